@@ -1,0 +1,76 @@
+/* resources.c: saturating arithmetic on the multi-resource vector (see resources.h). */
+#include "resources.h"
+
+#include <string.h>
+
+static const char *const kind_names[DS_RES_N] = {"cpu", "memory", "ephemeral-storage", "gpu"};
+
+const char *ds_res_name(int kind)
+{
+    if (kind < 0 || kind >= DS_RES_N)
+        return "unknown";
+    return kind_names[kind];
+}
+
+int ds_res_kind(const char *k8s_name, const char *const *gpu_names, size_t n_gpu_names)
+{
+    if (k8s_name == NULL)
+        return -1;
+    for (int k = 0; k < DS_RES_GPU; k++)
+        if (strcmp(k8s_name, kind_names[k]) == 0)
+            return k;
+    for (size_t i = 0; i < n_gpu_names; i++)
+        if (gpu_names[i] != NULL && strcmp(k8s_name, gpu_names[i]) == 0)
+            return DS_RES_GPU;
+    return -1;
+}
+
+static int64_t sat_add(int64_t a, int64_t b)
+{
+    int64_t r;
+    if (__builtin_add_overflow(a, b, &r))
+        return b > 0 ? INT64_MAX : INT64_MIN;
+    return r;
+}
+
+static int64_t sat_sub(int64_t a, int64_t b)
+{
+    int64_t r;
+    if (__builtin_sub_overflow(a, b, &r))
+        return b < 0 ? INT64_MAX : INT64_MIN;
+    return r;
+}
+
+void ds_res_add(ds_res *acc, const ds_res *x)
+{
+    for (int k = 0; k < DS_RES_N; k++)
+        acc->v[k] = sat_add(acc->v[k], x->v[k]);
+}
+
+void ds_res_sub(ds_res *acc, const ds_res *x)
+{
+    for (int k = 0; k < DS_RES_N; k++)
+        acc->v[k] = sat_sub(acc->v[k], x->v[k]);
+}
+
+bool ds_res_fits(const ds_res *request, const ds_res *free_)
+{
+    for (int k = 0; k < DS_RES_N; k++)
+        if (request->v[k] > 0 && request->v[k] > free_->v[k])
+            return false;
+    return true;
+}
+
+bool ds_res_is_zero(const ds_res *r)
+{
+    for (int k = 0; k < DS_RES_N; k++)
+        if (r->v[k] != 0)
+            return false;
+    return true;
+}
+
+void ds_res_normalise(const ds_res *x, const ds_res *cap, double out[DS_RES_N])
+{
+    for (int k = 0; k < DS_RES_N; k++)
+        out[k] = cap->v[k] > 0 ? (double)x->v[k] / (double)cap->v[k] : 0.0;
+}
