@@ -12,8 +12,8 @@
 
 #include "ds_error.h"
 
-#define DS_TASK_NAME_MAX 253      /* a Kubernetes object name */
-#define DS_DAG_MAX_TASKS 100000   /* bounded input */
+#define DS_TASK_NAME_MAX 253    /* a Kubernetes object name */
+#define DS_DAG_MAX_TASKS 100000 /* bounded input */
 #define DS_DAG_MAX_EDGES 2000000
 
 /* Input description of one task. Names are copied; the spec array may be freed after building. */
@@ -27,17 +27,17 @@ typedef struct ds_task_spec {
 typedef struct ds_dag_task {
     char *name;
     double runtime_s;
-    int level;       /* 1-based */
-    size_t *up;      /* indexes of upstream tasks */
+    int level;  /* 1-based */
+    size_t *up; /* indexes of upstream tasks */
     size_t n_up;
-    size_t *down;    /* indexes of dependent tasks */
+    size_t *down; /* indexes of dependent tasks */
     size_t n_down;
 } ds_dag_task;
 
 typedef struct ds_dag {
     ds_dag_task *tasks; /* in the order of the specs */
     size_t n;
-    size_t *topo;       /* all task indexes, every upstream before its dependents */
+    size_t *topo; /* all task indexes, every upstream before its dependents */
     int n_levels;
     double *level_max_runtime; /* [n_levels + 1]; [l] = longest runtime at level l; [0] unused */
     /* private: open-addressing name index */
@@ -57,7 +57,8 @@ int ds_dag_find(const ds_dag *d, const char *name, size_t *idx);
  * caller zeroes). The task itself is not marked. O(tasks + edges), no allocation. */
 void ds_dag_mark_ancestors(const ds_dag *d, size_t task, unsigned char *mark);
 
-/* Length of the critical path (sum of runtimes along the longest upstream chain), reference speed. */
+/* Length of the critical path (sum of runtimes along the longest upstream chain), reference speed.
+ */
 double ds_dag_critical_path(const ds_dag *d);
 
 #endif

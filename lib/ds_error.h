@@ -2,7 +2,8 @@
  *
  * Every fallible core function takes a `ds_err *` (which may be NULL) and, on failure, writes a
  * human-readable message into it. Messages name the offending input ("spec.preemption.rho: must be
- * > 1 (got 0.5)", "task \"b\": depends on unknown task \"x\"") so callers can show them verbatim. */
+ * > 1 (got 0.5)", "task \"b\": depends on unknown task \"x\"") so callers can show them verbatim.
+ */
 #ifndef DAGSCHED_DS_ERROR_H
 #define DAGSCHED_DS_ERROR_H
 

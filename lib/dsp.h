@@ -14,13 +14,13 @@
 typedef enum { DS_SLACK_URGENCY = 0, DS_SLACK_LITERAL = 1 } ds_slack_term;
 
 typedef struct ds_priority_params {
-    double gamma;           /* Eq. 12, in (0, 1); default 0.5 */
-    double w_remaining;     /* Eq. 13 w1, default 0.5 */
-    double w_waiting;       /* Eq. 13 w2, default 0.3 */
-    double w_slack;         /* Eq. 13 w3, default 0.2 */
+    double gamma;             /* Eq. 12, in (0, 1); default 0.5 */
+    double w_remaining;       /* Eq. 13 w1, default 0.5 */
+    double w_waiting;         /* Eq. 13 w2, default 0.3 */
+    double w_slack;           /* Eq. 13 w3, default 0.2 */
     ds_slack_term slack_term; /* default urgency: w3 / (1 + t_allow) */
-    double time_scale_s;    /* times enter the formula as seconds / time_scale_s; default 60 */
-    double min_remaining_s; /* floor on t_rem against division by zero; default 1 */
+    double time_scale_s;      /* times enter the formula as seconds / time_scale_s; default 60 */
+    double min_remaining_s;   /* floor on t_rem against division by zero; default 1 */
 } ds_priority_params;
 
 typedef enum {

@@ -1,10 +1,10 @@
 /* policy.h: the SchedulingPolicy document (apiVersion dagsched.io/v1alpha1) that configures the
  * extender, the controller and the simulator.
  *
- * Parsing is strict: unknown fields, wrong types and out-of-range values are rejected with the field
- * path and the reason ("spec.preemption.rho: must be > 1 (got 0.5)"). Fields that are absent keep the
- * defaults of ds_policy_defaults(). The struct holds no pointers, so it can be copied by value and
- * swapped atomically by a hot-reloading caller. See docs/policy.md for every field. */
+ * Parsing is strict: unknown fields, wrong types and out-of-range values are rejected with the
+ * field path and the reason ("spec.preemption.rho: must be > 1 (got 0.5)"). Fields that are absent
+ * keep the defaults of ds_policy_defaults(). The struct holds no pointers, so it can be copied by
+ * value and swapped atomically by a hot-reloading caller. See docs/policy.md for every field. */
 #ifndef DAGSCHED_POLICY_H
 #define DAGSCHED_POLICY_H
 
@@ -17,13 +17,13 @@
 #include "victim.h"
 
 #define DS_POLICY_API_VERSION "dagsched.io/v1alpha1"
-#define DS_POLICY_KIND "SchedulingPolicy"
-#define DS_POLICY_MAX_BYTES (256 * 1024)
-#define DS_POLICY_NAME_MAX 254   /* 253 + NUL */
-#define DS_POLICY_MAX_LIST 32    /* entries in each list field */
-#define DS_POLICY_MAX_LABELS 16  /* matchLabels entries */
-#define DS_LABEL_VALUE_MAX 64    /* 63 + NUL */
-#define DS_LABEL_KEY_MAX 318     /* prefix (253) + '/' + name (63) + NUL */
+#define DS_POLICY_KIND        "SchedulingPolicy"
+#define DS_POLICY_MAX_BYTES   (256 * 1024)
+#define DS_POLICY_NAME_MAX    254 /* 253 + NUL */
+#define DS_POLICY_MAX_LIST    32  /* entries in each list field */
+#define DS_POLICY_MAX_LABELS  16  /* matchLabels entries */
+#define DS_LABEL_VALUE_MAX    64  /* 63 + NUL */
+#define DS_LABEL_KEY_MAX      318 /* prefix (253) + '/' + name (63) + NUL */
 
 typedef struct ds_label_selector {
     size_t n;
@@ -39,30 +39,31 @@ typedef struct ds_name_list {
 typedef struct ds_policy {
     char name[DS_POLICY_NAME_MAX]; /* metadata.name */
 
-    ds_priority_params priority;   /* spec.priority */
+    ds_priority_params priority; /* spec.priority */
 
     /* spec.nodeSpeed */
-    double theta_cpu, theta_memory; /* Eq. 1 weights, default 0.5 / 0.5 */
+    double theta_cpu, theta_memory;     /* Eq. 1 weights, default 0.5 / 0.5 */
     char speed_label[DS_LABEL_KEY_MAX]; /* default "dagsched.io/speed" */
 
     /* spec.deadlines */
-    double urgent_threshold_s;     /* epsilon, default 30s (also preemption.epsilon_s) */
-    bool filter_infeasible_nodes;  /* extender rejects nodes that miss the level deadline */
+    double urgent_threshold_s;    /* epsilon, default 30s (also preemption.epsilon_s) */
+    bool filter_infeasible_nodes; /* extender rejects nodes that miss the level deadline */
 
     /* spec.packing */
     ds_pack_params packing;
     ds_name_list gpu_resource_names; /* default nvidia.com/gpu, amd.com/gpu */
 
     /* spec.preemption */
-    bool preemption_enabled;       /* default true */
-    ds_preempt_params preemption;  /* epsilon mirrors urgent_threshold_s */
+    bool preemption_enabled;            /* default true */
+    ds_preempt_params preemption;       /* epsilon mirrors urgent_threshold_s */
     size_t max_evictions_per_node;      /* per epoch; default 1 */
     size_t max_evictions_per_namespace; /* per minute; default 5 */
     size_t max_evictions_per_minute;    /* total; default 10 */
-    double cooldown_s;             /* a pod is not evicted twice within this; default 300 */
-    ds_label_selector opt_in_selector;      /* pods that may be evicted; default: all */
-    ds_name_list protected_namespaces;      /* default kube-system */
-    ds_name_list protected_priority_classes; /* default system-cluster-critical, system-node-critical */
+    double cooldown_s;                  /* a pod is not evicted twice within this; default 300 */
+    ds_label_selector opt_in_selector;  /* pods that may be evicted; default: all */
+    ds_name_list protected_namespaces;  /* default kube-system */
+    ds_name_list
+        protected_priority_classes; /* default system-cluster-critical, system-node-critical */
 
     /* spec.release */
     size_t max_concurrent_releases; /* 0 = unlimited (default) */

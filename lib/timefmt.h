@@ -5,7 +5,7 @@
 
 #include "ds_error.h"
 
-#define DS_DURATION_MAX_LEN 64
+#define DS_DURATION_MAX_LEN  64
 #define DS_TIMESTAMP_MAX_LEN 64
 
 /* Go time.ParseDuration syntax (units ns, us, µs, ms, s, m, h; a unit is required except for "0";

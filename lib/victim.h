@@ -16,22 +16,22 @@
 #define DS_NO_TASK ((size_t)-1)
 
 typedef struct ds_preempt_params {
-    double epsilon_s;        /* urgent when t_allow <= epsilon; default 30 */
-    double epoch_s;          /* preemptable only when t_allow > epoch; default 10 */
-    double delta;            /* fraction of waiting tasks (by priority) tried; default 0.35 */
-    double rho;              /* normalised gap threshold, 0 or > 1; default 1.5 (0: DSP w/o PP) */
-    double tau_s;            /* starvation guard on waiting time; 0 = off (default) */
-    double min_run_s;        /* a victim must have run this long; default 60 */
+    double epsilon_s; /* urgent when t_allow <= epsilon; default 30 */
+    double epoch_s;   /* preemptable only when t_allow > epoch; default 10 */
+    double delta;     /* fraction of waiting tasks (by priority) tried; default 0.35 */
+    double rho;       /* normalised gap threshold, 0 or > 1; default 1.5 (0: DSP w/o PP) */
+    double tau_s;     /* starvation guard on waiting time; 0 = off (default) */
+    double min_run_s; /* a victim must have run this long; default 60 */
     size_t max_victims_per_preemptor; /* victims evicted on one node for one preemptor; default 1 */
-    size_t max_evictions;    /* total decisions in one call (the caller's remaining budget) */
+    size_t max_evictions; /* total decisions in one call (the caller's remaining budget) */
 } ds_preempt_params;
 
 /* A job's DAG, so that condition C2 (never evict an ancestor of the preemptor) can be checked. */
 typedef struct ds_waiting_task {
-    size_t job;        /* index into the jobs array; DS_NO_TASK when not part of a DAG */
-    size_t task;       /* index of the task in that job's DAG */
+    size_t job;  /* index into the jobs array; DS_NO_TASK when not part of a DAG */
+    size_t task; /* index of the task in that job's DAG */
     double priority;
-    double t_allow_s;  /* INFINITY without deadline */
+    double t_allow_s; /* INFINITY without deadline */
     double t_wait_s;
     ds_res request;
 } ds_waiting_task;
@@ -41,26 +41,26 @@ typedef struct ds_running_task {
     size_t task;
     double priority;
     double t_allow_s;
-    double ran_s;      /* time since it started */
+    double ran_s; /* time since it started */
     ds_res request;
-    size_t node;       /* index into the nodes array */
-    bool evictable;    /* opted in, not protected, its disruption budget allows an eviction */
+    size_t node;    /* index into the nodes array */
+    bool evictable; /* opted in, not protected, its disruption budget allows an eviction */
 } ds_running_task;
 
 typedef struct ds_node_free {
-    ds_res free_;           /* allocatable minus requests of running pods */
-    size_t evictions_left;  /* per-node budget for this call */
+    ds_res free_;          /* allocatable minus requests of running pods */
+    size_t evictions_left; /* per-node budget for this call */
 } ds_node_free;
 
 typedef enum {
-    DS_REASON_URGENT = 0,     /* preemptor's allowable waiting time <= epsilon */
-    DS_REASON_STARVATION,     /* preemptor waited longer than tau */
-    DS_REASON_PRIORITY,       /* normalised priority gap above rho */
+    DS_REASON_URGENT = 0, /* preemptor's allowable waiting time <= epsilon */
+    DS_REASON_STARVATION, /* preemptor waited longer than tau */
+    DS_REASON_PRIORITY,   /* normalised priority gap above rho */
 } ds_preempt_reason;
 
 typedef struct ds_decision {
-    size_t waiting;        /* index into the waiting array: the preemptor */
-    size_t running;        /* index into the running array: the victim */
+    size_t waiting; /* index into the waiting array: the preemptor */
+    size_t running; /* index into the running array: the victim */
     size_t node;
     ds_preempt_reason reason;
     double gap;            /* P_hat = P_A - P_B */
@@ -68,8 +68,8 @@ typedef struct ds_decision {
 } ds_decision;
 
 /* Run Algorithm 1. `jobs` has n_jobs DAGs (may be NULL when n_jobs is 0). Decisions go to out
- * (capacity out_cap; a preemptor with several victims produces one decision per victim, all with the
- * same node). Returns the number of decisions, or -1 with err set on invalid input / allocation
+ * (capacity out_cap; a preemptor with several victims produces one decision per victim, all with
+ * the same node). Returns the number of decisions, or -1 with err set on invalid input / allocation
  * failure. Inputs are not modified. */
 long ds_select_victims(const ds_waiting_task *waiting, size_t n_waiting,
                        const ds_running_task *running, size_t n_running, const ds_node_free *nodes,
