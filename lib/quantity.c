@@ -250,8 +250,8 @@ static int parse_scaled(const char *s, int scale, int64_t *result, ds_err *err)
     unsigned long long mag = 0;
     if (magnitude(&n, scale, limit, &mag) != 0)
         return q_fail(err, s,
-                      scale == 3 ? "value out of range (more than 2^63-1 milli-units)"
-                                 : "value out of range (more than 2^63-1)");
+                      scale == 3 ? "value out of range (does not fit in 64-bit milli-units)"
+                                 : "value out of range (does not fit in a 64-bit integer)");
     if (n.negative)
         *result = mag == (unsigned long long)INT64_MAX + 1 ? INT64_MIN : -(int64_t)mag;
     else

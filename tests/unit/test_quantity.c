@@ -204,9 +204,13 @@ static void test_out_of_range_message(void **state)
     ds_err err = {{0}};
     int64_t v = 0;
     assert_int_equal(ds_quantity_parse_value("9999999999Ei", &v, &err), -1);
-    assert_contains(err.msg, "quantity \"9999999999Ei\": value out of range");
+    assert_string_equal(err.msg, "quantity \"9999999999Ei\": value out of range (does not fit in a "
+                                 "64-bit integer)");
+    assert_int_equal(ds_quantity_parse_value("-9223372036854775809", &v, &err), -1);
+    assert_contains(err.msg, "value out of range (does not fit in a 64-bit integer)");
     assert_int_equal(ds_quantity_parse_milli("1E", &v, &err), -1);
-    assert_contains(err.msg, "quantity \"1E\": value out of range (more than 2^63-1 milli-units)");
+    assert_contains(err.msg,
+                    "quantity \"1E\": value out of range (does not fit in 64-bit milli-units)");
 }
 
 static void test_invalid(void **state)
