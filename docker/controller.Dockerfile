@@ -1,0 +1,19 @@
+# controller.Dockerfile: the dagsched-controller image. Multi-stage: build with the Debian toolchain, then copy the
+# binary onto debian-slim with only the shared libraries it links, running as a non-root user.
+# Build from the repository root:  docker build -f docker/controller.Dockerfile -t dagsched/dagsched-controller .
+FROM debian:bookworm AS build
+RUN apt-get update && apt-get install -y --no-install-recommends \
+      build-essential pkg-config libyaml-dev libjansson-dev libcurl4-openssl-dev \
+      libwebsockets-dev libssl-dev \
+    && rm -rf /var/lib/apt/lists/*
+WORKDIR /src
+COPY . .
+RUN make bin/dagsched-controller
+
+FROM debian:bookworm-slim
+RUN apt-get update && apt-get install -y --no-install-recommends \
+      ca-certificates libyaml-0-2 libjansson4 libcurl4 libwebsockets17 libssl3 \
+    && rm -rf /var/lib/apt/lists/*
+COPY --from=build /src/bin/dagsched-controller /usr/bin/dagsched-controller
+USER 65532:65532
+ENTRYPOINT ["/usr/bin/dagsched-controller"]

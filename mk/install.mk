@@ -1,0 +1,11 @@
+# mk/install.mk: the Helm chart and the plain-YAML bundle: static chart checks (lint, schema,
+# rendered objects, RBAC, pod security, bundle in sync) and `make manifests` to re-render the bundle.
+
+.PHONY: helm-test manifests
+helm-test:
+	@tools=$$(hack/install-helm.sh | tail -n 1) && python3 tests/install/helm_static.py "$$tools"
+
+manifests:
+	hack/render-manifests.sh
+
+INTEGRATION_TESTS += helm-test
