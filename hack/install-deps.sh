@@ -7,7 +7,7 @@ PACKAGES=(
   build-essential pkg-config clang clang-format
   libyaml-dev libjansson-dev libcurl4-openssl-dev libwebsockets-dev libssl-dev
   libcmocka-dev
-  openssl curl ca-certificates python3 python3-yaml npm
+  openssl curl ca-certificates python3 python3-yaml
 )
 # Extra packages requested by callers (e.g. hack/cluster scripts), space separated.
 if [[ -n "${DAGSCHED_EXTRA_PACKAGES:-}" ]]; then
