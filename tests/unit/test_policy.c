@@ -16,7 +16,7 @@
 
 #include "policy.h"
 
-#define HEAD "apiVersion: dagsched.io/v1alpha1\nkind: SchedulingPolicy\nmetadata:\n  name: t\n"
+#define HEAD       "apiVersion: dagsched.io/v1alpha1\nkind: SchedulingPolicy\nmetadata:\n  name: t\n"
 #define SPEC(body) HEAD "spec: " body "\n"
 
 #define DNS_LABEL_REASON                                                                           \
@@ -510,7 +510,8 @@ static void test_document_errors(void **state)
          "spec.preemption.podSelector.matchExpressions: unknown field"},
         {SPEC("{\"a b\": 1}"), "spec[\"a b\"]: unknown field"},
         {SPEC("{Priority: {}}"), "spec.Priority: unknown field"},
-        {HEAD "spec:\n  preemption:\n    rho: 2\n    rho: 3\n", "spec.preemption.rho: duplicate key"},
+        {HEAD "spec:\n  preemption:\n    rho: 2\n    rho: 3\n",
+         "spec.preemption.rho: duplicate key"},
         {HEAD "spec:\n  release: {}\n  release: {}\n", "spec.release: duplicate key"},
     };
     run_cases(cases, sizeof cases / sizeof cases[0]);
@@ -529,7 +530,8 @@ static void test_type_errors(void **state)
         {SPEC("{preemption: {delta: 0x1}}"),
          "spec.preemption.delta: must be a number (got \"0x1\")"},
         {SPEC("{preemption: {delta: }}"), "spec.preemption.delta: must be a number (got null)"},
-        {SPEC("{preemption: {delta: [1]}}"), "spec.preemption.delta: must be a number (got a list)"},
+        {SPEC("{preemption: {delta: [1]}}"),
+         "spec.preemption.delta: must be a number (got a list)"},
         {SPEC("{preemption: {delta: 1e999}}"),
          "spec.preemption.delta: must be a finite number (got 1e999)"},
         {SPEC("{preemption: {enabled: yes}}"),
@@ -554,7 +556,8 @@ static void test_type_errors(void **state)
          "spec.priority.slackTerm: must be one of urgency, literal (got a mapping)"},
         {SPEC("{preemption: {epoch: abc}}"),
          "spec.preemption.epoch: " DURATION_WANT " (got \"abc\")"},
-        {SPEC("{preemption: {epoch: 10}}"), "spec.preemption.epoch: " DURATION_WANT " (got \"10\")"},
+        {SPEC("{preemption: {epoch: 10}}"),
+         "spec.preemption.epoch: " DURATION_WANT " (got \"10\")"},
         {SPEC("{preemption: {epoch: -5s}}"),
          "spec.preemption.epoch: " DURATION_WANT " (got \"-5s\")"},
         {SPEC("{preemption: {cooldown: 1d}}"),
@@ -724,8 +727,7 @@ static void test_name_errors(void **state)
         {SPEC("{preemption: {podSelector: {matchLabels: {tier: -x}}}}"),
          "spec.preemption.podSelector.matchLabels[\"tier\"]: " LABEL_VALUE_REASON " (got \"-x\")"},
         {SPEC("{preemption: {podSelector: {matchLabels: {tier: \"a b\"}}}}"),
-         "spec.preemption.podSelector.matchLabels[\"tier\"]: " LABEL_VALUE_REASON
-         " (got \"a b\")"},
+         "spec.preemption.podSelector.matchLabels[\"tier\"]: " LABEL_VALUE_REASON " (got \"a b\")"},
         {SPEC("{preemption: {podSelector: {matchLabels: {tier: a, tier: b}}}}"),
          "spec.preemption.podSelector.matchLabels[\"tier\"]: duplicate key"},
     };
@@ -762,9 +764,8 @@ static void test_long_strings(void **state)
     memset(value, 'v', 64);
     value[64] = '\0';
     snprintf(doc, sizeof doc, SPEC("{preemption: {podSelector: {matchLabels: {k: %s}}}}"), value);
-    snprintf(msg, sizeof msg,
-             "spec.preemption.podSelector.matchLabels[\"k\"]: %s (got \"%s\")", LABEL_VALUE_REASON,
-             value);
+    snprintf(msg, sizeof msg, "spec.preemption.podSelector.matchLabels[\"k\"]: %s (got \"%s\")",
+             LABEL_VALUE_REASON, value);
     expect_error(doc, msg);
     value[63] = '\0'; /* 63 is the limit */
     snprintf(doc, sizeof doc, SPEC("{preemption: {podSelector: {matchLabels: {k: %s}}}}"), value);
@@ -776,7 +777,8 @@ static void test_list_limits(void **state)
 {
     (void)state;
     char doc[4096];
-    size_t pos = (size_t)snprintf(doc, sizeof doc, "%s", SPEC("{preemption: {protectedNamespaces: ["));
+    size_t pos =
+        (size_t)snprintf(doc, sizeof doc, "%s", SPEC("{preemption: {protectedNamespaces: ["));
     pos -= 1; /* drop SPEC's newline */
     for (int i = 0; i < DS_POLICY_MAX_LIST + 1; i++)
         pos += (size_t)snprintf(doc + pos, sizeof doc - pos, "%sns-%d", i ? ", " : "", i);
@@ -791,8 +793,8 @@ static void test_list_limits(void **state)
     assert_int_equal(p.protected_namespaces.n, DS_POLICY_MAX_LIST);
     assert_string_equal(p.protected_namespaces.name[31], "ns-31");
 
-    pos = (size_t)snprintf(doc, sizeof doc, "%s",
-                           SPEC("{preemption: {podSelector: {matchLabels: {"));
+    pos =
+        (size_t)snprintf(doc, sizeof doc, "%s", SPEC("{preemption: {podSelector: {matchLabels: {"));
     pos -= 1;
     for (int i = 0; i < DS_POLICY_MAX_LABELS + 1; i++)
         pos += (size_t)snprintf(doc + pos, sizeof doc - pos, "%sk%d: v", i ? ", " : "", i);
@@ -865,8 +867,7 @@ static void test_size_and_depth_limits(void **state)
     doc[head] = '#';
     doc[big - 1] = '\n';
     doc[big] = '\0';
-    expect_error_len(doc, big,
-                     "policy document: must be at most 262144 bytes (got 262145)");
+    expect_error_len(doc, big, "policy document: must be at most 262144 bytes (got 262145)");
     ds_policy p;
     ds_err err = {{0}};
     doc[big - 2] = '\n';
@@ -1014,8 +1015,8 @@ static void test_validate_code_built(void **state)
     ds_policy_defaults(&p);
     p.protected_namespaces.n = 2;
     strcpy(p.protected_namespaces.name[1], "Team");
-    expect_invalid(&p, "spec.preemption.protectedNamespaces[1]: " DNS_LABEL_REASON
-                       " (got \"Team\")");
+    expect_invalid(&p,
+                   "spec.preemption.protectedNamespaces[1]: " DNS_LABEL_REASON " (got \"Team\")");
 
     ds_policy_defaults(&p);
     p.opt_in_selector.n = DS_POLICY_MAX_LABELS + 1;
@@ -1114,6 +1115,49 @@ static void test_name_list_contains(void **state)
     assert_false(ds_name_list_contains(&p.protected_namespaces, "kube-system"));
 }
 
+/* Mutated copies of the shipped default policy (deterministic): every outcome is either a valid
+ * policy or an error with a message; the sanitizer run catches memory errors and leaks. */
+static void test_mutations_never_crash(void **state)
+{
+    (void)state;
+    size_t len;
+    char *orig = read_file("policies/default.yaml", &len);
+    char *doc = malloc(len + 1);
+    assert_non_null(doc);
+    static const char alphabet[] = ":-{}[],&*!|>'\"#%@` \n\t0aZ.~?";
+    uint32_t rng = 12345;
+    size_t ok = 0, failed = 0;
+    for (int iter = 0; iter < 3000; iter++) {
+        memcpy(doc, orig, len);
+        size_t n = len;
+        int edits = 1 + iter % 4;
+        for (int e = 0; e < edits; e++) {
+            rng = rng * 1103515245u + 12345u;
+            size_t at = (rng >> 8) % n;
+            rng = rng * 1103515245u + 12345u;
+            doc[at] = alphabet[(rng >> 8) % (sizeof alphabet - 1)];
+        }
+        if (iter % 7 == 0) {
+            rng = rng * 1103515245u + 12345u;
+            n = (rng >> 8) % n; /* truncated */
+        }
+        ds_policy p;
+        ds_err err = {{0}};
+        if (ds_policy_parse(doc, n, &p, &err) == 0) {
+            assert_int_equal(ds_policy_validate(&p, &err), 0);
+            ok++;
+        } else {
+            assert_true(err.msg[0] != '\0');
+            failed++;
+        }
+    }
+    /* Both outcomes occur (comment edits keep the document valid). */
+    assert_true(ok > 0);
+    assert_true(failed > 0);
+    free(doc);
+    free(orig);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1139,6 +1183,7 @@ int main(void)
         cmocka_unit_test(test_validate_code_built),
         cmocka_unit_test(test_selector_matches),
         cmocka_unit_test(test_name_list_contains),
+        cmocka_unit_test(test_mutations_never_crash),
     };
     return cmocka_run_group_tests_name("policy", tests, NULL, NULL);
 }
