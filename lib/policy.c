@@ -27,14 +27,9 @@ void ds_policy_defaults(ds_policy *p)
     memset(p, 0, sizeof *p);
     set_string(p->name, sizeof p->name, "default");
 
-    /* DSP paper, Eq. 12 and 13; time scale, floor and slack form as resolved in the design. */
-    p->priority.gamma = 0.5;
-    p->priority.w_remaining = 0.5;
-    p->priority.w_waiting = 0.3;
-    p->priority.w_slack = 0.2;
-    p->priority.slack_term = DS_SLACK_URGENCY;
-    p->priority.time_scale_s = 60.0;
-    p->priority.min_remaining_s = 1.0;
+    /* DSP paper, Eq. 12 and 13 (gamma 0.5, weights 0.5 / 0.3 / 0.2); time scale 60 s, floor 1 s
+     * and the urgency slack term as resolved in the design. */
+    ds_priority_defaults(&p->priority);
 
     /* DSP paper, Eq. 1: equal weights of cpu and memory. */
     p->theta_cpu = 0.5;

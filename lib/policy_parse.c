@@ -122,10 +122,10 @@ static bool one_of(const char *s, const char *const *words)
 static bool plain_is_not_string(const ds_yaml_node *v)
 {
     static const char *const words[] = {
-        "y",     "Y",     "yes",  "Yes",  "YES",  "n",    "N",    "no",   "No",   "NO",
-        "true",  "True",  "TRUE", "false", "False", "FALSE", "on",  "On",   "ON",   "off",
-        "Off",   "OFF",   ".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF", "-.inf", "-.Inf",
-        "-.INF", ".nan",  ".NaN", ".NAN", NULL,
+        "y",     "Y",     "yes",   "Yes",   "YES",   "n",     "N",     "no",    "No",
+        "NO",    "true",  "True",  "TRUE",  "false", "False", "FALSE", "on",    "On",
+        "ON",    "off",   "Off",   "OFF",   ".inf",  ".Inf",  ".INF",  "+.inf", "+.Inf",
+        "+.INF", "-.inf", "-.Inf", "-.INF", ".nan",  ".NaN",  ".NAN",  NULL,
     };
     if (!v->plain)
         return false;
@@ -186,8 +186,8 @@ static int parse_number(const ds_pfield *f, const ds_yaml_node *v, const char *p
     return 0;
 }
 
-static int parse_duration(const ds_pfield *f, const ds_yaml_node *v, const char *path,
-                          ds_policy *p, ds_err *err)
+static int parse_duration(const ds_pfield *f, const ds_yaml_node *v, const char *path, ds_policy *p,
+                          ds_err *err)
 {
     if (v->kind != DS_YAML_SCALAR || ds_yaml_is_null(v) || v->len > DS_DURATION_MAX_LEN)
         return type_error(path, DURATION_WANT, v, err);

@@ -24,21 +24,31 @@
 #define WEIGHT_MAX 1000.0
 
 #define NUMBER(n, member, lo_, hi_, fl)                                                            \
-    {.name = n, .type = DS_PF_NUMBER, .flags = (fl), .offset = OFF(member), .lo = (lo_),           \
-     .hi = (hi_)}
+    {                                                                                              \
+        .name = n, .type = DS_PF_NUMBER, .flags = (fl), .offset = OFF(member), .lo = (lo_),        \
+        .hi = (hi_)                                                                                \
+    }
 #define DURATION(n, member, lo_, lo_s, hi_, hi_s)                                                  \
-    {.name = n,                                                                                    \
-     .type = DS_PF_DURATION,                                                                       \
-     .offset = OFF(member),                                                                        \
-     .lo = (lo_),                                                                                  \
-     .hi = (hi_),                                                                                  \
-     .lo_text = lo_s,                                                                              \
-     .hi_text = hi_s}
+    {                                                                                              \
+        .name = n, .type = DS_PF_DURATION, .offset = OFF(member), .lo = (lo_), .hi = (hi_),        \
+        .lo_text = lo_s, .hi_text = hi_s                                                           \
+    }
 #define COUNT(n, member, lo_, hi_)                                                                 \
-    {.name = n, .type = DS_PF_COUNT, .offset = OFF(member), .lo = (lo_), .hi = (hi_)}
-#define BOOL(n, member) {.name = n, .type = DS_PF_BOOL, .offset = OFF(member)}
-#define SECTION(n, table, fl) {.name = n, .type = DS_PF_SECTION, .flags = (fl), .sub = table}
-#define END {.name = NULL}
+    {                                                                                              \
+        .name = n, .type = DS_PF_COUNT, .offset = OFF(member), .lo = (lo_), .hi = (hi_)            \
+    }
+#define BOOL(n, member)                                                                            \
+    {                                                                                              \
+        .name = n, .type = DS_PF_BOOL, .offset = OFF(member)                                       \
+    }
+#define SECTION(n, table, fl)                                                                      \
+    {                                                                                              \
+        .name = n, .type = DS_PF_SECTION, .flags = (fl), .sub = table                              \
+    }
+#define END                                                                                        \
+    {                                                                                              \
+        .name = NULL                                                                               \
+    }
 
 static const ds_pfield metadata_fields[] = {
     {.name = "name",
@@ -197,8 +207,7 @@ static void bound_text(const ds_pfield *f, bool low, char *buf, size_t bufsize)
         snprintf(buf, bufsize, "%g", low ? f->lo : f->hi);
 }
 
-int ds_pf_check_range(const ds_pfield *f, const char *path, double v, const char *got,
-                      ds_err *err)
+int ds_pf_check_range(const ds_pfield *f, const char *path, double v, const char *got, ds_err *err)
 {
     if (!isfinite(v))
         return ds_err_set(err, "%s: must be a finite number (got %s)", path, got);

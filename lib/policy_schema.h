@@ -42,13 +42,13 @@ typedef struct ds_pfield {
     const char *name; /* YAML key; NULL ends a table */
     ds_pf_type type;
     unsigned flags;
-    size_t offset;                /* into ds_policy (not used by SECTION and CONST) */
-    size_t size;                  /* STRING: buffer size */
-    const struct ds_pfield *sub;  /* SECTION */
-    double lo, hi;                /* NUMBER, DURATION (seconds), COUNT */
+    size_t offset;                 /* into ds_policy (not used by SECTION and CONST) */
+    size_t size;                   /* STRING: buffer size */
+    const struct ds_pfield *sub;   /* SECTION */
+    double lo, hi;                 /* NUMBER, DURATION (seconds), COUNT */
     const char *lo_text, *hi_text; /* DURATION: the bounds as written in messages */
-    ds_pf_syntax syntax;          /* STRING, NAME_LIST */
-    const char *text;             /* CONST: the required value */
+    ds_pf_syntax syntax;           /* STRING, NAME_LIST */
+    const char *text;              /* CONST: the required value */
 } ds_pfield;
 
 /* The root table: apiVersion, kind, metadata, spec. */
@@ -65,8 +65,7 @@ void ds_pf_entry(char *buf, size_t bufsize, const char *parent, const char *key)
 
 /* Bounds of a NUMBER, DURATION or COUNT field: 0 when v is within them, else -1 with
  * "<path>: must be >= lo (got <got>)" (or >, <, <=; "must be a finite number" for NaN/inf). */
-int ds_pf_check_range(const ds_pfield *f, const char *path, double v, const char *got,
-                      ds_err *err);
+int ds_pf_check_range(const ds_pfield *f, const char *path, double v, const char *got, ds_err *err);
 
 /* Syntax of a string: 0 when valid, else -1 with "<path>: <what><reason> (got "<s>")". `what` is
  * prepended to the reason ("" or "key "). */

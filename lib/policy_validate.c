@@ -30,8 +30,7 @@ static int check_terminated(const char *s, size_t size, const char *path, const 
     return 0;
 }
 
-static int check_name_list(const ds_pfield *f, const ds_name_list *l, const char *path,
-                           ds_err *err)
+static int check_name_list(const ds_pfield *f, const ds_name_list *l, const char *path, ds_err *err)
 {
     if (l->n > DS_POLICY_MAX_LIST)
         return ds_err_set(err, "%s: must have at most %d entries (got %zu)", path,

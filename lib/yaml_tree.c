@@ -66,8 +66,8 @@ static int parser_error(loader *l)
         return ds_err_set(l->err, "line %zu, column %zu: invalid YAML: %s", line, col, problem);
     }
     if (p->context != NULL)
-        return fail_at(l, &p->problem_mark, "invalid YAML: %s (%s at line %zu, column %zu)", problem,
-                       p->context, (size_t)p->context_mark.line + 1,
+        return fail_at(l, &p->problem_mark, "invalid YAML: %s (%s at line %zu, column %zu)",
+                       problem, p->context, (size_t)p->context_mark.line + 1,
                        (size_t)p->context_mark.column + 1);
     return fail_at(l, &p->problem_mark, "invalid YAML: %s", problem);
 }

@@ -19,10 +19,10 @@ typedef enum { DS_YAML_SCALAR = 0, DS_YAML_MAPPING, DS_YAML_SEQUENCE } ds_yaml_k
 typedef struct ds_yaml_node ds_yaml_node;
 struct ds_yaml_node {
     ds_yaml_kind kind;
-    size_t line, column; /* 1-based start position */
-    char *text;          /* SCALAR: NUL-terminated value (never holds a NUL byte); else NULL */
-    size_t len;          /* SCALAR: strlen(text) */
-    bool plain;          /* SCALAR: written without quotes or block indicators */
+    size_t line, column;  /* 1-based start position */
+    char *text;           /* SCALAR: NUL-terminated value (never holds a NUL byte); else NULL */
+    size_t len;           /* SCALAR: strlen(text) */
+    bool plain;           /* SCALAR: written without quotes or block indicators */
     ds_yaml_node **child; /* MAPPING: key0, value0, key1, value1, ...; SEQUENCE: the items */
     size_t n;             /* MAPPING: number of pairs; SEQUENCE: number of items */
 };

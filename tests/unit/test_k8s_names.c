@@ -78,7 +78,8 @@ static void test_qualified_name(void **state)
     assert_ptr_equal(ds_check_qualified_name("a.io/"), name_reason);
     assert_ptr_equal(ds_check_qualified_name("a.io/x-"), name_reason);
     assert_ptr_equal(ds_check_qualified_name("a b"), name_reason);
-    assert_string_equal(ds_check_qualified_name("a/b/c"), "must be a qualified name: at most one '/'");
+    assert_string_equal(ds_check_qualified_name("a/b/c"),
+                        "must be a qualified name: at most one '/'");
     assert_string_equal(ds_check_qualified_name(""), "must not be empty");
 }
 
@@ -106,7 +107,8 @@ static void test_extended_resource_name(void **state)
     assert_string_equal(ds_check_extended_resource_name("gpu"),
                         "must be an extended resource name with a domain prefix, such as "
                         "nvidia.com/gpu");
-    const char *reserved = "must not use the kubernetes.io domain (reserved for built-in resources)";
+    const char *reserved =
+        "must not use the kubernetes.io domain (reserved for built-in resources)";
     assert_string_equal(ds_check_extended_resource_name("kubernetes.io/gpu"), reserved);
     assert_string_equal(ds_check_extended_resource_name("node.kubernetes.io/gpu"), reserved);
     assert_string_equal(ds_check_extended_resource_name(""), "must not be empty");
@@ -116,8 +118,10 @@ static void test_extended_resource_name(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_dns_label),      cmocka_unit_test(test_dns_subdomain),
-        cmocka_unit_test(test_qualified_name), cmocka_unit_test(test_label_value),
+        cmocka_unit_test(test_dns_label),
+        cmocka_unit_test(test_dns_subdomain),
+        cmocka_unit_test(test_qualified_name),
+        cmocka_unit_test(test_label_value),
         cmocka_unit_test(test_extended_resource_name),
     };
     return cmocka_run_group_tests_name("k8s_names", tests, NULL, NULL);

@@ -194,9 +194,12 @@ static void test_bad_arguments(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_tree_shape),     cmocka_unit_test(test_null_forms),
-        cmocka_unit_test(test_duplicate_keys_are_kept), cmocka_unit_test(test_limits),
-        cmocka_unit_test(test_refusals),       cmocka_unit_test(test_bad_arguments),
+        cmocka_unit_test(test_tree_shape),
+        cmocka_unit_test(test_null_forms),
+        cmocka_unit_test(test_duplicate_keys_are_kept),
+        cmocka_unit_test(test_limits),
+        cmocka_unit_test(test_refusals),
+        cmocka_unit_test(test_bad_arguments),
     };
     return cmocka_run_group_tests_name("yaml_tree", tests, NULL, NULL);
 }
