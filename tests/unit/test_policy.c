@@ -760,6 +760,14 @@ static void test_long_strings(void **state)
     parse_ok(doc, &p);
     assert_string_equal(p.name, longest);
 
+    /* A valid extended resource name (253-character prefix limit) longer than a list entry. */
+    char prefix[241];
+    memset(prefix, 'g', 240);
+    prefix[240] = '\0';
+    snprintf(doc, sizeof doc, SPEC("{packing: {gpuResourceNames: [%s/gpu-0123456789abcdef]}}"),
+             prefix);
+    expect_error(doc, "spec.packing.gpuResourceNames[0]: must be at most 253 characters (got 261)");
+
     char value[70];
     memset(value, 'v', 64);
     value[64] = '\0';
@@ -834,6 +842,9 @@ static void test_yaml_syntax_errors(void **state)
     /* Reader errors carry a byte offset, turned into line and column. */
     expect_error(HEAD "spec: \xff\n", "line 5, column 7: invalid YAML: invalid leading UTF-8 octet "
                                       "(value 0xFF)");
+    static const char truncated[] = HEAD "spec: \xc3";
+    expect_error_len(truncated, sizeof truncated - 1,
+                     "line 5, column 7: invalid YAML: incomplete UTF-8 octet sequence");
     static const char with_nul[] = HEAD "spec: {}\0\n";
     expect_error_len(with_nul, sizeof with_nul - 1,
                      "line 5, column 9: invalid YAML: control characters are not allowed (value "
