@@ -581,6 +581,11 @@ static void test_type_errors(void **state)
          "spec.nodeSpeed.speedLabel: must be a string; quote it (got off)"},
         {SPEC("{nodeSpeed: {speedLabel: 0x1F}}"),
          "spec.nodeSpeed.speedLabel: must be a string; quote it (got 0x1F)"},
+        {SPEC("{preemption: {protectedNamespaces: [0b1_0]}}"),
+         "spec.preemption.protectedNamespaces[0]: must be a string; quote it (got 0b1_0)"},
+        /* Not a number in YAML: an ordinary (here invalid) namespace name. */
+        {SPEC("{preemption: {protectedNamespaces: [0xZZ]}}"),
+         "spec.preemption.protectedNamespaces[0]: " DNS_LABEL_REASON " (got \"0xZZ\")"},
         {SPEC("{preemption: {podSelector: {matchLabels: [a]}}}"),
          "spec.preemption.podSelector.matchLabels: must be a mapping (got a list)"},
         {SPEC("{preemption: {podSelector: {matchLabels: {dagsched.io/preemptable: true}}}}"),
