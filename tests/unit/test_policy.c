@@ -210,9 +210,9 @@ static void test_minimal_document_gives_defaults(void **state)
     (void)state;
     ds_policy def, p;
     ds_policy_defaults(&def);
-    const char *docs[] = {HEAD, SPEC("{}"), HEAD "spec:\n", SPEC("{preemption: {}, release: ~}"),
-                          "{apiVersion: dagsched.io/v1alpha1, kind: SchedulingPolicy, "
-                          "metadata: {name: t}}"};
+    const char *docs[] = {
+        HEAD, SPEC("{}"), HEAD "spec:\n", SPEC("{preemption: {}, release: ~}"),
+        "{apiVersion: dagsched.io/v1alpha1, kind: SchedulingPolicy, metadata: {name: t}}"};
     for (size_t i = 0; i < sizeof docs / sizeof docs[0]; i++) {
         parse_ok(docs[i], &p);
         assert_string_equal(p.name, "t");
