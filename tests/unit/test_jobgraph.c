@@ -203,8 +203,7 @@ static void test_yaml_errors(void **state)
 {
     (void)state;
     expect(HEAD "spec: {tasks: [}\n",
-           "line 4, column 16: did not find expected node content while parsing a flow node",
-           NULL);
+           "line 4, column 16: did not find expected node content while parsing a flow node", NULL);
     expect(HEAD "spec:\n  tasks: [{name: a, runtime: 1s}]\n---\nkind: JobGraph\n",
            "more than one YAML document", NULL);
     /* An alias would let a small document stand for a huge one. */
@@ -262,13 +261,71 @@ static void test_task_count_bound(void **state)
     free(y);
 }
 
+/* Corrupted documents (bytes replaced, inserted or removed by a fixed pseudo-random sequence) are
+ * accepted or rejected with a message, never crash or leak (this runs under ASan too). */
+static void test_corrupted_documents(void **state)
+{
+    (void)state;
+    const char *base = HEAD "spec:\n  deadlineAfter: 10m\n  tasks:\n"
+                            "    - {name: extract, runtime: 90s}\n"
+                            "    - name: transform\n      runtime: 3m\n"
+                            "      dependsOn: [extract]\n";
+    const char alphabet[] = "{}[],:-&*!|>'\"#%@` \n\tax0\\";
+    size_t blen = strlen(base);
+    char *doc = malloc(blen + 64);
+    assert_non_null(doc);
+    uint32_t seed = 12345;
+    size_t accepted = 0, rejected = 0;
+    for (int iter = 0; iter < 3000; iter++) {
+        memcpy(doc, base, blen);
+        size_t len = blen;
+        int edits = 1 + iter % 4;
+        for (int k = 0; k < edits; k++) {
+            seed = seed * 1103515245u + 12345u;
+            size_t at = (seed >> 8) % len;
+            char c = alphabet[(seed >> 20) % (sizeof alphabet - 1)];
+            switch ((seed >> 4) % 3) {
+            case 0:
+                doc[at] = c;
+                break;
+            case 1:
+                memmove(doc + at + 1, doc + at, len - at);
+                doc[at] = c;
+                len++;
+                break;
+            default:
+                if (len > 1) {
+                    memmove(doc + at, doc + at + 1, len - at - 1);
+                    len--;
+                }
+            }
+        }
+        ds_jobgraph g;
+        ds_err e = {{0}};
+        if (ds_jobgraph_parse(doc, len, &g, &e) == 0) {
+            accepted++;
+            assert_true(g.n_tasks >= 1);
+        } else {
+            rejected++;
+            assert_true(e.msg[0] != '\0');
+            assert_null(g.tasks);
+        }
+        ds_jobgraph_free(&g);
+    }
+    /* Both outcomes occur: the corruption is neither always harmless nor always fatal. */
+    assert_true(accepted > 0);
+    assert_true(rejected > 0);
+    free(doc);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_full_document),   cmocka_unit_test(test_deadline_after_and_none),
-        cmocka_unit_test(test_task_errors),     cmocka_unit_test(test_spec_errors),
-        cmocka_unit_test(test_header_errors),   cmocka_unit_test(test_yaml_errors),
-        cmocka_unit_test(test_length_bounded),  cmocka_unit_test(test_task_count_bound),
+        cmocka_unit_test(test_full_document),       cmocka_unit_test(test_deadline_after_and_none),
+        cmocka_unit_test(test_task_errors),         cmocka_unit_test(test_spec_errors),
+        cmocka_unit_test(test_header_errors),       cmocka_unit_test(test_yaml_errors),
+        cmocka_unit_test(test_length_bounded),      cmocka_unit_test(test_task_count_bound),
+        cmocka_unit_test(test_corrupted_documents),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
