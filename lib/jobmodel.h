@@ -14,7 +14,8 @@
  *  - warnings (defaults assumed, annotations that disagree with the JobGraph) are informational.
  *
  * Cost: O(pods log pods + tasks + edges) overall; a build with thousands of pods and 2,000-task
- * jobs takes milliseconds. */
+ * jobs takes milliseconds (make bench-jobmodel). A built set is never modified by the query
+ * functions below, so several threads may read one set at once. */
 #ifndef DAGSCHED_JOBMODEL_H
 #define DAGSCHED_JOBMODEL_H
 
