@@ -78,9 +78,10 @@ static void run(const scenario *sc)
             q->job_label = jobs[j];
         }
     }
-    size_t pos = (size_t)snprintf(yaml, cap,
-                                  "apiVersion: dagsched.io/v1alpha1\nkind: JobGraph\n"
-                                  "metadata: {name: graph}\nspec:\n  deadlineAfter: 2h\n  tasks:\n");
+    size_t pos =
+        (size_t)snprintf(yaml, cap,
+                         "apiVersion: dagsched.io/v1alpha1\nkind: JobGraph\n"
+                         "metadata: {name: graph}\nspec:\n  deadlineAfter: 2h\n  tasks:\n");
     for (size_t k = 0; k < sc->graph_tasks && pos < cap; k++) {
         size_t l = k / WIDTH, i = k % WIDTH;
         if (l == 0)

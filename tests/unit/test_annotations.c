@@ -106,8 +106,9 @@ static void test_depends_on(void **state)
     assert_string_equal(e.msg, "entry 1: task name must be 1 to 63 letters, digits, '-', '_' or "
                                "'.', beginning and ending with a letter or digit (got \"a;b\")");
     assert_int_equal(deps("a\nb", out, sizeof out, &e), -1);
-    assert_string_equal(e.msg, "entry 1: task name must be 1 to 63 letters, digits, '-', '_' or "
-                               "'.', beginning and ending with a letter or digit (got \"a\\x0ab\")");
+    assert_string_equal(e.msg,
+                        "entry 1: task name must be 1 to 63 letters, digits, '-', '_' or "
+                        "'.', beginning and ending with a letter or digit (got \"a\\x0ab\")");
 }
 
 static void test_depends_on_bounds(void **state)

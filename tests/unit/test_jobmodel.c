@@ -370,7 +370,7 @@ static void test_deadlines_from_annotations(void **state)
     assert_dbl_equal(j->eval[task_idx(j, "d")].level_deadline, DEADLINE_EPOCH, 0);
     /* a waits: t_allow = level deadline - now - runtime. */
     assert_dbl_equal(j->eval[task_idx(j, "a")].t_allow_s, DEADLINE_EPOCH - 210 - (T0 + 1) - 60,
-                       1e-6);
+                     1e-6);
 
     j = job_named(&s, "rel");
     assert_true(j->valid);

@@ -89,8 +89,7 @@ static void test_graph_job_with_tasks_without_pods(void **state)
     /* extract's priority includes load, which has no pod yet (Eq. 12 through transform). */
     assert_true(j->eval[task_idx(j, "extract")].priority >
                 j->eval[task_idx(j, "transform")].priority);
-    assert_true(j->eval[task_idx(j, "transform")].priority >
-                j->eval[task_idx(j, "load")].priority);
+    assert_true(j->eval[task_idx(j, "transform")].priority > j->eval[task_idx(j, "load")].priority);
 
     assert_string_equal(pod_res(&s, "transform-1")->warning,
                         "annotation dagsched.io/depends-on \"extract, report\" differs from "
@@ -99,9 +98,10 @@ static void test_graph_job_with_tasks_without_pods(void **state)
     assert_string_equal(pod_res(&s, "cleanup-1")->error,
                         "task \"cleanup\" is not in JobGraph \"etl-graph\"");
     assert_int_equal(pod_res(&s, "cleanup-1")->task, DS_NONE);
-    assert_string_equal(pod_res(&s, "extract-0")->warning,
-                        "annotation dagsched.io/runtime: duration \"3x\": unknown unit \"x\" (use "
-                        "ns, us, ms, s, m or h) (ignored: JobGraph \"etl-graph\" declares the job)");
+    assert_string_equal(
+        pod_res(&s, "extract-0")->warning,
+        "annotation dagsched.io/runtime: duration \"3x\": unknown unit \"x\" (use "
+        "ns, us, ms, s, m or h) (ignored: JobGraph \"etl-graph\" declares the job)");
     assert_false(pod_res(&s, "extract-0")->primary);
     assert_true(pod_res(&s, "extract-1")->primary);
     /* No runtime annotation under a graph: no default-runtime warning. */
@@ -134,11 +134,12 @@ static void test_graph_mismatch_warnings(void **state)
     assert_true(j->valid);
     assert_dbl_equal(j->deadline, 1795341600.0, 0);
     assert_null(pod_res(&s, "b-1")->warning);
-    assert_string_equal(pod_res(&s, "b-2")->warning,
-                        "annotation dagsched.io/depends-on \"\" differs from JobGraph \"etl-graph\" "
-                        "(ignored); annotation dagsched.io/runtime \"1m\" differs from JobGraph "
-                        "\"etl-graph\" (ignored); annotation dagsched.io/deadline-after \"10m\" "
-                        "differs from JobGraph \"etl-graph\" (ignored)");
+    assert_string_equal(
+        pod_res(&s, "b-2")->warning,
+        "annotation dagsched.io/depends-on \"\" differs from JobGraph \"etl-graph\" "
+        "(ignored); annotation dagsched.io/runtime \"1m\" differs from JobGraph "
+        "\"etl-graph\" (ignored); annotation dagsched.io/deadline-after \"10m\" "
+        "differs from JobGraph \"etl-graph\" (ignored)");
     assert_string_equal(pod_res(&s, "a-1")->warning,
                         "annotation dagsched.io/depends-on \"b\" differs from JobGraph "
                         "\"etl-graph\" (ignored)");
@@ -161,18 +162,21 @@ static void test_graph_errors(void **state)
                               "    - {name: b, runtime: 1s, dependsOn: [a]}\n",
                    T0);
     /* Two ConfigMaps declaring the same job. */
-    g[2] = mkgraph("twice-1", GRAPH_HEAD "metadata: {name: twice}\nspec: {tasks: [{name: a, "
-                                         "runtime: 1s}]}\n",
+    g[2] = mkgraph("twice-1",
+                   GRAPH_HEAD "metadata: {name: twice}\nspec: {tasks: [{name: a, "
+                              "runtime: 1s}]}\n",
                    T0);
-    g[3] = mkgraph("twice-2", GRAPH_HEAD "metadata: {name: twice}\nspec: {tasks: [{name: a, "
-                                         "runtime: 1s}]}\n",
+    g[3] = mkgraph("twice-2",
+                   GRAPH_HEAD "metadata: {name: twice}\nspec: {tasks: [{name: a, "
+                              "runtime: 1s}]}\n",
                    T0);
     /* No usable name: an error for the ConfigMap, no job. */
-    g[4] = mkgraph("noname", GRAPH_HEAD "metadata: {}\nspec: {tasks: [{name: a, runtime: 1s}]}\n",
-                   T0);
+    g[4] =
+        mkgraph("noname", GRAPH_HEAD "metadata: {}\nspec: {tasks: [{name: a, runtime: 1s}]}\n", T0);
     /* A valid graph whose relative deadline has no origin (creation time unknown). */
-    g[5] = mkgraph("nodate", GRAPH_HEAD "metadata: {name: nodate}\nspec: {deadlineAfter: 1m, "
-                                        "tasks: [{name: a, runtime: 1s}]}\n",
+    g[5] = mkgraph("nodate",
+                   GRAPH_HEAD "metadata: {name: nodate}\nspec: {deadlineAfter: 1m, "
+                              "tasks: [{name: a, runtime: 1s}]}\n",
                    NAN);
     ds_pod_obs p[2];
     p[0] = mkpod("dup-a", "dup", "a", NULL, NULL);
@@ -198,8 +202,8 @@ static void test_graph_errors(void **state)
 
     j = job_named(&s, "twice");
     assert_false(j->valid);
-    assert_string_equal(j->error,
-                        "declared by more than one JobGraph: ConfigMaps \"twice-1\" and \"twice-2\"");
+    assert_string_equal(
+        j->error, "declared by more than one JobGraph: ConfigMaps \"twice-1\" and \"twice-2\"");
 
     assert_int_equal(s.graphs[4].job, DS_NONE);
     assert_string_equal(s.graphs[4].error, "metadata.name: required");
@@ -292,12 +296,13 @@ static void test_large_jobs(void **state)
     size_t cap = 128 * n_big + 256; /* lines are under 100 bytes */
     char *y = malloc(cap);
     assert_non_null(y);
-    size_t pos = (size_t)snprintf(y, cap, GRAPH_HEAD "metadata: {name: biggraph}\nspec:\n"
-                                                     "  deadlineAfter: 2h\n  tasks:\n");
+    size_t pos = (size_t)snprintf(y, cap,
+                                  GRAPH_HEAD "metadata: {name: biggraph}\nspec:\n"
+                                             "  deadlineAfter: 2h\n  tasks:\n");
     for (size_t l = 0; l < LEVELS; l++)
         for (size_t i = 0; i < WIDTH; i++) {
-            pos += (size_t)snprintf(y + pos, cap - pos, "  - {name: g-%zu-%zu, runtime: 1m", l + 1,
-                                    i);
+            pos +=
+                (size_t)snprintf(y + pos, cap - pos, "  - {name: g-%zu-%zu, runtime: 1m", l + 1, i);
             if (l > 0)
                 pos += (size_t)snprintf(y + pos, cap - pos,
                                         ", dependsOn: [g-%zu-%zu, g-%zu-%zu, g-%zu-%zu]", l, i, l,
@@ -321,8 +326,9 @@ static void test_large_jobs(void **state)
         assert_int_equal(r->job, (size_t)(big - s.jobs));
         assert_string_equal(big->dag.tasks[r->task].name, names[k]);
         assert_int_equal(big->dag.tasks[r->task].level, (int)l);
-        ds_task_state want = l <= 5 ? DS_TASK_SUCCEEDED : l == 6 ? DS_TASK_WAITING
-                                                                 : DS_TASK_BLOCKED;
+        ds_task_state want = l <= 5   ? DS_TASK_SUCCEEDED
+                             : l == 6 ? DS_TASK_WAITING
+                                      : DS_TASK_BLOCKED;
         assert_int_equal(big->status[r->task].state, want);
         if (want == DS_TASK_WAITING) {
             waiting++;
