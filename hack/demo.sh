@@ -1,0 +1,342 @@
+#!/usr/bin/env bash
+# demo.sh: `make demo`. Runs the sample DAG workloads of examples/ twice, on two fresh local
+# clusters side by side (hack/cluster: real Kubernetes control plane, kwok fake nodes):
+#
+#   dagsched           kube-scheduler with the dagsched profile and extender (configured as the Helm
+#                      chart configures its scheduler), the extender and the controller running as
+#                      local processes, the policy delivered as a ConfigMap; every task's Job and
+#                      pod is created at once and dagsched holds the downstream tasks back.
+#   default-scheduler  plain kube-scheduler; a workflow driver (hack/demo/baseline_driver.py) creates
+#                      each task only when its upstream tasks have succeeded, as Argo Workflows or a
+#                      script chaining Jobs does today.
+#
+# It installs what it needs (Debian packages, the cached Kubernetes build), builds bin/, shows a live
+# progress table while the jobs run and ends with a per-job summary of both runs: makespan, deadline
+# met or missed, evictions, where each task ran. Every process it started is stopped on exit,
+# including Ctrl-C; logs and results stay in .cache/demo/last/.
+#
+# Environment:
+#   DEMO_RUNS      "dagsched default-scheduler" (default), or one of them
+#   DEMO_PARALLEL  1 (default): both runs at the same time; 0: one after the other
+#   DEMO_POLICY    SchedulingPolicy file (default policies/default.yaml)
+#   DEMO_WORKLOAD  workload files (default: examples/*.yaml)
+#   DEMO_TIMEOUT   seconds the workload may take in each run (default 420)
+#   DEMO_PLAIN     1: no in-place redraw (also when stdout is not a terminal), for CI logs
+#   DEMO_CHECK     1: after the report, assert its key claims (make demo-test)
+#   DEMO_KEEP      1: keep the clusters' data (etcd, certificates), not only logs and results
+#   NODE_PROFILE   node profile of both clusters (default hack/cluster/nodes/default.tsv)
+set -euo pipefail
+
+REPO_ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+DEMO_TOOLS="$REPO_ROOT/hack/demo"
+CLUSTER_TOOLS="$REPO_ROOT/hack/cluster"
+cd "$REPO_ROOT"
+
+RUNS="${DEMO_RUNS:-dagsched default-scheduler}"
+PARALLEL="${DEMO_PARALLEL:-1}"
+POLICY_FILE="${DEMO_POLICY:-policies/default.yaml}"
+TIMEOUT="${DEMO_TIMEOUT:-420}"
+PLAIN="${DEMO_PLAIN:-0}"
+CHECK="${DEMO_CHECK:-0}"
+KEEP="${DEMO_KEEP:-0}"
+NAMESPACE=dagsched-demo
+SYSTEM_NAMESPACE=dagsched-system
+EXTENDER="$REPO_ROOT/bin/dagsched-extender"
+CONTROLLER="$REPO_ROOT/bin/dagsched-controller"
+T_START=$SECONDS
+
+say() { printf 'demo: %s\n' "$*"; }
+die() {
+  printf 'demo: error: %s\n' "$*" >&2
+  exit 1
+}
+
+# ---- arguments
+for r in $RUNS; do
+  case "$r" in dagsched | default-scheduler) ;; *) die "DEMO_RUNS: unknown run '$r' (use dagsched and/or default-scheduler)" ;; esac
+done
+[[ -n "${RUNS// /}" ]] || die "DEMO_RUNS is empty"
+[[ "$PARALLEL" =~ ^[01]$ ]] || die "DEMO_PARALLEL must be 0 or 1 (got '$PARALLEL')"
+[[ "$TIMEOUT" =~ ^[0-9]{1,5}$ ]] && ((TIMEOUT >= 30)) || die "DEMO_TIMEOUT must be a number of seconds >= 30 (got '$TIMEOUT')"
+[[ -r "$POLICY_FILE" ]] || die "DEMO_POLICY '$POLICY_FILE' is not a readable file"
+if [[ -n "${DEMO_WORKLOAD:-}" ]]; then
+  read -r -a WORKLOAD <<<"$DEMO_WORKLOAD"
+else
+  WORKLOAD=(examples/*.yaml)
+fi
+for f in "${WORKLOAD[@]}"; do [[ -r "$f" ]] || die "workload file '$f' is not readable"; done
+has_run() { [[ " $RUNS " == *" $1 "* ]]; }
+if [[ "$PLAIN" != 1 && ! -t 1 ]]; then PLAIN=1; fi
+WATCH_FLAGS=()
+[[ "$PLAIN" == 1 ]] && WATCH_FLAGS+=(--plain)
+
+# ---- run directory: .cache/demo/run.<time>, .cache/demo/last points at the newest
+DEMO_BASE="$REPO_ROOT/.cache/demo"
+mkdir -p "$DEMO_BASE"
+RUN_DIR="$(mktemp -d "$DEMO_BASE/run.$(date +%Y%m%d-%H%M%S).XXXX")"
+ln -sfn "$(basename "$RUN_DIR")" "$DEMO_BASE/last"
+# Keep the three newest runs.
+mapfile -t old_runs < <(find "$DEMO_BASE" -maxdepth 1 -type d -name 'run.*' -printf '%T@ %p\n' | sort -rn | awk 'NR > 3 { print $2 }')
+for d in "${old_runs[@]}"; do [[ -f "$d/.dagsched-demo" ]] && rm -rf "$d"; done
+: >"$RUN_DIR/.dagsched-demo"
+
+# ---- everything started is stopped on exit
+declare -A PIDS=()   # name -> pid of a local process this script started
+CLUSTERS=()          # cluster directories brought up
+stop_pid() {
+  local name="$1" pid="${PIDS[$1]:-}" i
+  [[ -n "$pid" ]] || return 0
+  if kill -0 "$pid" 2>/dev/null; then
+    kill -TERM "$pid" 2>/dev/null || true
+    for ((i = 0; i < 100; i++)); do
+      kill -0 "$pid" 2>/dev/null || break
+      sleep 0.1
+    done
+    if kill -0 "$pid" 2>/dev/null; then
+      say "$name (pid $pid) did not stop after SIGTERM; sending SIGKILL"
+      kill -KILL "$pid" 2>/dev/null || true
+    fi
+  fi
+  wait "$pid" 2>/dev/null || true
+  unset "PIDS[$name]"
+}
+teardown_done=0
+teardown() { # stops every process started here and every cluster brought up; fails if one did not stop
+  ((teardown_done)) && return 0
+  teardown_done=1
+  local n d rc=0
+  for n in "${!PIDS[@]}"; do stop_pid "$n"; done
+  for d in "${CLUSTERS[@]}"; do
+    if ! CLUSTER_DIR="$d" "$CLUSTER_TOOLS/down.sh" >>"$RUN_DIR/teardown.log" 2>&1; then
+      say "stopping the cluster in $d failed; see $RUN_DIR/teardown.log"
+      rc=1
+    fi
+    [[ "$KEEP" == 1 ]] || rm -rf "$d/etcd" "$d/pki" "$d/certs" "$d/kubeconfigs" "$d/kubeconfig" "$d/bin"
+  done
+  return "$rc"
+}
+on_exit() {
+  local rc=$?
+  trap '' INT TERM
+  teardown || true
+  ((rc == 0)) || say "failed (exit $rc) after $((SECONDS - T_START)) s; logs in $RUN_DIR"
+  exit "$rc"
+}
+trap on_exit EXIT
+trap 'echo; say "interrupted; stopping everything"; exit 130' INT TERM
+
+# ---- 1. dependencies and builds
+say "dagsched demo: the same DAG workload under dagsched and under the default kube-scheduler"
+say "[1/5] dependencies and builds"
+# shellcheck source=hack/cluster/lib.sh
+source "$CLUSTER_TOOLS/lib.sh"
+DAGSCHED_EXTRA_PACKAGES="$CLUSTER_PACKAGES" "$REPO_ROOT/hack/install-deps.sh"
+"$CLUSTER_TOOLS/build.sh" >"$RUN_DIR/cluster-build.log" 2>&1 || {
+  tail -n 20 "$RUN_DIR/cluster-build.log" >&2
+  die "building the local Kubernetes failed; see $RUN_DIR/cluster-build.log"
+}
+if has_run dagsched; then
+  make --no-print-directory -j2 "$EXTENDER" "$CONTROLLER" >"$RUN_DIR/make.log" 2>&1 || true
+  missing=()
+  for b in "$EXTENDER" "$CONTROLLER"; do [[ -x "$b" ]] || missing+=("${b#"$REPO_ROOT"/}"); done
+  if ((${#missing[@]})); then
+    tail -n 15 "$RUN_DIR/make.log" >&2
+    die "${missing[*]} could not be built (see $RUN_DIR/make.log): the dagsched run needs the extender and the controller. DEMO_RUNS=default-scheduler runs the baseline alone."
+  fi
+fi
+python3 -c 'import yaml' 2>/dev/null || die "python3 with PyYAML is needed (Debian package python3-yaml)"
+# The workload is checked before any cluster starts.
+NTASKS="$(python3 -c '
+import sys
+sys.path.insert(0, sys.argv[1])
+import workload
+try:
+    t, _ = workload.load(sys.argv[2:])
+except workload.WorkloadError as e:
+    sys.exit(f"demo: error: {e}")
+if not t:
+    sys.exit("demo: error: the workload files hold no DAG task")
+print(len(t), len({x.job for x in t}))' "$DEMO_TOOLS" "${WORKLOAD[@]}")" || exit 1
+say "      workload: ${NTASKS#* } jobs, ${NTASKS% *} tasks from ${WORKLOAD[*]}"
+
+# ---- per-run setup
+kc() { # kc CLUSTER_DIR kubectl-args...
+  local d="$1"
+  shift
+  "$d/bin/kubectl" --kubeconfig "$d/kubeconfig" "$@"
+}
+
+cluster_up() { # cluster_up NAME [SCHEDULER_CONFIG]
+  local name="$1" cfg="${2:-}" d="$RUN_DIR/$1/cluster"
+  mkdir -p "$RUN_DIR/$name"
+  CLUSTERS+=("$d")
+  if ! CLUSTER_DIR="$d" SCHEDULER_CONFIG="$cfg" "$CLUSTER_TOOLS/up.sh" >"$RUN_DIR/$name/cluster-up.log" 2>&1; then
+    tail -n 20 "$RUN_DIR/$name/cluster-up.log" >&2
+    die "the $name cluster did not start; see $RUN_DIR/$name/cluster-up.log"
+  fi
+  kc "$d" create namespace "$NAMESPACE" >/dev/null
+}
+
+wait_http() { # wait_http NAME URL PID SECONDS
+  local name="$1" url="$2" pid="$3" deadline=$((SECONDS + $4))
+  while ((SECONDS < deadline)); do
+    kill -0 "$pid" 2>/dev/null || return 2
+    [[ "$(curl -s -o /dev/null -w '%{http_code}' --max-time 2 "$url" 2>/dev/null)" == 200 ]] && return 0
+    sleep 0.2
+  done
+  return 1
+}
+
+start_dagsched() {
+  local d="$RUN_DIR/dagsched/cluster" ext_port metrics_port policy_name rc
+  mkdir -p "$RUN_DIR/dagsched"
+  ext_port="$(pick_port)"
+  metrics_port="$(pick_port)"
+  sed "s|@EXTENDER_URL@|http://127.0.0.1:$ext_port|" "$DEMO_TOOLS/scheduler-config.yaml" >"$RUN_DIR/dagsched/scheduler-config.yaml"
+  cluster_up dagsched "$RUN_DIR/dagsched/scheduler-config.yaml"
+
+  # The policy, as the chart delivers it: a labelled ConfigMap in the components' namespace.
+  policy_name="$(python3 -c '
+import sys, yaml
+d = yaml.safe_load(open(sys.argv[1]))
+n = (d or {}).get("metadata", {}).get("name") if isinstance(d, dict) else None
+if not isinstance(n, str) or not n: sys.exit("metadata.name missing")
+print(n)' "$POLICY_FILE")" || die "DEMO_POLICY $POLICY_FILE: no metadata.name"
+  kc "$d" create namespace "$SYSTEM_NAMESPACE" >/dev/null
+  kc "$d" -n "$SYSTEM_NAMESPACE" create configmap "dagsched-policy-$policy_name" \
+    --from-file=policy.yaml="$POLICY_FILE" >/dev/null
+  kc "$d" -n "$SYSTEM_NAMESPACE" label configmap "dagsched-policy-$policy_name" \
+    dagsched.io/kind=SchedulingPolicy app.kubernetes.io/name=dagsched >/dev/null
+
+  "$EXTENDER" --kubeconfig "$d/kubeconfig" --listen "127.0.0.1:$ext_port" \
+    --policy-namespace "$SYSTEM_NAMESPACE" --policy-name "$policy_name" --log-format json \
+    >"$RUN_DIR/dagsched/extender.log" 2>&1 </dev/null &
+  PIDS[extender]=$!
+  rc=0
+  wait_http extender "http://127.0.0.1:$ext_port/readyz" "${PIDS[extender]}" 60 || rc=$?
+  if ((rc != 0)); then
+    tail -n 20 "$RUN_DIR/dagsched/extender.log" >&2
+    ((rc == 2)) && die "the extender exited at start; see $RUN_DIR/dagsched/extender.log"
+    die "the extender is not ready after 60 s (http://127.0.0.1:$ext_port/readyz); see $RUN_DIR/dagsched/extender.log"
+  fi
+
+  POD_NAME=dagsched-demo-controller "$CONTROLLER" --kubeconfig "$d/kubeconfig" \
+    --policy-namespace "$SYSTEM_NAMESPACE" --policy-name "$policy_name" \
+    --metrics-listen "127.0.0.1:$metrics_port" --log-format json \
+    --leader-elect --lease-name dagsched-controller --lease-namespace "$SYSTEM_NAMESPACE" \
+    --lease-duration 15s --renew-deadline 10s --retry-period 2s \
+    >"$RUN_DIR/dagsched/controller.log" 2>&1 </dev/null &
+  PIDS[controller]=$!
+  rc=0
+  wait_http controller "http://127.0.0.1:$metrics_port/healthz" "${PIDS[controller]}" 60 || rc=$?
+  if ((rc != 0)); then
+    tail -n 20 "$RUN_DIR/dagsched/controller.log" >&2
+    ((rc == 2)) && die "the controller exited at start; see $RUN_DIR/dagsched/controller.log"
+    die "the controller is not healthy after 60 s (http://127.0.0.1:$metrics_port/healthz); see $RUN_DIR/dagsched/controller.log"
+  fi
+  say "      dagsched: extender on 127.0.0.1:$ext_port, controller metrics on 127.0.0.1:$metrics_port, policy $POLICY_FILE"
+}
+
+start_default() {
+  cluster_up default-scheduler
+}
+
+submit_dagsched() {
+  local args=() f
+  for f in "${WORKLOAD[@]}"; do args+=(-f "$f"); done
+  kc "$RUN_DIR/dagsched/cluster" -n "$NAMESPACE" create "${args[@]}" >"$RUN_DIR/dagsched/submit.log" 2>&1 ||
+    die "submitting the workload to the dagsched cluster failed: $(tail -n 3 "$RUN_DIR/dagsched/submit.log")"
+}
+
+submit_default() {
+  local d="$RUN_DIR/default-scheduler/cluster"
+  python3 "$DEMO_TOOLS/baseline_driver.py" --kubectl "$d/bin/kubectl" --kubeconfig "$d/kubeconfig" \
+    --namespace "$NAMESPACE" --scheduler-name default-scheduler --poll 1 --timeout "$TIMEOUT" \
+    --status-file "$RUN_DIR/default-scheduler/driver.status" "${WORKLOAD[@]}" \
+    >"$RUN_DIR/default-scheduler/driver.log" 2>&1 </dev/null &
+  PIDS[driver]=$!
+}
+
+collect() { # collect NAME: the run's objects for the report
+  local name="$1" d="$RUN_DIR/$1/cluster" out="$RUN_DIR/$1/result" k
+  mkdir -p "$out"
+  for k in pods jobs events; do
+    kc "$d" -n "$NAMESPACE" get "$k" -o json >"$out/$k.json" || die "reading $k from the $name cluster failed"
+  done
+  kc "$d" get nodes -o json >"$out/nodes.json" || die "reading the nodes of the $name cluster failed"
+}
+
+watch_runs() { # watch_runs NAME...
+  local args=() n
+  for n in "$@"; do
+    args+=(--run "$n=$RUN_DIR/$n/cluster")
+    if [[ "$n" == dagsched ]]; then
+      args+=(--pid "extender=${PIDS[extender]}" --pid "controller=${PIDS[controller]}")
+    else
+      args+=(--status-file "driver=$RUN_DIR/default-scheduler/driver.status")
+    fi
+  done
+  local rc=0
+  python3 "$DEMO_TOOLS/summary.py" watch "${args[@]}" --namespace "$NAMESPACE" \
+    --workload "${WORKLOAD[@]}" --timeout "$TIMEOUT" "${WATCH_FLAGS[@]}" || rc=$?
+  case "$rc" in
+  0) ;;
+  3) die "the workload did not finish within DEMO_TIMEOUT=${TIMEOUT}s; logs in $RUN_DIR" ;;
+  4) die "a process the demo needs exited (see above); logs in $RUN_DIR" ;;
+  *) die "the progress display failed (exit $rc)" ;;
+  esac
+}
+
+# ---- 2. clusters and dagsched
+say "[2/5] local clusters (${NODE_PROFILE:-hack/cluster/nodes/default.tsv}: fake nodes of speed 1 and 2)"
+t=$SECONDS
+has_run dagsched && start_dagsched
+has_run default-scheduler && start_default
+say "      ready in $((SECONDS - t)) s"
+
+# ---- 3. workload
+ordered=()
+for r in dagsched default-scheduler; do has_run "$r" && ordered+=("$r"); done
+say "[3/5] submitting the workload; live progress (done/run/wait: tasks, evict: evictions):"
+if [[ "$PARALLEL" == 1 ]]; then
+  for r in "${ordered[@]}"; do
+    if [[ "$r" == dagsched ]]; then submit_dagsched; else submit_default; fi
+  done
+  watch_runs "${ordered[@]}"
+else
+  for r in "${ordered[@]}"; do
+    if [[ "$r" == dagsched ]]; then submit_dagsched; else submit_default; fi
+    watch_runs "$r"
+  done
+fi
+[[ -n "${PIDS[driver]:-}" ]] && stop_pid driver
+
+# ---- 4. results
+say "[4/5] results"
+report_args=()
+for r in "${ordered[@]}"; do
+  collect "$r"
+  report_args+=(--run "$r=$RUN_DIR/$r/result")
+done
+echo
+python3 "$DEMO_TOOLS/summary.py" report "${report_args[@]}" --workload "${WORKLOAD[@]}" \
+  --json "$RUN_DIR/results.json" | tee "$RUN_DIR/report.txt"
+echo
+
+if [[ "$CHECK" == 1 ]]; then
+  say "checks"
+  check_args=()
+  for r in "${ordered[@]}"; do check_args+=(--complete "$r"); done
+  if has_run dagsched; then
+    check_args+=(--no-violations dagsched)
+    for j in ${DEMO_URGENT_JOBS:-etl}; do check_args+=(--deadline-met "dagsched:$j"); done
+  fi
+  python3 "$DEMO_TOOLS/summary.py" check --json "$RUN_DIR/results.json" "${check_args[@]}" |
+    tee "$RUN_DIR/checks.txt"
+  [[ "${PIPESTATUS[0]}" == 0 ]] || die "a check failed; logs in $RUN_DIR"
+fi
+
+# ---- 5. teardown
+say "[5/5] stopping dagsched and the clusters"
+teardown || die "teardown incomplete"
+say "done in $((SECONDS - T_START)) s; report, results and logs in ${RUN_DIR#"$REPO_ROOT"/} (also .cache/demo/last)"
