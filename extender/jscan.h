@@ -4,9 +4,10 @@
  * answer within a millisecond; building a jansson tree of them costs several milliseconds. This
  * tokenizer validates the whole document (RFC 8259 syntax, nesting depth, token count) in one pass
  * and produces a flat array of tokens in document order, each knowing where its subtree ends, so a
- * caller can walk an object's members or skip a value in O(1). Strings are not copied; they are
- * decoded on demand (escapes, \u surrogate pairs to UTF-8). Objects and arrays keep their raw byte
- * span, so a sub-document (the Pod, one Node) can be handed to another decoder or echoed verbatim.
+ * caller can walk an object's members or skip a value in O(1). Strings must be valid UTF-8; they
+ * are not copied but decoded on demand (escapes, \u surrogate pairs to UTF-8). Objects and arrays
+ * keep their raw byte span, so a sub-document (the Pod, one Node) can be handed to another decoder
+ * or echoed verbatim.
  */
 #ifndef DAGSCHED_EXT_JSCAN_H
 #define DAGSCHED_EXT_JSCAN_H

@@ -178,7 +178,8 @@ long ds_place_preempt_node(const ds_place_preemptor *a, ds_preemptor_mode mode,
     bool in_dag = a->task.job != DS_NO_TASK && preemptor_dag != NULL;
     if (in_dag) {
         if (a->task.task >= preemptor_dag->n)
-            return ds_err_set(err, "preemptor task: must be below the %zu tasks of its job (got %zu)",
+            return ds_err_set(err,
+                              "preemptor task: must be below the %zu tasks of its job (got %zu)",
                               preemptor_dag->n, a->task.task);
         for (size_t i = 0; i < n; i++)
             if (victims[i] != NULL && victims[i]->job == a->task.job &&

@@ -76,8 +76,7 @@ typedef enum {
     DS_PREEMPTOR_BARRED,     /* a DAG task neither urgent, starving nor in the first delta */
 } ds_preemptor_mode;
 
-ds_preemptor_mode ds_place_preemptor_mode(const ds_place_preemptor *a,
-                                          const ds_preempt_params *p);
+ds_preemptor_mode ds_place_preemptor_mode(const ds_place_preemptor *a, const ds_preempt_params *p);
 
 const char *ds_preemptor_mode_name(ds_preemptor_mode m); /* "urgent", "starving", ... */
 

@@ -16,8 +16,7 @@
 
 #define GI ((int64_t)1 << 30)
 
-static ds_node_view node(int64_t cpu, int64_t mem, int64_t used_cpu, int64_t used_mem,
-                         double speed)
+static ds_node_view node(int64_t cpu, int64_t mem, int64_t used_cpu, int64_t used_mem, double speed)
 {
     ds_node_view n = {.allocatable = {{cpu, mem, 0, 0}},
                       .requested = {{used_cpu, used_mem, 0, 0}},
@@ -239,8 +238,8 @@ static void build_chain(ds_dag *d)
 {
     const char *ua[] = {"a"};
     const char *ub[] = {"b"};
-    ds_task_spec specs[] = {{"a", 60, NULL, 0}, {"b", 60, ua, 1}, {"c", 60, ub, 1},
-                            {"d", 60, ua, 1}};
+    ds_task_spec specs[] = {
+        {"a", 60, NULL, 0}, {"b", 60, ua, 1}, {"c", 60, ub, 1}, {"d", 60, ua, 1}};
     ds_err err;
     assert_int_equal(ds_dag_build(d, specs, 4, &err), 0);
 }
@@ -254,25 +253,26 @@ static void test_preempt_rules(void **state)
     /* Preemptor: task c (index 2) of job 0, priority 5, needs 2 cpu. P_bar = 1 (pbar_half 0.5):
      * a victim of priority 3 passes (gap 2 > 1.5), one of priority 4 does not (gap 1). */
     ds_place_preemptor a = preemptor(0, 2, 5, 2000);
-    ds_running_task anc = victim(0, 0, 0, 1000);     /* task a: ancestor of c */
-    ds_running_task sib = victim(0, 3, 3, 1000);     /* task d: not an ancestor */
-    ds_running_task other = victim(1, 0, 3, 1000);   /* another job */
-    ds_running_task close_ = victim(1, 1, 4, 1000);  /* gap too small */
-    ds_running_task prot = victim(1, 2, 0, 1000);    /* protected */
-    ds_running_task young = victim(1, 3, 0, 1000);   /* ran 59 s */
-    ds_running_task tight = victim(1, 4, 0, 1000);   /* t_allow 10 = epoch */
+    ds_running_task anc = victim(0, 0, 0, 1000);             /* task a: ancestor of c */
+    ds_running_task sib = victim(0, 3, 3, 1000);             /* task d: not an ancestor */
+    ds_running_task other = victim(1, 0, 3, 1000);           /* another job */
+    ds_running_task close_ = victim(1, 1, 4, 1000);          /* gap too small */
+    ds_running_task prot = victim(1, 2, 0, 1000);            /* protected */
+    ds_running_task young = victim(1, 3, 0, 1000);           /* ran 59 s */
+    ds_running_task tight = victim(1, 4, 0, 1000);           /* t_allow 10 = epoch */
     ds_running_task plain = victim(DS_NO_TASK, 0, 99, 1000); /* outside any DAG */
     prot.evictable = false;
     young.ran_s = 59;
     tight.t_allow_s = 10;
-    const ds_running_task *vs[] = {&anc, &sib, &other, &close_, &prot, &young, &tight, &plain, NULL};
+    const ds_running_task *vs[] = {&anc,   &sib,   &other, &close_, &prot,
+                                   &young, &tight, &plain, NULL};
     /* 8 cpu node carrying 8 cpu of victims and others. */
     ds_node_view n = node(8000, 64 * GI, 8000, 9 * GI, 1.0);
     ds_victim_verdict v[9];
     bool keep = false;
     ds_err err;
-    long kept = ds_place_preempt_node(&a, DS_PREEMPTOR_PRIORITY, &d, &n, vs, 9, 0.5, &p, v, &keep,
-                                      &err);
+    long kept =
+        ds_place_preempt_node(&a, DS_PREEMPTOR_PRIORITY, &d, &n, vs, 9, 0.5, &p, v, &keep, &err);
     assert_int_equal(kept, 3);
     assert_int_equal(v[0], DS_VICTIM_ANCESTOR);
     assert_int_equal(v[1], DS_VICTIM_KEEP);
@@ -295,8 +295,8 @@ static void test_preempt_rules(void **state)
     /* The preemptor itself is never its own victim (a stale copy of it still running). */
     ds_running_task self = victim(0, 2, 0, 1000);
     const ds_running_task *selfv[] = {&self};
-    kept = ds_place_preempt_node(&a, DS_PREEMPTOR_URGENT, &d, &n, selfv, 1, 0.5, &p, v, &keep,
-                                 &err);
+    kept =
+        ds_place_preempt_node(&a, DS_PREEMPTOR_URGENT, &d, &n, selfv, 1, 0.5, &p, v, &keep, &err);
     assert_int_equal(kept, 0);
     assert_int_equal(v[0], DS_VICTIM_ANCESTOR);
     assert_false(keep);
@@ -309,8 +309,8 @@ static void test_preempt_rules(void **state)
 
     /* A preemptor outside any DAG: C2 and the gap test do not apply. */
     ds_place_preemptor o = preemptor(DS_NO_TASK, 0, 0, 2000);
-    kept = ds_place_preempt_node(&o, DS_PREEMPTOR_OUTSIDE, NULL, &n, vs, 9, 0.5, &p, v, &keep,
-                                 &err);
+    kept =
+        ds_place_preempt_node(&o, DS_PREEMPTOR_OUTSIDE, NULL, &n, vs, 9, 0.5, &p, v, &keep, &err);
     assert_int_equal(kept, 5);
     assert_int_equal(v[0], DS_VICTIM_KEEP);
     assert_int_equal(v[3], DS_VICTIM_KEEP);
@@ -335,21 +335,18 @@ static void test_preempt_drops_node_that_no_longer_fits(void **state)
     ds_victim_verdict v[2];
     bool keep = true;
     ds_err err;
-    assert_int_equal(ds_place_preempt_node(&a, DS_PREEMPTOR_URGENT, &d, &n, vs, 2, 0.5, &p, v,
-                                           &keep, &err),
-                     1);
+    assert_int_equal(
+        ds_place_preempt_node(&a, DS_PREEMPTOR_URGENT, &d, &n, vs, 2, 0.5, &p, v, &keep, &err), 1);
     assert_false(keep);
     /* With both evictable the node stays. */
     big.evictable = true;
-    assert_int_equal(ds_place_preempt_node(&a, DS_PREEMPTOR_URGENT, &d, &n, vs, 2, 0.5, &p, v,
-                                           &keep, &err),
-                     2);
+    assert_int_equal(
+        ds_place_preempt_node(&a, DS_PREEMPTOR_URGENT, &d, &n, vs, 2, 0.5, &p, v, &keep, &err), 2);
     assert_true(keep);
     /* Memory counts too: the node also needs 1Gi free for the preemptor. */
     n.requested.v[DS_RES_MEMORY] = 64 * GI + 2 * GI;
-    assert_int_equal(ds_place_preempt_node(&a, DS_PREEMPTOR_URGENT, &d, &n, vs, 2, 0.5, &p, v,
-                                           &keep, &err),
-                     2);
+    assert_int_equal(
+        ds_place_preempt_node(&a, DS_PREEMPTOR_URGENT, &d, &n, vs, 2, 0.5, &p, v, &keep, &err), 2);
     assert_false(keep);
     ds_dag_free(&d);
 }
@@ -405,10 +402,9 @@ static void test_preempt_bad_input(void **state)
     ds_running_task bad = victim(0, 9, 0, 1000);
     const ds_running_task *vs[] = {&bad};
     assert_int_equal(
-        ds_place_preempt_node(&a, DS_PREEMPTOR_URGENT, &d, &n, vs, 1, 0.5, &p, v, &keep, &err),
-        -1);
-    assert_string_equal(err.msg,
-                        "victims[0].task: must be below the 4 tasks of the preemptor's job (got 9)");
+        ds_place_preempt_node(&a, DS_PREEMPTOR_URGENT, &d, &n, vs, 1, 0.5, &p, v, &keep, &err), -1);
+    assert_string_equal(
+        err.msg, "victims[0].task: must be below the 4 tasks of the preemptor's job (got 9)");
     ds_dag_free(&d);
 }
 
