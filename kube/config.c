@@ -114,8 +114,8 @@ static int find_named(yaml_document_t *doc, yaml_node_t *root, const char *list_
         return ds_err_set(err, "%s: missing (looking for \"%s\")", list_key, name);
     if (list->type != YAML_SEQUENCE_NODE)
         return ds_err_set(err, "%s: must be a list", list_key);
-    for (yaml_node_item_t *it = list->data.sequence.items.start;
-         it < list->data.sequence.items.top; it++) {
+    for (yaml_node_item_t *it = list->data.sequence.items.start; it < list->data.sequence.items.top;
+         it++) {
         yaml_node_t *e = yaml_document_get_node(doc, *it);
         const char *n;
         if (get_str(doc, e, "name", list_key, &n, err) != 0)
@@ -195,8 +195,8 @@ static int fill_cluster(yaml_document_t *doc, yaml_node_t *c, const char *where,
         get_str(doc, c, "certificate-authority", where, &ca, err) != 0 ||
         get_str(doc, c, "certificate-authority-data", where, &ca_data, err) != 0 ||
         get_str(doc, c, "tls-server-name", where, &sni, err) != 0 ||
-        get_bool(doc, c, "insecure-skip-tls-verify", where, &cfg->insecure_skip_tls_verify,
-                 err) != 0)
+        get_bool(doc, c, "insecure-skip-tls-verify", where, &cfg->insecure_skip_tls_verify, err) !=
+            0)
         return -1;
     if (server == NULL)
         return ds_err_set(err, "%s.server: missing", where);
@@ -204,9 +204,8 @@ static int fill_cluster(yaml_document_t *doc, yaml_node_t *c, const char *where,
     if (validate_server(server, field, err) != 0)
         return -1;
     if (cfg->insecure_skip_tls_verify && (ca != NULL || ca_data != NULL))
-        return ds_err_set(err,
-                          "%s: insecure-skip-tls-verify and a certificate authority are both set",
-                          where);
+        return ds_err_set(
+            err, "%s: insecure-skip-tls-verify and a certificate authority are both set", where);
     if (set_str(&cfg->server, server, err) != 0)
         return -1;
     size_t sl = strlen(cfg->server);
@@ -273,8 +272,7 @@ static int fill_user(yaml_document_t *doc, yaml_node_t *u, const char *where, co
         if (cfg->key_file == NULL)
             return ds_err_set(err, "out of memory");
         if (access(cfg->key_file, R_OK) != 0)
-            return ds_err_set(err, "%s.client-key: %s: %s", where, cfg->key_file,
-                              strerror(errno));
+            return ds_err_set(err, "%s.client-key: %s: %s", where, cfg->key_file, strerror(errno));
     }
     if (token != NULL && set_str(&cfg->token, token, err) != 0)
         return -1;
@@ -283,8 +281,7 @@ static int fill_user(yaml_document_t *doc, yaml_node_t *u, const char *where, co
         if (cfg->token_file == NULL)
             return ds_err_set(err, "out of memory");
         if (access(cfg->token_file, R_OK) != 0)
-            return ds_err_set(err, "%s.tokenFile: %s: %s", where, cfg->token_file,
-                              strerror(errno));
+            return ds_err_set(err, "%s.tokenFile: %s: %s", where, cfg->token_file, strerror(errno));
     }
     return 0;
 }
@@ -402,8 +399,9 @@ int kube_config_in_cluster(const char *sa_dir, kube_config **out, ds_err *err)
         return ds_err_set(err, "in-cluster: KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT "
                                "must be set");
     if (strlen(host) > 255 || strlen(port) > 5 || strspn(port, "0123456789") != strlen(port))
-        return ds_err_set(err, "in-cluster: invalid KUBERNETES_SERVICE_HOST/PORT (got \"%.64s\", "
-                               "\"%.16s\")",
+        return ds_err_set(err,
+                          "in-cluster: invalid KUBERNETES_SERVICE_HOST/PORT (got \"%.64s\", "
+                          "\"%.16s\")",
                           host, port);
     kube_config *cfg = calloc(1, sizeof *cfg);
     if (cfg == NULL)
@@ -486,4 +484,49 @@ int kube_config_load(const kube_config_opts *opts, kube_config **out, ds_err *er
         return kube_config_in_cluster(opts->sa_dir, out, err);
     return ds_err_set(err, "no kubeconfig: set --kubeconfig or KUBECONFIG, create ~/.kube/config, "
                            "or run in a cluster");
+}
+
+static int dup_blob(char **dst, const char *src, size_t len)
+{
+    *dst = NULL;
+    if (src == NULL)
+        return 0;
+    *dst = malloc(len + 1);
+    if (*dst == NULL)
+        return -1;
+    memcpy(*dst, src, len);
+    (*dst)[len] = '\0';
+    return 0;
+}
+
+int kube_config_copy(const kube_config *src, kube_config **out, ds_err *err)
+{
+    *out = NULL;
+    kube_config *c = calloc(1, sizeof *c);
+    if (c == NULL)
+        return ds_err_set(err, "out of memory");
+    c->insecure_skip_tls_verify = src->insecure_skip_tls_verify;
+    c->ca_data_len = src->ca_data_len;
+    c->cert_data_len = src->cert_data_len;
+    c->key_data_len = src->key_data_len;
+    const char *const from[] = {src->server,     src->tls_server_name, src->ca_file,
+                                src->cert_file,  src->key_file,        src->token,
+                                src->token_file, src->namespace,       src->source};
+    char **const to[] = {&c->server,     &c->tls_server_name, &c->ca_file,
+                         &c->cert_file,  &c->key_file,        &c->token,
+                         &c->token_file, &c->namespace,       &c->source};
+    int rc = 0;
+    for (size_t i = 0; i < sizeof from / sizeof from[0]; i++)
+        if (from[i] != NULL && (*to[i] = kutil_strdup(from[i])) == NULL)
+            rc = -1;
+    if (dup_blob(&c->ca_data, src->ca_data, src->ca_data_len) != 0 ||
+        dup_blob(&c->cert_data, src->cert_data, src->cert_data_len) != 0 ||
+        dup_blob(&c->key_data, src->key_data, src->key_data_len) != 0)
+        rc = -1;
+    if (rc != 0 || c->server == NULL) {
+        kube_config_free(c);
+        return ds_err_set(err, "%s", rc != 0 ? "out of memory" : "configuration has no server");
+    }
+    *out = c;
+    return 0;
 }

@@ -2,8 +2,8 @@
  *
  * Two sources, as kubectl and client-go read them:
  *  - a kubeconfig file: the explicit path, else the first entry of $KUBECONFIG, else
- *    ~/.kube/config; the context named by kube_config_opts.context, else current-context. Supported:
- *    clusters with server, certificate-authority / certificate-authority-data,
+ *    ~/.kube/config; the context named by kube_config_opts.context, else current-context.
+ * Supported: clusters with server, certificate-authority / certificate-authority-data,
  *    insecure-skip-tls-verify and tls-server-name; users with client-certificate(-data) and
  *    client-key(-data), token or tokenFile. Relative paths are relative to the file's directory;
  *    *-data fields are base64 as kubectl writes them and override the matching file field.
@@ -62,6 +62,9 @@ int kube_config_parse_kubeconfig(const char *text, size_t len, const char *path,
 
 /* In-cluster configuration from the environment and sa_dir (NULL: the default directory). */
 int kube_config_in_cluster(const char *sa_dir, kube_config **out, ds_err *err);
+
+/* Deep copy. */
+int kube_config_copy(const kube_config *src, kube_config **out, ds_err *err);
 
 void kube_config_free(kube_config *cfg);
 

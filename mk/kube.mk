@@ -25,7 +25,7 @@ $(BUILD)/$(1)/libdskube.a: $$(patsubst kube/%.c,$(BUILD)/$(1)/kube/%.o,$$(KUBE_S
 	rm -f $$@
 	ar rcs $$@ $$^
 
-$(BUILD)/$(1)/tests/kube/%: tests/kube/%.c tests/kube/kube_test_util.h $(BUILD)/$(1)/libdskube.a \
+$(BUILD)/$(1)/tests/kube/%: tests/kube/%.c $(wildcard tests/kube/*.h) $(BUILD)/$(1)/libdskube.a \
 		$(BUILD)/$(1)/libdagsched.a
 	@mkdir -p $$(@D)
 	$$(CC) $$(CFLAGS_BASE) $(2) $$(KUBE_CFLAGS) -Itests/kube $$< -o $$@ \

@@ -172,8 +172,7 @@ static void test_errors_name_file_and_field(void **state)
     expect_error("a: [", NULL,
                  "/etc/kc: invalid YAML at line 2 column 1: did not find expected node content");
     expect_error("- 1\n", NULL, "/etc/kc: top level must be a mapping");
-    expect_error("clusters: []\n", NULL,
-                 "/etc/kc: current-context: not set and no context given");
+    expect_error("clusters: []\n", NULL, "/etc/kc: current-context: not set and no context given");
     expect_error(full_kubeconfig, "prod", "/etc/kc: contexts: no entry named \"prod\"");
     expect_error("current-context: x\ncontexts: [{name: x, context: {cluster: nope}}]\n"
                  "clusters: []\n",
