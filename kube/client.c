@@ -54,8 +54,7 @@ const kube_config *kube_client_config(const kube_client *c)
 }
 
 /* Split "scheme://host[:port]/prefix" into host (brackets kept), port and the rest. */
-static int split_server(const char *server, char *host, size_t hsize, long *port,
-                        const char **rest)
+static int split_server(const char *server, char *host, size_t hsize, long *port, const char **rest)
 {
     const char *p = strstr(server, "://");
     if (p == NULL)
@@ -361,15 +360,15 @@ static CURL *handle_new(kube_client *c)
     if (c->connect_to != NULL)
         bad |= curl_easy_setopt(h, CURLOPT_CONNECT_TO, c->connect_to) != CURLE_OK;
     if (cfg->ca_data != NULL) {
-        struct curl_blob b = {.data = cfg->ca_data, .len = cfg->ca_data_len,
-                              .flags = CURL_BLOB_COPY};
+        struct curl_blob b = {
+            .data = cfg->ca_data, .len = cfg->ca_data_len, .flags = CURL_BLOB_COPY};
         bad |= curl_easy_setopt(h, CURLOPT_CAINFO_BLOB, &b) != CURLE_OK;
     } else if (cfg->ca_file != NULL) {
         bad |= curl_easy_setopt(h, CURLOPT_CAINFO, cfg->ca_file) != CURLE_OK;
     }
     if (cfg->cert_data != NULL) {
-        struct curl_blob b = {.data = cfg->cert_data, .len = cfg->cert_data_len,
-                              .flags = CURL_BLOB_COPY};
+        struct curl_blob b = {
+            .data = cfg->cert_data, .len = cfg->cert_data_len, .flags = CURL_BLOB_COPY};
         bad |= curl_easy_setopt(h, CURLOPT_SSLCERT_BLOB, &b) != CURLE_OK;
         bad |= curl_easy_setopt(h, CURLOPT_SSLCERTTYPE, "PEM") != CURLE_OK;
     } else if (cfg->cert_file != NULL) {
@@ -377,8 +376,8 @@ static CURL *handle_new(kube_client *c)
         bad |= curl_easy_setopt(h, CURLOPT_SSLCERTTYPE, "PEM") != CURLE_OK;
     }
     if (cfg->key_data != NULL) {
-        struct curl_blob b = {.data = cfg->key_data, .len = cfg->key_data_len,
-                              .flags = CURL_BLOB_COPY};
+        struct curl_blob b = {
+            .data = cfg->key_data, .len = cfg->key_data_len, .flags = CURL_BLOB_COPY};
         bad |= curl_easy_setopt(h, CURLOPT_SSLKEY_BLOB, &b) != CURLE_OK;
         bad |= curl_easy_setopt(h, CURLOPT_SSLKEYTYPE, "PEM") != CURLE_OK;
     } else if (cfg->key_file != NULL) {
@@ -532,8 +531,8 @@ static CURLcode perform(kube_client *c, xfer *x, const char *method, const char 
     bad |= curl_easy_setopt(h, CURLOPT_HTTPHEADER, hdrs) != CURLE_OK;
     if (body != NULL) {
         bad |= curl_easy_setopt(h, CURLOPT_POSTFIELDS, body) != CURLE_OK;
-        bad |= curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)strlen(body)) !=
-               CURLE_OK;
+        bad |=
+            curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)strlen(body)) != CURLE_OK;
         bad |= curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, method) != CURLE_OK;
     } else {
         bad |= curl_easy_setopt(h, CURLOPT_HTTPGET, 1L) != CURLE_OK;
@@ -598,8 +597,8 @@ static void path_for_msg(const char *path, char *buf, size_t size)
     buf[n] = '\0';
 }
 
-static void set_http_error(const char *method, const char *path, long status,
-                           const kube_status *st, ds_err *err)
+static void set_http_error(const char *method, const char *path, long status, const kube_status *st,
+                           ds_err *err)
 {
     char p[256];
     path_for_msg(path, p, sizeof p);
@@ -649,8 +648,8 @@ int kube_request_ex(kube_client *c, const kube_request_opts *ro, const char *met
         long status = 0;
         bool reusable;
         ds_err e = {{0}};
-        CURLcode rc = perform(c, &x, method, url, body, content_type, timeout, 0, &status, &e,
-                              &reusable);
+        CURLcode rc =
+            perform(c, &x, method, url, body, content_type, timeout, 0, &status, &e, &reusable);
         resp->attempts = attempt + 1;
         bool retry = false;
         double delay = 0;
@@ -724,8 +723,7 @@ int kube_response_json(const kube_response *resp, const char *path, json_t **out
     return 0;
 }
 
-int kube_get_json(kube_client *c, const char *path, json_t **out, kube_response *resp,
-                  ds_err *err)
+int kube_get_json(kube_client *c, const char *path, json_t **out, kube_response *resp, ds_err *err)
 {
     kube_response local;
     kube_response *r = resp != NULL ? resp : &local;
@@ -739,8 +737,8 @@ int kube_get_json(kube_client *c, const char *path, json_t **out, kube_response 
 }
 
 int kube_stream(kube_client *c, const char *path, double timeout_s, double idle_timeout_s,
-                const atomic_bool *cancel, kube_stream_cb on_data, void *user,
-                kube_response *resp, ds_err *err)
+                const atomic_bool *cancel, kube_stream_cb on_data, void *user, kube_response *resp,
+                ds_err *err)
 {
     memset(resp, 0, sizeof *resp);
     char *url = make_url(c, path, err);
@@ -753,8 +751,8 @@ int kube_stream(kube_client *c, const char *path, double timeout_s, double idle_
     long status = 0;
     bool reusable;
     ds_err e = {{0}};
-    CURLcode rc = perform(c, &x, "GET", url, NULL, NULL, timeout_s, idle_timeout_s, &status, &e,
-                          &reusable);
+    CURLcode rc =
+        perform(c, &x, "GET", url, NULL, NULL, timeout_s, idle_timeout_s, &status, &e, &reusable);
     free(url);
     resp->attempts = 1;
     resp->status = status;

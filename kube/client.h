@@ -48,9 +48,9 @@ typedef struct kube_response {
 } kube_response;
 
 typedef struct kube_request_opts {
-    bool no_retry_429;  /* a 429 is an answer, not a throttle (evictions blocked by a PDB) */
-    bool no_retry;      /* a single attempt */
-    double timeout_s;   /* overrides request_timeout_s when > 0 */
+    bool no_retry_429;         /* a 429 is an answer, not a throttle (evictions blocked by a PDB) */
+    bool no_retry;             /* a single attempt */
+    double timeout_s;          /* overrides request_timeout_s when > 0 */
     const atomic_bool *cancel; /* abort (and stop retrying) when it becomes true; may be NULL */
 } kube_request_opts;
 
@@ -77,8 +77,7 @@ int kube_request_ex(kube_client *c, const kube_request_opts *ro, const char *met
 void kube_response_free(kube_response *resp);
 
 /* GET path and parse the body as JSON (*out owned by the caller). */
-int kube_get_json(kube_client *c, const char *path, json_t **out, kube_response *resp,
-                  ds_err *err);
+int kube_get_json(kube_client *c, const char *path, json_t **out, kube_response *resp, ds_err *err);
 /* Parse resp->body as JSON; errors name the path. */
 int kube_response_json(const kube_response *resp, const char *path, json_t **out, ds_err *err);
 
@@ -90,8 +89,8 @@ int kube_response_json(const kube_response *resp, const char *path, json_t **out
  * answer). */
 typedef int (*kube_stream_cb)(void *user, const char *data, size_t len);
 int kube_stream(kube_client *c, const char *path, double timeout_s, double idle_timeout_s,
-                const atomic_bool *cancel, kube_stream_cb on_data, void *user,
-                kube_response *resp, ds_err *err);
+                const atomic_bool *cancel, kube_stream_cb on_data, void *user, kube_response *resp,
+                ds_err *err);
 
 /* Sleep up to seconds; returns early (non-zero) on client shutdown or when *cancel becomes true. */
 int kube_client_sleep(kube_client *c, double seconds, const atomic_bool *cancel);

@@ -27,8 +27,7 @@ void kube_status_from_json(const json_t *obj, kube_status *out)
         return;
     out->valid = true;
     json_t *code = json_object_get(obj, "code");
-    if (json_is_integer(code) && json_integer_value(code) >= 0 &&
-        json_integer_value(code) < 1000)
+    if (json_is_integer(code) && json_integer_value(code) >= 0 && json_integer_value(code) < 1000)
         out->code = (int)json_integer_value(code);
     copy_str(out->reason, sizeof out->reason, json_object_get(obj, "reason"));
     copy_str(out->message, sizeof out->message, json_object_get(obj, "message"));

@@ -14,12 +14,12 @@
 #define KUBE_STATUS_MAX_REASON  64
 
 typedef struct kube_status {
-    bool valid;                             /* the body was a Status object */
-    int code;                               /* .code, 0 when absent */
-    char reason[KUBE_STATUS_MAX_REASON];    /* .reason, "" when absent */
-    char message[KUBE_STATUS_MAX_MESSAGE];  /* .message (truncated), "" when absent */
-    int retry_after_s;                      /* .details.retryAfterSeconds, 0 when absent */
-    bool cause_disruption_budget;           /* a .details.causes[].reason is DisruptionBudget */
+    bool valid;                            /* the body was a Status object */
+    int code;                              /* .code, 0 when absent */
+    char reason[KUBE_STATUS_MAX_REASON];   /* .reason, "" when absent */
+    char message[KUBE_STATUS_MAX_MESSAGE]; /* .message (truncated), "" when absent */
+    int retry_after_s;                     /* .details.retryAfterSeconds, 0 when absent */
+    bool cause_disruption_budget;          /* a .details.causes[].reason is DisruptionBudget */
 } kube_status;
 
 /* From a parsed JSON value. */

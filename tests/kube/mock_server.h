@@ -19,9 +19,9 @@
 #define MOCK_MAX 32
 
 typedef struct mock_reply {
-    int status;          /* 0: close the connection without answering */
-    const char *headers; /* extra header lines, each ending in \r\n, or NULL */
-    const char *body;    /* body (Content-Length), or NULL */
+    int status;             /* 0: close the connection without answering */
+    const char *headers;    /* extra header lines, each ending in \r\n, or NULL */
+    const char *body;       /* body (Content-Length), or NULL */
     const char *chunks[16]; /* chunked body pieces sent 10 ms apart (used when body is NULL) */
     bool close_after;
 } mock_reply;
@@ -156,9 +156,8 @@ static inline void mock_serve(mock_server *m, int fd)
                 mock_write_all(fd, rep.body, strlen(rep.body)) != 0)
                 return;
         } else {
-            snprintf(head, sizeof head,
-                     "HTTP/1.1 %d X\r\nTransfer-Encoding: chunked\r\n%s%s\r\n", rep.status,
-                     rep.headers ? rep.headers : "",
+            snprintf(head, sizeof head, "HTTP/1.1 %d X\r\nTransfer-Encoding: chunked\r\n%s%s\r\n",
+                     rep.status, rep.headers ? rep.headers : "",
                      rep.close_after ? "Connection: close\r\n" : "");
             if (mock_write_all(fd, head, strlen(head)) != 0)
                 return;
@@ -230,8 +229,7 @@ static inline int mock_start(mock_server *m)
         return -1;
     struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
     socklen_t al = sizeof a;
-    if (bind(m->listen_fd, (struct sockaddr *)&a, sizeof a) != 0 ||
-        listen(m->listen_fd, 8) != 0 ||
+    if (bind(m->listen_fd, (struct sockaddr *)&a, sizeof a) != 0 || listen(m->listen_fd, 8) != 0 ||
         getsockname(m->listen_fd, (struct sockaddr *)&a, &al) != 0)
         return -1;
     m->port = ntohs(a.sin_port);

@@ -111,11 +111,12 @@ static void test_no_retry_on_4xx_status_message(void **state)
 static void test_429_retry_or_answer(void **state)
 {
     mock_server *m = *state;
-    const char *tmr = "{\"kind\":\"Status\",\"status\":\"Failure\",\"message\":\"Cannot evict pod as "
-                      "it would violate the pod's disruption budget.\",\"reason\":"
-                      "\"TooManyRequests\",\"details\":{\"causes\":[{\"reason\":"
-                      "\"DisruptionBudget\",\"message\":\"The disruption budget pdb needs 1 "
-                      "healthy pods\"}]},\"code\":429}";
+    const char *tmr =
+        "{\"kind\":\"Status\",\"status\":\"Failure\",\"message\":\"Cannot evict pod as "
+        "it would violate the pod's disruption budget.\",\"reason\":"
+        "\"TooManyRequests\",\"details\":{\"causes\":[{\"reason\":"
+        "\"DisruptionBudget\",\"message\":\"The disruption budget pdb needs 1 "
+        "healthy pods\"}]},\"code\":429}";
     mock_reply r[] = {{.status = 429, .body = tmr}, {.status = 201, .body = "{}"}};
     mock_script(m, r, 2);
     kube_client *c = client_for(m, NULL, NULL, 0);
@@ -257,18 +258,17 @@ static void test_stream(void **state)
     kube_response resp;
     ds_err err = {{0}};
     collected col = {0};
-    assert_int_equal(
-        kube_stream(c, "/api/v1/pods?watch=1", 5, 0, NULL, collect, &col, &resp, &err), 0);
+    assert_int_equal(kube_stream(c, "/api/v1/pods?watch=1", 5, 0, NULL, collect, &col, &resp, &err),
+                     0);
     assert_string_equal(col.data, "{\"type\":\"ADDED\"}\n{\"type\":\"DELETED\"}\n");
     assert_true(col.calls >= 3);
     kube_response_free(&resp);
     memset(&col, 0, sizeof col);
-    assert_int_equal(
-        kube_stream(c, "/api/v1/pods?watch=1", 5, 0, NULL, collect, &col, &resp, &err), -1);
+    assert_int_equal(kube_stream(c, "/api/v1/pods?watch=1", 5, 0, NULL, collect, &col, &resp, &err),
+                     -1);
     assert_int_equal(resp.status, 410);
     assert_int_equal(resp.st.code, 410);
-    assert_string_equal(err.msg,
-                        "GET /api/v1/pods: 410 Expired: too old resource version: 1 (5)");
+    assert_string_equal(err.msg, "GET /api/v1/pods: 410 Expired: too old resource version: 1 (5)");
     assert_int_equal(col.len, 0);
     kube_response_free(&resp);
     kube_client_free(c);
