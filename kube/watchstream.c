@@ -136,8 +136,8 @@ int kube_watch_event_parse(const char *text, size_t len, kube_watch_event *ev, d
     } else if (!json_is_object(obj)) {
         ds_err_set(err, "watch event %s: \"object\" missing or not an object", type);
     } else {
-        const char *rv = json_string_value(
-            json_object_get(json_object_get(obj, "metadata"), "resourceVersion"));
+        const char *rv =
+            json_string_value(json_object_get(json_object_get(obj, "metadata"), "resourceVersion"));
         if (t != KUBE_WATCH_ERROR && (rv == NULL || rv[0] == '\0')) {
             ds_err_set(err, "watch event %s: object has no metadata.resourceVersion", type);
         } else {

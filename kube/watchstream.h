@@ -53,7 +53,7 @@ typedef enum {
 
 typedef struct kube_watch_event {
     kube_watch_type type;
-    json_t *object; /* owned reference: the resource, or a Status for ERROR */
+    json_t *object;               /* owned reference: the resource, or a Status for ERROR */
     const char *resource_version; /* object.metadata.resourceVersion (into object), or NULL */
 } kube_watch_event;
 
