@@ -79,8 +79,8 @@ static int get_str(dctx *d, const json_t *parent, const char *key, const char *p
     return 0;
 }
 
-static int get_i64(dctx *d, const json_t *parent, const char *key, const char *path,
-                   int64_t min, int64_t max, int64_t dflt, int64_t *out)
+static int get_i64(dctx *d, const json_t *parent, const char *key, const char *path, int64_t min,
+                   int64_t max, int64_t dflt, int64_t *out)
 {
     *out = dflt;
     const json_t *v = json_object_get(parent, key);
@@ -95,8 +95,8 @@ static int get_i64(dctx *d, const json_t *parent, const char *key, const char *p
     return 0;
 }
 
-static int get_i32(dctx *d, const json_t *parent, const char *key, const char *path,
-                   int32_t dflt, int32_t *out)
+static int get_i32(dctx *d, const json_t *parent, const char *key, const char *path, int32_t dflt,
+                   int32_t *out)
 {
     int64_t v;
     if (get_i64(d, parent, key, path, INT32_MIN, INT32_MAX, dflt, &v) != 0)
@@ -117,8 +117,7 @@ static int get_bool(dctx *d, const json_t *parent, const char *key, const char *
     return 0;
 }
 
-static int get_time(dctx *d, const json_t *parent, const char *key, const char *path,
-                    double *out)
+static int get_time(dctx *d, const json_t *parent, const char *key, const char *path, double *out)
 {
     *out = 0;
     const char *s;
@@ -173,8 +172,9 @@ static int get_kvs(dctx *d, const json_t *parent, const char *key, const char *p
             return fail(d, "%s%s: key too long (got %zu bytes, limit %d)", path, key, kl,
                         KUBE_OBJ_MAX_STR);
         if (vl > max_value || strlen(json_string_value(v)) != vl)
-            return fail(d, "%s%s[\"%.64s\"]: value too long or contains NUL (got %zu bytes, "
-                           "limit %zu)",
+            return fail(d,
+                        "%s%s[\"%.64s\"]: value too long or contains NUL (got %zu bytes, "
+                        "limit %zu)",
                         path, key, k, vl, max_value);
         total += kl + vl;
         if (total > max_total)
@@ -368,11 +368,11 @@ static kube_meta *pack(dctx *d, const kube_meta *tmp, size_t struct_size)
 /* ---- kinds ---- */
 
 static const char *const kind_names[KUBE_KIND_N] = {"pod", "node", "configmap",
-                                                     "poddisruptionbudget", "job"};
+                                                    "poddisruptionbudget", "job"};
 static const char *const kind_prefix[KUBE_KIND_N] = {"/api/v1", "/api/v1", "/api/v1",
-                                                      "/apis/policy/v1", "/apis/batch/v1"};
+                                                     "/apis/policy/v1", "/apis/batch/v1"};
 static const char *const kind_resource[KUBE_KIND_N] = {"pods", "nodes", "configmaps",
-                                                        "poddisruptionbudgets", "jobs"};
+                                                       "poddisruptionbudgets", "jobs"};
 
 const char *kube_kind_name(kube_kind kind)
 {
@@ -438,8 +438,8 @@ static int add_resources(dctx *d, const json_t *map, const char *path, ds_res *r
     json_t *v;
     json_object_foreach((json_t *)map, k, v)
     {
-        int kind = ds_res_kind(k, d->opts ? d->opts->gpu_names : NULL,
-                               d->opts ? d->opts->n_gpu_names : 0);
+        int kind =
+            ds_res_kind(k, d->opts ? d->opts->gpu_names : NULL, d->opts ? d->opts->n_gpu_names : 0);
         if (kind < 0)
             continue;
         const char *q = json_string_value(v);
@@ -484,8 +484,7 @@ static int pod_requests(dctx *d, const json_t *spec, ds_res *out)
     json_array_foreach(cs, i, c)
     {
         snprintf(path, sizeof path, "spec.containers[%zu].resources.requests", i);
-        if (add_resources(d, json_object_get(get_obj(c, "resources"), "requests"), path, out) !=
-            0)
+        if (add_resources(d, json_object_get(get_obj(c, "resources"), "requests"), path, out) != 0)
             return -1;
     }
     const json_t *ics = json_object_get(spec, "initContainers");
@@ -498,8 +497,7 @@ static int pod_requests(dctx *d, const json_t *spec, ds_res *out)
     {
         ds_res one = {{0}};
         snprintf(path, sizeof path, "spec.initContainers[%zu].resources.requests", i);
-        if (add_resources(d, json_object_get(get_obj(c, "resources"), "requests"), path, &one) !=
-            0)
+        if (add_resources(d, json_object_get(get_obj(c, "resources"), "requests"), path, &one) != 0)
             return -1;
         const char *rp = json_string_value(json_object_get(c, "restartPolicy"));
         if (rp != NULL && strcmp(rp, "Always") == 0) {
@@ -628,8 +626,8 @@ static int decode_pdb(dctx *d, const json_t *obj, kube_pdb *b)
     const json_t *sel = get_obj(spec, "selector");
     b->has_selector = sel != NULL;
     if (get_kvs(d, sel, "matchLabels", "spec.selector.", NULL, KUBE_OBJ_MAX_LABELS,
-                KUBE_OBJ_MAX_STR, KUBE_OBJ_MAX_LABELS * (size_t)KUBE_OBJ_MAX_STR,
-                &b->match_labels, &b->n_match_labels) != 0)
+                KUBE_OBJ_MAX_STR, KUBE_OBJ_MAX_LABELS * (size_t)KUBE_OBJ_MAX_STR, &b->match_labels,
+                &b->n_match_labels) != 0)
         return -1;
     const json_t *exprs = json_object_get(sel, "matchExpressions");
     if (exprs != NULL && !json_is_null(exprs)) {
@@ -670,8 +668,8 @@ static int decode_pdb(dctx *d, const json_t *obj, kube_pdb *b)
                 for (size_t j = 0; j < nv; j++) {
                     va[j] = json_string_value(json_array_get(vals, j));
                     if (va[j] == NULL || strlen(va[j]) > KUBE_OBJ_MAX_STR)
-                        return fail(d, "%svalues[%zu]: must be a string of at most %d bytes",
-                                    path, j, KUBE_OBJ_MAX_STR);
+                        return fail(d, "%svalues[%zu]: must be a string of at most %d bytes", path,
+                                    j, KUBE_OBJ_MAX_STR);
                 }
                 reqs[i].values = va;
                 reqs[i].n_values = nv;
@@ -815,10 +813,10 @@ bool kube_pdb_selects(const kube_pdb *pdb, const kube_meta *obj)
         for (size_t j = 0; v != NULL && j < r->n_values; j++)
             if (strcmp(v, r->values[j]) == 0)
                 in = true;
-        bool ok = r->op == KUBE_SEL_IN             ? in
-                  : r->op == KUBE_SEL_NOT_IN       ? !in
-                  : r->op == KUBE_SEL_EXISTS       ? v != NULL
-                                                   : v == NULL;
+        bool ok = r->op == KUBE_SEL_IN       ? in
+                  : r->op == KUBE_SEL_NOT_IN ? !in
+                  : r->op == KUBE_SEL_EXISTS ? v != NULL
+                                             : v == NULL;
         if (!ok)
             return false;
     }

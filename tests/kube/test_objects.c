@@ -225,10 +225,9 @@ static void test_node_cm_pdb_job(void **state)
     assert_int_equal(b->generation, 3);
     assert_int_equal(b->observed_generation, 2);
     assert_int_equal(b->current_healthy, 1);
-    kube_meta *pod = decode_ok(KUBE_KIND_POD,
-                               "{\"metadata\":{\"name\":\"p\",\"namespace\":\"a\","
-                               "\"resourceVersion\":\"1\",\"labels\":{\"app\":\"x\","
-                               "\"tier\":\"b\"}},\"spec\":{}}");
+    kube_meta *pod = decode_ok(KUBE_KIND_POD, "{\"metadata\":{\"name\":\"p\",\"namespace\":\"a\","
+                                              "\"resourceVersion\":\"1\",\"labels\":{\"app\":\"x\","
+                                              "\"tier\":\"b\"}},\"spec\":{}}");
     assert_true(kube_pdb_selects(b, pod));
     kube_obj_unref(pod);
     pod = decode_ok(KUBE_KIND_POD, "{\"metadata\":{\"name\":\"p\",\"namespace\":\"a\","
@@ -265,8 +264,7 @@ static kube_meta *make_pod(const char *ns, const char *name, const char *node, c
              "{\"metadata\":{\"name\":\"%s\",\"namespace\":\"%s\",\"resourceVersion\":\"%d\""
              "%s%s%s},\"spec\":{%s%s%s}}",
              name, ns, rv, job ? ",\"labels\":{\"dagsched.io/job\":\"" : "", job ? job : "",
-             job ? "\"}" : "", node ? "\"nodeName\":\"" : "", node ? node : "",
-             node ? "\"" : "");
+             job ? "\"}" : "", node ? "\"nodeName\":\"" : "", node ? node : "", node ? "\"" : "");
     return decode_ok(KUBE_KIND_POD, text);
 }
 
