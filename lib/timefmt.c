@@ -98,18 +98,20 @@ int ds_duration_parse(const char *s, double *seconds, ds_err *err)
             if (whole > (UINT64_C(1) << 63))
                 return dur_range(err, s);
         }
-        /* Fraction (\.[0-9]*)?; digits beyond 19 cannot change the result and are dropped. */
-        uint64_t frac = 0, scale = 1;
-        int have_frac = 0, frac_full = 0;
+        /* Fraction (\.[0-9]*)?: digits are kept while the numerator stays below 2^63, as Go does;
+         * later digits are dropped. The value is frac * unit / 10^kept, truncated to whole ns. */
+        uint64_t frac = 0;
+        int kept = 0, have_frac = 0, frac_full = 0;
         if (*p == '.') {
             for (p++; is_digit(*p); p++) {
                 have_frac = 1;
-                if (frac_full || frac > (UINT64_C(1) << 63) / 10) {
+                if (frac_full || frac > (UINT64_C(1) << 63) / 10 ||
+                    frac * 10 + (uint64_t)(*p - '0') > (UINT64_C(1) << 63)) {
                     frac_full = 1;
                     continue;
                 }
                 frac = frac * 10 + (uint64_t)(*p - '0');
-                scale *= 10;
+                kept++;
             }
         }
         if (!have_whole && !have_frac)
@@ -133,8 +135,13 @@ int ds_duration_parse(const char *s, double *seconds, ds_err *err)
         if (whole > DURATION_NS_MAX / unit)
             return dur_range(err, s);
         unsigned __int128 v = (unsigned __int128)whole * unit;
-        if (frac > 0)
+        /* frac * unit < 2^63 * 3.6e12 < 10^32: with 32 or more kept digits the part is 0 ns. */
+        if (frac > 0 && kept < 32) {
+            unsigned __int128 scale = 1;
+            for (int i = 0; i < kept; i++)
+                scale *= 10;
             v += (unsigned __int128)frac * unit / scale;
+        }
         v += total;
         if (v > DURATION_NS_MAX)
             return dur_range(err, s);
@@ -194,7 +201,7 @@ void ds_duration_format(double seconds, char *buf, unsigned long bufsize)
         seconds = -seconds;
     }
     double ns_d = round(seconds * 1e9);
-    if (isinf(seconds) || ns_d > (double)DURATION_NS_MAX) {
+    if (isinf(seconds) || ns_d >= 9223372036854775808.0) {
         /* Beyond Go's range (about 292 years): no exact form, say so plainly. */
         if (isinf(seconds))
             snprintf(out + pos, sizeof out - pos, "inf");
@@ -204,6 +211,13 @@ void ds_duration_format(double seconds, char *buf, unsigned long bufsize)
         return;
     }
     uint64_t ns = (uint64_t)ns_d;
+    /* A double carries about 15 significant digits: past that, digits of ns are noise from the
+     * conversion (1974938h54m47.012772864s), so round them off (1974938h54m47.01277s). */
+    uint64_t unit = 1;
+    for (uint64_t n = ns; n >= UINT64_C(1000000000000000); n /= 10)
+        unit *= 10;
+    if (unit > 1)
+        ns = (ns / unit + (ns % unit >= unit / 2)) * unit;
     if (ns == 0) {
         snprintf(buf, bufsize, "0s");
         return;

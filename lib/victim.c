@@ -64,6 +64,8 @@ typedef struct vctx {
     unsigned char *in_plan; /* [n_running] by candidate position */
     size_t *plan;           /* [n_running] candidate positions */
     size_t *best;           /* [n_running] running indexes of the best plan so far */
+    int64_t *topk;          /* [DS_RES_N * topk_cap] largest requests per resource */
+    size_t topk_cap;        /* min(max_victims_per_preemptor, n_running) */
 
     double pbar_half; /* P_bar / 2, so that gaps of huge priorities never overflow */
 
@@ -256,13 +258,21 @@ static bool fits_anywhere(const vctx *c, const ds_res *req)
     return false;
 }
 
-/* Adding victim request x reduces some resource the preemptor still lacks in `cur`. */
-static bool reduces_deficit(const ds_res *req, const ds_res *cur, const ds_res *x)
+/* need = what `room` lacks for `req`, per resource (0 where it has enough); false when nothing is
+ * lacking. */
+static bool need_of(const ds_res *req, const ds_res *room, ds_res *need)
 {
-    for (int k = 0; k < DS_RES_N; k++)
-        if (req->v[k] > 0 && req->v[k] > cur->v[k] && x->v[k] > 0)
-            return true;
-    return false;
+    bool lacking = false;
+    for (int d = 0; d < DS_RES_N; d++) {
+        int64_t v = 0;
+        if (req->v[d] > 0 && req->v[d] > room->v[d]) {
+            if (__builtin_sub_overflow(req->v[d], room->v[d], &v))
+                v = INT64_MAX;
+            lacking = true;
+        }
+        need->v[d] = v;
+    }
+    return lacking;
 }
 
 /* Build ctx->plan (candidate positions, mandatory top victim first) of at most k victims among
@@ -277,19 +287,26 @@ static size_t greedy_plan(vctx *c, const ds_res *req, const ds_res *free_, size_
     size_t np = 0;
     c->plan[np++] = top;
     c->in_plan[top] = 1;
-    while (!ds_res_fits(req, &cur) && np < k) {
+    ds_res need;
+    bool lacking = need_of(req, &cur, &need);
+    while (lacking && np < k) {
         size_t pick = SIZE_MAX, partial = SIZE_MAX;
         for (size_t s = 0; s < top; s++) {
             if (c->in_plan[s])
                 continue;
             const ds_res *x = &c->r[c->cand[s]].request;
-            ds_res tmp = cur;
-            ds_res_add(&tmp, x);
-            if (ds_res_fits(req, &tmp)) {
+            bool completes = true, reduces = false;
+            for (int d = 0; d < DS_RES_N; d++) {
+                if (x->v[d] < need.v[d])
+                    completes = false;
+                if (need.v[d] > 0 && x->v[d] > 0)
+                    reduces = true;
+            }
+            if (completes) {
                 pick = s;
                 break;
             }
-            if (partial == SIZE_MAX && reduces_deficit(req, &cur, x))
+            if (partial == SIZE_MAX && reduces)
                 partial = s;
         }
         if (pick == SIZE_MAX)
@@ -299,9 +316,9 @@ static size_t greedy_plan(vctx *c, const ds_res *req, const ds_res *free_, size_
         c->plan[np++] = pick;
         c->in_plan[pick] = 1;
         ds_res_add(&cur, &c->r[c->cand[pick]].request);
+        lacking = need_of(req, &cur, &need);
     }
-    bool ok = ds_res_fits(req, &cur);
-    if (ok) {
+    if (!lacking) {
         /* Drop helpers that are not needed, most recently added first. */
         for (size_t i = np; i-- > 1;) {
             ds_res without = cur;
@@ -316,7 +333,46 @@ static size_t greedy_plan(vctx *c, const ds_res *req, const ds_res *free_, size_
     }
     for (size_t i = 0; i < np; i++)
         c->in_plan[c->plan[i]] = 0;
-    return ok ? np : 0;
+    return lacking ? 0 : np;
+}
+
+/* Per resource, the kk largest requests seen so far, descending: c->topk[d * topk_cap + i]. */
+static void topk_insert(vctx *c, const ds_res *x, size_t cnt[DS_RES_N], size_t kk)
+{
+    for (int d = 0; d < DS_RES_N; d++) {
+        int64_t *row = &c->topk[(size_t)d * c->topk_cap];
+        int64_t v = x->v[d];
+        size_t i = cnt[d];
+        if (i == kk) {
+            if (kk == 0 || v <= row[kk - 1])
+                continue;
+            i = kk - 1; /* drop the smallest */
+        } else {
+            cnt[d]++;
+        }
+        for (; i > 0 && row[i - 1] < v; i--)
+            row[i] = row[i - 1];
+        row[i] = v;
+    }
+}
+
+static bool topk_fits(const vctx *c, const ds_res *req, const ds_res *free_, const ds_res *top,
+                      const size_t cnt[DS_RES_N], size_t m)
+{
+    for (int d = 0; d < DS_RES_N; d++) {
+        if (req->v[d] <= 0)
+            continue;
+        const int64_t *row = &c->topk[(size_t)d * c->topk_cap];
+        int64_t room;
+        if (__builtin_add_overflow(free_->v[d], top->v[d], &room))
+            room = INT64_MAX;
+        for (size_t i = 0; i < cnt[d] && i < m && room < req->v[d]; i++)
+            if (__builtin_add_overflow(room, row[i], &room))
+                room = INT64_MAX;
+        if (room < req->v[d])
+            return false;
+    }
+    return true;
 }
 
 /* The best plan on node n for preemptor a: the smallest top victim position (lowest maximum
@@ -338,11 +394,20 @@ static size_t plan_on_node(vctx *c, const ds_waiting_task *a, size_t n, bool pha
             continue;
         c->cand[nc++] = ri;
     }
+    /* Two necessary conditions prune hopeless thresholds before the greedy search: all of
+     * cand[0..t] together make room, and so do cand[t] plus the k-1 largest requests among
+     * cand[0..t-1] (each resource bounded on its own). */
     ds_res prefix = c->free_[n];
+    size_t kk = k < c->topk_cap ? k : c->topk_cap;
+    size_t cnt[DS_RES_N] = {0};
     for (size_t t = 0; t < nc; t++) {
-        ds_res_add(&prefix, &c->r[c->cand[t]].request);
-        if (!ds_res_fits(&a->request, &prefix))
-            continue; /* not even all of cand[0..t] together make room */
+        const ds_res *x = &c->r[c->cand[t]].request;
+        ds_res_add(&prefix, x);
+        /* cand[t] plus the k-1 largest of cand[0..t-1], per resource; then remember cand[t]. */
+        bool hopeless = kk < t + 1 && !topk_fits(c, &a->request, &c->free_[n], x, cnt, kk - 1);
+        topk_insert(c, x, cnt, kk);
+        if (hopeless || !ds_res_fits(&a->request, &prefix))
+            continue; /* no k of cand[0..t] (with cand[t]) make room */
         size_t np = greedy_plan(c, &a->request, &c->free_[n], t, k);
         if (np > 0) {
             /* Sort the (small) plan by candidate position, i.e. ascending priority. */
@@ -432,6 +497,7 @@ static void free_ctx(vctx *c, prio_ix *worder, prio_ix *rorder, bool *handled)
     free(c->in_plan);
     free(c->plan);
     free(c->best);
+    free(c->topk);
     free(worder);
     free(rorder);
     free(handled);
@@ -475,10 +541,13 @@ long ds_select_victims(const ds_waiting_task *waiting, size_t n_waiting,
     c.in_plan = calloc(n_running, 1);
     c.plan = calloc(n_running, sizeof *c.plan);
     c.best = calloc(n_running, sizeof *c.best);
+    c.topk_cap =
+        p->max_victims_per_preemptor < n_running ? p->max_victims_per_preemptor : n_running;
+    c.topk = calloc((size_t)DS_RES_N * c.topk_cap, sizeof *c.topk);
     if (worder == NULL || rorder == NULL || handled == NULL || c.free_ == NULL ||
         c.budget == NULL || c.taken == NULL || c.by_node == NULL || c.node_start == NULL ||
         c.mark == NULL || c.stack == NULL || c.cand == NULL || c.in_plan == NULL ||
-        c.plan == NULL || c.best == NULL) {
+        c.plan == NULL || c.best == NULL || c.topk == NULL) {
         free_ctx(&c, worder, rorder, handled);
         return ds_err_set(err,
                           "victim selection: out of memory (%zu waiting, %zu running, %zu "

@@ -75,6 +75,13 @@ static void test_duration_valid(void **state)
         {"2562047h47m16.854775807s", 9223372036.854775807},
         {"0.000000001s", 1e-9},
         {"0.0000000009s", 0}, /* below 1 ns, truncated like Go */
+        /* Leading zeros in a long fraction (the numerator keeps growing, the scale past 10^19). */
+        {"47.08371946058713412734\xce\xbcs", 47083e-9},
+        {"1.000000000000000000000000000001h", 3600},
+        {"0.00000000000000000000000000000000001h", 0},
+        {"0.00000000000000000000000000000000000000000000000000000000001h", 0},
+        /* Digits past the 19th significant one are dropped, as Go does. */
+        {"0.12345678901234567890123456789s", 0.123456789},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         ds_err err = {{0}};
@@ -202,6 +209,9 @@ static void test_duration_format(void **state)
         {-INFINITY, "-inf"},
         {NAN, "NaN"},
         {3600.0 * 1e7, "10000000h"}, /* beyond Go's range: whole hours */
+        /* Past 15 significant digits a double's ns are noise and are rounded off. */
+        {1000000.123456789, "277h46m40.12345679s"},
+        {999999.123456789, "277h46m39.123456789s"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char buf[64];

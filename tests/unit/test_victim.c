@@ -116,6 +116,11 @@ static void test_normalised_gap(void **state)
     assert_float_equal(out[0].gap, 1.0, 1e-12);
     assert_float_equal(out[0].normalised_gap, 1.0, 1e-12);
 
+    /* The test is strict: 2.5 - 1.0 = 1.5 is not above rho = 1.5 (P_bar still 1). */
+    w[0].priority = 2.5;
+    p.rho = 1.5;
+    assert_int_equal(select_plain(w, 1, r, 3, n, 1, &p, out), 0);
+
     /* A larger gap passes rho: 2.9 - 1.0 = 1.9 > 1.5 (P_bar still 1). */
     p.rho = 1.5;
     w[0].priority = 2.9;
@@ -685,6 +690,79 @@ static bool is_ancestor(const ds_dag *d, size_t task, size_t anc, int depth)
 #define P_RUN   24
 #define P_WAIT  10
 
+/* Reference for one victim per preemptor, by brute force over every running task: the same rules,
+ * written as directly as possible. Used to check the library's decisions exactly. */
+static long reference_one_victim(const ds_waiting_task *w, const size_t *order, size_t nw,
+                                 const ds_running_task *r, size_t nr, const ds_node_free *n,
+                                 size_t nn, const ds_dag *const *jobs, const ds_preempt_params *p,
+                                 ds_decision *out)
+{
+    double pmin = INFINITY, pmax = -INFINITY;
+    for (size_t i = 0; i < nw; i++)
+        pmin = fmin(pmin, w[i].priority), pmax = fmax(pmax, w[i].priority);
+    for (size_t i = 0; i < nr; i++)
+        pmin = fmin(pmin, r[i].priority), pmax = fmax(pmax, r[i].priority);
+    double pbar = (pmax - pmin) / (double)(nw + nr - 1);
+    size_t limit = p->max_evictions < N_OUT ? p->max_evictions : N_OUT;
+    ds_res free_[P_NODES];
+    size_t budget[P_NODES];
+    for (size_t k = 0; k < nn; k++)
+        free_[k] = n[k].free_, budget[k] = n[k].evictions_left;
+    bool taken[P_RUN] = {false}, handled[P_WAIT] = {false};
+    size_t got = 0;
+    size_t n_try = (size_t)ceil(p->delta * (double)nw - 1e-9);
+    for (int phase = 1; phase <= 2; phase++) {
+        for (size_t o = 0; o < (phase == 1 ? nw : n_try) && got < limit; o++) {
+            size_t a = order[o];
+            bool urgent_a = w[a].t_allow_s <= p->epsilon_s;
+            bool starving = p->tau_s > 0 && w[a].t_wait_s >= p->tau_s;
+            if (phase == 1 && !urgent_a && !starving)
+                continue;
+            if (phase == 2 && handled[a])
+                continue;
+            handled[a] = true;
+            bool fits = false;
+            for (size_t k = 0; k < nn; k++)
+                fits = fits || ds_res_fits(&w[a].request, &free_[k]);
+            if (fits)
+                continue;
+            size_t best = SIZE_MAX;
+            for (size_t b = 0; b < nr; b++) {
+                const ds_running_task *v = &r[b];
+                if (taken[b] || !v->evictable || v->ran_s < p->min_run_s ||
+                    v->t_allow_s <= p->epoch_s || budget[v->node] == 0)
+                    continue;
+                if (w[a].job != NOJOB && v->job == w[a].job &&
+                    (v->task == w[a].task || is_ancestor(jobs[v->job], w[a].task, v->task, 0)))
+                    continue;
+                double hat = w[a].priority - v->priority;
+                if (phase == 2 && !(hat > 0 && (p->rho == 0 || (pbar > 0 && hat / pbar > p->rho))))
+                    continue;
+                ds_res room = free_[v->node];
+                ds_res_add(&room, &v->request);
+                if (!ds_res_fits(&w[a].request, &room))
+                    continue;
+                if (best == SIZE_MAX || v->priority < r[best].priority ||
+                    (v->priority == r[best].priority && v->node < r[best].node))
+                    best = b;
+            }
+            if (best == SIZE_MAX)
+                continue;
+            out[got++] = (ds_decision){.waiting = a,
+                                       .running = best,
+                                       .node = r[best].node,
+                                       .reason = phase == 2 ? DS_REASON_PRIORITY
+                                                 : urgent_a ? DS_REASON_URGENT
+                                                            : DS_REASON_STARVATION};
+            taken[best] = true;
+            budget[r[best].node]--;
+            ds_res_add(&free_[r[best].node], &r[best].request);
+            ds_res_sub(&free_[r[best].node], &w[a].request);
+        }
+    }
+    return (long)got;
+}
+
 static void test_random_invariants(void **state)
 {
     (void)state;
@@ -707,7 +785,7 @@ static void test_random_invariants(void **state)
     }
     const ds_dag *jobs[] = {&dags[0], &dags[1]};
     size_t by_reason[3] = {0, 0, 0};
-    size_t multi = 0, ancestor_pairs = 0;
+    size_t multi = 0, ancestor_pairs = 0, compared = 0;
 
     for (int round = 0; round < 300; round++) {
         ds_preempt_params p = params();
@@ -825,6 +903,22 @@ static void test_random_invariants(void **state)
             ds_res_sub(&free_[nd], &w[a].request);
             i = j;
         }
+        if (p.max_victims_per_preemptor == 1) {
+            size_t order[P_WAIT];
+            for (size_t i = 0; i < P_WAIT; i++)
+                order[rank[i]] = i;
+            ds_decision ref[N_OUT];
+            long want_n =
+                reference_one_victim(w, order, P_WAIT, r, P_RUN, n, P_NODES, jobs, &p, ref);
+            assert_int_equal(got, want_n);
+            for (long i = 0; i < got; i++) {
+                assert_int_equal(out[i].waiting, ref[i].waiting);
+                assert_int_equal(out[i].running, ref[i].running);
+                assert_int_equal(out[i].node, ref[i].node);
+                assert_int_equal(out[i].reason, ref[i].reason);
+            }
+            compared += (size_t)got;
+        }
         /* Waiting/running pairs where the running task is an ancestor: C2 has work to do. */
         for (size_t a = 0; a < P_WAIT; a++)
             for (size_t b = 0; b < P_RUN; b++)
@@ -837,6 +931,7 @@ static void test_random_invariants(void **state)
     assert_true(by_reason[DS_REASON_STARVATION] > 20);
     assert_true(by_reason[DS_REASON_PRIORITY] > 20);
     assert_true(multi > 10);
+    assert_true(compared > 50);
     assert_true(ancestor_pairs > 100);
     ds_dag_free(&dags[0]);
     ds_dag_free(&dags[1]);
