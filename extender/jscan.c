@@ -27,8 +27,8 @@ static void skip_ws(parser *p)
 {
     const char *b = p->d->buf;
     size_t n = p->d->len;
-    while (p->pos < n && (b[p->pos] == ' ' || b[p->pos] == '\n' || b[p->pos] == '\r' ||
-                          b[p->pos] == '\t'))
+    while (p->pos < n &&
+           (b[p->pos] == ' ' || b[p->pos] == '\n' || b[p->pos] == '\r' || b[p->pos] == '\t'))
         p->pos++;
 }
 

@@ -36,9 +36,9 @@ typedef struct js_tok {
 } js_tok;
 
 typedef struct js_limits {
-    unsigned max_depth;  /* nesting of objects and arrays; e.g. 100 */
-    size_t max_tokens;   /* values and object keys; e.g. 4 Mi */
-    size_t max_len;      /* bytes; at most 4 GiB - 1 */
+    unsigned max_depth; /* nesting of objects and arrays; e.g. 100 */
+    size_t max_tokens;  /* values and object keys; e.g. 4 Mi */
+    size_t max_len;     /* bytes; at most 4 GiB - 1 */
 } js_limits;
 
 /* Tokens: an object token is followed by its members as key (a string token), value (a subtree);

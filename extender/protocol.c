@@ -1,6 +1,7 @@
 /* protocol.c: parsing and writing the kube-scheduler extender wire format (see protocol.h). */
 #include "protocol.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,7 +15,7 @@ void ext_limits_default(ext_limits *l)
 
 static const char *type_name(uint8_t t)
 {
-    static const char *const names[] = {"object", "array",  "string", "number",
+    static const char *const names[] = {"object", "array", "string", "number",
                                         "true",   "false", "null"};
     return t < sizeof names / sizeof names[0] ? names[t] : "?";
 }
@@ -256,8 +257,8 @@ static int parse_victims(ext_preempt_args *a, size_t val, ext_victim_node *vn, s
             uid = js_obj_get(d, i, "UID");
         } else {
             long meta = js_obj_get(d, i, "metadata");
-            uid = meta >= 0 && d->t[meta].type == JS_OBJECT ? js_obj_get(d, (size_t)meta, "uid")
-                                                             : -1;
+            uid =
+                meta >= 0 && d->t[meta].type == JS_OBJECT ? js_obj_get(d, (size_t)meta, "uid") : -1;
         }
         const char *s = "";
         if (uid >= 0 && d->t[uid].type == JS_STRING) {
@@ -336,6 +337,18 @@ void ext_preempt_args_free(ext_preempt_args *a)
     free(a->uid_store);
     memset(a, 0, sizeof *a);
     a->pod = -1;
+}
+
+void ext_sfmt(char *buf, size_t size, const char *fmt, ...)
+{
+    if (size == 0)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(buf, size, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        buf[0] = '\0';
 }
 
 /* ---- output ---- */

@@ -5,7 +5,7 @@
 EXT_SRCS      := $(filter-out extender/main.c,$(wildcard extender/*.c))
 EXT_TESTS     := $(patsubst tests/extender/%.c,%,$(wildcard tests/extender/test_*.c))
 EXT_LIBS      := -ljansson
-EXT_CFLAGS    := -Iextender -Iruntime
+EXT_CFLAGS    := -Iextender -Iruntime -Ikube -pthread
 
 define extender_variant
 $(BUILD)/$(1)/extender/%.o: extender/%.c
@@ -17,12 +17,14 @@ $(BUILD)/$(1)/libdsextender.a: $$(patsubst extender/%.c,$(BUILD)/$(1)/extender/%
 	rm -f $$@
 	ar rcs $$@ $$^
 
-$(BUILD)/$(1)/tests/extender/%: tests/extender/%.c $(BUILD)/$(1)/libdsextender.a \
-		$(BUILD)/$(1)/libdsruntime.a $(BUILD)/$(1)/libdagsched.a
+$(BUILD)/$(1)/tests/extender/%: tests/extender/%.c $(wildcard tests/extender/*.h) \
+		$(BUILD)/$(1)/libdsextender.a $(BUILD)/$(1)/libdsruntime.a $(BUILD)/$(1)/libdskube.a \
+		$(BUILD)/$(1)/libdagsched.a
 	@mkdir -p $$(@D)
 	$$(CC) $$(CFLAGS_BASE) $(2) $$(EXT_CFLAGS) -Itests/extender $$< -o $$@ \
-		$(BUILD)/$(1)/libdsextender.a $(BUILD)/$(1)/libdsruntime.a $(BUILD)/$(1)/libdagsched.a \
-		$$(EXT_LIBS) $$(RUNTIME_LIBS) $$(YAML_LIBS) $$(CMOCKA_LIBS) $$(LIBS_COMMON)
+		$(BUILD)/$(1)/libdsextender.a $(BUILD)/$(1)/libdsruntime.a $(BUILD)/$(1)/libdskube.a \
+		$(BUILD)/$(1)/libdagsched.a $$(EXT_LIBS) $$(RUNTIME_LIBS) $$(KUBE_LIBS) $$(CMOCKA_LIBS) \
+		$$(LIBS_COMMON)
 endef
 
 $(eval $(call extender_variant,rel,$(OPT_FLAGS)))

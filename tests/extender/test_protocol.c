@@ -158,8 +158,9 @@ static void check_names(const ext_args *a)
     json_error_t je;
     json_t *pod = json_loadb(pj, pl, 0, &je);
     assert_non_null(pod);
-    assert_string_equal(json_string_value(json_object_get(json_object_get(pod, "metadata"), "name")),
-                        "etl-transform");
+    assert_string_equal(
+        json_string_value(json_object_get(json_object_get(pod, "metadata"), "name")),
+        "etl-transform");
     json_decref(pod);
 }
 
@@ -190,7 +191,8 @@ static void test_filter_result_names(void **state)
     char err[EXT_ERR_MAX];
     assert_int_equal(ext_parse_args(body, len, &l, &a, err), 0);
     ext_node_result r[3] = {{.pass = true},
-                            {.pass = false, .unresolvable = true,
+                            {.pass = false,
+                             .unresolvable = true,
                              .message = "dagsched: waiting for upstream tasks: extract, clean"},
                             {.pass = false, .message = "dagsched: insufficient \"cpu\""}};
     ext_buf b;
@@ -282,9 +284,10 @@ static void test_node_list_mode(void **state)
     assert_string_equal(
         json_string_value(json_object_get(json_object_get(node, "metadata"), "name")),
         "kwok-node-1");
-    assert_string_equal(json_string_value(json_object_get(
-                            json_object_get(json_object_get(node, "status"), "allocatable"), "cpu")),
-                        "8");
+    assert_string_equal(
+        json_string_value(json_object_get(
+            json_object_get(json_object_get(node, "status"), "allocatable"), "cpu")),
+        "8");
     assert_true(json_is_null(json_object_get(res, "NodeNames")));
     assert_string_equal(
         json_string_value(json_object_get(json_object_get(res, "FailedNodes"), "kwok-node-0")),
@@ -433,8 +436,9 @@ static void test_preempt_full_and_lower(void **state)
     ext_preempt_args_free(&a);
     free(body);
 
-    const char *lower = "{\"pod\":{},\"nodenametometavictims\":{\"n1\":{\"pods\":[{\"uid\":\"u1\"}],"
-                        "\"numpdbviolations\":2},\"n2\":null}}";
+    const char *lower =
+        "{\"pod\":{},\"nodenametometavictims\":{\"n1\":{\"pods\":[{\"uid\":\"u1\"}],"
+        "\"numpdbviolations\":2},\"n2\":null}}";
     assert_int_equal(ext_parse_preempt_args(lower, strlen(lower), &l, &a, err), 0);
     assert_true(a.meta);
     assert_int_equal(a.n_nodes, 2);
@@ -473,9 +477,8 @@ static void test_preempt_malformed(void **state)
                          "NodeNameToMetaVictims[n1].Pods: expected an array (got object)");
     expect_preempt_error("{\"Pod\":{},\"NodeNameToMetaVictims\":{\"n1\":{\"Pods\":[1]}}}",
                          "NodeNameToMetaVictims[n1].Pods: expected objects (got number)");
-    expect_preempt_error(
-        "{\"Pod\":{},\"NodeNameToMetaVictims\":{\"n1\":{\"Pods\":[{\"UID\":5}]}}}",
-        "NodeNameToMetaVictims[n1].Pods: UID: expected a string (got number)");
+    expect_preempt_error("{\"Pod\":{},\"NodeNameToMetaVictims\":{\"n1\":{\"Pods\":[{\"UID\":5}]}}}",
+                         "NodeNameToMetaVictims[n1].Pods: UID: expected a string (got number)");
     expect_preempt_error(
         "{\"Pod\":{},\"NodeNameToMetaVictims\":{\"n1\":{\"NumPDBViolations\":-1}}}",
         "NodeNameToMetaVictims[n1].NumPDBViolations: expected an integer >= 0");
@@ -495,8 +498,9 @@ static void test_json_string_escaping(void **state)
     char *out = ext_buf_take(&b, &n);
     /* \xff and the encoded surrogate \xed\xa0\x80 (3 bytes) are invalid UTF-8: U+FFFD each
      * byte that cannot start a valid sequence. */
-    assert_string_equal(out, "\"a\\\"b\\\\c\\u000a\\u0001\xc3\xa9\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd"
-                             "\xef\xbf\xbd\"{\"Error\":\"x\"}");
+    assert_string_equal(out,
+                        "\"a\\\"b\\\\c\\u000a\\u0001\xc3\xa9\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd"
+                        "\xef\xbf\xbd\"{\"Error\":\"x\"}");
     free(out);
 }
 
