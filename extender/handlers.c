@@ -272,8 +272,8 @@ static int resolve_pod(const ext_ctx *c, const ext_snapshot *s, const js_doc *d,
 }
 
 /* Common request prologue: parse, snapshot check, resolve the pod. 0 to go on. */
-static int begin(const ext_ctx *c, const ext_snapshot *s, const char *body, size_t len,
-                 ext_args *a, pod_ctx *pc, ext_reply *r, ext_outcome *o)
+static int begin(const ext_ctx *c, const ext_snapshot *s, const char *body, size_t len, ext_args *a,
+                 pod_ctx *pc, ext_reply *r, ext_outcome *o)
 {
     memset(o, 0, sizeof *o);
     memset(pc, 0, sizeof *pc);
@@ -329,7 +329,7 @@ void ext_handle_filter(const ext_ctx *c, const ext_snapshot *s, const char *body
     ext_node_result *res = calloc(n ? n : 1, sizeof *res);
     const ds_node_view **views = node_views(s, &a);
     ds_node_verdict *verdicts = calloc(n ? n : 1, sizeof *verdicts);
-    char (*msgs)[160] = NULL; /* one per failing node, with the details */
+    char(*msgs)[160] = NULL; /* one per failing node, with the details */
     if (res == NULL || views == NULL || verdicts == NULL) {
         reply_oom(r, o);
         goto out;
@@ -340,8 +340,7 @@ void ext_handle_filter(const ext_ctx *c, const ext_snapshot *s, const char *body
         snprintf(blocked_msg, sizeof blocked_msg, "dagsched: waiting for upstream tasks: %s",
                  pc.missing);
         for (size_t i = 0; i < n; i++)
-            res[i] = (ext_node_result){
-                .pass = false, .unresolvable = true, .message = blocked_msg};
+            res[i] = (ext_node_result){.pass = false, .unresolvable = true, .message = blocked_msg};
         o->n_blocked = n;
     } else {
         bool reject_late = pc.cls == EXT_POD_DAG && s->policy.filter_infeasible_nodes;
@@ -566,8 +565,8 @@ void ext_handle_preempt(const ext_ctx *c, const ext_snapshot *s, const char *bod
         for (size_t j = 0; j < vn->n_pods; j++)
             vptr[j] = victim_view(s, vn->uids[j], node_idx, now, &vstore[j]) ? &vstore[j] : NULL;
         ds_err derr;
-        long nk = ds_place_preempt_node(&pre, mode, dag, &s->nodes[node_idx].view, vptr,
-                                        vn->n_pods, s->pbar_half, pp, verd, &keep[i], &derr);
+        long nk = ds_place_preempt_node(&pre, mode, dag, &s->nodes[node_idx].view, vptr, vn->n_pods,
+                                        s->pbar_half, pp, verd, &keep[i], &derr);
         if (nk < 0) {
             keep[i] = false;
             o->victims_refused[DS_VICTIM_UNKNOWN] += vn->n_pods;

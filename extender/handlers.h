@@ -38,10 +38,10 @@ typedef enum {
 } ext_result_kind;
 
 typedef enum {
-    EXT_POD_OUTSIDE = 0,   /* no job key */
-    EXT_POD_DAG,           /* a task of a valid job, runnable */
-    EXT_POD_BLOCKED,       /* waiting for upstream tasks */
-    EXT_POD_INVALID_JOB,   /* job key present but the job (or the pod's task) is unusable */
+    EXT_POD_OUTSIDE = 0, /* no job key */
+    EXT_POD_DAG,         /* a task of a valid job, runnable */
+    EXT_POD_BLOCKED,     /* waiting for upstream tasks */
+    EXT_POD_INVALID_JOB, /* job key present but the job (or the pod's task) is unusable */
 } ext_pod_class;
 
 /* What happened, for metrics, logs and Events. */
@@ -57,7 +57,7 @@ typedef struct ext_outcome {
     size_t n_no_fit, n_too_slow, n_unknown, n_blocked;
     size_t n_victims_in, n_victims_kept, n_nodes_kept;
     size_t victims_refused[DS_VICTIM_PREEMPTOR_BARRED + 1]; /* by ds_victim_verdict */
-    const char *preemptor_mode;                            /* ds_preemptor_mode_name */
+    const char *preemptor_mode;                             /* ds_preemptor_mode_name */
 } ext_outcome;
 
 /* Release the outcome's pod reference. */

@@ -17,7 +17,7 @@
 #include "objects.h"
 #include "policy.h"
 
-#define EXT_POLICY_DATA_KEY "policy.yaml"
+#define EXT_POLICY_DATA_KEY  "policy.yaml"
 #define EXT_POLICY_CM_PREFIX "dagsched-policy-"
 
 typedef struct ext_policy_state {

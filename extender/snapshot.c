@@ -269,8 +269,8 @@ int ext_snapshot_build(const ext_build_input *in, ext_snapshot **out, ds_err *er
         gobs[i].yaml = graph_yaml(cm, &gobs[i].len);
         gobs[i].created_at = time_or_nan(cm->meta.creation_ts);
     }
-    if (ds_jobs_build(obs, in->n_pods, gobs, in->n_graphs, in->now, &in->policy->priority,
-                      &s->jobs, err) != 0) {
+    if (ds_jobs_build(obs, in->n_pods, gobs, in->n_graphs, in->now, &in->policy->priority, &s->jobs,
+                      err) != 0) {
         ds_err_prefix(err, "job model");
         goto fail;
     }

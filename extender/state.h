@@ -1,8 +1,8 @@
 /* state.h: what the extender knows about the cluster, as immutable snapshots.
  *
- * A snapshot holds the nodes (allocatable, usage from bound unfinished pods, processing rate), every
- * pod, the DAG jobs evaluated by the job model at the snapshot's time, the active policy and the
- * normalised-priority scale P_bar. It is built from informer caches by a background thread: the
+ * A snapshot holds the nodes (allocatable, usage from bound unfinished pods, processing rate),
+ * every pod, the DAG jobs evaluated by the job model at the snapshot's time, the active policy and
+ * the normalised-priority scale P_bar. It is built from informer caches by a background thread: the
  * informers' callbacks only mark the state dirty; the builder waits for a short quiet period
  * (debounce), builds a new snapshot and publishes it with a pointer swap. Priorities depend on
  * time, so it also rebuilds periodically. Request handlers take a reference to the current
@@ -36,10 +36,10 @@ typedef struct ext_node {
 
 typedef struct ext_snapshot {
     atomic_int refs;
-    uint64_t seq;      /* increases with every snapshot built by one ext_state */
-    double now;        /* wall-clock time the job model was evaluated at */
-    double build_s;    /* how long building took */
-    ds_policy policy;  /* active policy */
+    uint64_t seq;     /* increases with every snapshot built by one ext_state */
+    double now;       /* wall-clock time the job model was evaluated at */
+    double build_s;   /* how long building took */
+    ds_policy policy; /* active policy */
     uint64_t policy_generation;
     char policy_source[320];
 
@@ -47,7 +47,7 @@ typedef struct ext_snapshot {
     ext_node *nodes;
     size_t n_nodes;
     ds_strmap node_index; /* name -> index into nodes */
-    double max_speed; /* fastest node's rate */
+    double max_speed;     /* fastest node's rate */
 
     const kube_pod **pods; /* references, in the order given to the job model */
     size_t n_pods;
@@ -113,8 +113,7 @@ typedef struct ext_state ext_state;
 
 /* Create the informers (pods, nodes, JobGraph ConfigMaps cluster-wide, policy ConfigMaps in the
  * policy namespace) and the builder thread, and start them. */
-int ext_state_start(kube_client *client, const ext_state_opts *opts, ext_state **out,
-                    ds_err *err);
+int ext_state_start(kube_client *client, const ext_state_opts *opts, ext_state **out, ds_err *err);
 void ext_state_stop(ext_state *st); /* stops threads; idempotent */
 void ext_state_free(ext_state *st);
 
@@ -122,15 +121,21 @@ void ext_state_free(ext_state *st);
  * one is built (the caches have not synced yet). */
 const ext_snapshot *ext_state_acquire(ext_state *st);
 
+/* How objects are decoded (the GPU resource names of the default policy; a policy that changes
+ * gpuResourceNames takes effect for decoding after a restart). For decoding request Pods the same
+ * way. The arrays live as long as the state. */
+kube_decode_opts ext_state_decode_opts(const ext_state *st);
+
 /* Every informer has synced and a snapshot exists. */
 bool ext_state_ready(ext_state *st);
 
 /* Healthy: ready, and every informer in contact with the API server within max_age_s. */
 bool ext_state_healthy(ext_state *st, double max_age_s, char *why, size_t why_size);
 
-/* Post a Warning Event about a pod (deduplicated by pod uid and reason for a while). Asynchronous:
- * queued for the builder thread, never blocks the caller. */
-void ext_state_pod_event(ext_state *st, const kube_pod *pod, const char *reason,
+/* Post a Warning Event about a pod (deduplicated by pod uid, reason and message for ten minutes).
+ * Asynchronous: queued for the event thread, never blocks the caller. True when queued, false
+ * when suppressed as a duplicate or the queue is full. */
+bool ext_state_pod_event(ext_state *st, const kube_pod *pod, const char *reason,
                          const char *message);
 
 #endif
