@@ -262,12 +262,20 @@ static int resolve_pod(const ext_ctx *c, const ext_snapshot *s, const js_doc *d,
         return 0;
     }
     pc->cls = EXT_POD_DAG;
-    pc->job = NULL; /* no task index: no deadline or criticality known yet */
+    pc->job = NULL; /* no task index: no DSP priority or criticality yet */
+    /* Without the DAG the level deadline is not known; the job deadline bounds it from above
+     * (exact for tasks of the last level), so the deadline test never rejects a node wrongly. */
     const char *rt = kube_meta_annotation(&p->meta, DS_ANN_RUNTIME);
+    const char *dl = kube_meta_annotation(&p->meta, DS_ANN_DEADLINE);
+    const char *dla = kube_meta_annotation(&p->meta, DS_ANN_DEADLINE_AFTER);
     double secs;
     ds_err derr;
     if (rt != NULL && ds_duration_parse(rt, &secs, &derr) == 0)
         pc->place.runtime_s = secs;
+    if (dl != NULL && ds_timestamp_parse(dl, &secs, &derr) == 0)
+        pc->place.level_deadline = secs;
+    else if (dla != NULL && p->meta.creation_ts > 0 && ds_duration_parse(dla, &secs, &derr) == 0)
+        pc->place.level_deadline = p->meta.creation_ts + secs;
     return 0;
 }
 

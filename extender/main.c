@@ -152,8 +152,9 @@ static int parse_flags(int argc, char **argv, flags *f)
             break;
         case O_LISTEN:
             if (parse_listen(optarg, f) != 0) {
-                fprintf(stderr, "dagsched-extender: --listen: expected HOST:PORT with a port "
-                                "1..65535 (got \"%s\")\n",
+                fprintf(stderr,
+                        "dagsched-extender: --listen: expected HOST:PORT with a port "
+                        "1..65535 (got \"%s\")\n",
                         optarg);
                 return 2;
             }

@@ -231,24 +231,24 @@ static int register_metrics(ext_server *s, ds_err *err)
     const char *res[] = {"result"};
     s->m_requests = metrics_family_new(r, METRICS_COUNTER, "dagsched_extender_requests_total",
                                        "Extender requests, by verb and result.", vr, 2, NULL, 0);
-    s->m_duration = metrics_family_new(
-        r, METRICS_HISTOGRAM, "dagsched_extender_request_duration_seconds",
-        "Time to parse, decide and write one extender answer, by verb.", v, 1,
-        metrics_latency_buckets, metrics_latency_buckets_n);
-    s->m_errors = metrics_family_new(r, METRICS_COUNTER, "dagsched_extender_errors_total",
-                                     "Extender requests that failed, by verb and reason.", vr, 2,
-                                     NULL, 0);
-    s->m_filter_nodes = metrics_family_new(
-        r, METRICS_COUNTER, "dagsched_extender_filter_nodes_total",
-        "Nodes judged by the filter verb, by verdict.", verdict, 1, NULL, 0);
+    s->m_duration =
+        metrics_family_new(r, METRICS_HISTOGRAM, "dagsched_extender_request_duration_seconds",
+                           "Time to parse, decide and write one extender answer, by verb.", v, 1,
+                           metrics_latency_buckets, metrics_latency_buckets_n);
+    s->m_errors =
+        metrics_family_new(r, METRICS_COUNTER, "dagsched_extender_errors_total",
+                           "Extender requests that failed, by verb and reason.", vr, 2, NULL, 0);
+    s->m_filter_nodes =
+        metrics_family_new(r, METRICS_COUNTER, "dagsched_extender_filter_nodes_total",
+                           "Nodes judged by the filter verb, by verdict.", verdict, 1, NULL, 0);
     s->m_pods = metrics_family_new(r, METRICS_COUNTER, "dagsched_extender_pods_total",
                                    "Pods seen by each verb, by class (outside_dag, dag, blocked, "
                                    "invalid_job).",
                                    vc, 2, NULL, 0);
-    s->m_victims = metrics_family_new(
-        r, METRICS_COUNTER, "dagsched_extender_preempt_victims_total",
-        "Victims proposed by kube-scheduler, by verdict (keep or why refused).", verdict, 1,
-        NULL, 0);
+    s->m_victims =
+        metrics_family_new(r, METRICS_COUNTER, "dagsched_extender_preempt_victims_total",
+                           "Victims proposed by kube-scheduler, by verdict (keep or why refused).",
+                           verdict, 1, NULL, 0);
     s->m_preempt_nodes = metrics_family_new(
         r, METRICS_COUNTER, "dagsched_extender_preempt_nodes_total",
         "Candidate nodes of the preempt verb, kept or dropped.", res, 1, NULL, 0);

@@ -17,14 +17,14 @@
 #include "policy_source.h"
 #include "protocol.h"
 
-#define COMPONENT         "state"
-#define EVENT_QUEUE       64
-#define EVENT_DEDUPE      1024
-#define EVENT_DEDUPE_S    600.0
-#define EVENT_MSG_MAX     1024
-#define EVENT_TIMEOUT_S   5.0
-#define LABEL_JOBGRAPH    "dagsched.io/kind=JobGraph"
-#define LABEL_POLICY      "dagsched.io/kind=SchedulingPolicy"
+#define COMPONENT       "state"
+#define EVENT_QUEUE     64
+#define EVENT_DEDUPE    1024
+#define EVENT_DEDUPE_S  600.0
+#define EVENT_MSG_MAX   1024
+#define EVENT_TIMEOUT_S 5.0
+#define LABEL_JOBGRAPH  "dagsched.io/kind=JobGraph"
+#define LABEL_POLICY    "dagsched.io/kind=SchedulingPolicy"
 
 enum { INF_PODS = 0, INF_NODES, INF_GRAPHS, INF_POLICIES, INF_N };
 static const char *const inf_names[INF_N] = {"pods", "nodes", "jobgraphs", "policies"};
@@ -45,7 +45,7 @@ struct ext_state {
     char *component;
     double debounce_s, max_delay_s, refresh_s;
     kube_informer *inf[INF_N];
-    ds_policy startup;                          /* defaults: GPU resource names for decoding */
+    ds_policy startup;                         /* defaults: GPU resource names for decoding */
     const char *gpu_names[DS_POLICY_MAX_LIST]; /* into startup */
     kube_decode_opts decode;
 
@@ -87,21 +87,20 @@ static void register_metrics(ext_state *st, metrics_registry *r)
     if (r == NULL)
         return;
     const char *kind[] = {"kind"};
-    st->m_objects = metrics_family_new(r, METRICS_GAUGE, "dagsched_extender_cache_objects",
-                                       "Objects in the informer caches, by kind.", kind, 1, NULL,
-                                       0);
+    st->m_objects =
+        metrics_family_new(r, METRICS_GAUGE, "dagsched_extender_cache_objects",
+                           "Objects in the informer caches, by kind.", kind, 1, NULL, 0);
     const char *validity[] = {"validity"};
     st->m_jobs = metrics_family_new(r, METRICS_GAUGE, "dagsched_extender_jobs",
-                                    "DAG jobs in the current snapshot, valid or invalid.",
-                                    validity, 1, NULL, 0);
-    st->m_dsp_tasks =
-        metrics_family_new(r, METRICS_GAUGE, "dagsched_extender_dsp_tasks",
-                           "Waiting and running tasks of valid jobs in the current snapshot.",
-                           NULL, 0, NULL, 0);
-    st->m_build = metrics_family_new(r, METRICS_HISTOGRAM,
-                                     "dagsched_extender_snapshot_build_seconds",
-                                     "Time to build a snapshot from the caches.", NULL, 0,
-                                     metrics_latency_buckets, metrics_latency_buckets_n);
+                                    "DAG jobs in the current snapshot, valid or invalid.", validity,
+                                    1, NULL, 0);
+    st->m_dsp_tasks = metrics_family_new(
+        r, METRICS_GAUGE, "dagsched_extender_dsp_tasks",
+        "Waiting and running tasks of valid jobs in the current snapshot.", NULL, 0, NULL, 0);
+    st->m_build =
+        metrics_family_new(r, METRICS_HISTOGRAM, "dagsched_extender_snapshot_build_seconds",
+                           "Time to build a snapshot from the caches.", NULL, 0,
+                           metrics_latency_buckets, metrics_latency_buckets_n);
     const char *result[] = {"result"};
     st->m_builds = metrics_family_new(r, METRICS_COUNTER, "dagsched_extender_snapshot_builds_total",
                                       "Snapshot builds, by result.", result, 1, NULL, 0);
@@ -112,9 +111,9 @@ static void register_metrics(ext_state *st, metrics_registry *r)
         r, METRICS_GAUGE, "dagsched_extender_policy_generation",
         "Generation of the active policy (1: built-in defaults; +1 per change).", NULL, 0, NULL, 0);
     const char *pi[] = {"policy", "source"};
-    st->m_policy_info = metrics_family_new(r, METRICS_GAUGE, "dagsched_extender_policy_info",
-                                           "1 for the active policy (name and source).", pi, 2,
-                                           NULL, 0);
+    st->m_policy_info =
+        metrics_family_new(r, METRICS_GAUGE, "dagsched_extender_policy_info",
+                           "1 for the active policy (name and source).", pi, 2, NULL, 0);
     st->m_policy_reloads =
         metrics_family_new(r, METRICS_COUNTER, "dagsched_extender_policy_reloads_total",
                            "Policy ConfigMap versions examined, by outcome.", result, 1, NULL, 0);
@@ -221,10 +220,10 @@ static void post_event(ext_state *st, const event_item *e)
     json_t *ev = json_pack(
         "{s:s,s:s,s:{s:s,s:s},s:{s:s,s:s,s:s,s:s,s:s},s:s,s:s,s:s,s:{s:s},s:s,s:s,s:i,s:s,s:s}",
         "apiVersion", "v1", "kind", "Event", "metadata", "generateName", gen, "namespace", e->ns,
-        "involvedObject", "apiVersion", "v1", "kind", e->kind, "namespace", e->ns, "name",
-        e->name, "uid", e->uid, "reason", e->reason, "message", e->message, "type", "Warning",
-        "source", "component", st->component, "firstTimestamp", ts, "lastTimestamp", ts, "count",
-        1, "reportingComponent", st->component, "reportingInstance", host);
+        "involvedObject", "apiVersion", "v1", "kind", e->kind, "namespace", e->ns, "name", e->name,
+        "uid", e->uid, "reason", e->reason, "message", e->message, "type", "Warning", "source",
+        "component", st->component, "firstTimestamp", ts, "lastTimestamp", ts, "count", 1,
+        "reportingComponent", st->component, "reportingInstance", host);
     char *body = ev != NULL ? json_dumps(ev, JSON_COMPACT) : NULL;
     json_decref(ev);
     if (body == NULL) {
@@ -237,8 +236,8 @@ static void post_event(ext_state *st, const event_item *e)
     kube_response resp;
     ds_err err;
     if (kube_request_ex(st->client, &ro, "POST", path, body, NULL, &resp, &err) != 0) {
-        KLOG_WARN(COMPONENT, "posting Event %s on %s %s/%s: %s", e->reason, e->kind, e->ns,
-                  e->name, err.msg);
+        KLOG_WARN(COMPONENT, "posting Event %s on %s %s/%s: %s", e->reason, e->kind, e->ns, e->name,
+                  err.msg);
         count(st->m_events, e->reason, "failed");
     } else {
         count(st->m_events, e->reason, "posted");
@@ -495,8 +494,7 @@ static int new_informer(ext_state *st, kube_kind kind, const char *ns, const cha
     return kube_informer_new(st->client, &o, out, err);
 }
 
-int ext_state_start(kube_client *client, const ext_state_opts *opts, ext_state **out,
-                    ds_err *err)
+int ext_state_start(kube_client *client, const ext_state_opts *opts, ext_state **out, ds_err *err)
 {
     *out = NULL;
     ext_state *st = calloc(1, sizeof *st);

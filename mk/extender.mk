@@ -52,6 +52,11 @@ extender-test-asan: $(addprefix $(BUILD)/asan/tests/extender/,$(EXT_TESTS))
 	@set -e; for t in $^; do echo "== $$t (asan+ubsan)"; \
 		ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 $$t; done
 
+# Against the real kube-scheduler of a fresh local control plane (hack/cluster); about a minute.
+.PHONY: extender-integration-test
+extender-integration-test: $(BIN)/dagsched-extender
+	@tests/extender/integration.sh $(BIN)/dagsched-extender
+
 INTEGRATION_TESTS += extender-test extender-test-asan
 
 # Fuzzing the request parser with libFuzzer (clang). `make fuzz` runs FUZZ_SECONDS (default 600),
@@ -78,4 +83,4 @@ fuzz: $(FUZZ_BIN)
 fuzz-short: $(FUZZ_BIN)
 	@$(call fuzz-run,30) 2>&1 | tail -n 12
 
-INTEGRATION_TESTS += fuzz-short
+INTEGRATION_TESTS += fuzz-short extender-integration-test

@@ -45,12 +45,12 @@ static inline const kube_node *fx_node(const char *name, const char *cpu, const 
 
 typedef struct fx_pod_spec {
     const char *ns, *name, *uid, *rv;
-    const char *job, *task;                  /* labels, NULL when absent */
+    const char *job, *task;                      /* labels, NULL when absent */
     const char *depends_on, *runtime, *deadline; /* annotations, NULL when absent */
-    const char *node;                        /* spec.nodeName, NULL when unbound */
-    const char *phase;                       /* "Pending", "Running", ... */
-    const char *cpu, *mem;                   /* requests */
-    const char *created, *started;           /* RFC 3339, NULL when absent */
+    const char *node;                            /* spec.nodeName, NULL when unbound */
+    const char *phase;                           /* "Pending", "Running", ... */
+    const char *cpu, *mem;                       /* requests */
+    const char *created, *started;               /* RFC 3339, NULL when absent */
     const char *priority_class;
     const char *extra_label_key, *extra_label_value;
 } fx_pod_spec;
@@ -71,9 +71,9 @@ static inline const kube_pod *fx_pod(const fx_pod_spec *s)
         json_object_set_new(ann, "dagsched.io/runtime", json_string(s->runtime));
     if (s->deadline != NULL)
         json_object_set_new(ann, "dagsched.io/deadline", json_string(s->deadline));
-    json_t *meta = json_pack("{s:s,s:s,s:s,s:s,s:o,s:o}", "name", s->name, "namespace", s->ns,
-                             "uid", s->uid, "resourceVersion", s->rv ? s->rv : "1", "labels",
-                             labels, "annotations", ann);
+    json_t *meta =
+        json_pack("{s:s,s:s,s:s,s:s,s:o,s:o}", "name", s->name, "namespace", s->ns, "uid", s->uid,
+                  "resourceVersion", s->rv ? s->rv : "1", "labels", labels, "annotations", ann);
     if (s->created != NULL)
         json_object_set_new(meta, "creationTimestamp", json_string(s->created));
     json_t *req = json_object();
@@ -81,8 +81,8 @@ static inline const kube_pod *fx_pod(const fx_pod_spec *s)
         json_object_set_new(req, "cpu", json_string(s->cpu));
     if (s->mem != NULL)
         json_object_set_new(req, "memory", json_string(s->mem));
-    json_t *spec = json_pack("{s:[{s:s,s:s,s:{s:o}}]}", "containers", "name", "main", "image",
-                             "x", "resources", "requests", req);
+    json_t *spec = json_pack("{s:[{s:s,s:s,s:{s:o}}]}", "containers", "name", "main", "image", "x",
+                             "resources", "requests", req);
     if (s->node != NULL)
         json_object_set_new(spec, "nodeName", json_string(s->node));
     if (s->priority_class != NULL)

@@ -257,8 +257,7 @@ static void test_runnable_deadline_and_fit(void **state)
     free(out);
 
     /* Without the deadline pressure (10:00), the slow node passes too. */
-    out = run_file(ext_handle_filter, s, "filter_names.json", at("2026-11-22T10:00:00Z"), 200,
-                   &o);
+    out = run_file(ext_handle_filter, s, "filter_names.json", at("2026-11-22T10:00:00Z"), 200, &o);
     assert_non_null(strstr(out, "\"NodeNames\":[\"kwok-node-0\",\"kwok-node-1\"]"));
     free(out);
 
@@ -338,14 +337,29 @@ static void test_packing_prefers_complementary_node(void **state)
      *       0.2375 -> 2. */
     ds_policy pol;
     ds_policy_defaults(&pol);
-    const kube_node *nodes[2] = {fx_node("pa", "4", "16Gi", NULL), fx_node("pb", "4", "16Gi", NULL)};
-    const kube_pod *pods[2] = {
-        fx_pod(&(fx_pod_spec){.ns = "d", .name = "cpu-hog", .uid = "u1", .node = "pa",
-                              .phase = "Running", .cpu = "3", .mem = "1Gi"}),
-        fx_pod(&(fx_pod_spec){.ns = "d", .name = "mem-hog", .uid = "u2", .node = "pb",
-                              .phase = "Running", .cpu = "500m", .mem = "12Gi"})};
-    ext_build_input in = {.nodes = nodes, .n_nodes = 2, .pods = pods, .n_pods = 2,
-                          .policy = &pol, .policy_generation = 1, .now = 1000};
+    const kube_node *nodes[2] = {fx_node("pa", "4", "16Gi", NULL),
+                                 fx_node("pb", "4", "16Gi", NULL)};
+    const kube_pod *pods[2] = {fx_pod(&(fx_pod_spec){.ns = "d",
+                                                     .name = "cpu-hog",
+                                                     .uid = "u1",
+                                                     .node = "pa",
+                                                     .phase = "Running",
+                                                     .cpu = "3",
+                                                     .mem = "1Gi"}),
+                               fx_pod(&(fx_pod_spec){.ns = "d",
+                                                     .name = "mem-hog",
+                                                     .uid = "u2",
+                                                     .node = "pb",
+                                                     .phase = "Running",
+                                                     .cpu = "500m",
+                                                     .mem = "12Gi"})};
+    ext_build_input in = {.nodes = nodes,
+                          .n_nodes = 2,
+                          .pods = pods,
+                          .n_pods = 2,
+                          .policy = &pol,
+                          .policy_generation = 1,
+                          .now = 1000};
     ext_snapshot *s;
     ds_err err;
     assert_int_equal(ext_snapshot_build(&in, &s, &err), 0);
@@ -412,6 +426,23 @@ static void test_pod_unknown_to_snapshot(void **state)
     assert_int_equal(o.pod_class, EXT_POD_DAG);
     free(out);
     free(body);
+
+    /* Its own deadline annotation bounds the level deadline: 90 s of work 120 s before the
+     * deadline rule out the speed-0.5 node. */
+    const char *dl = "{\"metadata\":{\"name\":\"y-a\",\"namespace\":\"batch\",\"uid\":\"u-ya\","
+                     "\"resourceVersion\":\"1\",\"labels\":{\"dagsched.io/job\":\"y\","
+                     "\"dagsched.io/task\":\"a\"},\"annotations\":{\"dagsched.io/runtime\":"
+                     "\"90s\",\"dagsched.io/deadline\":\"" DEADLINE "\"}},\"spec\":{"
+                     "\"containers\":[{\"name\":\"c\"}]}}";
+    body = body_for(dl, "\"kwok-node-0\",\"kwok-node-1\"");
+    double late = at("2026-11-22T10:58:00Z");
+    out = run(ext_handle_filter, s, body, strlen(body), late, 200, &o);
+    assert_non_null(strstr(out, "\"NodeNames\":[\"kwok-node-0\"]"));
+    assert_non_null(strstr(out, "\"kwok-node-1\":\"dagsched: cannot finish before its level "
+                                "deadline on this node (needs 3m0s at speed 0.5, 2m0s left); "
+                                "faster nodes can\""));
+    free(out);
+    free(body);
     ext_snapshot_unref(s);
     world_free(&w);
 }
@@ -421,11 +452,23 @@ static void test_invalid_job_passes_through(void **state)
     (void)state;
     world w;
     world_init(&w, "Running");
-    add_pod(&w, &(fx_pod_spec){.ns = "batch", .name = "cyc-a", .uid = "u-cyc-a", .rv = "5",
-                               .job = "cyc", .task = "a", .depends_on = "b", .phase = "Pending",
+    add_pod(&w, &(fx_pod_spec){.ns = "batch",
+                               .name = "cyc-a",
+                               .uid = "u-cyc-a",
+                               .rv = "5",
+                               .job = "cyc",
+                               .task = "a",
+                               .depends_on = "b",
+                               .phase = "Pending",
                                .cpu = "100m"});
-    add_pod(&w, &(fx_pod_spec){.ns = "batch", .name = "cyc-b", .uid = "u-cyc-b", .rv = "5",
-                               .job = "cyc", .task = "b", .depends_on = "a", .phase = "Pending",
+    add_pod(&w, &(fx_pod_spec){.ns = "batch",
+                               .name = "cyc-b",
+                               .uid = "u-cyc-b",
+                               .rv = "5",
+                               .job = "cyc",
+                               .task = "b",
+                               .depends_on = "a",
+                               .phase = "Pending",
                                .cpu = "100m"});
     double now = at("2026-11-22T10:31:00Z");
     ext_snapshot *s = snap(&w, now);
@@ -469,19 +512,38 @@ static void test_empty_nodes(void **state)
  * they fill; a kube-system pod on kwok-node-1. */
 static void add_victims(world *w)
 {
-    add_pod(w, &(fx_pod_spec){.ns = "batch", .name = "report-a", .uid = "uid-victim-a",
-                              .job = "report", .task = "a", .runtime = "1h",
-                              .node = "kwok-node-0", .phase = "Running", .cpu = "4",
-                              .mem = "1Gi", .created = "2026-11-22T10:00:00Z",
+    add_pod(w, &(fx_pod_spec){.ns = "batch",
+                              .name = "report-a",
+                              .uid = "uid-victim-a",
+                              .job = "report",
+                              .task = "a",
+                              .runtime = "1h",
+                              .node = "kwok-node-0",
+                              .phase = "Running",
+                              .cpu = "4",
+                              .mem = "1Gi",
+                              .created = "2026-11-22T10:00:00Z",
                               .started = "2026-11-22T10:00:00Z"});
-    add_pod(w, &(fx_pod_spec){.ns = "batch", .name = "report-b", .uid = "uid-victim-b",
-                              .job = "report", .task = "b", .runtime = "1h",
-                              .node = "kwok-node-0", .phase = "Running", .cpu = "3800m",
-                              .mem = "1Gi", .created = "2026-11-22T10:58:00Z",
+    add_pod(w, &(fx_pod_spec){.ns = "batch",
+                              .name = "report-b",
+                              .uid = "uid-victim-b",
+                              .job = "report",
+                              .task = "b",
+                              .runtime = "1h",
+                              .node = "kwok-node-0",
+                              .phase = "Running",
+                              .cpu = "3800m",
+                              .mem = "1Gi",
+                              .created = "2026-11-22T10:58:00Z",
                               .started = "2026-11-22T10:58:00Z"});
-    add_pod(w, &(fx_pod_spec){.ns = "kube-system", .name = "dns", .uid = "uid-victim-c",
-                              .node = "kwok-node-1", .phase = "Running", .cpu = "7800m",
-                              .mem = "1Gi", .created = "2026-11-22T09:00:00Z",
+    add_pod(w, &(fx_pod_spec){.ns = "kube-system",
+                              .name = "dns",
+                              .uid = "uid-victim-c",
+                              .node = "kwok-node-1",
+                              .phase = "Running",
+                              .cpu = "7800m",
+                              .mem = "1Gi",
+                              .created = "2026-11-22T09:00:00Z",
                               .started = "2026-11-22T09:00:00Z"});
 }
 
