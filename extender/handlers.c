@@ -310,8 +310,10 @@ static const ds_node_view **node_views(const ext_snapshot *s, const ext_args *a)
     if (v == NULL)
         return NULL;
     for (size_t i = 0; i < a->n_nodes; i++) {
-        const ext_node *n = ext_snapshot_node(s, a->names[i]);
-        v[i] = n != NULL ? &n->view : NULL;
+        size_t idx;
+        v[i] = ds_strmap_get(&s->node_index, a->names[i], a->name_lens[i], &idx) == 0
+                   ? &s->nodes[idx].view
+                   : NULL;
     }
     return v;
 }

@@ -111,10 +111,16 @@ static int parse_string(parser *p)
     size_t n = p->d->len;
     size_t start = ++p->pos;
     bool escaped = false;
+    const unsigned char *u = (const unsigned char *)b;
     for (;;) {
+        /* Fast path: plain printable ASCII. */
+        size_t pos = p->pos;
+        while (pos < n && u[pos] >= 0x20 && u[pos] < 0x80 && u[pos] != '"' && u[pos] != '\\')
+            pos++;
+        p->pos = pos;
         if (p->pos >= n)
             return fail(p, "unterminated string");
-        unsigned char c = (unsigned char)b[p->pos];
+        unsigned char c = u[p->pos];
         if (c == '"')
             break;
         if (c < 0x20)

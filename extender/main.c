@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -271,6 +272,10 @@ int main(int argc, char **argv)
         return 0;
     if (rc == 2)
         return 2;
+    /* Request buffers of a few hundred KiB come and go for every request: keep them in the heap
+     * rather than mapping and faulting them in each time. */
+    mallopt(M_MMAP_THRESHOLD, 64 << 20);
+    mallopt(M_TRIM_THRESHOLD, 128 << 20);
     kube_log_setup(f.log_level, f.log_format, NULL);
 
     /* Signals are taken by sigwait below; every thread created from here on blocks them. */

@@ -49,18 +49,28 @@ static int tokenize(js_doc *d, const char *body, size_t len, const ext_limits *l
     return 0;
 }
 
+/* Bytes allowed in node names: letters, digits, '-', '.', '_'. */
+static const unsigned char name_chars[256] = {
+    ['-'] = 1, ['.'] = 1, ['_'] = 1, ['0'] = 1, ['1'] = 1, ['2'] = 1, ['3'] = 1, ['4'] = 1,
+    ['5'] = 1, ['6'] = 1, ['7'] = 1, ['8'] = 1, ['9'] = 1, ['a'] = 1, ['b'] = 1, ['c'] = 1,
+    ['d'] = 1, ['e'] = 1, ['f'] = 1, ['g'] = 1, ['h'] = 1, ['i'] = 1, ['j'] = 1, ['k'] = 1,
+    ['l'] = 1, ['m'] = 1, ['n'] = 1, ['o'] = 1, ['p'] = 1, ['q'] = 1, ['r'] = 1, ['s'] = 1,
+    ['t'] = 1, ['u'] = 1, ['v'] = 1, ['w'] = 1, ['x'] = 1, ['y'] = 1, ['z'] = 1, ['A'] = 1,
+    ['B'] = 1, ['C'] = 1, ['D'] = 1, ['E'] = 1, ['F'] = 1, ['G'] = 1, ['H'] = 1, ['I'] = 1,
+    ['J'] = 1, ['K'] = 1, ['L'] = 1, ['M'] = 1, ['N'] = 1, ['O'] = 1, ['P'] = 1, ['Q'] = 1,
+    ['R'] = 1, ['S'] = 1, ['T'] = 1, ['U'] = 1, ['V'] = 1, ['W'] = 1, ['X'] = 1, ['Y'] = 1,
+    ['Z'] = 1,
+};
+
 /* Node names are DNS subdomains; anything else cannot be a node kube-scheduler knows. */
 static bool valid_node_name(const char *s, size_t n)
 {
     if (n == 0 || n > EXT_NAME_MAX)
         return false;
-    for (size_t i = 0; i < n; i++) {
-        char c = s[i];
-        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-              c == '-' || c == '.' || c == '_'))
-            return false;
-    }
-    return true;
+    unsigned ok = 1;
+    for (size_t i = 0; i < n; i++)
+        ok &= name_chars[(unsigned char)s[i]];
+    return ok != 0;
 }
 
 /* Decode the string at tok into the arena (which has room for every string of the body). */
@@ -89,18 +99,25 @@ static int get_pod(const js_doc *d, long *pod, char err[EXT_ERR_MAX])
     return 0;
 }
 
+/* The node name at tok. Hot path (thousands per request): the field name for the error message
+ * is formatted only on error. */
 static int node_name_at(const js_doc *d, size_t tok, char *arena, size_t *used, size_t cap,
-                        const char **out, const char *field, size_t idx, char err[EXT_ERR_MAX])
+                        const char **out, uint32_t *len, const char *field, size_t idx,
+                        char err[EXT_ERR_MAX])
 {
     char f[64];
-    snprintf(f, sizeof f, "%s[%zu]", field, idx);
-    if (d->t[tok].type != JS_STRING)
+    if (d->t[tok].type != JS_STRING) {
+        snprintf(f, sizeof f, "%s[%zu]", field, idx);
         return set_err(err, "%s: expected a string (got %s)", f, type_name(d->t[tok].type));
+    }
     size_t n;
     const char *s = arena_str(d, tok, arena, used, cap, &n);
-    if (s == NULL || !valid_node_name(s, n))
+    if (s == NULL || !valid_node_name(s, n)) {
+        snprintf(f, sizeof f, "%s[%zu]", field, idx);
         return set_err(err, "%s: not a valid node name%s", f, "");
+    }
     *out = s;
+    *len = (uint32_t)n;
     return 0;
 }
 
@@ -114,13 +131,15 @@ static int parse_names(ext_args *a, long tok, const ext_limits *lim, size_t cap,
         return -1;
     }
     a->names = calloc(n ? n : 1, sizeof *a->names);
-    if (a->names == NULL) {
+    a->name_lens = calloc(n ? n : 1, sizeof *a->name_lens);
+    if (a->names == NULL || a->name_lens == NULL) {
         snprintf(err, EXT_ERR_MAX, "out of memory (%zu node names)", n);
         return -1;
     }
     size_t used = 0, i = (size_t)tok + 1;
     for (size_t k = 0; k < n; k++) {
-        if (node_name_at(d, i, a->arena, &used, cap, &a->names[k], "NodeNames", k, err))
+        if (node_name_at(d, i, a->arena, &used, cap, &a->names[k], &a->name_lens[k], "NodeNames", k,
+                         err))
             return -1;
         i = d->t[i].next;
     }
@@ -149,8 +168,9 @@ static int parse_node_list(ext_args *a, long tok, const ext_limits *lim, size_t 
         return -1;
     }
     a->names = calloc(n ? n : 1, sizeof *a->names);
+    a->name_lens = calloc(n ? n : 1, sizeof *a->name_lens);
     a->items = calloc(n ? n : 1, sizeof *a->items);
-    if (a->names == NULL || a->items == NULL) {
+    if (a->names == NULL || a->name_lens == NULL || a->items == NULL) {
         snprintf(err, EXT_ERR_MAX, "out of memory (%zu nodes)", n);
         return -1;
     }
@@ -164,8 +184,8 @@ static int parse_node_list(ext_args *a, long tok, const ext_limits *lim, size_t 
         long name = meta >= 0 ? js_obj_get(d, (size_t)meta, "name") : -1;
         if (name < 0)
             return set_err(err, "%s.metadata.name: missing%s", f, "");
-        if (node_name_at(d, (size_t)name, a->arena, &used, cap, &a->names[k], "Nodes.items", k,
-                         err))
+        if (node_name_at(d, (size_t)name, a->arena, &used, cap, &a->names[k], &a->name_lens[k],
+                         "Nodes.items", k, err))
             return -1;
         a->items[k] = (uint32_t)i;
         i = d->t[i].next;
@@ -209,6 +229,7 @@ void ext_args_free(ext_args *a)
     js_free(&a->doc);
     free(a->arena);
     free(a->names);
+    free(a->name_lens);
     free(a->items);
     memset(a, 0, sizeof *a);
     a->pod = -1;
@@ -412,10 +433,29 @@ void ext_buf_puts(ext_buf *b, const char *s)
  * encoder does, so the output is always valid JSON. */
 void ext_buf_put_json_string(ext_buf *b, const char *s)
 {
-    size_t n = strlen(s);
+    ext_buf_put_json_string_n(b, s, strlen(s));
+}
+
+void ext_buf_put_json_string_n(ext_buf *b, const char *s, size_t n)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    /* Fast path (node names, UIDs): printable ASCII without quotes or backslashes. */
+    size_t plain = 0;
+    while (plain < n && u[plain] >= 0x20 && u[plain] < 0x80 && u[plain] != '"' && u[plain] != '\\')
+        plain++;
+    if (plain == n) {
+        if (!reserve(b, n + 2))
+            return;
+        char *o = b->s + b->len;
+        o[0] = '"';
+        memcpy(o + 1, s, n);
+        o[n + 1] = '"';
+        b->len += n + 2;
+        b->s[b->len] = '\0';
+        return;
+    }
     if (!reserve(b, n * 6 + 2))
         return;
-    const unsigned char *u = (const unsigned char *)s;
     char *o = b->s + b->len;
     *o++ = '"';
     for (size_t i = 0; i < n;) {
@@ -457,8 +497,15 @@ void ext_buf_put_json_string(ext_buf *b, const char *s)
 void ext_buf_put_int(ext_buf *b, long long v)
 {
     char tmp[24];
-    int n = snprintf(tmp, sizeof tmp, "%lld", v);
-    ext_buf_put(b, tmp, (size_t)n);
+    size_t i = sizeof tmp;
+    unsigned long long u = v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v;
+    do {
+        tmp[--i] = (char)('0' + u % 10);
+        u /= 10;
+    } while (u != 0);
+    if (v < 0)
+        tmp[--i] = '-';
+    ext_buf_put(b, tmp + i, sizeof tmp - i);
 }
 
 char *ext_buf_take(ext_buf *b, size_t *len)
@@ -476,111 +523,111 @@ char *ext_buf_take(ext_buf *b, size_t *len)
 
 static void emit_failed(ext_buf *b, const ext_args *a, const ext_node_result *r, bool unres)
 {
-    ext_buf_puts(b, "{");
+    ext_buf_lit(b, "{");
     bool first = true;
     for (size_t i = 0; i < a->n_nodes; i++) {
         if (r[i].pass || r[i].unresolvable != unres)
             continue;
         if (!first)
-            ext_buf_puts(b, ",");
+            ext_buf_lit(b, ",");
         first = false;
-        ext_buf_put_json_string(b, a->names[i]);
-        ext_buf_puts(b, ":");
+        ext_buf_put_json_string_n(b, a->names[i], a->name_lens[i]);
+        ext_buf_lit(b, ":");
         ext_buf_put_json_string(b, r[i].message != NULL ? r[i].message : "dagsched: rejected");
     }
-    ext_buf_puts(b, "}");
+    ext_buf_lit(b, "}");
 }
 
 void ext_emit_filter(ext_buf *b, const ext_args *a, const ext_node_result *r, const char *error)
 {
     if (a->kind == EXT_NODES_LIST) {
-        ext_buf_puts(b, "{\"Nodes\":{\"metadata\":{},\"items\":[");
+        ext_buf_lit(b, "{\"Nodes\":{\"metadata\":{},\"items\":[");
         bool first = true;
         for (size_t i = 0; i < a->n_nodes; i++) {
             if (!r[i].pass)
                 continue;
             if (!first)
-                ext_buf_puts(b, ",");
+                ext_buf_lit(b, ",");
             first = false;
             const js_tok *t = &a->doc.t[a->items[i]];
             ext_buf_put(b, a->doc.buf + t->start, t->end - t->start);
         }
-        ext_buf_puts(b, "]},\"NodeNames\":null");
+        ext_buf_lit(b, "]},\"NodeNames\":null");
     } else {
-        ext_buf_puts(b, "{\"Nodes\":null,\"NodeNames\":[");
+        ext_buf_lit(b, "{\"Nodes\":null,\"NodeNames\":[");
         bool first = true;
         for (size_t i = 0; i < a->n_nodes; i++) {
             if (!r[i].pass)
                 continue;
             if (!first)
-                ext_buf_puts(b, ",");
+                ext_buf_lit(b, ",");
             first = false;
-            ext_buf_put_json_string(b, a->names[i]);
+            ext_buf_put_json_string_n(b, a->names[i], a->name_lens[i]);
         }
-        ext_buf_puts(b, "]");
+        ext_buf_lit(b, "]");
     }
-    ext_buf_puts(b, ",\"FailedNodes\":");
+    ext_buf_lit(b, ",\"FailedNodes\":");
     emit_failed(b, a, r, false);
-    ext_buf_puts(b, ",\"FailedAndUnresolvableNodes\":");
+    ext_buf_lit(b, ",\"FailedAndUnresolvableNodes\":");
     emit_failed(b, a, r, true);
-    ext_buf_puts(b, ",\"Error\":");
+    ext_buf_lit(b, ",\"Error\":");
     ext_buf_put_json_string(b, error != NULL ? error : "");
-    ext_buf_puts(b, "}");
+    ext_buf_lit(b, "}");
 }
 
 void ext_emit_priorities(ext_buf *b, const ext_args *a, const int *scores)
 {
-    ext_buf_puts(b, "[");
+    ext_buf_lit(b, "[");
     for (size_t i = 0; i < a->n_nodes; i++) {
         if (i > 0)
-            ext_buf_puts(b, ",");
-        ext_buf_puts(b, "{\"Host\":");
-        ext_buf_put_json_string(b, a->names[i]);
-        ext_buf_puts(b, ",\"Score\":");
+            ext_buf_lit(b, ",");
+        ext_buf_lit(b, "{\"Host\":");
+        ext_buf_put_json_string_n(b, a->names[i], a->name_lens[i]);
+        ext_buf_lit(b, ",\"Score\":");
         ext_buf_put_int(b, scores[i]);
-        ext_buf_puts(b, "}");
+        ext_buf_lit(b, "}");
     }
-    ext_buf_puts(b, "]");
+    ext_buf_lit(b, "]");
 }
 
 void ext_emit_preemption(ext_buf *b, const ext_preempt_args *a, const bool *keep,
                          const bool *const *kept)
 {
-    ext_buf_puts(b, "{\"NodeNameToMetaVictims\":{");
+    ext_buf_lit(b, "{\"NodeNameToMetaVictims\":{");
     bool first = true;
     for (size_t i = 0; i < a->n_nodes; i++) {
         if (!keep[i])
             continue;
         const ext_victim_node *vn = &a->nodes[i];
         if (!first)
-            ext_buf_puts(b, ",");
+            ext_buf_lit(b, ",");
         first = false;
         ext_buf_put_json_string(b, vn->node);
-        ext_buf_puts(b, ":{\"Pods\":[");
+        ext_buf_lit(b, ":{\"Pods\":[");
         size_t n_kept = 0;
         for (size_t j = 0; j < vn->n_pods; j++) {
             if (!kept[i][j])
                 continue;
             if (n_kept++ > 0)
-                ext_buf_puts(b, ",");
-            ext_buf_puts(b, "{\"UID\":");
+                ext_buf_lit(b, ",");
+            ext_buf_lit(b, "{\"UID\":");
             ext_buf_put_json_string(b, vn->uids[j]);
-            ext_buf_puts(b, "}");
+            ext_buf_lit(b, "}");
         }
         /* Victims only leave the list, so violations can only drop: at most one per victim. */
         int64_t pdb = vn->pdb_violations;
         if ((size_t)pdb > n_kept)
             pdb = (int64_t)n_kept;
-        ext_buf_puts(b, "],\"NumPDBViolations\":");
+        ext_buf_lit(b, "],\"NumPDBViolations\":");
         ext_buf_put_int(b, (long long)pdb);
-        ext_buf_puts(b, "}");
+        ext_buf_lit(b, "}");
     }
-    ext_buf_puts(b, "}}");
+    ext_buf_lit(b, "}}");
 }
 
 void ext_emit_error(ext_buf *b, const char *message)
 {
-    ext_buf_puts(b, "{\"Error\":");
+    ext_buf_lit(b, "{\"Error\":");
     ext_buf_put_json_string(b, message);
-    ext_buf_puts(b, "}");
+    ext_buf_lit(b, "}");
 }

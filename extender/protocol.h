@@ -45,8 +45,9 @@ typedef struct ext_args {
     long pod;            /* token of the Pod object */
     ext_nodes_kind kind; /* how the nodes came, and so how the filter result returns them */
     size_t n_nodes;
-    const char **names; /* [n_nodes] NUL-terminated node names */
-    uint32_t *items;    /* EXT_NODES_LIST: token of each Node object, echoed in the result */
+    const char **names;  /* [n_nodes] NUL-terminated node names */
+    uint32_t *name_lens; /* [n_nodes] their lengths */
+    uint32_t *items;     /* EXT_NODES_LIST: token of each Node object, echoed in the result */
 } ext_args;
 
 /* Parse an ExtenderArgs body. 0 on success; -1 with a message in err (the request is malformed:
@@ -95,6 +96,9 @@ void ext_buf_free(ext_buf *b);
 void ext_buf_put(ext_buf *b, const char *s, size_t n);
 void ext_buf_puts(ext_buf *b, const char *s);
 void ext_buf_put_json_string(ext_buf *b, const char *s); /* quoted and escaped */
+void ext_buf_put_json_string_n(ext_buf *b, const char *s, size_t n);
+/* Append a string literal (its length known at compile time). */
+#define ext_buf_lit(b, lit) ext_buf_put((b), (lit), sizeof(lit) - 1)
 void ext_buf_put_int(ext_buf *b, long long v);
 /* Hand the buffer's memory to the caller (NUL-terminated); NULL after an allocation failure. */
 char *ext_buf_take(ext_buf *b, size_t *len);

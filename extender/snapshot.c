@@ -67,6 +67,7 @@ static void snapshot_free(ext_snapshot *s)
         kube_obj_unref(&s->graph_objs[i]->meta);
     free(s->node_objs);
     free(s->nodes);
+    free(s->node_names);
     free(s->pods);
     free(s->pod_node);
     free(s->graph_objs);
@@ -126,24 +127,36 @@ static int build_nodes(ext_snapshot *s, const ext_build_input *in, ds_err *err)
         ds_strmap_init(&s->node_index, in->n_nodes ? in->n_nodes : 1) != 0)
         return ds_err_set(err, "snapshot: out of memory (%zu nodes)", in->n_nodes);
     double max_cpu = 0, max_mem = 0;
+    size_t names_len = 0;
     for (size_t i = 0; i < in->n_nodes; i++) {
         max_cpu = fmax(max_cpu, (double)in->nodes[i]->allocatable.v[DS_RES_CPU]);
         max_mem = fmax(max_mem, (double)in->nodes[i]->allocatable.v[DS_RES_MEMORY]);
+        if (in->nodes[i]->meta.name != NULL)
+            names_len += strlen(in->nodes[i]->meta.name) + 1;
     }
+    /* Node names packed together: every request looks up thousands of them, and keys spread
+     * over the node objects would cost a cache miss each. */
+    s->node_names = malloc(names_len ? names_len : 1);
+    if (s->node_names == NULL)
+        return ds_err_set(err, "snapshot: out of memory (%zu nodes)", in->n_nodes);
+    size_t at = 0;
     for (size_t i = 0; i < in->n_nodes; i++) {
         const kube_node *n = in->nodes[i];
         if (n->meta.name == NULL)
             continue;
-        size_t idx = s->n_nodes;
-        int rc = ds_strmap_put(&s->node_index, n->meta.name, strlen(n->meta.name), idx, NULL);
+        size_t idx = s->n_nodes, len = strlen(n->meta.name);
+        char *name = s->node_names + at;
+        memcpy(name, n->meta.name, len + 1);
+        int rc = ds_strmap_put(&s->node_index, name, len, idx, NULL);
         if (rc < 0)
             return ds_err_set(err, "snapshot: node index full (%zu nodes)", in->n_nodes);
         if (rc == 1)
             continue; /* duplicate name: the first wins */
+        at += len + 1;
         kube_obj_ref(&n->meta);
         s->node_objs[idx] = n;
         ext_node *en = &s->nodes[idx];
-        en->name = n->meta.name;
+        en->name = name;
         en->view.allocatable = n->allocatable;
         en->view.speed = ext_node_speed(n, in->policy, max_cpu, max_mem);
         s->max_speed = fmax(s->max_speed, en->view.speed);

@@ -29,7 +29,7 @@
 #include "strmap.h"
 
 typedef struct ext_node {
-    const char *name; /* borrowed from the node object the snapshot references */
+    const char *name; /* in the snapshot's node_names */
     ds_node_view view;
     size_t n_pods; /* bound unfinished pods counted in view.requested */
 } ext_node;
@@ -46,6 +46,7 @@ typedef struct ext_snapshot {
     const kube_node **node_objs; /* references */
     ext_node *nodes;
     size_t n_nodes;
+    char *node_names;     /* the nodes' names, packed (keys of node_index) */
     ds_strmap node_index; /* name -> index into nodes */
     double max_speed;     /* fastest node's rate */
 

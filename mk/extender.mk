@@ -84,3 +84,8 @@ fuzz-short: $(FUZZ_BIN)
 	@$(call fuzz-run,30) 2>&1 | tail -n 12
 
 INTEGRATION_TESTS += fuzz-short extender-integration-test
+
+# Latency/throughput benchmark of filter+prioritize against a floor server (needs wrk).
+.PHONY: bench-extender
+bench-extender: $(BUILD)/rel/tests/extender/bench_server
+	@tests/extender/bench.sh $(BUILD)/rel/tests/extender/bench_server $(or $(BENCH_SECONDS),5)

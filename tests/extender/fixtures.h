@@ -55,7 +55,8 @@ typedef struct fx_pod_spec {
     const char *extra_label_key, *extra_label_value;
 } fx_pod_spec;
 
-static inline const kube_pod *fx_pod(const fx_pod_spec *s)
+/* The Pod as API JSON (caller owns the reference). */
+static inline json_t *fx_pod_json(const fx_pod_spec *s)
 {
     json_t *labels = json_object();
     if (s->job != NULL)
@@ -93,7 +94,12 @@ static inline const kube_pod *fx_pod(const fx_pod_spec *s)
     json_t *j = json_pack("{s:o,s:o,s:o}", "metadata", meta, "spec", spec, "status", status);
     if (j == NULL)
         fx_die(s->name, "json_pack failed");
-    return (const kube_pod *)fx_decode(KUBE_KIND_POD, j, s->name);
+    return j;
+}
+
+static inline const kube_pod *fx_pod(const fx_pod_spec *s)
+{
+    return (const kube_pod *)fx_decode(KUBE_KIND_POD, fx_pod_json(s), s->name);
 }
 
 /* A ConfigMap with one data entry. */
