@@ -143,7 +143,8 @@ static int missing_from_annotation(const pod_ctx *pc, const ds_job *job, char *o
         free(spans);
         return -1;
     }
-    size_t pos = 0, n_missing = 0;
+    size_t pos = 0, n_missing = 0, n_listed = 0;
+    bool full = false;
     for (size_t i = 0; i < n; i++) {
         char name[DS_NAME_VALUE_MAX + 1];
         size_t l = spans[i].len < DS_NAME_VALUE_MAX ? spans[i].len : DS_NAME_VALUE_MAX;
@@ -154,13 +155,20 @@ static int missing_from_annotation(const pod_ctx *pc, const ds_job *job, char *o
             job->status[t].state == DS_TASK_SUCCEEDED)
             continue;
         n_missing++;
+        if (full)
+            continue;
+        /* Keep room for " and N more". */
         int w = snprintf(out + pos, size - pos, "%s%s", pos > 0 ? ", " : "", name);
-        if (w < 0 || (size_t)w >= size - pos) {
+        if (w < 0 || (size_t)w >= size - pos - 24) {
             out[pos] = '\0';
-            break; /* the list is long; what fits is enough */
+            full = true;
+            continue;
         }
         pos += (size_t)w;
+        n_listed++;
     }
+    if (n_missing > n_listed)
+        snprintf(out + pos, size - pos, "%sand %zu more", pos > 0 ? " " : "", n_missing - n_listed);
     free(spans);
     return n_missing > 0;
 }

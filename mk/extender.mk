@@ -59,29 +59,48 @@ extender-integration-test: $(BIN)/dagsched-extender
 
 INTEGRATION_TESTS += extender-test extender-test-asan
 
-# Fuzzing the request parser with libFuzzer (clang). `make fuzz` runs FUZZ_SECONDS (default 600),
-# `make fuzz-short` (part of make test) 30 s. The corpus grows in build/fuzz/corpus, seeded with
-# the recorded request bodies.
+# Fuzzing with libFuzzer (clang, AddressSanitizer + UndefinedBehaviorSanitizer), two targets:
+# fuzz_protocol (the request parsers and result writers) and fuzz_handlers (the three verbs end
+# to end on a fixed snapshot, including the Kubernetes Pod decoder). `make fuzz` runs each for
+# FUZZ_SECONDS (default 600); `make fuzz-short` (part of make test) 20 s each. Corpora grow in
+# build/fuzz/corpus-<target>, seeded with the recorded request bodies; crashes are written to
+# build/fuzz/.
 FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 600
-FUZZ_BIN     := $(BUILD)/fuzz/fuzz_protocol
-FUZZ_SRCS    := tests/extender/fuzz_protocol.c extender/jscan.c extender/protocol.c
+FUZZ_FLAGS   := $(CSTD) $(WARN) -g -O1 -Iextender -Ilib -Ikube -Iruntime -Itests/extender \
+	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
+FUZZ_LIB_SRCS := extender/jscan.c extender/protocol.c extender/handlers.c extender/snapshot.c \
+	extender/policy_source.c $(LIB_SRCS) kube/objects.c kube/kutil.c kube/log.c
 
-$(FUZZ_BIN): $(FUZZ_SRCS) extender/jscan.h extender/protocol.h
+$(BUILD)/fuzz/fuzz_protocol: tests/extender/fuzz_protocol.c extender/jscan.c extender/protocol.c \
+		$(wildcard extender/*.h)
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(CSTD) $(WARN) -g -O1 -Iextender -Ilib -fsanitize=fuzzer,address,undefined \
-		-fno-sanitize-recover=all $(FUZZ_SRCS) -o $@ -ljansson
+	$(FUZZ_CC) $(FUZZ_FLAGS) $< extender/jscan.c extender/protocol.c -o $@ -ljansson
+
+$(BUILD)/fuzz/fuzz_handlers: tests/extender/fuzz_handlers.c $(FUZZ_LIB_SRCS) \
+		$(wildcard extender/*.h lib/*.h kube/*.h tests/extender/*.h)
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_FLAGS) $< $(FUZZ_LIB_SRCS) -o $@ -ljansson -lyaml -lm -lpthread
 
 .PHONY: fuzz fuzz-short
-fuzz-run = mkdir -p $(BUILD)/fuzz/corpus && \
-	$(FUZZ_BIN) -max_total_time=$(1) -max_len=65536 -timeout=10 -rss_limit_mb=2048 \
-		-print_final_stats=1 -artifact_prefix=$(BUILD)/fuzz/ $(BUILD)/fuzz/corpus tests/extender/data
+fuzz-run = mkdir -p $(BUILD)/fuzz/corpus-$(1) && \
+	$(BUILD)/fuzz/$(1) -max_total_time=$(2) -max_len=65536 -timeout=10 -rss_limit_mb=2048 \
+		-print_final_stats=1 -artifact_prefix=$(BUILD)/fuzz/ $(BUILD)/fuzz/corpus-$(1) \
+		tests/extender/data
 
-fuzz: $(FUZZ_BIN)
-	$(call fuzz-run,$(FUZZ_SECONDS))
+fuzz: $(BUILD)/fuzz/fuzz_protocol $(BUILD)/fuzz/fuzz_handlers
+	$(call fuzz-run,fuzz_protocol,$(FUZZ_SECONDS))
+	$(call fuzz-run,fuzz_handlers,$(FUZZ_SECONDS))
 
-fuzz-short: $(FUZZ_BIN)
-	@$(call fuzz-run,30) 2>&1 | tail -n 12
+# The full log is kept; on failure its end (the crash report) is shown and make fails.
+fuzz-short-run = $(call fuzz-run,$(1),20) >$(BUILD)/fuzz/$(1).log 2>&1 || \
+	{ tail -n 60 $(BUILD)/fuzz/$(1).log; echo "fuzz-short: $(1) failed (log $(BUILD)/fuzz/$(1).log)"; \
+	  exit 1; }; echo "== $(1): $$(grep -c . $(BUILD)/fuzz/$(1).log) log lines, \
+	$$(grep -o 'stat::number_of_executed_units: *[0-9]*' $(BUILD)/fuzz/$(1).log | grep -o '[0-9]*$$') runs, no failure"
+
+fuzz-short: $(BUILD)/fuzz/fuzz_protocol $(BUILD)/fuzz/fuzz_handlers
+	@$(call fuzz-short-run,fuzz_protocol)
+	@$(call fuzz-short-run,fuzz_handlers)
 
 INTEGRATION_TESTS += fuzz-short extender-integration-test
 

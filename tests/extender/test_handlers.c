@@ -427,6 +427,27 @@ static void test_pod_unknown_to_snapshot(void **state)
     free(out);
     free(body);
 
+    /* A long list of missing upstream tasks is cut short with "and N more". */
+    char deps[4096] = "", pod_json[6144];
+    for (int i = 0; i < 60; i++) {
+        char one[64];
+        snprintf(one, sizeof one, "%supstream-task-with-a-rather-long-name-%02d", i ? "," : "", i);
+        strcat(deps, one);
+    }
+    snprintf(pod_json, sizeof pod_json,
+             "{\"metadata\":{\"name\":\"z-b\",\"namespace\":\"batch\",\"uid\":\"u-zb\","
+             "\"resourceVersion\":\"1\",\"labels\":{\"dagsched.io/job\":\"z\","
+             "\"dagsched.io/task\":\"b\"},\"annotations\":{\"dagsched.io/depends-on\":\"%s\"}},"
+             "\"spec\":{\"containers\":[{\"name\":\"c\"}]}}",
+             deps);
+    body = body_for(pod_json, "\"kwok-node-0\"");
+    out = run(ext_handle_filter, s, body, strlen(body), now, 200, &o);
+    /* 11 names of 42 characters fit in the 512-byte list, with room for the suffix. */
+    assert_non_null(strstr(out, "upstream-task-with-a-rather-long-name-10 and 49 more\"}"));
+    assert_null(strstr(out, "name-11"));
+    free(out);
+    free(body);
+
     /* Its own deadline annotation bounds the level deadline: 90 s of work 120 s before the
      * deadline rule out the speed-0.5 node. */
     const char *dl = "{\"metadata\":{\"name\":\"y-a\",\"namespace\":\"batch\",\"uid\":\"u-ya\","
