@@ -1,0 +1,163 @@
+/* jobmodel.h: turning what is observed in the cluster (pods, JobGraph ConfigMaps) into DSP jobs.
+ *
+ * The extender and the controller both call ds_jobs_build with a snapshot of the pods and JobGraphs
+ * they watch; it groups pods into jobs, builds and validates each job's DAG, derives every task's
+ * state from its pods, resolves the deadline and evaluates DSP priorities (dsp.h). Pure: no I/O, no
+ * clock (the caller passes `now`). docs/dag-jobs.md is the user-facing reference for the labels,
+ * annotations and the JobGraph format.
+ *
+ * Bad input never breaks the build of other jobs:
+ *  - a pod error (e.g. a job label without a task label) is recorded for that pod only;
+ *  - a job error (cycle, unknown upstream task, conflicting deadlines, a malformed annotation, a
+ *    malformed JobGraph...) marks the job invalid with a message; its pods stay attached to it so
+ *    callers can post an Event and leave them alone;
+ *  - warnings (defaults assumed, annotations that disagree with the JobGraph) are informational.
+ *
+ * Cost: O(pods log pods + tasks + edges) overall; a build with thousands of pods and 2,000-task
+ * jobs takes milliseconds. */
+#ifndef DAGSCHED_JOBMODEL_H
+#define DAGSCHED_JOBMODEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "annotations.h"
+#include "arena.h"
+#include "dag.h"
+#include "ds_error.h"
+#include "dsp.h"
+#include "jobgraph.h"
+#include "resources.h"
+#include "strmap.h"
+
+#define DS_NONE ((size_t)-1) /* "no index" */
+
+#define DS_DEFAULT_RUNTIME_S    60.0 /* a task without dagsched.io/runtime (warned) */
+#define DS_JOBSET_MAX_PODS      1000000
+#define DS_JOBSET_MAX_GRAPHS    100000
+#define DS_DEADLINE_TOLERANCE_S 0.001 /* deadlines of one job agree when this close */
+
+/* Pod phases (status.phase). */
+enum {
+    DS_PHASE_PENDING = 0,
+    DS_PHASE_RUNNING,
+    DS_PHASE_SUCCEEDED,
+    DS_PHASE_FAILED,
+    DS_PHASE_UNKNOWN,
+};
+
+/* One pod as observed. Strings are borrowed for the duration of ds_jobs_build only (the result
+ * keeps copies of what it needs); NULL means "label/annotation absent". */
+typedef struct ds_pod_obs {
+    const char *ns, *name, *uid;
+    const char *job_label;     /* label dagsched.io/job */
+    const char *argo_workflow; /* label workflows.argoproj.io/workflow (used without job_label) */
+    const char *task;          /* label dagsched.io/task */
+    const char *depends_on;    /* annotation dagsched.io/depends-on */
+    const char *runtime;       /* annotation dagsched.io/runtime */
+    const char *deadline;      /* annotation dagsched.io/deadline */
+    const char *deadline_after; /* annotation dagsched.io/deadline-after */
+    int phase;                  /* DS_PHASE_* */
+    bool bound;                 /* spec.nodeName is set */
+    double created_at;  /* metadata.creationTimestamp, epoch seconds; NAN when unknown */
+    double started_at;  /* status.startTime; NAN when unknown */
+    double finished_at; /* when it terminated (latest container finishedAt); NAN when unknown */
+    double node_speed;  /* processing rate of its node; <= 0 or NAN means 1.0 */
+    ds_res request;     /* effective resource request (not interpreted here) */
+} ds_pod_obs;
+
+/* One JobGraph ConfigMap. The job key is the graph's metadata.name in namespace `ns`. */
+typedef struct ds_graph_obs {
+    const char *ns;
+    const char *name; /* the ConfigMap's name, for messages */
+    const char *yaml; /* data["graph.yaml"]; need not be NUL-terminated */
+    size_t len;
+    double created_at; /* the ConfigMap's creationTimestamp (origin of spec.deadlineAfter) */
+} ds_graph_obs;
+
+typedef struct ds_job {
+    char *ns, *name; /* namespace and job key */
+    char *key;       /* "ns/name" */
+    char *graph;     /* name of the declaring JobGraph ConfigMap, or NULL */
+    bool valid;
+    char *error; /* why the job is invalid; NULL when valid */
+
+    /* The rest is set for valid jobs only (zeroed/NULL otherwise). */
+    ds_dag dag;
+    ds_task_status *status; /* [dag.n] */
+    ds_task_eval *eval;     /* [dag.n] DSP evaluation at `now` */
+    size_t *task_pod;       /* [dag.n] index of the pod that represents the task, or DS_NONE */
+    double *wait_rank;      /* [dag.n] ds_jobset_wait_rank of WAITING tasks; -1 otherwise */
+    double *level_deadline; /* [dag.n_levels + 1]; [l] for level l; INFINITY without deadline */
+    double deadline;        /* absolute epoch seconds; INFINITY without one */
+    double created_at;      /* earliest creation time of its pods and JobGraph; NAN if unknown */
+
+    size_t *pods; /* indexes of every observed pod carrying this job's key */
+    size_t n_pods;
+} ds_job;
+
+typedef struct ds_pod_result {
+    size_t job;    /* index into jobs, or DS_NONE (not a DAG pod, or no usable job key) */
+    size_t task;   /* task index in the job's DAG, or DS_NONE (invalid job, pod error) */
+    bool primary;  /* the pod that represents its task (see ds_jobs_build) */
+    char *error;   /* what is wrong with this pod, or NULL */
+    char *warning; /* informational ("; "-separated), or NULL */
+} ds_pod_result;
+
+typedef struct ds_graph_result {
+    size_t job;  /* job the graph declares, or DS_NONE when metadata.name is unusable */
+    char *error; /* why the graph was rejected, or NULL */
+} ds_graph_result;
+
+typedef struct ds_jobset {
+    ds_job *jobs;
+    size_t n_jobs;
+    ds_pod_result *pods; /* one per observed pod, in input order */
+    size_t n_pods;
+    ds_graph_result *graphs; /* one per observed graph, in input order */
+    size_t n_graphs;
+    size_t n_waiting; /* WAITING tasks of valid jobs (with or without a pod) */
+    /* private */
+    ds_arena arena;
+    ds_strmap job_index; /* "ns/name" -> job */
+    ds_strmap pod_index; /* uid -> pod */
+} ds_jobset;
+
+/* Build the jobs seen in `pods` and `graphs` at time `now`.
+ *
+ * Task state: a task's pod is the newest (by creation time) non-terminal pod carrying its task
+ * name, else the newest Succeeded one, else the newest Failed one. Succeeded -> SUCCEEDED, Failed
+ * -> FAILED, bound and not finished -> RUNNING (started at startTime, else creation), unbound ->
+ * WAITING when every upstream task has SUCCEEDED, else BLOCKED. A task of a JobGraph without any pod
+ * is WAITING or BLOCKED the same way (it counts in priorities but cannot be placed). A WAITING
+ * task's runnable_since is the latest of its upstream tasks' finish times and its pod's creation.
+ *
+ * Returns 0 on success (individual errors are recorded in the set), -1 with err set on invalid
+ * arguments (NULL pointers, too many pods or graphs, bad priority parameters) or out of memory; *out
+ * is then empty. Free with ds_jobset_free in both cases. */
+int ds_jobs_build(const ds_pod_obs *pods, size_t n_pods, const ds_graph_obs *graphs,
+                  size_t n_graphs, double now, const ds_priority_params *pp, ds_jobset *out,
+                  ds_err *err);
+
+void ds_jobset_free(ds_jobset *s);
+
+/* The job `name` of namespace `ns`, or NULL. O(1) expected. */
+const ds_job *ds_jobset_find_job(const ds_jobset *s, const char *ns, const char *name);
+
+/* Index of the pod with this uid in the input (and in s->pods), or DS_NONE. O(1) expected. */
+size_t ds_jobset_find_pod(const ds_jobset *s, const char *uid);
+
+/* Names of the upstream tasks of `task` that have not succeeded, in DAG order, joined by ", " into
+ * buf ("a, b"); when they do not all fit, as many as fit followed by "and N more". Returns how many
+ * there are (0: the task may run). buf may be NULL when bufsize is 0. */
+size_t ds_job_pending_upstream(const ds_job *j, size_t task, char *buf, size_t bufsize);
+
+/* Rank of a WAITING task's priority among the WAITING tasks of all valid jobs: 1 for the highest
+ * priority, 0 for the lowest, (number of waiting tasks with a strictly lower priority) / (n - 1) in
+ * general (1 when it is the only one). -1 when the task is not WAITING or out of range. */
+double ds_jobset_wait_rank(const ds_jobset *s, const ds_job *j, size_t task);
+
+/* "blocked", "waiting", "running", "succeeded", "failed". */
+const char *ds_task_state_name(ds_task_state state);
+
+#endif

@@ -1,0 +1,81 @@
+/* strmap.c: string -> index hash map (see strmap.h). */
+#include "strmap.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static uint64_t fnv1a(const char *s, size_t len)
+{
+    uint64_t h = 14695981039346656037ULL;
+    for (size_t i = 0; i < len; i++) {
+        h ^= (unsigned char)s[i];
+        h *= 1099511628211ULL;
+    }
+    return h;
+}
+
+int ds_strmap_init(ds_strmap *m, size_t max_keys)
+{
+    memset(m, 0, sizeof *m);
+    size_t cap = 16;
+    while (cap / 2 < max_keys) {
+        if (cap > SIZE_MAX / 4 / sizeof(ds_strmap_slot))
+            return -1;
+        cap *= 2;
+    }
+    m->slots = calloc(cap, sizeof *m->slots);
+    if (m->slots == NULL)
+        return -1;
+    m->mask = cap - 1;
+    m->max = cap / 2;
+    return 0;
+}
+
+void ds_strmap_free(ds_strmap *m)
+{
+    if (m == NULL)
+        return;
+    free(m->slots);
+    memset(m, 0, sizeof *m);
+}
+
+int ds_strmap_put(ds_strmap *m, const char *key, size_t len, size_t value, size_t *existing)
+{
+    if (m->slots == NULL)
+        return -1;
+    uint64_t h = fnv1a(key, len);
+    for (size_t i = (size_t)h & m->mask;; i = (i + 1) & m->mask) {
+        ds_strmap_slot *s = &m->slots[i];
+        if (s->key == NULL) {
+            if (m->n >= m->max)
+                return -1;
+            s->key = key;
+            s->len = len;
+            s->hash = h;
+            s->value = value;
+            m->n++;
+            return 0;
+        }
+        if (s->hash == h && s->len == len && memcmp(s->key, key, len) == 0) {
+            if (existing != NULL)
+                *existing = s->value;
+            return 1;
+        }
+    }
+}
+
+int ds_strmap_get(const ds_strmap *m, const char *key, size_t len, size_t *value)
+{
+    if (m == NULL || m->slots == NULL || key == NULL)
+        return -1;
+    uint64_t h = fnv1a(key, len);
+    for (size_t i = (size_t)h & m->mask;; i = (i + 1) & m->mask) {
+        const ds_strmap_slot *s = &m->slots[i];
+        if (s->key == NULL)
+            return -1;
+        if (s->hash == h && s->len == len && memcmp(s->key, key, len) == 0) {
+            *value = s->value;
+            return 0;
+        }
+    }
+}
