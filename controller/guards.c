@@ -5,17 +5,27 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "selector.h"
-
 #define MINUTE_S 60.0
 
 const char *ctl_guard_name(ctl_guard g)
 {
     static const char *const names[] = {
-        "ok",           "not-a-task",      "not-running",    "terminating",
-        "no-owner",     "daemonset",       "mirror",         "not-opted-in",
-        "protected-namespace", "protected-priority-class", "pdb", "pdb-stale",
-        "multiple-pdbs", "cooldown",       "namespace-limit", "min-run-time",
+        "ok",
+        "not-a-task",
+        "not-running",
+        "terminating",
+        "no-owner",
+        "daemonset",
+        "mirror",
+        "not-opted-in",
+        "protected-namespace",
+        "protected-priority-class",
+        "pdb",
+        "pdb-stale",
+        "multiple-pdbs",
+        "cooldown",
+        "namespace-limit",
+        "min-run-time",
         "no-slack",
     };
     if ((size_t)g < sizeof names / sizeof names[0])
@@ -80,8 +90,7 @@ void ctl_budget_init(ctl_budget *b, const ds_policy *p, const ctl_ledger *l, dou
     b->ledger = l;
     b->policy = p;
     size_t used = ctl_ledger_count_since(l, now - MINUTE_S, NULL, NULL);
-    b->total_left =
-        used >= p->max_evictions_per_minute ? 0 : p->max_evictions_per_minute - used;
+    b->total_left = used >= p->max_evictions_per_minute ? 0 : p->max_evictions_per_minute - used;
 }
 
 size_t ctl_budget_namespace_left(const ctl_budget *b, const char *ns)
@@ -120,29 +129,18 @@ static bool opted_in(const ds_label_selector *sel, const ctl_pod *pod)
     return ok;
 }
 
-static ctl_guard pdb_guard(const ctl_pod *pod, const ctl_pdb *pdbs, size_t n_pdbs)
+static ctl_guard pdb_guard(const ctl_pod *pod)
 {
-    size_t matched = 0;
-    ctl_guard g = CTL_GUARD_OK;
-    for (size_t i = 0; i < n_pdbs; i++) {
-        const ctl_pdb *b = &pdbs[i];
-        if (strcmp(b->ns, pod->ns) != 0 || b->selector == NULL)
-            continue;
-        if (!ctl_selector_matches(b->selector, pod->labels, pod->n_labels))
-            continue;
-        matched++;
-        if (!b->status_current)
-            g = CTL_GUARD_PDB_STALE;
-        else if (b->disruptions_allowed <= 0 && g == CTL_GUARD_OK)
-            g = CTL_GUARD_PDB;
-    }
-    if (matched > 1)
+    if (pod->n_pdbs > 1)
         return CTL_GUARD_MULTIPLE_PDBS;
-    return g;
+    if (pod->n_pdbs == 1 && pod->pdb_stale)
+        return CTL_GUARD_PDB_STALE;
+    if (pod->n_pdbs == 1 && pod->pdb_blocks)
+        return CTL_GUARD_PDB;
+    return CTL_GUARD_OK;
 }
 
-ctl_guard ctl_guard_victim(const ds_policy *p, const ctl_budget *b, const ctl_pod *pod,
-                           const ctl_pdb *pdbs, size_t n_pdbs)
+ctl_guard ctl_guard_victim(const ds_policy *p, const ctl_budget *b, const ctl_pod *pod)
 {
     if (pod->task.job == DS_NO_TASK || !pod->task.evaluated)
         return CTL_GUARD_NOT_A_TASK;
@@ -163,7 +161,7 @@ ctl_guard ctl_guard_victim(const ds_policy *p, const ctl_budget *b, const ctl_po
         return CTL_GUARD_PROTECTED_CLASS;
     if (!opted_in(&p->opt_in_selector, pod))
         return CTL_GUARD_NOT_OPTED_IN;
-    ctl_guard g = pdb_guard(pod, pdbs, n_pdbs);
+    ctl_guard g = pdb_guard(pod);
     if (g != CTL_GUARD_OK)
         return g;
     if (!isnan(pod->evicted_at) && b->now - pod->evicted_at < p->cooldown_s)

@@ -20,26 +20,26 @@
 
 typedef enum ctl_guard {
     CTL_GUARD_OK = 0,
-    CTL_GUARD_NOT_A_TASK,       /* not a task of a DAG job with a DSP evaluation */
-    CTL_GUARD_NOT_RUNNING,      /* not bound to a node, or finished */
-    CTL_GUARD_TERMINATING,      /* already being deleted */
-    CTL_GUARD_NO_OWNER,         /* a bare pod: nothing would recreate it */
-    CTL_GUARD_DAEMONSET,        /* a DaemonSet pod: would come back on the same node */
-    CTL_GUARD_MIRROR,           /* a static pod's mirror: the API cannot evict it */
-    CTL_GUARD_NOT_OPTED_IN,     /* not selected by spec.preemption.podSelector */
-    CTL_GUARD_PROTECTED_NS,     /* in spec.preemption.protectedNamespaces */
-    CTL_GUARD_PROTECTED_CLASS,  /* of a class in spec.preemption.protectedPriorityClasses */
-    CTL_GUARD_PDB,              /* a PodDisruptionBudget allows no disruption now */
-    CTL_GUARD_PDB_STALE,        /* a budget's status is older than its spec */
-    CTL_GUARD_MULTIPLE_PDBS,    /* several budgets select it (the Eviction API refuses) */
-    CTL_GUARD_COOLDOWN,         /* an eviction of it was requested within the cooldown */
-    CTL_GUARD_NAMESPACE_LIMIT,  /* the namespace's evictions per minute are used up */
-    CTL_GUARD_MIN_RUN_TIME,     /* ran less than spec.preemption.minRunTime */
-    CTL_GUARD_NO_SLACK,         /* its own allowable waiting time is within one epoch */
+    CTL_GUARD_NOT_A_TASK,      /* not a task of a DAG job with a DSP evaluation */
+    CTL_GUARD_NOT_RUNNING,     /* not bound to a node, or finished */
+    CTL_GUARD_TERMINATING,     /* already being deleted */
+    CTL_GUARD_NO_OWNER,        /* a bare pod: nothing would recreate it */
+    CTL_GUARD_DAEMONSET,       /* a DaemonSet pod: would come back on the same node */
+    CTL_GUARD_MIRROR,          /* a static pod's mirror: the API cannot evict it */
+    CTL_GUARD_NOT_OPTED_IN,    /* not selected by spec.preemption.podSelector */
+    CTL_GUARD_PROTECTED_NS,    /* in spec.preemption.protectedNamespaces */
+    CTL_GUARD_PROTECTED_CLASS, /* of a class in spec.preemption.protectedPriorityClasses */
+    CTL_GUARD_PDB,             /* a PodDisruptionBudget allows no disruption now */
+    CTL_GUARD_PDB_STALE,       /* a budget's status is older than its spec */
+    CTL_GUARD_MULTIPLE_PDBS,   /* several budgets select it (the Eviction API refuses) */
+    CTL_GUARD_COOLDOWN,        /* an eviction of it was requested within the cooldown */
+    CTL_GUARD_NAMESPACE_LIMIT, /* the namespace's evictions per minute are used up */
+    CTL_GUARD_MIN_RUN_TIME,    /* ran less than spec.preemption.minRunTime */
+    CTL_GUARD_NO_SLACK,        /* its own allowable waiting time is within one epoch */
 } ctl_guard;
 
-const char *ctl_guard_name(ctl_guard g);     /* "ok", "not-a-task", "pdb", ... (metrics label) */
-const char *ctl_guard_explain(ctl_guard g);  /* a sentence fragment for logs and Events */
+const char *ctl_guard_name(ctl_guard g);    /* "ok", "not-a-task", "pdb", ... (metrics label) */
+const char *ctl_guard_explain(ctl_guard g); /* a sentence fragment for logs and Events */
 
 /* Eviction budgets left now, from the ledger and the policy. */
 typedef struct ctl_budget {
@@ -58,8 +58,7 @@ size_t ctl_budget_node_left(const ctl_budget *b, const char *node);
 double ctl_budget_window(const ds_policy *p);
 
 /* Every guard for one running pod, first failing one returned. */
-ctl_guard ctl_guard_victim(const ds_policy *p, const ctl_budget *b, const ctl_pod *pod,
-                           const ctl_pdb *pdbs, size_t n_pdbs);
+ctl_guard ctl_guard_victim(const ds_policy *p, const ctl_budget *b, const ctl_pod *pod);
 
 /* Is a waiting pod barred from preempting now because an eviction was made for it within the
  * cooldown (its room is on the way)? */

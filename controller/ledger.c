@@ -61,13 +61,28 @@ void ctl_ledger_prune(ctl_ledger *l, double now, double keep_s)
     }
 }
 
+bool ctl_ledger_entry_counts(const ctl_ledger_entry *e)
+{
+    return strcmp(e->result, CTL_LEDGER_REFUSED) != 0 && strcmp(e->result, CTL_LEDGER_GONE) != 0;
+}
+
+int ctl_ledger_set_result(ctl_ledger *l, const char *victim_uid, const char *result)
+{
+    for (size_t i = l->n; i-- > 0;)
+        if (strcmp(l->e[i].victim_uid, victim_uid) == 0) {
+            snprintf(l->e[i].result, sizeof l->e[i].result, "%s", result);
+            return 0;
+        }
+    return -1;
+}
+
 size_t ctl_ledger_count_since(const ctl_ledger *l, double since, const char *victim_ns,
                               const char *node)
 {
     size_t c = 0;
     for (size_t i = 0; i < l->n; i++) {
         const ctl_ledger_entry *e = &l->e[i];
-        if (e->at < since)
+        if (e->at < since || !ctl_ledger_entry_counts(e))
             continue;
         if (victim_ns != NULL && strcmp(e->victim_ns, victim_ns) != 0)
             continue;
@@ -81,7 +96,7 @@ size_t ctl_ledger_count_since(const ctl_ledger *l, double since, const char *vic
 double ctl_ledger_last_for_preemptor(const ctl_ledger *l, const char *preemptor_uid)
 {
     for (size_t i = l->n; i-- > 0;)
-        if (strcmp(l->e[i].preemptor_uid, preemptor_uid) == 0)
+        if (strcmp(l->e[i].preemptor_uid, preemptor_uid) == 0 && ctl_ledger_entry_counts(&l->e[i]))
             return l->e[i].at;
     return NAN;
 }
@@ -101,16 +116,21 @@ typedef struct lfield {
     size_t size;
 } lfield;
 
-#define LF(name, member)                                                                    \
-    {                                                                                       \
-        name, offsetof(ctl_ledger_entry, member), sizeof(((ctl_ledger_entry *)0)->member) \
+#define LF(name, member)                                                                           \
+    {                                                                                              \
+        name, offsetof(ctl_ledger_entry, member), sizeof(((ctl_ledger_entry *)0)->member)          \
     }
 
 static const lfield lfields[] = {
-    LF("victimNamespace", victim_ns),       LF("victim", victim_name),
-    LF("victimUID", victim_uid),            LF("node", node),
-    LF("preemptorNamespace", preemptor_ns), LF("preemptor", preemptor_name),
-    LF("preemptorUID", preemptor_uid),      LF("reason", reason),
+    LF("victimNamespace", victim_ns),
+    LF("victim", victim_name),
+    LF("victimUID", victim_uid),
+    LF("node", node),
+    LF("preemptorNamespace", preemptor_ns),
+    LF("preemptor", preemptor_name),
+    LF("preemptorUID", preemptor_uid),
+    LF("reason", reason),
+    LF("result", result),
 };
 #define N_LFIELDS (sizeof lfields / sizeof lfields[0])
 
@@ -143,13 +163,12 @@ char *ctl_ledger_encode(const ctl_ledger *l)
 int ctl_ledger_decode(const char *text, size_t len, ctl_ledger *l, ds_err *err)
 {
     if (len > CTL_LEDGER_MAX_BYTES)
-        return ds_err_set(err, "eviction ledger: at most %d bytes (got %zu)",
-                          CTL_LEDGER_MAX_BYTES, len);
+        return ds_err_set(err, "eviction ledger: at most %d bytes (got %zu)", CTL_LEDGER_MAX_BYTES,
+                          len);
     json_error_t jerr;
     json_t *arr = json_loadb(text, len, 0, &jerr);
     if (arr == NULL)
-        return ds_err_set(err, "eviction ledger: invalid JSON: %s (line %d)", jerr.text,
-                          jerr.line);
+        return ds_err_set(err, "eviction ledger: invalid JSON: %s (line %d)", jerr.text, jerr.line);
     if (!json_is_array(arr)) {
         json_decref(arr);
         return ds_err_set(err, "eviction ledger: must be a list");

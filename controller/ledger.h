@@ -31,7 +31,17 @@ typedef struct ctl_ledger_entry {
     char preemptor_name[CTL_NAME_MAX];
     char preemptor_uid[CTL_UID_MAX];
     char reason[16]; /* ds_reason_name */
+    char result[16]; /* CTL_LEDGER_* below */
 } ctl_ledger_entry;
+
+/* Outcomes of an eviction. "pending" is written before the Eviction API is called and stays when
+ * the outcome is unknown (an error): like "evicted" it counts against the limits and holds the
+ * preemptor back. "refused" (a PodDisruptionBudget said no) and "gone" (the pod no longer
+ * existed) count only for the victim's cooldown. */
+#define CTL_LEDGER_PENDING "pending"
+#define CTL_LEDGER_EVICTED "evicted"
+#define CTL_LEDGER_REFUSED "refused"
+#define CTL_LEDGER_GONE    "gone"
 
 typedef struct ctl_ledger {
     ctl_ledger_entry *e; /* oldest first */
@@ -49,14 +59,21 @@ int ctl_ledger_add(ctl_ledger *l, const ctl_ledger_entry *e, ds_err *err);
 /* Drop entries older than now - keep_s. */
 void ctl_ledger_prune(ctl_ledger *l, double now, double keep_s);
 
-/* Entries at or after `since`, optionally only those of a victim namespace / a node (NULL: any). */
+/* Whether an entry counts against the limits and the preemptor cooldown (pending or evicted). */
+bool ctl_ledger_entry_counts(const ctl_ledger_entry *e);
+
+/* Record the outcome of the latest entry for this victim UID; -1 when there is none. */
+int ctl_ledger_set_result(ctl_ledger *l, const char *victim_uid, const char *result);
+
+/* Counting entries at or after `since`, optionally only those of a victim namespace / a node
+ * (NULL: any). */
 size_t ctl_ledger_count_since(const ctl_ledger *l, double since, const char *victim_ns,
                               const char *node);
 
-/* Latest eviction made for this preemptor (by UID), NAN when none. */
+/* Latest counting eviction made for this preemptor (by UID), NAN when none. */
 double ctl_ledger_last_for_preemptor(const ctl_ledger *l, const char *preemptor_uid);
 
-/* Latest eviction of this victim (by UID), NAN when none. */
+/* Latest eviction of this victim (by UID), whatever its outcome; NAN when none. */
 double ctl_ledger_last_for_victim(const ctl_ledger *l, const char *victim_uid);
 
 /* JSON text (malloc'd, caller frees); NULL on allocation failure. */

@@ -40,10 +40,10 @@ typedef struct plan_state {
     bool *unconstrained; /* [n_wait] the complement */
     bool *one;           /* [n_wait] scratch: a single active preemptor */
     ds_waiting_task *wsel;
-    ds_node_free *nf_work;    /* node state as if the accepted plans were carried out */
-    ds_node_free *nf_one;     /* nf_work restricted to one preemptor's nodes */
+    ds_node_free *nf_work;     /* node state as if the accepted plans were carried out */
+    ds_node_free *nf_one;      /* nf_work restricted to one preemptor's nodes */
     ds_running_task *run_work; /* run with the accepted and excluded victims not evictable */
-    bool *excluded;           /* [n_run] removed by a failed check */
+    bool *excluded;            /* [n_run] removed by a failed check */
     ds_decision *dec;
     ctl_eviction *acc;
     size_t n_acc;
@@ -74,7 +74,7 @@ static int check_input(const ctl_preempt_in *in, ds_err *err)
     if (in->policy == NULL || in->ledger == NULL)
         return ds_err_set(err, "preemption round: missing policy or ledger");
     if ((in->pods == NULL && in->n_pods) || (in->nodes == NULL && in->n_nodes) ||
-        (in->pdbs == NULL && in->n_pdbs) || (in->dags == NULL && in->n_jobs))
+        (in->dags == NULL && in->n_jobs))
         return ds_err_set(err, "preemption round: missing array");
     for (size_t i = 0; i < in->n_pods; i++) {
         const ctl_pod *p = &in->pods[i];
@@ -146,7 +146,7 @@ static int build_tasks(plan_state *s, const ctl_budget *b, ds_err *err)
             size_t node = find_node(s->nix, in->n_nodes, p->node);
             if (node == DS_NO_TASK)
                 continue;
-            ctl_guard g = ctl_guard_victim(pol, b, p, in->pdbs, in->n_pdbs);
+            ctl_guard g = ctl_guard_victim(pol, b, p);
             s->out->guard[i] = g;
             double ran = isnan(p->started_at) ? 0.0 : in->now - p->started_at;
             ds_running_task *r = &s->run[s->n_run];
@@ -165,8 +165,7 @@ static int build_tasks(plan_state *s, const ctl_budget *b, ds_err *err)
             continue;
         }
         bool pending = p->state == CTL_POD_PENDING || p->state == CTL_POD_UNSCHEDULABLE;
-        if (!pending || p->terminating || p->node[0] != '\0' ||
-            p->task.state != DS_TASK_WAITING)
+        if (!pending || p->terminating || p->node[0] != '\0' || p->task.state != DS_TASK_WAITING)
             continue;
         if (ds_dsp_is_urgent(&p->task.eval, pol->urgent_threshold_s))
             s->out->n_urgent++;
@@ -383,7 +382,6 @@ static int select_rounds(plan_state *s, const ctl_budget *b, ds_err *err)
     free(order);
     return rc;
 }
-
 
 int ctl_preempt_plan(const ctl_preempt_in *in, ctl_preempt_out *out, ds_err *err)
 {

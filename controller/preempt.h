@@ -29,8 +29,6 @@ typedef struct ctl_preempt_in {
     size_t n_pods;
     const ctl_node *nodes;
     size_t n_nodes;
-    const ctl_pdb *pdbs;
-    size_t n_pdbs;
     const ds_dag *const *dags; /* the jobs' DAGs, indexed by ctl_task_info.job */
     size_t n_jobs;
     const ds_policy *policy;
@@ -51,10 +49,10 @@ typedef struct ctl_preempt_out {
     ctl_eviction *ev; /* in the order they should be carried out */
     size_t n_ev;
     ctl_guard *guard; /* [n_pods]: the guard verdict of every running DAG task; NOT_RUNNING else */
-    size_t n_waiting;   /* waiting tasks offered to the algorithm */
-    size_t n_urgent;    /* pending DAG tasks whose slack is within the urgent threshold */
-    size_t n_cooling;   /* waiting tasks held back by the preemptor cooldown */
-    size_t n_running;   /* running DAG tasks */
+    size_t n_waiting; /* waiting tasks offered to the algorithm */
+    size_t n_urgent;  /* pending DAG tasks whose slack is within the urgent threshold */
+    size_t n_cooling; /* waiting tasks held back by the preemptor cooldown */
+    size_t n_running; /* running DAG tasks */
     size_t n_evictable; /* of which evictable */
     size_t n_dropped;   /* preemption plans removed by the checks after the algorithm */
     int rounds;         /* selections run */

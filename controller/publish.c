@@ -103,8 +103,7 @@ void ctl_explain_reason(const ctl_eviction *e, const ctl_pod *preemptor, const c
                      p->preemption.rho);
         else
             snprintf(buf, size, "priority: its DSP priority %.3g exceeds %.3g (rho %.2f)",
-                     preemptor->task.eval.priority, victim->task.eval.priority,
-                     p->preemption.rho);
+                     preemptor->task.eval.priority, victim->task.eval.priority, p->preemption.rho);
         break;
     default:
         snprintf(buf, size, "%s", ds_reason_name(e->reason));
@@ -112,8 +111,7 @@ void ctl_explain_reason(const ctl_eviction *e, const ctl_pod *preemptor, const c
 }
 
 void ctl_victim_message(const ctl_eviction *e, const ctl_pod *preemptor, const ctl_pod *victim,
-                        const char *node, const ds_policy *p, bool dry_run, char *buf,
-                        size_t size)
+                        const char *node, const ds_policy *p, bool dry_run, char *buf, size_t size)
 {
     char why[512];
     ctl_explain_reason(e, preemptor, victim, p, why, sizeof why);

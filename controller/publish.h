@@ -15,13 +15,13 @@
 #include "view.h"
 
 /* Event reasons (Event.reason). */
-#define CTL_EV_PREEMPTED       "Preempted"        /* on a victim */
-#define CTL_EV_PREEMPTING      "Preempting"       /* on a preemptor */
-#define CTL_EV_WOULD_PREEMPT   "WouldPreempt"     /* --dry-run, on both */
-#define CTL_EV_EVICTION_FAILED "EvictionRefused"  /* the Eviction API said no */
-#define CTL_EV_RELEASED        "Released"         /* gate removed or Job resumed */
+#define CTL_EV_PREEMPTED       "Preempted"         /* on a victim */
+#define CTL_EV_PREEMPTING      "Preempting"        /* on a preemptor */
+#define CTL_EV_WOULD_PREEMPT   "WouldPreempt"      /* --dry-run, on both */
+#define CTL_EV_EVICTION_FAILED "EvictionRefused"   /* the Eviction API said no */
+#define CTL_EV_RELEASED        "Released"          /* gate removed or Job resumed */
 #define CTL_EV_NUDGED          "UpstreamSucceeded" /* retry asked of kube-scheduler */
-#define CTL_EV_JOB_INVALID     "InvalidJobGraph"  /* the job's DAG cannot be built */
+#define CTL_EV_JOB_INVALID     "InvalidJobGraph"   /* the job's DAG cannot be built */
 
 #define CTL_PUB_VALUE_MAX 48
 #define CTL_MSG_MAX       1024
@@ -49,8 +49,7 @@ void ctl_explain_reason(const ctl_eviction *e, const ctl_pod *preemptor, const c
 /* Event texts for one eviction: on the victim and on the preemptor; dry_run words them as
  * what would be done. */
 void ctl_victim_message(const ctl_eviction *e, const ctl_pod *preemptor, const ctl_pod *victim,
-                        const char *node, const ds_policy *p, bool dry_run, char *buf,
-                        size_t size);
+                        const char *node, const ds_policy *p, bool dry_run, char *buf, size_t size);
 void ctl_preemptor_message(const ctl_eviction *e, const ctl_pod *preemptor, const ctl_pod *victim,
                            const char *node, const ds_policy *p, bool dry_run, char *buf,
                            size_t size);

@@ -80,7 +80,8 @@ int ctl_release_plan(const ctl_release_in *in, ctl_release_out *out, ds_err *err
     qsort(c, nc, sizeof *c, cmp_cand);
     size_t n = nc;
     if (in->max_concurrent > 0) {
-        size_t room = out->in_flight >= in->max_concurrent ? 0 : in->max_concurrent - out->in_flight;
+        size_t room =
+            out->in_flight >= in->max_concurrent ? 0 : in->max_concurrent - out->in_flight;
         if (n > room)
             n = room;
     }

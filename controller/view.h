@@ -16,18 +16,18 @@
 #include "victim.h" /* DS_NO_TASK */
 
 /* Names shared with the extender and the users' manifests (docs/controller.md). */
-#define CTL_GATE_DEPENDENCIES     "dagsched.io/dependencies"
-#define CTL_LABEL_JOB             "dagsched.io/job"
-#define CTL_LABEL_TASK            "dagsched.io/task"
-#define CTL_ANN_PRIORITY          "dagsched.io/priority"
-#define CTL_ANN_SLACK             "dagsched.io/slack"
-#define CTL_ANN_LEVEL_DEADLINE    "dagsched.io/level-deadline"
-#define CTL_ANN_EVICTION_AT       "dagsched.io/evicted-at"
-#define CTL_ANN_EVICTION_REASON   "dagsched.io/eviction-reason"
-#define CTL_ANN_PREEMPTED_FOR_AT  "dagsched.io/preempted-for-at"
-#define CTL_ANN_RELEASED_AT       "dagsched.io/released-at"
-#define CTL_ANN_NUDGED_AT         "dagsched.io/upstream-succeeded-at"
-#define CTL_ANN_MIRROR            "kubernetes.io/config.mirror"
+#define CTL_GATE_DEPENDENCIES    "dagsched.io/dependencies"
+#define CTL_LABEL_JOB            "dagsched.io/job"
+#define CTL_LABEL_TASK           "dagsched.io/task"
+#define CTL_ANN_PRIORITY         "dagsched.io/priority"
+#define CTL_ANN_SLACK            "dagsched.io/slack"
+#define CTL_ANN_LEVEL_DEADLINE   "dagsched.io/level-deadline"
+#define CTL_ANN_EVICTION_AT      "dagsched.io/evicted-at"
+#define CTL_ANN_EVICTION_REASON  "dagsched.io/eviction-reason"
+#define CTL_ANN_PREEMPTED_FOR_AT "dagsched.io/preempted-for-at"
+#define CTL_ANN_RELEASED_AT      "dagsched.io/released-at"
+#define CTL_ANN_NUDGED_AT        "dagsched.io/upstream-succeeded-at"
+#define CTL_ANN_MIRROR           "kubernetes.io/config.mirror"
 
 typedef enum ctl_pod_state {
     CTL_POD_GATED = 0,     /* pending, held by the dagsched.io/dependencies scheduling gate */
@@ -100,6 +100,10 @@ typedef struct ctl_pod {
     double evicted_at;          /* annotation dagsched.io/evicted-at, NAN when absent */
     double nudged_at;           /* annotation dagsched.io/upstream-succeeded-at, NAN when absent */
     bool released;              /* annotation dagsched.io/released-at present */
+    /* PodDisruptionBudgets of its namespace that select it (filled for bound pods only). */
+    unsigned n_pdbs;
+    bool pdb_blocks; /* one of them allows no disruption now (status.disruptionsAllowed <= 0) */
+    bool pdb_stale;  /* one of them has a status older than its spec (observedGeneration) */
     ctl_task_info task;
 } ctl_pod;
 
@@ -112,16 +116,6 @@ typedef struct ctl_node {
     const ctl_taint *taints;
     size_t n_taints;
 } ctl_node;
-
-/* A PodDisruptionBudget's selector and status. */
-typedef struct ctl_selector ctl_selector; /* selector.h */
-
-typedef struct ctl_pdb {
-    const char *ns, *name;
-    const ctl_selector *selector; /* NULL: selects nothing (policy/v1 null selector) */
-    int32_t disruptions_allowed;  /* status.disruptionsAllowed */
-    bool status_current;          /* status.observedGeneration >= metadata.generation */
-} ctl_pdb;
 
 /* A batch/v1 Job that is a DAG task (labels dagsched.io/job and dagsched.io/task). */
 typedef struct ctl_batch_job {

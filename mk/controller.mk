@@ -8,7 +8,7 @@
 # The decision modules (view, selector, ledger, guards, preempt, release, publish) are pure and
 # linked into the unit tests; the rest (tracker, actions, main...) talks to the API server.
 
-CTL_CORE_NAMES := view selector ledger guards preempt release publish
+CTL_CORE_NAMES := view ledger guards preempt release publish
 CTL_CORE_SRCS  := $(addprefix controller/,$(addsuffix .c,$(CTL_CORE_NAMES)))
 CTL_IO_SRCS    := $(filter-out $(CTL_CORE_SRCS),$(wildcard controller/*.c))
 CTL_TEST_SRCS  := $(wildcard tests/controller/test_*.c)

@@ -10,7 +10,7 @@
 #include "dag.h"
 #include "view.h"
 
-#define MILLI(c) ((int64_t)(c) * 1000)
+#define MILLI(c) ((int64_t)(c)*1000)
 #define GIB      ((int64_t)1 << 30)
 #define NOW      1000000.0
 

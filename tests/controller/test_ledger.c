@@ -1,6 +1,5 @@
 /* test_ledger.c: unit tests of the eviction ledger (add, order, prune, counts, the bound, JSON
- * round trip and its error messages) and of label selectors (matchLabels, every operator, parse
- * errors). */
+ * round trip and its error messages). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -13,7 +12,6 @@
 #include <string.h>
 
 #include "ledger.h"
-#include "selector.h"
 
 static ctl_ledger_entry entry(double at, const char *ns, const char *victim, const char *node,
                               const char *preemptor)
@@ -29,6 +27,7 @@ static ctl_ledger_entry entry(double at, const char *ns, const char *victim, con
     snprintf(e.preemptor_name, sizeof e.preemptor_name, "%s", preemptor);
     snprintf(e.preemptor_uid, sizeof e.preemptor_uid, "uid-%s", preemptor);
     snprintf(e.reason, sizeof e.reason, "urgent");
+    snprintf(e.result, sizeof e.result, CTL_LEDGER_EVICTED);
     return e;
 }
 
@@ -38,8 +37,7 @@ static void test_counts_and_prune(void **state)
     ctl_ledger l;
     ctl_ledger_init(&l);
     ctl_ledger_entry es[] = {
-        entry(100, "a", "v1", "n1", "p1"),
-        entry(130, "b", "v2", "n1", "p2"),
+        entry(100, "a", "v1", "n1", "p1"), entry(130, "b", "v2", "n1", "p2"),
         entry(110, "a", "v3", "n2", "p1"), /* out of order: inserted in time order */
     };
     for (size_t i = 0; i < 3; i++)
@@ -54,6 +52,12 @@ static void test_counts_and_prune(void **state)
     assert_true(ctl_ledger_last_for_preemptor(&l, "uid-p1") == 110);
     assert_true(isnan(ctl_ledger_last_for_preemptor(&l, "uid-p9")));
     assert_true(ctl_ledger_last_for_victim(&l, "uid-v2") == 130);
+    /* A refused eviction counts for the victim's cooldown only. */
+    assert_int_equal(ctl_ledger_set_result(&l, "uid-v3", CTL_LEDGER_REFUSED), 0);
+    assert_int_equal(ctl_ledger_set_result(&l, "uid-none", CTL_LEDGER_REFUSED), -1);
+    assert_int_equal(ctl_ledger_count_since(&l, 0, "a", NULL), 1);
+    assert_true(ctl_ledger_last_for_preemptor(&l, "uid-p1") == 100);
+    assert_true(ctl_ledger_last_for_victim(&l, "uid-v3") == 110);
     ctl_ledger_prune(&l, 200, 80); /* keep >= 120 */
     assert_int_equal(l.n, 1);
     assert_string_equal(l.e[0].victim_name, "v2");
@@ -87,7 +91,8 @@ static void test_json_round_trip(void **state)
     assert_string_equal(s, "[{\"at\":1700000000.25,\"victimNamespace\":\"batch\",\"victim\":"
                            "\"etl-1\",\"victimUID\":\"uid-etl-1\",\"node\":\"node-3\","
                            "\"preemptorNamespace\":\"prod\",\"preemptor\":\"urgent-0\","
-                           "\"preemptorUID\":\"uid-urgent-0\",\"reason\":\"urgent\"}]");
+                           "\"preemptorUID\":\"uid-urgent-0\",\"reason\":\"urgent\","
+                           "\"result\":\"evicted\"}]");
     ds_err err = {{0}};
     assert_int_equal(ctl_ledger_decode(s, strlen(s), &m, &err), 0);
     assert_int_equal(m.n, 1);
@@ -119,56 +124,13 @@ static void test_json_errors(void **state)
     ctl_ledger_free(&l);
 }
 
-static void test_selector(void **state)
-{
-    (void)state;
-    json_error_t je;
-    json_t *j = json_loads("{\"matchLabels\":{\"app\":\"etl\"},\"matchExpressions\":["
-                           "{\"key\":\"tier\",\"operator\":\"In\",\"values\":[\"a\",\"b\"]},"
-                           "{\"key\":\"canary\",\"operator\":\"DoesNotExist\"},"
-                           "{\"key\":\"zone\",\"operator\":\"NotIn\",\"values\":[\"z\"]},"
-                           "{\"key\":\"team\",\"operator\":\"Exists\"}]}",
-                           0, &je);
-    assert_non_null(j);
-    ctl_selector s;
-    assert_int_equal(ctl_selector_parse(j, &s, NULL), 0);
-    ctl_kv ok[] = {{"app", "etl"}, {"tier", "b"}, {"team", "x"}, {"zone", "y"}};
-    assert_true(ctl_selector_matches(&s, ok, 4));
-    ctl_kv wrong_tier[] = {{"app", "etl"}, {"tier", "c"}, {"team", "x"}};
-    assert_false(ctl_selector_matches(&s, wrong_tier, 3));
-    ctl_kv canary[] = {{"app", "etl"}, {"tier", "a"}, {"team", "x"}, {"canary", ""}};
-    assert_false(ctl_selector_matches(&s, canary, 4));
-    ctl_kv zone_z[] = {{"app", "etl"}, {"tier", "a"}, {"team", "x"}, {"zone", "z"}};
-    assert_false(ctl_selector_matches(&s, zone_z, 4));
-    ctl_kv no_team[] = {{"app", "etl"}, {"tier", "a"}};
-    assert_false(ctl_selector_matches(&s, no_team, 2));
-    ctl_selector_free(&s);
-    json_decref(j);
-
-    j = json_object(); /* empty: selects everything */
-    assert_int_equal(ctl_selector_parse(j, &s, NULL), 0);
-    assert_true(ctl_selector_matches(&s, NULL, 0));
-    ctl_selector_free(&s);
-    json_decref(j);
-
-    ds_err err = {{0}};
-    j = json_loads("{\"matchExpressions\":[{\"key\":\"a\",\"operator\":\"Gt\",\"values\":[\"1\"]}]}",
-                   0, &je);
-    assert_int_equal(ctl_selector_parse(j, &s, &err), -1);
-    assert_string_equal(err.msg, "matchExpressions[0].operator: unknown operator (got \"Gt\")");
-    json_decref(j);
-    j = json_loads("{\"matchExpressions\":[{\"key\":\"a\",\"operator\":\"In\"}]}", 0, &je);
-    assert_int_equal(ctl_selector_parse(j, &s, &err), -1);
-    assert_string_equal(err.msg, "matchExpressions[0].values: must not be empty for In");
-    json_decref(j);
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_counts_and_prune), cmocka_unit_test(test_bound),
-        cmocka_unit_test(test_json_round_trip),  cmocka_unit_test(test_json_errors),
-        cmocka_unit_test(test_selector),
+        cmocka_unit_test(test_counts_and_prune),
+        cmocka_unit_test(test_bound),
+        cmocka_unit_test(test_json_round_trip),
+        cmocka_unit_test(test_json_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -12,7 +12,6 @@
 
 #include "ctl_test_util.h"
 #include "preempt.h"
-#include "selector.h"
 
 /* Two 4-cpu nodes full of a low-priority job's 2-cpu tasks (priorities n1: 0.5, 0.3; n2: 0.4,
  * 0.6) and one urgent 2-cpu task of another job (slack 5 s, priority 0.2). */
@@ -70,23 +69,6 @@ static void plan(scene *s, ctl_preempt_out *out)
     assert_int_equal(ctl_preempt_plan(&s->in, out, &err), 0);
 }
 
-static void plan_pdbs(scene *s, const ctl_pdb *pdbs, size_t n, ctl_preempt_out *out)
-{
-    s->in = (ctl_preempt_in){.pods = s->pods,
-                             .n_pods = s->n_pods,
-                             .nodes = s->nodes,
-                             .n_nodes = 2,
-                             .pdbs = pdbs,
-                             .n_pdbs = n,
-                             .dags = s->dags,
-                             .n_jobs = 2,
-                             .policy = &s->pol,
-                             .ledger = &s->ledger,
-                             .now = NOW};
-    ds_err err = {{0}};
-    assert_int_equal(ctl_preempt_plan(&s->in, out, &err), 0);
-}
-
 static void add_ledger(ctl_ledger *l, double at, const char *vns, const char *vuid,
                        const char *node, const char *puid)
 {
@@ -101,6 +83,7 @@ static void add_ledger(ctl_ledger *l, double at, const char *vns, const char *vu
     snprintf(e.preemptor_name, sizeof e.preemptor_name, "%s", puid);
     snprintf(e.preemptor_uid, sizeof e.preemptor_uid, "%s", puid);
     snprintf(e.reason, sizeof e.reason, "urgent");
+    snprintf(e.result, sizeof e.result, CTL_LEDGER_EVICTED);
     assert_int_equal(ctl_ledger_add(l, &e, NULL), 0);
 }
 
@@ -190,50 +173,32 @@ static void test_pdb_protects(void **state)
     (void)state;
     scene s;
     scene_init(&s);
-    ctl_kv lab[] = {{"app", "etl"}};
-    s.pods[R1].labels = lab;
-    s.pods[R1].n_labels = 1;
-    json_t *js = json_pack("{s:{s:s}}", "matchLabels", "app", "etl");
-    ctl_selector sel;
-    assert_int_equal(ctl_selector_parse(js, &sel, NULL), 0);
-    ctl_pdb pdb = {.ns = "batch",
-                   .name = "etl",
-                   .selector = &sel,
-                   .disruptions_allowed = 0,
-                   .status_current = true};
     ctl_preempt_out out;
-    plan_pdbs(&s, &pdb, 1, &out);
+    s.pods[R1].n_pdbs = 1;
+    s.pods[R1].pdb_blocks = true;
+    plan(&s, &out);
     assert_int_equal(out.guard[R1], CTL_GUARD_PDB);
     assert_int_equal(out.n_ev, 1);
     assert_int_equal(out.ev[0].victim, R2);
     ctl_preempt_out_free(&out);
 
-    /* A budget in another namespace does not apply; one allowing a disruption does not block. */
-    pdb.ns = "other";
-    plan_pdbs(&s, &pdb, 1, &out);
-    assert_int_equal(out.ev[0].victim, R1);
-    ctl_preempt_out_free(&out);
-    pdb.ns = "batch";
-    pdb.disruptions_allowed = 1;
-    plan_pdbs(&s, &pdb, 1, &out);
+    /* A budget that allows a disruption does not block... */
+    s.pods[R1].pdb_blocks = false;
+    plan(&s, &out);
     assert_int_equal(out.ev[0].victim, R1);
     ctl_preempt_out_free(&out);
     /* ... unless its status is stale, or two budgets select the pod. */
-    pdb.status_current = false;
-    plan_pdbs(&s, &pdb, 1, &out);
+    s.pods[R1].pdb_stale = true;
+    plan(&s, &out);
     assert_int_equal(out.guard[R1], CTL_GUARD_PDB_STALE);
     assert_int_equal(out.ev[0].victim, R2);
     ctl_preempt_out_free(&out);
-    pdb.status_current = true;
-    ctl_pdb two[2] = {pdb, pdb};
-    two[1].name = "etl-2";
-    plan_pdbs(&s, two, 2, &out);
+    s.pods[R1].pdb_stale = false;
+    s.pods[R1].n_pdbs = 2;
+    plan(&s, &out);
     assert_int_equal(out.guard[R1], CTL_GUARD_MULTIPLE_PDBS);
     assert_int_equal(out.ev[0].victim, R2);
     ctl_preempt_out_free(&out);
-
-    ctl_selector_free(&sel);
-    json_decref(js);
     scene_free(&s);
 }
 
@@ -524,7 +489,8 @@ static void test_other_guards(void **state)
     scene_free(&s);
 }
 
-/* Resources of terminating pods still count; a cordoned node takes no preemptor and loses no pod. */
+/* Resources of terminating pods still count; a cordoned node takes no preemptor and loses no pod.
+ */
 static void test_nodes(void **state)
 {
     (void)state;

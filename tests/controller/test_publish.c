@@ -16,7 +16,7 @@ static void test_values(void **state)
     memset(&t, 0, sizeof t);
     t.evaluated = true;
     t.eval.priority = 0.87349;
-    t.eval.t_allow_s = 273.0; /* below 5 min: 10 s steps */
+    t.eval.t_allow_s = 273.0;             /* below 5 min: 10 s steps */
     t.eval.level_deadline = 1767322800.0; /* 2026-01-02T03:00:00Z */
     ctl_dsp_values v;
     ctl_publish_values(&t, &v);

@@ -26,12 +26,9 @@ static void test_release_order_and_limit(void **state)
 {
     (void)state;
     ctl_pod pods[6] = {
-        gated("blocked", DS_TASK_BLOCKED, 9.0, 1),
-        gated("low", DS_TASK_WAITING, 0.2, 1),
-        gated("high", DS_TASK_WAITING, 0.9, 5),
-        gated("mid-new", DS_TASK_WAITING, 0.5, 9),
-        gated("mid-old", DS_TASK_WAITING, 0.5, 3),
-        t_pod("batch", "not-a-task", CTL_POD_GATED),
+        gated("blocked", DS_TASK_BLOCKED, 9.0, 1), gated("low", DS_TASK_WAITING, 0.2, 1),
+        gated("high", DS_TASK_WAITING, 0.9, 5),    gated("mid-new", DS_TASK_WAITING, 0.5, 9),
+        gated("mid-old", DS_TASK_WAITING, 0.5, 3), t_pod("batch", "not-a-task", CTL_POD_GATED),
     };
     ctl_release_in in = {.pods = pods, .n_pods = 6};
     ctl_release_out out;
