@@ -41,8 +41,8 @@ static int check_names(const char *ns, const char *name, ds_err *err)
 }
 
 static int send_json(kube_client *c, const kube_request_opts *ro, const char *method,
-                     const char *path, const char *content_type, const json_t *body,
-                     json_t **out, kube_response *resp_out, ds_err *err)
+                     const char *path, const char *content_type, const json_t *body, json_t **out,
+                     kube_response *resp_out, ds_err *err)
 {
     if (out != NULL)
         *out = NULL;
@@ -74,8 +74,7 @@ int kube_patch_merge(kube_client *c, const char *path, const json_t *patch, json
     return kube_patch(c, path, "application/merge-patch+json", patch, out, err);
 }
 
-int kube_patch_json(kube_client *c, const char *path, const json_t *ops, json_t **out,
-                    ds_err *err)
+int kube_patch_json(kube_client *c, const char *path, const json_t *ops, json_t **out, ds_err *err)
 {
     if (!json_is_array(ops))
         return ds_err_set(err, "JSON patch: operations must be an array");
@@ -112,8 +111,7 @@ void kube_format_microtime(double epoch_s, char *buf, size_t size)
 }
 
 int kube_create_event(kube_client *c, const kube_object_ref *obj, const char *type,
-                      const char *reason, const char *message, const char *component,
-                      ds_err *err)
+                      const char *reason, const char *message, const char *component, ds_err *err)
 {
     if (check_names(obj->ns, obj->name, err) != 0)
         return -1;
@@ -133,18 +131,17 @@ int kube_create_event(kube_client *c, const kube_object_ref *obj, const char *ty
     json_t *ev = json_pack(
         "{s:s, s:s, s:{s:s, s:s}, s:{s:s, s:s, s:s, s:s}, s:s, s:s, s:s, s:{s:s}, s:s, s:s, s:i,"
         " s:s, s:s}",
-        "apiVersion", "v1", "kind", "Event", "metadata", "generateName", gen, "namespace",
-        obj->ns, "involvedObject", "apiVersion", obj->api_version ? obj->api_version : "v1",
-        "kind", obj->kind ? obj->kind : "Pod", "namespace", obj->ns, "name", obj->name, "reason",
-        reason, "message", msg, "type", type, "source", "component",
-        component ? component : "dagsched", "firstTimestamp", secs, "lastTimestamp", secs,
-        "count", 1, "reportingComponent", component ? component : "dagsched",
-        "reportingInstance", component ? component : "dagsched");
+        "apiVersion", "v1", "kind", "Event", "metadata", "generateName", gen, "namespace", obj->ns,
+        "involvedObject", "apiVersion", obj->api_version ? obj->api_version : "v1", "kind",
+        obj->kind ? obj->kind : "Pod", "namespace", obj->ns, "name", obj->name, "reason", reason,
+        "message", msg, "type", type, "source", "component", component ? component : "dagsched",
+        "firstTimestamp", secs, "lastTimestamp", secs, "count", 1, "reportingComponent",
+        component ? component : "dagsched", "reportingInstance",
+        component ? component : "dagsched");
     if (ev == NULL)
         return ds_err_set(err, "event: cannot build the object (invalid UTF-8 in the message?)");
     if (obj->uid != NULL)
-        json_object_set_new(json_object_get(ev, "involvedObject"), "uid",
-                            json_string(obj->uid));
+        json_object_set_new(json_object_get(ev, "involvedObject"), "uid", json_string(obj->uid));
     char path[512];
     snprintf(path, sizeof path, "/api/v1/namespaces/%s/events", obj->ns);
     int rc = kube_create(c, path, ev, NULL, err);
@@ -172,9 +169,9 @@ kube_evict_result kube_evict(kube_client *c, const char *ns, const char *name, c
 {
     if (check_names(ns, name, err) != 0)
         return KUBE_EVICT_ERROR;
-    json_t *body = json_pack("{s:s, s:s, s:{s:s, s:s}, s:{}}", "apiVersion", "policy/v1", "kind",
-                             "Eviction", "metadata", "name", name, "namespace", ns,
-                             "deleteOptions");
+    json_t *body =
+        json_pack("{s:s, s:s, s:{s:s, s:s}, s:{}}", "apiVersion", "policy/v1", "kind", "Eviction",
+                  "metadata", "name", name, "namespace", ns, "deleteOptions");
     if (body == NULL) {
         ds_err_set(err, "evict %s/%s: out of memory", ns, name);
         return KUBE_EVICT_ERROR;
@@ -232,8 +229,8 @@ int kube_remove_scheduling_gate(kube_client *c, const char *ns, const char *pod,
         return -1;
     if (gate == NULL || gate[0] == '\0' || strlen(gate) > 317)
         return ds_err_set(err, "invalid scheduling gate name");
-    json_t *patch = json_pack("{s:{s:[{s:s, s:s}]}}", "spec", "schedulingGates", "$patch",
-                              "delete", "name", gate);
+    json_t *patch = json_pack("{s:{s:[{s:s, s:s}]}}", "spec", "schedulingGates", "$patch", "delete",
+                              "name", gate);
     if (patch == NULL)
         return ds_err_set(err, "out of memory");
     char path[600];
@@ -243,8 +240,7 @@ int kube_remove_scheduling_gate(kube_client *c, const char *ns, const char *pod,
     return rc;
 }
 
-int kube_set_job_suspend(kube_client *c, const char *ns, const char *job, bool suspend,
-                         ds_err *err)
+int kube_set_job_suspend(kube_client *c, const char *ns, const char *job, bool suspend, ds_err *err)
 {
     if (check_names(ns, job, err) != 0)
         return -1;
@@ -266,8 +262,8 @@ int kube_annotate_pod(kube_client *c, const char *ns, const char *pod, const cha
     if (key == NULL || key[0] == '\0' || strlen(key) > 317)
         return ds_err_set(err, "invalid annotation key");
     json_t *v = value != NULL ? json_string(value) : json_null();
-    json_t *patch = v != NULL ? json_pack("{s:{s:{s:o}}}", "metadata", "annotations", key, v)
-                              : NULL;
+    json_t *patch =
+        v != NULL ? json_pack("{s:{s:{s:o}}}", "metadata", "annotations", key, v) : NULL;
     if (patch == NULL)
         return ds_err_set(err, "annotation %s: value is not valid UTF-8 or out of memory", key);
     char path[600];

@@ -22,8 +22,7 @@ int kube_patch(kube_client *c, const char *path, const char *patch_type, const j
 int kube_patch_merge(kube_client *c, const char *path, const json_t *patch, json_t **out,
                      ds_err *err);
 /* ops: a JSON array of RFC 6902 operations. */
-int kube_patch_json(kube_client *c, const char *path, const json_t *ops, json_t **out,
-                    ds_err *err);
+int kube_patch_json(kube_client *c, const char *path, const json_t *ops, json_t **out, ds_err *err);
 
 /* POST obj to a collection path ("/api/v1/namespaces/a/pods"); *out (may be NULL) receives the
  * created object. */
@@ -44,14 +43,13 @@ typedef struct kube_object_ref {
 /* Create a core/v1 Event about obj in its namespace. type: "Normal" or "Warning"; reason:
  * CamelCase; message truncated to 1024 bytes; component: the reporting component. */
 int kube_create_event(kube_client *c, const kube_object_ref *obj, const char *type,
-                      const char *reason, const char *message, const char *component,
-                      ds_err *err);
+                      const char *reason, const char *message, const char *component, ds_err *err);
 
 typedef enum {
-    KUBE_EVICT_OK,         /* eviction accepted (the pod is being deleted) */
+    KUBE_EVICT_OK,          /* eviction accepted (the pod is being deleted) */
     KUBE_EVICT_BLOCKED_PDB, /* 429: a PodDisruptionBudget does not allow it now */
-    KUBE_EVICT_NOT_FOUND,  /* 404, or the pod with this uid is gone (uid precondition failed) */
-    KUBE_EVICT_ERROR       /* anything else (err says what) */
+    KUBE_EVICT_NOT_FOUND,   /* 404, or the pod with this uid is gone (uid precondition failed) */
+    KUBE_EVICT_ERROR        /* anything else (err says what) */
 } kube_evict_result;
 
 /* Evict a pod through the Eviction API. uid (may be NULL) is a precondition: a newer pod with the

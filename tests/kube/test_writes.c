@@ -120,12 +120,10 @@ static void test_patches_and_events(void **state)
     assert_string_equal(m.requests[1].path, "/apis/batch/v1/namespaces/batch/jobs/j1");
     assert_string_equal(m.requests[1].content_type, "application/merge-patch+json");
     assert_string_equal(m.requests[1].body, "{\"spec\":{\"suspend\":false}}");
-    assert_int_equal(kube_annotate_pod(c, "batch", "p1", "dagsched.io/evicted-by", "x", &err),
-                     0);
+    assert_int_equal(kube_annotate_pod(c, "batch", "p1", "dagsched.io/evicted-by", "x", &err), 0);
     assert_string_equal(m.requests[2].body, "{\"metadata\":{\"annotations\":"
                                             "{\"dagsched.io/evicted-by\":\"x\"}}}");
-    assert_int_equal(kube_annotate_pod(c, "batch", "p1", "dagsched.io/evicted-by", NULL, &err),
-                     0);
+    assert_int_equal(kube_annotate_pod(c, "batch", "p1", "dagsched.io/evicted-by", NULL, &err), 0);
     assert_string_equal(m.requests[3].body, "{\"metadata\":{\"annotations\":"
                                             "{\"dagsched.io/evicted-by\":null}}}");
     kube_object_ref ref = {"v1", "Pod", "batch", "p1", "u1"};
@@ -141,14 +139,13 @@ static void test_patches_and_events(void **state)
     assert_string_equal(json_string_value(json_object_get(io, "uid")), "u1");
     assert_string_equal(json_string_value(json_object_get(io, "name")), "p1");
     assert_string_equal(
-        json_string_value(json_object_get(json_object_get(ev, "metadata"), "generateName")),
-        "p1.");
+        json_string_value(json_object_get(json_object_get(ev, "metadata"), "generateName")), "p1.");
     assert_int_equal(strlen(json_string_value(json_object_get(ev, "firstTimestamp"))), 20);
     json_decref(ev);
     assert_int_equal(kube_create_event(c, &ref, "Info", "X", "m", NULL, &err), -1);
     assert_string_equal(err.msg, "event type must be Normal or Warning (got \"Info\")");
-    json_t *ops = json_pack("[{s:s, s:s, s:s}]", "op", "add", "path", "/metadata/labels/a",
-                            "value", "b");
+    json_t *ops =
+        json_pack("[{s:s, s:s, s:s}]", "op", "add", "path", "/metadata/labels/a", "value", "b");
     json_t *out = NULL;
     assert_int_equal(kube_patch_json(c, "/api/v1/namespaces/batch/pods/p1", ops, &out, &err), 0);
     assert_string_equal(m.requests[5].content_type, "application/json-patch+json");
