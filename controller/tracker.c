@@ -285,9 +285,8 @@ static void fill_pod(ctl_snapshot *s, size_t i, size_t *kv_used, size_t *tol_use
     p->tolerations = &s->tol[*tol_used];
     for (size_t k = 0; k < kp->n_tolerations; k++) {
         const kube_toleration *t = &kp->tolerations[k];
-        s->tol[(*tol_used)++] =
-            (ctl_toleration){or_empty(t->key), t->op_exists, or_empty(t->value),
-                             or_empty(t->effect)};
+        s->tol[(*tol_used)++] = (ctl_toleration){or_empty(t->key), t->op_exists, or_empty(t->value),
+                                                 or_empty(t->effect)};
     }
     p->n_tolerations = kp->n_tolerations;
     p->owner = owner_kind(kp);

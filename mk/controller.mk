@@ -49,3 +49,15 @@ controller-unit-test-asan: $(CTL_UNIT_ASAN)
 		ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 $$t; done
 
 INTEGRATION_TESTS += controller-unit-test controller-unit-test-asan
+
+# The binary: the decision modules, the I/O modules, the Kubernetes client and the HTTP runtime.
+CTL_VERSION := $(shell git describe --always --dirty 2>/dev/null || echo dev)
+$(BUILD)/rel/controller/main.o: CTL_CFLAGS += -DDAGSCHED_VERSION='"$(CTL_VERSION)"'
+BINARIES += $(BIN)/dagsched-controller
+$(BIN)/dagsched-controller: $(patsubst controller/%.c,$(BUILD)/rel/controller/%.o,$(CTL_IO_SRCS)) \
+		$(BUILD)/rel/libdsctl.a $(BUILD)/rel/libdskube.a $(BUILD)/rel/libdsruntime.a \
+		$(BUILD)/rel/libdagsched.a
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_BASE) $(OPT_FLAGS) -o $@ $(filter %.o,$^) $(BUILD)/rel/libdsctl.a \
+		$(BUILD)/rel/libdskube.a $(BUILD)/rel/libdsruntime.a $(BUILD)/rel/libdagsched.a \
+		$(KUBE_LIBS) $(RUNTIME_LIBS) $(CTL_CORE_LIBS)
