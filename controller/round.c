@@ -93,10 +93,17 @@ bool ctl_may_write(ctl_controller *c)
 
 static bool caches_healthy(ctl_controller *c)
 {
+    static const char *const names[] = {"pods",     "nodes",      "poddisruptionbudgets",
+                                        "jobs",     "job graphs", "policies"};
     kube_informer *all[] = {c->pods, c->nodes, c->pdbs, c->jobs, c->graphs, c->policies};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
-        if (!kube_informer_healthy(all[i], c->opt.cache_max_age_s))
+        if (!kube_informer_healthy(all[i], c->opt.cache_max_age_s)) {
+            kube_informer_status st;
+            kube_informer_get_status(all[i], &st);
+            KLOG_DEBUG("loop", "watch of %s: synced %d, watching %d, last contact %.1fs ago: %s",
+                       names[i], st.synced, st.watching, st.last_ok_age_s, st.last_error);
             return false;
+        }
     return true;
 }
 
