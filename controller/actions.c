@@ -332,11 +332,8 @@ int ctl_act_evict(ctl_controller *c, const ctl_snapshot *s, const ds_policy *p,
         ctl_preemptor_message(e, pre, victim, node, p, false, pmsg, sizeof pmsg);
         ctl_event_pod(c, victim, "Warning", CTL_EV_PREEMPTED, vmsg);
         ctl_event_pod(c, pre, "Normal", CTL_EV_PREEMPTING, pmsg);
-        {
-            const char *pkv[] = {CTL_ANN_PREEMPTED_FOR_AT, ts};
-            if (annotate(c, pre->ns, pre->name, pkv, 1, &err) != 0)
-                KLOG_DEBUG("evict", "pod %s/%s: %s", pre->ns, pre->name, err.msg);
-        }
+        /* The preemptor itself is not updated: an update would send it back through
+         * kube-scheduler's back-off just when the room it needs is being freed. */
         count_eviction(c, "evicted", e->reason);
         KLOG_INFO("evict", "evicted %s/%s on %s for %s/%s: %s", victim->ns, victim->name, node,
                   pre->ns, pre->name, reason);

@@ -93,8 +93,8 @@ bool ctl_may_write(ctl_controller *c)
 
 static bool caches_healthy(ctl_controller *c)
 {
-    static const char *const names[] = {"pods",     "nodes",      "poddisruptionbudgets",
-                                        "jobs",     "job graphs", "policies"};
+    static const char *const names[] = {"pods", "nodes",      "poddisruptionbudgets",
+                                        "jobs", "job graphs", "policies"};
     kube_informer *all[] = {c->pods, c->nodes, c->pdbs, c->jobs, c->graphs, c->policies};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         if (!kube_informer_healthy(all[i], c->opt.cache_max_age_s)) {
@@ -274,7 +274,9 @@ static int cmp_pub(const void *a, const void *b)
 }
 
 /* DSP annotations: only values that changed, at most --max-annotation-updates a round (highest
- * priority first), and a pod at most once a minute unless it just became urgent. */
+ * priority first), a running pod at most once a minute unless it just became urgent, a pending
+ * pod at most every two minutes and never while an eviction made for it is cooling down (every
+ * update of a pending pod makes kube-scheduler retry it and restarts its back-off). */
 static void do_publish(ctl_controller *c, const ctl_snapshot *s, const ds_policy *pol)
 {
     pub_cand *cand = calloc(s->n_pod ? s->n_pod : 1, sizeof *cand);
@@ -313,8 +315,13 @@ static void do_publish(ctl_controller *c, const ctl_snapshot *s, const ds_policy
         snprintf(key, sizeof key, "publish/%s", p->uid);
         double last = ctl_memo_get(&c->memo, key);
         bool urgent = ds_dsp_is_urgent(&p->task.eval, pol->urgent_threshold_s);
-        if (last >= 0 && s->now - last < 60.0 && !urgent)
+        if (p->state != CTL_POD_BOUND) {
+            if ((last >= 0 && s->now - last < 120.0) ||
+                ctl_guard_preemptor_cooling(pol, &c->ledger.ledger, p, s->now))
+                continue;
+        } else if (last >= 0 && s->now - last < 60.0 && !urgent) {
             continue;
+        }
         if (ctl_act_publish(c, s, cand[k].pod, &v) == 0)
             ctl_memo_put(&c->memo, key, s->now);
         budget--;

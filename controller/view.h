@@ -16,18 +16,17 @@
 #include "victim.h" /* DS_NO_TASK */
 
 /* Names shared with the extender and the users' manifests (docs/controller.md). */
-#define CTL_GATE_DEPENDENCIES    "dagsched.io/dependencies"
-#define CTL_LABEL_JOB            "dagsched.io/job"
-#define CTL_LABEL_TASK           "dagsched.io/task"
-#define CTL_ANN_PRIORITY         "dagsched.io/priority"
-#define CTL_ANN_SLACK            "dagsched.io/slack"
-#define CTL_ANN_LEVEL_DEADLINE   "dagsched.io/level-deadline"
-#define CTL_ANN_EVICTION_AT      "dagsched.io/evicted-at"
-#define CTL_ANN_EVICTION_REASON  "dagsched.io/eviction-reason"
-#define CTL_ANN_PREEMPTED_FOR_AT "dagsched.io/preempted-for-at"
-#define CTL_ANN_RELEASED_AT      "dagsched.io/released-at"
-#define CTL_ANN_NUDGED_AT        "dagsched.io/upstream-succeeded-at"
-#define CTL_ANN_MIRROR           "kubernetes.io/config.mirror"
+#define CTL_GATE_DEPENDENCIES   "dagsched.io/dependencies"
+#define CTL_LABEL_JOB           "dagsched.io/job"
+#define CTL_LABEL_TASK          "dagsched.io/task"
+#define CTL_ANN_PRIORITY        "dagsched.io/priority"
+#define CTL_ANN_SLACK           "dagsched.io/slack"
+#define CTL_ANN_LEVEL_DEADLINE  "dagsched.io/level-deadline"
+#define CTL_ANN_EVICTION_AT     "dagsched.io/evicted-at"
+#define CTL_ANN_EVICTION_REASON "dagsched.io/eviction-reason"
+#define CTL_ANN_RELEASED_AT     "dagsched.io/released-at"
+#define CTL_ANN_NUDGED_AT       "dagsched.io/upstream-succeeded-at"
+#define CTL_ANN_MIRROR          "kubernetes.io/config.mirror"
 
 typedef enum ctl_pod_state {
     CTL_POD_GATED = 0,     /* pending, held by the dagsched.io/dependencies scheduling gate */

@@ -61,3 +61,9 @@ $(BIN)/dagsched-controller: $(patsubst controller/%.c,$(BUILD)/rel/controller/%.
 	$(CC) $(CFLAGS_BASE) $(OPT_FLAGS) -o $@ $(filter %.o,$^) $(BUILD)/rel/libdsctl.a \
 		$(BUILD)/rel/libdskube.a $(BUILD)/rel/libdsruntime.a $(BUILD)/rel/libdagsched.a \
 		$(KUBE_LIBS) $(RUNTIME_LIBS) $(CTL_CORE_LIBS)
+
+controller-integration-test: $(BIN)/dagsched-controller
+	@DAGSCHED_EXTRA_PACKAGES="jq" hack/install-deps.sh
+	@tests/controller/integration.sh $(BIN)/dagsched-controller
+
+INTEGRATION_TESTS += controller-integration-test
