@@ -15,10 +15,10 @@
 #include "view.h"
 
 /* Event reasons (Event.reason). */
-#define CTL_EV_PREEMPTED       "Preempted"         /* on a victim */
-#define CTL_EV_PREEMPTING      "Preempting"        /* on a preemptor */
-#define CTL_EV_WOULD_PREEMPT   "WouldPreempt"      /* --dry-run, on both */
-#define CTL_EV_EVICTION_FAILED "EvictionRefused"   /* the Eviction API said no */
+#define CTL_EV_PREEMPTED       "DagschedEvicted"         /* on a victim */
+#define CTL_EV_PREEMPTING      "DagschedEvicting"        /* on a preemptor */
+#define CTL_EV_WOULD_PREEMPT   "DagschedWouldEvict"      /* --dry-run, on both */
+#define CTL_EV_EVICTION_FAILED "DagschedEvictionRefused"   /* the Eviction API said no */
 #define CTL_EV_RELEASED        "Released"          /* gate removed or Job resumed */
 #define CTL_EV_NUDGED          "UpstreamSucceeded" /* retry asked of kube-scheduler */
 #define CTL_EV_JOB_INVALID     "InvalidJobGraph"   /* the job's DAG cannot be built */

@@ -250,8 +250,7 @@ static void do_preempt(ctl_controller *c, const ctl_snapshot *s, const ds_policy
         const char *lv[] = {ctl_guard_name((ctl_guard)g)};
         metrics_set(c->m.guards, lv, (double)by_guard[g]);
     }
-    if (out.n_ev > 0 || out.n_urgent > 0)
-        KLOG_INFO("preempt",
+    kube_log(out.n_ev > 0 ? KUBE_LOG_INFO : KUBE_LOG_DEBUG, "preempt",
                   "%zu waiting (%zu urgent, %zu cooling down), %zu running (%zu evictable): %zu "
                   "eviction(s) planned%s",
                   out.n_waiting, out.n_urgent, out.n_cooling, out.n_running, out.n_evictable,
