@@ -174,6 +174,26 @@ int ctl_act_publish(ctl_controller *c, const ctl_snapshot *s, size_t i, const ct
 
 /* ---- eviction ---- */
 
+/* Reserve the freed room for the preemptor as kube-scheduler's own preemption does: with
+ * status.nominatedNodeName set, kube-scheduler counts the preemptor's request on that node when it
+ * places pods of lower or equal priority (such as the victim's replacement). kube-scheduler keeps
+ * the nomination while the preemptor cannot preempt by itself (preemptionPolicy: Never, or a
+ * victim of lower priority still terminating) and drops it once the pod is bound. */
+static void nominate(ctl_controller *c, const ctl_pod *pre, const char *node)
+{
+    json_t *patch = json_pack("{s:{s:s}}", "status", "nominatedNodeName", node);
+    if (patch == NULL)
+        return;
+    char path[600];
+    snprintf(path, sizeof path, "/api/v1/namespaces/%s/pods/%s/status", pre->ns, pre->name);
+    ds_err err = {{0}};
+    if (kube_patch_merge(c->client, path, patch, NULL, &err) != 0) {
+        KLOG_WARN("evict", "pod %s/%s: nominating node %s: %s", pre->ns, pre->name, node, err.msg);
+        api_error(c, "nominate");
+    }
+    json_decref(patch);
+}
+
 static void count_eviction(ctl_controller *c, const char *result, ds_preempt_reason r)
 {
     const char *lv[] = {result, ds_reason_name(r)};
@@ -332,8 +352,7 @@ int ctl_act_evict(ctl_controller *c, const ctl_snapshot *s, const ds_policy *p,
         ctl_preemptor_message(e, pre, victim, node, p, false, pmsg, sizeof pmsg);
         ctl_event_pod(c, victim, "Warning", CTL_EV_PREEMPTED, vmsg);
         ctl_event_pod(c, pre, "Normal", CTL_EV_PREEMPTING, pmsg);
-        /* The preemptor itself is not updated: an update would send it back through
-         * kube-scheduler's back-off just when the room it needs is being freed. */
+        nominate(c, pre, node);
         count_eviction(c, "evicted", e->reason);
         KLOG_INFO("evict", "evicted %s/%s on %s for %s/%s: %s", victim->ns, victim->name, node,
                   pre->ns, pre->name, reason);
