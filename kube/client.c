@@ -458,6 +458,20 @@ static size_t on_header(char *buf, size_t size, size_t nitems, void *ud)
 {
     xfer *x = ud;
     size_t n = size * nitems;
+    /* End of the headers of a 200 stream: tell the caller that the stream is open (a watch may
+     * stay silent for minutes). */
+    if (x->on_data != NULL && !x->stream_ok && (n == 2 || n == 1) &&
+        (buf[0] == '\r' || buf[0] == '\n')) {
+        long code = 0;
+        curl_easy_getinfo(x->h, CURLINFO_RESPONSE_CODE, &code);
+        if (code == 200) {
+            x->stream_ok = true;
+            if (x->on_data(x->user, "", 0) != 0) {
+                x->callback_stop = true;
+                return 0;
+            }
+        }
+    }
     static const char name[] = "retry-after:";
     if (n > sizeof name && strncasecmp(buf, name, sizeof name - 1) == 0) {
         char tmp[32];
