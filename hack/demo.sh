@@ -18,7 +18,8 @@
 # Environment:
 #   DEMO_RUNS      "dagsched default-scheduler" (default), or one of them
 #   DEMO_PARALLEL  1 (default): both runs at the same time; 0: one after the other
-#   DEMO_POLICY    SchedulingPolicy file (default policies/default.yaml)
+#   DEMO_POLICY    SchedulingPolicy file (default policies/demo.yaml: default.yaml with its time
+#                  guards scaled to the demo's short tasks)
 #   DEMO_WORKLOAD  workload files (default: examples/*.yaml)
 #   DEMO_TIMEOUT   seconds the workload may take in each run (default 420)
 #   DEMO_PLAIN     1: no in-place redraw (also when stdout is not a terminal), for CI logs
@@ -34,7 +35,7 @@ cd "$REPO_ROOT"
 
 RUNS="${DEMO_RUNS:-dagsched default-scheduler}"
 PARALLEL="${DEMO_PARALLEL:-1}"
-POLICY_FILE="${DEMO_POLICY:-policies/default.yaml}"
+POLICY_FILE="${DEMO_POLICY:-policies/demo.yaml}"
 TIMEOUT="${DEMO_TIMEOUT:-420}"
 PLAIN="${DEMO_PLAIN:-0}"
 CHECK="${DEMO_CHECK:-0}"
@@ -45,6 +46,10 @@ EXTENDER="$REPO_ROOT/bin/dagsched-extender"
 CONTROLLER="$REPO_ROOT/bin/dagsched-controller"
 T_START=$SECONDS
 
+# The cluster tools' definitions (pick_port, CLUSTER_PACKAGES); say and die below replace its log
+# helpers.
+# shellcheck source=hack/cluster/lib.sh
+source "$CLUSTER_TOOLS/lib.sh"
 say() { printf 'demo: %s\n' "$*"; }
 die() {
   printf 'demo: error: %s\n' "$*" >&2
@@ -128,8 +133,6 @@ trap 'echo; say "interrupted; stopping everything"; exit 130' INT TERM
 # ---- 1. dependencies and builds
 say "dagsched demo: the same DAG workload under dagsched and under the default kube-scheduler"
 say "[1/5] dependencies and builds"
-# shellcheck source=hack/cluster/lib.sh
-source "$CLUSTER_TOOLS/lib.sh"
 DAGSCHED_EXTRA_PACKAGES="$CLUSTER_PACKAGES" "$REPO_ROOT/hack/install-deps.sh"
 "$CLUSTER_TOOLS/build.sh" >"$RUN_DIR/cluster-build.log" 2>&1 || {
   tail -n 20 "$RUN_DIR/cluster-build.log" >&2
@@ -220,11 +223,12 @@ print(n)' "$POLICY_FILE")" || die "DEMO_POLICY $POLICY_FILE: no metadata.name"
     die "the extender is not ready after 60 s (http://127.0.0.1:$ext_port/readyz); see $RUN_DIR/dagsched/extender.log"
   fi
 
-  POD_NAME=dagsched-demo-controller "$CONTROLLER" --kubeconfig "$d/kubeconfig" \
+  "$CONTROLLER" --kubeconfig "$d/kubeconfig" \
     --policy-namespace "$SYSTEM_NAMESPACE" --policy-name "$policy_name" \
     --metrics-listen "127.0.0.1:$metrics_port" --log-format json \
-    --leader-elect --lease-name dagsched-controller --lease-namespace "$SYSTEM_NAMESPACE" \
-    --lease-duration 15s --renew-deadline 10s --retry-period 2s \
+    --leader-elect=true --leader-elect-lease-name dagsched-controller \
+    --leader-elect-identity dagsched-demo-controller --leader-elect-lease-duration 15s \
+    --leader-elect-renew-deadline 10s --leader-elect-retry-period 2s \
     >"$RUN_DIR/dagsched/controller.log" 2>&1 </dev/null &
   PIDS[controller]=$!
   rc=0

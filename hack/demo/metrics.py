@@ -13,8 +13,8 @@ Definitions (docs/demo.md repeats them):
   its container's finishedAt (else the time its Ready condition turned False at completion).
 - makespan: the last task end minus submitted.
 - deadline: dagsched.io/deadline (absolute), or dagsched.io/deadline-after counted from submitted.
-- evictions: pods of the job named by a "Preempted" Event (dagsched's controller and
-  kube-scheduler's own preemption both use that reason).
+- evictions: pods of the job named by a "DagschedEvicted" Event (the dagsched controller evicted
+  it) or a "Preempted" Event (kube-scheduler's own preemption).
 - attempts: every pod created for the task (live pods, and deleted ones named by the Job
   controller's "Created pod: NAME" Events); where each ran comes from kube-scheduler's
   "Successfully assigned NS/NAME to NODE" Events or the pod's spec.nodeName.
@@ -37,7 +37,7 @@ ANN_DEADLINE_AFTER = "dagsched.io/deadline-after"
 ANN_RUNTIME = "dagsched.io/runtime"
 LABEL_SPEED = "dagsched.io/speed"
 GATE = "dagsched.io/dependencies"
-EVICTION_REASONS = ("Preempted",)
+EVICTION_REASONS = ("DagschedEvicted", "Preempted")
 
 _RFC3339 = re.compile(
     r"^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?([Zz]|[+-]\d{2}:\d{2})$"
