@@ -305,7 +305,7 @@ t0=$SECONDS
 gen="$ROOT/hack/cluster/nodes/gen-large.sh"
 cmp -s <("$gen" 1024) "$ROOT/hack/cluster/nodes/large.tsv" ||
   fail "hack/cluster/nodes/large.tsv differs from the output of gen-large.sh 1024"
-n="$("$ROOT/hack/cluster/create-nodes.sh" --print "$ROOT/hack/cluster/nodes/large.tsv" | grep -c '^kind: Node$')"
+n="$("$ROOT/hack/cluster/create-nodes.sh" --print "$ROOT/hack/cluster/nodes/large.tsv" | grep -c '"kind":"Node"')"
 [[ "$n" == 1024 ]] || fail "the large profile renders $n nodes, expected 1024"
 pass "node profiles are valid; large.tsv matches its generator (1024 nodes)"
 
@@ -336,7 +336,7 @@ fi
 # listener on its ports.
 leftover=""
 for p in /proc/[0-9]*; do
-  cmd="$(tr '\0' ' ' <"$p/cmdline" 2>/dev/null || true)"
+  cmd="$( { tr '\0' ' ' <"$p/cmdline"; } 2>/dev/null || true)"
   [[ "$cmd" == *"$dir/"* ]] && leftover+=" ${p#/proc/}:${cmd:0:80}"
 done
 [[ -z "$leftover" ]] || fail "processes of the cluster survived cluster-down:$leftover"
