@@ -134,11 +134,12 @@ trap 'echo; say "interrupted; stopping everything"; exit 130' INT TERM
 say "dagsched demo: the same DAG workload under dagsched and under the default kube-scheduler"
 say "[1/5] dependencies and builds"
 DAGSCHED_EXTRA_PACKAGES="$CLUSTER_PACKAGES" "$REPO_ROOT/hack/install-deps.sh"
-"$CLUSTER_TOOLS/build.sh" >"$RUN_DIR/cluster-build.log" 2>&1 || {
-  tail -n 20 "$RUN_DIR/cluster-build.log" >&2
+# Kubernetes and kwok are built once and cached (~/.cache/dagsched); the first build takes minutes
+# and says so itself.
+"$CLUSTER_TOOLS/build.sh" 2>&1 | tee "$RUN_DIR/cluster-build.log" ||
   die "building the local Kubernetes failed; see $RUN_DIR/cluster-build.log"
-}
 if has_run dagsched; then
+  say "      building bin/dagsched-extender and bin/dagsched-controller (log: ${RUN_DIR#"$REPO_ROOT"/}/make.log)"
   make --no-print-directory -j2 "$EXTENDER" "$CONTROLLER" >"$RUN_DIR/make.log" 2>&1 || true
   missing=()
   for b in "$EXTENDER" "$CONTROLLER"; do [[ -x "$b" ]] || missing+=("${b#"$REPO_ROOT"/}"); done
@@ -211,7 +212,9 @@ print(n)' "$POLICY_FILE")" || die "DEMO_POLICY $POLICY_FILE: no metadata.name"
   kc "$d" -n "$SYSTEM_NAMESPACE" label configmap "dagsched-policy-$policy_name" \
     dagsched.io/kind=SchedulingPolicy app.kubernetes.io/name=dagsched >/dev/null
 
-  "$EXTENDER" --kubeconfig "$d/kubeconfig" --listen "127.0.0.1:$ext_port" \
+  # Each local process runs in a session of its own, so that a Ctrl-C in the terminal reaches only
+  # this script, whose exit trap then stops them in order.
+  setsid "$EXTENDER" --kubeconfig "$d/kubeconfig" --listen "127.0.0.1:$ext_port" \
     --policy-namespace "$SYSTEM_NAMESPACE" --policy-name "$policy_name" --log-format json \
     >"$RUN_DIR/dagsched/extender.log" 2>&1 </dev/null &
   PIDS[extender]=$!
@@ -223,7 +226,7 @@ print(n)' "$POLICY_FILE")" || die "DEMO_POLICY $POLICY_FILE: no metadata.name"
     die "the extender is not ready after 60 s (http://127.0.0.1:$ext_port/readyz); see $RUN_DIR/dagsched/extender.log"
   fi
 
-  "$CONTROLLER" --kubeconfig "$d/kubeconfig" \
+  setsid "$CONTROLLER" --kubeconfig "$d/kubeconfig" \
     --policy-namespace "$SYSTEM_NAMESPACE" --policy-name "$policy_name" \
     --metrics-listen "127.0.0.1:$metrics_port" --log-format json \
     --leader-elect=true --leader-elect-lease-name dagsched-controller \
@@ -254,7 +257,7 @@ submit_dagsched() {
 
 submit_default() {
   local d="$RUN_DIR/default-scheduler/cluster"
-  python3 "$DEMO_TOOLS/baseline_driver.py" --kubectl "$d/bin/kubectl" --kubeconfig "$d/kubeconfig" \
+  setsid python3 "$DEMO_TOOLS/baseline_driver.py" --kubectl "$d/bin/kubectl" --kubeconfig "$d/kubeconfig" \
     --namespace "$NAMESPACE" --scheduler-name default-scheduler --poll 1 --timeout "$TIMEOUT" \
     --status-file "$RUN_DIR/default-scheduler/driver.status" "${WORKLOAD[@]}" \
     >"$RUN_DIR/default-scheduler/driver.log" 2>&1 </dev/null &
@@ -280,12 +283,22 @@ watch_runs() { # watch_runs NAME...
       args+=(--status-file "driver=$RUN_DIR/default-scheduler/driver.status")
     fi
   done
+  # In the background, so that a signal to this script (Ctrl-C, kill) runs its trap at once rather
+  # than after the display ends; the trap stops the display with everything else.
   local rc=0
   python3 "$DEMO_TOOLS/summary.py" watch "${args[@]}" --namespace "$NAMESPACE" \
-    --workload "${WORKLOAD[@]}" --timeout "$TIMEOUT" "${WATCH_FLAGS[@]}" || rc=$?
+    --workload "${WORKLOAD[@]}" --timeout "$TIMEOUT" "${WATCH_FLAGS[@]}" &
+  PIDS[progress]=$!
+  wait "${PIDS[progress]}" || rc=$?
+  unset "PIDS[progress]"
   case "$rc" in
   0) ;;
   3) die "the workload did not finish within DEMO_TIMEOUT=${TIMEOUT}s; logs in $RUN_DIR" ;;
+  130 | 143)
+    echo
+    say "interrupted; stopping everything"
+    exit 130
+    ;;
   4) die "a process the demo needs exited (see above); logs in $RUN_DIR" ;;
   *) die "the progress display failed (exit $rc)" ;;
   esac

@@ -308,6 +308,7 @@ class RunWatch:
         self.kubeconfig = os.path.join(cluster_dir, "kubeconfig")
         self.namespace = namespace
         self.rows = None
+        self.deadlines = {}
         self.error = None
         self.done_at = None
 
@@ -330,47 +331,72 @@ class RunWatch:
             return
         pods = [i for i in items if i.get("kind") == "Pod"]
         events = [i for i in items if i.get("kind") == "Event"]
-        self.rows = metrics.progress(pods, events, wt)
+        try:
+            self.rows = metrics.progress(pods, events, wt)
+            self.deadlines = deadline_cells(metrics.analyze(pods, [], events, [], wt), time.time())
+        except metrics.MetricsError as e:
+            self.error = str(e)
+            return
         self.error = None
 
     def finished(self):
         return self.rows is not None and all(r["done"] == r["total"] for r in self.rows.values())
 
 
+def deadline_cells(analysis, now):
+    """Per job, the deadline column of the progress table: "in 35s", "late 5s", "met", "MISSED"
+    or "" without a deadline."""
+    out = {}
+    for name, j in analysis["jobs"].items():
+        if j["deadline"] is None:
+            out[name] = ""
+        elif j["deadline_met"] is not None:
+            out[name] = "met" if j["deadline_met"] else "MISSED"
+        else:
+            left = analysis["t0"] + j["deadline"] - now
+            out[name] = f"in {left:.0f}s" if left >= 0 else f"late {-left:.0f}s"
+    return out
+
+
+COLS = ["done", "run", "wait", "evict", "deadline"]
+
+
 def render(watches, jobs, elapsed):
-    """Lines of the progress table: a header naming each run above its four columns."""
-    sub = ["job"] + ["done", "run", "wait", "evict"] * len(watches)
+    """Lines of the progress table: a header naming each run above its columns."""
+    nc = len(COLS)
+    sub = ["job"] + COLS * len(watches)
     rows = [sub]
     for j in jobs:
         row = [j]
         for w in watches:
             r = (w.rows or {}).get(j)
             if r is None:
-                row += ["?", "", "", ""]
+                row += ["?"] + [""] * (nc - 1)
             else:
-                row += [f"{r['done']}/{r['total']}", str(r["running"]), str(r["waiting"]), str(r["evictions"])]
+                row += [f"{r['done']}/{r['total']}", str(r["running"]), str(r["waiting"]), str(r["evictions"]),
+                        w.deadlines.get(j, "")]
         rows.append(row)
     widths = col_widths(rows)
     gap = "    "  # between runs
-    # A run's name spans its four columns; widen the last one when the name is longer.
+    # A run's name spans its columns; widen the last one when the name is longer.
     for i, w in enumerate(watches):
-        c = 1 + 4 * i
-        span = sum(widths[c:c + 4]) + 2 * 3
+        c = 1 + nc * i
+        span = sum(widths[c:c + nc]) + 2 * (nc - 1)
         if len(w.name) > span:
-            widths[c + 3] += len(w.name) - span
+            widths[c + nc - 1] += len(w.name) - span
 
     def line(cells):
         out = cells[0].ljust(widths[0])
         for i in range(len(watches)):
-            c = 1 + 4 * i
-            group = "  ".join(str(cells[c + k]).ljust(widths[c + k]) for k in range(4))
+            c = 1 + nc * i
+            group = "  ".join(str(cells[c + k]).ljust(widths[c + k]) for k in range(nc))
             out += gap + group
         return out.rstrip()
 
     head = " " * widths[0]
     for i, w in enumerate(watches):
-        c = 1 + 4 * i
-        span = sum(widths[c:c + 4]) + 2 * 3
+        c = 1 + nc * i
+        span = sum(widths[c:c + nc]) + 2 * (nc - 1)
         head += gap + w.name.ljust(span)
     lines = [f"elapsed {elapsed:4.0f}s", head.rstrip()]
     lines += [line(r) for r in rows]

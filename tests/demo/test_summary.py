@@ -231,6 +231,18 @@ class TestHandMade(unittest.TestCase):
         v = metrics.analyze(pods, [], [], [])["jobs"]["j"]["violations"]
         self.assertEqual([(x["task"], x["upstream"], x["upstream_end"]) for x in v], [("b", "a", None)])
 
+    def test_live_deadline_cells(self):
+        pods = [pod("a-1", "j", "a", phase="Running", created=ts(10), start=ts(11),
+                    annotations={metrics.ANN_DEADLINE_AFTER: "30s"}),
+                pod("x-1", "k", "x", created=ts(10), start=ts(11), end=ts(50), annotations={metrics.ANN_DEADLINE: ts(45)}),
+                pod("y-1", "n", "y", phase="Running", created=ts(10), start=ts(11))]
+        a = metrics.analyze(pods, [], [], [])
+        self.assertEqual(summary.deadline_cells(a, 25.0), {"j": "in 15s", "k": "MISSED", "n": ""})
+        self.assertEqual(summary.deadline_cells(a, 47.0)["j"], "late 7s")
+        f = load_fixture()
+        self.assertEqual(summary.deadline_cells(analyze_fixture(), 0.0), {"mini": "met", "filler": ""})
+        self.assertEqual(len(f["pods"]), 4)
+
     def test_not_created_tasks_from_workload(self):
         wt = [("j", "a", [], "j-a"), ("j", "b", ["a"], "j-b")]
         pods = [pod("j-a-x", "j", "a", phase="Running", start=ts(1))]
