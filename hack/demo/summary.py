@@ -209,9 +209,10 @@ def build_report(runs, all_tasks=False):
             out.append("")
             out.append(f"Evictions under {n}:")
             for _, j, tn, at in sorted(evs, key=lambda x: x[0]):
-                msg = (at["eviction_message"] or "").strip()
-                if len(msg) > 160:
-                    msg = msg[:157] + "..."
+                # The first clause says where, for whom and why; the rest (priorities) is in the Event.
+                msg = (at["eviction_message"] or "").strip().split("; ")[0]
+                if len(msg) > 200:
+                    msg = msg[:197] + "..."
                 out.append(f"  {j}/{tn} on {at['node'] or '?'}: {msg}")
         vs = [(j, v) for j, r in a["jobs"].items() for v in r["violations"]]
         if vs:
