@@ -236,6 +236,7 @@ class Attempt:
             "start": rel(self.start),
             "end": rel(self.end),
             "evicted": self.evicted,
+            "evicted_at": rel(self.eviction_time),
             "eviction_message": self.eviction_message,
         }
 

@@ -204,7 +204,7 @@ def build_report(runs, all_tasks=False):
             for tn, t in r["tasks"].items():
                 for at in t["attempts"]:
                     if at["evicted"]:
-                        evs.append((at["bound"] or 0, j, tn, at))
+                        evs.append((at["evicted_at"] if at["evicted_at"] is not None else at["bound"] or 0, j, tn, at))
         if evs:
             out.append("")
             out.append(f"Evictions under {n}:")
@@ -213,7 +213,8 @@ def build_report(runs, all_tasks=False):
                 msg = (at["eviction_message"] or "").strip().split("; ")[0]
                 if len(msg) > 200:
                     msg = msg[:197] + "..."
-                out.append(f"  {j}/{tn} on {at['node'] or '?'}: {msg}")
+                when = "" if at["evicted_at"] is None else f"{at['evicted_at']:.0f}s "
+                out.append(f"  {when}{j}/{tn} on {at['node'] or '?'}: {msg}")
         vs = [(j, v) for j, r in a["jobs"].items() for v in r["violations"]]
         if vs:
             out.append("")

@@ -126,6 +126,7 @@ class TestRecordedRun(unittest.TestCase):
         self.assertTrue(first["evicted"])
         self.assertEqual(first["node"], "cpu-slow-1")
         self.assertAlmostEqual(first["bound"], 0.563, places=3)
+        self.assertAlmostEqual(first["evicted_at"], 2.421, places=3)  # Preempted 04:43:28.420596
         self.assertEqual(first["eviction_message"],
                          "Preempted by pod e936dedd-59af-4b41-8c27-fff1fa8d5fc8 on node cpu-slow-1")
         self.assertEqual(second["state"], "succeeded")
@@ -286,7 +287,7 @@ class TestReportAndCheck(unittest.TestCase):
             self.assertRegex(out, r"  deadline\s+met, 44s to spare\s+met, 44s to spare")
             self.assertRegex(out, r"  dependency violations\s+1\s+1")
             self.assertIn("fill  cpu-slow-1 evicted > cpu-slow-1 (1x) 11-31s", out)
-            self.assertIn("filler/fill on cpu-slow-1: Preempted by pod e936dedd", out)
+            self.assertIn("  2s filler/fill on cpu-slow-1: Preempted by pod e936dedd", out)
             self.assertIn("mini/load (pod mini-load-rz74q) bound at 3s; upstream transform ended at 18s", out)
             with open(js) as f:
                 data = json.load(f)
