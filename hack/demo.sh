@@ -23,7 +23,9 @@
 #   DEMO_WORKLOAD  workload files (default: examples/*.yaml)
 #   DEMO_TIMEOUT   seconds the workload may take in each run (default 420)
 #   DEMO_PLAIN     1: no in-place redraw (also when stdout is not a terminal), for CI logs
-#   DEMO_CHECK     1: after the report, assert its key claims (make demo-test)
+#   DEMO_CHECK     1: after the report, assert its key claims (make demo-test): every job of
+#                  every run completed, no dependency violation under dagsched, and the deadline
+#                  of each job in DEMO_URGENT_JOBS (default "etl") met under dagsched
 #   DEMO_KEEP      1: keep the clusters' data (etcd, certificates), not only logs and results
 #   NODE_PROFILE   node profile of both clusters (default hack/cluster/nodes/default.tsv)
 set -euo pipefail
@@ -62,7 +64,9 @@ for r in $RUNS; do
 done
 [[ -n "${RUNS// /}" ]] || die "DEMO_RUNS is empty"
 [[ "$PARALLEL" =~ ^[01]$ ]] || die "DEMO_PARALLEL must be 0 or 1 (got '$PARALLEL')"
-[[ "$TIMEOUT" =~ ^[0-9]{1,5}$ ]] && ((TIMEOUT >= 30)) || die "DEMO_TIMEOUT must be a number of seconds >= 30 (got '$TIMEOUT')"
+if ! [[ "$TIMEOUT" =~ ^[0-9]{1,5}$ ]] || ((TIMEOUT < 30)); then
+  die "DEMO_TIMEOUT must be a number of seconds from 30 to 99999 (got '$TIMEOUT')"
+fi
 [[ -r "$POLICY_FILE" ]] || die "DEMO_POLICY '$POLICY_FILE' is not a readable file"
 if [[ -n "${DEMO_WORKLOAD:-}" ]]; then
   read -r -a WORKLOAD <<<"$DEMO_WORKLOAD"
@@ -116,7 +120,7 @@ teardown() { # stops every process started here and every cluster brought up; fa
       say "stopping the cluster in $d failed; see $RUN_DIR/teardown.log"
       rc=1
     fi
-    [[ "$KEEP" == 1 ]] || rm -rf "$d/etcd" "$d/pki" "$d/certs" "$d/kubeconfigs" "$d/kubeconfig" "$d/bin"
+    [[ "$KEEP" == 1 ]] || rm -rf "${d:?}/etcd" "${d:?}/pki" "${d:?}/certs" "${d:?}/kubeconfigs" "${d:?}/kubeconfig" "${d:?}/bin"
   done
   return "$rc"
 }

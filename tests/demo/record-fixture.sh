@@ -35,7 +35,9 @@ record() {
       sleep 0.5
     done
   }
+  # shellcheck disable=SC2317 # called through wait_for
   job_done() { [[ "$(kubectl -n "$ns" get job "$1" -o jsonpath='{.status.succeeded}')" == 1 ]]; }
+  # shellcheck disable=SC2317 # called through wait_for
   filler_running() { kubectl -n "$ns" get pods -l dagsched.io/job=filler -o jsonpath='{.items[*].status.phase}' | grep -q Running; }
   # The PriorityClass and the filler first; the DAG job once the filler runs.
   kubectl -n "$ns" create -f "$HERE/workload/filler.yaml" >/dev/null
