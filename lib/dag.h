@@ -40,9 +40,10 @@ typedef struct ds_dag {
     size_t *topo; /* all task indexes, every upstream before its dependents */
     int n_levels;
     double *level_max_runtime; /* [n_levels + 1]; [l] = longest runtime at level l; [0] unused */
-    /* private: open-addressing name index */
+    /* private: open-addressing name index; critical path computed when building */
     size_t *slots;
     size_t n_slots;
+    double critical_path_s;
 } ds_dag;
 
 /* Build and validate. 0 on success; -1 with err set (and *out zeroed, nothing leaked) otherwise. */
@@ -54,8 +55,11 @@ void ds_dag_free(ds_dag *d);
 int ds_dag_find(const ds_dag *d, const char *name, size_t *idx);
 
 /* Mark every (transitive) ancestor of `task` with mark[i] = 1 (mark has d->n bytes, which the
- * caller zeroes). The task itself is not marked. O(tasks + edges), no allocation. */
-void ds_dag_mark_ancestors(const ds_dag *d, size_t task, unsigned char *mark);
+ * caller zeroes). The task itself is not marked. `stack` is caller-provided scratch of d->n
+ * entries. Tasks already marked are not walked again, so one mark array can collect the ancestors
+ * of several tasks. O(ancestors + their edges), no allocation; a task out of range marks nothing.
+ */
+void ds_dag_mark_ancestors(const ds_dag *d, size_t task, unsigned char *mark, size_t *stack);
 
 /* Length of the critical path (sum of runtimes along the longest upstream chain), reference speed.
  */

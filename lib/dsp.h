@@ -23,6 +23,9 @@ typedef struct ds_priority_params {
     double min_remaining_s;   /* floor on t_rem against division by zero; default 1 */
 } ds_priority_params;
 
+/* The defaults listed above. */
+void ds_priority_defaults(ds_priority_params *p);
+
 typedef enum {
     DS_TASK_BLOCKED = 0, /* some upstream task has not succeeded */
     DS_TASK_WAITING,     /* runnable (all upstream succeeded) but not running */

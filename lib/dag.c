@@ -1,0 +1,406 @@
+/* dag.c: building and validating a job DAG (see dag.h).
+ *
+ * ds_dag_build checks every spec, indexes the names in an open-addressing hash table, resolves and
+ * de-duplicates the upstream names, then runs Kahn's algorithm, which yields the topological order
+ * and the levels in one pass. Tasks left over by Kahn's algorithm lie on or behind a cycle; an
+ * iterative walk along their unfinished upstream edges finds one cycle to report. Everything is
+ * O(tasks + edges) and nothing recurses, so chains of DS_DAG_MAX_TASKS tasks are fine.
+ *
+ * Storage: the names, the upstream lists and the dependent lists each live in one pool
+ * allocation. Every task points into the pools (also when it has no entries) and task 0 points at
+ * the start of each pool, which is what ds_dag_free releases. */
+#include "dag.h"
+
+#include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NO_INDEX SIZE_MAX
+
+/* FNV-1a over the bytes, then a 64-bit finaliser so that the low bits (the slot) depend on every
+ * byte of the name. */
+static uint64_t name_hash(const char *s)
+{
+    uint64_t h = 14695981039346656037ULL;
+    for (; *s != '\0'; s++) {
+        h ^= (unsigned char)*s;
+        h *= 1099511628211ULL;
+    }
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdULL;
+    h ^= h >> 33;
+    h *= 0xc4ceb9fe1a85ec53ULL;
+    h ^= h >> 33;
+    return h;
+}
+
+/* Index of `name` in the table, or NO_INDEX. The table is at most half full, so probing ends. */
+static size_t index_lookup(const size_t *slots, size_t n_slots, const ds_dag_task *tasks,
+                           const char *name)
+{
+    size_t mask = n_slots - 1;
+    for (size_t s = (size_t)name_hash(name) & mask;; s = (s + 1) & mask) {
+        size_t t = slots[s];
+        if (t == NO_INDEX || strcmp(tasks[t].name, name) == 0)
+            return t;
+    }
+}
+
+/* Insert task t; returns the index of an existing task of the same name, or NO_INDEX. */
+static size_t index_insert(size_t *slots, size_t n_slots, const ds_dag_task *tasks, size_t t)
+{
+    size_t mask = n_slots - 1;
+    for (size_t s = (size_t)name_hash(tasks[t].name) & mask;; s = (s + 1) & mask) {
+        size_t o = slots[s];
+        if (o == NO_INDEX) {
+            slots[s] = t;
+            return NO_INDEX;
+        }
+        if (strcmp(tasks[o].name, tasks[t].name) == 0)
+            return o;
+    }
+}
+
+/* Checks of one spec that need no other task. Sets *name_len on success. */
+static int check_spec(const ds_task_spec *s, size_t i, size_t *name_len, ds_err *err)
+{
+    if (s->name == NULL)
+        return ds_err_set(err, "tasks[%zu]: name is missing", i);
+    size_t len = strnlen(s->name, DS_TASK_NAME_MAX + 1);
+    if (len == 0)
+        return ds_err_set(err, "tasks[%zu]: name is empty", i);
+    if (len > DS_TASK_NAME_MAX)
+        return ds_err_set(err, "tasks[%zu]: name is longer than %d characters (got \"%.32s...\")",
+                          i, DS_TASK_NAME_MAX, s->name);
+    if (!isfinite(s->runtime_s) || s->runtime_s < 0)
+        return ds_err_set(err,
+                          "task \"%s\": runtime must be a finite number of seconds >= 0 (got %g)",
+                          s->name, s->runtime_s);
+    if (s->n_upstream > 0 && s->upstream == NULL)
+        return ds_err_set(err, "task \"%s\": upstream list is missing (got %zu entries)", s->name,
+                          s->n_upstream);
+    for (size_t k = 0; k < s->n_upstream; k++)
+        if (s->upstream[k] == NULL)
+            return ds_err_set(err, "task \"%s\": upstream entry %zu is missing", s->name, k);
+    *name_len = len;
+    return 0;
+}
+
+/* Append `s` to buf (capacity cap, length *len); false, leaving buf unchanged, when it does not
+ * fit together with `reserve` further bytes. */
+static bool append(char *buf, size_t cap, size_t *len, const char *s, size_t reserve)
+{
+    size_t sl = strlen(s);
+    if (*len + sl + reserve + 1 > cap)
+        return false;
+    memcpy(buf + *len, s, sl + 1);
+    *len += sl;
+    return true;
+}
+
+/* Report one cycle among the tasks Kahn's algorithm left over (indeg > 0). Each of them has an
+ * upstream task that is also left over, so following "the first left-over upstream task" from any
+ * of them must come back to a task already seen: that task lies on a cycle. The second walk from
+ * it collects the cycle into `path`. `seen` and `path` may be the same array (n entries). */
+static int report_cycle(const ds_dag_task *tasks, size_t n, const size_t *indeg, size_t *seen,
+                        ds_err *err)
+{
+    size_t start = NO_INDEX;
+    for (size_t i = 0; i < n && start == NO_INDEX; i++)
+        if (indeg[i] > 0)
+            start = i;
+    if (start == NO_INDEX) /* cannot happen: called only when tasks are left over */
+        return ds_err_set(err, "dependency cycle");
+
+    for (size_t i = 0; i < n; i++)
+        seen[i] = 0;
+    size_t v = start;
+    while (!seen[v]) {
+        seen[v] = 1;
+        size_t next = NO_INDEX;
+        for (size_t k = 0; k < tasks[v].n_up && next == NO_INDEX; k++)
+            if (indeg[tasks[v].up[k]] > 0)
+                next = tasks[v].up[k];
+        if (next == NO_INDEX)
+            return ds_err_set(err, "dependency cycle through task \"%s\"", tasks[v].name);
+        v = next;
+    }
+
+    /* path[0] = v, path[k + 1] = first left-over upstream task of path[k], until back at v. */
+    size_t *path = seen;
+    size_t c = v, len = 0;
+    do {
+        path[len++] = c;
+        size_t next = NO_INDEX;
+        for (size_t k = 0; k < tasks[c].n_up && next == NO_INDEX; k++)
+            if (indeg[tasks[c].up[k]] > 0)
+                next = tasks[c].up[k];
+        c = next;
+    } while (c != v && c != NO_INDEX && len < n);
+
+    /* Print in execution order ("a -> b": b depends on a): path[0], path[len-1], ..., path[0]. */
+    char buf[DS_ERR_MAX];
+    size_t bl = 0;
+    buf[0] = '\0';
+    const char *ellipsis = " -> ...";
+    append(buf, sizeof buf, &bl, "dependency cycle: ", 0);
+    append(buf, sizeof buf, &bl, tasks[v].name, strlen(ellipsis));
+    for (size_t k = len; k-- > 0;) {
+        size_t t = path[k];
+        if (!append(buf, sizeof buf, &bl, " -> ", strlen(ellipsis)) ||
+            !append(buf, sizeof buf, &bl, tasks[t].name, strlen(ellipsis))) {
+            append(buf, sizeof buf, &bl, ellipsis, 0);
+            break;
+        }
+    }
+    return ds_err_set(err, "%s", buf);
+}
+
+int ds_dag_build(ds_dag *out, const ds_task_spec *specs, size_t n, ds_err *err)
+{
+    if (out == NULL)
+        return ds_err_set(err, "dag: no output given");
+    memset(out, 0, sizeof *out);
+    if (n > 0 && specs == NULL)
+        return ds_err_set(err, "job: task list is missing (got %zu tasks)", n);
+    if (n > DS_DAG_MAX_TASKS)
+        return ds_err_set(err, "job: too many tasks: at most %d (got %zu)", DS_DAG_MAX_TASKS, n);
+    if (n == 0) {
+        out->level_max_runtime = calloc(1, sizeof *out->level_max_runtime);
+        if (out->level_max_runtime == NULL)
+            return ds_err_set(err, "job: out of memory");
+        return 0;
+    }
+
+    /* Bounds first (without reading upstream entries), then each spec. */
+    size_t raw_edges = 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t k = specs[i].n_upstream;
+        raw_edges = k > SIZE_MAX - raw_edges ? SIZE_MAX : raw_edges + k;
+    }
+    if (raw_edges > DS_DAG_MAX_EDGES)
+        return ds_err_set(err, "job: too many dependencies: at most %d (got %zu)", DS_DAG_MAX_EDGES,
+                          raw_edges);
+    size_t name_bytes = 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t len = 0;
+        if (check_spec(&specs[i], i, &len, err) != 0)
+            return -1;
+        name_bytes += len + 1;
+    }
+
+    size_t n_slots = 8;
+    while (n_slots < 2 * n)
+        n_slots *= 2;
+
+    int rc = -1;
+    ds_dag_task *tasks = calloc(n, sizeof *tasks);
+    char *names = malloc(name_bytes);
+    size_t *up_pool = malloc((raw_edges > 0 ? raw_edges : 1) * sizeof *up_pool);
+    size_t *down_pool = NULL;
+    size_t *topo = malloc(n * sizeof *topo);
+    size_t *slots = malloc(n_slots * sizeof *slots);
+    size_t *scratch = malloc(2 * n * sizeof *scratch);
+    double *finish = malloc(n * sizeof *finish);
+    double *lmr = NULL;
+    if (tasks == NULL || names == NULL || up_pool == NULL || topo == NULL || slots == NULL ||
+        scratch == NULL || finish == NULL) {
+        ds_err_set(err, "job: out of memory building a DAG of %zu tasks", n);
+        goto done;
+    }
+    size_t *a = scratch;     /* per task: upstream stamp, then remaining in-degree */
+    size_t *b = scratch + n; /* per task: dependent count, then cycle walk */
+
+    /* Names and the name index. */
+    for (size_t s = 0; s < n_slots; s++)
+        slots[s] = NO_INDEX;
+    size_t off = 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t len = strlen(specs[i].name);
+        memcpy(names + off, specs[i].name, len + 1);
+        tasks[i].name = names + off;
+        tasks[i].runtime_s = specs[i].runtime_s;
+        tasks[i].level = 1;
+        off += len + 1;
+        if (index_insert(slots, n_slots, tasks, i) != NO_INDEX) {
+            ds_err_set(err, "duplicate task name \"%s\"", tasks[i].name);
+            goto done;
+        }
+    }
+
+    /* Upstream lists: resolve names, drop duplicate entries, count dependents. */
+    for (size_t i = 0; i < n; i++) {
+        a[i] = NO_INDEX;
+        b[i] = 0;
+    }
+    size_t pos = 0;
+    for (size_t i = 0; i < n; i++) {
+        tasks[i].up = up_pool + pos;
+        for (size_t k = 0; k < specs[i].n_upstream; k++) {
+            const char *un = specs[i].upstream[k];
+            size_t j = NO_INDEX;
+            if (strnlen(un, DS_TASK_NAME_MAX + 1) <= DS_TASK_NAME_MAX)
+                j = index_lookup(slots, n_slots, tasks, un);
+            if (j == NO_INDEX) {
+                ds_err_set(err, "task \"%s\": depends on unknown task \"%.*s\"", tasks[i].name,
+                           DS_TASK_NAME_MAX, un);
+                goto done;
+            }
+            if (a[j] == i)
+                continue;
+            a[j] = i;
+            up_pool[pos++] = j;
+            tasks[i].n_up++;
+            b[j]++;
+        }
+    }
+    size_t n_edges = pos;
+
+    /* Dependent lists, in spec order. */
+    down_pool = malloc((n_edges > 0 ? n_edges : 1) * sizeof *down_pool);
+    if (down_pool == NULL) {
+        ds_err_set(err, "job: out of memory building a DAG of %zu tasks", n);
+        goto done;
+    }
+    pos = 0;
+    for (size_t j = 0; j < n; j++) {
+        tasks[j].down = down_pool + pos;
+        pos += b[j];
+    }
+    for (size_t i = 0; i < n; i++)
+        for (size_t k = 0; k < tasks[i].n_up; k++) {
+            ds_dag_task *u = &tasks[tasks[i].up[k]];
+            u->down[u->n_down++] = i;
+        }
+
+    /* Kahn's algorithm: topo doubles as the queue; levels follow the edges as they are removed. */
+    size_t head = 0, tail = 0;
+    for (size_t i = 0; i < n; i++) {
+        a[i] = tasks[i].n_up;
+        if (a[i] == 0)
+            topo[tail++] = i;
+    }
+    while (head < tail) {
+        size_t v = topo[head++];
+        for (size_t k = 0; k < tasks[v].n_down; k++) {
+            size_t w = tasks[v].down[k];
+            if (tasks[v].level + 1 > tasks[w].level)
+                tasks[w].level = tasks[v].level + 1;
+            if (--a[w] == 0)
+                topo[tail++] = w;
+        }
+    }
+    if (tail < n) {
+        report_cycle(tasks, n, a, b, err);
+        goto done;
+    }
+
+    /* Levels' longest runtimes and the critical path. */
+    int n_levels = 0;
+    for (size_t i = 0; i < n; i++)
+        if (tasks[i].level > n_levels)
+            n_levels = tasks[i].level;
+    lmr = calloc((size_t)n_levels + 1, sizeof *lmr);
+    if (lmr == NULL) {
+        ds_err_set(err, "job: out of memory building a DAG of %zu tasks", n);
+        goto done;
+    }
+    double critical = 0;
+    for (size_t t = 0; t < n; t++) {
+        size_t v = topo[t];
+        const ds_dag_task *tv = &tasks[v];
+        if (tv->runtime_s > lmr[tv->level])
+            lmr[tv->level] = tv->runtime_s;
+        double before = 0;
+        for (size_t k = 0; k < tv->n_up; k++)
+            if (finish[tv->up[k]] > before)
+                before = finish[tv->up[k]];
+        finish[v] = before + tv->runtime_s;
+        if (finish[v] > critical)
+            critical = finish[v];
+    }
+
+    out->tasks = tasks;
+    out->n = n;
+    out->topo = topo;
+    out->n_levels = n_levels;
+    out->level_max_runtime = lmr;
+    out->slots = slots;
+    out->n_slots = n_slots;
+    out->critical_path_s = critical;
+    tasks = NULL;
+    names = NULL;
+    up_pool = NULL;
+    down_pool = NULL;
+    topo = NULL;
+    slots = NULL;
+    lmr = NULL;
+    rc = 0;
+done:
+    free(tasks);
+    free(names);
+    free(up_pool);
+    free(down_pool);
+    free(topo);
+    free(slots);
+    free(scratch);
+    free(finish);
+    free(lmr);
+    return rc;
+}
+
+void ds_dag_free(ds_dag *d)
+{
+    if (d == NULL)
+        return;
+    if (d->tasks != NULL && d->n > 0) {
+        free(d->tasks[0].name);
+        free(d->tasks[0].up);
+        free(d->tasks[0].down);
+    }
+    free(d->tasks);
+    free(d->topo);
+    free(d->level_max_runtime);
+    free(d->slots);
+    memset(d, 0, sizeof *d);
+}
+
+int ds_dag_find(const ds_dag *d, const char *name, size_t *idx)
+{
+    if (d == NULL || name == NULL || d->n_slots == 0)
+        return -1;
+    if (strnlen(name, DS_TASK_NAME_MAX + 1) > DS_TASK_NAME_MAX)
+        return -1;
+    size_t t = index_lookup(d->slots, d->n_slots, d->tasks, name);
+    if (t == NO_INDEX)
+        return -1;
+    if (idx != NULL)
+        *idx = t;
+    return 0;
+}
+
+void ds_dag_mark_ancestors(const ds_dag *d, size_t task, unsigned char *mark, size_t *stack)
+{
+    if (d == NULL || mark == NULL || stack == NULL || task >= d->n)
+        return;
+    /* Each task is pushed once at most (when it gets marked), plus `task`: at most d->n entries. */
+    size_t top = 0;
+    stack[top++] = task;
+    while (top > 0) {
+        const ds_dag_task *v = &d->tasks[stack[--top]];
+        for (size_t k = 0; k < v->n_up; k++) {
+            size_t u = v->up[k];
+            if (!mark[u]) {
+                mark[u] = 1;
+                stack[top++] = u;
+            }
+        }
+    }
+}
+
+double ds_dag_critical_path(const ds_dag *d)
+{
+    return d == NULL ? 0 : d->critical_path_s;
+}
