@@ -1,0 +1,99 @@
+/* policy.c: SchedulingPolicy defaults and the small queries the controller and the extender make
+ * on a policy (label selector matching, name list membership). Parsing is in policy_parse.c,
+ * validation in policy_validate.c; docs/policy.md documents every field. */
+#include "policy.h"
+
+#include <string.h>
+
+static void set_string(char *dst, size_t size, const char *s)
+{
+    memset(dst, 0, size);
+    size_t len = strnlen(s, size - 1);
+    memcpy(dst, s, len);
+}
+
+static void add_name(ds_name_list *l, const char *name)
+{
+    if (l->n < DS_POLICY_MAX_LIST) {
+        set_string(l->name[l->n], sizeof l->name[l->n], name);
+        l->n++;
+    }
+}
+
+void ds_policy_defaults(ds_policy *p)
+{
+    if (p == NULL)
+        return;
+    memset(p, 0, sizeof *p);
+    set_string(p->name, sizeof p->name, "default");
+
+    /* DSP paper, Eq. 12 and 13 (gamma 0.5, weights 0.5 / 0.3 / 0.2); time scale 60 s, floor 1 s
+     * and the urgency slack term as resolved in the design. */
+    ds_priority_defaults(&p->priority);
+
+    /* DSP paper, Eq. 1: equal weights of cpu and memory. */
+    p->theta_cpu = 0.5;
+    p->theta_memory = 0.5;
+    set_string(p->speed_label, sizeof p->speed_label, "dagsched.io/speed");
+
+    p->urgent_threshold_s = 30.0;
+    p->filter_infeasible_nodes = true;
+
+    p->packing.w_complementarity = 0.4;
+    p->packing.w_best_fit = 0.4;
+    p->packing.w_speed = 0.2;
+    add_name(&p->gpu_resource_names, "nvidia.com/gpu");
+    add_name(&p->gpu_resource_names, "amd.com/gpu");
+
+    p->preemption_enabled = true;
+    p->preemption.epsilon_s = p->urgent_threshold_s;
+    p->preemption.epoch_s = 10.0;
+    p->preemption.delta = 0.35; /* DSP paper, section V */
+    p->preemption.rho = 1.5;
+    p->preemption.tau_s = 0.0; /* off */
+    p->preemption.min_run_s = 60.0;
+    p->preemption.max_victims_per_preemptor = 1;
+    p->max_evictions_per_node = 1;
+    p->max_evictions_per_namespace = 5;
+    p->max_evictions_per_minute = 10;
+    p->preemption.max_evictions = p->max_evictions_per_minute;
+    p->cooldown_s = 300.0;
+    add_name(&p->protected_namespaces, "kube-system");
+    add_name(&p->protected_priority_classes, "system-cluster-critical");
+    add_name(&p->protected_priority_classes, "system-node-critical");
+
+    p->max_concurrent_releases = 0; /* unlimited */
+}
+
+bool ds_selector_matches(const ds_label_selector *sel, const char *const *keys,
+                         const char *const *values, size_t n)
+{
+    if (sel == NULL || sel->n == 0)
+        return true;
+    if (keys == NULL || values == NULL)
+        n = 0;
+    size_t m = sel->n < DS_POLICY_MAX_LABELS ? sel->n : DS_POLICY_MAX_LABELS;
+    for (size_t i = 0; i < m; i++) {
+        bool found = false;
+        for (size_t j = 0; j < n && !found; j++) {
+            if (keys[j] == NULL || values[j] == NULL)
+                continue;
+            found = strncmp(keys[j], sel->key[i], sizeof sel->key[i]) == 0 &&
+                    strncmp(values[j], sel->value[i], sizeof sel->value[i]) == 0;
+        }
+        if (!found)
+            return false;
+    }
+    return true;
+}
+
+bool ds_name_list_contains(const ds_name_list *l, const char *name)
+{
+    if (l == NULL || name == NULL)
+        return false;
+    size_t m = l->n < DS_POLICY_MAX_LIST ? l->n : DS_POLICY_MAX_LIST;
+    for (size_t i = 0; i < m; i++)
+        if (strncmp(l->name[i], name, sizeof l->name[i]) == 0)
+            return true;
+    return false;
+}

@@ -1,0 +1,182 @@
+/* policy_validate.c: ds_policy_validate, the checks a ds_policy must pass whether it was parsed
+ * or built in code: every field within the bounds of the schema (policy_schema.c), strings
+ * terminated and well-formed, lists within their limits and without duplicates, and the
+ * cross-field rules (weights not all zero, theta summing to 1, mirrored fields agreeing, per-node
+ * and per-namespace eviction caps within the global ones). Messages use the YAML field paths. */
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "policy.h"
+#include "policy_schema.h"
+#include "strquote.h"
+#include "timefmt.h"
+
+#define PATH_MAX_LEN 384
+
+static const void *field_ptr(const ds_policy *p, const ds_pfield *f)
+{
+    return (const char *)p + f->offset;
+}
+
+/* A fixed buffer must hold a NUL-terminated string. */
+static int check_terminated(const char *s, size_t size, const char *path, const char *what,
+                            ds_err *err)
+{
+    if (strnlen(s, size) == size)
+        return ds_err_set(err, "%s: %smust be at most %zu characters (not NUL-terminated)", path,
+                          what, size - 1);
+    return 0;
+}
+
+static int check_name_list(const ds_pfield *f, const ds_name_list *l, const char *path, ds_err *err)
+{
+    if (l->n > DS_POLICY_MAX_LIST)
+        return ds_err_set(err, "%s: must have at most %d entries (got %zu)", path,
+                          DS_POLICY_MAX_LIST, l->n);
+    for (size_t i = 0; i < l->n; i++) {
+        char ipath[PATH_MAX_LEN];
+        ds_pf_index(ipath, sizeof ipath, path, i);
+        if (check_terminated(l->name[i], sizeof l->name[i], ipath, "", err) != 0 ||
+            ds_pf_check_syntax(f->syntax, ipath, "", l->name[i], err) != 0)
+            return -1;
+        for (size_t j = 0; j < i; j++) {
+            if (strcmp(l->name[j], l->name[i]) == 0) {
+                char q[DS_QUOTE_BUF];
+                return ds_err_set(err, "%s: duplicate entry (got %s)", ipath,
+                                  ds_quote(l->name[i], 64, q, sizeof q));
+            }
+        }
+    }
+    return 0;
+}
+
+static int check_labels(const ds_label_selector *sel, const char *path, ds_err *err)
+{
+    if (sel->n > DS_POLICY_MAX_LABELS)
+        return ds_err_set(err, "%s: must have at most %d entries (got %zu)", path,
+                          DS_POLICY_MAX_LABELS, sel->n);
+    for (size_t i = 0; i < sel->n; i++) {
+        if (check_terminated(sel->key[i], sizeof sel->key[i], path, "key ", err) != 0 ||
+            ds_pf_check_syntax(DS_SYN_QUALIFIED, path, "key ", sel->key[i], err) != 0)
+            return -1;
+        char epath[PATH_MAX_LEN];
+        ds_pf_entry(epath, sizeof epath, path, sel->key[i]);
+        for (size_t j = 0; j < i; j++)
+            if (strcmp(sel->key[j], sel->key[i]) == 0)
+                return ds_err_set(err, "%s: duplicate key", epath);
+        if (check_terminated(sel->value[i], sizeof sel->value[i], epath, "", err) != 0 ||
+            ds_pf_check_syntax(DS_SYN_LABEL_VALUE, epath, "", sel->value[i], err) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int check_fields(const ds_policy *p, const ds_pfield *fields, const char *parent,
+                        ds_err *err)
+{
+    for (const ds_pfield *f = fields; f->name != NULL; f++) {
+        char path[PATH_MAX_LEN], got[64];
+        ds_pf_join(path, sizeof path, parent, f->name);
+        const void *at = field_ptr(p, f);
+        switch (f->type) {
+        case DS_PF_SECTION:
+            if (check_fields(p, f->sub, path, err) != 0)
+                return -1;
+            break;
+        case DS_PF_CONST:
+        case DS_PF_BOOL:
+            break;
+        case DS_PF_NUMBER: {
+            double v = *(const double *)at;
+            snprintf(got, sizeof got, "%g", v);
+            if (ds_pf_check_range(f, path, v, got, err) != 0)
+                return -1;
+            break;
+        }
+        case DS_PF_DURATION: {
+            double v = *(const double *)at;
+            ds_duration_format(v, got, sizeof got);
+            if (ds_pf_check_range(f, path, v, got, err) != 0)
+                return -1;
+            break;
+        }
+        case DS_PF_COUNT: {
+            size_t v = *(const size_t *)at;
+            snprintf(got, sizeof got, "%zu", v);
+            if (ds_pf_check_range(f, path, (double)v, got, err) != 0)
+                return -1;
+            break;
+        }
+        case DS_PF_SLACK_TERM: {
+            ds_slack_term t = *(const ds_slack_term *)at;
+            if (t != DS_SLACK_URGENCY && t != DS_SLACK_LITERAL)
+                return ds_err_set(err, "%s: must be one of urgency, literal (got %d)", path,
+                                  (int)t);
+            break;
+        }
+        case DS_PF_STRING:
+            if (check_terminated(at, f->size, path, "", err) != 0 ||
+                ds_pf_check_syntax(f->syntax, path, "", at, err) != 0)
+                return -1;
+            break;
+        case DS_PF_NAME_LIST:
+            if (check_name_list(f, at, path, err) != 0)
+                return -1;
+            break;
+        case DS_PF_LABELS:
+            if (check_labels(at, path, err) != 0)
+                return -1;
+            break;
+        }
+    }
+    return 0;
+}
+
+static int check_cross_fields(const ds_policy *p, ds_err *err)
+{
+    const ds_priority_params *pr = &p->priority;
+    if (pr->w_remaining == 0.0 && pr->w_waiting == 0.0 && pr->w_slack == 0.0)
+        return ds_err_set(err, "spec.priority.weights: must not all be 0");
+    const ds_pack_params *pk = &p->packing;
+    if (pk->w_complementarity == 0.0 && pk->w_best_fit == 0.0 && pk->w_speed == 0.0)
+        return ds_err_set(err, "spec.packing.weights: must not all be 0");
+    double theta = p->theta_cpu + p->theta_memory;
+    if (fabs(theta - 1.0) > 1e-9)
+        return ds_err_set(err, "spec.nodeSpeed.theta: cpu + memory must be 1 (got %g)", theta);
+    if (p->preemption.epsilon_s != p->urgent_threshold_s) {
+        char want[64], got[64];
+        ds_duration_format(p->urgent_threshold_s, want, sizeof want);
+        ds_duration_format(p->preemption.epsilon_s, got, sizeof got);
+        return ds_err_set(err,
+                          "preemption.epsilon_s: must equal spec.deadlines.urgentThreshold (%s) "
+                          "(got %s)",
+                          want, got);
+    }
+    if (p->preemption.max_victims_per_preemptor > p->max_evictions_per_node)
+        return ds_err_set(err,
+                          "spec.preemption.maxVictimsPerPreemptor: must be <= "
+                          "spec.preemption.maxEvictionsPerNode (%zu) (got %zu)",
+                          p->max_evictions_per_node, p->preemption.max_victims_per_preemptor);
+    if (p->max_evictions_per_namespace > p->max_evictions_per_minute)
+        return ds_err_set(err,
+                          "spec.preemption.maxEvictionsPerNamespace: must be <= "
+                          "spec.preemption.maxEvictionsPerMinute (%zu) (got %zu)",
+                          p->max_evictions_per_minute, p->max_evictions_per_namespace);
+    if (p->preemption.max_evictions > p->max_evictions_per_minute)
+        return ds_err_set(err,
+                          "preemption.max_evictions: must be <= "
+                          "spec.preemption.maxEvictionsPerMinute (%zu) (got %zu)",
+                          p->max_evictions_per_minute, p->preemption.max_evictions);
+    return 0;
+}
+
+int ds_policy_validate(const ds_policy *p, ds_err *err)
+{
+    if (p == NULL)
+        return ds_err_set(err, "policy: missing");
+    if (check_fields(p, ds_policy_schema(), "", err) != 0)
+        return -1;
+    return check_cross_fields(p, err);
+}

@@ -1,0 +1,75 @@
+/* httpd.h: the HTTP(S) server both binaries use (extender verbs, /healthz, /readyz, /metrics),
+ * built on libwebsockets.
+ *
+ * Requests are dispatched by exact method + path to handlers that receive the whole body (bounded
+ * by max_body: larger requests get 413 and the connection is closed). Handlers run on the server's
+ * own service thread, one at a time, and fill in a response whose body the server frees. With a
+ * certificate and key the server speaks HTTPS only and reloads both files when they change on disk
+ * (checked every few seconds), without dropping the listener. Every request is counted in the
+ * registry given (requests by path and code, latency histogram by path). */
+#ifndef DAGSCHED_HTTPD_H
+#define DAGSCHED_HTTPD_H
+
+#include <stddef.h>
+
+#include "ds_error.h"
+#include "metrics.h"
+
+#define HTTPD_MAX_PATH 256
+
+typedef struct httpd_request {
+    const char *method; /* "GET", "POST" */
+    const char *path;   /* without the query string */
+    const char *body;   /* NUL-terminated copy of the body ("" for none) */
+    size_t body_len;
+} httpd_request;
+
+typedef struct httpd_response {
+    int status;               /* default 200 */
+    const char *content_type; /* static string; default "application/json" */
+    char *body;               /* malloc'd by the handler; freed by the server */
+    size_t body_len;
+} httpd_response;
+
+typedef void (*httpd_handler)(void *ctx, const httpd_request *req, httpd_response *resp);
+
+typedef struct httpd_route {
+    const char *method;
+    const char *path;
+    httpd_handler fn;
+    void *ctx;
+} httpd_route;
+
+typedef struct httpd_opts {
+    const char *host;     /* address to bind, e.g. "127.0.0.1" or "0.0.0.0" */
+    int port;             /* 0 picks a free port (see httpd_port) */
+    const char *tls_cert; /* PEM paths; both or neither */
+    const char *tls_key;
+    size_t max_body; /* bytes; requests above get 413 */
+    const httpd_route *routes;
+    size_t n_routes;
+    metrics_registry *metrics;    /* may be NULL */
+    const char *metrics_prefix;   /* e.g. "dagsched_extender" */
+    double tls_reload_interval_s; /* default 5 */
+} httpd_opts;
+
+typedef struct httpd httpd;
+
+/* Start listening and serving on a background thread. 0 on success; -1 with err set (bad options,
+ * address in use, unreadable certificate...). Routes are copied. */
+int httpd_start(const httpd_opts *opts, httpd **out, ds_err *err);
+
+/* The port actually bound. */
+int httpd_port(const httpd *h);
+
+/* Number of certificate reloads done so far (for logs and tests). */
+unsigned long httpd_tls_reloads(const httpd *h);
+
+/* Stop serving, close connections, free everything. Safe with NULL. */
+void httpd_stop(httpd *h);
+
+/* Convenience for handlers: set a response body copied from a string. Returns -1 on allocation
+ * failure (the response then becomes a 500 with no body). */
+int httpd_respond(httpd_response *resp, int status, const char *content_type, const char *body);
+
+#endif
