@@ -21,8 +21,8 @@
 enum { T_BLOCKED = 0, T_QUEUED, T_DELAYED, T_RUNNING, T_DONE };
 enum { F_CHECKPOINT = 1, F_DISORDER_RUN = 2 };
 
-#define NONE32 UINT32_MAX
-#define SEG_NONE SIZE_MAX
+#define NONE32          UINT32_MAX
+#define SEG_NONE        SIZE_MAX
 #define MAX_PRIO_LEVELS 64
 
 typedef struct etask {
@@ -855,8 +855,8 @@ static int dsp_preemption(engine *e)
         nf[n].free_ = node_free(e, n);
         nf[n].evictions_left = per_node;
     }
-    long nd = ds_select_victims(wt, nw, rt, nr, nf, e->n_nodes, dags, e->n_active, &pp, dec, nr,
-                                e->err);
+    long nd =
+        ds_select_victims(wt, nw, rt, nr, nf, e->n_nodes, dags, e->n_active, &pp, dec, nr, e->err);
     if (nd < 0) {
         ds_err_prefix(e->err, "DSP preemption");
         rc = -1;
@@ -1040,8 +1040,9 @@ int sim_run(const sim_workload *w, const sim_config *c, sim_result *r, ds_err *e
     sim_event ev;
     while (rc == 0 && sim_evheap_pop(&e.h, &ev)) {
         if (ev.t > c->max_time_s) {
-            rc = ds_err_set(err, "simulator: simulated time passed the limit of %g s with %zu of "
-                                 "%zu jobs done",
+            rc = ds_err_set(err,
+                            "simulator: simulated time passed the limit of %g s with %zu of "
+                            "%zu jobs done",
                             c->max_time_s, e.jobs_done, w->n_jobs);
             break;
         }
@@ -1075,8 +1076,9 @@ int sim_run(const sim_workload *w, const sim_config *c, sim_result *r, ds_err *e
             break;
     }
     if (rc == 0 && e.jobs_done < w->n_jobs)
-        rc = ds_err_set(err, "simulator: no events left with %zu of %zu jobs done (%zu pods "
-                             "waiting that fit no node)",
+        rc = ds_err_set(err,
+                        "simulator: no events left with %zu of %zu jobs done (%zu pods "
+                        "waiting that fit no node)",
                         e.jobs_done, w->n_jobs, sim_wq_size(&e.q));
     r->end_time = e.now;
     teardown(&e);

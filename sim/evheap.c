@@ -23,8 +23,7 @@ void sim_evheap_free(sim_evheap *h)
     memset(h, 0, sizeof *h);
 }
 
-int sim_evheap_push(sim_evheap *h, double t, sim_ev_type type, uint32_t a, uint32_t b,
-                    uint32_t gen)
+int sim_evheap_push(sim_evheap *h, double t, sim_ev_type type, uint32_t a, uint32_t b, uint32_t gen)
 {
     if (h->n == h->cap) {
         size_t ncap = h->cap ? h->cap * 2 : 1024;

@@ -1,16 +1,15 @@
 /* policies.h: the scheduling policies the simulator compares. Each is a combination of a queue
  * order, a node score, DAG gating and preemption, all computed by the core library:
  *
- *   default   kube-scheduler: queue by pod priority then arrival; LeastAllocated + BalancedAllocation;
- *             priority preemption; ignores the DAG (only a workflow engine's release order helps)
- *   tetris    as default but nodes scored by the Tetris alignment score
- *   dsp-nopp  DSP priority order (Eq. 12/13), DAG gating, DSP preemption with rho = 0 (no PP)
- *   dsp       as dsp-nopp with DSP's normalised-priority preemption (rho from the policy)
- *   sailfish  queue as default, DAG gating, nodes scored by the extender (Sailfish packing, no node
- *             speed preference) on top of kube-scheduler's scores
- *   dagsched  what dagsched ships: pod priority then DSP priority, DAG gating, extender score with
- *             packing and fast nodes for critical tasks, level-deadline node filter, DSP
- *             preemption with the policy's anti-thrash limits, kube priority preemption. */
+ *   default   kube-scheduler: queue by pod priority then arrival; LeastAllocated +
+ * BalancedAllocation; priority preemption; ignores the DAG (only a workflow engine's release order
+ * helps) tetris    as default but nodes scored by the Tetris alignment score dsp-nopp  DSP priority
+ * order (Eq. 12/13), DAG gating, DSP preemption with rho = 0 (no PP) dsp       as dsp-nopp with
+ * DSP's normalised-priority preemption (rho from the policy) sailfish  queue as default, DAG
+ * gating, nodes scored by the extender (Sailfish packing, no node speed preference) on top of
+ * kube-scheduler's scores dagsched  what dagsched ships: pod priority then DSP priority, DAG
+ * gating, extender score with packing and fast nodes for critical tasks, level-deadline node
+ * filter, DSP preemption with the policy's anti-thrash limits, kube priority preemption. */
 #ifndef DAGSCHED_SIM_POLICIES_H
 #define DAGSCHED_SIM_POLICIES_H
 

@@ -123,9 +123,9 @@ int sim_nodes_parse(const char *spec, sim_node_def **out, size_t *n, ds_err *err
     size_t total = 0;
     char *save = NULL;
     for (char *g = strtok_r(copy, ",", &save); g != NULL; g = strtok_r(NULL, ",", &save)) {
-        size_t count;
+        size_t count = 0;
         ds_res alloc;
-        double speed;
+        double speed = 0;
         if (parse_group(g, &count, &alloc, &speed, err) != 0)
             goto fail;
         if (total + count > SIM_MAX_NODES) {

@@ -1,6 +1,7 @@
 /* workload.h: what the simulator runs: a cluster (nodes with allocatable resources and a speed) and
- * DAG jobs arriving over time. Workloads come from the generator (workload_gen.h), the Alibaba trace
- * loader (trace_alibaba.h) or a workload file (workload_file.h); the engine only sees this model. */
+ * DAG jobs arriving over time. Workloads come from the generator (workload_gen.h), the Alibaba
+ * trace loader (trace_alibaba.h) or a workload file (workload_file.h); the engine only sees this
+ * model. */
 #ifndef DAGSCHED_SIM_WORKLOAD_H
 #define DAGSCHED_SIM_WORKLOAD_H
 
@@ -20,7 +21,8 @@
 typedef struct sim_node_def {
     char name[SIM_NAME_MAX];
     ds_res allocatable;
-    double speed; /* processing rate relative to the reference node; 0 = from Eq. 1 (ds_node_rate) */
+    double
+        speed; /* processing rate relative to the reference node; 0 = from Eq. 1 (ds_node_rate) */
 } sim_node_def;
 
 typedef struct sim_task_def {
@@ -33,8 +35,9 @@ typedef struct sim_task_def {
 } sim_task_def;
 
 typedef enum {
-    SIM_RELEASE_ON_UPSTREAM = 0, /* a workflow engine creates a task's pod when its upstream is done */
-    SIM_RELEASE_UPFRONT = 1,     /* all pods of the job are created when the job arrives */
+    SIM_RELEASE_ON_UPSTREAM =
+        0,                   /* a workflow engine creates a task's pod when its upstream is done */
+    SIM_RELEASE_UPFRONT = 1, /* all pods of the job are created when the job arrives */
 } sim_release;
 
 typedef struct sim_job_def {

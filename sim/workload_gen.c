@@ -140,8 +140,9 @@ static int check_params(const sim_gen_params *p, ds_err *err)
     if (!(p->task_scale > 0) || p->task_scale * (double)p->large_tasks > DS_DAG_MAX_TASKS ||
         p->task_scale * (double)p->medium_tasks > DS_DAG_MAX_TASKS ||
         p->task_scale * (double)p->small_max > DS_DAG_MAX_TASKS)
-        return ds_err_set(err, "generator: task scale must be > 0 and keep jobs under %d tasks "
-                               "(got %g)",
+        return ds_err_set(err,
+                          "generator: task scale must be > 0 and keep jobs under %d tasks "
+                          "(got %g)",
                           DS_DAG_MAX_TASKS, p->task_scale);
     if (!(p->rate_min > 0) || !(p->rate_max >= p->rate_min))
         return ds_err_set(err, "generator: arrival rate must be > 0 and min <= max (got %g:%g)",

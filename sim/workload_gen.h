@@ -1,7 +1,7 @@
 /* workload_gen.h: the workload generator following the DSP paper's evaluation (Table II, section
  * V): equal numbers of small (a few hundred tasks), medium (1,000) and large (2,000) jobs, Poisson
- * arrivals at x jobs per minute with x drawn in [2, 5], DAGs of at most five levels where a task has
- * at most fifteen dependents, run times and cpu/memory requests from configurable distributions
+ * arrivals at x jobs per minute with x drawn in [2, 5], DAGs of at most five levels where a task
+ * has at most fifteen dependents, run times and cpu/memory requests from configurable distributions
  * shaped like the 2011 Google cluster trace (heavy-tailed, mostly small), deadlines as a factor of
  * the critical path. Jobs are materialised on demand from their own random stream, so a run with
  * millions of tasks only holds the jobs that are in the system. */

@@ -297,8 +297,8 @@ int sim_wq_rebuild(sim_wqueue *q)
             size_t hi = lo + 2 * width < m ? lo + 2 * width : m;
             size_t i = lo, j = mid, k = lo;
             while (i < mid && j < hi)
-                dst[k++] = key_less(&q->nodes[src[j]].key, &q->nodes[src[i]].key) ? src[j++]
-                                                                                    : src[i++];
+                dst[k++] =
+                    key_less(&q->nodes[src[j]].key, &q->nodes[src[i]].key) ? src[j++] : src[i++];
             while (i < mid)
                 dst[k++] = src[i++];
             while (j < hi)
