@@ -656,11 +656,15 @@ int main(int argc, char **argv)
             m->seed = o.seeds[s];
             if (!o.quiet)
                 printf("%-9s seed %-4llu jobs %zu tasks %zu: makespan %.0f s, jct mean %.0f s, "
-                       "p95 %.0f s, deadlines met %.3f, preemptions %llu, disorders %llu, util "
-                       "cpu %.3f mem %.3f | run %.2f s, peak rss %ld KiB\n",
+                       "p95 %.0f s, deadlines met %.3f, preemptions %llu (urgent %llu, priority "
+                       "%llu, starvation %llu, kube %llu), disorders %llu, util cpu %.3f mem "
+                       "%.3f | run %.2f s, peak rss %ld KiB\n",
                        m->policy, (unsigned long long)m->seed, m->jobs, m->tasks, m->makespan_s,
                        m->jct_mean_s, m->jct_p95_s, m->deadline_met_ratio,
-                       (unsigned long long)m->preemptions, (unsigned long long)m->disorders,
+                       (unsigned long long)m->preemptions, (unsigned long long)m->preempt_urgent,
+                       (unsigned long long)m->preempt_priority,
+                       (unsigned long long)m->preempt_starvation,
+                       (unsigned long long)m->preempt_kube, (unsigned long long)m->disorders,
                        m->util_cpu, m->util_memory, m->wall_s, m->peak_rss_kb);
             fflush(stdout);
             if (o.gantt_svg != NULL && s == 0) {

@@ -46,6 +46,10 @@ int sim_metrics_compute(const sim_result *r, sim_metrics *m)
     free(jct);
     m->deadline_met_ratio = with_deadline ? (double)met / (double)with_deadline : NAN;
     m->preemptions = r->preemptions;
+    m->preempt_urgent = r->preempt_urgent;
+    m->preempt_priority = r->preempt_priority;
+    m->preempt_starvation = r->preempt_starvation;
+    m->preempt_kube = r->preempt_kube;
     m->disorders = r->disorders;
     double span = m->makespan_s;
     m->util_cpu = span > 0 && r->capacity.v[DS_RES_CPU] > 0
@@ -120,18 +124,21 @@ const sim_metric_col *sim_metric_cols(size_t *n)
 void sim_metrics_csv_header(FILE *f)
 {
     fprintf(f, "workload,seed,policy,jobs,tasks,nodes,makespan_s,jct_mean_s,jct_p95_s,"
-               "deadline_met_ratio,preemptions,disorders,util_cpu,util_memory,lost_work_s,"
+               "deadline_met_ratio,preemptions,preempt_urgent,preempt_priority,preempt_starvation,"
+               "preempt_kube,disorders,util_cpu,util_memory,lost_work_s,"
                "failures,starts,peak_waiting,events,wall_s,peak_rss_kb\n");
 }
 
 void sim_metrics_csv_row(FILE *f, const sim_metrics *m)
 {
     fprintf(f,
-            "%s,%llu,%s,%zu,%zu,%zu,%.3f,%.3f,%.3f,%.6f,%llu,%llu,%.6f,%.6f,%.3f,%llu,%llu,%zu,"
-            "%llu,%.3f,%ld\n",
+            "%s,%llu,%s,%zu,%zu,%zu,%.3f,%.3f,%.3f,%.6f,%llu,%llu,%llu,%llu,%llu,%llu,%.6f,%.6f,"
+            "%.3f,%llu,%llu,%zu,%llu,%.3f,%ld\n",
             m->workload, (unsigned long long)m->seed, m->policy, m->jobs, m->tasks, m->nodes,
             m->makespan_s, m->jct_mean_s, m->jct_p95_s, m->deadline_met_ratio,
-            (unsigned long long)m->preemptions, (unsigned long long)m->disorders, m->util_cpu,
+            (unsigned long long)m->preemptions, (unsigned long long)m->preempt_urgent,
+            (unsigned long long)m->preempt_priority, (unsigned long long)m->preempt_starvation,
+            (unsigned long long)m->preempt_kube, (unsigned long long)m->disorders, m->util_cpu,
             m->util_memory, m->lost_work_s, (unsigned long long)m->failures,
             (unsigned long long)m->starts, m->peak_waiting, (unsigned long long)m->events,
             m->wall_s, m->peak_rss_kb);
@@ -175,8 +182,12 @@ void sim_metrics_json(FILE *f, const sim_metrics *runs, size_t n)
         json_num(f, "jct_mean_s", m->jct_mean_s, 0);
         json_num(f, "jct_p95_s", m->jct_p95_s, 0);
         json_num(f, "deadline_met_ratio", m->deadline_met_ratio, 0);
-        fprintf(f, "\"preemptions\": %llu, \"disorders\": %llu, ",
-                (unsigned long long)m->preemptions, (unsigned long long)m->disorders);
+        fprintf(f,
+                "\"preemptions\": %llu, \"preempt_urgent\": %llu, \"preempt_priority\": %llu, "
+                "\"preempt_starvation\": %llu, \"preempt_kube\": %llu, \"disorders\": %llu, ",
+                (unsigned long long)m->preemptions, (unsigned long long)m->preempt_urgent,
+                (unsigned long long)m->preempt_priority, (unsigned long long)m->preempt_starvation,
+                (unsigned long long)m->preempt_kube, (unsigned long long)m->disorders);
         json_num(f, "util_cpu", m->util_cpu, 0);
         json_num(f, "util_memory", m->util_memory, 0);
         json_num(f, "lost_work_s", m->lost_work_s, 0);

@@ -19,6 +19,7 @@ typedef struct sim_metrics {
     double jct_p95_s;          /* nearest rank */
     double deadline_met_ratio; /* over jobs with a deadline; NAN when none has one */
     uint64_t preemptions;
+    uint64_t preempt_urgent, preempt_priority, preempt_starvation, preempt_kube; /* by reason */
     uint64_t disorders;
     double util_cpu, util_memory; /* requested / allocatable, time-averaged over the makespan */
     double lost_work_s;           /* reference seconds of progress lost to evictions */
