@@ -51,12 +51,14 @@ sim-test-asan: $(SIM_TEST_ASAN)
 		ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 $$t; done
 
 BENCH_DIR ?= $(BUILD)/bench
-# The medium workload: DSP's smallest setting (150 jobs: 50 small, 50 medium, 50 large) on 50
-# nodes of two speed classes, three seeds; tasks are released by a workflow engine.
-BENCH_OUTCOMES_ARGS ?= --jobs 150 --seeds 1,2,3
+# The medium workload: DSP's smallest setting (150 jobs: 50 small, 50 medium, 50 large, 165,000
+# tasks) on 50 nodes of two speed classes (720 cores, loaded enough that queues form), two seeds;
+# tasks are released by a workflow engine.
+BENCH_OUTCOMES_ARGS ?= --jobs 150 --seeds 1,2 --nodes 40x12:48Gi:1,10x24:96Gi:1.5
 # Small workloads for the Gantt charts and for the dependency-disorder comparison (pods created up
 # front, so DAG-unaware policies can start a task before its inputs exist).
-BENCH_GANTT_ARGS ?= --jobs 6 --task-scale 0.02 --nodes 4x16:64Gi:1,2x32:128Gi:1.5 --seed 1
+BENCH_GANTT_ARGS ?= --jobs 6 --task-scale 0.03 --nodes 4x2:8Gi:1,2x4:16Gi:1.5 --seed 1 \
+	--high-priority 0.3
 BENCH_UPFRONT_ARGS ?= --jobs 60 --task-scale 0.1 --release upfront --seeds 1,2,3
 
 bench-outcomes: $(BIN)/dagsched-sim
@@ -74,6 +76,7 @@ bench-outcomes: $(BIN)/dagsched-sim
 	@echo "bench-outcomes: tables above; CSV, JSON and SVG plots in $(BENCH_DIR)/"
 
 # DSP's largest setting: 2,500 jobs (small: 100-500, medium: 1,000, large: 2,000 tasks).
-BENCH_SCALE_ARGS ?= --jobs 2500 --seed 1 --nodes 40x64:256Gi:1,10x128:512Gi:1.5
+# 50 nodes sized so that the cluster is about half busy (an overloaded cluster only grows queues).
+BENCH_SCALE_ARGS ?= --jobs 2500 --seed 1 --nodes 40x32:128Gi:1,10x64:256Gi:1.5
 bench-sim-scale: $(BIN)/dagsched-sim
 	$(BIN)/dagsched-sim --policy dagsched $(BENCH_SCALE_ARGS)
