@@ -9,7 +9,6 @@
  * plain or quoted, but a plain scalar that YAML reads as a boolean, a number or null ("yes", "on",
  * "5", "~") is refused where a string is expected, so that "no" never silently means false. A
  * mapping written as null counts as empty; lists and scalar fields need a value. */
-#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -134,8 +133,13 @@ static bool plain_is_not_string(const ds_yaml_node *v)
     const char *s = v->text;
     if (s[0] == '-' || s[0] == '+')
         s++;
-    /* Hexadecimal, octal and binary integers. */
-    return s[0] == '0' && (s[1] == 'x' || s[1] == 'o' || s[1] == 'b') && s[2] != '\0';
+    /* Hexadecimal, octal and binary integers (YAML 1.1 also allows '_' separators). */
+    if (s[0] != '0' || (s[1] != 'x' && s[1] != 'o' && s[1] != 'b') || s[2] == '\0')
+        return false;
+    for (s += 2; *s != '\0'; s++)
+        if (!is_digit(*s) && !(*s >= 'a' && *s <= 'f') && !(*s >= 'A' && *s <= 'F') && *s != '_')
+            return false;
+    return true;
 }
 
 /* The text of a string-valued scalar, or NULL with err set. */

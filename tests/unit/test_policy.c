@@ -210,9 +210,9 @@ static void test_minimal_document_gives_defaults(void **state)
     (void)state;
     ds_policy def, p;
     ds_policy_defaults(&def);
-    const char *docs[] = {HEAD, SPEC("{}"), HEAD "spec:\n", SPEC("{preemption: {}, release: ~}"),
-                          "{apiVersion: dagsched.io/v1alpha1, kind: SchedulingPolicy, "
-                          "metadata: {name: t}}"};
+    const char *docs[] = {
+        HEAD, SPEC("{}"), HEAD "spec:\n", SPEC("{preemption: {}, release: ~}"),
+        "{apiVersion: dagsched.io/v1alpha1, kind: SchedulingPolicy, metadata: {name: t}}"};
     for (size_t i = 0; i < sizeof docs / sizeof docs[0]; i++) {
         parse_ok(docs[i], &p);
         assert_string_equal(p.name, "t");
@@ -581,6 +581,11 @@ static void test_type_errors(void **state)
          "spec.nodeSpeed.speedLabel: must be a string; quote it (got off)"},
         {SPEC("{nodeSpeed: {speedLabel: 0x1F}}"),
          "spec.nodeSpeed.speedLabel: must be a string; quote it (got 0x1F)"},
+        {SPEC("{preemption: {protectedNamespaces: [0b1_0]}}"),
+         "spec.preemption.protectedNamespaces[0]: must be a string; quote it (got 0b1_0)"},
+        /* Not a number in YAML: an ordinary (here invalid) namespace name. */
+        {SPEC("{preemption: {protectedNamespaces: [0xZZ]}}"),
+         "spec.preemption.protectedNamespaces[0]: " DNS_LABEL_REASON " (got \"0xZZ\")"},
         {SPEC("{preemption: {podSelector: {matchLabels: [a]}}}"),
          "spec.preemption.podSelector.matchLabels: must be a mapping (got a list)"},
         {SPEC("{preemption: {podSelector: {matchLabels: {dagsched.io/preemptable: true}}}}"),
@@ -760,6 +765,14 @@ static void test_long_strings(void **state)
     parse_ok(doc, &p);
     assert_string_equal(p.name, longest);
 
+    /* A valid extended resource name (253-character prefix limit) longer than a list entry. */
+    char prefix[241];
+    memset(prefix, 'g', 240);
+    prefix[240] = '\0';
+    snprintf(doc, sizeof doc, SPEC("{packing: {gpuResourceNames: [%s/gpu-0123456789abcdef]}}"),
+             prefix);
+    expect_error(doc, "spec.packing.gpuResourceNames[0]: must be at most 253 characters (got 261)");
+
     char value[70];
     memset(value, 'v', 64);
     value[64] = '\0';
@@ -834,6 +847,9 @@ static void test_yaml_syntax_errors(void **state)
     /* Reader errors carry a byte offset, turned into line and column. */
     expect_error(HEAD "spec: \xff\n", "line 5, column 7: invalid YAML: invalid leading UTF-8 octet "
                                       "(value 0xFF)");
+    static const char truncated[] = HEAD "spec: \xc3";
+    expect_error_len(truncated, sizeof truncated - 1,
+                     "line 5, column 7: invalid YAML: incomplete UTF-8 octet sequence");
     static const char with_nul[] = HEAD "spec: {}\0\n";
     expect_error_len(with_nul, sizeof with_nul - 1,
                      "line 5, column 9: invalid YAML: control characters are not allowed (value "
