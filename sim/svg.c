@@ -123,9 +123,14 @@ int sim_svg_bars(const char *path, const sim_metrics *runs, size_t n, const char
             xml_text(f, policies[p]);
             fprintf(f, " %s: %.3f</title></rect>\n", col->name, v);
         }
-        fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s%s</text>\n",
-                gx + 15.0 * (double)n_policies, y0 + 16, col->name,
-                col->higher_better ? " (higher better)" : "");
+        /* Two short lines under each group so neighbouring labels never overlap. */
+        fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>\n",
+                gx + 15.0 * (double)n_policies, y0 + 16, col->name);
+        if (col->higher_better)
+            fprintf(f,
+                    "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" "
+                    "font-size=\"9\">(higher better)</text>\n",
+                    gx + 15.0 * (double)n_policies, y0 + 28);
     }
     /* count panel */
     const char *counts[2] = {"preemptions", "disorders"};
