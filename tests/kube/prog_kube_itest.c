@@ -26,17 +26,17 @@
 
 static int failures;
 
-#define CHECK(cond, ...)                                                                         \
-    do {                                                                                         \
-        if (cond) {                                                                              \
-            printf("ok    ");                                                                    \
-        } else {                                                                                 \
-            printf("FAIL  ");                                                                    \
-            failures++;                                                                          \
-        }                                                                                        \
-        printf(__VA_ARGS__);                                                                     \
-        printf("\n");                                                                            \
-        fflush(stdout);                                                                          \
+#define CHECK(cond, ...)                                                                           \
+    do {                                                                                           \
+        if (cond) {                                                                                \
+            printf("ok    ");                                                                      \
+        } else {                                                                                   \
+            printf("FAIL  ");                                                                      \
+            failures++;                                                                            \
+        }                                                                                          \
+        printf(__VA_ARGS__);                                                                       \
+        printf("\n");                                                                              \
+        fflush(stdout);                                                                            \
     } while (0)
 
 static void die(const char *what, const ds_err *err)
@@ -169,8 +169,8 @@ static void cm_put(kube_client *c, const char *ns, const char *name, const char 
     char path[512];
     if (create) {
         json_t *o = json_pack("{s:s, s:s, s:{s:s, s:{s:s}}, s:{s:s}}", "apiVersion", "v1", "kind",
-                              "ConfigMap", "metadata", "name", name, "labels", "itest", "1",
-                              "data", "v", v);
+                              "ConfigMap", "metadata", "name", name, "labels", "itest", "1", "data",
+                              "v", v);
         snprintf(path, sizeof path, "/api/v1/namespaces/%s/configmaps", ns);
         if (kube_create(c, path, o, NULL, &err) != 0)
             die("create configmap", &err);
@@ -225,12 +225,12 @@ static void scenario_list_watch(kube_client *c)
     cm_put(c, ns, "c", "1", true);
     cm_delete(c, ns, "pre1");
     CHECK(wait_events(&r, 9, 30), "6 watch events arrive (got %d)", rec_count(&r) - 3);
-    static const char *const want[] = {"add a v=1", "add b v=1", "update a v=2",
+    static const char *const want[] = {"add a v=1",    "add b v=1", "update a v=2",
                                        "delete b v=1", "add c v=1", "delete pre1 v=0"};
     pthread_mutex_lock(&r.lock);
     for (int i = 0; i < 6 && 3 + i < r.n; i++)
-        CHECK(strncmp(r.ev[3 + i], want[i], strlen(want[i])) == 0, "event %d is \"%s\" (got \"%s\")",
-              i + 1, want[i], r.ev[3 + i]);
+        CHECK(strncmp(r.ev[3 + i], want[i], strlen(want[i])) == 0,
+              "event %d is \"%s\" (got \"%s\")", i + 1, want[i], r.ev[3 + i]);
     pthread_mutex_unlock(&r.lock);
     const kube_meta *a = kube_informer_get(inf, ns, "a");
     CHECK(a != NULL && ((const kube_configmap *)a)->n_data == 1 &&
@@ -272,8 +272,7 @@ static void scenario_restart(kube_client *c, char **cmd)
         history(&r, "x1", h1, sizeof h1);
         history(&r, "x2", h2, sizeof h2);
         history(&r, "x3", h3, sizeof h3);
-        if ((strstr(h1, "v=2") && strstr(h2, "v=2") && strstr(h3, "v=2")) ||
-            kutil_mono_now() > end)
+        if ((strstr(h1, "v=2") && strstr(h2, "v=2") && strstr(h3, "v=2")) || kutil_mono_now() > end)
             break;
         usleep(50000);
     }
@@ -286,8 +285,9 @@ static void scenario_restart(kube_client *c, char **cmd)
            (unsigned long long)starts_before, (unsigned long long)st.watch_starts,
            (unsigned long long)st.relists_gone, (unsigned long long)st.failures);
     CHECK(st.watch_starts > 1, "the watch was reopened after the restart");
-    CHECK(strcmp(h1, "add v=1; update v=2") == 0, "x1: add, update, nothing lost or repeated "
-                                                  "(got \"%s\")",
+    CHECK(strcmp(h1, "add v=1; update v=2") == 0,
+          "x1: add, update, nothing lost or repeated "
+          "(got \"%s\")",
           h1);
     CHECK(strcmp(h2, "add v=1; update v=2") == 0, "x2: add, update (got \"%s\")", h2);
     /* x3 was created and updated while the informer may have been away: either both events
@@ -312,8 +312,9 @@ static bool rv1_too_old(kube_client *c)
     kutil_buf_init(&b, 1 << 20);
     kube_response resp;
     ds_err err = {{0}};
-    kube_stream(c, "/api/v1/namespaces/default/configmaps?watch=1&resourceVersion=1&"
-                   "timeoutSeconds=1",
+    kube_stream(c,
+                "/api/v1/namespaces/default/configmaps?watch=1&resourceVersion=1&"
+                "timeoutSeconds=1",
                 5, 0, NULL, collect_chunk, &b, &resp, &err);
     bool gone = resp.status == 410 || (b.data != NULL && strstr(b.data, "\"code\":410"));
     kube_response_free(&resp);
@@ -380,15 +381,20 @@ static void create_pod(kube_client *c, const char *ns, const char *name)
 {
     json_t *pod = json_pack(
         "{s:s, s:s, s:{s:s, s:{s:s}}, s:{s:[{s:s, s:s, s:{s:{s:s, s:s}}}], s:[{s:s, s:s}]}}",
-        "apiVersion", "v1", "kind", "Pod", "metadata", "name", name, "labels", "app",
-        "pdbtest", "spec", "containers", "name", "main", "image", "busybox", "resources",
-        "requests", "cpu", "100m", "memory", "64Mi", "tolerations", "operator", "Exists",
-        "effect", "NoSchedule");
+        "apiVersion", "v1", "kind", "Pod", "metadata", "name", name, "labels", "app", "pdbtest",
+        "spec", "containers", "name", "main", "image", "busybox", "resources", "requests", "cpu",
+        "100m", "memory", "64Mi", "tolerations", "operator", "Exists", "effect", "NoSchedule");
     char path[512];
     ds_err err = {{0}};
     snprintf(path, sizeof path, "/api/v1/namespaces/%s/pods", ns);
-    if (kube_create(c, path, pod, NULL, &err) != 0)
-        die("create pod", &err);
+    /* A new namespace gets its "default" service account shortly after it is created; until
+     * then pods are refused. */
+    double end = kutil_mono_now() + 60;
+    while (kube_create(c, path, pod, NULL, &err) != 0) {
+        if (strstr(err.msg, "serviceaccount") == NULL || kutil_mono_now() > end)
+            die("create pod", &err);
+        usleep(250000);
+    }
     json_decref(pod);
 }
 
@@ -425,10 +431,9 @@ static void scenario_evict_pdb(kube_client *c)
     char ns[64];
     make_namespace(c, ns, sizeof ns, "itest-ev");
     create_pod(c, ns, "p1");
-    json_t *pdb = json_pack("{s:s, s:s, s:{s:s}, s:{s:i, s:{s:{s:s}}}}", "apiVersion",
-                            "policy/v1", "kind", "PodDisruptionBudget", "metadata", "name",
-                            "budget", "spec", "minAvailable", 1, "selector", "matchLabels", "app",
-                            "pdbtest");
+    json_t *pdb = json_pack("{s:s, s:s, s:{s:s}, s:{s:i, s:{s:{s:s}}}}", "apiVersion", "policy/v1",
+                            "kind", "PodDisruptionBudget", "metadata", "name", "budget", "spec",
+                            "minAvailable", 1, "selector", "matchLabels", "app", "pdbtest");
     char path[512];
     ds_err err = {{0}};
     snprintf(path, sizeof path, "/apis/policy/v1/namespaces/%s/poddisruptionbudgets", ns);
@@ -437,8 +442,9 @@ static void scenario_evict_pdb(kube_client *c)
     json_decref(pdb);
     CHECK(wait_pdb(c, ns, 1, 0, 60), "PDB status: 1 healthy pod, 0 disruptions allowed");
     kube_evict_result r = kube_evict(c, ns, "p1", NULL, false, &err);
-    CHECK(r == KUBE_EVICT_BLOCKED_PDB, "eviction of the only pod is blocked by the PDB (got %s: %s)",
-          kube_evict_result_name(r), err.msg);
+    CHECK(r == KUBE_EVICT_BLOCKED_PDB,
+          "eviction of the only pod is blocked by the PDB (got %s: %s)", kube_evict_result_name(r),
+          err.msg);
     r = kube_evict(c, ns, "nope", NULL, false, &err);
     CHECK(r == KUBE_EVICT_NOT_FOUND, "eviction of a missing pod: not found (got %s)",
           kube_evict_result_name(r));
@@ -457,8 +463,9 @@ static void scenario_evict_pdb(kube_client *c)
     CHECK(wait_pdb(c, ns, 2, 1, 120), "PDB status: p2 gone, p3 healthy, 1 disruption allowed");
     err.msg[0] = '\0';
     r = kube_evict(c, ns, "p3", "00000000-0000-0000-0000-000000000000", false, &err);
-    CHECK(r == KUBE_EVICT_NOT_FOUND, "eviction with another pod's uid is refused as not found "
-                                     "(got %s: %s)",
+    CHECK(r == KUBE_EVICT_NOT_FOUND,
+          "eviction with another pod's uid is refused as not found "
+          "(got %s: %s)",
           kube_evict_result_name(r), err.msg);
     json_t *p3 = NULL;
     snprintf(path, sizeof path, "/api/v1/namespaces/%s/pods/p3", ns);
@@ -471,8 +478,8 @@ static void scenario_evict_pdb(kube_client *c)
     CHECK(kube_create_event(c, &ref, "Warning", "EvictionBlocked", "blocked by budget",
                             "dagsched-itest", &err) == 0,
           "event created (%s)", err.msg);
-    CHECK(kube_annotate_pod(c, ns, "p1", "dagsched.io/note", "x", &err) == 0,
-          "pod annotated (%s)", err.msg);
+    CHECK(kube_annotate_pod(c, ns, "p1", "dagsched.io/note", "x", &err) == 0, "pod annotated (%s)",
+          err.msg);
     delete_namespace(c, ns);
 }
 
@@ -500,8 +507,7 @@ static void scenario_tls_wrong_ca(const char *ca_path)
         die("client", &err);
     int rc = kube_request(bad, "GET", "/version", NULL, NULL, &resp, &err);
     CHECK(rc == -1 && resp.status == 0, "a server not signed by the configured CA is refused");
-    CHECK(resp.attempts == 1, "a verification failure is not retried (attempts %d)",
-          resp.attempts);
+    CHECK(resp.attempts == 1, "a verification failure is not retried (attempts %d)", resp.attempts);
     CHECK(strstr(err.msg, "SSL") != NULL || strstr(err.msg, "certificate") != NULL,
           "the error names the TLS failure: %s", err.msg);
     kube_response_free(&resp);
@@ -517,7 +523,8 @@ int main(int argc, char **argv)
     if (lvl != NULL && kube_log_level_parse(lvl, &l) == 0)
         kube_log_setup(l, KUBE_LOG_TEXT, NULL);
     if (argc < 2) {
-        fprintf(stderr, "usage: %s list-watch|restart CMD...|relist CMD...|evict-pdb|tls-wrong-ca CA\n",
+        fprintf(stderr,
+                "usage: %s list-watch|restart CMD...|relist CMD...|evict-pdb|tls-wrong-ca CA\n",
                 argv[0]);
         return 2;
     }
