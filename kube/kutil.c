@@ -1,0 +1,264 @@
+/* kutil.c: helpers shared by the Kubernetes client modules (see kutil.h). */
+#include "kutil.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+int kutil_read_file(const char *path, size_t max_bytes, char **out, size_t *len, ds_err *err)
+{
+    *out = NULL;
+    *len = 0;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return ds_err_set(err, "%s: %s", path, strerror(errno));
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        int e = errno;
+        close(fd);
+        return ds_err_set(err, "%s: %s", path, strerror(e));
+    }
+    if (!S_ISREG(st.st_mode)) {
+        close(fd);
+        return ds_err_set(err, "%s: not a regular file", path);
+    }
+    if ((uint64_t)st.st_size > max_bytes) {
+        close(fd);
+        return ds_err_set(err, "%s: file too large (got %lld bytes, limit %zu)", path,
+                          (long long)st.st_size, max_bytes);
+    }
+    size_t cap = (size_t)st.st_size + 1;
+    char *buf = malloc(cap);
+    if (buf == NULL) {
+        close(fd);
+        return ds_err_set(err, "%s: out of memory", path);
+    }
+    size_t n = 0;
+    for (;;) {
+        if (n + 1 >= cap) {
+            /* The file grew while reading: allow up to the limit. */
+            if (cap > max_bytes) {
+                free(buf);
+                close(fd);
+                return ds_err_set(err, "%s: file too large (limit %zu bytes)", path, max_bytes);
+            }
+            size_t ncap = cap * 2 > max_bytes + 1 ? max_bytes + 1 : cap * 2;
+            char *nb = realloc(buf, ncap);
+            if (nb == NULL) {
+                free(buf);
+                close(fd);
+                return ds_err_set(err, "%s: out of memory", path);
+            }
+            buf = nb;
+            cap = ncap;
+        }
+        ssize_t r = read(fd, buf + n, cap - 1 - n);
+        if (r < 0) {
+            if (errno == EINTR)
+                continue;
+            int e = errno;
+            free(buf);
+            close(fd);
+            return ds_err_set(err, "%s: %s", path, strerror(e));
+        }
+        if (r == 0)
+            break;
+        n += (size_t)r;
+    }
+    close(fd);
+    buf[n] = '\0';
+    *out = buf;
+    *len = n;
+    return 0;
+}
+
+static int b64_value(unsigned char c)
+{
+    if (c >= 'A' && c <= 'Z')
+        return c - 'A';
+    if (c >= 'a' && c <= 'z')
+        return c - 'a' + 26;
+    if (c >= '0' && c <= '9')
+        return c - '0' + 52;
+    if (c == '+')
+        return 62;
+    if (c == '/')
+        return 63;
+    return -1;
+}
+
+int kutil_base64_decode(const char *in, size_t in_len, char **out, size_t *out_len, ds_err *err)
+{
+    *out = NULL;
+    *out_len = 0;
+    char *buf = malloc(in_len / 4 * 3 + 4);
+    if (buf == NULL)
+        return ds_err_set(err, "out of memory");
+    uint32_t acc = 0;
+    int bits = 0;
+    size_t n = 0;
+    int pad = 0;
+    for (size_t i = 0; i < in_len; i++) {
+        unsigned char c = (unsigned char)in[i];
+        if (c == ' ' || c == '\n' || c == '\r' || c == '\t')
+            continue;
+        if (c == '=') {
+            pad++;
+            continue;
+        }
+        int v = b64_value(c);
+        if (v < 0 || pad > 0) {
+            free(buf);
+            return ds_err_set(err, "invalid base64 at offset %zu", i);
+        }
+        acc = (acc << 6) | (uint32_t)v;
+        bits += 6;
+        if (bits >= 8) {
+            bits -= 8;
+            buf[n++] = (char)((acc >> bits) & 0xff);
+        }
+    }
+    if (pad > 2 || bits >= 6) {
+        free(buf);
+        return ds_err_set(err, "invalid base64: truncated input");
+    }
+    buf[n] = '\0';
+    *out = buf;
+    *out_len = n;
+    return 0;
+}
+
+char *kutil_strdup(const char *s)
+{
+    if (s == NULL)
+        return NULL;
+    size_t n = strlen(s) + 1;
+    char *d = malloc(n);
+    if (d != NULL)
+        memcpy(d, s, n);
+    return d;
+}
+
+double kutil_mono_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+double kutil_wall_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+char *kutil_query_escape(const char *s)
+{
+    static const char hex[] = "0123456789ABCDEF";
+    size_t n = strlen(s);
+    char *out = malloc(n * 3 + 1);
+    if (out == NULL)
+        return NULL;
+    size_t j = 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+            c == '-' || c == '.' || c == '_' || c == '~') {
+            out[j++] = (char)c;
+        } else {
+            out[j++] = '%';
+            out[j++] = hex[c >> 4];
+            out[j++] = hex[c & 15];
+        }
+    }
+    out[j] = '\0';
+    return out;
+}
+
+void kutil_buf_init(kutil_buf *b, size_t limit)
+{
+    b->data = NULL;
+    b->len = 0;
+    b->cap = 0;
+    b->limit = limit;
+    b->overflow = false;
+}
+
+int kutil_buf_append(kutil_buf *b, const void *p, size_t n)
+{
+    if (n > b->limit || b->len > b->limit - n) {
+        b->overflow = true;
+        return -1;
+    }
+    if (b->len + n + 1 > b->cap) {
+        size_t ncap = b->cap ? b->cap : 256;
+        while (ncap < b->len + n + 1)
+            ncap *= 2;
+        if (ncap > b->limit + 1)
+            ncap = b->limit + 1;
+        char *nd = realloc(b->data, ncap);
+        if (nd == NULL)
+            return -1;
+        b->data = nd;
+        b->cap = ncap;
+    }
+    if (n > 0)
+        memcpy(b->data + b->len, p, n);
+    b->len += n;
+    b->data[b->len] = '\0';
+    return 0;
+}
+
+int kutil_buf_printf(kutil_buf *b, const char *fmt, ...)
+{
+    char small[512];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(small, sizeof small, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return -1;
+    if ((size_t)n < sizeof small)
+        return kutil_buf_append(b, small, (size_t)n);
+    char *big = malloc((size_t)n + 1);
+    if (big == NULL)
+        return -1;
+    va_start(ap, fmt);
+    vsnprintf(big, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    int rc = kutil_buf_append(b, big, (size_t)n);
+    free(big);
+    return rc;
+}
+
+void kutil_buf_reset(kutil_buf *b)
+{
+    b->len = 0;
+    b->overflow = false;
+    if (b->data != NULL)
+        b->data[0] = '\0';
+}
+
+void kutil_buf_free(kutil_buf *b)
+{
+    free(b->data);
+    b->data = NULL;
+    b->len = b->cap = 0;
+}
+
+double kutil_rand01(uint64_t *state)
+{
+    uint64_t x = *state ? *state : 0x9e3779b97f4a7c15ULL;
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    *state = x;
+    return (double)(x >> 11) / 9007199254740992.0;
+}

@@ -1,0 +1,44 @@
+/* log.h: leveled logging to stderr for the Kubernetes client and the binaries built on it.
+ *
+ * Two formats: text ("2026-01-02T03:04:05.678Z INFO  informer: message") and JSON lines
+ * ({"ts":"...","level":"info","component":"informer","msg":"..."}). One line per call, written with
+ * a single write under a lock, so lines from several threads never interleave. The module owns its
+ * settings (level, format, sink); set them once at start-up with kube_log_setup. Messages longer
+ * than KUBE_LOG_MAX_MSG bytes are truncated. */
+#ifndef DAGSCHED_KUBE_LOG_H
+#define DAGSCHED_KUBE_LOG_H
+
+#include <stdio.h>
+
+#define KUBE_LOG_MAX_MSG 4096
+
+typedef enum {
+    KUBE_LOG_DEBUG = 0,
+    KUBE_LOG_INFO = 1,
+    KUBE_LOG_WARN = 2,
+    KUBE_LOG_ERROR = 3,
+    KUBE_LOG_OFF = 4
+} kube_log_level;
+
+typedef enum { KUBE_LOG_TEXT = 0, KUBE_LOG_JSON = 1 } kube_log_format;
+
+/* Minimum level written, output format and sink (NULL = stderr). Defaults: info, text, stderr. */
+void kube_log_setup(kube_log_level min_level, kube_log_format format, FILE *sink);
+
+/* "debug" "info" "warn" "error" "off" -> level; 0 on success, -1 on an unknown name. */
+int kube_log_level_parse(const char *s, kube_log_level *out);
+/* "text" "json" -> format; 0 on success, -1 on an unknown name. */
+int kube_log_format_parse(const char *s, kube_log_format *out);
+
+/* True when a message at this level would be written (to skip costly formatting). */
+int kube_log_enabled(kube_log_level level);
+
+void kube_log(kube_log_level level, const char *component, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+#define KLOG_DEBUG(comp, ...) kube_log(KUBE_LOG_DEBUG, comp, __VA_ARGS__)
+#define KLOG_INFO(comp, ...)  kube_log(KUBE_LOG_INFO, comp, __VA_ARGS__)
+#define KLOG_WARN(comp, ...)  kube_log(KUBE_LOG_WARN, comp, __VA_ARGS__)
+#define KLOG_ERROR(comp, ...) kube_log(KUBE_LOG_ERROR, comp, __VA_ARGS__)
+
+#endif

@@ -1,0 +1,830 @@
+/* objects.c: decoding of Pods, Nodes, ConfigMaps, PodDisruptionBudgets and Jobs from API JSON
+ * into single-allocation, reference-counted structs (see objects.h). */
+#include "objects.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "quantity.h"
+#include "timefmt.h"
+
+/* ---- decoding context ---- */
+
+#define MAX_TEMPS 16
+
+typedef struct dctx {
+    char what[KUBE_OBJ_MAX_STR * 2 + 32]; /* "pod batch/x" for messages */
+    ds_err *err;
+    const kube_decode_opts *opts;
+    void *temps[MAX_TEMPS]; /* temporary arrays, freed after packing */
+    int n_temps;
+} dctx;
+
+static int fail(dctx *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int fail(dctx *d, const char *fmt, ...)
+{
+    char msg[DS_ERR_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return ds_err_set(d->err, "%s: %s", d->what, msg);
+}
+
+static void *temp_alloc(dctx *d, size_t n, size_t size)
+{
+    if (d->n_temps >= MAX_TEMPS) {
+        fail(d, "too many temporary arrays");
+        return NULL;
+    }
+    void *p = calloc(n ? n : 1, size);
+    if (p == NULL) {
+        fail(d, "out of memory");
+        return NULL;
+    }
+    d->temps[d->n_temps++] = p;
+    return p;
+}
+
+static void temps_free(dctx *d)
+{
+    for (int i = 0; i < d->n_temps; i++)
+        free(d->temps[i]);
+    d->n_temps = 0;
+}
+
+/* String member `key` of parent: NULL when absent or null; error when not a string or too long. */
+static int get_str(dctx *d, const json_t *parent, const char *key, const char *path, size_t max,
+                   bool required, const char **out)
+{
+    *out = NULL;
+    const json_t *v = json_object_get(parent, key);
+    if (v == NULL || json_is_null(v)) {
+        if (required)
+            return fail(d, "%s%s: missing", path, key);
+        return 0;
+    }
+    if (!json_is_string(v))
+        return fail(d, "%s%s: must be a string", path, key);
+    size_t n = json_string_length(v);
+    if (n > max)
+        return fail(d, "%s%s: too long (got %zu bytes, limit %zu)", path, key, n, max);
+    if (strlen(json_string_value(v)) != n)
+        return fail(d, "%s%s: contains a NUL character", path, key);
+    if (required && n == 0)
+        return fail(d, "%s%s: empty", path, key);
+    *out = json_string_value(v);
+    return 0;
+}
+
+static int get_i64(dctx *d, const json_t *parent, const char *key, const char *path, int64_t min,
+                   int64_t max, int64_t dflt, int64_t *out)
+{
+    *out = dflt;
+    const json_t *v = json_object_get(parent, key);
+    if (v == NULL || json_is_null(v))
+        return 0;
+    if (!json_is_integer(v))
+        return fail(d, "%s%s: must be an integer", path, key);
+    int64_t x = json_integer_value(v);
+    if (x < min || x > max)
+        return fail(d, "%s%s: out of range (got %lld)", path, key, (long long)x);
+    *out = x;
+    return 0;
+}
+
+static int get_i32(dctx *d, const json_t *parent, const char *key, const char *path, int32_t dflt,
+                   int32_t *out)
+{
+    int64_t v;
+    if (get_i64(d, parent, key, path, INT32_MIN, INT32_MAX, dflt, &v) != 0)
+        return -1;
+    *out = (int32_t)v;
+    return 0;
+}
+
+static int get_bool(dctx *d, const json_t *parent, const char *key, const char *path, bool *out)
+{
+    *out = false;
+    const json_t *v = json_object_get(parent, key);
+    if (v == NULL || json_is_null(v))
+        return 0;
+    if (!json_is_boolean(v))
+        return fail(d, "%s%s: must be true or false", path, key);
+    *out = json_is_true(v);
+    return 0;
+}
+
+static int get_time(dctx *d, const json_t *parent, const char *key, const char *path, double *out)
+{
+    *out = 0;
+    const char *s;
+    if (get_str(d, parent, key, path, 64, false, &s) != 0)
+        return -1;
+    if (s == NULL)
+        return 0;
+    ds_err e;
+    if (ds_timestamp_parse(s, out, &e) != 0)
+        return fail(d, "%s%s: %s", path, key, e.msg);
+    return 0;
+}
+
+/* A map of strings into a temporary kv array; keep only keys starting with prefix (NULL: all). */
+static int get_kvs(dctx *d, const json_t *parent, const char *key, const char *path,
+                   const char *prefix, size_t max_entries, size_t max_value, size_t max_total,
+                   const kube_kv **out, size_t *n_out)
+{
+    *out = NULL;
+    *n_out = 0;
+    const json_t *m = json_object_get(parent, key);
+    if (m == NULL || json_is_null(m))
+        return 0;
+    if (!json_is_object(m))
+        return fail(d, "%s%s: must be a map of strings", path, key);
+    size_t n = 0;
+    const char *k;
+    json_t *v;
+    size_t pl = prefix ? strlen(prefix) : 0;
+    json_object_foreach((json_t *)m, k, v)
+    {
+        if (prefix == NULL || strncmp(k, prefix, pl) == 0)
+            n++;
+    }
+    if (n == 0)
+        return 0;
+    if (n > max_entries)
+        return fail(d, "%s%s: too many entries (got %zu, limit %zu)", path, key, n, max_entries);
+    kube_kv *arr = temp_alloc(d, n, sizeof *arr);
+    if (arr == NULL)
+        return -1;
+    size_t i = 0, total = 0;
+    json_object_foreach((json_t *)m, k, v)
+    {
+        if (prefix != NULL && strncmp(k, prefix, pl) != 0)
+            continue;
+        if (!json_is_string(v))
+            return fail(d, "%s%s[\"%.64s\"]: must be a string", path, key, k);
+        size_t vl = json_string_length(v);
+        size_t kl = strlen(k);
+        if (kl > KUBE_OBJ_MAX_STR)
+            return fail(d, "%s%s: key too long (got %zu bytes, limit %d)", path, key, kl,
+                        KUBE_OBJ_MAX_STR);
+        if (vl > max_value || strlen(json_string_value(v)) != vl)
+            return fail(d,
+                        "%s%s[\"%.64s\"]: value too long or contains NUL (got %zu bytes, "
+                        "limit %zu)",
+                        path, key, k, vl, max_value);
+        total += kl + vl;
+        if (total > max_total)
+            return fail(d, "%s%s: too large in total (limit %zu bytes)", path, key, max_total);
+        arr[i].key = k;
+        arr[i].value = json_string_value(v);
+        i++;
+    }
+    *out = arr;
+    *n_out = n;
+    return 0;
+}
+
+static const json_t *get_obj(const json_t *parent, const char *key)
+{
+    const json_t *v = json_object_get(parent, key);
+    return json_is_object(v) ? v : NULL;
+}
+
+/* ---- packing into one allocation ---- */
+
+typedef struct packer {
+    char *base;
+    size_t off;
+    bool sizing;
+} packer;
+
+static size_t align8(size_t n)
+{
+    return (n + 7) & ~(size_t)7;
+}
+
+static void *pk_reserve(packer *p, size_t n)
+{
+    p->off = align8(p->off);
+    void *r = p->sizing ? NULL : p->base + p->off;
+    p->off += n;
+    return r;
+}
+
+static void pk_str(packer *p, const char **s)
+{
+    if (*s == NULL)
+        return;
+    size_t n = strlen(*s) + 1;
+    if (!p->sizing) {
+        memcpy(p->base + p->off, *s, n);
+        *s = p->base + p->off;
+    }
+    p->off += n;
+}
+
+static void pk_kvs(packer *p, const kube_kv **arr, size_t n)
+{
+    if (*arr == NULL || n == 0)
+        return;
+    kube_kv *dst = pk_reserve(p, n * sizeof *dst);
+    if (dst != NULL) {
+        memcpy(dst, *arr, n * sizeof *dst);
+        *arr = dst;
+    }
+}
+
+static void pk_kv_strs(packer *p, const kube_kv *arr, size_t n)
+{
+    for (size_t i = 0; arr != NULL && i < n; i++) {
+        kube_kv *kv = (kube_kv *)&arr[i];
+        pk_str(p, &kv->key);
+        pk_str(p, &kv->value);
+    }
+}
+
+static void pk_strv(packer *p, const char *const **arr, size_t n)
+{
+    if (*arr == NULL || n == 0)
+        return;
+    const char **dst = pk_reserve(p, n * sizeof *dst);
+    if (dst != NULL) {
+        memcpy(dst, *arr, n * sizeof *dst);
+        *arr = dst;
+    }
+}
+
+static void pk_strv_strs(packer *p, const char *const *arr, size_t n)
+{
+    for (size_t i = 0; arr != NULL && i < n; i++)
+        pk_str(p, (const char **)&arr[i]);
+}
+
+/* Arrays first (aligned), strings after: called once to size and once to copy. */
+static void pack_meta_arrays(packer *p, kube_meta *m)
+{
+    pk_kvs(p, &m->labels, m->n_labels);
+    pk_kvs(p, &m->annotations, m->n_annotations);
+}
+
+static void pack_meta_strs(packer *p, kube_meta *m)
+{
+    pk_str(p, &m->ns);
+    pk_str(p, &m->name);
+    pk_str(p, &m->uid);
+    pk_str(p, &m->resource_version);
+    pk_kv_strs(p, m->labels, m->n_labels);
+    pk_kv_strs(p, m->annotations, m->n_annotations);
+}
+
+static void pack_fields(packer *p, kube_meta *m)
+{
+    pack_meta_arrays(p, m);
+    switch (m->kind) {
+    case KUBE_KIND_POD: {
+        kube_pod *o = (kube_pod *)m;
+        pk_strv(p, &o->gates, o->n_gates);
+        pack_meta_strs(p, m);
+        pk_str(p, &o->node_name);
+        pk_str(p, &o->priority_class);
+        pk_strv_strs(p, o->gates, o->n_gates);
+        pk_str(p, &o->owner_kind);
+        pk_str(p, &o->owner_name);
+        pk_str(p, &o->owner_uid);
+        pk_str(p, &o->job_key);
+        pk_str(p, &o->task_name);
+        break;
+    }
+    case KUBE_KIND_CONFIGMAP: {
+        kube_configmap *o = (kube_configmap *)m;
+        pk_kvs(p, &o->data, o->n_data);
+        pack_meta_strs(p, m);
+        pk_kv_strs(p, o->data, o->n_data);
+        break;
+    }
+    case KUBE_KIND_PDB: {
+        kube_pdb *o = (kube_pdb *)m;
+        pk_kvs(p, &o->match_labels, o->n_match_labels);
+        if (o->match_expressions != NULL && o->n_match_expressions > 0) {
+            kube_selector_req *dst =
+                pk_reserve(p, o->n_match_expressions * sizeof *o->match_expressions);
+            if (dst != NULL) {
+                memcpy(dst, o->match_expressions,
+                       o->n_match_expressions * sizeof *o->match_expressions);
+                o->match_expressions = dst;
+            }
+            for (size_t i = 0; i < o->n_match_expressions; i++)
+                pk_strv(p, &((kube_selector_req *)&o->match_expressions[i])->values,
+                        o->match_expressions[i].n_values);
+        }
+        pack_meta_strs(p, m);
+        pk_kv_strs(p, o->match_labels, o->n_match_labels);
+        for (size_t i = 0; i < o->n_match_expressions; i++) {
+            kube_selector_req *r = (kube_selector_req *)&o->match_expressions[i];
+            pk_str(p, &r->key);
+            pk_strv_strs(p, r->values, r->n_values);
+        }
+        break;
+    }
+    case KUBE_KIND_NODE:
+    case KUBE_KIND_JOB:
+    case KUBE_KIND_N:
+        pack_meta_strs(p, m);
+        break;
+    }
+}
+
+/* Copy the decoded struct (with borrowed strings and temporary arrays) into one allocation. */
+static kube_meta *pack(dctx *d, const kube_meta *tmp, size_t struct_size)
+{
+    packer sizing = {.base = NULL, .off = struct_size, .sizing = true};
+    /* The sizing pass must not modify tmp: work on a scratch copy. */
+    char scratch[sizeof(kube_pdb) + sizeof(kube_pod) + sizeof(kube_job) + 64];
+    if (struct_size > sizeof scratch) {
+        fail(d, "internal: struct too large");
+        return NULL;
+    }
+    memcpy(scratch, tmp, struct_size);
+    pack_fields(&sizing, (kube_meta *)scratch);
+    size_t total = align8(sizing.off);
+    char *block = malloc(total);
+    if (block == NULL) {
+        fail(d, "out of memory");
+        return NULL;
+    }
+    memcpy(block, tmp, struct_size);
+    packer copy = {.base = block, .off = struct_size, .sizing = false};
+    pack_fields(&copy, (kube_meta *)block);
+    kube_meta *m = (kube_meta *)block;
+    atomic_init(&m->refs, 1);
+    m->alloc_bytes = total;
+    return m;
+}
+
+/* ---- kinds ---- */
+
+static const char *const kind_names[KUBE_KIND_N] = {"pod", "node", "configmap",
+                                                    "poddisruptionbudget", "job"};
+static const char *const kind_prefix[KUBE_KIND_N] = {"/api/v1", "/api/v1", "/api/v1",
+                                                     "/apis/policy/v1", "/apis/batch/v1"};
+static const char *const kind_resource[KUBE_KIND_N] = {"pods", "nodes", "configmaps",
+                                                       "poddisruptionbudgets", "jobs"};
+
+const char *kube_kind_name(kube_kind kind)
+{
+    return (unsigned)kind < KUBE_KIND_N ? kind_names[kind] : "unknown";
+}
+
+const char *kube_kind_api_prefix(kube_kind kind)
+{
+    return (unsigned)kind < KUBE_KIND_N ? kind_prefix[kind] : "/api/v1";
+}
+
+const char *kube_kind_resource(kube_kind kind)
+{
+    return (unsigned)kind < KUBE_KIND_N ? kind_resource[kind] : "unknown";
+}
+
+bool kube_kind_namespaced(kube_kind kind)
+{
+    return kind != KUBE_KIND_NODE;
+}
+
+static int decode_meta(dctx *d, kube_kind kind, const json_t *obj, kube_meta *m)
+{
+    m->kind = kind;
+    const json_t *md = get_obj(obj, "metadata");
+    snprintf(d->what, sizeof d->what, "%s", kind_names[kind]);
+    if (md == NULL)
+        return fail(d, "metadata: missing");
+    if (get_str(d, md, "name", "metadata.", 253, true, &m->name) != 0)
+        return -1;
+    if (kube_kind_namespaced(kind) &&
+        get_str(d, md, "namespace", "metadata.", 63, true, &m->ns) != 0) {
+        snprintf(d->what, sizeof d->what, "%s %s", kind_names[kind], m->name);
+        return fail(d, "metadata.namespace: missing");
+    }
+    if (m->ns != NULL)
+        snprintf(d->what, sizeof d->what, "%s %s/%s", kind_names[kind], m->ns, m->name);
+    else
+        snprintf(d->what, sizeof d->what, "%s %s", kind_names[kind], m->name);
+    if (get_str(d, md, "uid", "metadata.", 128, false, &m->uid) != 0 ||
+        get_str(d, md, "resourceVersion", "metadata.", 128, true, &m->resource_version) != 0 ||
+        get_time(d, md, "creationTimestamp", "metadata.", &m->creation_ts) != 0)
+        return -1;
+    const json_t *del = json_object_get(md, "deletionTimestamp");
+    m->deleting = del != NULL && !json_is_null(del);
+    if (get_kvs(d, md, "labels", "metadata.", NULL, KUBE_OBJ_MAX_LABELS, KUBE_OBJ_MAX_STR,
+                KUBE_OBJ_MAX_LABELS * (size_t)KUBE_OBJ_MAX_STR, &m->labels, &m->n_labels) != 0 ||
+        get_kvs(d, md, "annotations", "metadata.", KUBE_ANNOTATION_PREFIX, KUBE_OBJ_MAX_LABELS,
+                KUBE_OBJ_MAX_ANNOTATION, 4 * KUBE_OBJ_MAX_ANNOTATION, &m->annotations,
+                &m->n_annotations) != 0)
+        return -1;
+    return 0;
+}
+
+/* Add one resource map (requests, overhead, allocatable) into r. */
+static int add_resources(dctx *d, const json_t *map, const char *path, ds_res *r)
+{
+    if (map == NULL || json_is_null(map))
+        return 0;
+    if (!json_is_object(map))
+        return fail(d, "%s: must be a map of quantities", path);
+    const char *k;
+    json_t *v;
+    json_object_foreach((json_t *)map, k, v)
+    {
+        int kind =
+            ds_res_kind(k, d->opts ? d->opts->gpu_names : NULL, d->opts ? d->opts->n_gpu_names : 0);
+        if (kind < 0)
+            continue;
+        const char *q = json_string_value(v);
+        if (q == NULL)
+            return fail(d, "%s.%s: must be a quantity string", path, k);
+        int64_t x;
+        ds_err e;
+        int rc = kind == DS_RES_CPU ? ds_quantity_parse_milli(q, &x, &e)
+                                    : ds_quantity_parse_value(q, &x, &e);
+        if (rc != 0)
+            return fail(d, "%s.%s: %s", path, k, e.msg);
+        if (x < 0)
+            return fail(d, "%s.%s: negative quantity (got %s)", path, k, q);
+        ds_res one = {{0}};
+        one.v[kind] = x;
+        ds_res_add(r, &one);
+    }
+    return 0;
+}
+
+static void res_max(ds_res *acc, const ds_res *x)
+{
+    for (int k = 0; k < DS_RES_N; k++)
+        if (x->v[k] > acc->v[k])
+            acc->v[k] = x->v[k];
+}
+
+/* The pod's effective request, as kube-scheduler computes it: the larger of the sum over
+ * containers (plus restartable "sidecar" init containers) and the largest init container (with
+ * the sidecars started before it), plus the pod overhead. */
+static int pod_requests(dctx *d, const json_t *spec, ds_res *out)
+{
+    memset(out, 0, sizeof *out);
+    const json_t *cs = json_object_get(spec, "containers");
+    if (cs != NULL && !json_is_array(cs))
+        return fail(d, "spec.containers: must be a list");
+    if (json_array_size(cs) > KUBE_OBJ_MAX_LIST)
+        return fail(d, "spec.containers: too many (got %zu)", json_array_size(cs));
+    char path[96];
+    size_t i;
+    json_t *c;
+    json_array_foreach(cs, i, c)
+    {
+        snprintf(path, sizeof path, "spec.containers[%zu].resources.requests", i);
+        if (add_resources(d, json_object_get(get_obj(c, "resources"), "requests"), path, out) != 0)
+            return -1;
+    }
+    const json_t *ics = json_object_get(spec, "initContainers");
+    if (ics != NULL && !json_is_null(ics) && !json_is_array(ics))
+        return fail(d, "spec.initContainers: must be a list");
+    if (json_array_size(ics) > KUBE_OBJ_MAX_LIST)
+        return fail(d, "spec.initContainers: too many (got %zu)", json_array_size(ics));
+    ds_res sidecars = {{0}}, init_max = {{0}};
+    json_array_foreach(ics, i, c)
+    {
+        ds_res one = {{0}};
+        snprintf(path, sizeof path, "spec.initContainers[%zu].resources.requests", i);
+        if (add_resources(d, json_object_get(get_obj(c, "resources"), "requests"), path, &one) != 0)
+            return -1;
+        const char *rp = json_string_value(json_object_get(c, "restartPolicy"));
+        if (rp != NULL && strcmp(rp, "Always") == 0) {
+            ds_res_add(out, &one);
+            ds_res_add(&sidecars, &one);
+            one = sidecars;
+        } else {
+            ds_res_add(&one, &sidecars);
+        }
+        res_max(&init_max, &one);
+    }
+    res_max(out, &init_max);
+    return add_resources(d, json_object_get(spec, "overhead"), "spec.overhead", out);
+}
+
+static int decode_pod(dctx *d, const json_t *obj, kube_pod *p)
+{
+    if (decode_meta(d, KUBE_KIND_POD, obj, &p->meta) != 0)
+        return -1;
+    const json_t *spec = get_obj(obj, "spec");
+    const json_t *status = get_obj(obj, "status");
+    if (spec == NULL)
+        return fail(d, "spec: missing");
+    if (get_str(d, spec, "nodeName", "spec.", 253, false, &p->node_name) != 0 ||
+        get_str(d, spec, "priorityClassName", "spec.", 253, false, &p->priority_class) != 0)
+        return -1;
+    if (p->node_name != NULL && p->node_name[0] == '\0')
+        p->node_name = NULL;
+    const json_t *prio = json_object_get(spec, "priority");
+    p->has_priority = prio != NULL && !json_is_null(prio);
+    if (get_i32(d, spec, "priority", "spec.", 0, &p->priority) != 0)
+        return -1;
+    const json_t *gates = json_object_get(spec, "schedulingGates");
+    if (gates != NULL && !json_is_null(gates)) {
+        if (!json_is_array(gates))
+            return fail(d, "spec.schedulingGates: must be a list");
+        size_t n = json_array_size(gates);
+        if (n > KUBE_OBJ_MAX_LIST)
+            return fail(d, "spec.schedulingGates: too many (got %zu)", n);
+        if (n > 0) {
+            const char **arr = temp_alloc(d, n, sizeof *arr);
+            if (arr == NULL)
+                return -1;
+            for (size_t i = 0; i < n; i++) {
+                char path[64];
+                snprintf(path, sizeof path, "spec.schedulingGates[%zu].", i);
+                if (get_str(d, json_array_get(gates, i), "name", path, 317, true, &arr[i]) != 0)
+                    return -1;
+            }
+            p->gates = arr;
+            p->n_gates = n;
+        }
+    }
+    if (pod_requests(d, spec, &p->requests) != 0)
+        return -1;
+    const char *phase = NULL;
+    if (status != NULL && get_str(d, status, "phase", "status.", 32, false, &phase) != 0)
+        return -1;
+    static const char *const phases[] = {"Pending", "Running", "Succeeded", "Failed"};
+    p->phase = phase == NULL ? KUBE_POD_PENDING : KUBE_POD_UNKNOWN;
+    for (int i = 0; phase != NULL && i < 4; i++)
+        if (strcmp(phase, phases[i]) == 0)
+            p->phase = (kube_pod_phase)i;
+    if (status != NULL && get_time(d, status, "startTime", "status.", &p->start_time) != 0)
+        return -1;
+    const json_t *owners = json_object_get(get_obj(obj, "metadata"), "ownerReferences");
+    size_t i;
+    json_t *o;
+    json_array_foreach(owners, i, o)
+    {
+        if (!json_is_true(json_object_get(o, "controller")))
+            continue;
+        char path[64];
+        snprintf(path, sizeof path, "metadata.ownerReferences[%zu].", i);
+        if (get_str(d, o, "kind", path, 253, true, &p->owner_kind) != 0 ||
+            get_str(d, o, "name", path, 253, true, &p->owner_name) != 0 ||
+            get_str(d, o, "uid", path, 128, false, &p->owner_uid) != 0)
+            return -1;
+        break;
+    }
+    p->job_key = kube_meta_label(&p->meta, KUBE_LABEL_JOB);
+    if (p->job_key == NULL)
+        p->job_key = kube_meta_label(&p->meta, KUBE_LABEL_ARGO_WORKFLOW);
+    p->task_name = kube_meta_label(&p->meta, KUBE_LABEL_TASK);
+    return 0;
+}
+
+static int decode_node(dctx *d, const json_t *obj, kube_node *n)
+{
+    if (decode_meta(d, KUBE_KIND_NODE, obj, &n->meta) != 0)
+        return -1;
+    const json_t *spec = get_obj(obj, "spec");
+    const json_t *status = get_obj(obj, "status");
+    if (spec != NULL && get_bool(d, spec, "unschedulable", "spec.", &n->unschedulable) != 0)
+        return -1;
+    if (add_resources(d, json_object_get(status, "allocatable"), "status.allocatable",
+                      &n->allocatable) != 0)
+        return -1;
+    size_t i;
+    json_t *c;
+    json_array_foreach(json_object_get(status, "conditions"), i, c)
+    {
+        const char *t = json_string_value(json_object_get(c, "type"));
+        const char *s = json_string_value(json_object_get(c, "status"));
+        if (t != NULL && strcmp(t, "Ready") == 0)
+            n->ready = s != NULL && strcmp(s, "True") == 0;
+    }
+    return 0;
+}
+
+static int decode_configmap(dctx *d, const json_t *obj, kube_configmap *cm)
+{
+    if (decode_meta(d, KUBE_KIND_CONFIGMAP, obj, &cm->meta) != 0)
+        return -1;
+    return get_kvs(d, obj, "data", "", NULL, KUBE_OBJ_MAX_CM_ENTRIES, KUBE_OBJ_MAX_CM_DATA,
+                   KUBE_OBJ_MAX_CM_DATA, &cm->data, &cm->n_data);
+}
+
+static int decode_pdb(dctx *d, const json_t *obj, kube_pdb *b)
+{
+    if (decode_meta(d, KUBE_KIND_PDB, obj, &b->meta) != 0)
+        return -1;
+    const json_t *spec = get_obj(obj, "spec");
+    const json_t *status = get_obj(obj, "status");
+    const json_t *md = get_obj(obj, "metadata");
+    const json_t *sel = get_obj(spec, "selector");
+    b->has_selector = sel != NULL;
+    if (get_kvs(d, sel, "matchLabels", "spec.selector.", NULL, KUBE_OBJ_MAX_LABELS,
+                KUBE_OBJ_MAX_STR, KUBE_OBJ_MAX_LABELS * (size_t)KUBE_OBJ_MAX_STR, &b->match_labels,
+                &b->n_match_labels) != 0)
+        return -1;
+    const json_t *exprs = json_object_get(sel, "matchExpressions");
+    if (exprs != NULL && !json_is_null(exprs)) {
+        if (!json_is_array(exprs))
+            return fail(d, "spec.selector.matchExpressions: must be a list");
+        size_t n = json_array_size(exprs);
+        if (n > KUBE_OBJ_MAX_LIST)
+            return fail(d, "spec.selector.matchExpressions: too many (got %zu)", n);
+        kube_selector_req *reqs = n ? temp_alloc(d, n, sizeof *reqs) : NULL;
+        if (n > 0 && reqs == NULL)
+            return -1;
+        for (size_t i = 0; i < n; i++) {
+            const json_t *e = json_array_get(exprs, i);
+            char path[80];
+            snprintf(path, sizeof path, "spec.selector.matchExpressions[%zu].", i);
+            const char *op;
+            if (get_str(d, e, "key", path, KUBE_OBJ_MAX_STR, true, &reqs[i].key) != 0 ||
+                get_str(d, e, "operator", path, 32, true, &op) != 0)
+                return -1;
+            if (strcmp(op, "In") == 0)
+                reqs[i].op = KUBE_SEL_IN;
+            else if (strcmp(op, "NotIn") == 0)
+                reqs[i].op = KUBE_SEL_NOT_IN;
+            else if (strcmp(op, "Exists") == 0)
+                reqs[i].op = KUBE_SEL_EXISTS;
+            else if (strcmp(op, "DoesNotExist") == 0)
+                reqs[i].op = KUBE_SEL_DOES_NOT_EXIST;
+            else
+                return fail(d, "%soperator: unknown (got \"%.32s\")", path, op);
+            const json_t *vals = json_object_get(e, "values");
+            size_t nv = json_array_size(vals);
+            if (nv > KUBE_OBJ_MAX_LIST)
+                return fail(d, "%svalues: too many (got %zu)", path, nv);
+            if (nv > 0) {
+                const char **va = temp_alloc(d, nv, sizeof *va);
+                if (va == NULL)
+                    return -1;
+                for (size_t j = 0; j < nv; j++) {
+                    va[j] = json_string_value(json_array_get(vals, j));
+                    if (va[j] == NULL || strlen(va[j]) > KUBE_OBJ_MAX_STR)
+                        return fail(d, "%svalues[%zu]: must be a string of at most %d bytes", path,
+                                    j, KUBE_OBJ_MAX_STR);
+                }
+                reqs[i].values = va;
+                reqs[i].n_values = nv;
+            }
+        }
+        b->match_expressions = reqs;
+        b->n_match_expressions = n;
+    }
+    if (get_i64(d, md, "generation", "metadata.", 0, INT64_MAX, 0, &b->generation) != 0 ||
+        get_i32(d, status, "disruptionsAllowed", "status.", 0, &b->disruptions_allowed) != 0 ||
+        get_i32(d, status, "currentHealthy", "status.", 0, &b->current_healthy) != 0 ||
+        get_i32(d, status, "desiredHealthy", "status.", 0, &b->desired_healthy) != 0 ||
+        get_i32(d, status, "expectedPods", "status.", 0, &b->expected_pods) != 0 ||
+        get_i64(d, status, "observedGeneration", "status.", 0, INT64_MAX, 0,
+                &b->observed_generation) != 0)
+        return -1;
+    return 0;
+}
+
+static int decode_job(dctx *d, const json_t *obj, kube_job *j)
+{
+    if (decode_meta(d, KUBE_KIND_JOB, obj, &j->meta) != 0)
+        return -1;
+    const json_t *spec = get_obj(obj, "spec");
+    const json_t *status = get_obj(obj, "status");
+    if (get_bool(d, spec, "suspend", "spec.", &j->suspend) != 0 ||
+        get_i32(d, spec, "parallelism", "spec.", 1, &j->parallelism) != 0 ||
+        get_i32(d, spec, "completions", "spec.", -1, &j->completions) != 0 ||
+        get_i32(d, status, "active", "status.", 0, &j->active) != 0 ||
+        get_i32(d, status, "succeeded", "status.", 0, &j->succeeded) != 0 ||
+        get_i32(d, status, "failed", "status.", 0, &j->failed) != 0)
+        return -1;
+    size_t i;
+    json_t *c;
+    json_array_foreach(json_object_get(status, "conditions"), i, c)
+    {
+        const char *t = json_string_value(json_object_get(c, "type"));
+        const char *s = json_string_value(json_object_get(c, "status"));
+        if (t != NULL && s != NULL && strcmp(s, "True") == 0 &&
+            (strcmp(t, "Complete") == 0 || strcmp(t, "Failed") == 0))
+            j->finished = true;
+    }
+    return 0;
+}
+
+int kube_obj_decode(kube_kind kind, const json_t *obj, const kube_decode_opts *opts,
+                    kube_meta **out, ds_err *err)
+{
+    *out = NULL;
+    dctx d = {.err = err, .opts = opts};
+    snprintf(d.what, sizeof d.what, "%s", kube_kind_name(kind));
+    if (!json_is_object(obj))
+        return fail(&d, "not a JSON object");
+    union {
+        kube_pod pod;
+        kube_node node;
+        kube_configmap cm;
+        kube_pdb pdb;
+        kube_job job;
+    } u;
+    memset(&u, 0, sizeof u);
+    int rc;
+    size_t size;
+    switch (kind) {
+    case KUBE_KIND_POD:
+        rc = decode_pod(&d, obj, &u.pod);
+        size = sizeof u.pod;
+        break;
+    case KUBE_KIND_NODE:
+        rc = decode_node(&d, obj, &u.node);
+        size = sizeof u.node;
+        break;
+    case KUBE_KIND_CONFIGMAP:
+        rc = decode_configmap(&d, obj, &u.cm);
+        size = sizeof u.cm;
+        break;
+    case KUBE_KIND_PDB:
+        rc = decode_pdb(&d, obj, &u.pdb);
+        size = sizeof u.pdb;
+        break;
+    case KUBE_KIND_JOB:
+        rc = decode_job(&d, obj, &u.job);
+        size = sizeof u.job;
+        break;
+    default:
+        return ds_err_set(err, "unknown object kind %d", (int)kind);
+    }
+    if (rc == 0) {
+        *out = pack(&d, (kube_meta *)&u, size);
+        if (*out == NULL)
+            rc = -1;
+    }
+    temps_free(&d);
+    return rc;
+}
+
+const kube_meta *kube_obj_ref(const kube_meta *m)
+{
+    if (m != NULL)
+        atomic_fetch_add(&((kube_meta *)m)->refs, 1);
+    return m;
+}
+
+void kube_obj_unref(const kube_meta *m)
+{
+    if (m != NULL && atomic_fetch_sub(&((kube_meta *)m)->refs, 1) == 1)
+        free((void *)m);
+}
+
+static const char *kv_find(const kube_kv *kv, size_t n, const char *key)
+{
+    for (size_t i = 0; kv != NULL && i < n; i++)
+        if (strcmp(kv[i].key, key) == 0)
+            return kv[i].value;
+    return NULL;
+}
+
+const char *kube_meta_label(const kube_meta *m, const char *key)
+{
+    return kv_find(m->labels, m->n_labels, key);
+}
+
+const char *kube_meta_annotation(const kube_meta *m, const char *key)
+{
+    return kv_find(m->annotations, m->n_annotations, key);
+}
+
+bool kube_pdb_selects(const kube_pdb *pdb, const kube_meta *obj)
+{
+    if (!pdb->has_selector)
+        return false;
+    for (size_t i = 0; i < pdb->n_match_labels; i++) {
+        const char *v = kube_meta_label(obj, pdb->match_labels[i].key);
+        if (v == NULL || strcmp(v, pdb->match_labels[i].value) != 0)
+            return false;
+    }
+    for (size_t i = 0; i < pdb->n_match_expressions; i++) {
+        const kube_selector_req *r = &pdb->match_expressions[i];
+        const char *v = kube_meta_label(obj, r->key);
+        bool in = false;
+        for (size_t j = 0; v != NULL && j < r->n_values; j++)
+            if (strcmp(v, r->values[j]) == 0)
+                in = true;
+        bool ok = r->op == KUBE_SEL_IN       ? in
+                  : r->op == KUBE_SEL_NOT_IN ? !in
+                  : r->op == KUBE_SEL_EXISTS ? v != NULL
+                                             : v == NULL;
+        if (!ok)
+            return false;
+    }
+    return true;
+}
+
+const char *kube_pod_phase_name(kube_pod_phase p)
+{
+    static const char *const names[] = {"Pending", "Running", "Succeeded", "Failed", "Unknown"};
+    return (unsigned)p <= KUBE_POD_UNKNOWN ? names[p] : "Unknown";
+}

@@ -1,0 +1,179 @@
+/* objects.h: the minimal typed Kubernetes objects that dagsched caches, decoded from API JSON.
+ *
+ * Only the fields dagsched uses are kept. Each object is one allocation (struct, arrays and
+ * strings packed together), immutable once decoded and reference counted: caches hand out
+ * references, so a reader keeps a consistent snapshot however the cache changes meanwhile.
+ * Absent strings are NULL. Every typed struct starts with kube_meta, so a `kube_meta *` can be
+ * cast to the struct of its kind.
+ *
+ * Bounds (a real API server never exceeds them; an object that does is rejected with a message):
+ * KUBE_OBJ_MAX_LABELS labels, KUBE_OBJ_MAX_STR bytes per name/label/value string,
+ * KUBE_OBJ_MAX_ANNOTATION bytes per kept annotation, KUBE_OBJ_MAX_CM_DATA bytes of ConfigMap
+ * data. Only annotations with the prefix "dagsched.io/" are kept. */
+#ifndef DAGSCHED_KUBE_OBJECTS_H
+#define DAGSCHED_KUBE_OBJECTS_H
+
+#include <jansson.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ds_error.h"
+#include "resources.h"
+
+#define KUBE_OBJ_MAX_LABELS      256
+#define KUBE_OBJ_MAX_STR         1024
+#define KUBE_OBJ_MAX_ANNOTATION  (64u << 10)
+#define KUBE_OBJ_MAX_CM_ENTRIES  1024
+#define KUBE_OBJ_MAX_CM_DATA     (1u << 20)
+#define KUBE_OBJ_MAX_LIST        1024 /* containers, gates, selector terms, values */
+#define KUBE_ANNOTATION_PREFIX   "dagsched.io/"
+#define KUBE_LABEL_JOB           "dagsched.io/job"
+#define KUBE_LABEL_ARGO_WORKFLOW "workflows.argoproj.io/workflow"
+#define KUBE_LABEL_TASK          "dagsched.io/task"
+
+typedef enum {
+    KUBE_KIND_POD,
+    KUBE_KIND_NODE,
+    KUBE_KIND_CONFIGMAP,
+    KUBE_KIND_PDB,
+    KUBE_KIND_JOB,
+    KUBE_KIND_N
+} kube_kind;
+
+typedef struct kube_kv {
+    const char *key;
+    const char *value;
+} kube_kv;
+
+/* Common header of every cached object (first member of each typed struct). */
+typedef struct kube_meta {
+    atomic_int refs;
+    kube_kind kind;
+    const char *ns; /* NULL for cluster-scoped objects */
+    const char *name;
+    const char *uid;
+    const char *resource_version;
+    double creation_ts; /* seconds since the epoch; 0 when absent */
+    bool deleting;      /* metadata.deletionTimestamp is set */
+    const kube_kv *labels;
+    size_t n_labels;
+    const kube_kv *annotations; /* dagsched.io/ annotations only */
+    size_t n_annotations;
+    size_t alloc_bytes; /* size of the object's single allocation */
+} kube_meta;
+
+typedef enum {
+    KUBE_POD_PENDING,
+    KUBE_POD_RUNNING,
+    KUBE_POD_SUCCEEDED,
+    KUBE_POD_FAILED,
+    KUBE_POD_UNKNOWN
+} kube_pod_phase;
+
+typedef struct kube_pod {
+    kube_meta meta;
+    const char *node_name; /* spec.nodeName; NULL when not bound */
+    kube_pod_phase phase;
+    double start_time; /* status.startTime; 0 when absent */
+    ds_res requests;   /* effective pod request, as the scheduler computes it */
+    const char *priority_class;
+    int32_t priority;
+    bool has_priority;
+    const char *const *gates; /* spec.schedulingGates[].name */
+    size_t n_gates;
+    const char *owner_kind; /* controller ownerReference, or NULL */
+    const char *owner_name;
+    const char *owner_uid;
+    const char *job_key;   /* label dagsched.io/job, else workflows.argoproj.io/workflow */
+    const char *task_name; /* label dagsched.io/task */
+} kube_pod;
+
+typedef struct kube_node {
+    kube_meta meta;
+    ds_res allocatable;
+    bool unschedulable;
+    bool ready; /* condition Ready is True */
+} kube_node;
+
+typedef struct kube_configmap {
+    kube_meta meta;
+    const kube_kv *data;
+    size_t n_data;
+} kube_configmap;
+
+typedef enum {
+    KUBE_SEL_IN,
+    KUBE_SEL_NOT_IN,
+    KUBE_SEL_EXISTS,
+    KUBE_SEL_DOES_NOT_EXIST
+} kube_selector_op;
+
+typedef struct kube_selector_req {
+    const char *key;
+    kube_selector_op op;
+    const char *const *values;
+    size_t n_values;
+} kube_selector_req;
+
+typedef struct kube_pdb {
+    kube_meta meta;
+    bool has_selector; /* spec.selector present (absent or null selects nothing) */
+    const kube_kv *match_labels;
+    size_t n_match_labels;
+    const kube_selector_req *match_expressions;
+    size_t n_match_expressions;
+    int32_t disruptions_allowed;
+    int32_t current_healthy;
+    int32_t desired_healthy;
+    int32_t expected_pods;
+    int64_t generation;
+    int64_t observed_generation; /* status is stale while this is below generation */
+} kube_pdb;
+
+typedef struct kube_job {
+    kube_meta meta;
+    bool suspend;
+    int32_t parallelism;
+    int32_t completions; /* -1 when unset */
+    int32_t active;
+    int32_t succeeded;
+    int32_t failed;
+    bool finished; /* condition Complete or Failed is True */
+} kube_job;
+
+/* What decoding needs beyond the JSON: the extended resource names counted as gpu. */
+typedef struct kube_decode_opts {
+    const char *const *gpu_names;
+    size_t n_gpu_names;
+} kube_decode_opts;
+
+/* Decode an object of the given kind. On success *out holds one reference. Errors name the object
+ * and the field: "pod batch/x: spec.containers[0].resources.requests.cpu: ...". */
+int kube_obj_decode(kube_kind kind, const json_t *obj, const kube_decode_opts *opts,
+                    kube_meta **out, ds_err *err);
+
+/* Take / release a reference (NULL is ignored). The object is freed with its last reference. */
+const kube_meta *kube_obj_ref(const kube_meta *m);
+void kube_obj_unref(const kube_meta *m);
+
+/* Lower-case singular kind ("pod") and the API collection path parts. */
+const char *kube_kind_name(kube_kind kind);
+/* "/api/v1", "/apis/policy/v1", "/apis/batch/v1". */
+const char *kube_kind_api_prefix(kube_kind kind);
+/* "pods", "nodes", "configmaps", "poddisruptionbudgets", "jobs". */
+const char *kube_kind_resource(kube_kind kind);
+bool kube_kind_namespaced(kube_kind kind);
+
+/* Label (or kept annotation) lookup; NULL when absent. */
+const char *kube_meta_label(const kube_meta *m, const char *key);
+const char *kube_meta_annotation(const kube_meta *m, const char *key);
+
+/* Whether the budget's selector selects the object's labels (same namespace is the caller's
+ * business). A PDB without a selector selects nothing; an empty selector selects everything. */
+bool kube_pdb_selects(const kube_pdb *pdb, const kube_meta *obj);
+
+const char *kube_pod_phase_name(kube_pod_phase p);
+
+#endif

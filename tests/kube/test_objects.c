@@ -1,0 +1,428 @@
+/* test_objects.c: decoding of cached objects (pod requests as the scheduler computes them, node
+ * allocatable and readiness, ConfigMap data, PDB selectors, Job status), their bounds and error
+ * messages, and the cache with its indexes. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cache.h"
+#include "kutil.h"
+#include "objects.h"
+
+static const char *const gpus[] = {"nvidia.com/gpu"};
+static const kube_decode_opts dopts = {.gpu_names = gpus, .n_gpu_names = 1};
+
+static kube_meta *decode_ok(kube_kind kind, const char *text)
+{
+    json_error_t jerr;
+    json_t *j = json_loads(text, 0, &jerr);
+    if (j == NULL)
+        fail_msg("bad test JSON: %s", jerr.text);
+    kube_meta *m = NULL;
+    ds_err err = {{0}};
+    if (kube_obj_decode(kind, j, &dopts, &m, &err) != 0)
+        fail_msg("decode: %s", err.msg);
+    json_decref(j);
+    return m;
+}
+
+static void decode_fails(kube_kind kind, const char *text, const char *message)
+{
+    json_error_t jerr;
+    json_t *j = json_loads(text, 0, &jerr);
+    if (j == NULL)
+        fail_msg("bad test JSON: %s", jerr.text);
+    kube_meta *m = NULL;
+    ds_err err = {{0}};
+    assert_int_equal(kube_obj_decode(kind, j, &dopts, &m, &err), -1);
+    assert_null(m);
+    assert_string_equal(err.msg, message);
+    json_decref(j);
+}
+
+static const char *const pod_json =
+    "{\"kind\":\"Pod\",\"metadata\":{\"name\":\"etl-a\",\"namespace\":\"batch\",\"uid\":\"u-1\","
+    "\"resourceVersion\":\"42\",\"creationTimestamp\":\"2026-11-22T10:00:00Z\","
+    "\"deletionTimestamp\":\"2026-11-22T10:05:00Z\","
+    "\"labels\":{\"dagsched.io/job\":\"etl\",\"dagsched.io/task\":\"a\",\"app\":\"x\"},"
+    "\"annotations\":{\"dagsched.io/runtime\":\"90s\",\"other.io/big\":\"ignored\"},"
+    "\"ownerReferences\":[{\"kind\":\"ReplicaSet\",\"name\":\"not-controller\",\"uid\":\"r\"},"
+    "{\"kind\":\"Job\",\"name\":\"etl-a\",\"uid\":\"j-1\",\"controller\":true}]},"
+    "\"spec\":{\"nodeName\":\"n1\",\"priorityClassName\":\"batch-low\",\"priority\":-5,"
+    "\"schedulingGates\":[{\"name\":\"dagsched.io/dependencies\"},{\"name\":\"other\"}],"
+    "\"containers\":["
+    "{\"name\":\"c1\",\"resources\":{\"requests\":{\"cpu\":\"500m\",\"memory\":\"1Gi\","
+    "\"ephemeral-storage\":\"1Gi\",\"hugepages-2Mi\":\"2Mi\"},\"limits\":{\"cpu\":\"8\"}}},"
+    "{\"name\":\"c2\",\"resources\":{\"requests\":{\"cpu\":\"250m\",\"memory\":\"256Mi\","
+    "\"nvidia.com/gpu\":\"1\"}}}],"
+    "\"initContainers\":["
+    "{\"name\":\"i1\",\"resources\":{\"requests\":{\"cpu\":\"2\",\"memory\":\"512Mi\"}}},"
+    "{\"name\":\"s1\",\"restartPolicy\":\"Always\",\"resources\":{\"requests\":"
+    "{\"cpu\":\"100m\",\"memory\":\"64Mi\"}}},"
+    "{\"name\":\"i2\",\"resources\":{\"requests\":{\"cpu\":\"1\",\"memory\":\"3Gi\"}}}],"
+    "\"overhead\":{\"cpu\":\"50m\",\"memory\":\"10Mi\"}},"
+    "\"status\":{\"phase\":\"Running\",\"startTime\":\"2026-11-22T10:01:00Z\"}}";
+
+static void test_pod(void **state)
+{
+    (void)state;
+    kube_meta *m = decode_ok(KUBE_KIND_POD, pod_json);
+    kube_pod *p = (kube_pod *)m;
+    assert_int_equal(m->kind, KUBE_KIND_POD);
+    assert_string_equal(m->ns, "batch");
+    assert_string_equal(m->name, "etl-a");
+    assert_string_equal(m->uid, "u-1");
+    assert_string_equal(m->resource_version, "42");
+    assert_true(m->creation_ts == 1795341600.0);
+    assert_true(m->deleting);
+    assert_int_equal(m->n_labels, 3);
+    assert_string_equal(kube_meta_label(m, "app"), "x");
+    assert_int_equal(m->n_annotations, 1);
+    assert_string_equal(kube_meta_annotation(m, "dagsched.io/runtime"), "90s");
+    assert_null(kube_meta_annotation(m, "other.io/big"));
+    assert_string_equal(p->node_name, "n1");
+    assert_int_equal(p->phase, KUBE_POD_RUNNING);
+    assert_true(p->start_time == 1795341660.0);
+    assert_string_equal(p->priority_class, "batch-low");
+    assert_true(p->has_priority);
+    assert_int_equal(p->priority, -5);
+    assert_int_equal(p->n_gates, 2);
+    assert_string_equal(p->gates[0], "dagsched.io/dependencies");
+    assert_string_equal(p->gates[1], "other");
+    assert_string_equal(p->owner_kind, "Job");
+    assert_string_equal(p->owner_name, "etl-a");
+    assert_string_equal(p->owner_uid, "j-1");
+    assert_string_equal(p->job_key, "etl");
+    assert_string_equal(p->task_name, "a");
+    /* containers: cpu 750m, mem 1Gi+256Mi; sidecar s1 adds 100m/64Mi -> 850m, 1344Mi;
+     * init max: i1 = 2000m/512Mi, i2 with the sidecar = 1100m/3Gi+64Mi;
+     * max -> 2000m, 3136Mi; + overhead 50m/10Mi -> 2050m, 3146Mi = 3298820096 bytes. */
+    assert_int_equal(p->requests.v[DS_RES_CPU], 2050);
+    assert_int_equal(p->requests.v[DS_RES_MEMORY], 3298820096LL);
+    assert_int_equal(p->requests.v[DS_RES_EPHEMERAL], 1073741824LL);
+    assert_int_equal(p->requests.v[DS_RES_GPU], 1);
+    /* One allocation holding everything: the strings live inside it. */
+    assert_true((const char *)m->name > (const char *)m &&
+                (const char *)m->name < (const char *)m + m->alloc_bytes);
+    assert_true((const char *)p->gates > (const char *)m &&
+                (const char *)p->gates < (const char *)m + m->alloc_bytes);
+    const kube_meta *r = kube_obj_ref(m);
+    kube_obj_unref(m);
+    assert_string_equal(r->name, "etl-a");
+    kube_obj_unref(r);
+}
+
+static void test_pod_minimal_and_argo(void **state)
+{
+    (void)state;
+    kube_meta *m = decode_ok(
+        KUBE_KIND_POD,
+        "{\"metadata\":{\"name\":\"w\",\"namespace\":\"a\",\"resourceVersion\":\"1\","
+        "\"labels\":{\"workflows.argoproj.io/workflow\":\"wf1\"}},\"spec\":{\"containers\":[]}}");
+    kube_pod *p = (kube_pod *)m;
+    assert_null(p->node_name);
+    assert_int_equal(p->phase, KUBE_POD_PENDING);
+    assert_false(p->has_priority);
+    assert_string_equal(p->job_key, "wf1");
+    assert_null(p->task_name);
+    assert_null(p->owner_kind);
+    assert_null(m->uid);
+    assert_false(m->deleting);
+    assert_true(ds_res_is_zero(&p->requests));
+    kube_obj_unref(m);
+}
+
+static void test_pod_errors(void **state)
+{
+    (void)state;
+    decode_fails(KUBE_KIND_POD, "[]", "pod: not a JSON object");
+    decode_fails(KUBE_KIND_POD, "{\"spec\":{}}", "pod: metadata: missing");
+    decode_fails(KUBE_KIND_POD, "{\"metadata\":{\"namespace\":\"a\"}}",
+                 "pod: metadata.name: missing");
+    decode_fails(KUBE_KIND_POD, "{\"metadata\":{\"name\":\"p\",\"resourceVersion\":\"1\"}}",
+                 "pod p: metadata.namespace: missing");
+    decode_fails(KUBE_KIND_POD,
+                 "{\"metadata\":{\"name\":\"p\",\"namespace\":\"a\",\"resourceVersion\":\"1\"},"
+                 "\"spec\":{\"containers\":[{\"resources\":{\"requests\":{\"cpu\":\"lots\"}}}]}}",
+                 "pod a/p: spec.containers[0].resources.requests.cpu: quantity \"lots\": "
+                 "unexpected 'l' at offset 0 (expected e.g. \"100m\", \"1.5\", \"2Gi\" or "
+                 "\"1e3\")");
+    decode_fails(KUBE_KIND_POD,
+                 "{\"metadata\":{\"name\":\"p\",\"namespace\":\"a\",\"resourceVersion\":\"1\","
+                 "\"labels\":{\"k\":7}},\"spec\":{}}",
+                 "pod a/p: metadata.labels[\"k\"]: must be a string");
+    decode_fails(KUBE_KIND_POD,
+                 "{\"metadata\":{\"name\":\"p\",\"namespace\":\"a\",\"resourceVersion\":\"1\","
+                 "\"creationTimestamp\":\"yesterday\"},\"spec\":{}}",
+                 "pod a/p: metadata.creationTimestamp: timestamp \"yesterday\": expected RFC "
+                 "3339 form YYYY-MM-DDTHH:MM:SS[.fraction](Z|+HH:MM|-HH:MM)");
+    decode_fails(KUBE_KIND_POD,
+                 "{\"metadata\":{\"name\":\"p\",\"namespace\":\"a\",\"resourceVersion\":\"1\"},"
+                 "\"spec\":{\"priority\":\"high\"}}",
+                 "pod a/p: spec.priority: must be an integer");
+    /* Too many labels. */
+    char big[40000];
+    size_t n = (size_t)snprintf(big, sizeof big,
+                                "{\"metadata\":{\"name\":\"p\",\"namespace\":\"a\","
+                                "\"resourceVersion\":\"1\",\"labels\":{");
+    for (int i = 0; i < KUBE_OBJ_MAX_LABELS + 1; i++)
+        n += (size_t)snprintf(big + n, sizeof big - n, "%s\"l%d\":\"v\"", i ? "," : "", i);
+    snprintf(big + n, sizeof big - n, "}},\"spec\":{}}");
+    decode_fails(KUBE_KIND_POD, big,
+                 "pod a/p: metadata.labels: too many entries (got 257, limit 256)");
+}
+
+static void test_node_cm_pdb_job(void **state)
+{
+    (void)state;
+    kube_meta *m = decode_ok(
+        KUBE_KIND_NODE,
+        "{\"metadata\":{\"name\":\"kwok-0\",\"resourceVersion\":\"9\",\"labels\":"
+        "{\"dagsched.io/speed\":\"1.5\"}},\"spec\":{\"unschedulable\":true},"
+        "\"status\":{\"allocatable\":{\"cpu\":\"31500m\",\"memory\":\"128Gi\",\"pods\":\"110\","
+        "\"nvidia.com/gpu\":\"4\",\"ephemeral-storage\":\"100G\"},"
+        "\"conditions\":[{\"type\":\"MemoryPressure\",\"status\":\"False\"},"
+        "{\"type\":\"Ready\",\"status\":\"True\"}]}}");
+    kube_node *nd = (kube_node *)m;
+    assert_null(m->ns);
+    assert_true(nd->unschedulable);
+    assert_true(nd->ready);
+    assert_int_equal(nd->allocatable.v[DS_RES_CPU], 31500);
+    assert_int_equal(nd->allocatable.v[DS_RES_MEMORY], 137438953472LL);
+    assert_int_equal(nd->allocatable.v[DS_RES_EPHEMERAL], 100000000000LL);
+    assert_int_equal(nd->allocatable.v[DS_RES_GPU], 4);
+    kube_obj_unref(m);
+
+    m = decode_ok(KUBE_KIND_CONFIGMAP,
+                  "{\"metadata\":{\"name\":\"g\",\"namespace\":\"a\",\"resourceVersion\":\"3\","
+                  "\"labels\":{\"dagsched.io/kind\":\"JobGraph\"}},"
+                  "\"data\":{\"graph.yaml\":\"tasks: []\\n\",\"x\":\"\"}}");
+    kube_configmap *cm = (kube_configmap *)m;
+    assert_int_equal(cm->n_data, 2);
+    assert_string_equal(cm->data[0].key, "graph.yaml");
+    assert_string_equal(cm->data[0].value, "tasks: []\n");
+    kube_obj_unref(m);
+
+    m = decode_ok(KUBE_KIND_PDB,
+                  "{\"metadata\":{\"name\":\"b\",\"namespace\":\"a\",\"resourceVersion\":\"5\","
+                  "\"generation\":3},\"spec\":{\"minAvailable\":1,\"selector\":{\"matchLabels\":"
+                  "{\"app\":\"x\"},\"matchExpressions\":[{\"key\":\"tier\",\"operator\":\"In\","
+                  "\"values\":[\"a\",\"b\"]},{\"key\":\"canary\",\"operator\":"
+                  "\"DoesNotExist\"}]}},\"status\":{\"disruptionsAllowed\":0,\"currentHealthy\":"
+                  "1,\"desiredHealthy\":1,\"expectedPods\":1,\"observedGeneration\":2}}");
+    kube_pdb *b = (kube_pdb *)m;
+    assert_int_equal(b->n_match_labels, 1);
+    assert_int_equal(b->n_match_expressions, 2);
+    assert_int_equal(b->match_expressions[0].n_values, 2);
+    assert_string_equal(b->match_expressions[0].values[1], "b");
+    assert_int_equal(b->generation, 3);
+    assert_int_equal(b->observed_generation, 2);
+    assert_int_equal(b->current_healthy, 1);
+    kube_meta *pod = decode_ok(KUBE_KIND_POD, "{\"metadata\":{\"name\":\"p\",\"namespace\":\"a\","
+                                              "\"resourceVersion\":\"1\",\"labels\":{\"app\":\"x\","
+                                              "\"tier\":\"b\"}},\"spec\":{}}");
+    assert_true(kube_pdb_selects(b, pod));
+    kube_obj_unref(pod);
+    pod = decode_ok(KUBE_KIND_POD, "{\"metadata\":{\"name\":\"p\",\"namespace\":\"a\","
+                                   "\"resourceVersion\":\"1\",\"labels\":{\"app\":\"x\","
+                                   "\"tier\":\"b\",\"canary\":\"1\"}},\"spec\":{}}");
+    assert_false(kube_pdb_selects(b, pod));
+    kube_obj_unref(pod);
+    kube_obj_unref(m);
+    decode_fails(KUBE_KIND_PDB,
+                 "{\"metadata\":{\"name\":\"b\",\"namespace\":\"a\",\"resourceVersion\":\"5\"},"
+                 "\"spec\":{\"selector\":{\"matchExpressions\":[{\"key\":\"k\",\"operator\":"
+                 "\"Near\"}]}}}",
+                 "poddisruptionbudget a/b: spec.selector.matchExpressions[0].operator: unknown "
+                 "(got \"Near\")");
+
+    m = decode_ok(KUBE_KIND_JOB,
+                  "{\"metadata\":{\"name\":\"j\",\"namespace\":\"a\",\"resourceVersion\":\"8\"},"
+                  "\"spec\":{\"suspend\":true,\"parallelism\":2},\"status\":{\"active\":1,"
+                  "\"conditions\":[{\"type\":\"Complete\",\"status\":\"True\"}]}}");
+    kube_job *j = (kube_job *)m;
+    assert_true(j->suspend);
+    assert_int_equal(j->parallelism, 2);
+    assert_int_equal(j->completions, -1);
+    assert_int_equal(j->active, 1);
+    assert_true(j->finished);
+    kube_obj_unref(m);
+}
+
+static kube_meta *make_pod(const char *ns, const char *name, const char *node, const char *job,
+                           int rv)
+{
+    char text[1024];
+    snprintf(text, sizeof text,
+             "{\"metadata\":{\"name\":\"%s\",\"namespace\":\"%s\",\"resourceVersion\":\"%d\""
+             "%s%s%s},\"spec\":{%s%s%s}}",
+             name, ns, rv, job ? ",\"labels\":{\"dagsched.io/job\":\"" : "", job ? job : "",
+             job ? "\"}" : "", node ? "\"nodeName\":\"" : "", node ? node : "", node ? "\"" : "");
+    return decode_ok(KUBE_KIND_POD, text);
+}
+
+static void test_cache_indexes(void **state)
+{
+    (void)state;
+    kube_cache *c = kube_cache_new(KUBE_KIND_POD);
+    assert_non_null(c);
+    const kube_meta *old;
+    assert_int_equal(kube_cache_put(c, make_pod("a", "p1", "n1", "j", 1), &old), 0);
+    assert_null(old);
+    assert_int_equal(kube_cache_put(c, make_pod("a", "p2", "n1", "j", 2), &old), 0);
+    assert_int_equal(kube_cache_put(c, make_pod("b", "p1", NULL, "j", 3), &old), 0);
+    assert_int_equal(kube_cache_size(c), 3);
+    kube_obj_list l;
+    assert_int_equal(kube_cache_by_index(c, KUBE_INDEX_POD_NODE, "n1", &l), 0);
+    assert_int_equal(l.n, 2);
+    kube_obj_list_free(&l);
+    assert_int_equal(kube_cache_by_index(c, KUBE_INDEX_POD_JOB, "a/j", &l), 0);
+    assert_int_equal(l.n, 2);
+    kube_obj_list_free(&l);
+    assert_int_equal(kube_cache_by_index(c, KUBE_INDEX_POD_JOB, "b/j", &l), 0);
+    assert_int_equal(l.n, 1);
+    kube_obj_list_free(&l);
+    /* A reader's reference survives an update. */
+    const kube_meta *held = kube_cache_get(c, "a", "p1");
+    assert_string_equal(held->resource_version, "1");
+    assert_int_equal(kube_cache_put(c, make_pod("a", "p1", "n2", "j", 4), &old), 0);
+    assert_ptr_equal(old, held);
+    kube_obj_unref(old);
+    assert_string_equal(((const kube_pod *)held)->node_name, "n1");
+    kube_obj_unref(held);
+    assert_int_equal(kube_cache_by_index(c, KUBE_INDEX_POD_NODE, "n1", &l), 0);
+    assert_int_equal(l.n, 1);
+    assert_string_equal(l.items[0]->name, "p2");
+    kube_obj_list_free(&l);
+    assert_int_equal(kube_cache_by_index(c, KUBE_INDEX_POD_NODE, "n2", &l), 0);
+    assert_int_equal(l.n, 1);
+    kube_obj_list_free(&l);
+    kube_cache_remove(c, "a", "p2", &old);
+    assert_non_null(old);
+    kube_obj_unref(old);
+    kube_cache_remove(c, "a", "p2", &old);
+    assert_null(old);
+    assert_int_equal(kube_cache_by_index(c, KUBE_INDEX_POD_NODE, "n1", &l), 0);
+    assert_int_equal(l.n, 0);
+    kube_obj_list_free(&l);
+    assert_null(kube_cache_get(c, "a", "p2"));
+    assert_int_equal(kube_cache_size(c), 2);
+    kube_cache_free(c);
+}
+
+static void test_cache_many(void **state)
+{
+    (void)state;
+    kube_cache *c = kube_cache_new(KUBE_KIND_POD);
+    assert_non_null(c);
+    enum { N = 3000 };
+    char name[32], node[32];
+    const kube_meta *old;
+    for (int i = 0; i < N; i++) {
+        snprintf(name, sizeof name, "p%d", i);
+        snprintf(node, sizeof node, "n%d", i % 17);
+        assert_int_equal(kube_cache_put(c, make_pod("ns", name, node, NULL, i + 1), &old), 0);
+    }
+    /* Remove every third one (exercises backward-shift deletion). */
+    for (int i = 0; i < N; i += 3) {
+        snprintf(name, sizeof name, "p%d", i);
+        kube_cache_remove(c, "ns", name, &old);
+        assert_non_null(old);
+        kube_obj_unref(old);
+    }
+    for (int i = 0; i < N; i++) {
+        snprintf(name, sizeof name, "p%d", i);
+        const kube_meta *m = kube_cache_get(c, "ns", name);
+        if (i % 3 == 0) {
+            assert_null(m);
+        } else {
+            assert_non_null(m);
+            assert_string_equal(m->name, name);
+            kube_obj_unref(m);
+        }
+    }
+    assert_int_equal(kube_cache_size(c), N - N / 3);
+    size_t total = 0;
+    for (int k = 0; k < 17; k++) {
+        kube_obj_list l;
+        snprintf(node, sizeof node, "n%d", k);
+        assert_int_equal(kube_cache_by_index(c, KUBE_INDEX_POD_NODE, node, &l), 0);
+        total += l.n;
+        kube_obj_list_free(&l);
+    }
+    assert_int_equal(total, N - N / 3);
+    kube_obj_list all;
+    assert_int_equal(kube_cache_list(c, &all), 0);
+    assert_int_equal(all.n, N - N / 3);
+    kube_obj_list_free(&all);
+    kube_cache_free(c);
+}
+
+typedef struct race {
+    kube_cache *c;
+    atomic_bool stop;
+    long reads;
+} race;
+
+static void *reader(void *arg)
+{
+    race *r = arg;
+    while (!atomic_load(&r->stop)) {
+        const kube_meta *m = kube_cache_get(r->c, "ns", "hot");
+        if (m != NULL) {
+            /* The snapshot stays valid and self-consistent. */
+            if (strcmp(m->name, "hot") != 0)
+                abort();
+            kube_obj_unref(m);
+        }
+        kube_obj_list l;
+        if (kube_cache_by_index(r->c, KUBE_INDEX_POD_NODE, "n1", &l) == 0)
+            kube_obj_list_free(&l);
+        r->reads++;
+    }
+    return NULL;
+}
+
+static void test_cache_concurrent(void **state)
+{
+    (void)state;
+    race r = {.c = kube_cache_new(KUBE_KIND_POD)};
+    atomic_init(&r.stop, false);
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, reader, &r), 0);
+    for (int i = 0; i < 2000; i++) {
+        const kube_meta *old;
+        assert_int_equal(
+            kube_cache_put(r.c, make_pod("ns", "hot", i % 2 ? "n1" : "n2", "j", i + 1), &old), 0);
+        kube_obj_unref(old);
+        if (i % 10 == 0) {
+            kube_cache_remove(r.c, "ns", "hot", &old);
+            kube_obj_unref(old);
+        }
+    }
+    atomic_store(&r.stop, true);
+    pthread_join(t, NULL);
+    assert_true(r.reads > 0);
+    kube_cache_free(r.c);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_pod),
+        cmocka_unit_test(test_pod_minimal_and_argo),
+        cmocka_unit_test(test_pod_errors),
+        cmocka_unit_test(test_node_cm_pdb_job),
+        cmocka_unit_test(test_cache_indexes),
+        cmocka_unit_test(test_cache_many),
+        cmocka_unit_test(test_cache_concurrent),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
