@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# down.sh: stops the local cluster in CLUSTER_DIR (default <repo>/.cache/cluster).
+#
+# Stops exactly the processes whose pid files this cluster wrote, in reverse start order, and only
+# when the process still belongs to this cluster (its command line names CLUSTER_DIR): SIGTERM,
+# then SIGKILL after 15 s. Nothing else is touched. The run directory (logs, etcd data) stays for
+# inspection unless --purge is given; the next up.sh starts afresh either way.
+# Usage: down.sh [--purge]
+set -euo pipefail
+LOG_PREFIX=cluster-down
+# shellcheck source=hack/cluster/lib.sh
+source "$(dirname "$0")/lib.sh"
+check_cluster_dir
+
+purge=0
+case "${1:-}" in
+"") ;;
+--purge) purge=1 ;;
+*) die "usage: down.sh [--purge] (got '$1')" ;;
+esac
+
+if [[ ! -d "$CLUSTER_DIR" ]]; then
+  log "no cluster in $CLUSTER_DIR"
+  exit 0
+fi
+[[ -f "$CLUSTER_DIR/.dagsched-cluster" ]] || die "$CLUSTER_DIR was not made by hack/cluster/up.sh"
+
+stopped=0
+for ((i = ${#CLUSTER_COMPONENTS[@]} - 1; i >= 0; i--)); do
+  c="${CLUSTER_COMPONENTS[$i]}"
+  if pid="$(component_pid "$c")"; then
+    stop_component "$c"
+    log "stopped $c (pid $pid)"
+    stopped=$((stopped + 1))
+  else
+    rm -f "$(pid_file "$c")"
+  fi
+done
+rm -f "$CLUSTER_DIR/runtime-scaler.ready"
+log "stopped $stopped processes of the cluster in $CLUSTER_DIR"
+if ((purge)); then
+  rm -rf "$CLUSTER_DIR"
+  log "removed $CLUSTER_DIR"
+fi
