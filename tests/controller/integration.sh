@@ -379,8 +379,9 @@ scenario_failover() {
   check "the follower wrote nothing" test "$(metric 18107 'dagsched_controller_leader')" = 0
   local t0=$SECONDS
   stop_ctl one KILL
-  # Lease duration 6 s, retry period 1 s (with jitter): the takeover must come within 8 s.
-  check "the other controller takes over within the lease duration (+ one retry period)" wait_until 8 holder_is two
+  # Lease duration 6 s counted from the last renewal the follower observed, plus its retry period
+  # (1 s with jitter) and the polling here: the takeover must come within 10 s of the kill.
+  check "the other controller takes over within the lease duration (+ retry period)" wait_until 10 holder_is two
   echo "  takeover after $((SECONDS - t0)) s" >&2
   check "the new leader loads the ledger" wait_until 10 grep -q "eviction ledger .* loaded: 1 recent entries" "$LOGDIR/two.log"
   sleep 6
