@@ -258,6 +258,18 @@ static void pk_strv(packer *p, const char *const **arr, size_t n)
     }
 }
 
+/* An array of n structs of elem bytes. */
+static void pk_arr(packer *p, const void **arr, size_t n, size_t elem)
+{
+    if (*arr == NULL || n == 0)
+        return;
+    void *dst = pk_reserve(p, n * elem);
+    if (dst != NULL) {
+        memcpy(dst, *arr, n * elem);
+        *arr = dst;
+    }
+}
+
 static void pk_strv_strs(packer *p, const char *const *arr, size_t n)
 {
     for (size_t i = 0; arr != NULL && i < n; i++)
@@ -288,7 +300,16 @@ static void pack_fields(packer *p, kube_meta *m)
     case KUBE_KIND_POD: {
         kube_pod *o = (kube_pod *)m;
         pk_strv(p, &o->gates, o->n_gates);
+        pk_kvs(p, &o->node_selector, o->n_node_selector);
+        pk_arr(p, (const void **)&o->tolerations, o->n_tolerations, sizeof *o->tolerations);
         pack_meta_strs(p, m);
+        pk_kv_strs(p, o->node_selector, o->n_node_selector);
+        for (size_t i = 0; o->tolerations != NULL && i < o->n_tolerations; i++) {
+            kube_toleration *t = (kube_toleration *)&o->tolerations[i];
+            pk_str(p, &t->key);
+            pk_str(p, &t->value);
+            pk_str(p, &t->effect);
+        }
         pk_str(p, &o->node_name);
         pk_str(p, &o->priority_class);
         pk_strv_strs(p, o->gates, o->n_gates);
@@ -330,7 +351,18 @@ static void pack_fields(packer *p, kube_meta *m)
         }
         break;
     }
-    case KUBE_KIND_NODE:
+    case KUBE_KIND_NODE: {
+        kube_node *o = (kube_node *)m;
+        pk_arr(p, (const void **)&o->taints, o->n_taints, sizeof *o->taints);
+        pack_meta_strs(p, m);
+        for (size_t i = 0; o->taints != NULL && i < o->n_taints; i++) {
+            kube_taint *t = (kube_taint *)&o->taints[i];
+            pk_str(p, &t->key);
+            pk_str(p, &t->value);
+            pk_str(p, &t->effect);
+        }
+        break;
+    }
     case KUBE_KIND_JOB:
     case KUBE_KIND_N:
         pack_meta_strs(p, m);
@@ -513,6 +545,80 @@ static int pod_requests(dctx *d, const json_t *spec, ds_res *out)
     return add_resources(d, json_object_get(spec, "overhead"), "spec.overhead", out);
 }
 
+/* Conditions, finish time, mirror annotation, node selector and tolerations. */
+static int decode_pod_scheduling(dctx *d, const json_t *obj, const json_t *spec,
+                                 const json_t *status, kube_pod *p)
+{
+    size_t i;
+    json_t *c;
+    json_array_foreach(json_object_get(status, "conditions"), i, c)
+    {
+        const char *t = json_string_value(json_object_get(c, "type"));
+        const char *s = json_string_value(json_object_get(c, "status"));
+        const char *r = json_string_value(json_object_get(c, "reason"));
+        if (t == NULL || strcmp(t, "PodScheduled") != 0)
+            continue;
+        p->unschedulable =
+            s != NULL && strcmp(s, "False") == 0 && r != NULL && strcmp(r, "Unschedulable") == 0;
+        char path[64];
+        snprintf(path, sizeof path, "status.conditions[%zu].", i);
+        if (p->unschedulable &&
+            get_time(d, c, "lastTransitionTime", path, &p->unschedulable_since) != 0)
+            return -1;
+    }
+    json_array_foreach(json_object_get(status, "containerStatuses"), i, c)
+    {
+        const json_t *term = get_obj(get_obj(c, "state"), "terminated");
+        double f = 0;
+        char path[80];
+        snprintf(path, sizeof path, "status.containerStatuses[%zu].state.terminated.", i);
+        if (term != NULL && get_time(d, term, "finishedAt", path, &f) != 0)
+            return -1;
+        if (f > p->finished_at)
+            p->finished_at = f;
+    }
+    const json_t *ann = json_object_get(get_obj(obj, "metadata"), "annotations");
+    p->mirror = json_object_get(ann, "kubernetes.io/config.mirror") != NULL;
+    if (get_kvs(d, spec, "nodeSelector", "spec.", NULL, KUBE_OBJ_MAX_LABELS, KUBE_OBJ_MAX_STR,
+                KUBE_OBJ_MAX_LABELS * KUBE_OBJ_MAX_STR, &p->node_selector,
+                &p->n_node_selector) != 0)
+        return -1;
+    const json_t *tols = json_object_get(spec, "tolerations");
+    if (tols == NULL || json_is_null(tols))
+        return 0;
+    if (!json_is_array(tols))
+        return fail(d, "spec.tolerations: must be a list");
+    size_t n = json_array_size(tols);
+    if (n > KUBE_OBJ_MAX_LIST)
+        return fail(d, "spec.tolerations: too many (got %zu)", n);
+    if (n == 0)
+        return 0;
+    kube_toleration *arr = temp_alloc(d, n, sizeof *arr);
+    if (arr == NULL)
+        return -1;
+    json_array_foreach(tols, i, c)
+    {
+        char path[64];
+        snprintf(path, sizeof path, "spec.tolerations[%zu].", i);
+        const char *op = NULL;
+        if (get_str(d, c, "key", path, 317, false, &arr[i].key) != 0 ||
+            get_str(d, c, "operator", path, 16, false, &op) != 0 ||
+            get_str(d, c, "value", path, 63, false, &arr[i].value) != 0 ||
+            get_str(d, c, "effect", path, 32, false, &arr[i].effect) != 0)
+            return -1;
+        if (op != NULL && strcmp(op, "Exists") != 0 && strcmp(op, "Equal") != 0)
+            return fail(d, "%soperator: must be Exists or Equal (got \"%.16s\")", path, op);
+        arr[i].op_exists = op != NULL && strcmp(op, "Exists") == 0;
+        if (arr[i].key != NULL && arr[i].key[0] == '\0')
+            arr[i].key = NULL;
+        if (arr[i].effect != NULL && arr[i].effect[0] == '\0')
+            arr[i].effect = NULL;
+    }
+    p->tolerations = arr;
+    p->n_tolerations = n;
+    return 0;
+}
+
 static int decode_pod(dctx *d, const json_t *obj, kube_pod *p)
 {
     if (decode_meta(d, KUBE_KIND_POD, obj, &p->meta) != 0)
@@ -578,6 +684,8 @@ static int decode_pod(dctx *d, const json_t *obj, kube_pod *p)
             return -1;
         break;
     }
+    if (decode_pod_scheduling(d, obj, spec, status, p) != 0)
+        return -1;
     p->job_key = kube_meta_label(&p->meta, KUBE_LABEL_JOB);
     if (p->job_key == NULL)
         p->job_key = kube_meta_label(&p->meta, KUBE_LABEL_ARGO_WORKFLOW);
@@ -605,6 +713,30 @@ static int decode_node(dctx *d, const json_t *obj, kube_node *n)
         if (t != NULL && strcmp(t, "Ready") == 0)
             n->ready = s != NULL && strcmp(s, "True") == 0;
     }
+    const json_t *taints = json_object_get(spec, "taints");
+    if (taints == NULL || json_is_null(taints))
+        return 0;
+    if (!json_is_array(taints))
+        return fail(d, "spec.taints: must be a list");
+    size_t nt = json_array_size(taints);
+    if (nt > KUBE_OBJ_MAX_LIST)
+        return fail(d, "spec.taints: too many (got %zu)", nt);
+    if (nt == 0)
+        return 0;
+    kube_taint *arr = temp_alloc(d, nt, sizeof *arr);
+    if (arr == NULL)
+        return -1;
+    json_array_foreach(taints, i, c)
+    {
+        char path[64];
+        snprintf(path, sizeof path, "spec.taints[%zu].", i);
+        if (get_str(d, c, "key", path, 317, true, &arr[i].key) != 0 ||
+            get_str(d, c, "value", path, 63, false, &arr[i].value) != 0 ||
+            get_str(d, c, "effect", path, 32, true, &arr[i].effect) != 0)
+            return -1;
+    }
+    n->taints = arr;
+    n->n_taints = nt;
     return 0;
 }
 

@@ -64,6 +64,21 @@ typedef struct kube_meta {
     size_t alloc_bytes; /* size of the object's single allocation */
 } kube_meta;
 
+/* spec.tolerations[] of a pod. */
+typedef struct kube_toleration {
+    const char *key;    /* NULL: every key (with operator Exists) */
+    bool op_exists;     /* operator Exists (else Equal) */
+    const char *value;  /* NULL when absent */
+    const char *effect; /* NULL: every effect */
+} kube_toleration;
+
+/* spec.taints[] of a node. */
+typedef struct kube_taint {
+    const char *key;
+    const char *value; /* NULL when absent */
+    const char *effect;
+} kube_taint;
+
 typedef enum {
     KUBE_POD_PENDING,
     KUBE_POD_RUNNING,
@@ -88,6 +103,15 @@ typedef struct kube_pod {
     const char *owner_uid;
     const char *job_key;   /* label dagsched.io/job, else workflows.argoproj.io/workflow */
     const char *task_name; /* label dagsched.io/task */
+    /* What the controller needs to know about scheduling: */
+    bool unschedulable;         /* condition PodScheduled is False with reason Unschedulable */
+    double unschedulable_since; /* that condition's lastTransitionTime; 0 when absent */
+    double finished_at; /* latest status.containerStatuses[].state.terminated.finishedAt; 0 */
+    bool mirror;        /* annotation kubernetes.io/config.mirror is set (a static pod) */
+    const kube_kv *node_selector; /* spec.nodeSelector */
+    size_t n_node_selector;
+    const kube_toleration *tolerations;
+    size_t n_tolerations;
 } kube_pod;
 
 typedef struct kube_node {
@@ -95,6 +119,8 @@ typedef struct kube_node {
     ds_res allocatable;
     bool unschedulable;
     bool ready; /* condition Ready is True */
+    const kube_taint *taints;
+    size_t n_taints;
 } kube_node;
 
 typedef struct kube_configmap {

@@ -139,6 +139,70 @@ static void test_pod_minimal_and_argo(void **state)
     kube_obj_unref(m);
 }
 
+/* Scheduling facts the controller reads: PodScheduled=False/Unschedulable, container finish
+ * times, the mirror annotation, node selector and tolerations; node taints. */
+static void test_pod_node_scheduling_facts(void **state)
+{
+    (void)state;
+    kube_meta *m =
+        decode_ok(KUBE_KIND_POD,
+                  "{\"metadata\":{\"name\":\"w\",\"namespace\":\"a\",\"resourceVersion\":\"1\","
+                  "\"annotations\":{\"kubernetes.io/config.mirror\":\"x\"}},"
+                  "\"spec\":{\"containers\":[],\"nodeSelector\":{\"zone\":\"b\"},"
+                  "\"tolerations\":[{\"key\":\"gpu\",\"operator\":\"Equal\",\"value\":\"true\","
+                  "\"effect\":\"NoSchedule\"},{\"operator\":\"Exists\"}]},"
+                  "\"status\":{\"phase\":\"Pending\",\"conditions\":[{\"type\":\"PodScheduled\","
+                  "\"status\":\"False\",\"reason\":\"Unschedulable\","
+                  "\"lastTransitionTime\":\"2026-11-22T10:00:05Z\"}],"
+                  "\"containerStatuses\":[{\"state\":{\"terminated\":{\"finishedAt\":"
+                  "\"2026-11-22T10:00:07Z\"}}},{\"state\":{\"terminated\":{\"finishedAt\":"
+                  "\"2026-11-22T10:00:09Z\"}}}]}}");
+    kube_pod *p = (kube_pod *)m;
+    assert_true(p->unschedulable);
+    assert_true(p->unschedulable_since == 1795341605.0);
+    assert_true(p->finished_at == 1795341609.0);
+    assert_true(p->mirror);
+    assert_int_equal(p->n_node_selector, 1);
+    assert_string_equal(p->node_selector[0].key, "zone");
+    assert_string_equal(p->node_selector[0].value, "b");
+    assert_int_equal(p->n_tolerations, 2);
+    assert_string_equal(p->tolerations[0].key, "gpu");
+    assert_false(p->tolerations[0].op_exists);
+    assert_string_equal(p->tolerations[0].value, "true");
+    assert_string_equal(p->tolerations[0].effect, "NoSchedule");
+    assert_null(p->tolerations[1].key);
+    assert_true(p->tolerations[1].op_exists);
+    assert_null(p->tolerations[1].effect);
+    kube_obj_unref(m);
+
+    /* Scheduled: not unschedulable. */
+    m = decode_ok(KUBE_KIND_POD,
+                  "{\"metadata\":{\"name\":\"w\",\"namespace\":\"a\",\"resourceVersion\":\"1\"},"
+                  "\"spec\":{\"containers\":[]},\"status\":{\"conditions\":[{\"type\":"
+                  "\"PodScheduled\",\"status\":\"True\"}]}}");
+    assert_false(((kube_pod *)m)->unschedulable);
+    assert_false(((kube_pod *)m)->mirror);
+    kube_obj_unref(m);
+    decode_fails(
+        KUBE_KIND_POD,
+        "{\"metadata\":{\"name\":\"w\",\"namespace\":\"a\",\"resourceVersion\":\"1\"},"
+        "\"spec\":{\"containers\":[],\"tolerations\":[{\"key\":\"k\",\"operator\":\"Gt\"}]}}",
+        "pod a/w: spec.tolerations[0].operator: must be Exists or Equal (got \"Gt\")");
+
+    m = decode_ok(KUBE_KIND_NODE,
+                  "{\"metadata\":{\"name\":\"n1\",\"resourceVersion\":\"1\"},\"spec\":{\"taints\":"
+                  "[{\"key\":\"gpu\",\"value\":\"true\",\"effect\":\"NoSchedule\"},"
+                  "{\"key\":\"node.kubernetes.io/not-ready\",\"effect\":\"NoExecute\"}]}}");
+    kube_node *n = (kube_node *)m;
+    assert_int_equal(n->n_taints, 2);
+    assert_string_equal(n->taints[0].key, "gpu");
+    assert_string_equal(n->taints[0].value, "true");
+    assert_string_equal(n->taints[0].effect, "NoSchedule");
+    assert_null(n->taints[1].value);
+    assert_string_equal(n->taints[1].effect, "NoExecute");
+    kube_obj_unref(m);
+}
+
 static void test_pod_errors(void **state)
 {
     (void)state;
@@ -419,6 +483,7 @@ int main(void)
         cmocka_unit_test(test_pod),
         cmocka_unit_test(test_pod_minimal_and_argo),
         cmocka_unit_test(test_pod_errors),
+        cmocka_unit_test(test_pod_node_scheduling_facts),
         cmocka_unit_test(test_node_cm_pdb_job),
         cmocka_unit_test(test_cache_indexes),
         cmocka_unit_test(test_cache_many),

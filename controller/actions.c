@@ -1,0 +1,388 @@
+/* actions.c: the controller's writes to the cluster, kept thin: releases (scheduling gate removal,
+ * Job resumption), nudges, DSP annotations, Events and evictions (see controller.h). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "controller.h"
+#include "kutil.h"
+#include "log.h"
+#include "writes.h"
+
+static void api_error(ctl_controller *c, const char *action)
+{
+    const char *lv[] = {action};
+    metrics_add(c->m.api_errors, lv, 1);
+}
+
+void ctl_event_pod(ctl_controller *c, const ctl_pod *pod, const char *type, const char *reason,
+                   const char *message)
+{
+    kube_object_ref ref = {
+        .api_version = "v1", .kind = "Pod", .ns = pod->ns, .name = pod->name, .uid = pod->uid};
+    ds_err err = {{0}};
+    if (kube_create_event(c->client, &ref, type, reason, message, CTL_COMPONENT, &err) != 0) {
+        KLOG_WARN("events", "event %s on pod %s/%s: %s", reason, pod->ns, pod->name, err.msg);
+        api_error(c, "event");
+    }
+}
+
+static void event_job(ctl_controller *c, const ctl_batch_job *j, const char *type,
+                      const char *reason, const char *message)
+{
+    kube_object_ref ref = {
+        .api_version = "batch/v1", .kind = "Job", .ns = j->ns, .name = j->name, .uid = j->uid};
+    ds_err err = {{0}};
+    if (kube_create_event(c->client, &ref, type, reason, message, CTL_COMPONENT, &err) != 0) {
+        KLOG_WARN("events", "event %s on job %s/%s: %s", reason, j->ns, j->name, err.msg);
+        api_error(c, "event");
+    }
+}
+
+static void now_rfc3339(char *buf, size_t size)
+{
+    kube_format_microtime(kutil_wall_now(), buf, size);
+}
+
+/* Merge-patch annotations (pairs key, value; value NULL removes) onto a pod. */
+static int annotate(ctl_controller *c, const char *ns, const char *name, const char *const *kv,
+                    size_t n, ds_err *err)
+{
+    json_t *ann = json_object();
+    json_t *patch = json_pack("{s:{s:o}}", "metadata", "annotations", ann);
+    if (ann == NULL || patch == NULL) {
+        json_decref(patch);
+        return ds_err_set(err, "annotate: out of memory");
+    }
+    for (size_t i = 0; i < n; i++)
+        json_object_set_new(ann, kv[2 * i],
+                            kv[2 * i + 1] ? json_string(kv[2 * i + 1]) : json_null());
+    char path[600];
+    snprintf(path, sizeof path, "/api/v1/namespaces/%s/pods/%s", ns, name);
+    int rc = kube_patch_merge(c->client, path, patch, NULL, err);
+    json_decref(patch);
+    return rc;
+}
+
+static void upstream_list(const ctl_snapshot *s, const ctl_task_info *t, char *buf, size_t size)
+{
+    const ds_job *j = ctl_snapshot_job_of(s, t);
+    buf[0] = '\0';
+    if (j == NULL || t->task >= j->dag.n)
+        return;
+    const ds_dag_task *dt = &j->dag.tasks[t->task];
+    size_t off = 0;
+    for (size_t i = 0; i < dt->n_up && off + 1 < size; i++) {
+        int w =
+            snprintf(buf + off, size - off, "%s%s", i ? ", " : "", j->dag.tasks[dt->up[i]].name);
+        if (w < 0)
+            break;
+        off += (size_t)w;
+    }
+    if (dt->n_up == 0)
+        snprintf(buf, size, "none");
+}
+
+void ctl_act_release_pod(ctl_controller *c, const ctl_snapshot *s, size_t i)
+{
+    if (!ctl_may_write(c))
+        return;
+    const ctl_pod *p = &s->pod[i];
+    ds_err err = {{0}};
+    if (kube_remove_scheduling_gate(c->client, p->ns, p->name, CTL_GATE_DEPENDENCIES, &err) != 0) {
+        KLOG_WARN("release", "pod %s/%s: removing gate %s: %s", p->ns, p->name,
+                  CTL_GATE_DEPENDENCIES, err.msg);
+        api_error(c, "release");
+        return;
+    }
+    char ts[40];
+    now_rfc3339(ts, sizeof ts);
+    const char *kv[] = {CTL_ANN_RELEASED_AT, ts};
+    if (annotate(c, p->ns, p->name, kv, 1, &err) != 0)
+        KLOG_WARN("release", "pod %s/%s: annotation %s: %s", p->ns, p->name, CTL_ANN_RELEASED_AT,
+                  err.msg);
+    char up[512], msg[CTL_MSG_MAX];
+    upstream_list(s, &p->task, up, sizeof up);
+    snprintf(msg, sizeof msg, "Released: its upstream tasks (%s) have succeeded; DSP priority %.3g",
+             up, p->task.eval.priority);
+    ctl_event_pod(c, p, "Normal", CTL_EV_RELEASED, msg);
+    const char *lv[] = {"pod"};
+    metrics_add(c->m.releases, lv, 1);
+    KLOG_INFO("release", "pod %s/%s released (upstream %s succeeded, priority %.3g)", p->ns,
+              p->name, up, p->task.eval.priority);
+}
+
+void ctl_act_release_job(ctl_controller *c, const ctl_snapshot *s, size_t i)
+{
+    if (!ctl_may_write(c))
+        return;
+    const ctl_batch_job *j = &s->job[i];
+    ds_err err = {{0}};
+    if (kube_set_job_suspend(c->client, j->ns, j->name, false, &err) != 0) {
+        KLOG_WARN("release", "job %s/%s: resuming: %s", j->ns, j->name, err.msg);
+        api_error(c, "release");
+        return;
+    }
+    char up[512], msg[CTL_MSG_MAX];
+    upstream_list(s, &j->task, up, sizeof up);
+    snprintf(msg, sizeof msg, "Resumed: its upstream tasks (%s) have succeeded; DSP priority %.3g",
+             up, j->task.eval.priority);
+    event_job(c, j, "Normal", CTL_EV_RELEASED, msg);
+    const char *lv[] = {"job"};
+    metrics_add(c->m.releases, lv, 1);
+    KLOG_INFO("release", "job %s/%s resumed (upstream %s succeeded)", j->ns, j->name, up);
+}
+
+void ctl_act_nudge(ctl_controller *c, const ctl_snapshot *s, size_t i)
+{
+    if (!ctl_may_write(c))
+        return;
+    const ctl_pod *p = &s->pod[i];
+    char ts[40];
+    now_rfc3339(ts, sizeof ts);
+    const char *kv[] = {CTL_ANN_NUDGED_AT, ts};
+    ds_err err = {{0}};
+    if (annotate(c, p->ns, p->name, kv, 1, &err) != 0) {
+        KLOG_WARN("nudge", "pod %s/%s: %s", p->ns, p->name, err.msg);
+        api_error(c, "nudge");
+        return;
+    }
+    metrics_add(c->m.nudges, NULL, 1);
+    ctl_event_pod(c, p, "Normal", CTL_EV_NUDGED,
+                  "All upstream tasks have succeeded; asked kube-scheduler to retry now");
+    KLOG_INFO("nudge", "pod %s/%s: upstream tasks succeeded, scheduling retried", p->ns, p->name);
+}
+
+int ctl_act_publish(ctl_controller *c, const ctl_snapshot *s, size_t i, const ctl_dsp_values *v)
+{
+    (void)s;
+    if (!ctl_may_write(c))
+        return -1;
+    const ctl_pod *p = &s->pod[i];
+    const char *kv[] = {CTL_ANN_PRIORITY,       v->priority,      CTL_ANN_SLACK, v->slack,
+                        CTL_ANN_LEVEL_DEADLINE, v->level_deadline};
+    ds_err err = {{0}};
+    if (annotate(c, p->ns, p->name, kv, 3, &err) != 0) {
+        KLOG_DEBUG("publish", "pod %s/%s: %s", p->ns, p->name, err.msg);
+        api_error(c, "publish");
+        return -1;
+    }
+    metrics_add(c->m.annotations, NULL, 1);
+    return 0;
+}
+
+/* ---- eviction ---- */
+
+/* Reserve the freed room for the preemptor as kube-scheduler's own preemption does: with
+ * status.nominatedNodeName set, kube-scheduler counts the preemptor's request on that node when it
+ * places pods of lower or equal priority (such as the victim's replacement). kube-scheduler keeps
+ * the nomination while the preemptor cannot preempt by itself (preemptionPolicy: Never, or a
+ * victim of lower priority still terminating) and drops it once the pod is bound. */
+static void nominate(ctl_controller *c, const ctl_pod *pre, const char *node)
+{
+    json_t *patch = json_pack("{s:{s:s}}", "status", "nominatedNodeName", node);
+    if (patch == NULL)
+        return;
+    char path[600];
+    snprintf(path, sizeof path, "/api/v1/namespaces/%s/pods/%s/status", pre->ns, pre->name);
+    ds_err err = {{0}};
+    if (kube_patch_merge(c->client, path, patch, NULL, &err) != 0) {
+        KLOG_WARN("evict", "pod %s/%s: nominating node %s: %s", pre->ns, pre->name, node, err.msg);
+        api_error(c, "nominate");
+    }
+    json_decref(patch);
+}
+
+static void count_eviction(ctl_controller *c, const char *result, ds_preempt_reason r)
+{
+    const char *lv[] = {result, ds_reason_name(r)};
+    metrics_add(c->m.evictions, lv, 1);
+}
+
+/* Re-read a pod; "" reason when it is still as planned. */
+static int recheck(ctl_controller *c, const ctl_pod *p, bool want_bound, char *why, size_t size)
+{
+    char path[600];
+    snprintf(path, sizeof path, "/api/v1/namespaces/%s/pods/%s", p->ns, p->name);
+    json_t *obj = NULL;
+    kube_response resp;
+    ds_err err = {{0}};
+    int rc = kube_get_json(c->client, path, &obj, &resp, &err);
+    long status = resp.status;
+    kube_response_free(&resp);
+    if (rc != 0) {
+        snprintf(why, size, "%s", status == 404 ? "it no longer exists" : err.msg);
+        return status == 404 ? 1 : -1;
+    }
+    const json_t *meta = json_object_get(obj, "metadata");
+    const char *uid = json_string_value(json_object_get(meta, "uid"));
+    const char *node = json_string_value(json_object_get(json_object_get(obj, "spec"), "nodeName"));
+    const char *phase = json_string_value(json_object_get(json_object_get(obj, "status"), "phase"));
+    why[0] = '\0';
+    if (uid == NULL || strcmp(uid, p->uid) != 0)
+        snprintf(why, size, "it was replaced by another pod of the same name");
+    else if (json_object_get(meta, "deletionTimestamp") != NULL)
+        snprintf(why, size, "it is already being deleted");
+    else if (want_bound && (node == NULL || strcmp(node, p->node) != 0))
+        snprintf(why, size, "it no longer runs on node %s", p->node);
+    else if (!want_bound && node != NULL && node[0] != '\0')
+        snprintf(why, size, "it has been scheduled to node %s meanwhile", node);
+    else if (phase != NULL && (strcmp(phase, "Succeeded") == 0 || strcmp(phase, "Failed") == 0))
+        snprintf(why, size, "it has finished");
+    json_decref(obj);
+    return why[0] ? 1 : 0;
+}
+
+static void ledger_entry(ctl_ledger_entry *le, const ctl_pod *victim, const ctl_pod *pre,
+                         const char *node, ds_preempt_reason r, double now)
+{
+    memset(le, 0, sizeof *le);
+    le->at = now;
+    snprintf(le->victim_ns, sizeof le->victim_ns, "%s", victim->ns);
+    snprintf(le->victim_name, sizeof le->victim_name, "%s", victim->name);
+    snprintf(le->victim_uid, sizeof le->victim_uid, "%s", victim->uid);
+    snprintf(le->node, sizeof le->node, "%s", node);
+    snprintf(le->preemptor_ns, sizeof le->preemptor_ns, "%s", pre->ns);
+    snprintf(le->preemptor_name, sizeof le->preemptor_name, "%s", pre->name);
+    snprintf(le->preemptor_uid, sizeof le->preemptor_uid, "%s", pre->uid);
+    snprintf(le->reason, sizeof le->reason, "%s", ds_reason_name(r));
+    snprintf(le->result, sizeof le->result, CTL_LEDGER_PENDING);
+}
+
+static void set_result(ctl_controller *c, const ctl_pod *victim, const char *result,
+                       const ds_policy *p)
+{
+    ctl_ledger_set_result(&c->ledger.ledger, victim->uid, result);
+    ds_err err = {{0}};
+    if (ctl_ledger_store_save(&c->ledger, kutil_wall_now(), ctl_budget_window(p), &err) != 0)
+        KLOG_WARN("evict", "recording outcome %s of %s/%s: %s", result, victim->ns, victim->name,
+                  err.msg);
+}
+
+static int evict_dry_run(ctl_controller *c, const ctl_pod *victim, const ctl_pod *pre,
+                         const char *node, const ds_policy *p, const ctl_eviction *e)
+{
+    char key[600];
+    snprintf(key, sizeof key, "dry-run/%s/%s", victim->uid, pre->uid);
+    double now = kutil_wall_now();
+    double last = ctl_memo_get(&c->memo, key);
+    double every = p->cooldown_s > 60.0 ? p->cooldown_s : 60.0;
+    if (last >= 0 && now - last < every)
+        return 0; /* reported already */
+    char vmsg[CTL_MSG_MAX], pmsg[CTL_MSG_MAX];
+    ctl_victim_message(e, pre, victim, node, p, true, vmsg, sizeof vmsg);
+    ctl_preemptor_message(e, pre, victim, node, p, true, pmsg, sizeof pmsg);
+    KLOG_INFO("evict", "dry run: would evict %s/%s on %s for %s/%s (%s)", victim->ns, victim->name,
+              node, pre->ns, pre->name, ds_reason_name(e->reason));
+    ctl_event_pod(c, victim, "Normal", CTL_EV_WOULD_PREEMPT, vmsg);
+    ctl_event_pod(c, pre, "Normal", CTL_EV_WOULD_PREEMPT, pmsg);
+    count_eviction(c, "dry-run", e->reason);
+    ctl_memo_put(&c->memo, key, now);
+    return 0;
+}
+
+int ctl_act_evict(ctl_controller *c, const ctl_snapshot *s, const ds_policy *p,
+                  const ctl_eviction *e)
+{
+    if (!ctl_may_write(c))
+        return -1;
+    const ctl_pod *victim = &s->pod[e->victim];
+    const ctl_pod *pre = &s->pod[e->preemptor];
+    const char *node = s->node[e->node].name;
+    char why[600];
+    /* Never act on a stale cache: both pods must still be as planned. */
+    int rv = recheck(c, victim, true, why, sizeof why);
+    int rp = rv == 0 ? recheck(c, pre, false, why, sizeof why) : 0;
+    if (rv != 0 || rp != 0) {
+        KLOG_INFO("evict", "not evicting %s/%s for %s/%s: %s %s", victim->ns, victim->name, pre->ns,
+                  pre->name, rv != 0 ? "the victim changed:" : "the preemptor changed:", why);
+        count_eviction(c, "stale", e->reason);
+        return (rv < 0 || rp < 0) ? -1 : 0;
+    }
+    if (c->opt.dry_run)
+        return evict_dry_run(c, victim, pre, node, p, e);
+
+    /* 1. Record it first: a restart or a new leader sees it whatever happens next. */
+    double now = kutil_wall_now();
+    ds_err err = {{0}};
+    if (atomic_load(&c->need_ledger) || !c->ledger.loaded) {
+        if (ctl_ledger_store_load(&c->ledger, &err) != 0) {
+            KLOG_ERROR("evict", "eviction ledger unavailable, no eviction: %s", err.msg);
+            api_error(c, "ledger");
+            return -1;
+        }
+        atomic_store(&c->need_ledger, false);
+    }
+    ctl_ledger_entry le;
+    ledger_entry(&le, victim, pre, node, e->reason, now);
+    if (ctl_ledger_add(&c->ledger.ledger, &le, &err) != 0 ||
+        ctl_ledger_store_save(&c->ledger, now, ctl_budget_window(p), &err) != 0) {
+        KLOG_ERROR("evict", "cannot record the eviction of %s/%s, not evicting: %s", victim->ns,
+                   victim->name, err.msg);
+        api_error(c, "ledger");
+        atomic_store(&c->need_ledger, true);
+        return -1;
+    }
+    /* 2. Say why on the victim itself. */
+    char reason[512], ts[40];
+    ctl_explain_reason(e, pre, victim, p, reason, sizeof reason);
+    char ann[700];
+    snprintf(ann, sizeof ann, "for %s/%s on node %s: %s", pre->ns, pre->name, node, reason);
+    kube_format_microtime(now, ts, sizeof ts);
+    const char *kv[] = {CTL_ANN_EVICTION_AT, ts, CTL_ANN_EVICTION_REASON, ann};
+    if (annotate(c, victim->ns, victim->name, kv, 2, &err) != 0) {
+        KLOG_WARN("evict", "pod %s/%s: reason annotation: %s; not evicting", victim->ns,
+                  victim->name, err.msg);
+        set_result(c, victim, CTL_LEDGER_GONE, p);
+        count_eviction(c, "error", e->reason);
+        return 0;
+    }
+    if (!ctl_may_write(c)) {
+        set_result(c, victim, CTL_LEDGER_GONE, p);
+        return -1;
+    }
+    /* 3. The Eviction API, with the victim's UID as a precondition. */
+    kube_evict_result r = kube_evict(c->client, victim->ns, victim->name, victim->uid, false, &err);
+    char vmsg[CTL_MSG_MAX], pmsg[CTL_MSG_MAX];
+    switch (r) {
+    case KUBE_EVICT_OK:
+        set_result(c, victim, CTL_LEDGER_EVICTED, p);
+        ctl_victim_message(e, pre, victim, node, p, false, vmsg, sizeof vmsg);
+        ctl_preemptor_message(e, pre, victim, node, p, false, pmsg, sizeof pmsg);
+        ctl_event_pod(c, victim, "Warning", CTL_EV_PREEMPTED, vmsg);
+        ctl_event_pod(c, pre, "Normal", CTL_EV_PREEMPTING, pmsg);
+        nominate(c, pre, node);
+        count_eviction(c, "evicted", e->reason);
+        KLOG_INFO("evict", "evicted %s/%s on %s for %s/%s: %s", victim->ns, victim->name, node,
+                  pre->ns, pre->name, reason);
+        return 0;
+    case KUBE_EVICT_BLOCKED_PDB:
+        set_result(c, victim, CTL_LEDGER_REFUSED, p);
+        snprintf(vmsg, sizeof vmsg,
+                 "Eviction for %s/%s refused by a PodDisruptionBudget (%s); not retried before "
+                 "the cooldown",
+                 pre->ns, pre->name, err.msg);
+        ctl_event_pod(c, victim, "Warning", CTL_EV_EVICTION_FAILED, vmsg);
+        snprintf(pmsg, sizeof pmsg,
+                 "Eviction of %s/%s refused by a PodDisruptionBudget; another victim may be "
+                 "chosen next round",
+                 victim->ns, victim->name);
+        ctl_event_pod(c, pre, "Warning", CTL_EV_EVICTION_FAILED, pmsg);
+        count_eviction(c, "refused", e->reason);
+        KLOG_WARN("evict", "eviction of %s/%s refused: %s", victim->ns, victim->name, err.msg);
+        return 0;
+    case KUBE_EVICT_NOT_FOUND:
+        set_result(c, victim, CTL_LEDGER_GONE, p);
+        count_eviction(c, "gone", e->reason);
+        KLOG_INFO("evict", "%s/%s was gone before its eviction", victim->ns, victim->name);
+        return 0;
+    case KUBE_EVICT_ERROR:
+        break;
+    }
+    /* Unknown outcome: the ledger keeps it pending (it counts as made). */
+    count_eviction(c, "error", e->reason);
+    api_error(c, "evict");
+    KLOG_ERROR("evict", "evicting %s/%s: %s", victim->ns, victim->name, err.msg);
+    return -1;
+}

@@ -1,0 +1,109 @@
+/* controller.h: the running controller: its options, the watches it keeps, leader election, the
+ * eviction ledger, metrics and the decision loop (round.c) that turns each snapshot into
+ * releases, nudges, published values and evictions (actions.c). main.c parses the flags and wires
+ * it together. */
+#ifndef DAGSCHED_CONTROLLER_CONTROLLER_H
+#define DAGSCHED_CONTROLLER_CONTROLLER_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+
+#include "client.h"
+#include "informer.h"
+#include "leader.h"
+#include "ledger_store.h"
+#include "memo.h"
+#include "metrics.h"
+#include "policy.h"
+#include "policy_watch.h"
+#include "preempt.h"
+#include "publish.h"
+#include "tracker.h"
+
+#define CTL_COMPONENT "dagsched-controller"
+
+typedef struct ctl_options {
+    const char *kubeconfig;
+    const char *context;
+    const char *policy_namespace; /* policy ConfigMaps, the ledger, the Lease (default) */
+    const char *policy_name;
+    bool dry_run;
+    bool leader_elect;
+    const char *lease_name;
+    const char *lease_namespace;
+    const char *identity;
+    double lease_duration_s, renew_deadline_s, retry_period_s;
+    const char *metrics_listen; /* HOST:PORT; "" disables the server */
+    double cache_max_age_s;     /* no action when a watch has been out of contact this long */
+    const char *ledger_name;
+    int max_annotation_updates; /* DSP annotation patches per round */
+    double min_round_interval_s;
+} ctl_options;
+
+typedef struct ctl_metrics {
+    metrics_registry *reg;
+    metrics_family *evictions;   /* counter {result, reason} */
+    metrics_family *releases;    /* counter {kind} */
+    metrics_family *nudges;      /* counter */
+    metrics_family *urgent;      /* gauge: urgent pending tasks */
+    metrics_family *duration;    /* histogram: decision loop duration */
+    metrics_family *leader;      /* gauge 0/1 */
+    metrics_family *rounds;      /* counter {outcome} */
+    metrics_family *healthy;     /* gauge: caches synced and recent */
+    metrics_family *tasks;       /* gauge {state} */
+    metrics_family *annotations; /* counter: DSP annotation updates */
+    metrics_family *api_errors;  /* counter {action} */
+    metrics_family *guards;      /* gauge {guard}: running tasks held back by each guard */
+} ctl_metrics;
+
+typedef struct ctl_controller {
+    ctl_options opt;
+    kube_client *client;
+    kube_informer *pods, *nodes, *pdbs, *jobs, *graphs, *policies;
+    kube_leader *leader;
+    ctl_ledger_store ledger;
+    ctl_policy_state policy;
+    ctl_metrics m;
+    ctl_memo memo;
+
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    bool kicked; /* a relevant change happened: run a round soon */
+    atomic_bool stop;
+    atomic_bool leading;     /* set by the elector callbacks */
+    atomic_bool need_ledger; /* the ledger must be (re)loaded before any eviction */
+    double next_epoch;
+    bool was_healthy;
+} ctl_controller;
+
+/* Metrics registration. -1 on allocation failure. */
+int ctl_metrics_init(ctl_metrics *m);
+
+/* Wake the decision loop (from informer callbacks). */
+void ctl_kick(ctl_controller *c);
+
+/* One decision round: snapshot, release, nudge, preempt, publish. */
+void ctl_round(ctl_controller *c);
+
+/* Whether this process may write now (leader, or leader election off). */
+bool ctl_may_write(ctl_controller *c);
+
+/* The decision loop: runs rounds every epoch and soon after relevant changes until c->stop. */
+void ctl_loop(ctl_controller *c);
+
+/* Actions (actions.c). Each checks ctl_may_write first and reports failures in logs, Events and
+ * metrics; none retries in a loop. */
+void ctl_act_release_pod(ctl_controller *c, const ctl_snapshot *s, size_t pod);
+void ctl_act_release_job(ctl_controller *c, const ctl_snapshot *s, size_t job);
+void ctl_act_nudge(ctl_controller *c, const ctl_snapshot *s, size_t pod);
+int ctl_act_publish(ctl_controller *c, const ctl_snapshot *s, size_t pod, const ctl_dsp_values *v);
+/* Carry out one eviction of the plan; returns -1 when the round must stop evicting (the ledger
+ * could not be written, leadership lost). */
+int ctl_act_evict(ctl_controller *c, const ctl_snapshot *s, const ds_policy *p,
+                  const ctl_eviction *e);
+/* Post an Event about a pod (best effort). */
+void ctl_event_pod(ctl_controller *c, const ctl_pod *pod, const char *type, const char *reason,
+                   const char *message);
+
+#endif

@@ -1,0 +1,232 @@
+/* guards.c: the safety guards on evictions (see guards.h). */
+#include "guards.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MINUTE_S 60.0
+
+const char *ctl_guard_name(ctl_guard g)
+{
+    static const char *const names[] = {
+        "ok",
+        "not-a-task",
+        "not-running",
+        "terminating",
+        "no-owner",
+        "daemonset",
+        "mirror",
+        "not-opted-in",
+        "protected-namespace",
+        "protected-priority-class",
+        "pdb",
+        "pdb-stale",
+        "multiple-pdbs",
+        "cooldown",
+        "namespace-limit",
+        "min-run-time",
+        "no-slack",
+    };
+    if ((size_t)g < sizeof names / sizeof names[0])
+        return names[g];
+    return "unknown";
+}
+
+const char *ctl_guard_explain(ctl_guard g)
+{
+    switch (g) {
+    case CTL_GUARD_OK:
+        return "may be evicted";
+    case CTL_GUARD_NOT_A_TASK:
+        return "is not a task of a DAG job with a DSP priority";
+    case CTL_GUARD_NOT_RUNNING:
+        return "is not running";
+    case CTL_GUARD_TERMINATING:
+        return "is already terminating";
+    case CTL_GUARD_NO_OWNER:
+        return "has no controlling owner that would recreate it";
+    case CTL_GUARD_DAEMONSET:
+        return "belongs to a DaemonSet";
+    case CTL_GUARD_MIRROR:
+        return "is a static pod's mirror";
+    case CTL_GUARD_NOT_OPTED_IN:
+        return "is not selected by spec.preemption.podSelector";
+    case CTL_GUARD_PROTECTED_NS:
+        return "is in a protected namespace";
+    case CTL_GUARD_PROTECTED_CLASS:
+        return "has a protected priority class";
+    case CTL_GUARD_PDB:
+        return "is covered by a PodDisruptionBudget that allows no disruption";
+    case CTL_GUARD_PDB_STALE:
+        return "is covered by a PodDisruptionBudget whose status is not up to date";
+    case CTL_GUARD_MULTIPLE_PDBS:
+        return "is covered by more than one PodDisruptionBudget";
+    case CTL_GUARD_COOLDOWN:
+        return "had an eviction requested within the cooldown";
+    case CTL_GUARD_NAMESPACE_LIMIT:
+        return "is in a namespace whose evictions per minute are used up";
+    case CTL_GUARD_MIN_RUN_TIME:
+        return "has run less than the minimum run time";
+    case CTL_GUARD_NO_SLACK:
+        return "cannot afford a delay of one epoch";
+    }
+    return "unknown guard";
+}
+
+double ctl_budget_window(const ds_policy *p)
+{
+    double w = MINUTE_S;
+    if (p->preemption.epoch_s > w)
+        w = p->preemption.epoch_s;
+    if (p->cooldown_s > w)
+        w = p->cooldown_s;
+    return w;
+}
+
+void ctl_budget_init(ctl_budget *b, const ds_policy *p, const ctl_ledger *l, double now)
+{
+    b->now = now;
+    b->ledger = l;
+    b->policy = p;
+    size_t used = ctl_ledger_count_since(l, now - MINUTE_S, NULL, NULL);
+    b->total_left = used >= p->max_evictions_per_minute ? 0 : p->max_evictions_per_minute - used;
+}
+
+size_t ctl_budget_namespace_left(const ctl_budget *b, const char *ns)
+{
+    size_t used = ctl_ledger_count_since(b->ledger, b->now - MINUTE_S, ns, NULL);
+    size_t max = b->policy->max_evictions_per_namespace;
+    return used >= max ? 0 : max - used;
+}
+
+size_t ctl_budget_node_left(const ctl_budget *b, const char *node)
+{
+    size_t used =
+        ctl_ledger_count_since(b->ledger, b->now - b->policy->preemption.epoch_s, NULL, node);
+    size_t max = b->policy->max_evictions_per_node;
+    return used >= max ? 0 : max - used;
+}
+
+static bool opted_in(const ds_label_selector *sel, const ctl_pod *pod)
+{
+    if (sel->n == 0)
+        return true;
+    if (pod->n_labels == 0)
+        return false;
+    const char **keys = malloc(pod->n_labels * sizeof *keys);
+    const char **vals = malloc(pod->n_labels * sizeof *vals);
+    bool ok = false;
+    if (keys != NULL && vals != NULL) { /* on allocation failure: not opted in (safe side) */
+        for (size_t i = 0; i < pod->n_labels; i++) {
+            keys[i] = pod->labels[i].key;
+            vals[i] = pod->labels[i].value;
+        }
+        ok = ds_selector_matches(sel, keys, vals, pod->n_labels);
+    }
+    free(keys);
+    free(vals);
+    return ok;
+}
+
+static ctl_guard pdb_guard(const ctl_pod *pod)
+{
+    if (pod->n_pdbs > 1)
+        return CTL_GUARD_MULTIPLE_PDBS;
+    if (pod->n_pdbs == 1 && pod->pdb_stale)
+        return CTL_GUARD_PDB_STALE;
+    if (pod->n_pdbs == 1 && pod->pdb_blocks)
+        return CTL_GUARD_PDB;
+    return CTL_GUARD_OK;
+}
+
+ctl_guard ctl_guard_victim(const ds_policy *p, const ctl_budget *b, const ctl_pod *pod)
+{
+    if (pod->task.job == DS_NO_TASK || !pod->task.evaluated)
+        return CTL_GUARD_NOT_A_TASK;
+    if (pod->state != CTL_POD_BOUND || pod->node[0] == '\0')
+        return CTL_GUARD_NOT_RUNNING;
+    if (pod->terminating)
+        return CTL_GUARD_TERMINATING;
+    if (pod->mirror)
+        return CTL_GUARD_MIRROR;
+    if (pod->owner == CTL_OWNER_NONE)
+        return CTL_GUARD_NO_OWNER;
+    if (pod->owner == CTL_OWNER_DAEMONSET)
+        return CTL_GUARD_DAEMONSET;
+    if (ds_name_list_contains(&p->protected_namespaces, pod->ns))
+        return CTL_GUARD_PROTECTED_NS;
+    if (pod->priority_class[0] != '\0' &&
+        ds_name_list_contains(&p->protected_priority_classes, pod->priority_class))
+        return CTL_GUARD_PROTECTED_CLASS;
+    if (!opted_in(&p->opt_in_selector, pod))
+        return CTL_GUARD_NOT_OPTED_IN;
+    ctl_guard g = pdb_guard(pod);
+    if (g != CTL_GUARD_OK)
+        return g;
+    if (!isnan(pod->evicted_at) && b->now - pod->evicted_at < p->cooldown_s)
+        return CTL_GUARD_COOLDOWN;
+    double last = ctl_ledger_last_for_victim(b->ledger, pod->uid);
+    if (!isnan(last) && b->now - last < p->cooldown_s)
+        return CTL_GUARD_COOLDOWN;
+    if (ctl_budget_namespace_left(b, pod->ns) == 0)
+        return CTL_GUARD_NAMESPACE_LIMIT;
+    double ran = isnan(pod->started_at) ? 0.0 : b->now - pod->started_at;
+    if (ran < p->preemption.min_run_s)
+        return CTL_GUARD_MIN_RUN_TIME;
+    if (!(pod->task.eval.t_allow_s > p->preemption.epoch_s))
+        return CTL_GUARD_NO_SLACK;
+    return CTL_GUARD_OK;
+}
+
+bool ctl_guard_preemptor_cooling(const ds_policy *p, const ctl_ledger *l, const ctl_pod *pod,
+                                 double now)
+{
+    double last = ctl_ledger_last_for_preemptor(l, pod->uid);
+    return !isnan(last) && now - last < p->cooldown_s;
+}
+
+bool ctl_guard_pair_ok(const ctl_pod *preemptor, const ctl_pod *victim)
+{
+    return victim->k8s_priority <= preemptor->k8s_priority;
+}
+
+static bool tolerates(const ctl_pod *pod, const ctl_taint *t)
+{
+    static const char *const effects[] = {"NoSchedule", "PreferNoSchedule", "NoExecute"};
+    const char *effect = effects[t->effect];
+    for (size_t i = 0; i < pod->n_tolerations; i++) {
+        const ctl_toleration *tol = &pod->tolerations[i];
+        if (tol->effect[0] != '\0' && strcmp(tol->effect, effect) != 0)
+            continue;
+        if (tol->key[0] == '\0') {
+            if (tol->op_exists)
+                return true;
+            continue;
+        }
+        if (strcmp(tol->key, t->key) != 0)
+            continue;
+        if (tol->op_exists || strcmp(tol->value, t->value) == 0)
+            return true;
+    }
+    return false;
+}
+
+bool ctl_guard_node_eligible(const ctl_pod *preemptor, const ctl_node *node)
+{
+    if (!node->schedulable)
+        return false;
+    for (size_t i = 0; i < preemptor->n_node_selector; i++) {
+        const char *v = ctl_kv_get(node->labels, node->n_labels, preemptor->node_selector[i].key);
+        if (v == NULL || strcmp(v, preemptor->node_selector[i].value) != 0)
+            return false;
+    }
+    for (size_t i = 0; i < node->n_taints; i++) {
+        const ctl_taint *t = &node->taints[i];
+        if (t->effect == CTL_TAINT_PREFER_NO_SCHEDULE)
+            continue;
+        if (!tolerates(preemptor, t))
+            return false;
+    }
+    return true;
+}

@@ -1,0 +1,214 @@
+/* ledger.c: the record of recent evictions (see ledger.h). */
+#include "ledger.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void ctl_ledger_init(ctl_ledger *l)
+{
+    memset(l, 0, sizeof *l);
+}
+
+void ctl_ledger_free(ctl_ledger *l)
+{
+    free(l->e);
+    memset(l, 0, sizeof *l);
+}
+
+void ctl_ledger_clear(ctl_ledger *l)
+{
+    l->n = 0;
+}
+
+int ctl_ledger_add(ctl_ledger *l, const ctl_ledger_entry *e, ds_err *err)
+{
+    if (l->n == CTL_LEDGER_MAX) {
+        memmove(&l->e[0], &l->e[1], (l->n - 1) * sizeof l->e[0]);
+        l->n--;
+    }
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? l->cap * 2 : 16;
+        if (cap > CTL_LEDGER_MAX)
+            cap = CTL_LEDGER_MAX;
+        ctl_ledger_entry *ne = realloc(l->e, cap * sizeof *ne);
+        if (ne == NULL)
+            return ds_err_set(err, "eviction ledger: out of memory");
+        l->e = ne;
+        l->cap = cap;
+    }
+    /* Keep the list ordered by time even if clocks of successive leaders differ slightly. */
+    size_t pos = l->n;
+    while (pos > 0 && l->e[pos - 1].at > e->at)
+        pos--;
+    memmove(&l->e[pos + 1], &l->e[pos], (l->n - pos) * sizeof l->e[0]);
+    l->e[pos] = *e;
+    l->n++;
+    return 0;
+}
+
+void ctl_ledger_prune(ctl_ledger *l, double now, double keep_s)
+{
+    double limit = now - keep_s;
+    size_t drop = 0;
+    while (drop < l->n && l->e[drop].at < limit)
+        drop++;
+    if (drop > 0) {
+        memmove(&l->e[0], &l->e[drop], (l->n - drop) * sizeof l->e[0]);
+        l->n -= drop;
+    }
+}
+
+bool ctl_ledger_entry_counts(const ctl_ledger_entry *e)
+{
+    return strcmp(e->result, CTL_LEDGER_REFUSED) != 0 && strcmp(e->result, CTL_LEDGER_GONE) != 0;
+}
+
+int ctl_ledger_set_result(ctl_ledger *l, const char *victim_uid, const char *result)
+{
+    for (size_t i = l->n; i-- > 0;)
+        if (strcmp(l->e[i].victim_uid, victim_uid) == 0) {
+            snprintf(l->e[i].result, sizeof l->e[i].result, "%s", result);
+            return 0;
+        }
+    return -1;
+}
+
+size_t ctl_ledger_count_since(const ctl_ledger *l, double since, const char *victim_ns,
+                              const char *node)
+{
+    size_t c = 0;
+    for (size_t i = 0; i < l->n; i++) {
+        const ctl_ledger_entry *e = &l->e[i];
+        if (e->at < since || !ctl_ledger_entry_counts(e))
+            continue;
+        if (victim_ns != NULL && strcmp(e->victim_ns, victim_ns) != 0)
+            continue;
+        if (node != NULL && strcmp(e->node, node) != 0)
+            continue;
+        c++;
+    }
+    return c;
+}
+
+double ctl_ledger_last_for_preemptor(const ctl_ledger *l, const char *preemptor_uid)
+{
+    for (size_t i = l->n; i-- > 0;)
+        if (strcmp(l->e[i].preemptor_uid, preemptor_uid) == 0 && ctl_ledger_entry_counts(&l->e[i]))
+            return l->e[i].at;
+    return NAN;
+}
+
+double ctl_ledger_last_for_victim(const ctl_ledger *l, const char *victim_uid)
+{
+    for (size_t i = l->n; i-- > 0;)
+        if (strcmp(l->e[i].victim_uid, victim_uid) == 0)
+            return l->e[i].at;
+    return NAN;
+}
+
+/* Field table shared by encoding and decoding. */
+typedef struct lfield {
+    const char *json;
+    size_t off;
+    size_t size;
+} lfield;
+
+#define LF(name, member)                                                                           \
+    {                                                                                              \
+        name, offsetof(ctl_ledger_entry, member), sizeof(((ctl_ledger_entry *)0)->member)          \
+    }
+
+static const lfield lfields[] = {
+    LF("victimNamespace", victim_ns),
+    LF("victim", victim_name),
+    LF("victimUID", victim_uid),
+    LF("node", node),
+    LF("preemptorNamespace", preemptor_ns),
+    LF("preemptor", preemptor_name),
+    LF("preemptorUID", preemptor_uid),
+    LF("reason", reason),
+    LF("result", result),
+};
+#define N_LFIELDS (sizeof lfields / sizeof lfields[0])
+
+char *ctl_ledger_encode(const ctl_ledger *l)
+{
+    json_t *arr = json_array();
+    if (arr == NULL)
+        return NULL;
+    for (size_t i = 0; i < l->n; i++) {
+        const ctl_ledger_entry *e = &l->e[i];
+        json_t *o = json_object();
+        if (o == NULL || json_array_append_new(arr, o) != 0 ||
+            json_object_set_new(o, "at", json_real(round(e->at * 1000.0) / 1000.0)) != 0) {
+            json_decref(arr);
+            return NULL;
+        }
+        for (size_t f = 0; f < N_LFIELDS; f++) {
+            const char *v = (const char *)e + lfields[f].off;
+            if (json_object_set_new(o, lfields[f].json, json_string(v)) != 0) {
+                json_decref(arr);
+                return NULL;
+            }
+        }
+    }
+    char *s = json_dumps(arr, JSON_COMPACT);
+    json_decref(arr);
+    return s;
+}
+
+int ctl_ledger_decode(const char *text, size_t len, ctl_ledger *l, ds_err *err)
+{
+    if (len > CTL_LEDGER_MAX_BYTES)
+        return ds_err_set(err, "eviction ledger: at most %d bytes (got %zu)", CTL_LEDGER_MAX_BYTES,
+                          len);
+    json_error_t jerr;
+    json_t *arr = json_loadb(text, len, 0, &jerr);
+    if (arr == NULL)
+        return ds_err_set(err, "eviction ledger: invalid JSON: %s (line %d)", jerr.text, jerr.line);
+    if (!json_is_array(arr)) {
+        json_decref(arr);
+        return ds_err_set(err, "eviction ledger: must be a list");
+    }
+    ctl_ledger tmp;
+    ctl_ledger_init(&tmp);
+    size_t i;
+    json_t *o;
+    json_array_foreach(arr, i, o)
+    {
+        ctl_ledger_entry e;
+        memset(&e, 0, sizeof e);
+        json_t *at = json_object_get(o, "at");
+        if (!json_is_number(at) || !isfinite(json_number_value(at))) {
+            ds_err_set(err, "eviction ledger[%zu].at: must be a number", i);
+            goto fail;
+        }
+        e.at = json_number_value(at);
+        for (size_t f = 0; f < N_LFIELDS; f++) {
+            const char *v = json_string_value(json_object_get(o, lfields[f].json));
+            if (v == NULL) {
+                ds_err_set(err, "eviction ledger[%zu].%s: must be a string", i, lfields[f].json);
+                goto fail;
+            }
+            if (strlen(v) >= lfields[f].size) {
+                ds_err_set(err, "eviction ledger[%zu].%s: longer than %zu bytes", i,
+                           lfields[f].json, lfields[f].size - 1);
+                goto fail;
+            }
+            memcpy((char *)&e + lfields[f].off, v, strlen(v) + 1);
+        }
+        if (ctl_ledger_add(&tmp, &e, err))
+            goto fail;
+    }
+    json_decref(arr);
+    ctl_ledger_free(l);
+    *l = tmp;
+    return 0;
+fail:
+    json_decref(arr);
+    ctl_ledger_free(&tmp);
+    return -1;
+}

@@ -1,0 +1,586 @@
+/* main.c: bin/dagsched-controller: flags, logging, signals, the watches, leader election, the
+ * /healthz /readyz /metrics server, and the decision loop (round.c). See docs/controller.md. */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "controller.h"
+#include "httpd.h"
+#include "kutil.h"
+#include "log.h"
+#include "timefmt.h"
+
+#ifndef DAGSCHED_VERSION
+#define DAGSCHED_VERSION "dev"
+#endif
+
+static volatile sig_atomic_t g_signal;
+
+static void on_signal(int sig)
+{
+    g_signal = sig;
+}
+
+static void usage(FILE *f)
+{
+    fprintf(
+        f,
+        "Usage: dagsched-controller [flags]\n"
+        "\n"
+        "Releases DAG tasks when their upstream tasks succeed and evicts low-priority pods\n"
+        "for urgent deadline tasks (DSP). See docs/controller.md.\n"
+        "\n"
+        "Flags:\n"
+        "  --kubeconfig PATH              kubeconfig file (default: $KUBECONFIG, ~/.kube/config,\n"
+        "                                 else the in-cluster service account)\n"
+        "  --context NAME                 kubeconfig context (default: current-context)\n"
+        "  --policy-namespace NS          namespace of the SchedulingPolicy ConfigMaps, the\n"
+        "                                 eviction ledger and the Lease (default dagsched-system)\n"
+        "  --policy-name NAME             SchedulingPolicy to apply (default \"default\")\n"
+        "  --dry-run                      decide, log and post Events, but evict, release and\n"
+        "                                 annotate nothing\n"
+        "  --leader-elect BOOL            elect a leader on a Lease; only the leader writes\n"
+        "                                 (default true)\n"
+        "  --leader-elect-lease-name NAME Lease name (default dagsched-controller)\n"
+        "  --leader-elect-namespace NS    Lease namespace (default: --policy-namespace)\n"
+        "  --leader-elect-identity ID     this process's identity (default hostname_pid)\n"
+        "  --leader-elect-lease-duration D   (default 15s)\n"
+        "  --leader-elect-renew-deadline D   (default 10s)\n"
+        "  --leader-elect-retry-period D     (default 2s)\n"
+        "  --metrics-listen HOST:PORT     serve /healthz, /readyz and /metrics (default\n"
+        "                                 0.0.0.0:10271; \"\" disables)\n"
+        "  --cache-max-age D              act only while every watch was in contact with the\n"
+        "                                 API server within D (default 30s)\n"
+        "  --ledger-name NAME             ConfigMap of the eviction ledger (default\n"
+        "                                 dagsched-controller-evictions)\n"
+        "  --max-annotation-updates N     DSP annotation updates per round (default 100)\n"
+        "  --min-round-interval D         shortest time between two rounds (default 1s)\n"
+        "  --log-format text|json         (default text)\n"
+        "  --log-level debug|info|warn|error (default info)\n"
+        "  --help                         this text\n"
+        "  --version                      print the version\n");
+}
+
+static int parse_duration_flag(const char *name, const char *v, double *out)
+{
+    ds_err err = {{0}};
+    if (ds_duration_parse(v, out, &err) != 0) {
+        fprintf(stderr, "dagsched-controller: --%s: %s\n", name, err.msg);
+        return -1;
+    }
+    return 0;
+}
+
+static int parse_bool_flag(const char *name, const char *v, bool *out)
+{
+    if (v == NULL || strcmp(v, "true") == 0 || strcmp(v, "1") == 0) {
+        *out = true;
+        return 0;
+    }
+    if (strcmp(v, "false") == 0 || strcmp(v, "0") == 0) {
+        *out = false;
+        return 0;
+    }
+    fprintf(stderr, "dagsched-controller: --%s: must be true or false (got \"%.32s\")\n", name, v);
+    return -1;
+}
+
+enum {
+    OPT_KUBECONFIG = 1000,
+    OPT_CONTEXT,
+    OPT_POLICY_NS,
+    OPT_POLICY_NAME,
+    OPT_DRY_RUN,
+    OPT_LEADER_ELECT,
+    OPT_LEASE_NAME,
+    OPT_LEASE_NS,
+    OPT_IDENTITY,
+    OPT_LEASE_DURATION,
+    OPT_RENEW_DEADLINE,
+    OPT_RETRY_PERIOD,
+    OPT_METRICS,
+    OPT_CACHE_AGE,
+    OPT_LEDGER,
+    OPT_MAX_ANN,
+    OPT_MIN_ROUND,
+    OPT_LOG_FORMAT,
+    OPT_LOG_LEVEL,
+    OPT_HELP,
+    OPT_VERSION,
+};
+
+typedef struct flags {
+    ctl_options o;
+    const char *log_format, *log_level;
+    char identity[300];
+} flags;
+
+static int parse_flags(int argc, char **argv, flags *f)
+{
+    static const struct option opts[] = {
+        {"kubeconfig", required_argument, NULL, OPT_KUBECONFIG},
+        {"context", required_argument, NULL, OPT_CONTEXT},
+        {"policy-namespace", required_argument, NULL, OPT_POLICY_NS},
+        {"policy-name", required_argument, NULL, OPT_POLICY_NAME},
+        {"dry-run", optional_argument, NULL, OPT_DRY_RUN},
+        {"leader-elect", optional_argument, NULL, OPT_LEADER_ELECT},
+        {"leader-elect-lease-name", required_argument, NULL, OPT_LEASE_NAME},
+        {"leader-elect-namespace", required_argument, NULL, OPT_LEASE_NS},
+        {"leader-elect-identity", required_argument, NULL, OPT_IDENTITY},
+        {"leader-elect-lease-duration", required_argument, NULL, OPT_LEASE_DURATION},
+        {"leader-elect-renew-deadline", required_argument, NULL, OPT_RENEW_DEADLINE},
+        {"leader-elect-retry-period", required_argument, NULL, OPT_RETRY_PERIOD},
+        {"metrics-listen", required_argument, NULL, OPT_METRICS},
+        {"cache-max-age", required_argument, NULL, OPT_CACHE_AGE},
+        {"ledger-name", required_argument, NULL, OPT_LEDGER},
+        {"max-annotation-updates", required_argument, NULL, OPT_MAX_ANN},
+        {"min-round-interval", required_argument, NULL, OPT_MIN_ROUND},
+        {"log-format", required_argument, NULL, OPT_LOG_FORMAT},
+        {"log-level", required_argument, NULL, OPT_LOG_LEVEL},
+        {"help", no_argument, NULL, OPT_HELP},
+        {"version", no_argument, NULL, OPT_VERSION},
+        {NULL, 0, NULL, 0},
+    };
+    ctl_options *o = &f->o;
+    o->policy_namespace = "dagsched-system";
+    o->policy_name = "default";
+    o->leader_elect = true;
+    o->lease_name = "dagsched-controller";
+    o->lease_duration_s = 15;
+    o->renew_deadline_s = 10;
+    o->retry_period_s = 2;
+    o->metrics_listen = "0.0.0.0:10271";
+    o->cache_max_age_s = 30;
+    o->ledger_name = "dagsched-controller-evictions";
+    o->max_annotation_updates = 100;
+    o->min_round_interval_s = 1;
+    f->log_format = "text";
+    f->log_level = "info";
+    int c;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        const char *name = optind > 0 && optind <= argc ? argv[optind - 1] : "?";
+        switch (c) {
+        case OPT_KUBECONFIG:
+            o->kubeconfig = optarg;
+            break;
+        case OPT_CONTEXT:
+            o->context = optarg;
+            break;
+        case OPT_POLICY_NS:
+            o->policy_namespace = optarg;
+            break;
+        case OPT_POLICY_NAME:
+            o->policy_name = optarg;
+            break;
+        case OPT_DRY_RUN:
+            if (parse_bool_flag("dry-run", optarg, &o->dry_run))
+                return -1;
+            break;
+        case OPT_LEADER_ELECT:
+            if (parse_bool_flag("leader-elect", optarg, &o->leader_elect))
+                return -1;
+            break;
+        case OPT_LEASE_NAME:
+            o->lease_name = optarg;
+            break;
+        case OPT_LEASE_NS:
+            o->lease_namespace = optarg;
+            break;
+        case OPT_IDENTITY:
+            o->identity = optarg;
+            break;
+        case OPT_LEASE_DURATION:
+            if (parse_duration_flag("leader-elect-lease-duration", optarg, &o->lease_duration_s))
+                return -1;
+            break;
+        case OPT_RENEW_DEADLINE:
+            if (parse_duration_flag("leader-elect-renew-deadline", optarg, &o->renew_deadline_s))
+                return -1;
+            break;
+        case OPT_RETRY_PERIOD:
+            if (parse_duration_flag("leader-elect-retry-period", optarg, &o->retry_period_s))
+                return -1;
+            break;
+        case OPT_METRICS:
+            o->metrics_listen = optarg;
+            break;
+        case OPT_CACHE_AGE:
+            if (parse_duration_flag("cache-max-age", optarg, &o->cache_max_age_s))
+                return -1;
+            break;
+        case OPT_LEDGER:
+            o->ledger_name = optarg;
+            break;
+        case OPT_MAX_ANN: {
+            char *end;
+            errno = 0;
+            long v = strtol(optarg, &end, 10);
+            if (errno || *end || v < 0 || v > 100000) {
+                fprintf(stderr,
+                        "dagsched-controller: --max-annotation-updates: must be 0..100000 (got "
+                        "\"%.32s\")\n",
+                        optarg);
+                return -1;
+            }
+            o->max_annotation_updates = (int)v;
+            break;
+        }
+        case OPT_MIN_ROUND:
+            if (parse_duration_flag("min-round-interval", optarg, &o->min_round_interval_s))
+                return -1;
+            break;
+        case OPT_LOG_FORMAT:
+            f->log_format = optarg;
+            break;
+        case OPT_LOG_LEVEL:
+            f->log_level = optarg;
+            break;
+        case OPT_HELP:
+            usage(stdout);
+            exit(0);
+        case OPT_VERSION:
+            printf("dagsched-controller %s\n", DAGSCHED_VERSION);
+            exit(0);
+        default:
+            fprintf(stderr, "dagsched-controller: unknown or incomplete flag %s (see --help)\n",
+                    name);
+            return -1;
+        }
+    }
+    if (optind < argc) {
+        fprintf(stderr, "dagsched-controller: unexpected argument \"%.64s\" (see --help)\n",
+                argv[optind]);
+        return -1;
+    }
+    if (o->lease_namespace == NULL)
+        o->lease_namespace = o->policy_namespace;
+    if (o->identity == NULL) {
+        char host[256] = "unknown";
+        gethostname(host, sizeof host - 1);
+        snprintf(f->identity, sizeof f->identity, "%s_%ld", host, (long)getpid());
+        o->identity = f->identity;
+    }
+    if (!(o->renew_deadline_s < o->lease_duration_s) ||
+        !(o->renew_deadline_s > 1.2 * o->retry_period_s)) {
+        fprintf(stderr, "dagsched-controller: leader election needs retry-period * 1.2 < "
+                        "renew-deadline < lease-duration\n");
+        return -1;
+    }
+    if (o->min_round_interval_s < 0.1) {
+        fprintf(stderr, "dagsched-controller: --min-round-interval: at least 100ms\n");
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- informer callbacks ---- */
+
+static bool pod_changed(const kube_pod *a, const kube_pod *b)
+{
+    if (a->phase != b->phase || a->unschedulable != b->unschedulable || a->n_gates != b->n_gates ||
+        a->meta.deleting != b->meta.deleting)
+        return true;
+    if ((a->node_name == NULL) != (b->node_name == NULL))
+        return true;
+    return a->node_name != NULL && strcmp(a->node_name, b->node_name) != 0;
+}
+
+static void kick_add(void *user, const kube_meta *obj)
+{
+    (void)obj;
+    ctl_kick(user);
+}
+
+static void kick_update(void *user, const kube_meta *old, const kube_meta *cur)
+{
+    (void)old;
+    (void)cur;
+    ctl_kick(user);
+}
+
+static void pod_update(void *user, const kube_meta *old, const kube_meta *cur)
+{
+    if (pod_changed((const kube_pod *)old, (const kube_pod *)cur))
+        ctl_kick(user);
+}
+
+static void node_update(void *user, const kube_meta *old, const kube_meta *cur)
+{
+    const kube_node *a = (const kube_node *)old, *b = (const kube_node *)cur;
+    if (a->ready != b->ready || a->unschedulable != b->unschedulable ||
+        memcmp(&a->allocatable, &b->allocatable, sizeof a->allocatable) != 0)
+        ctl_kick(user);
+}
+
+static void on_started(void *user)
+{
+    ctl_controller *c = user;
+    atomic_store(&c->leading, true);
+    atomic_store(&c->need_ledger, true);
+    KLOG_INFO("leader", "%s is now the leader", c->opt.identity);
+    ctl_kick(c);
+}
+
+static void on_stopped(void *user)
+{
+    ctl_controller *c = user;
+    atomic_store(&c->leading, false);
+    KLOG_WARN("leader", "%s is no longer the leader", c->opt.identity);
+}
+
+static void on_new_leader(void *user, const char *identity)
+{
+    ctl_controller *c = user;
+    if (identity != NULL && strcmp(identity, c->opt.identity) != 0)
+        KLOG_INFO("leader", "the leader is %s", identity[0] ? identity : "(none)");
+}
+
+static int start_informer(ctl_controller *c, kube_kind kind, const char *ns, const char *selector,
+                          kube_informer_callbacks cb, kube_informer **out)
+{
+    kube_informer_opts io;
+    memset(&io, 0, sizeof io);
+    io.kind = kind;
+    io.namespace = ns;
+    io.label_selector = selector;
+    io.cb = cb;
+    io.decode.gpu_names = NULL;
+    io.decode.n_gpu_names = 0;
+    static const char *gpu_default[] = {"nvidia.com/gpu", "amd.com/gpu"};
+    io.decode.gpu_names = gpu_default;
+    io.decode.n_gpu_names = 2;
+    ds_err err = {{0}};
+    if (kube_informer_new(c->client, &io, out, &err) != 0 || kube_informer_start(*out, &err) != 0) {
+        KLOG_ERROR("main", "%s watch: %s", kube_kind_name(kind), err.msg);
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- HTTP ---- */
+
+static void h_healthz(void *ctx, const httpd_request *req, httpd_response *resp)
+{
+    (void)ctx;
+    (void)req;
+    httpd_respond(resp, 200, "text/plain", "ok\n");
+}
+
+static void h_readyz(void *ctx, const httpd_request *req, httpd_response *resp)
+{
+    (void)req;
+    ctl_controller *c = ctx;
+    kube_informer *all[] = {c->pods, c->nodes, c->pdbs, c->jobs, c->graphs, c->policies};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        if (!kube_informer_healthy(all[i], c->opt.cache_max_age_s)) {
+            httpd_respond(resp, 503, "text/plain", "watches not synced or out of contact\n");
+            return;
+        }
+    httpd_respond(resp, 200, "text/plain", "ok\n");
+}
+
+static void h_metrics(void *ctx, const httpd_request *req, httpd_response *resp)
+{
+    (void)req;
+    ctl_controller *c = ctx;
+    metrics_set(c->m.leader, NULL, ctl_may_write(c) ? 1 : 0);
+    char *text = NULL;
+    size_t len = 0;
+    if (metrics_render(c->m.reg, &text, &len) != 0) {
+        httpd_respond(resp, 500, "text/plain", "out of memory\n");
+        return;
+    }
+    resp->status = 200;
+    resp->content_type = "text/plain; version=0.0.4";
+    resp->body = text;
+    resp->body_len = len;
+}
+
+static int start_http(ctl_controller *c, httpd **out)
+{
+    *out = NULL;
+    const char *l = c->opt.metrics_listen;
+    if (l == NULL || l[0] == '\0')
+        return 0;
+    const char *colon = strrchr(l, ':');
+    char host[128];
+    if (colon == NULL || (size_t)(colon - l) >= sizeof host) {
+        KLOG_ERROR("main", "--metrics-listen: expected HOST:PORT (got \"%.64s\")", l);
+        return -1;
+    }
+    memcpy(host, l, (size_t)(colon - l));
+    host[colon - l] = '\0';
+    char *end;
+    long port = strtol(colon + 1, &end, 10);
+    if (*end != '\0' || port < 0 || port > 65535) {
+        KLOG_ERROR("main", "--metrics-listen: invalid port (got \"%.64s\")", l);
+        return -1;
+    }
+    httpd_route routes[] = {
+        {"GET", "/healthz", h_healthz, c},
+        {"GET", "/readyz", h_readyz, c},
+        {"GET", "/metrics", h_metrics, c},
+    };
+    httpd_opts ho;
+    memset(&ho, 0, sizeof ho);
+    ho.host = host[0] ? host : "0.0.0.0";
+    ho.port = (int)port;
+    ho.max_body = 4096;
+    ho.routes = routes;
+    ho.n_routes = 3;
+    ho.metrics = c->m.reg;
+    ho.metrics_prefix = "dagsched_controller_http";
+    ds_err err = {{0}};
+    if (httpd_start(&ho, out, &err) != 0) {
+        KLOG_ERROR("main", "--metrics-listen %s: %s", l, err.msg);
+        return -1;
+    }
+    KLOG_INFO("main", "serving /healthz, /readyz and /metrics on %s:%d", ho.host, httpd_port(*out));
+    return 0;
+}
+
+/* Signals are turned into c->stop by a watcher thread (handlers only set a flag). */
+static void *signal_watch(void *arg)
+{
+    ctl_controller *c = arg;
+    while (!atomic_load(&c->stop)) {
+        if (g_signal != 0) {
+            KLOG_INFO("main", "signal %d: shutting down", (int)g_signal);
+            atomic_store(&c->stop, true);
+            ctl_kick(c);
+            break;
+        }
+        struct timespec ts = {0, 100 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+    return NULL;
+}
+
+int main(int argc, char **argv)
+{
+    flags f;
+    memset(&f, 0, sizeof f);
+    if (parse_flags(argc, argv, &f) != 0)
+        return 2;
+    kube_log_level level;
+    kube_log_format format;
+    if (kube_log_level_parse(f.log_level, &level) != 0) {
+        fprintf(stderr, "dagsched-controller: --log-level: unknown level \"%.32s\"\n", f.log_level);
+        return 2;
+    }
+    if (kube_log_format_parse(f.log_format, &format) != 0) {
+        fprintf(stderr, "dagsched-controller: --log-format: must be text or json (got \"%.32s\")\n",
+                f.log_format);
+        return 2;
+    }
+    kube_log_setup(level, format, NULL);
+
+    static ctl_controller c; /* large (the memo): not on the stack */
+    c.opt = f.o;
+    pthread_mutex_init(&c.mu, NULL);
+    pthread_cond_init(&c.cv, NULL);
+    ctl_memo_init(&c.memo);
+    ctl_policy_state_init(&c.policy);
+    if (ctl_metrics_init(&c.m) != 0) {
+        KLOG_ERROR("main", "metrics: out of memory");
+        return 1;
+    }
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    signal(SIGPIPE, SIG_IGN);
+
+    kube_config_opts co = {.kubeconfig = c.opt.kubeconfig, .context = c.opt.context};
+    kube_config *cfg = NULL;
+    ds_err err = {{0}};
+    if (kube_config_load(&co, &cfg, &err) != 0) {
+        KLOG_ERROR("main", "%s", err.msg);
+        return 1;
+    }
+    kube_client_opts clo = {.user_agent = CTL_COMPONENT};
+    if (kube_client_new(cfg, &clo, &c.client, &err) != 0) {
+        KLOG_ERROR("main", "%s", err.msg);
+        kube_config_free(cfg);
+        return 1;
+    }
+    KLOG_INFO("main", "dagsched-controller %s: API server %s (%s)%s", DAGSCHED_VERSION, cfg->server,
+              cfg->source, c.opt.dry_run ? ", dry run" : "");
+    kube_config_free(cfg);
+    ctl_ledger_store_init(&c.ledger, c.client, c.opt.policy_namespace, c.opt.ledger_name);
+    atomic_store(&c.need_ledger, true);
+
+    httpd *http = NULL;
+    int rc = 1;
+    kube_informer_callbacks pod_cb = {kick_add, pod_update, kick_add, NULL, &c};
+    kube_informer_callbacks node_cb = {kick_add, node_update, kick_add, NULL, &c};
+    kube_informer_callbacks all_cb = {kick_add, kick_update, kick_add, NULL, &c};
+    kube_informer_callbacks none_cb = {NULL, NULL, NULL, NULL, &c};
+    if (start_informer(&c, KUBE_KIND_POD, NULL, NULL, pod_cb, &c.pods) != 0 ||
+        start_informer(&c, KUBE_KIND_NODE, NULL, NULL, node_cb, &c.nodes) != 0 ||
+        start_informer(&c, KUBE_KIND_PDB, NULL, NULL, none_cb, &c.pdbs) != 0 ||
+        start_informer(&c, KUBE_KIND_JOB, NULL, "dagsched.io/task", all_cb, &c.jobs) != 0 ||
+        start_informer(&c, KUBE_KIND_CONFIGMAP, NULL, "dagsched.io/kind=JobGraph", all_cb,
+                       &c.graphs) != 0 ||
+        start_informer(&c, KUBE_KIND_CONFIGMAP, c.opt.policy_namespace,
+                       "dagsched.io/kind=SchedulingPolicy", all_cb, &c.policies) != 0)
+        goto out;
+    if (start_http(&c, &http) != 0)
+        goto out;
+    if (c.opt.leader_elect) {
+        kube_leader_opts lo = {.namespace = c.opt.lease_namespace,
+                               .name = c.opt.lease_name,
+                               .identity = c.opt.identity,
+                               .lease_duration_s = c.opt.lease_duration_s,
+                               .renew_deadline_s = c.opt.renew_deadline_s,
+                               .retry_period_s = c.opt.retry_period_s,
+                               .on_started = on_started,
+                               .on_stopped = on_stopped,
+                               .on_new_leader = on_new_leader,
+                               .user = &c};
+        if (kube_leader_new(c.client, &lo, &c.leader, &err) != 0 ||
+            kube_leader_start(c.leader, &err) != 0) {
+            KLOG_ERROR("main", "leader election: %s", err.msg);
+            goto out;
+        }
+        KLOG_INFO("main", "leader election on lease %s/%s as %s", c.opt.lease_namespace,
+                  c.opt.lease_name, c.opt.identity);
+    } else {
+        KLOG_INFO("main", "leader election off: this process acts alone");
+    }
+    pthread_t sig_thread;
+    if (pthread_create(&sig_thread, NULL, signal_watch, &c) != 0) {
+        KLOG_ERROR("main", "cannot start the signal thread");
+        goto out;
+    }
+    ctl_loop(&c);
+    atomic_store(&c.stop, true);
+    pthread_join(sig_thread, NULL);
+    rc = 0;
+out:
+    atomic_store(&c.stop, true);
+    if (c.leader != NULL) {
+        kube_leader_stop(c.leader); /* releases the Lease for a fast takeover */
+        kube_leader_free(c.leader);
+    }
+    httpd_stop(http);
+    kube_informer *all[] = {c.pods, c.nodes, c.pdbs, c.jobs, c.graphs, c.policies};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        if (all[i] != NULL)
+            kube_informer_stop(all[i]);
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        if (all[i] != NULL)
+            kube_informer_free(all[i]);
+    ctl_ledger_store_free(&c.ledger);
+    ctl_memo_free(&c.memo);
+    kube_client_free(c.client);
+    metrics_registry_free(c.m.reg);
+    KLOG_INFO("main", "stopped");
+    return rc;
+}

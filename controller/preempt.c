@@ -1,0 +1,424 @@
+/* preempt.c: one round of DSP preemption over the controller's view (see preempt.h). */
+#include "preempt.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CTL_PREEMPT_ROUNDS 4
+
+typedef struct node_ix {
+    const char *name;
+    size_t idx;
+} node_ix;
+
+static int cmp_node_ix(const void *a, const void *b)
+{
+    return strcmp(((const node_ix *)a)->name, ((const node_ix *)b)->name);
+}
+
+static size_t find_node(const node_ix *ix, size_t n, const char *name)
+{
+    node_ix key = {.name = name, .idx = 0};
+    const node_ix *hit = n ? bsearch(&key, ix, n, sizeof *ix, cmp_node_ix) : NULL;
+    return hit ? hit->idx : DS_NO_TASK;
+}
+
+typedef struct plan_state {
+    const ctl_preempt_in *in;
+    ctl_preempt_out *out;
+    node_ix *nix;
+    ds_node_free *nf;
+    ds_running_task *run;
+    size_t *run_pod; /* running index -> pod index */
+    size_t n_run;
+    ds_waiting_task *wait;
+    size_t *wait_pod; /* waiting index -> pod index */
+    size_t n_wait;
+    bool *constrained;   /* [n_wait] cannot use every schedulable node */
+    bool *unconstrained; /* [n_wait] the complement */
+    bool *one;           /* [n_wait] scratch: a single active preemptor */
+    ds_waiting_task *wsel;
+    ds_node_free *nf_work;     /* node state as if the accepted plans were carried out */
+    ds_node_free *nf_one;      /* nf_work restricted to one preemptor's nodes */
+    ds_running_task *run_work; /* run with the accepted and excluded victims not evictable */
+    bool *excluded;            /* [n_run] removed by a failed check */
+    ds_decision *dec;
+    ctl_eviction *acc;
+    size_t n_acc;
+} plan_state;
+
+static void state_free(plan_state *s)
+{
+    free(s->nix);
+    free(s->nf);
+    free(s->run);
+    free(s->run_pod);
+    free(s->wait);
+    free(s->wait_pod);
+    free(s->constrained);
+    free(s->unconstrained);
+    free(s->one);
+    free(s->wsel);
+    free(s->nf_work);
+    free(s->nf_one);
+    free(s->run_work);
+    free(s->excluded);
+    free(s->dec);
+    free(s->acc);
+}
+
+static int check_input(const ctl_preempt_in *in, ds_err *err)
+{
+    if (in->policy == NULL || in->ledger == NULL)
+        return ds_err_set(err, "preemption round: missing policy or ledger");
+    if ((in->pods == NULL && in->n_pods) || (in->nodes == NULL && in->n_nodes) ||
+        (in->dags == NULL && in->n_jobs))
+        return ds_err_set(err, "preemption round: missing array");
+    for (size_t i = 0; i < in->n_pods; i++) {
+        const ctl_pod *p = &in->pods[i];
+        if (p->task.job != DS_NO_TASK &&
+            (p->task.job >= in->n_jobs || p->task.task >= in->dags[p->task.job]->n))
+            return ds_err_set(err, "pod %s/%s: task reference %zu/%zu outside the %zu jobs", p->ns,
+                              p->name, p->task.job, p->task.task, in->n_jobs);
+    }
+    return 0;
+}
+
+/* Node index and free resources; cordoned or not-ready nodes take nothing and lose nothing. */
+static int build_nodes(plan_state *s, const ctl_budget *b, ds_err *err)
+{
+    const ctl_preempt_in *in = s->in;
+    s->nix = calloc(in->n_nodes ? in->n_nodes : 1, sizeof *s->nix);
+    s->nf = calloc(in->n_nodes ? in->n_nodes : 1, sizeof *s->nf);
+    if (s->nix == NULL || s->nf == NULL)
+        return ds_err_set(err, "preemption round: out of memory");
+    for (size_t i = 0; i < in->n_nodes; i++) {
+        s->nix[i].name = in->nodes[i].name;
+        s->nix[i].idx = i;
+        s->nf[i].free_ = in->nodes[i].allocatable;
+    }
+    qsort(s->nix, in->n_nodes, sizeof *s->nix, cmp_node_ix);
+    for (size_t i = 0; i < in->n_pods; i++) {
+        const ctl_pod *p = &in->pods[i];
+        if (p->state != CTL_POD_BOUND || p->node[0] == '\0')
+            continue;
+        size_t n = find_node(s->nix, in->n_nodes, p->node);
+        if (n != DS_NO_TASK)
+            ds_res_sub(&s->nf[n].free_, &p->request);
+    }
+    for (size_t i = 0; i < in->n_nodes; i++) {
+        if (!in->nodes[i].schedulable) {
+            for (int k = 0; k < DS_RES_N; k++)
+                s->nf[i].free_.v[k] = INT64_MIN / 4;
+            s->nf[i].evictions_left = 0;
+        } else {
+            s->nf[i].evictions_left = ctl_budget_node_left(b, in->nodes[i].name);
+        }
+    }
+    return 0;
+}
+
+static int build_tasks(plan_state *s, const ctl_budget *b, ds_err *err)
+{
+    const ctl_preempt_in *in = s->in;
+    const ds_policy *pol = in->policy;
+    size_t n = in->n_pods ? in->n_pods : 1;
+    s->run = calloc(n, sizeof *s->run);
+    s->run_pod = calloc(n, sizeof *s->run_pod);
+    s->wait = calloc(n, sizeof *s->wait);
+    s->wait_pod = calloc(n, sizeof *s->wait_pod);
+    s->wsel = calloc(n, sizeof *s->wsel);
+    s->dec = calloc(n, sizeof *s->dec);
+    s->acc = calloc(n, sizeof *s->acc);
+    if (!s->run || !s->run_pod || !s->wait || !s->wait_pod || !s->wsel || !s->dec || !s->acc)
+        return ds_err_set(err, "preemption round: out of memory");
+
+    for (size_t i = 0; i < in->n_pods; i++) {
+        const ctl_pod *p = &in->pods[i];
+        s->out->guard[i] = CTL_GUARD_NOT_RUNNING;
+        if (p->task.job == DS_NO_TASK || !p->task.evaluated) {
+            s->out->guard[i] = CTL_GUARD_NOT_A_TASK;
+            continue;
+        }
+        if (p->state == CTL_POD_BOUND) {
+            size_t node = find_node(s->nix, in->n_nodes, p->node);
+            if (node == DS_NO_TASK)
+                continue;
+            ctl_guard g = ctl_guard_victim(pol, b, p);
+            s->out->guard[i] = g;
+            double ran = isnan(p->started_at) ? 0.0 : in->now - p->started_at;
+            ds_running_task *r = &s->run[s->n_run];
+            r->job = p->task.job;
+            r->task = p->task.task;
+            r->priority = p->task.eval.priority;
+            r->t_allow_s = p->task.eval.t_allow_s;
+            r->ran_s = ran > 0.0 && isfinite(ran) ? ran : 0.0;
+            r->request = p->request;
+            r->node = node;
+            r->evictable = g == CTL_GUARD_OK;
+            s->run_pod[s->n_run++] = i;
+            s->out->n_running++;
+            if (r->evictable)
+                s->out->n_evictable++;
+            continue;
+        }
+        bool pending = p->state == CTL_POD_PENDING || p->state == CTL_POD_UNSCHEDULABLE;
+        if (!pending || p->terminating || p->node[0] != '\0' || p->task.state != DS_TASK_WAITING)
+            continue;
+        if (ds_dsp_is_urgent(&p->task.eval, pol->urgent_threshold_s))
+            s->out->n_urgent++;
+        if (p->state != CTL_POD_UNSCHEDULABLE)
+            continue; /* kube-scheduler has not found it unschedulable (yet) */
+        if (ctl_guard_preemptor_cooling(pol, in->ledger, p, in->now)) {
+            s->out->n_cooling++;
+            continue;
+        }
+        ds_waiting_task *w = &s->wait[s->n_wait];
+        w->job = p->task.job;
+        w->task = p->task.task;
+        w->priority = p->task.eval.priority;
+        w->t_allow_s = p->task.eval.t_allow_s;
+        w->t_wait_s = isfinite(p->task.eval.t_wait_s) && p->task.eval.t_wait_s > 0.0
+                          ? p->task.eval.t_wait_s
+                          : 0.0;
+        w->request = p->request;
+        s->wait_pod[s->n_wait++] = i;
+    }
+    s->out->n_waiting = s->n_wait;
+    return 0;
+}
+
+/* Evictions already accepted in this round for a namespace. */
+static size_t accepted_in_ns(const plan_state *s, const char *ns)
+{
+    size_t c = 0;
+    for (size_t i = 0; i < s->n_acc; i++)
+        if (strcmp(s->in->pods[s->acc[i].victim].ns, ns) == 0)
+            c++;
+    return c;
+}
+
+/* Check one preemptor's plan (decisions [from, to)); append it when it passes. Returns whether it
+ * passed; on failure the offending victims are excluded from the next round. */
+static bool check_plan(plan_state *s, const ctl_budget *b, size_t from, size_t to)
+{
+    const ctl_preempt_in *in = s->in;
+    size_t wi = s->dec[from].waiting;
+    const ctl_pod *pre = &in->pods[s->wait_pod[wi]];
+    bool ok = ctl_guard_node_eligible(pre, &in->nodes[s->dec[from].node]);
+    for (size_t d = from; d < to; d++) {
+        size_t ri = s->dec[d].running;
+        const ctl_pod *vic = &in->pods[s->run_pod[ri]];
+        if (!ctl_guard_pair_ok(pre, vic)) {
+            s->excluded[ri] = true;
+            ok = false;
+            continue;
+        }
+        size_t same_group = 0;
+        for (size_t e = from; e < d; e++)
+            if (strcmp(in->pods[s->run_pod[s->dec[e].running]].ns, vic->ns) == 0)
+                same_group++;
+        size_t left = ctl_budget_namespace_left(b, vic->ns);
+        size_t used = accepted_in_ns(s, vic->ns) + same_group;
+        if (used >= left) {
+            s->excluded[ri] = true;
+            s->out->guard[s->run_pod[ri]] = CTL_GUARD_NAMESPACE_LIMIT;
+            ok = false;
+        }
+    }
+    if (!ok)
+        return false;
+    for (size_t d = from; d < to; d++) {
+        size_t ri = s->dec[d].running;
+        ctl_eviction *e = &s->acc[s->n_acc++];
+        e->victim = s->run_pod[ri];
+        e->preemptor = s->wait_pod[wi];
+        e->node = s->dec[d].node;
+        e->reason = s->dec[d].reason;
+        e->gap = s->dec[d].gap;
+        e->normalised_gap = s->dec[d].normalised_gap;
+        /* The working state as if the victim were gone. */
+        ds_res_add(&s->nf_work[e->node].free_, &s->run[ri].request);
+        if (s->nf_work[e->node].evictions_left > 0)
+            s->nf_work[e->node].evictions_left--;
+        s->run_work[ri].evictable = false;
+    }
+    ds_res_sub(&s->nf_work[s->dec[from].node].free_, &s->wait[wi].request);
+    return true;
+}
+
+/* Run the algorithm once with the waiting tasks for which active[i] is true keeping their
+ * request (the others get a zero request: they count in the average priority gap and in the
+ * delta ranking, but fit anywhere and so never preempt), on `nodes`; check and accept the plans.
+ * Returns the number of plans removed, or -1 on error. */
+static long run_once(plan_state *s, const ctl_budget *b, const bool *active,
+                     const ds_node_free *nodes, ds_err *err)
+{
+    const ctl_preempt_in *in = s->in;
+    if (s->n_acc >= b->total_left)
+        return 0;
+    ds_preempt_params params = in->policy->preemption;
+    params.epsilon_s = in->policy->urgent_threshold_s;
+    params.max_evictions = b->total_left - s->n_acc;
+    for (size_t i = 0; i < s->n_wait; i++) {
+        s->wsel[i] = s->wait[i];
+        if (!active[i])
+            memset(&s->wsel[i].request, 0, sizeof s->wsel[i].request);
+    }
+    long nd = ds_select_victims(s->wsel, s->n_wait, s->run_work, s->n_run, nodes, in->n_nodes,
+                                in->dags, in->n_jobs, &params, s->dec, s->n_run, err);
+    if (nd < 0)
+        return -1;
+    long dropped = 0;
+    for (size_t from = 0; from < (size_t)nd;) {
+        size_t to = from + 1;
+        while (to < (size_t)nd && s->dec[to].waiting == s->dec[from].waiting)
+            to++;
+        if (!check_plan(s, b, from, to))
+            dropped++;
+        from = to;
+    }
+    return dropped;
+}
+
+/* Waiting tasks a before b: higher priority first, then input order. */
+static bool wait_before(const plan_state *s, size_t a, size_t b)
+{
+    double x = s->wait[a].priority, y = s->wait[b].priority;
+    if (x != y)
+        return x > y;
+    return a < b;
+}
+
+/* Which waiting tasks cannot use every schedulable node (node selector, taints): those are
+ * planned one at a time on the nodes they can use, after the others. */
+static int mark_constrained(plan_state *s, ds_err *err)
+{
+    const ctl_preempt_in *in = s->in;
+    s->constrained = calloc(s->n_wait ? s->n_wait : 1, sizeof *s->constrained);
+    s->unconstrained = calloc(s->n_wait ? s->n_wait : 1, sizeof *s->unconstrained);
+    s->nf_work = calloc(in->n_nodes ? in->n_nodes : 1, sizeof *s->nf_work);
+    s->nf_one = calloc(in->n_nodes ? in->n_nodes : 1, sizeof *s->nf_one);
+    s->run_work = calloc(s->n_run ? s->n_run : 1, sizeof *s->run_work);
+    s->excluded = calloc(s->n_run ? s->n_run : 1, sizeof *s->excluded);
+    s->one = calloc(s->n_wait ? s->n_wait : 1, sizeof *s->one);
+    if (!s->constrained || !s->unconstrained || !s->nf_work || !s->nf_one || !s->run_work ||
+        !s->excluded || !s->one)
+        return ds_err_set(err, "preemption round: out of memory");
+    for (size_t i = 0; i < s->n_wait; i++) {
+        const ctl_pod *p = &in->pods[s->wait_pod[i]];
+        bool all = true;
+        for (size_t n = 0; n < in->n_nodes && all; n++)
+            if (in->nodes[n].schedulable && !ctl_guard_node_eligible(p, &in->nodes[n]))
+                all = false;
+        s->constrained[i] = !all;
+        s->unconstrained[i] = all;
+    }
+    return 0;
+}
+
+static int select_rounds(plan_state *s, const ctl_budget *b, ds_err *err)
+{
+    const ctl_preempt_in *in = s->in;
+    if (mark_constrained(s, err))
+        return -1;
+    /* Constrained preemptors in descending priority order. */
+    size_t *order = calloc(s->n_wait ? s->n_wait : 1, sizeof *order);
+    if (order == NULL)
+        return ds_err_set(err, "preemption round: out of memory");
+    size_t n_order = 0;
+    for (size_t i = 0; i < s->n_wait; i++)
+        if (s->constrained[i])
+            order[n_order++] = i;
+    for (size_t i = 1; i < n_order; i++) /* insertion sort: few constrained preemptors */
+        for (size_t j = i; j > 0 && wait_before(s, order[j], order[j - 1]); j--) {
+            size_t t = order[j];
+            order[j] = order[j - 1];
+            order[j - 1] = t;
+        }
+
+    int rc = 0;
+    for (int round = 0; round < CTL_PREEMPT_ROUNDS; round++) {
+        s->out->rounds++;
+        s->n_acc = 0;
+        memcpy(s->nf_work, s->nf, in->n_nodes * sizeof *s->nf);
+        memcpy(s->run_work, s->run, s->n_run * sizeof *s->run);
+        for (size_t r = 0; r < s->n_run; r++)
+            if (s->excluded[r])
+                s->run_work[r].evictable = false;
+        long dropped = run_once(s, b, s->unconstrained, s->nf_work, err);
+        if (dropped < 0) {
+            rc = -1;
+            break;
+        }
+        for (size_t k = 0; k < n_order; k++) {
+            size_t wi = order[k];
+            const ctl_pod *p = &in->pods[s->wait_pod[wi]];
+            for (size_t n = 0; n < in->n_nodes; n++) {
+                s->nf_one[n] = s->nf_work[n];
+                if (!ctl_guard_node_eligible(p, &in->nodes[n])) {
+                    for (int kk = 0; kk < DS_RES_N; kk++)
+                        s->nf_one[n].free_.v[kk] = INT64_MIN / 4;
+                    s->nf_one[n].evictions_left = 0;
+                }
+            }
+            memset(s->one, 0, s->n_wait * sizeof *s->one);
+            s->one[wi] = true;
+            long d = run_once(s, b, s->one, s->nf_one, err);
+            if (d < 0) {
+                rc = -1;
+                break;
+            }
+            dropped += d;
+        }
+        if (rc)
+            break;
+        s->out->n_dropped += (size_t)dropped;
+        if (dropped == 0)
+            break;
+    }
+    free(order);
+    return rc;
+}
+
+int ctl_preempt_plan(const ctl_preempt_in *in, ctl_preempt_out *out, ds_err *err)
+{
+    memset(out, 0, sizeof *out);
+    if (check_input(in, err))
+        return -1;
+    out->guard = calloc(in->n_pods ? in->n_pods : 1, sizeof *out->guard);
+    if (out->guard == NULL)
+        return ds_err_set(err, "preemption round: out of memory");
+    plan_state s;
+    memset(&s, 0, sizeof s);
+    s.in = in;
+    s.out = out;
+    ctl_budget b;
+    ctl_budget_init(&b, in->policy, in->ledger, in->now);
+    if (build_nodes(&s, &b, err) || build_tasks(&s, &b, err))
+        goto fail;
+    if (in->policy->preemption_enabled && b.total_left > 0 && s.n_wait > 0 && s.n_run > 0) {
+        if (select_rounds(&s, &b, err))
+            goto fail;
+        if (s.n_acc > 0) {
+            out->ev = s.acc;
+            out->n_ev = s.n_acc;
+            s.acc = NULL;
+        }
+    }
+    state_free(&s);
+    return 0;
+fail:
+    state_free(&s);
+    ctl_preempt_out_free(out);
+    return -1;
+}
+
+void ctl_preempt_out_free(ctl_preempt_out *out)
+{
+    free(out->ev);
+    free(out->guard);
+    memset(out, 0, sizeof *out);
+}

@@ -1,0 +1,66 @@
+/* preempt.h: one round of DSP preemption over the controller's view, as a pure function.
+ *
+ * Builds the inputs of DSP Algorithm 1 (lib/victim.h) from the view: the waiting tasks (DAG tasks
+ * whose upstream tasks all succeeded, that kube-scheduler found unschedulable, not terminating and
+ * not cooling down after an eviction already made for them), the running DAG tasks (each marked
+ * evictable only when every guard of guards.h passes) and each node's free resources and eviction
+ * budget (allocatable minus the requests of every pod bound to it, terminating ones included;
+ * cordoned or not-ready nodes take no preemptor and lose no pod). Then it runs
+ * ds_select_victims and checks each preemptor's plan against what the algorithm does not know:
+ * the preemptor's node selector and the node's taints, the Kubernetes priority of the victims
+ * (never above the preemptor's) and the per-namespace eviction limit. A plan that fails is
+ * removed and the selection is run again without the offending victim or node choice (a few
+ * rounds at most), so that every eviction returned is one the controller may carry out. */
+#ifndef DAGSCHED_CONTROLLER_PREEMPT_H
+#define DAGSCHED_CONTROLLER_PREEMPT_H
+
+#include <stddef.h>
+
+#include "dag.h"
+#include "ds_error.h"
+#include "guards.h"
+#include "ledger.h"
+#include "policy.h"
+#include "victim.h"
+#include "view.h"
+
+typedef struct ctl_preempt_in {
+    const ctl_pod *pods;
+    size_t n_pods;
+    const ctl_node *nodes;
+    size_t n_nodes;
+    const ds_dag *const *dags; /* the jobs' DAGs, indexed by ctl_task_info.job */
+    size_t n_jobs;
+    const ds_policy *policy;
+    const ctl_ledger *ledger;
+    double now;
+} ctl_preempt_in;
+
+typedef struct ctl_eviction {
+    size_t victim;    /* index into pods */
+    size_t preemptor; /* index into pods */
+    size_t node;      /* index into nodes */
+    ds_preempt_reason reason;
+    double gap;            /* P_preemptor - P_victim */
+    double normalised_gap; /* gap / average neighbour gap (INFINITY when that is 0) */
+} ctl_eviction;
+
+typedef struct ctl_preempt_out {
+    ctl_eviction *ev; /* in the order they should be carried out */
+    size_t n_ev;
+    ctl_guard *guard; /* [n_pods]: the guard verdict of every running DAG task; NOT_RUNNING else */
+    size_t n_waiting; /* waiting tasks offered to the algorithm */
+    size_t n_urgent;  /* pending DAG tasks whose slack is within the urgent threshold */
+    size_t n_cooling; /* waiting tasks held back by the preemptor cooldown */
+    size_t n_running; /* running DAG tasks */
+    size_t n_evictable; /* of which evictable */
+    size_t n_dropped;   /* preemption plans removed by the checks after the algorithm */
+    int rounds;         /* selections run */
+} ctl_preempt_out;
+
+/* Plan one round. With preemption disabled in the policy, or no budget left, the plan is empty
+ * (the counts are still filled). -1 with err set on invalid input or allocation failure. */
+int ctl_preempt_plan(const ctl_preempt_in *in, ctl_preempt_out *out, ds_err *err);
+void ctl_preempt_out_free(ctl_preempt_out *out);
+
+#endif

@@ -1,0 +1,109 @@
+/* release.c: release of held-back DAG tasks and nudges of rejected pods (see release.h). */
+#include "release.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct cand {
+    ctl_release r;
+    double created;
+    const char *ns, *name;
+} cand;
+
+static int cmp_cand(const void *pa, const void *pb)
+{
+    const cand *a = pa, *b = pb;
+    if (a->r.priority != b->r.priority)
+        return a->r.priority > b->r.priority ? -1 : 1;
+    if (a->created != b->created)
+        return a->created < b->created ? -1 : 1;
+    int c = strcmp(a->ns, b->ns);
+    return c ? c : strcmp(a->name, b->name);
+}
+
+static double prio_of(const ctl_task_info *t)
+{
+    return t->evaluated && isfinite(t->eval.priority) ? t->eval.priority : -INFINITY;
+}
+
+int ctl_release_plan(const ctl_release_in *in, ctl_release_out *out, ds_err *err)
+{
+    memset(out, 0, sizeof *out);
+    if ((in->pods == NULL && in->n_pods) || (in->jobs == NULL && in->n_jobs))
+        return ds_err_set(err, "release round: missing array");
+    size_t cap = in->n_pods + in->n_jobs;
+    cand *c = calloc(cap ? cap : 1, sizeof *c);
+    out->nudge = calloc(in->n_pods ? in->n_pods : 1, sizeof *out->nudge);
+    if (c == NULL || out->nudge == NULL) {
+        free(c);
+        ctl_release_out_free(out);
+        return ds_err_set(err, "release round: out of memory");
+    }
+    size_t nc = 0;
+    for (size_t i = 0; i < in->n_pods; i++) {
+        const ctl_pod *p = &in->pods[i];
+        if (p->task.job == DS_NO_TASK || p->terminating)
+            continue;
+        bool ready = p->task.state == DS_TASK_WAITING;
+        if (p->state == CTL_POD_GATED) {
+            if (ready)
+                c[nc++] = (cand){.r = {CTL_RELEASE_POD, i, prio_of(&p->task)},
+                                 .created = p->created_at,
+                                 .ns = p->ns,
+                                 .name = p->name};
+            continue;
+        }
+        if (p->state == CTL_POD_PENDING || p->state == CTL_POD_UNSCHEDULABLE)
+            out->in_flight++;
+        if (p->state == CTL_POD_UNSCHEDULABLE && ready &&
+            (isnan(p->nudged_at) || isnan(p->unschedulable_since) ||
+             p->nudged_at < p->unschedulable_since))
+            out->nudge[out->n_nudge++] = i;
+    }
+    for (size_t i = 0; i < in->n_jobs; i++) {
+        const ctl_batch_job *j = &in->jobs[i];
+        if (j->task.job == DS_NO_TASK)
+            continue;
+        if (!j->suspended) {
+            if (j->task.state == DS_TASK_WAITING && !j->has_pods)
+                out->in_flight++;
+            continue;
+        }
+        if (j->task.state == DS_TASK_WAITING)
+            c[nc++] = (cand){.r = {CTL_RELEASE_JOB, i, prio_of(&j->task)},
+                             .created = j->created_at,
+                             .ns = j->ns,
+                             .name = j->name};
+    }
+    out->n_ready = nc;
+    qsort(c, nc, sizeof *c, cmp_cand);
+    size_t n = nc;
+    if (in->max_concurrent > 0) {
+        size_t room =
+            out->in_flight >= in->max_concurrent ? 0 : in->max_concurrent - out->in_flight;
+        if (n > room)
+            n = room;
+    }
+    out->n_held = nc - n;
+    if (n > 0) {
+        out->rel = calloc(n, sizeof *out->rel);
+        if (out->rel == NULL) {
+            free(c);
+            ctl_release_out_free(out);
+            return ds_err_set(err, "release round: out of memory");
+        }
+        for (size_t i = 0; i < n; i++)
+            out->rel[i] = c[i].r;
+        out->n_rel = n;
+    }
+    free(c);
+    return 0;
+}
+
+void ctl_release_out_free(ctl_release_out *out)
+{
+    free(out->rel);
+    free(out->nudge);
+    memset(out, 0, sizeof *out);
+}

@@ -1,0 +1,433 @@
+/* round.c: the decision loop. Every epoch (spec.preemption.epoch) and soon after a relevant
+ * change, when this process leads and every watch is synced and recent, one round takes a
+ * snapshot and carries out, in this order: releases of held-back tasks whose upstream tasks
+ * succeeded, nudges of rejected pods, the preemption plan, then the DSP annotations users see.
+ * Nothing is done on a cache that is not synced or has been out of contact with the API server
+ * for longer than --cache-max-age (see controller.h). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "controller.h"
+#include "kutil.h"
+#include "log.h"
+#include "release.h"
+#include "writes.h"
+
+int ctl_metrics_init(ctl_metrics *m)
+{
+    static const char *const l_res_reason[] = {"result", "reason"};
+    static const char *const l_kind[] = {"kind"};
+    static const char *const l_outcome[] = {"outcome"};
+    static const char *const l_state[] = {"state"};
+    static const char *const l_action[] = {"action"};
+    static const char *const l_guard[] = {"guard"};
+    static const double buckets[] = {0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1,
+                                     0.25,  0.5,    1,     2.5,  5,     10};
+    m->reg = metrics_registry_new();
+    if (m->reg == NULL)
+        return -1;
+    m->evictions = metrics_family_new(
+        m->reg, METRICS_COUNTER, "dagsched_controller_evictions_total",
+        "Evictions decided, by result (evicted, refused, gone, stale, error, dry-run) and "
+        "reason (urgent, starvation, priority)",
+        l_res_reason, 2, NULL, 0);
+    m->releases =
+        metrics_family_new(m->reg, METRICS_COUNTER, "dagsched_controller_releases_total",
+                           "Tasks released (pod gate removed, Job resumed)", l_kind, 1, NULL, 0);
+    m->nudges = metrics_family_new(m->reg, METRICS_COUNTER, "dagsched_controller_nudges_total",
+                                   "Unschedulable pods asked to be retried after their upstream "
+                                   "tasks succeeded",
+                                   NULL, 0, NULL, 0);
+    m->urgent = metrics_family_new(
+        m->reg, METRICS_GAUGE, "dagsched_controller_urgent_pending_tasks",
+        "Pending DAG tasks whose slack is within the urgent threshold", NULL, 0, NULL, 0);
+    m->duration = metrics_family_new(
+        m->reg, METRICS_HISTOGRAM, "dagsched_controller_decision_duration_seconds",
+        "Duration of one decision round", NULL, 0, buckets, sizeof buckets / sizeof buckets[0]);
+    m->leader = metrics_family_new(m->reg, METRICS_GAUGE, "dagsched_controller_leader",
+                                   "1 while this process is the leader", NULL, 0, NULL, 0);
+    m->rounds = metrics_family_new(m->reg, METRICS_COUNTER, "dagsched_controller_rounds_total",
+                                   "Decision rounds by outcome (acted, not-leader, "
+                                   "cache-not-ready, error)",
+                                   l_outcome, 1, NULL, 0);
+    m->healthy =
+        metrics_family_new(m->reg, METRICS_GAUGE, "dagsched_controller_cache_healthy",
+                           "1 while every watch is synced and in contact", NULL, 0, NULL, 0);
+    m->tasks = metrics_family_new(m->reg, METRICS_GAUGE, "dagsched_controller_tasks",
+                                  "DAG tasks by state", l_state, 1, NULL, 0);
+    m->annotations =
+        metrics_family_new(m->reg, METRICS_COUNTER, "dagsched_controller_annotation_updates_total",
+                           "DSP annotation updates on pods", NULL, 0, NULL, 0);
+    m->api_errors =
+        metrics_family_new(m->reg, METRICS_COUNTER, "dagsched_controller_api_errors_total",
+                           "Failed writes to the API server by action", l_action, 1, NULL, 0);
+    m->guards = metrics_family_new(m->reg, METRICS_GAUGE, "dagsched_controller_guarded_tasks",
+                                   "Running DAG tasks by the first eviction guard they fail "
+                                   "(ok: evictable)",
+                                   l_guard, 1, NULL, 0);
+    if (!m->evictions || !m->releases || !m->nudges || !m->urgent || !m->duration || !m->leader ||
+        !m->rounds || !m->healthy || !m->tasks || !m->annotations || !m->api_errors || !m->guards)
+        return -1;
+    return 0;
+}
+
+void ctl_kick(ctl_controller *c)
+{
+    pthread_mutex_lock(&c->mu);
+    c->kicked = true;
+    pthread_cond_signal(&c->cv);
+    pthread_mutex_unlock(&c->mu);
+}
+
+bool ctl_may_write(ctl_controller *c)
+{
+    if (atomic_load(&c->stop))
+        return false;
+    if (!c->opt.leader_elect)
+        return true;
+    return c->leader != NULL && kube_leader_is_leader(c->leader);
+}
+
+static bool caches_healthy(ctl_controller *c)
+{
+    static const char *const names[] = {"pods", "nodes",      "poddisruptionbudgets",
+                                        "jobs", "job graphs", "policies"};
+    kube_informer *all[] = {c->pods, c->nodes, c->pdbs, c->jobs, c->graphs, c->policies};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        if (!kube_informer_healthy(all[i], c->opt.cache_max_age_s)) {
+            kube_informer_status st;
+            kube_informer_get_status(all[i], &st);
+            KLOG_DEBUG("loop", "watch of %s: synced %d, watching %d, last contact %.1fs ago: %s",
+                       names[i], st.synced, st.watching, st.last_ok_age_s, st.last_error);
+            return false;
+        }
+    return true;
+}
+
+static void count_round(ctl_controller *c, const char *outcome)
+{
+    const char *lv[] = {outcome};
+    metrics_add(c->m.rounds, lv, 1);
+}
+
+static void refresh_policy(ctl_controller *c)
+{
+    kube_obj_list l = {0};
+    if (kube_informer_list(c->policies, &l) != 0)
+        return;
+    ctl_policy_update u;
+    ctl_policy_refresh(&c->policy, (const kube_configmap *const *)l.items, l.n, c->opt.policy_name,
+                       &u);
+    switch (u.outcome) {
+    case CTL_POLICY_UPDATED:
+        KLOG_INFO("policy", "policy %s from %s is active (generation %llu)", c->policy.policy.name,
+                  c->policy.source, (unsigned long long)c->policy.generation);
+        break;
+    case CTL_POLICY_INVALID:
+        KLOG_ERROR("policy", "%s; keeping %s", u.error, c->policy.source);
+        if (u.cm != NULL && ctl_may_write(c)) {
+            kube_object_ref ref = {.api_version = "v1",
+                                   .kind = "ConfigMap",
+                                   .ns = u.cm->meta.ns,
+                                   .name = u.cm->meta.name,
+                                   .uid = u.cm->meta.uid};
+            char msg[CTL_MSG_MAX];
+            snprintf(msg, sizeof msg, "Invalid SchedulingPolicy, the controller keeps %s: %.900s",
+                     c->policy.source, u.error);
+            kube_create_event(c->client, &ref, "Warning", "InvalidPolicy", msg, CTL_COMPONENT,
+                              NULL);
+        }
+        break;
+    case CTL_POLICY_GONE:
+        KLOG_WARN("policy", "the policy ConfigMap is gone; keeping the last policy");
+        break;
+    case CTL_POLICY_UNCHANGED:
+        break;
+    }
+    kube_obj_list_free(&l);
+}
+
+static int take_snapshot(ctl_controller *c, const ds_policy *pol, ctl_snapshot *s, ds_err *err)
+{
+    kube_obj_list pods = {0}, nodes = {0}, pdbs = {0}, jobs = {0}, graphs = {0};
+    if (kube_informer_list(c->pods, &pods) != 0 || kube_informer_list(c->nodes, &nodes) != 0 ||
+        kube_informer_list(c->pdbs, &pdbs) != 0 || kube_informer_list(c->jobs, &jobs) != 0 ||
+        kube_informer_list(c->graphs, &graphs) != 0) {
+        kube_obj_list_free(&pods);
+        kube_obj_list_free(&nodes);
+        kube_obj_list_free(&pdbs);
+        kube_obj_list_free(&jobs);
+        kube_obj_list_free(&graphs);
+        return ds_err_set(err, "snapshot: out of memory");
+    }
+    return ctl_snapshot_build(&pods, &nodes, &pdbs, &jobs, &graphs, pol, kutil_wall_now(), s, err);
+}
+
+/* Invalid jobs: one Warning Event per pod and distinct error. */
+static void report_invalid_jobs(ctl_controller *c, const ctl_snapshot *s)
+{
+    for (size_t j = 0; j < s->js.n_jobs; j++) {
+        const ds_job *job = &s->js.jobs[j];
+        if (job->valid || job->error == NULL)
+            continue;
+        for (size_t k = 0; k < job->n_pods; k++) {
+            size_t i = job->pods[k];
+            if (i >= s->n_pod)
+                continue;
+            const ctl_pod *p = &s->pod[i];
+            if (p->state == CTL_POD_SUCCEEDED || p->state == CTL_POD_FAILED)
+                continue;
+            char key[1024];
+            snprintf(key, sizeof key, "invalid/%s/%.900s", p->uid, job->error);
+            if (ctl_memo_get(&c->memo, key) >= 0)
+                continue;
+            char msg[CTL_MSG_MAX];
+            snprintf(msg, sizeof msg, "Job %s cannot be scheduled as a DAG: %.900s", job->key,
+                     job->error);
+            ctl_event_pod(c, p, "Warning", CTL_EV_JOB_INVALID, msg);
+            KLOG_WARN("jobs", "pod %s/%s: %s", p->ns, p->name, msg);
+            ctl_memo_put(&c->memo, key, s->now);
+        }
+    }
+}
+
+static void do_release(ctl_controller *c, const ctl_snapshot *s, const ds_policy *pol)
+{
+    ctl_release_in in = {.pods = s->pod,
+                         .n_pods = s->n_pod,
+                         .jobs = s->job,
+                         .n_jobs = s->n_job,
+                         .max_concurrent = pol->max_concurrent_releases};
+    ctl_release_out out;
+    ds_err err = {{0}};
+    if (ctl_release_plan(&in, &out, &err) != 0) {
+        KLOG_ERROR("release", "%s", err.msg);
+        return;
+    }
+    for (size_t i = 0; i < out.n_rel; i++) {
+        if (out.rel[i].kind == CTL_RELEASE_POD)
+            ctl_act_release_pod(c, s, out.rel[i].idx);
+        else
+            ctl_act_release_job(c, s, out.rel[i].idx);
+    }
+    if (out.n_held > 0)
+        KLOG_DEBUG("release", "%zu ready tasks wait: %zu released tasks not bound yet (limit %zu)",
+                   out.n_held, out.in_flight, pol->max_concurrent_releases);
+    for (size_t i = 0; i < out.n_nudge; i++)
+        ctl_act_nudge(c, s, out.nudge[i]);
+    ctl_release_out_free(&out);
+}
+
+static void do_preempt(ctl_controller *c, const ctl_snapshot *s, const ds_policy *pol)
+{
+    ctl_preempt_in in = {.pods = s->pod,
+                         .n_pods = s->n_pod,
+                         .nodes = s->node,
+                         .n_nodes = s->n_node,
+                         .dags = s->dags,
+                         .n_jobs = s->js.n_jobs,
+                         .policy = pol,
+                         .ledger = &c->ledger.ledger,
+                         .now = s->now};
+    ctl_preempt_out out;
+    ds_err err = {{0}};
+    if (ctl_preempt_plan(&in, &out, &err) != 0) {
+        KLOG_ERROR("preempt", "%s", err.msg);
+        return;
+    }
+    metrics_set(c->m.urgent, NULL, (double)out.n_urgent);
+    size_t by_guard[CTL_GUARD_NO_SLACK + 1] = {0};
+    for (size_t i = 0; i < s->n_pod; i++)
+        if (s->pod[i].state == CTL_POD_BOUND && s->pod[i].task.job != DS_NO_TASK &&
+            out.guard[i] <= CTL_GUARD_NO_SLACK)
+            by_guard[out.guard[i]]++;
+    for (int g = 0; g <= CTL_GUARD_NO_SLACK; g++) {
+        if (g == CTL_GUARD_NOT_A_TASK || g == CTL_GUARD_NOT_RUNNING)
+            continue;
+        const char *lv[] = {ctl_guard_name((ctl_guard)g)};
+        metrics_set(c->m.guards, lv, (double)by_guard[g]);
+    }
+    kube_log(out.n_ev > 0 ? KUBE_LOG_INFO : KUBE_LOG_DEBUG, "preempt",
+             "%zu waiting (%zu urgent, %zu cooling down), %zu running (%zu evictable): %zu "
+             "eviction(s) planned%s",
+             out.n_waiting, out.n_urgent, out.n_cooling, out.n_running, out.n_evictable, out.n_ev,
+             c->opt.dry_run ? " (dry run)" : "");
+    for (size_t i = 0; i < out.n_ev; i++)
+        if (ctl_act_evict(c, s, pol, &out.ev[i]) != 0)
+            break;
+    ctl_preempt_out_free(&out);
+}
+
+typedef struct pub_cand {
+    size_t pod;
+    double prio;
+} pub_cand;
+
+static int cmp_pub(const void *a, const void *b)
+{
+    double x = ((const pub_cand *)a)->prio, y = ((const pub_cand *)b)->prio;
+    return x > y ? -1 : x < y;
+}
+
+/* DSP annotations: only values that changed, at most --max-annotation-updates a round (highest
+ * priority first), a running pod at most once a minute unless it just became urgent, a pending
+ * pod at most every two minutes and never while an eviction made for it is cooling down (every
+ * update of a pending pod makes kube-scheduler retry it and restarts its back-off). */
+static void do_publish(ctl_controller *c, const ctl_snapshot *s, const ds_policy *pol)
+{
+    pub_cand *cand = calloc(s->n_pod ? s->n_pod : 1, sizeof *cand);
+    if (cand == NULL)
+        return;
+    size_t n = 0;
+    size_t by_state[DS_TASK_FAILED + 1] = {0};
+    for (size_t i = 0; i < s->n_pod; i++) {
+        const ctl_pod *p = &s->pod[i];
+        if (!p->task.evaluated)
+            continue;
+        if ((unsigned)p->task.state <= DS_TASK_FAILED)
+            by_state[p->task.state]++;
+        if (p->state == CTL_POD_SUCCEEDED || p->state == CTL_POD_FAILED || p->terminating)
+            continue;
+        cand[n].pod = i;
+        cand[n].prio = p->task.eval.priority;
+        n++;
+    }
+    for (int st = 0; st <= DS_TASK_FAILED; st++) {
+        const char *lv[] = {ds_task_state_name((ds_task_state)st)};
+        metrics_set(c->m.tasks, lv, (double)by_state[st]);
+    }
+    qsort(cand, n, sizeof *cand, cmp_pub);
+    int budget = c->opt.max_annotation_updates;
+    for (size_t k = 0; k < n && budget > 0; k++) {
+        const ctl_pod *p = &s->pod[cand[k].pod];
+        const kube_meta *m = s->pods.items[cand[k].pod];
+        ctl_dsp_values v;
+        ctl_publish_values(&p->task, &v);
+        if (!ctl_publish_differs(&v, kube_meta_annotation(m, CTL_ANN_PRIORITY),
+                                 kube_meta_annotation(m, CTL_ANN_SLACK),
+                                 kube_meta_annotation(m, CTL_ANN_LEVEL_DEADLINE)))
+            continue;
+        char key[300];
+        snprintf(key, sizeof key, "publish/%s", p->uid);
+        double last = ctl_memo_get(&c->memo, key);
+        bool urgent = ds_dsp_is_urgent(&p->task.eval, pol->urgent_threshold_s);
+        if (p->state != CTL_POD_BOUND) {
+            if ((last >= 0 && s->now - last < 120.0) ||
+                ctl_guard_preemptor_cooling(pol, &c->ledger.ledger, p, s->now))
+                continue;
+        } else if (last >= 0 && s->now - last < 60.0 && !urgent) {
+            continue;
+        }
+        if (ctl_act_publish(c, s, cand[k].pod, &v) == 0)
+            ctl_memo_put(&c->memo, key, s->now);
+        budget--;
+    }
+    free(cand);
+}
+
+void ctl_round(ctl_controller *c)
+{
+    double t0 = kutil_mono_now();
+    bool healthy = caches_healthy(c);
+    metrics_set(c->m.healthy, NULL, healthy ? 1 : 0);
+    metrics_set(c->m.leader, NULL, ctl_may_write(c) ? 1 : 0);
+    if (!healthy) {
+        if (c->was_healthy)
+            KLOG_WARN("loop", "watches not synced or out of contact with the API server: no "
+                              "action until they recover");
+        c->was_healthy = false;
+        count_round(c, "cache-not-ready");
+        return;
+    }
+    if (!c->was_healthy)
+        KLOG_INFO("loop", "watches synced and in contact: acting");
+    c->was_healthy = true;
+    refresh_policy(c);
+    if (!ctl_may_write(c)) {
+        count_round(c, "not-leader");
+        return;
+    }
+    ds_policy pol = c->policy.policy;
+    if (atomic_load(&c->need_ledger)) {
+        ds_err err = {{0}};
+        if (ctl_ledger_store_load(&c->ledger, &err) == 0) {
+            atomic_store(&c->need_ledger, false);
+            KLOG_INFO("loop", "eviction ledger %s/%s loaded: %zu recent entries", c->ledger.ns,
+                      c->ledger.name, c->ledger.ledger.n);
+        } else {
+            KLOG_ERROR("loop", "eviction ledger: %s (no eviction until it loads)", err.msg);
+        }
+    }
+    ctl_snapshot s;
+    ds_err err = {{0}};
+    if (take_snapshot(c, &pol, &s, &err) != 0) {
+        KLOG_ERROR("loop", "%s", err.msg);
+        count_round(c, "error");
+        return;
+    }
+    report_invalid_jobs(c, &s);
+    do_release(c, &s, &pol);
+    if (!atomic_load(&c->need_ledger))
+        do_preempt(c, &s, &pol);
+    do_publish(c, &s, &pol);
+    ctl_memo_prune(&c->memo, s.now - (pol.cooldown_s > 3600 ? pol.cooldown_s : 3600));
+    ctl_snapshot_free(&s);
+    count_round(c, "acted");
+    metrics_observe(c->m.duration, NULL, kutil_mono_now() - t0);
+}
+
+static void deadline_in(struct timespec *ts, double seconds)
+{
+    clock_gettime(CLOCK_REALTIME, ts);
+    double whole = floor(seconds);
+    ts->tv_sec += (time_t)whole;
+    ts->tv_nsec += (long)((seconds - whole) * 1e9);
+    if (ts->tv_nsec >= 1000000000L) {
+        ts->tv_sec++;
+        ts->tv_nsec -= 1000000000L;
+    }
+}
+
+void ctl_loop(ctl_controller *c)
+{
+    double last_round = -1e9;
+    while (!atomic_load(&c->stop)) {
+        double now = kutil_mono_now();
+        double epoch = c->policy.policy.preemption.epoch_s;
+        if (!(epoch > 0))
+            epoch = 10;
+        bool due = now >= c->next_epoch;
+        pthread_mutex_lock(&c->mu);
+        bool kicked = c->kicked;
+        pthread_mutex_unlock(&c->mu);
+        if ((due || kicked) && now - last_round >= c->opt.min_round_interval_s) {
+            pthread_mutex_lock(&c->mu);
+            c->kicked = false;
+            pthread_mutex_unlock(&c->mu);
+            last_round = now;
+            if (due)
+                c->next_epoch = now + epoch;
+            ctl_round(c);
+            continue;
+        }
+        double wait = c->next_epoch - now;
+        if (kicked) {
+            double w2 = last_round + c->opt.min_round_interval_s - now;
+            if (w2 < wait)
+                wait = w2;
+        }
+        if (wait > 1.0)
+            wait = 1.0; /* wake up regularly to notice stop and health changes */
+        if (wait < 0.01)
+            wait = 0.01;
+        struct timespec ts;
+        deadline_in(&ts, wait);
+        pthread_mutex_lock(&c->mu);
+        if (!c->kicked && !atomic_load(&c->stop))
+            pthread_cond_timedwait(&c->cv, &c->mu, &ts);
+        pthread_mutex_unlock(&c->mu);
+    }
+}

@@ -1,0 +1,470 @@
+/* tracker.c: snapshot of the watched objects as the decision view and the job model (see
+ * tracker.h). */
+#include "tracker.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "annotations.h"
+#include "dsp.h"
+#include "timefmt.h"
+
+typedef struct node_speed {
+    const char *name;
+    double speed;
+    size_t idx;
+} node_speed;
+
+static int cmp_node_speed(const void *a, const void *b)
+{
+    return strcmp(((const node_speed *)a)->name, ((const node_speed *)b)->name);
+}
+
+static const node_speed *find_speed(const node_speed *ns, size_t n, const char *name)
+{
+    if (name == NULL || n == 0)
+        return NULL;
+    node_speed key = {.name = name};
+    return bsearch(&key, ns, n, sizeof *ns, cmp_node_speed);
+}
+
+static double opt_time(double t)
+{
+    return t > 0.0 ? t : NAN;
+}
+
+static double ann_time(const kube_meta *m, const char *key)
+{
+    const char *v = kube_meta_annotation(m, key);
+    double t;
+    if (v == NULL || ds_timestamp_parse(v, &t, NULL) != 0)
+        return NAN;
+    return t;
+}
+
+static const char *or_empty(const char *s)
+{
+    return s ? s : "";
+}
+
+static double parse_speed(const char *s)
+{
+    if (s == NULL || *s == '\0')
+        return NAN;
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno != 0 || *end != '\0' || !isfinite(v) || v <= 0.0)
+        return NAN;
+    return v;
+}
+
+static int map_phase(kube_pod_phase p)
+{
+    switch (p) {
+    case KUBE_POD_PENDING:
+        return DS_PHASE_PENDING;
+    case KUBE_POD_RUNNING:
+        return DS_PHASE_RUNNING;
+    case KUBE_POD_SUCCEEDED:
+        return DS_PHASE_SUCCEEDED;
+    case KUBE_POD_FAILED:
+        return DS_PHASE_FAILED;
+    case KUBE_POD_UNKNOWN:
+        break;
+    }
+    return DS_PHASE_UNKNOWN;
+}
+
+static bool has_gate(const kube_pod *p, const char *gate)
+{
+    for (size_t i = 0; i < p->n_gates; i++)
+        if (strcmp(p->gates[i], gate) == 0)
+            return true;
+    return false;
+}
+
+static ctl_pod_state pod_state(const kube_pod *p)
+{
+    if (p->phase == KUBE_POD_SUCCEEDED)
+        return CTL_POD_SUCCEEDED;
+    if (p->phase == KUBE_POD_FAILED)
+        return CTL_POD_FAILED;
+    if (p->node_name != NULL)
+        return CTL_POD_BOUND;
+    if (has_gate(p, CTL_GATE_DEPENDENCIES))
+        return CTL_POD_GATED;
+    if (p->unschedulable)
+        return CTL_POD_UNSCHEDULABLE;
+    return CTL_POD_PENDING;
+}
+
+static ctl_owner_kind owner_kind(const kube_pod *p)
+{
+    if (p->owner_kind == NULL)
+        return CTL_OWNER_NONE;
+    if (strcmp(p->owner_kind, "Job") == 0)
+        return CTL_OWNER_JOB;
+    if (strcmp(p->owner_kind, "DaemonSet") == 0)
+        return CTL_OWNER_DAEMONSET;
+    return CTL_OWNER_OTHER;
+}
+
+static bool is_dag_job(const kube_job *j)
+{
+    return ds_job_label_value(kube_meta_label(&j->meta, DS_LABEL_JOB),
+                              kube_meta_label(&j->meta, DS_LABEL_ARGO_WORKFLOW), NULL) != NULL &&
+           kube_meta_label(&j->meta, DS_LABEL_TASK) != NULL;
+}
+
+static void fill_obs_meta(ds_pod_obs *o, const kube_meta *m)
+{
+    o->ns = m->ns;
+    o->name = m->name;
+    o->uid = m->uid;
+    o->job_label = kube_meta_label(m, DS_LABEL_JOB);
+    o->argo_workflow = kube_meta_label(m, DS_LABEL_ARGO_WORKFLOW);
+    o->task = kube_meta_label(m, DS_LABEL_TASK);
+    o->depends_on = kube_meta_annotation(m, DS_ANN_DEPENDS_ON);
+    o->runtime = kube_meta_annotation(m, DS_ANN_RUNTIME);
+    o->deadline = kube_meta_annotation(m, DS_ANN_DEADLINE);
+    o->deadline_after = kube_meta_annotation(m, DS_ANN_DEADLINE_AFTER);
+    o->created_at = opt_time(m->creation_ts);
+    o->started_at = NAN;
+    o->finished_at = NAN;
+    o->node_speed = 1.0;
+}
+
+/* A batch Job that is a task stands for its pod when it has none: suspended or not started yet
+ * (pending), or finished with its pods gone (succeeded or failed). */
+static bool job_obs(const kube_job *j, ds_pod_obs *o)
+{
+    if (!is_dag_job(j))
+        return false;
+    memset(o, 0, sizeof *o);
+    fill_obs_meta(o, &j->meta);
+    if (j->finished) {
+        o->phase = j->succeeded > 0 ? DS_PHASE_SUCCEEDED : DS_PHASE_FAILED;
+        return true;
+    }
+    if (j->suspend || j->active + j->succeeded + j->failed == 0) {
+        o->phase = DS_PHASE_PENDING;
+        return true;
+    }
+    return false;
+}
+
+static size_t count_kv(const kube_obj_list *pods, const kube_obj_list *nodes)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < pods->n; i++) {
+        const kube_pod *p = (const kube_pod *)pods->items[i];
+        n += p->meta.n_labels + p->n_node_selector;
+    }
+    for (size_t i = 0; i < nodes->n; i++)
+        n += nodes->items[i]->n_labels;
+    return n;
+}
+
+static void take_list(kube_obj_list *dst, kube_obj_list *src)
+{
+    *dst = *src;
+    src->items = NULL;
+    src->n = 0;
+}
+
+static void fill_task(const ctl_snapshot *s, size_t obs, ctl_task_info *t, bool any_pod)
+{
+    t->job = DS_NO_TASK;
+    t->task = DS_NO_TASK;
+    t->evaluated = false;
+    if (obs == DS_NONE || obs >= s->js.n_pods)
+        return;
+    const ds_pod_result *r = &s->js.pods[obs];
+    if (r->job == DS_NONE || r->task == DS_NONE || !s->js.jobs[r->job].valid)
+        return;
+    if (!r->primary && !any_pod)
+        return;
+    const ds_job *j = &s->js.jobs[r->job];
+    t->job = r->job;
+    t->task = r->task;
+    t->state = j->status[r->task].state;
+    t->eval = j->eval[r->task];
+    t->evaluated = true;
+}
+
+static void pdb_facts(const ctl_snapshot *s, const kube_pod *kp, ctl_pod *p)
+{
+    for (size_t i = 0; i < s->pdbs.n; i++) {
+        const kube_pdb *b = (const kube_pdb *)s->pdbs.items[i];
+        if (b->meta.ns == NULL || kp->meta.ns == NULL || strcmp(b->meta.ns, kp->meta.ns) != 0)
+            continue;
+        if (!kube_pdb_selects(b, &kp->meta))
+            continue;
+        p->n_pdbs++;
+        if (b->observed_generation < b->generation)
+            p->pdb_stale = true;
+        if (b->disruptions_allowed <= 0)
+            p->pdb_blocks = true;
+    }
+}
+
+static int build_nodes(ctl_snapshot *s, const ds_policy *pol, node_speed *speeds, size_t *kv_used)
+{
+    double max_cpu = 0, max_mem = 0;
+    for (size_t i = 0; i < s->nodes.n; i++) {
+        const kube_node *n = (const kube_node *)s->nodes.items[i];
+        if ((double)n->allocatable.v[DS_RES_CPU] > max_cpu)
+            max_cpu = (double)n->allocatable.v[DS_RES_CPU];
+        if ((double)n->allocatable.v[DS_RES_MEMORY] > max_mem)
+            max_mem = (double)n->allocatable.v[DS_RES_MEMORY];
+    }
+    size_t n_taints = 0;
+    for (size_t i = 0; i < s->nodes.n; i++)
+        n_taints += ((const kube_node *)s->nodes.items[i])->n_taints;
+    s->taint = calloc(n_taints ? n_taints : 1, sizeof *s->taint);
+    if (s->taint == NULL)
+        return -1;
+    size_t t_used = 0;
+    for (size_t i = 0; i < s->nodes.n; i++) {
+        const kube_node *kn = (const kube_node *)s->nodes.items[i];
+        ctl_node *n = &s->node[i];
+        n->name = kn->meta.name;
+        n->allocatable = kn->allocatable;
+        n->schedulable = kn->ready && !kn->unschedulable && !kn->meta.deleting;
+        n->labels = &s->kv[*kv_used];
+        for (size_t k = 0; k < kn->meta.n_labels; k++)
+            s->kv[(*kv_used)++] =
+                (ctl_kv){kn->meta.labels[k].key, or_empty(kn->meta.labels[k].value)};
+        n->n_labels = kn->meta.n_labels;
+        n->taints = &s->taint[t_used];
+        for (size_t k = 0; k < kn->n_taints; k++) {
+            const kube_taint *kt = &kn->taints[k];
+            ctl_taint_effect eff = CTL_TAINT_NO_SCHEDULE;
+            if (strcmp(kt->effect, "PreferNoSchedule") == 0)
+                eff = CTL_TAINT_PREFER_NO_SCHEDULE;
+            else if (strcmp(kt->effect, "NoExecute") == 0)
+                eff = CTL_TAINT_NO_EXECUTE;
+            s->taint[t_used++] = (ctl_taint){kt->key, or_empty(kt->value), eff};
+        }
+        n->n_taints = kn->n_taints;
+        double sp = parse_speed(kube_meta_label(&kn->meta, pol->speed_label));
+        if (isnan(sp))
+            sp = ds_node_rate((double)kn->allocatable.v[DS_RES_CPU],
+                              (double)kn->allocatable.v[DS_RES_MEMORY], max_cpu, max_mem,
+                              pol->theta_cpu, pol->theta_memory);
+        speeds[i] = (node_speed){kn->meta.name, sp > 0.0 ? sp : 1.0, i};
+    }
+    s->n_node = s->nodes.n;
+    qsort(speeds, s->nodes.n, sizeof *speeds, cmp_node_speed);
+    return 0;
+}
+
+static void fill_pod(ctl_snapshot *s, size_t i, size_t *kv_used, size_t *tol_used)
+{
+    const kube_pod *kp = (const kube_pod *)s->pods.items[i];
+    const kube_meta *m = &kp->meta;
+    ctl_pod *p = &s->pod[i];
+    p->ns = or_empty(m->ns);
+    p->name = m->name;
+    p->uid = or_empty(m->uid);
+    p->node = or_empty(kp->node_name);
+    p->priority_class = or_empty(kp->priority_class);
+    p->k8s_priority = kp->priority;
+    p->labels = &s->kv[*kv_used];
+    for (size_t k = 0; k < m->n_labels; k++)
+        s->kv[(*kv_used)++] = (ctl_kv){m->labels[k].key, or_empty(m->labels[k].value)};
+    p->n_labels = m->n_labels;
+    p->node_selector = &s->kv[*kv_used];
+    for (size_t k = 0; k < kp->n_node_selector; k++)
+        s->kv[(*kv_used)++] =
+            (ctl_kv){kp->node_selector[k].key, or_empty(kp->node_selector[k].value)};
+    p->n_node_selector = kp->n_node_selector;
+    p->tolerations = &s->tol[*tol_used];
+    for (size_t k = 0; k < kp->n_tolerations; k++) {
+        const kube_toleration *t = &kp->tolerations[k];
+        s->tol[(*tol_used)++] = (ctl_toleration){or_empty(t->key), t->op_exists, or_empty(t->value),
+                                                 or_empty(t->effect)};
+    }
+    p->n_tolerations = kp->n_tolerations;
+    p->owner = owner_kind(kp);
+    p->mirror = kp->mirror || (kp->owner_kind != NULL && strcmp(kp->owner_kind, "Node") == 0);
+    p->state = pod_state(kp);
+    p->terminating = m->deleting;
+    p->created_at = opt_time(m->creation_ts);
+    p->started_at = opt_time(kp->start_time);
+    p->unschedulable_since = kp->unschedulable ? opt_time(kp->unschedulable_since) : NAN;
+    p->request = kp->requests;
+    p->evicted_at = ann_time(m, CTL_ANN_EVICTION_AT);
+    p->nudged_at = ann_time(m, CTL_ANN_NUDGED_AT);
+    p->released = kube_meta_annotation(m, CTL_ANN_RELEASED_AT) != NULL;
+    fill_task(s, i, &p->task, p->state == CTL_POD_GATED);
+    if (p->state == CTL_POD_BOUND && p->task.job != DS_NO_TASK)
+        pdb_facts(s, kp, p);
+}
+
+static void fill_batch_job(ctl_snapshot *s, size_t i)
+{
+    const kube_job *kj = (const kube_job *)s->jobs.items[i];
+    ctl_batch_job *j = &s->job[i];
+    j->ns = or_empty(kj->meta.ns);
+    j->name = kj->meta.name;
+    j->uid = or_empty(kj->meta.uid);
+    j->created_at = opt_time(kj->meta.creation_ts);
+    j->suspended = kj->suspend;
+    j->has_pods = kj->active + kj->succeeded + kj->failed > 0;
+    j->task.job = DS_NO_TASK;
+    j->task.task = DS_NO_TASK;
+    if (s->job_obs[i] != DS_NONE) {
+        fill_task(s, s->job_obs[i], &j->task, true);
+        return;
+    }
+    if (!is_dag_job(kj))
+        return;
+    /* Started: the task is represented by its pods; look it up by job key and task name. */
+    const char *key = ds_job_label_value(kube_meta_label(&kj->meta, DS_LABEL_JOB),
+                                         kube_meta_label(&kj->meta, DS_LABEL_ARGO_WORKFLOW), NULL);
+    const ds_job *job = ds_jobset_find_job(&s->js, j->ns, key);
+    size_t t;
+    if (job == NULL || !job->valid ||
+        ds_dag_find(&job->dag, kube_meta_label(&kj->meta, DS_LABEL_TASK), &t) != 0)
+        return;
+    j->task.job = (size_t)(job - s->js.jobs);
+    j->task.task = t;
+    j->task.state = job->status[t].state;
+    j->task.eval = job->eval[t];
+    j->task.evaluated = true;
+}
+
+static int build_jobset(ctl_snapshot *s, const ds_policy *pol, const node_speed *speeds,
+                        ds_err *err)
+{
+    size_t n_obs = s->pods.n + s->jobs.n;
+    ds_pod_obs *obs = calloc(n_obs ? n_obs : 1, sizeof *obs);
+    ds_graph_obs *gobs = calloc(s->graphs.n ? s->graphs.n : 1, sizeof *gobs);
+    if (obs == NULL || gobs == NULL) {
+        free(obs);
+        free(gobs);
+        return ds_err_set(err, "snapshot: out of memory");
+    }
+    for (size_t i = 0; i < s->pods.n; i++) {
+        const kube_pod *kp = (const kube_pod *)s->pods.items[i];
+        ds_pod_obs *o = &obs[i];
+        fill_obs_meta(o, &kp->meta);
+        o->phase = map_phase(kp->phase);
+        o->bound = kp->node_name != NULL;
+        o->started_at = opt_time(kp->start_time);
+        o->finished_at = opt_time(kp->finished_at);
+        const node_speed *sp = find_speed(speeds, s->nodes.n, kp->node_name);
+        o->node_speed = sp ? sp->speed : 1.0;
+        o->request = kp->requests;
+    }
+    size_t n = s->pods.n;
+    for (size_t i = 0; i < s->jobs.n; i++) {
+        s->job_obs[i] = DS_NONE;
+        if (job_obs((const kube_job *)s->jobs.items[i], &obs[n]))
+            s->job_obs[i] = n++;
+    }
+    size_t ng = 0;
+    for (size_t i = 0; i < s->graphs.n; i++) {
+        const kube_configmap *cm = (const kube_configmap *)s->graphs.items[i];
+        const char *yaml = NULL;
+        for (size_t k = 0; k < cm->n_data; k++)
+            if (strcmp(cm->data[k].key, DS_JOBGRAPH_DATA_KEY) == 0)
+                yaml = cm->data[k].value;
+        gobs[ng].ns = or_empty(cm->meta.ns);
+        gobs[ng].name = cm->meta.name;
+        gobs[ng].yaml = yaml ? yaml : "";
+        gobs[ng].len = yaml ? strlen(yaml) : 0;
+        gobs[ng].created_at = opt_time(cm->meta.creation_ts);
+        ng++;
+    }
+    int rc = ds_jobs_build(obs, n, gobs, ng, s->now, &pol->priority, &s->js, err);
+    free(obs);
+    free(gobs);
+    return rc;
+}
+
+int ctl_snapshot_build(kube_obj_list *pods, kube_obj_list *nodes, kube_obj_list *pdbs,
+                       kube_obj_list *jobs, kube_obj_list *graphs, const ds_policy *policy,
+                       double now, ctl_snapshot *out, ds_err *err)
+{
+    memset(out, 0, sizeof *out);
+    out->now = now;
+    take_list(&out->pods, pods);
+    take_list(&out->nodes, nodes);
+    take_list(&out->pdbs, pdbs);
+    take_list(&out->jobs, jobs);
+    take_list(&out->graphs, graphs);
+    ctl_snapshot *s = out;
+    size_t n_tol = 0;
+    for (size_t i = 0; i < s->pods.n; i++)
+        n_tol += ((const kube_pod *)s->pods.items[i])->n_tolerations;
+    size_t n_kv = count_kv(&s->pods, &s->nodes);
+    node_speed *speeds = calloc(s->nodes.n ? s->nodes.n : 1, sizeof *speeds);
+    s->kv = calloc(n_kv ? n_kv : 1, sizeof *s->kv);
+    s->tol = calloc(n_tol ? n_tol : 1, sizeof *s->tol);
+    s->pod = calloc(s->pods.n ? s->pods.n : 1, sizeof *s->pod);
+    s->node = calloc(s->nodes.n ? s->nodes.n : 1, sizeof *s->node);
+    s->job = calloc(s->jobs.n ? s->jobs.n : 1, sizeof *s->job);
+    s->job_obs = calloc(s->jobs.n ? s->jobs.n : 1, sizeof *s->job_obs);
+    if (!speeds || !s->kv || !s->tol || !s->pod || !s->node || !s->job || !s->job_obs) {
+        free(speeds);
+        ctl_snapshot_free(s);
+        return ds_err_set(err, "snapshot: out of memory");
+    }
+    size_t kv_used = 0, tol_used = 0;
+    if (build_nodes(s, policy, speeds, &kv_used) != 0) {
+        free(speeds);
+        ctl_snapshot_free(s);
+        return ds_err_set(err, "snapshot: out of memory");
+    }
+    if (build_jobset(s, policy, speeds, err) != 0) {
+        free(speeds);
+        ctl_snapshot_free(s);
+        return -1;
+    }
+    free(speeds);
+    s->dags = calloc(s->js.n_jobs ? s->js.n_jobs : 1, sizeof *s->dags);
+    if (s->dags == NULL) {
+        ctl_snapshot_free(s);
+        return ds_err_set(err, "snapshot: out of memory");
+    }
+    for (size_t j = 0; j < s->js.n_jobs; j++)
+        s->dags[j] = &s->js.jobs[j].dag;
+    for (size_t i = 0; i < s->pods.n; i++)
+        fill_pod(s, i, &kv_used, &tol_used);
+    s->n_pod = s->pods.n;
+    for (size_t i = 0; i < s->jobs.n; i++)
+        fill_batch_job(s, i);
+    s->n_job = s->jobs.n;
+    return 0;
+}
+
+void ctl_snapshot_free(ctl_snapshot *s)
+{
+    kube_obj_list_free(&s->pods);
+    kube_obj_list_free(&s->nodes);
+    kube_obj_list_free(&s->pdbs);
+    kube_obj_list_free(&s->jobs);
+    kube_obj_list_free(&s->graphs);
+    ds_jobset_free(&s->js);
+    free(s->dags);
+    free(s->pod);
+    free(s->node);
+    free(s->job);
+    free(s->job_obs);
+    free(s->kv);
+    free(s->tol);
+    free(s->taint);
+    memset(s, 0, sizeof *s);
+}
+
+const ds_job *ctl_snapshot_job_of(const ctl_snapshot *s, const ctl_task_info *t)
+{
+    if (t->job == DS_NO_TASK || t->job >= s->js.n_jobs)
+        return NULL;
+    return &s->js.jobs[t->job];
+}

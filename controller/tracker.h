@@ -1,0 +1,59 @@
+/* tracker.h: one consistent snapshot of what the controller watches, turned into the decision
+ * view (view.h) and the job model (lib/jobmodel.h).
+ *
+ * The caller lists its informer caches (references to immutable objects) and hands them over;
+ * the snapshot keeps those references for its lifetime, so every string in the view stays valid
+ * however the caches change meanwhile. Building it:
+ *  - feeds every pod, and every suspended (or not yet started) batch Job that is a DAG task, with
+ *    the JobGraph ConfigMaps, to ds_jobs_build, which groups them into jobs, builds each DAG,
+ *    derives task states and evaluates DSP priorities, level deadlines and slack at `now`;
+ *  - fills one ctl_pod per pod (state, request, owner, scheduling facts, the dagsched.io
+ *    annotations the controller writes, the PodDisruptionBudgets that select it) and one ctl_node
+ *    per node (allocatable, schedulable, labels, taints; its speed for the job model from the
+ *    policy's speed label, else DSP Eq. 1).
+ * No I/O: unit-tested on decoded objects. */
+#ifndef DAGSCHED_CONTROLLER_TRACKER_H
+#define DAGSCHED_CONTROLLER_TRACKER_H
+
+#include <stddef.h>
+
+#include "cache.h"
+#include "ds_error.h"
+#include "jobmodel.h"
+#include "objects.h"
+#include "policy.h"
+#include "view.h"
+
+typedef struct ctl_snapshot {
+    double now;
+    /* The listed objects (owned references). */
+    kube_obj_list pods, nodes, pdbs, jobs, graphs;
+
+    ds_jobset js;
+    const ds_dag **dags; /* [js.n_jobs]: every job's DAG (empty for invalid jobs) */
+
+    ctl_pod *pod; /* [pods.n], in list order */
+    size_t n_pod;
+    ctl_node *node; /* [nodes.n] */
+    size_t n_node;
+    ctl_batch_job *job; /* [jobs.n] */
+    size_t n_job;
+    size_t *job_obs; /* [jobs.n]: index of the Job's entry in the job model's input, or DS_NONE */
+
+    /* Storage the view points into. */
+    ctl_kv *kv;
+    ctl_toleration *tol;
+    ctl_taint *taint;
+} ctl_snapshot;
+
+/* Build from the lists (ownership of their references passes to the snapshot, also on error;
+ * the lists are emptied). -1 with err set on allocation failure or invalid arguments. */
+int ctl_snapshot_build(kube_obj_list *pods, kube_obj_list *nodes, kube_obj_list *pdbs,
+                       kube_obj_list *jobs, kube_obj_list *graphs, const ds_policy *policy,
+                       double now, ctl_snapshot *out, ds_err *err);
+void ctl_snapshot_free(ctl_snapshot *s);
+
+/* The job of a pod or batch Job in the snapshot (NULL when it is not part of a job). */
+const ds_job *ctl_snapshot_job_of(const ctl_snapshot *s, const ctl_task_info *t);
+
+#endif

@@ -1,0 +1,132 @@
+/* view.h: the controller's read-only view of the cluster for one decision round.
+ *
+ * The tracker (tracker.c) fills these plain structs from its informer caches and the job model;
+ * the decision modules (guards.c, preempt.c, release.c, publish.c) are pure functions over them, so
+ * they are unit-tested without a cluster. Strings are borrowed: they live as long as the snapshot
+ * that holds the view. Absent strings are "" (never NULL); absent times are NAN. */
+#ifndef DAGSCHED_CONTROLLER_VIEW_H
+#define DAGSCHED_CONTROLLER_VIEW_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dsp.h"
+#include "resources.h"
+#include "victim.h" /* DS_NO_TASK */
+
+/* Names shared with the extender and the users' manifests (docs/controller.md). */
+#define CTL_GATE_DEPENDENCIES   "dagsched.io/dependencies"
+#define CTL_LABEL_JOB           "dagsched.io/job"
+#define CTL_LABEL_TASK          "dagsched.io/task"
+#define CTL_ANN_PRIORITY        "dagsched.io/priority"
+#define CTL_ANN_SLACK           "dagsched.io/slack"
+#define CTL_ANN_LEVEL_DEADLINE  "dagsched.io/level-deadline"
+#define CTL_ANN_EVICTION_AT     "dagsched.io/evicted-at"
+#define CTL_ANN_EVICTION_REASON "dagsched.io/eviction-reason"
+#define CTL_ANN_RELEASED_AT     "dagsched.io/released-at"
+#define CTL_ANN_NUDGED_AT       "dagsched.io/upstream-succeeded-at"
+#define CTL_ANN_MIRROR          "kubernetes.io/config.mirror"
+
+typedef enum ctl_pod_state {
+    CTL_POD_GATED = 0,     /* pending, held by the dagsched.io/dependencies scheduling gate */
+    CTL_POD_PENDING,       /* pending, not bound, not (yet) found unschedulable */
+    CTL_POD_UNSCHEDULABLE, /* pending, not bound, PodScheduled=False with reason Unschedulable */
+    CTL_POD_BOUND,         /* bound to a node and not finished (Pending with a node, Running) */
+    CTL_POD_SUCCEEDED,
+    CTL_POD_FAILED,
+} ctl_pod_state;
+
+typedef struct ctl_kv {
+    const char *key;
+    const char *value;
+} ctl_kv;
+
+typedef enum ctl_taint_effect {
+    CTL_TAINT_NO_SCHEDULE = 0,
+    CTL_TAINT_PREFER_NO_SCHEDULE,
+    CTL_TAINT_NO_EXECUTE,
+} ctl_taint_effect;
+
+typedef struct ctl_taint {
+    const char *key;
+    const char *value;
+    ctl_taint_effect effect;
+} ctl_taint;
+
+typedef struct ctl_toleration {
+    const char *key;    /* "" with operator Exists: tolerates every taint */
+    bool op_exists;     /* operator Exists (else Equal) */
+    const char *value;  /* for Equal */
+    const char *effect; /* "" matches every effect */
+} ctl_toleration;
+
+typedef enum ctl_owner_kind {
+    CTL_OWNER_NONE = 0, /* a bare pod: nothing recreates it */
+    CTL_OWNER_JOB,      /* batch/v1 Job */
+    CTL_OWNER_DAEMONSET,
+    CTL_OWNER_OTHER, /* ReplicaSet, StatefulSet, a workflow engine's custom resource... */
+} ctl_owner_kind;
+
+/* The job model's answer for a pod that is a task of a DAG job. */
+typedef struct ctl_task_info {
+    size_t job;          /* index into the round's jobs (DAGs); DS_NO_TASK outside a DAG */
+    size_t task;         /* index of the task in that job's DAG */
+    ds_task_state state; /* from the job's pods: blocked, waiting, running, succeeded, failed */
+    bool evaluated;      /* the DSP evaluation below is valid */
+    ds_task_eval eval;
+} ctl_task_info;
+
+typedef struct ctl_pod {
+    const char *ns, *name, *uid;
+    const char *node;           /* spec.nodeName, "" when unbound */
+    const char *priority_class; /* spec.priorityClassName, "" when none */
+    int32_t k8s_priority;       /* spec.priority (0 when unset) */
+    const ctl_kv *labels;
+    size_t n_labels;
+    const ctl_kv *node_selector; /* spec.nodeSelector */
+    size_t n_node_selector;
+    const ctl_toleration *tolerations;
+    size_t n_tolerations;
+    ctl_owner_kind owner;
+    bool mirror; /* a static pod's mirror (kubernetes.io/config.mirror) */
+    ctl_pod_state state;
+    bool terminating;           /* metadata.deletionTimestamp is set */
+    double created_at;          /* metadata.creationTimestamp */
+    double started_at;          /* status.startTime, NAN when not started */
+    double unschedulable_since; /* PodScheduled=False lastTransitionTime, NAN otherwise */
+    ds_res request;             /* effective request: max(sum containers, any init) + overhead */
+    double evicted_at;          /* annotation dagsched.io/evicted-at, NAN when absent */
+    double nudged_at;           /* annotation dagsched.io/upstream-succeeded-at, NAN when absent */
+    bool released;              /* annotation dagsched.io/released-at present */
+    /* PodDisruptionBudgets of its namespace that select it (filled for bound pods only). */
+    unsigned n_pdbs;
+    bool pdb_blocks; /* one of them allows no disruption now (status.disruptionsAllowed <= 0) */
+    bool pdb_stale;  /* one of them has a status older than its spec (observedGeneration) */
+    ctl_task_info task;
+} ctl_pod;
+
+typedef struct ctl_node {
+    const char *name;
+    ds_res allocatable;
+    bool schedulable; /* Ready and not cordoned (spec.unschedulable) */
+    const ctl_kv *labels;
+    size_t n_labels;
+    const ctl_taint *taints;
+    size_t n_taints;
+} ctl_node;
+
+/* A batch/v1 Job that is a DAG task (labels dagsched.io/job and dagsched.io/task). */
+typedef struct ctl_batch_job {
+    const char *ns, *name, *uid;
+    double created_at;
+    bool suspended; /* spec.suspend */
+    bool has_pods;  /* status.active + succeeded + failed > 0 */
+    ctl_task_info task;
+} ctl_batch_job;
+
+/* Lookup helpers. */
+const char *ctl_kv_get(const ctl_kv *kv, size_t n, const char *key); /* NULL when absent */
+const char *ctl_pod_state_name(ctl_pod_state s);
+
+#endif

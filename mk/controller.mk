@@ -1,0 +1,71 @@
+# mk/controller.mk: the DAG controller (bin/dagsched-controller) and its tests.
+#
+#   bin/dagsched-controller                     the binary (release build)
+#   $(BUILD)/<variant>/libdsctl.a               the controller's pure decision modules
+#   make controller-unit-test / -asan           tests/controller/test_*.c (cmocka, no cluster)
+#   make controller-integration-test            tests/controller/it_*.sh on a local control plane
+#
+# The decision modules (view, ledger, guards, preempt, release, publish, tracker) are pure and
+# linked into the unit tests; the rest (actions, round, ledger_store, main...) talks to the API
+# server. The tracker reads decoded API objects (kube/objects.h) but does no I/O.
+
+CTL_CORE_NAMES := view ledger guards preempt release publish tracker
+CTL_CORE_SRCS  := $(addprefix controller/,$(addsuffix .c,$(CTL_CORE_NAMES)))
+CTL_IO_SRCS    := $(filter-out $(CTL_CORE_SRCS),$(wildcard controller/*.c))
+CTL_TEST_SRCS  := $(wildcard tests/controller/test_*.c)
+CTL_TEST_NAMES := $(patsubst tests/controller/%.c,%,$(CTL_TEST_SRCS))
+CTL_CFLAGS     := -Icontroller -Ilib -Ikube -Iruntime -pthread
+CTL_CORE_LIBS  := -ljansson -lyaml -lm
+
+define ctl_variant
+# $(1) = variant name, $(2) = extra flags
+$(BUILD)/$(1)/controller/%.o: controller/%.c
+	@mkdir -p $$(@D)
+	$$(CC) $$(CFLAGS_BASE) $(2) $$(CTL_CFLAGS) -c $$< -o $$@
+
+$(BUILD)/$(1)/libdsctl.a: $$(patsubst controller/%.c,$(BUILD)/$(1)/controller/%.o,$$(CTL_CORE_SRCS))
+	@mkdir -p $$(@D)
+	rm -f $$@
+	ar rcs $$@ $$^
+
+$(BUILD)/$(1)/tests/controller/%: tests/controller/%.c $(wildcard tests/controller/*.h) \
+		$(BUILD)/$(1)/libdsctl.a $(BUILD)/$(1)/libdskube.a $(BUILD)/$(1)/libdagsched.a
+	@mkdir -p $$(@D)
+	$$(CC) $$(CFLAGS_BASE) $(2) $$(CTL_CFLAGS) -Itests/controller $$< -o $$@ \
+		$(BUILD)/$(1)/libdsctl.a $(BUILD)/$(1)/libdskube.a $(BUILD)/$(1)/libdagsched.a \
+		$$(CTL_CORE_LIBS) -lpthread $$(CMOCKA_LIBS)
+endef
+
+$(eval $(call ctl_variant,rel,$(OPT_FLAGS)))
+$(eval $(call ctl_variant,asan,$(SAN_FLAGS)))
+
+CTL_UNIT_REL  := $(addprefix $(BUILD)/rel/tests/controller/,$(CTL_TEST_NAMES))
+CTL_UNIT_ASAN := $(addprefix $(BUILD)/asan/tests/controller/,$(CTL_TEST_NAMES))
+
+.PHONY: controller-unit-test controller-unit-test-asan controller-integration-test
+controller-unit-test: $(CTL_UNIT_REL)
+	@set -e; for t in $(CTL_UNIT_REL); do echo "== $$t"; $$t; done
+
+controller-unit-test-asan: $(CTL_UNIT_ASAN)
+	@set -e; for t in $(CTL_UNIT_ASAN); do echo "== $$t (asan+ubsan)"; \
+		ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 $$t; done
+
+INTEGRATION_TESTS += controller-unit-test controller-unit-test-asan
+
+# The binary: the decision modules, the I/O modules, the Kubernetes client and the HTTP runtime.
+CTL_VERSION := $(shell git describe --always --dirty 2>/dev/null || echo dev)
+$(BUILD)/rel/controller/main.o: CTL_CFLAGS += -DDAGSCHED_VERSION='"$(CTL_VERSION)"'
+BINARIES += $(BIN)/dagsched-controller
+$(BIN)/dagsched-controller: $(patsubst controller/%.c,$(BUILD)/rel/controller/%.o,$(CTL_IO_SRCS)) \
+		$(BUILD)/rel/libdsctl.a $(BUILD)/rel/libdskube.a $(BUILD)/rel/libdsruntime.a \
+		$(BUILD)/rel/libdagsched.a
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_BASE) $(OPT_FLAGS) -o $@ $(filter %.o,$^) $(BUILD)/rel/libdsctl.a \
+		$(BUILD)/rel/libdskube.a $(BUILD)/rel/libdsruntime.a $(BUILD)/rel/libdagsched.a \
+		$(KUBE_LIBS) $(RUNTIME_LIBS) $(CTL_CORE_LIBS)
+
+controller-integration-test: $(BIN)/dagsched-controller
+	@DAGSCHED_EXTRA_PACKAGES="jq" hack/install-deps.sh
+	@tests/controller/integration.sh $(BIN)/dagsched-controller
+
+INTEGRATION_TESTS += controller-integration-test

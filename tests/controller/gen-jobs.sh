@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# gen-jobs.sh: prints a batch/v1 Job manifest that is a one-task DAG job, for the controller's
+# integration tests.
+# Usage: gen-jobs.sh NAME CPU RUNTIME [DEADLINE_RFC3339|-] [PRIORITY_CLASS|-] [EXTRA_LABEL k=v|-]
+set -euo pipefail
+name="$1" cpu="$2" runtime="$3" deadline="${4:--}" pclass="${5:--}" extra="${6:--}"
+echo "apiVersion: batch/v1"
+echo "kind: Job"
+echo "metadata:"
+echo "  name: $name"
+echo "spec:"
+echo "  backoffLimit: 6"
+echo "  template:"
+echo "    metadata:"
+echo "      labels:"
+echo "        dagsched.io/job: $name"
+echo "        dagsched.io/task: main"
+[[ "$extra" == - ]] || echo "        ${extra%%=*}: \"${extra#*=}\""
+echo "      annotations:"
+echo "        dagsched.io/runtime: \"$runtime\""
+[[ "$deadline" == - ]] || echo "        dagsched.io/deadline: \"$deadline\""
+echo "    spec:"
+echo "      restartPolicy: Never"
+[[ "$pclass" == - ]] || echo "      priorityClassName: $pclass"
+echo "      containers:"
+echo "      - name: main"
+echo "        image: busybox"
+echo "        resources: {requests: {cpu: \"$cpu\"}}"

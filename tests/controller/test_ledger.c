@@ -1,0 +1,136 @@
+/* test_ledger.c: unit tests of the eviction ledger (add, order, prune, counts, the bound, JSON
+ * round trip and its error messages). */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ledger.h"
+
+static ctl_ledger_entry entry(double at, const char *ns, const char *victim, const char *node,
+                              const char *preemptor)
+{
+    ctl_ledger_entry e;
+    memset(&e, 0, sizeof e);
+    e.at = at;
+    snprintf(e.victim_ns, sizeof e.victim_ns, "%s", ns);
+    snprintf(e.victim_name, sizeof e.victim_name, "%s", victim);
+    snprintf(e.victim_uid, sizeof e.victim_uid, "uid-%s", victim);
+    snprintf(e.node, sizeof e.node, "%s", node);
+    snprintf(e.preemptor_ns, sizeof e.preemptor_ns, "prod");
+    snprintf(e.preemptor_name, sizeof e.preemptor_name, "%s", preemptor);
+    snprintf(e.preemptor_uid, sizeof e.preemptor_uid, "uid-%s", preemptor);
+    snprintf(e.reason, sizeof e.reason, "urgent");
+    snprintf(e.result, sizeof e.result, CTL_LEDGER_EVICTED);
+    return e;
+}
+
+static void test_counts_and_prune(void **state)
+{
+    (void)state;
+    ctl_ledger l;
+    ctl_ledger_init(&l);
+    ctl_ledger_entry es[] = {
+        entry(100, "a", "v1", "n1", "p1"), entry(130, "b", "v2", "n1", "p2"),
+        entry(110, "a", "v3", "n2", "p1"), /* out of order: inserted in time order */
+    };
+    for (size_t i = 0; i < 3; i++)
+        assert_int_equal(ctl_ledger_add(&l, &es[i], NULL), 0);
+    assert_int_equal(l.n, 3);
+    assert_true(l.e[0].at == 100 && l.e[1].at == 110 && l.e[2].at == 130);
+    assert_int_equal(ctl_ledger_count_since(&l, 0, NULL, NULL), 3);
+    assert_int_equal(ctl_ledger_count_since(&l, 110, NULL, NULL), 2);
+    assert_int_equal(ctl_ledger_count_since(&l, 0, "a", NULL), 2);
+    assert_int_equal(ctl_ledger_count_since(&l, 0, NULL, "n1"), 2);
+    assert_int_equal(ctl_ledger_count_since(&l, 105, "a", "n2"), 1);
+    assert_true(ctl_ledger_last_for_preemptor(&l, "uid-p1") == 110);
+    assert_true(isnan(ctl_ledger_last_for_preemptor(&l, "uid-p9")));
+    assert_true(ctl_ledger_last_for_victim(&l, "uid-v2") == 130);
+    /* A refused eviction counts for the victim's cooldown only. */
+    assert_int_equal(ctl_ledger_set_result(&l, "uid-v3", CTL_LEDGER_REFUSED), 0);
+    assert_int_equal(ctl_ledger_set_result(&l, "uid-none", CTL_LEDGER_REFUSED), -1);
+    assert_int_equal(ctl_ledger_count_since(&l, 0, "a", NULL), 1);
+    assert_true(ctl_ledger_last_for_preemptor(&l, "uid-p1") == 100);
+    assert_true(ctl_ledger_last_for_victim(&l, "uid-v3") == 110);
+    ctl_ledger_prune(&l, 200, 80); /* keep >= 120 */
+    assert_int_equal(l.n, 1);
+    assert_string_equal(l.e[0].victim_name, "v2");
+    ctl_ledger_free(&l);
+}
+
+static void test_bound(void **state)
+{
+    (void)state;
+    ctl_ledger l;
+    ctl_ledger_init(&l);
+    for (int i = 0; i < CTL_LEDGER_MAX + 5; i++) {
+        ctl_ledger_entry e = entry(i, "a", "v", "n", "p");
+        assert_int_equal(ctl_ledger_add(&l, &e, NULL), 0);
+    }
+    assert_int_equal(l.n, CTL_LEDGER_MAX);
+    assert_true(l.e[0].at == 5); /* the oldest five were dropped */
+    ctl_ledger_free(&l);
+}
+
+static void test_json_round_trip(void **state)
+{
+    (void)state;
+    ctl_ledger l, m;
+    ctl_ledger_init(&l);
+    ctl_ledger_init(&m);
+    ctl_ledger_entry e = entry(1700000000.25, "batch", "etl-1", "node-3", "urgent-0");
+    assert_int_equal(ctl_ledger_add(&l, &e, NULL), 0);
+    char *s = ctl_ledger_encode(&l);
+    assert_non_null(s);
+    assert_string_equal(s, "[{\"at\":1700000000.25,\"victimNamespace\":\"batch\",\"victim\":"
+                           "\"etl-1\",\"victimUID\":\"uid-etl-1\",\"node\":\"node-3\","
+                           "\"preemptorNamespace\":\"prod\",\"preemptor\":\"urgent-0\","
+                           "\"preemptorUID\":\"uid-urgent-0\",\"reason\":\"urgent\","
+                           "\"result\":\"evicted\"}]");
+    ds_err err = {{0}};
+    assert_int_equal(ctl_ledger_decode(s, strlen(s), &m, &err), 0);
+    assert_int_equal(m.n, 1);
+    assert_memory_equal(&m.e[0], &l.e[0], sizeof e);
+    free(s);
+    ctl_ledger_free(&l);
+    ctl_ledger_free(&m);
+}
+
+static void test_json_errors(void **state)
+{
+    (void)state;
+    ctl_ledger l;
+    ctl_ledger_init(&l);
+    ds_err err = {{0}};
+    const char *bad1 = "{}";
+    assert_int_equal(ctl_ledger_decode(bad1, strlen(bad1), &l, &err), -1);
+    assert_string_equal(err.msg, "eviction ledger: must be a list");
+    const char *bad2 = "[{\"at\":\"x\"}]";
+    assert_int_equal(ctl_ledger_decode(bad2, strlen(bad2), &l, &err), -1);
+    assert_string_equal(err.msg, "eviction ledger[0].at: must be a number");
+    const char *bad3 = "[{\"at\":1,\"victimNamespace\":\"a\"}]";
+    assert_int_equal(ctl_ledger_decode(bad3, strlen(bad3), &l, &err), -1);
+    assert_string_equal(err.msg, "eviction ledger[0].victim: must be a string");
+    const char *bad4 = "[1,";
+    assert_int_equal(ctl_ledger_decode(bad4, strlen(bad4), &l, &err), -1);
+    assert_non_null(strstr(err.msg, "eviction ledger: invalid JSON"));
+    assert_int_equal(l.n, 0);
+    ctl_ledger_free(&l);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_counts_and_prune),
+        cmocka_unit_test(test_bound),
+        cmocka_unit_test(test_json_round_trip),
+        cmocka_unit_test(test_json_errors),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,602 @@
+/* test_preempt.c: unit tests of one preemption round over the controller's view: which pod is
+ * evicted for which preemptor on which node, and every guard, limit and check that keeps a pod
+ * from being evicted. Scenarios are small enough to compute the expected decision by hand. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "ctl_test_util.h"
+#include "preempt.h"
+
+/* Two 4-cpu nodes full of a low-priority job's 2-cpu tasks (priorities n1: 0.5, 0.3; n2: 0.4,
+ * 0.6) and one urgent 2-cpu task of another job (slack 5 s, priority 0.2). */
+typedef struct scene {
+    ds_dag low, urg;
+    const ds_dag *dags[2];
+    ctl_node nodes[2];
+    ctl_pod pods[8];
+    size_t n_pods;
+    ds_policy pol;
+    ctl_ledger ledger;
+    ctl_preempt_in in;
+} scene;
+
+enum { R0 = 0, R1, R2, R3, W };
+
+static void scene_init(scene *s)
+{
+    memset(s, 0, sizeof *s);
+    assert_int_equal(t_flat_dag(&s->low, 4), 0);
+    assert_int_equal(t_flat_dag(&s->urg, 2), 0);
+    s->dags[0] = &s->low;
+    s->dags[1] = &s->urg;
+    s->nodes[0] = t_node("n1", MILLI(4));
+    s->nodes[1] = t_node("n2", MILLI(4));
+    s->pods[R0] = t_running("batch", "r0", "n1", 0, 0, 0.5, MILLI(2));
+    s->pods[R1] = t_running("batch", "r1", "n1", 0, 1, 0.3, MILLI(2));
+    s->pods[R2] = t_running("batch", "r2", "n2", 0, 2, 0.4, MILLI(2));
+    s->pods[R3] = t_running("batch", "r3", "n2", 0, 3, 0.6, MILLI(2));
+    s->pods[W] = t_waiting("prod", "w", 1, 0, 0.2, 5.0, MILLI(2));
+    s->n_pods = 5;
+    ds_policy_defaults(&s->pol);
+    ctl_ledger_init(&s->ledger);
+}
+
+static void scene_free(scene *s)
+{
+    ds_dag_free(&s->low);
+    ds_dag_free(&s->urg);
+    ctl_ledger_free(&s->ledger);
+}
+
+static void plan(scene *s, ctl_preempt_out *out)
+{
+    s->in = (ctl_preempt_in){.pods = s->pods,
+                             .n_pods = s->n_pods,
+                             .nodes = s->nodes,
+                             .n_nodes = 2,
+                             .dags = s->dags,
+                             .n_jobs = 2,
+                             .policy = &s->pol,
+                             .ledger = &s->ledger,
+                             .now = NOW};
+    ds_err err = {{0}};
+    assert_int_equal(ctl_preempt_plan(&s->in, out, &err), 0);
+}
+
+static void add_ledger(ctl_ledger *l, double at, const char *vns, const char *vuid,
+                       const char *node, const char *puid)
+{
+    ctl_ledger_entry e;
+    memset(&e, 0, sizeof e);
+    e.at = at;
+    snprintf(e.victim_ns, sizeof e.victim_ns, "%s", vns);
+    snprintf(e.victim_name, sizeof e.victim_name, "%s", vuid);
+    snprintf(e.victim_uid, sizeof e.victim_uid, "%s", vuid);
+    snprintf(e.node, sizeof e.node, "%s", node);
+    snprintf(e.preemptor_ns, sizeof e.preemptor_ns, "prod");
+    snprintf(e.preemptor_name, sizeof e.preemptor_name, "%s", puid);
+    snprintf(e.preemptor_uid, sizeof e.preemptor_uid, "%s", puid);
+    snprintf(e.reason, sizeof e.reason, "urgent");
+    snprintf(e.result, sizeof e.result, CTL_LEDGER_EVICTED);
+    assert_int_equal(ctl_ledger_add(l, &e, NULL), 0);
+}
+
+/* The lowest-priority pod on the node where evicting one pod makes room is evicted. */
+static void test_urgent_evicts_lowest(void **state)
+{
+    (void)state;
+    scene s;
+    scene_init(&s);
+    ctl_preempt_out out;
+    plan(&s, &out);
+    assert_int_equal(out.n_ev, 1);
+    assert_int_equal(out.ev[0].victim, R1);
+    assert_int_equal(out.ev[0].preemptor, W);
+    assert_int_equal(out.ev[0].node, 0);
+    assert_int_equal(out.ev[0].reason, DS_REASON_URGENT);
+    assert_int_equal(out.n_waiting, 1);
+    assert_int_equal(out.n_urgent, 1);
+    assert_int_equal(out.n_running, 4);
+    assert_int_equal(out.n_evictable, 4);
+    assert_int_equal(out.guard[R1], CTL_GUARD_OK);
+    assert_int_equal(out.guard[W], CTL_GUARD_NOT_RUNNING);
+    ctl_preempt_out_free(&out);
+    scene_free(&s);
+}
+
+/* A task with slack above the urgent threshold and a priority below every running task evicts
+ * nothing. */
+static void test_not_urgent_low_priority_evicts_nothing(void **state)
+{
+    (void)state;
+    scene s;
+    scene_init(&s);
+    s.pods[W].task.eval.t_allow_s = 31.0;
+    ctl_preempt_out out;
+    plan(&s, &out);
+    assert_int_equal(out.n_ev, 0);
+    assert_int_equal(out.n_urgent, 0);
+    ctl_preempt_out_free(&out);
+    scene_free(&s);
+}
+
+/* Not found unschedulable by kube-scheduler yet: no preemption for it. */
+static void test_pending_not_unschedulable_waits(void **state)
+{
+    (void)state;
+    scene s;
+    scene_init(&s);
+    s.pods[W].state = CTL_POD_PENDING;
+    ctl_preempt_out out;
+    plan(&s, &out);
+    assert_int_equal(out.n_ev, 0);
+    assert_int_equal(out.n_waiting, 0);
+    assert_int_equal(out.n_urgent, 1);
+    ctl_preempt_out_free(&out);
+    scene_free(&s);
+}
+
+static void test_protected_namespace_and_class(void **state)
+{
+    (void)state;
+    scene s;
+    scene_init(&s);
+    s.pods[R1].ns = "kube-system";
+    ctl_preempt_out out;
+    plan(&s, &out);
+    assert_int_equal(out.guard[R1], CTL_GUARD_PROTECTED_NS);
+    assert_int_equal(out.n_ev, 1);
+    assert_int_equal(out.ev[0].victim, R2); /* next lowest, on n2 */
+    assert_int_equal(out.ev[0].node, 1);
+    ctl_preempt_out_free(&out);
+
+    s.pods[R1].ns = "batch";
+    s.pods[R1].priority_class = "system-node-critical";
+    s.pods[R2].priority_class = "system-cluster-critical";
+    plan(&s, &out);
+    assert_int_equal(out.guard[R1], CTL_GUARD_PROTECTED_CLASS);
+    assert_int_equal(out.guard[R2], CTL_GUARD_PROTECTED_CLASS);
+    assert_int_equal(out.n_ev, 1);
+    assert_int_equal(out.ev[0].victim, R0); /* 0.5 on n1 beats 0.6 on n2 */
+    ctl_preempt_out_free(&out);
+    scene_free(&s);
+}
+
+static void test_pdb_protects(void **state)
+{
+    (void)state;
+    scene s;
+    scene_init(&s);
+    ctl_preempt_out out;
+    s.pods[R1].n_pdbs = 1;
+    s.pods[R1].pdb_blocks = true;
+    plan(&s, &out);
+    assert_int_equal(out.guard[R1], CTL_GUARD_PDB);
+    assert_int_equal(out.n_ev, 1);
+    assert_int_equal(out.ev[0].victim, R2);
+    ctl_preempt_out_free(&out);
+
+    /* A budget that allows a disruption does not block... */
+    s.pods[R1].pdb_blocks = false;
+    plan(&s, &out);
+    assert_int_equal(out.ev[0].victim, R1);
+    ctl_preempt_out_free(&out);
+    /* ... unless its status is stale, or two budgets select the pod. */
+    s.pods[R1].pdb_stale = true;
+    plan(&s, &out);
+    assert_int_equal(out.guard[R1], CTL_GUARD_PDB_STALE);
+    assert_int_equal(out.ev[0].victim, R2);
+    ctl_preempt_out_free(&out);
+    s.pods[R1].pdb_stale = false;
+    s.pods[R1].n_pdbs = 2;
+    plan(&s, &out);
+    assert_int_equal(out.guard[R1], CTL_GUARD_MULTIPLE_PDBS);
+    assert_int_equal(out.ev[0].victim, R2);
+    ctl_preempt_out_free(&out);
+    scene_free(&s);
+}
+
+/* Condition C2 reaches the algorithm: a running ancestor of the preemptor is never its victim. */
+static void test_ancestor_never_evicted(void **state)
+{
+    (void)state;
+    ds_dag chain;
+    assert_int_equal(t_chain_dag(&chain), 0);
+    const ds_dag *dags[1] = {&chain};
+    ctl_node nodes[1] = {t_node("n1", MILLI(4))};
+    ctl_pod pods[2];
+    pods[0] = t_running("batch", "a", "n1", 0, 0, 0.1, MILLI(4)); /* ancestor of c */
+    pods[1] = t_waiting("batch", "c", 0, 2, 0.9, 5.0, MILLI(2));
+    ds_policy pol;
+    ds_policy_defaults(&pol);
+    ctl_ledger l;
+    ctl_ledger_init(&l);
+    ctl_preempt_in in = {.pods = pods,
+                         .n_pods = 2,
+                         .nodes = nodes,
+                         .n_nodes = 1,
+                         .dags = dags,
+                         .n_jobs = 1,
+                         .policy = &pol,
+                         .ledger = &l,
+                         .now = NOW};
+    ctl_preempt_out out;
+    assert_int_equal(ctl_preempt_plan(&in, &out, NULL), 0);
+    assert_int_equal(out.n_ev, 0);
+    assert_int_equal(out.guard[0], CTL_GUARD_OK); /* evictable in general, not for c */
+    ctl_preempt_out_free(&out);
+    /* Swapped roles: the running pod is task c and the preemptor task a; c descends from a, so
+     * it may be evicted. */
+    pods[0].task.task = 2;
+    pods[1].task.task = 0;
+    assert_int_equal(ctl_preempt_plan(&in, &out, NULL), 0);
+    assert_int_equal(out.n_ev, 1);
+    assert_int_equal(out.ev[0].victim, 0);
+    ctl_preempt_out_free(&out);
+    ds_dag_free(&chain);
+}
+
+/* rho: a gap of exactly one average neighbour gap is not enough at rho 1.5, but is at rho 0. */
+static void test_rho(void **state)
+{
+    (void)state;
+    ds_dag d0, d1;
+    assert_int_equal(t_flat_dag(&d0, 1), 0);
+    assert_int_equal(t_flat_dag(&d1, 1), 0);
+    const ds_dag *dags[2] = {&d0, &d1};
+    ctl_node nodes[1] = {t_node("n1", MILLI(4))};
+    ctl_pod pods[2];
+    pods[0] = t_running("batch", "low", "n1", 0, 0, 1.0, MILLI(4));
+    pods[1] = t_waiting("batch", "high", 1, 0, 1.1, INFINITY, MILLI(4));
+    ds_policy pol;
+    ds_policy_defaults(&pol);
+    ctl_ledger l;
+    ctl_ledger_init(&l);
+    ctl_preempt_in in = {.pods = pods,
+                         .n_pods = 2,
+                         .nodes = nodes,
+                         .n_nodes = 1,
+                         .dags = dags,
+                         .n_jobs = 2,
+                         .policy = &pol,
+                         .ledger = &l,
+                         .now = NOW};
+    ctl_preempt_out out;
+    assert_int_equal(ctl_preempt_plan(&in, &out, NULL), 0);
+    assert_int_equal(out.n_ev, 0);
+    assert_int_equal(out.n_waiting, 1);
+    ctl_preempt_out_free(&out);
+
+    pol.preemption.rho = 0.0;
+    assert_int_equal(ctl_preempt_plan(&in, &out, NULL), 0);
+    assert_int_equal(out.n_ev, 1);
+    assert_int_equal(out.ev[0].victim, 0);
+    assert_int_equal(out.ev[0].preemptor, 1);
+    assert_int_equal(out.ev[0].reason, DS_REASON_PRIORITY);
+    assert_true(fabs(out.ev[0].gap - 0.1) < 1e-9);
+    assert_true(fabs(out.ev[0].normalised_gap - 1.0) < 1e-9);
+    ctl_preempt_out_free(&out);
+
+    /* A lower-priority waiting task never evicts a higher one, whatever rho. */
+    pods[1].task.eval.priority = 0.9;
+    assert_int_equal(ctl_preempt_plan(&in, &out, NULL), 0);
+    assert_int_equal(out.n_ev, 0);
+    ctl_preempt_out_free(&out);
+    ds_dag_free(&d0);
+    ds_dag_free(&d1);
+}
+
+/* An eviction made for the preemptor within the cooldown holds it back (its room is coming). */
+static void test_preemptor_cooldown(void **state)
+{
+    (void)state;
+    scene s;
+    scene_init(&s);
+    add_ledger(&s.ledger, NOW - 100, "batch", "gone", "n1", "w");
+    ctl_preempt_out out;
+    plan(&s, &out);
+    assert_int_equal(out.n_ev, 0);
+    assert_int_equal(out.n_cooling, 1);
+    ctl_preempt_out_free(&out);
+    s.pol.cooldown_s = 60; /* the same entry is now older than the cooldown */
+    plan(&s, &out);
+    assert_int_equal(out.n_ev, 1);
+    ctl_preempt_out_free(&out);
+    scene_free(&s);
+}
+
+/* A victim whose eviction was requested within the cooldown (annotation or ledger) is skipped. */
+static void test_victim_cooldown(void **state)
+{
+    (void)state;
+    scene s;
+    scene_init(&s);
+    s.pods[R1].evicted_at = NOW - 30;
+    ctl_preempt_out out;
+    plan(&s, &out);
+    assert_int_equal(out.guard[R1], CTL_GUARD_COOLDOWN);
+    assert_int_equal(out.ev[0].victim, R2);
+    ctl_preempt_out_free(&out);
+    s.pods[R1].evicted_at = NAN;
+    add_ledger(&s.ledger, NOW - 30, "batch", "r1", "n1", "other");
+    s.pol.max_evictions_per_node = 2; /* so that n1's budget is not what stops it */
+    plan(&s, &out);
+    assert_int_equal(out.guard[R1], CTL_GUARD_COOLDOWN);
+    assert_int_equal(out.ev[0].victim, R2);
+    ctl_preempt_out_free(&out);
+    scene_free(&s);
+}
+
+static void test_limits(void **state)
+{
+    (void)state;
+    scene s;
+    scene_init(&s);
+    ctl_preempt_out out;
+    /* Total per minute used up by evictions of the last minute. */
+    for (int i = 0; i < 10; i++)
+        add_ledger(&s.ledger, NOW - 59, "elsewhere", "x", "n9", "y");
+    plan(&s, &out);
+    assert_int_equal(out.n_ev, 0);
+    ctl_preempt_out_free(&out);
+    /* One minute later they no longer count. */
+    ctl_ledger_clear(&s.ledger);
+    for (int i = 0; i < 10; i++)
+        add_ledger(&s.ledger, NOW - 61, "elsewhere", "x", "n9", "y");
+    plan(&s, &out);
+    assert_int_equal(out.n_ev, 1);
+    ctl_preempt_out_free(&out);
+    /* Per node per epoch: n1 had one 5 s ago, so the victim is on n2. */
+    ctl_ledger_clear(&s.ledger);
+    add_ledger(&s.ledger, NOW - 5, "batch", "x", "n1", "y");
+    plan(&s, &out);
+    assert_int_equal(out.n_ev, 1);
+    assert_int_equal(out.ev[0].victim, R2);
+    ctl_preempt_out_free(&out);
+    /* Per namespace per minute. */
+    ctl_ledger_clear(&s.ledger);
+    s.pol.max_evictions_per_namespace = 2;
+    add_ledger(&s.ledger, NOW - 30, "batch", "x", "n9", "y");
+    add_ledger(&s.ledger, NOW - 30, "batch", "z", "n9", "y");
+    plan(&s, &out);
+    assert_int_equal(out.n_ev, 0);
+    assert_int_equal(out.guard[R1], CTL_GUARD_NAMESPACE_LIMIT);
+    ctl_preempt_out_free(&out);
+    /* Preemption disabled: counts, no plan. */
+    ctl_ledger_clear(&s.ledger);
+    s.pol.preemption_enabled = false;
+    plan(&s, &out);
+    assert_int_equal(out.n_ev, 0);
+    assert_int_equal(out.n_waiting, 1);
+    ctl_preempt_out_free(&out);
+    scene_free(&s);
+}
+
+/* Two urgent preemptors, a namespace limit of one: the second plan is removed after the
+ * algorithm, and the rounds that follow find no other victim outside the namespace. */
+static void test_namespace_limit_within_round(void **state)
+{
+    (void)state;
+    scene s;
+    scene_init(&s);
+    s.pol.max_evictions_per_namespace = 1;
+    s.pods[5] = t_waiting("prod", "w2", 1, 1, 0.15, 6.0, MILLI(2));
+    s.n_pods = 6;
+    ctl_preempt_out out;
+    plan(&s, &out);
+    assert_int_equal(out.n_ev, 1);
+    assert_int_equal(out.ev[0].victim, R1);
+    assert_int_equal(out.ev[0].preemptor, W);
+    assert_true(out.n_dropped >= 1);
+    ctl_preempt_out_free(&out);
+    /* With room for two in the namespace both get a victim, one per node. */
+    s.pol.max_evictions_per_namespace = 2;
+    plan(&s, &out);
+    assert_int_equal(out.n_ev, 2);
+    assert_int_equal(out.ev[0].victim, R1);
+    assert_int_equal(out.ev[1].victim, R2);
+    assert_int_equal(out.ev[1].preemptor, 5);
+    ctl_preempt_out_free(&out);
+    scene_free(&s);
+}
+
+/* Never evict a pod of higher Kubernetes priority than the preemptor. */
+static void test_kubernetes_priority_pair(void **state)
+{
+    (void)state;
+    scene s;
+    scene_init(&s);
+    s.pods[R1].k8s_priority = 1000;
+    ctl_preempt_out out;
+    plan(&s, &out);
+    assert_int_equal(out.n_ev, 1);
+    assert_int_equal(out.ev[0].victim, R2);
+    assert_int_equal(out.n_dropped, 1);
+    ctl_preempt_out_free(&out);
+    s.pods[W].k8s_priority = 1000; /* equal: allowed */
+    plan(&s, &out);
+    assert_int_equal(out.ev[0].victim, R1);
+    ctl_preempt_out_free(&out);
+    scene_free(&s);
+}
+
+/* Terminating, too young, without owner, DaemonSet, mirror, not opted in, no slack. */
+static void test_other_guards(void **state)
+{
+    (void)state;
+    scene s;
+    scene_init(&s);
+    ctl_preempt_out out;
+    s.pods[R1].terminating = true;
+    plan(&s, &out);
+    assert_int_equal(out.guard[R1], CTL_GUARD_TERMINATING);
+    assert_int_equal(out.ev[0].victim, R2);
+    ctl_preempt_out_free(&out);
+    s.pods[R1].terminating = false;
+
+    s.pods[R1].started_at = NOW - 59; /* minRunTime 60 s */
+    plan(&s, &out);
+    assert_int_equal(out.guard[R1], CTL_GUARD_MIN_RUN_TIME);
+    assert_int_equal(out.ev[0].victim, R2);
+    ctl_preempt_out_free(&out);
+    s.pods[R1].started_at = NOW - 60;
+    plan(&s, &out);
+    assert_int_equal(out.guard[R1], CTL_GUARD_OK);
+    ctl_preempt_out_free(&out);
+
+    s.pods[R1].owner = CTL_OWNER_NONE;
+    plan(&s, &out);
+    assert_int_equal(out.guard[R1], CTL_GUARD_NO_OWNER);
+    ctl_preempt_out_free(&out);
+    s.pods[R1].owner = CTL_OWNER_DAEMONSET;
+    plan(&s, &out);
+    assert_int_equal(out.guard[R1], CTL_GUARD_DAEMONSET);
+    ctl_preempt_out_free(&out);
+    s.pods[R1].owner = CTL_OWNER_OTHER;
+    s.pods[R1].mirror = true;
+    plan(&s, &out);
+    assert_int_equal(out.guard[R1], CTL_GUARD_MIRROR);
+    ctl_preempt_out_free(&out);
+    s.pods[R1].mirror = false;
+
+    /* Opt-in selector: only pods labelled preemptible=true. */
+    s.pol.opt_in_selector.n = 1;
+    snprintf(s.pol.opt_in_selector.key[0], DS_LABEL_KEY_MAX, "preemptible");
+    snprintf(s.pol.opt_in_selector.value[0], DS_LABEL_VALUE_MAX, "true");
+    ctl_kv yes[] = {{"preemptible", "true"}};
+    s.pods[R3].labels = yes;
+    s.pods[R3].n_labels = 1;
+    plan(&s, &out);
+    assert_int_equal(out.guard[R1], CTL_GUARD_NOT_OPTED_IN);
+    assert_int_equal(out.guard[R3], CTL_GUARD_OK);
+    assert_int_equal(out.n_ev, 1);
+    assert_int_equal(out.ev[0].victim, R3);
+    ctl_preempt_out_free(&out);
+    s.pol.opt_in_selector.n = 0;
+
+    /* A victim whose own slack is within one epoch cannot afford the delay. */
+    s.pods[R1].task.eval.t_allow_s = 10.0;
+    plan(&s, &out);
+    assert_int_equal(out.guard[R1], CTL_GUARD_NO_SLACK);
+    assert_int_equal(out.ev[0].victim, R2);
+    ctl_preempt_out_free(&out);
+    scene_free(&s);
+}
+
+/* Resources of terminating pods still count; a cordoned node takes no preemptor and loses no pod.
+ */
+static void test_nodes(void **state)
+{
+    (void)state;
+    scene s;
+    scene_init(&s);
+    s.nodes[0].schedulable = false;
+    ctl_preempt_out out;
+    plan(&s, &out);
+    assert_int_equal(out.n_ev, 1);
+    assert_int_equal(out.ev[0].victim, R2);
+    assert_int_equal(out.ev[0].node, 1);
+    ctl_preempt_out_free(&out);
+    s.nodes[0].schedulable = true;
+    /* r1 terminating: n1 is still full until it is gone, and r1 is not a victim again. */
+    s.pods[R1].terminating = true;
+    plan(&s, &out);
+    assert_int_equal(out.n_ev, 1);
+    assert_int_equal(out.ev[0].victim, R2);
+    ctl_preempt_out_free(&out);
+    /* Room on a node already: nothing to evict. */
+    s.pods[R1].state = CTL_POD_SUCCEEDED;
+    plan(&s, &out);
+    assert_int_equal(out.n_ev, 0);
+    ctl_preempt_out_free(&out);
+    scene_free(&s);
+}
+
+/* A plan on a node the preemptor cannot use (node selector, taints) is removed. */
+static void test_node_eligibility(void **state)
+{
+    (void)state;
+    scene s;
+    scene_init(&s);
+    ctl_kv zone_a[] = {{"zone", "a"}}, zone_b[] = {{"zone", "b"}};
+    s.nodes[0].labels = zone_a;
+    s.nodes[0].n_labels = 1;
+    s.nodes[1].labels = zone_b;
+    s.nodes[1].n_labels = 1;
+    ctl_kv want_b[] = {{"zone", "b"}};
+    s.pods[W].node_selector = want_b;
+    s.pods[W].n_node_selector = 1;
+    ctl_preempt_out out;
+    plan(&s, &out);
+    assert_int_equal(out.n_ev, 1);
+    assert_int_equal(out.ev[0].victim, R2);
+    assert_int_equal(out.ev[0].node, 1);
+    ctl_preempt_out_free(&out);
+
+    /* A NoSchedule taint on n2 that the preemptor does not tolerate: no node left for it. */
+    ctl_taint gpu[] = {{"gpu", "true", CTL_TAINT_NO_SCHEDULE}};
+    s.nodes[1].taints = gpu;
+    s.nodes[1].n_taints = 1;
+    plan(&s, &out);
+    assert_int_equal(out.n_ev, 0);
+    ctl_preempt_out_free(&out);
+    ctl_toleration tol[] = {{"gpu", false, "true", "NoSchedule"}};
+    s.pods[W].tolerations = tol;
+    s.pods[W].n_tolerations = 1;
+    plan(&s, &out);
+    assert_int_equal(out.n_ev, 1);
+    assert_int_equal(out.ev[0].victim, R2);
+    ctl_preempt_out_free(&out);
+    scene_free(&s);
+}
+
+static void test_bad_input(void **state)
+{
+    (void)state;
+    scene s;
+    scene_init(&s);
+    s.pods[R1].task.job = 7;
+    s.in = (ctl_preempt_in){.pods = s.pods,
+                            .n_pods = s.n_pods,
+                            .nodes = s.nodes,
+                            .n_nodes = 2,
+                            .dags = s.dags,
+                            .n_jobs = 2,
+                            .policy = &s.pol,
+                            .ledger = &s.ledger,
+                            .now = NOW};
+    ctl_preempt_out out;
+    ds_err err = {{0}};
+    assert_int_equal(ctl_preempt_plan(&s.in, &out, &err), -1);
+    assert_string_equal(err.msg, "pod batch/r1: task reference 7/1 outside the 2 jobs");
+    scene_free(&s);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_urgent_evicts_lowest),
+        cmocka_unit_test(test_not_urgent_low_priority_evicts_nothing),
+        cmocka_unit_test(test_pending_not_unschedulable_waits),
+        cmocka_unit_test(test_protected_namespace_and_class),
+        cmocka_unit_test(test_pdb_protects),
+        cmocka_unit_test(test_ancestor_never_evicted),
+        cmocka_unit_test(test_rho),
+        cmocka_unit_test(test_preemptor_cooldown),
+        cmocka_unit_test(test_victim_cooldown),
+        cmocka_unit_test(test_limits),
+        cmocka_unit_test(test_namespace_limit_within_round),
+        cmocka_unit_test(test_kubernetes_priority_pair),
+        cmocka_unit_test(test_other_guards),
+        cmocka_unit_test(test_nodes),
+        cmocka_unit_test(test_node_eligibility),
+        cmocka_unit_test(test_bad_input),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,132 @@
+/* test_release.c: unit tests of task release (gated pods and suspended Jobs whose upstream tasks
+ * succeeded, highest DSP priority first, maxConcurrentReleases) and of nudges (once per
+ * unschedulable episode). */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "ctl_test_util.h"
+#include "release.h"
+
+static ctl_pod gated(const char *name, ds_task_state st, double prio, double created)
+{
+    ctl_pod p = t_pod("batch", name, CTL_POD_GATED);
+    p.task.job = 0;
+    p.task.task = 0;
+    p.task.state = st;
+    p.task.evaluated = true;
+    p.task.eval.priority = prio;
+    p.created_at = created;
+    return p;
+}
+
+static void test_release_order_and_limit(void **state)
+{
+    (void)state;
+    ctl_pod pods[6] = {
+        gated("blocked", DS_TASK_BLOCKED, 9.0, 1), gated("low", DS_TASK_WAITING, 0.2, 1),
+        gated("high", DS_TASK_WAITING, 0.9, 5),    gated("mid-new", DS_TASK_WAITING, 0.5, 9),
+        gated("mid-old", DS_TASK_WAITING, 0.5, 3), t_pod("batch", "not-a-task", CTL_POD_GATED),
+    };
+    ctl_release_in in = {.pods = pods, .n_pods = 6};
+    ctl_release_out out;
+    assert_int_equal(ctl_release_plan(&in, &out, NULL), 0);
+    assert_int_equal(out.n_ready, 4);
+    assert_int_equal(out.n_rel, 4);
+    assert_int_equal(out.rel[0].idx, 2);
+    assert_int_equal(out.rel[1].idx, 4); /* equal priority: the older first */
+    assert_int_equal(out.rel[2].idx, 3);
+    assert_int_equal(out.rel[3].idx, 1);
+    assert_int_equal(out.n_held, 0);
+    ctl_release_out_free(&out);
+
+    /* Limit 3 with one released task still pending: two go now, the two lowest wait. */
+    ctl_pod more[7];
+    memcpy(more, pods, sizeof pods);
+    more[6] = gated("released", DS_TASK_WAITING, 0.1, 1);
+    more[6].state = CTL_POD_PENDING;
+    in = (ctl_release_in){.pods = more, .n_pods = 7, .max_concurrent = 3};
+    assert_int_equal(ctl_release_plan(&in, &out, NULL), 0);
+    assert_int_equal(out.in_flight, 1);
+    assert_int_equal(out.n_rel, 2);
+    assert_int_equal(out.rel[0].idx, 2);
+    assert_int_equal(out.rel[1].idx, 4);
+    assert_int_equal(out.n_held, 2);
+    ctl_release_out_free(&out);
+
+    /* Bound or finished tasks do not count. */
+    more[6].state = CTL_POD_BOUND;
+    assert_int_equal(ctl_release_plan(&in, &out, NULL), 0);
+    assert_int_equal(out.in_flight, 0);
+    assert_int_equal(out.n_rel, 3);
+    ctl_release_out_free(&out);
+}
+
+static void test_suspended_jobs(void **state)
+{
+    (void)state;
+    ctl_batch_job jobs[3];
+    memset(jobs, 0, sizeof jobs);
+    for (int i = 0; i < 3; i++) {
+        jobs[i].ns = "batch";
+        jobs[i].task.job = 0;
+        jobs[i].task.evaluated = true;
+    }
+    jobs[0].name = "ready";
+    jobs[0].suspended = true;
+    jobs[0].task.state = DS_TASK_WAITING;
+    jobs[0].task.eval.priority = 0.4;
+    jobs[1].name = "blocked";
+    jobs[1].suspended = true;
+    jobs[1].task.state = DS_TASK_BLOCKED;
+    jobs[2].name = "resumed-no-pod-yet";
+    jobs[2].suspended = false;
+    jobs[2].task.state = DS_TASK_WAITING;
+    ctl_release_in in = {.jobs = jobs, .n_jobs = 3, .max_concurrent = 1};
+    ctl_release_out out;
+    assert_int_equal(ctl_release_plan(&in, &out, NULL), 0);
+    assert_int_equal(out.in_flight, 1);
+    assert_int_equal(out.n_ready, 1);
+    assert_int_equal(out.n_rel, 0);
+    assert_int_equal(out.n_held, 1);
+    ctl_release_out_free(&out);
+    jobs[2].has_pods = true;
+    assert_int_equal(ctl_release_plan(&in, &out, NULL), 0);
+    assert_int_equal(out.n_rel, 1);
+    assert_int_equal(out.rel[0].kind, CTL_RELEASE_JOB);
+    assert_int_equal(out.rel[0].idx, 0);
+    ctl_release_out_free(&out);
+}
+
+static void test_nudges(void **state)
+{
+    (void)state;
+    ctl_pod pods[4];
+    pods[0] = t_waiting("batch", "never-nudged", 0, 0, 1, INFINITY, 1);
+    pods[1] = t_waiting("batch", "nudged-this-episode", 0, 1, 1, INFINITY, 1);
+    pods[1].nudged_at = pods[1].unschedulable_since + 1;
+    pods[2] = t_waiting("batch", "nudged-before", 0, 2, 1, INFINITY, 1);
+    pods[2].nudged_at = pods[2].unschedulable_since - 100;
+    pods[3] = t_waiting("batch", "still-blocked", 0, 3, 1, INFINITY, 1);
+    pods[3].task.state = DS_TASK_BLOCKED;
+    ctl_release_in in = {.pods = pods, .n_pods = 4};
+    ctl_release_out out;
+    assert_int_equal(ctl_release_plan(&in, &out, NULL), 0);
+    assert_int_equal(out.n_nudge, 2);
+    assert_int_equal(out.nudge[0], 0);
+    assert_int_equal(out.nudge[1], 2);
+    assert_int_equal(out.n_rel, 0);
+    ctl_release_out_free(&out);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_release_order_and_limit),
+        cmocka_unit_test(test_suspended_jobs),
+        cmocka_unit_test(test_nudges),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
