@@ -32,7 +32,7 @@ check "rendered defaults pass server-side dry-run" \
 check "rendered non-default values pass server-side dry-run" \
   bash -c "'$HELM' template dagsched helm/dagsched -n $NS --set controller.dryRun=true \
     --set extender.tls.enabled=true --set extender.tls.secretName=dagsched-tls \
-    --set jobGraphs.enabled=false --set-json 'policy.extra={\"strict\":{\"preemption\":{\"rho\":3}}}' \
+    --set controller.leaderElection.enabled=false --set-json 'policy.extra={\"strict\":{\"preemption\":{\"rho\":3}}}' \
     | '$K' apply --dry-run=server -f -"
 check "manifests/dagsched.yaml passes server-side dry-run" \
   "$K" apply --dry-run=server -f manifests/dagsched.yaml
@@ -55,6 +55,9 @@ check "controller can watch nodes" can controller watch nodes
 check "controller can patch jobs" can controller patch jobs.batch -n default
 check "controller can read PDBs" can controller list poddisruptionbudgets.policy -n default
 check "controller can post events" can controller create events -n default
+check "controller can nominate a node" can controller patch pods --subresource=status -n default
+check "controller can write its ledger" can controller update configmaps -n "$NS"
+check "controller cannot write configmaps elsewhere" expect_no can controller update configmaps -n default
 check "controller can update its lease" can controller update leases.coordination.k8s.io -n "$NS"
 # controller: what it must not do
 check "controller cannot read secrets" expect_no can controller get secrets -n "$NS"
