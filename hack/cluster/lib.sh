@@ -109,8 +109,11 @@ stop_component() {
   fi
   # The launcher made the component a session (and group) leader: signal the group so that helper
   # children (the runtime scaler's pipeline) go too. Fall back to the pid alone otherwise.
-  local pgid
-  pgid="$(ps -o pgid= -p "$pid" 2>/dev/null | tr -d ' ')"
+  local pgid="" line rest
+  if { read -r line <"/proc/$pid/stat"; } 2>/dev/null; then
+    rest="${line##*) }" # state ppid pgrp ...
+    read -r _ _ pgid _ <<<"$rest"
+  fi
   if [[ "$pgid" == "$pid" ]]; then
     kill "-$sig" -- "-$pid" 2>/dev/null || true
   else
