@@ -8,7 +8,7 @@
 
 void ext_limits_default(ext_limits *l)
 {
-    l->max_body = 16u << 20;
+    l->max_body = 64u << 20;
     l->max_nodes = 20000;
     l->max_victims = 100000;
 }
