@@ -68,15 +68,24 @@ static void test_jscan_unicode(void **state)
     (void)state;
     js_doc d;
     char err[JS_ERR_MAX];
-    /* U+00E9, U+20AC, U+1F600 as a surrogate pair, a lone surrogate (U+FFFD), \/ and \". */
-    const char *s = "[\"\\u00e9\\u20AC\\ud83d\\ude00\\ud800x\\/\\\"\"]";
+    /* U+00E9, U+20AC, U+1F600 as a surrogate pair, \/ and \". */
+    const char *s = "[\"\\u00e9\\u20AC\\ud83d\\ude00x\\/\\\"\"]";
     assert_int_equal(parse_str(&d, s, err), 0);
     char out[64];
     long n = js_str_decode(&d, 1, out, sizeof out);
-    assert_int_equal(n, 2 + 3 + 4 + 3 + 1 + 1 + 1);
-    assert_memory_equal(out, "\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\xef\xbf\xbdx/\"", (size_t)n);
-    assert_true(js_str_eq_fold(&d, 1, "\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\xef\xbf\xbdX/\""));
+    assert_int_equal(n, 2 + 3 + 4 + 1 + 1 + 1);
+    assert_memory_equal(out, "\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80x/\"", (size_t)n);
+    assert_true(js_str_eq_fold(&d, 1, "\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80X/\""));
     js_free(&d);
+
+    /* Lone surrogates are refused. */
+    assert_int_equal(parse_str(&d, "[\"\\ud800x\"]", err), -1);
+    assert_string_equal(err, "invalid JSON at byte 2: invalid \\u escape: high surrogate without a "
+                             "low one");
+    assert_int_equal(parse_str(&d, "[\"\\ud800\\u0041\"]", err), -1);
+    assert_int_equal(parse_str(&d, "[\"\\ud800\"]", err), -1);
+    assert_int_equal(parse_str(&d, "[\"x\\udc00\"]", err), -1);
+    assert_string_equal(err, "invalid JSON at byte 3: invalid \\u escape: lone low surrogate");
 
     /* An escaped key still matches. */
     assert_int_equal(parse_str(&d, "{\"\\u0050od\": 1}", err), 0);
