@@ -336,6 +336,8 @@ int main(int argc, char **argv)
     sv.ctx.limits.max_body = f.max_body;
     sv.ctx.limits.max_nodes = f.max_nodes;
     sv.ctx.decode = ext_state_decode_opts(st);
+    sv.ctx.tasks_succeeded = ext_state_tasks_succeeded;
+    sv.ctx.tasks_user = st;
     ext_server *srv = NULL;
     if (ext_server_start(&sv, &srv, &err) != 0) {
         KLOG_ERROR(COMPONENT, "server: %s", err.msg);
@@ -355,6 +357,7 @@ int main(int argc, char **argv)
         ;
     KLOG_INFO(COMPONENT, "received signal %d; shutting down", sig);
     ext_server_stop(srv);
+    ext_state_stop(st); /* stops the watches before the client goes */
     kube_client_shutdown(client);
     ext_state_free(st);
     metrics_registry_free(reg);

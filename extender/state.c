@@ -611,6 +611,30 @@ const ext_snapshot *ext_state_acquire(ext_state *st)
     return s;
 }
 
+bool ext_state_tasks_succeeded(void *user, const char *ns, const char *job,
+                               const char *const *tasks, size_t n)
+{
+    ext_state *st = user;
+    char key[512];
+    if (st == NULL || n == 0 || kube_pod_job_index_key(ns, job, key, sizeof key) != 0)
+        return false;
+    kube_obj_list l;
+    if (kube_informer_by_index(st->inf[INF_PODS], KUBE_INDEX_POD_JOB, key, &l) != 0)
+        return false;
+    bool all = true;
+    for (size_t t = 0; t < n && all; t++) {
+        bool found = false;
+        for (size_t i = 0; i < l.n && !found; i++) {
+            const kube_pod *p = (const kube_pod *)l.items[i];
+            found = p->task_name != NULL && strcmp(p->task_name, tasks[t]) == 0 &&
+                    p->phase == KUBE_POD_SUCCEEDED;
+        }
+        all = found;
+    }
+    kube_obj_list_free(&l);
+    return all;
+}
+
 kube_decode_opts ext_state_decode_opts(const ext_state *st)
 {
     return st->decode;

@@ -232,6 +232,49 @@ static void test_blocked_task_both_casings(void **state)
     world_free(&w);
 }
 
+/* A fake live cache: "clean" has succeeded (the snapshot does not know yet). */
+static size_t live_calls;
+static bool live_clean_done(void *user, const char *ns, const char *job, const char *const *tasks,
+                            size_t n)
+{
+    (void)user;
+    live_calls++;
+    assert_string_equal(ns, "batch");
+    assert_string_equal(job, "etl");
+    assert_int_equal(n, 1);
+    return strcmp(tasks[0], "clean") == 0;
+}
+
+static void test_live_caches_ahead_of_snapshot(void **state)
+{
+    (void)state;
+    world w;
+    world_init(&w, "Running");
+    double now = at("2026-11-22T10:31:00Z");
+    ext_snapshot *s = snap(&w, now);
+    ext_ctx c = ctx();
+    c.tasks_succeeded = live_clean_done;
+    size_t len;
+    char *body = tu_read_data("filter_names.json", &len);
+    ext_reply r;
+    ext_outcome o;
+    live_calls = 0;
+    ext_handle_filter(&c, s, body, len, now, &r, &o);
+    assert_int_equal(r.status, 200);
+    assert_int_equal(live_calls, 1);
+    assert_true(o.live_override);
+    assert_int_equal(o.pod_class, EXT_POD_DAG);
+    assert_string_equal(r.body, "{\"Nodes\":null,\"NodeNames\":[\"kwok-node-0\",\"kwok-node-1\"],"
+                                "\"FailedNodes\":{\"kwok-node-2\":\"dagsched: insufficient cpu "
+                                "(requested 500m, free 200m)\"},\"FailedAndUnresolvableNodes\":{},"
+                                "\"Error\":\"\"}");
+    free(r.body);
+    ext_outcome_clear(&o);
+    free(body);
+    ext_snapshot_unref(s);
+    world_free(&w);
+}
+
 static void test_runnable_deadline_and_fit(void **state)
 {
     (void)state;
@@ -773,6 +816,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_not_ready),
         cmocka_unit_test(test_blocked_task_both_casings),
+        cmocka_unit_test(test_live_caches_ahead_of_snapshot),
         cmocka_unit_test(test_runnable_deadline_and_fit),
         cmocka_unit_test(test_outside_dag_and_unknown_nodes),
         cmocka_unit_test(test_packing_prefers_complementary_node),
