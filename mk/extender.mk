@@ -130,4 +130,4 @@ INTEGRATION_TESTS += fuzz-short extender-integration-test
 .PHONY: bench-extender
 bench-extender: $(BUILD)/rel/tests/extender/bench_server
 	@DAGSCHED_EXTRA_PACKAGES=wrk hack/install-deps.sh
-	@tests/extender/bench.sh $(BUILD)/rel/tests/extender/bench_server $(or $(BENCH_SECONDS),5)
+	@tests/extender/bench.sh $(BUILD)/rel/tests/extender/bench_server $(or $(BENCH_SECONDS),3)
