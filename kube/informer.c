@@ -12,14 +12,14 @@
 #include "log.h"
 #include "watchstream.h"
 
-#define RV_MAX   64
+#define RV_MAX       64
 #define PATH_MAX_LEN 4096
 
 struct kube_informer {
     kube_client *client;
     kube_informer_opts opts;
     char *ns, *label_selector, *field_selector; /* owned copies */
-    char *gpu_names_block;                        /* owned copies of decode.gpu_names */
+    char *gpu_names_block;                      /* owned copies of decode.gpu_names */
     const char **gpu_names;
     kube_cache *cache;
     char what[128]; /* "pods in batch" for logs */
@@ -99,7 +99,7 @@ static int collection_path(kube_informer *inf, kutil_buf *b)
     return kutil_buf_printf(b, "%s?", kube_kind_resource(inf->opts.kind));
 }
 
-static void apply_put(kube_informer *inf, kube_meta *obj, bool diff_only_if_changed)
+static void apply_put(kube_informer *inf, kube_meta *obj, bool only_if_changed)
 {
     const kube_meta *old = NULL;
     if (kube_cache_put(inf->cache, obj, &old) != 0) {
@@ -113,7 +113,7 @@ static void apply_put(kube_informer *inf, kube_meta *obj, bool diff_only_if_chan
             cb->on_add(cb->user, obj);
     } else {
         bool changed = strcmp(old->resource_version, obj->resource_version) != 0;
-        if ((changed || !diff_only_if_changed) && cb->on_update != NULL)
+        if ((changed || !only_if_changed) && cb->on_update != NULL)
             cb->on_update(cb->user, old, obj);
         kube_obj_unref(old);
     }
@@ -163,8 +163,7 @@ static int list_and_replace(kube_informer *inf)
         kube_response_free(&resp);
         if (r != 0) {
             if (status == 410 && cont[0] != '\0') {
-                KLOG_INFO("informer", "%s: list continue token expired; listing again",
-                          inf->what);
+                KLOG_INFO("informer", "%s: list continue token expired; listing again", inf->what);
                 rc = 1;
                 goto out;
             }
@@ -192,8 +191,7 @@ static int list_and_replace(kube_informer *inf)
             kube_meta *m;
             ds_err derr;
             if (kube_obj_decode(inf->opts.kind, it, &inf->opts.decode, &m, &derr) != 0) {
-                KLOG_WARN("informer", "%s: skipping undecodable object: %s", inf->what,
-                          derr.msg);
+                KLOG_WARN("informer", "%s: skipping undecodable object: %s", inf->what, derr.msg);
                 count(inf, &inf->st.decode_errors);
                 continue;
             }
@@ -239,8 +237,8 @@ static int list_and_replace(kube_informer *inf)
     }
     kube_obj_list_free(&cached);
     snprintf(inf->rv, sizeof inf->rv, "%s", list_rv);
-    KLOG_INFO("informer", "%s: listed %zu objects in %zu page(s) at resourceVersion %s",
-              inf->what, items, pages, inf->rv);
+    KLOG_INFO("informer", "%s: listed %zu objects in %zu page(s) at resourceVersion %s", inf->what,
+              items, pages, inf->rv);
     pthread_mutex_lock(&inf->lock);
     inf->st.lists++;
     inf->st.synced = true;
@@ -302,14 +300,14 @@ static int on_event(void *user, const char *text, size_t len)
             const json_t *md = json_object_get(ev.object, "metadata");
             const char *name = json_string_value(json_object_get(md, "name"));
             if (name != NULL)
-                apply_delete(inf, json_string_value(json_object_get(md, "namespace")), name,
-                             NULL);
+                apply_delete(inf, json_string_value(json_object_get(md, "namespace")), name, NULL);
         }
     } else if (ev.type == KUBE_WATCH_DELETED) {
         apply_delete(inf, m->ns, m->name, m);
         kube_obj_unref(m);
     } else {
-        apply_put(inf, m, false);
+        /* An ADDED or MODIFIED event for a version already cached (a replay) changes nothing. */
+        apply_put(inf, m, true);
     }
     snprintf(inf->rv, sizeof inf->rv, "%s", ev.resource_version);
     kube_watch_event_clear(&ev);
@@ -377,8 +375,8 @@ static watch_result watch_once(kube_informer *inf)
     }
     if (rc == 0) {
         if (kube_splitter_pending(&inf->splitter))
-            KLOG_DEBUG("informer", "%s: watch ended inside an event; resuming from %s",
-                       inf->what, inf->rv);
+            KLOG_DEBUG("informer", "%s: watch ended inside an event; resuming from %s", inf->what,
+                       inf->rv);
         else
             mark_ok(inf);
         return WATCH_ENDED;
@@ -435,8 +433,8 @@ static void *informer_main(void *arg)
             double d = kube_client_backoff(inf->client, attempt++);
             if (d > inf->opts.backoff_max_s)
                 d = inf->opts.backoff_max_s;
-            KLOG_INFO("informer", "%s: reconnecting in %.2fs from resourceVersion %s", inf->what,
-                      d, inf->rv);
+            KLOG_INFO("informer", "%s: reconnecting in %.2fs from resourceVersion %s", inf->what, d,
+                      inf->rv);
             kube_client_sleep(inf->client, d, &inf->stopping);
         }
     }
@@ -462,9 +460,9 @@ int kube_informer_new(kube_client *client, const kube_informer_opts *opts, kube_
     if (opts->namespace != NULL && !kube_kind_namespaced(opts->kind))
         return ds_err_set(err, "informer: %s is not namespaced", kube_kind_name(opts->kind));
     if (opts->namespace != NULL &&
-        (strlen(opts->namespace) > 63 || strspn(opts->namespace,
-                                                "abcdefghijklmnopqrstuvwxyz0123456789-") !=
-                                             strlen(opts->namespace)))
+        (strlen(opts->namespace) > 63 ||
+         strspn(opts->namespace, "abcdefghijklmnopqrstuvwxyz0123456789-") !=
+             strlen(opts->namespace)))
         return ds_err_set(err, "informer: invalid namespace \"%.64s\"", opts->namespace);
     kube_informer *inf = calloc(1, sizeof *inf);
     if (inf == NULL)
@@ -597,8 +595,8 @@ bool kube_informer_synced(kube_informer *inf)
 bool kube_informer_healthy(kube_informer *inf, double max_age_s)
 {
     pthread_mutex_lock(&inf->lock);
-    bool h = inf->st.synced &&
-             (inf->st.watching || kutil_mono_now() - inf->last_ok_mono <= max_age_s);
+    bool h =
+        inf->st.synced && (inf->st.watching || kutil_mono_now() - inf->last_ok_mono <= max_age_s);
     pthread_mutex_unlock(&inf->lock);
     return h;
 }

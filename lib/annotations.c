@@ -4,6 +4,8 @@
 
 #include <string.h>
 
+#include "strquote.h"
+
 static bool is_alnum(char c)
 {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
@@ -70,7 +72,7 @@ int ds_depends_on_parse(const char *s, ds_span *out, size_t *n, ds_err *err)
         lead++;
     if (lead == total)
         return 0; /* blank: no upstream */
-    size_t entry = 0, pos = 0;
+    size_t entry = 0, pos = 0, count = 0;
     for (;;) {
         size_t end = pos;
         while (end < total && s[end] != ',')
@@ -81,17 +83,25 @@ int ds_depends_on_parse(const char *s, ds_span *out, size_t *n, ds_err *err)
         while (b > a && is_blank(s[b - 1]))
             b--;
         entry++;
+        char q[DS_QUOTE_BUF];
         if (a == b)
-            return ds_err_set(err, "entry %zu is empty (got \"%.200s\")", entry, s);
-        if (!ds_name_valid(s + a, b - a))
-            return ds_err_set(err, "entry %zu: task name " DS_NAME_RULE " (got \"%.*s\")", entry,
-                              (int)(b - a > 100 ? 100 : b - a), s + a);
-        out[*n].off = a;
-        out[*n].len = b - a;
-        (*n)++;
+            return ds_err_set(err, "entry %zu is empty (got %s)", entry,
+                              ds_quote(s, 64, q, sizeof q));
+        if (!ds_name_valid(s + a, b - a)) {
+            char name[DS_NAME_VALUE_MAX + 2];
+            size_t cut = b - a > DS_NAME_VALUE_MAX + 1 ? DS_NAME_VALUE_MAX + 1 : b - a;
+            memcpy(name, s + a, cut);
+            name[cut] = '\0';
+            return ds_err_set(err, "entry %zu: task name " DS_NAME_RULE " (got %s)", entry,
+                              ds_quote(name, DS_NAME_VALUE_MAX, q, sizeof q));
+        }
+        out[count].off = a;
+        out[count].len = b - a;
+        count++;
         if (end == total)
             break;
         pos = end + 1;
     }
+    *n = count;
     return 0;
 }

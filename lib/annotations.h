@@ -13,16 +13,16 @@
 
 #include "ds_error.h"
 
-#define DS_LABEL_JOB            "dagsched.io/job"
-#define DS_LABEL_ARGO_WORKFLOW  "workflows.argoproj.io/workflow"
-#define DS_LABEL_TASK           "dagsched.io/task"
-#define DS_ANN_DEPENDS_ON       "dagsched.io/depends-on"
-#define DS_ANN_RUNTIME          "dagsched.io/runtime"
-#define DS_ANN_DEADLINE         "dagsched.io/deadline"
-#define DS_ANN_DEADLINE_AFTER   "dagsched.io/deadline-after"
-#define DS_LABEL_KIND           "dagsched.io/kind"
-#define DS_KIND_JOBGRAPH        "JobGraph"
-#define DS_JOBGRAPH_DATA_KEY    "graph.yaml"
+#define DS_LABEL_JOB           "dagsched.io/job"
+#define DS_LABEL_ARGO_WORKFLOW "workflows.argoproj.io/workflow"
+#define DS_LABEL_TASK          "dagsched.io/task"
+#define DS_ANN_DEPENDS_ON      "dagsched.io/depends-on"
+#define DS_ANN_RUNTIME         "dagsched.io/runtime"
+#define DS_ANN_DEADLINE        "dagsched.io/deadline"
+#define DS_ANN_DEADLINE_AFTER  "dagsched.io/deadline-after"
+#define DS_LABEL_KIND          "dagsched.io/kind"
+#define DS_KIND_JOBGRAPH       "JobGraph"
+#define DS_JOBGRAPH_DATA_KEY   "graph.yaml"
 
 #define DS_NAME_VALUE_MAX     63          /* a label value: job keys and task names */
 #define DS_DEPENDS_ON_MAX_LEN (64 * 1024) /* bytes of one depends-on annotation */
@@ -32,8 +32,8 @@
 bool ds_name_valid(const char *s, size_t len);
 
 /* The rule above as text, for error messages. */
-#define DS_NAME_RULE                                                                              \
-    "must be 1 to 63 letters, digits, '-', '_' or '.', beginning and ending with a letter or "    \
+#define DS_NAME_RULE                                                                               \
+    "must be 1 to 63 letters, digits, '-', '_' or '.', beginning and ending with a letter or "     \
     "digit"
 
 /* The job key of a pod from its two label values (either may be NULL): dagsched.io/job wins over

@@ -13,6 +13,7 @@
 #include "annotations.h"
 #include "dag.h"
 #include "strmap.h"
+#include "strquote.h"
 #include "timefmt.h"
 
 #define PATH_MAX_LEN 160 /* field paths in messages (long unknown keys are cut) */
@@ -162,8 +163,11 @@ static int parse_name(gctx *c, int id, const char *path, const char **out)
 {
     if (get_string(c, id, path, out) != 0)
         return -1;
-    if (!ds_name_valid(*out, strlen(*out)))
-        return ds_err_set(c->err, "%s: " DS_NAME_RULE " (got \"%.100s\")", path, *out);
+    if (!ds_name_valid(*out, strlen(*out))) {
+        char q[DS_QUOTE_BUF];
+        return ds_err_set(c->err, "%s: " DS_NAME_RULE " (got %s)", path,
+                          ds_quote(*out, DS_NAME_VALUE_MAX, q, sizeof q));
+    }
     return 0;
 }
 
@@ -289,12 +293,11 @@ static int parse_tasks(gctx *c, int id, ds_jobgraph *g)
             const char *dep = t->depends_on[k];
             size_t idx;
             if (ds_strmap_get(&names, dep, strlen(dep), &idx) != 0)
-                rc = ds_err_set(c->err, "spec.tasks[%zu].dependsOn[%zu]: unknown task \"%s\"", i,
-                                k, dep);
+                rc = ds_err_set(c->err, "spec.tasks[%zu].dependsOn[%zu]: unknown task \"%s\"", i, k,
+                                dep);
             else if (idx == i)
-                rc = ds_err_set(c->err,
-                                "spec.tasks[%zu].dependsOn[%zu]: a task cannot depend on itself", i,
-                                k);
+                rc = ds_err_set(
+                    c->err, "spec.tasks[%zu].dependsOn[%zu]: a task cannot depend on itself", i, k);
         }
     }
     ds_strmap_free(&names);
@@ -360,19 +363,21 @@ static int parse_root(gctx *c, ds_jobgraph *g)
         return -1;
     }
     const char *s;
+    char q[DS_QUOTE_BUF];
     if (ids[0] == 0)
         return ds_err_set(c->err, "apiVersion: required");
     if (get_string(c, ids[0], "apiVersion", &s) != 0)
         return -1;
     if (strcmp(s, DS_JOBGRAPH_API_VERSION) != 0)
-        return ds_err_set(c->err, "apiVersion: must be \"%s\" (got \"%.100s\")",
-                          DS_JOBGRAPH_API_VERSION, s);
+        return ds_err_set(c->err, "apiVersion: must be \"%s\" (got %s)", DS_JOBGRAPH_API_VERSION,
+                          ds_quote(s, 64, q, sizeof q));
     if (ids[1] == 0)
         return ds_err_set(c->err, "kind: required");
     if (get_string(c, ids[1], "kind", &s) != 0)
         return -1;
     if (strcmp(s, DS_JOBGRAPH_KIND) != 0)
-        return ds_err_set(c->err, "kind: must be \"%s\" (got \"%.100s\")", DS_JOBGRAPH_KIND, s);
+        return ds_err_set(c->err, "kind: must be \"%s\" (got %s)", DS_JOBGRAPH_KIND,
+                          ds_quote(s, 64, q, sizeof q));
     if (ids[3] == 0)
         return ds_err_set(c->err, "spec: required");
     return parse_spec(c, ids[3], g);
@@ -396,8 +401,7 @@ int ds_jobgraph_parse(const char *yaml, size_t len, ds_jobgraph *out, ds_err *er
     if (yaml == NULL)
         return ds_err_set(err, "empty document");
     if (len > DS_JOBGRAPH_MAX_BYTES)
-        return ds_err_set(err, "too large (got %zu bytes, at most %d)", len,
-                          DS_JOBGRAPH_MAX_BYTES);
+        return ds_err_set(err, "too large (got %zu bytes, at most %d)", len, DS_JOBGRAPH_MAX_BYTES);
     yaml_parser_t parser;
     if (!yaml_parser_initialize(&parser))
         return ds_err_set(err, "out of memory");

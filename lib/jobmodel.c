@@ -8,19 +8,20 @@
 #include <string.h>
 
 #include "jobstate.h"
+#include "strquote.h"
 #include "timefmt.h"
 
 #define KEY_MAX (2 * DS_NAME_VALUE_MAX + 2) /* "ns/name" + NUL */
 
 /* What ds_jobs_build learns about one pod before looking at its job. */
 typedef struct pod_work {
-    bool has_task;       /* a valid task label */
-    char *ann_error;     /* first malformed annotation, or NULL */
-    bool runtime_set;    /* dagsched.io/runtime present and valid */
-    double runtime_s;    /* when runtime_set */
-    int deadline_kind;   /* DS_DEADLINE_* (ds_deadline_kind), when valid */
-    double deadline;     /* epoch s (absolute) or duration s (after) */
-    char **deps;         /* dagsched.io/depends-on names, when valid */
+    bool has_task;     /* a valid task label */
+    char *ann_error;   /* first malformed annotation, or NULL */
+    bool runtime_set;  /* dagsched.io/runtime present and valid */
+    double runtime_s;  /* when runtime_set */
+    int deadline_kind; /* DS_DEADLINE_* (ds_deadline_kind), when valid */
+    double deadline;   /* epoch s (absolute) or duration s (after) */
+    char **deps;       /* dagsched.io/depends-on names, when valid */
     size_t n_deps;
 } pod_work;
 
@@ -200,9 +201,9 @@ static int parse_annotations(builder *b, const ds_pod_obs *p, pod_work *pw)
             what = DS_ANN_RUNTIME;
     }
     if (what == NULL && p->deadline != NULL && p->deadline_after != NULL) {
-        pw->ann_error = ds_arena_strdup(&b->tmp, "annotations " DS_ANN_DEADLINE
-                                                 " and " DS_ANN_DEADLINE_AFTER
-                                                 " are both set; use one");
+        pw->ann_error =
+            ds_arena_strdup(&b->tmp, "annotations " DS_ANN_DEADLINE " and " DS_ANN_DEADLINE_AFTER
+                                     " are both set; use one");
         return pw->ann_error == NULL ? oom(b) : 0;
     }
     if (what == NULL && p->deadline != NULL) {
@@ -230,8 +231,7 @@ static int parse_annotations(builder *b, const ds_pod_obs *p, pod_work *pw)
             if (pw->deps == NULL)
                 return oom(b);
             for (size_t k = 0; k < n; k++) {
-                pw->deps[k] = ds_arena_strndup(&b->tmp, p->depends_on + spans[k].off,
-                                               spans[k].len);
+                pw->deps[k] = ds_arena_strndup(&b->tmp, p->depends_on + spans[k].off, spans[k].len);
                 if (pw->deps[k] == NULL)
                     return oom(b);
             }
@@ -279,7 +279,9 @@ static int observe_pods(builder *b, size_t n_pods)
             continue;
         }
         if (!ds_name_valid(key, strnlen(key, DS_NAME_VALUE_MAX + 1))) {
-            ds_err_set(&e, "label %s: job name " DS_NAME_RULE " (got \"%.100s\")", label, key);
+            char q[DS_QUOTE_BUF];
+            ds_err_set(&e, "label %s: job name " DS_NAME_RULE " (got %s)", label,
+                       ds_quote(key, DS_NAME_VALUE_MAX, q, sizeof q));
             if (set_pod_error(b, i, e.msg) != 0)
                 return -1;
             continue;
@@ -288,15 +290,15 @@ static int observe_pods(builder *b, size_t n_pods)
             return -1;
         b->jw[r->job].n_pods++;
         if (p->task == NULL) {
-            ds_err_set(&e, "missing label " DS_LABEL_TASK " (the pod has label %s=%s)", label,
-                       key);
+            ds_err_set(&e, "missing label " DS_LABEL_TASK " (the pod has label %s=%s)", label, key);
             if (set_pod_error(b, i, e.msg) != 0)
                 return -1;
             continue;
         }
         if (!ds_name_valid(p->task, strnlen(p->task, DS_NAME_VALUE_MAX + 1))) {
-            ds_err_set(&e, "label " DS_LABEL_TASK ": task name " DS_NAME_RULE " (got \"%.100s\")",
-                       p->task);
+            char q[DS_QUOTE_BUF];
+            ds_err_set(&e, "label " DS_LABEL_TASK ": task name " DS_NAME_RULE " (got %s)",
+                       ds_quote(p->task, DS_NAME_VALUE_MAX, q, sizeof q));
             if (set_pod_error(b, i, e.msg) != 0)
                 return -1;
             continue;
@@ -422,9 +424,9 @@ static int build_from_pods(builder *b, ds_job *j)
         if (pw->deadline_kind == DS_DEADLINE_AFTER) {
             if (isnan(j->created_at)) {
                 ds_err_set(&em,
-                         "pod \"%s\": annotation " DS_ANN_DEADLINE_AFTER
-                         " needs the creation time of the job's pods, which is unknown",
-                         pod_label(&b->pods[i]));
+                           "pod \"%s\": annotation " DS_ANN_DEADLINE_AFTER
+                           " needs the creation time of the job's pods, which is unknown",
+                           pod_label(&b->pods[i]));
                 return set_job_error(b, j, em.msg);
             }
             d += j->created_at;
@@ -437,12 +439,12 @@ static int build_from_pods(builder *b, ds_job *j)
             bool p_abs = b->pw[ref].deadline_kind == DS_DEADLINE_ABSOLUTE;
             bool q_abs = pw->deadline_kind == DS_DEADLINE_ABSOLUTE;
             ds_err_set(&em,
-                     "conflicting deadlines: pod \"%s\" has %s \"%.64s\" but pod \"%s\" has %s "
-                     "\"%.64s\"",
-                     pod_label(p), p_abs ? DS_ANN_DEADLINE : DS_ANN_DEADLINE_AFTER,
-                     p_abs ? p->deadline : p->deadline_after, pod_label(q),
-                     q_abs ? DS_ANN_DEADLINE : DS_ANN_DEADLINE_AFTER,
-                     q_abs ? q->deadline : q->deadline_after);
+                       "conflicting deadlines: pod \"%s\" has %s \"%.64s\" but pod \"%s\" has %s "
+                       "\"%.64s\"",
+                       pod_label(p), p_abs ? DS_ANN_DEADLINE : DS_ANN_DEADLINE_AFTER,
+                       p_abs ? p->deadline : p->deadline_after, pod_label(q),
+                       q_abs ? DS_ANN_DEADLINE : DS_ANN_DEADLINE_AFTER,
+                       q_abs ? q->deadline : q->deadline_after);
             return set_job_error(b, j, em.msg);
         }
     }
@@ -477,7 +479,7 @@ static int build_from_pods(builder *b, ds_job *j)
     for (size_t k = 0; k < n; k++) {
         if (!b->pw[tp[k].pod].runtime_set) {
             ds_err_set(&em, "annotation " DS_ANN_RUNTIME " is missing: assuming %gs",
-                     DS_DEFAULT_RUNTIME_S);
+                       DS_DEFAULT_RUNTIME_S);
             if (add_warning(b, tp[k].pod, em.msg) != 0)
                 return -1;
         }
@@ -494,8 +496,7 @@ static int graph_mismatch_warnings(builder *b, const ds_job *j, const ds_jobgrap
     const pod_work *pw = &b->pw[i];
     ds_err em;
     if (pw->ann_error != NULL) {
-        ds_err_set(&em, "%s (ignored: JobGraph \"%s\" declares the job)", pw->ann_error,
-                 j->graph);
+        ds_err_set(&em, "%s (ignored: JobGraph \"%s\" declares the job)", pw->ann_error, j->graph);
         return add_warning(b, i, em.msg);
     }
     const ds_dag_task *dt = &j->dag.tasks[t];
@@ -518,18 +519,18 @@ static int graph_mismatch_warnings(builder *b, const ds_job *j, const ds_jobgrap
         for (size_t k = 0; k < dt->n_up; k++)
             mark[dt->up[k]] = 0;
         if (!same) {
+            char q[DS_QUOTE_BUF];
             ds_err_set(&em,
-                     "annotation " DS_ANN_DEPENDS_ON " \"%.200s\" differs from JobGraph \"%s\" "
-                     "(ignored)",
-                     p->depends_on, j->graph);
+                       "annotation " DS_ANN_DEPENDS_ON " %s differs from JobGraph \"%s\" (ignored)",
+                       ds_quote(p->depends_on, 100, q, sizeof q), j->graph);
             if (add_warning(b, i, em.msg) != 0)
                 return -1;
         }
     }
     if (pw->runtime_set && fabs(pw->runtime_s - dt->runtime_s) > DS_DEADLINE_TOLERANCE_S) {
         ds_err_set(&em,
-                 "annotation " DS_ANN_RUNTIME " \"%.64s\" differs from JobGraph \"%s\" (ignored)",
-                 p->runtime, j->graph);
+                   "annotation " DS_ANN_RUNTIME " \"%.64s\" differs from JobGraph \"%s\" (ignored)",
+                   p->runtime, j->graph);
         if (add_warning(b, i, em.msg) != 0)
             return -1;
     }
@@ -538,8 +539,8 @@ static int graph_mismatch_warnings(builder *b, const ds_job *j, const ds_jobgrap
          fabs(pw->deadline - g->deadline) > DS_DEADLINE_TOLERANCE_S)) {
         bool abs_ = pw->deadline_kind == DS_DEADLINE_ABSOLUTE;
         ds_err_set(&em, "annotation %s \"%.64s\" differs from JobGraph \"%s\" (ignored)",
-                 abs_ ? DS_ANN_DEADLINE : DS_ANN_DEADLINE_AFTER,
-                 abs_ ? p->deadline : p->deadline_after, j->graph);
+                   abs_ ? DS_ANN_DEADLINE : DS_ANN_DEADLINE_AFTER,
+                   abs_ ? p->deadline : p->deadline_after, j->graph);
         if (add_warning(b, i, em.msg) != 0)
             return -1;
     }
@@ -574,9 +575,9 @@ static int build_from_graph(builder *b, ds_job *j, size_t gi)
     } else if (g->deadline_kind == DS_DEADLINE_AFTER) {
         if (!isfinite(obs->created_at)) {
             ds_err_set(&em,
-                     "JobGraph \"%s\": spec.deadlineAfter needs the ConfigMap's creation time, "
-                     "which is unknown",
-                     j->graph);
+                       "JobGraph \"%s\": spec.deadlineAfter needs the ConfigMap's creation time, "
+                       "which is unknown",
+                       j->graph);
             return set_job_error(b, j, em.msg);
         }
         j->deadline = obs->created_at + g->deadline;
@@ -594,8 +595,7 @@ static int build_from_graph(builder *b, ds_job *j, size_t gi)
         size_t end = run_end(tp, n, k);
         size_t t;
         if (ds_dag_find(&j->dag, tp[k].task, &t) != 0) {
-            ds_err_set(&em, "task \"%s\" is not in JobGraph \"%s\"", tp[k].task,
-                     j->graph);
+            ds_err_set(&em, "task \"%s\" is not in JobGraph \"%s\"", tp[k].task, j->graph);
             for (size_t m = k; m < end; m++)
                 if (set_pod_error(b, tp[m].pod, em.msg) != 0)
                     return -1;
@@ -622,7 +622,7 @@ static int build_job(builder *b, size_t ji)
         return oom(b);
     if (w->graph2 != DS_NONE) {
         ds_err_set(&em, "declared by more than one JobGraph: ConfigMaps \"%s\" and \"%s\"",
-                 j->graph, b->graphs[w->graph2].name != NULL ? b->graphs[w->graph2].name : "");
+                   j->graph, b->graphs[w->graph2].name != NULL ? b->graphs[w->graph2].name : "");
         return set_job_error(b, j, em.msg);
     }
     const char *ge = b->s->graphs[w->graph].error;
@@ -673,8 +673,7 @@ int ds_jobs_build(const ds_pod_obs *pods, size_t n_pods, const ds_graph_obs *gra
     if ((pods == NULL && n_pods > 0) || (graphs == NULL && n_graphs > 0) || pp == NULL)
         return ds_err_set(err, "ds_jobs_build: missing input");
     if (n_pods > DS_JOBSET_MAX_PODS)
-        return ds_err_set(err, "pods: too many (got %zu, at most %d)", n_pods,
-                          DS_JOBSET_MAX_PODS);
+        return ds_err_set(err, "pods: too many (got %zu, at most %d)", n_pods, DS_JOBSET_MAX_PODS);
     if (n_graphs > DS_JOBSET_MAX_GRAPHS)
         return ds_err_set(err, "JobGraphs: too many (got %zu, at most %d)", n_graphs,
                           DS_JOBSET_MAX_GRAPHS);

@@ -14,7 +14,8 @@
  *  - warnings (defaults assumed, annotations that disagree with the JobGraph) are informational.
  *
  * Cost: O(pods log pods + tasks + edges) overall; a build with thousands of pods and 2,000-task
- * jobs takes milliseconds. */
+ * jobs takes milliseconds (make bench-jobmodel). A built set is never modified by the query
+ * functions below, so several threads may read one set at once. */
 #ifndef DAGSCHED_JOBMODEL_H
 #define DAGSCHED_JOBMODEL_H
 
@@ -50,17 +51,17 @@ enum {
  * keeps copies of what it needs); NULL means "label/annotation absent". */
 typedef struct ds_pod_obs {
     const char *ns, *name, *uid;
-    const char *job_label;     /* label dagsched.io/job */
-    const char *argo_workflow; /* label workflows.argoproj.io/workflow (used without job_label) */
-    const char *task;          /* label dagsched.io/task */
-    const char *depends_on;    /* annotation dagsched.io/depends-on */
-    const char *runtime;       /* annotation dagsched.io/runtime */
-    const char *deadline;      /* annotation dagsched.io/deadline */
+    const char *job_label;      /* label dagsched.io/job */
+    const char *argo_workflow;  /* label workflows.argoproj.io/workflow (used without job_label) */
+    const char *task;           /* label dagsched.io/task */
+    const char *depends_on;     /* annotation dagsched.io/depends-on */
+    const char *runtime;        /* annotation dagsched.io/runtime */
+    const char *deadline;       /* annotation dagsched.io/deadline */
     const char *deadline_after; /* annotation dagsched.io/deadline-after */
     int phase;                  /* DS_PHASE_* */
     bool bound;                 /* spec.nodeName is set */
-    double created_at;  /* metadata.creationTimestamp, epoch seconds; NAN when unknown */
-    double started_at;  /* status.startTime; NAN when unknown */
+    double created_at;          /* metadata.creationTimestamp, epoch seconds; NAN when unknown */
+    double started_at;          /* status.startTime; NAN when unknown */
     double finished_at; /* when it terminated (latest container finishedAt); NAN when unknown */
     double node_speed;  /* processing rate of its node; <= 0 or NAN means 1.0 */
     ds_res request;     /* effective resource request (not interpreted here) */
@@ -128,13 +129,13 @@ typedef struct ds_jobset {
  * Task state: a task's pod is the newest (by creation time) non-terminal pod carrying its task
  * name, else the newest Succeeded one, else the newest Failed one. Succeeded -> SUCCEEDED, Failed
  * -> FAILED, bound and not finished -> RUNNING (started at startTime, else creation), unbound ->
- * WAITING when every upstream task has SUCCEEDED, else BLOCKED. A task of a JobGraph without any pod
- * is WAITING or BLOCKED the same way (it counts in priorities but cannot be placed). A WAITING
+ * WAITING when every upstream task has SUCCEEDED, else BLOCKED. A task of a JobGraph without any
+ * pod is WAITING or BLOCKED the same way (it counts in priorities but cannot be placed). A WAITING
  * task's runnable_since is the latest of its upstream tasks' finish times and its pod's creation.
  *
  * Returns 0 on success (individual errors are recorded in the set), -1 with err set on invalid
- * arguments (NULL pointers, too many pods or graphs, bad priority parameters) or out of memory; *out
- * is then empty. Free with ds_jobset_free in both cases. */
+ * arguments (NULL pointers, too many pods or graphs, bad priority parameters) or out of memory;
+ * *out is then empty. Free with ds_jobset_free in both cases. */
 int ds_jobs_build(const ds_pod_obs *pods, size_t n_pods, const ds_graph_obs *graphs,
                   size_t n_graphs, double now, const ds_priority_params *pp, ds_jobset *out,
                   ds_err *err);
@@ -152,9 +153,10 @@ size_t ds_jobset_find_pod(const ds_jobset *s, const char *uid);
  * there are (0: the task may run). buf may be NULL when bufsize is 0. */
 size_t ds_job_pending_upstream(const ds_job *j, size_t task, char *buf, size_t bufsize);
 
-/* Rank of a WAITING task's priority among the WAITING tasks of all valid jobs: 1 for the highest
- * priority, 0 for the lowest, (number of waiting tasks with a strictly lower priority) / (n - 1) in
- * general (1 when it is the only one). -1 when the task is not WAITING or out of range. */
+/* Rank of a WAITING task's priority among the n WAITING tasks of all valid jobs: 1 - (number of
+ * waiting tasks with a strictly higher priority) / (n - 1), so 1 for the highest priority (and for
+ * a task waiting alone), 0 for the lowest; equal priorities share a rank. -1 when the task is not
+ * WAITING or out of range. */
 double ds_jobset_wait_rank(const ds_jobset *s, const ds_job *j, size_t task);
 
 /* "blocked", "waiting", "running", "succeeded", "failed". */

@@ -159,7 +159,7 @@ static int rank_waiting(ds_jobset *s, ds_err *err)
         size_t b = a + 1;
         while (b < n && same_priority(w[b].priority, w[a].priority))
             b++;
-        double rank = n == 1 ? 1.0 : (double)(n - b) / (double)(n - 1);
+        double rank = n == 1 ? 1.0 : 1.0 - (double)a / (double)(n - 1);
         for (size_t m = a; m < b; m++)
             s->jobs[w[m].job].wait_rank[w[m].task] = rank;
         a = b;

@@ -9,7 +9,7 @@
 # already are left alone, so the script can be run again to add nodes.
 #
 # Usage: create-nodes.sh PROFILE [--wait SECONDS] [--print]
-#   --print   only print the Node manifests (YAML), do not contact the cluster
+#   --print   only print the Node objects (JSON, one a line), do not contact the cluster
 set -euo pipefail
 LOG_PREFIX=create-nodes
 # shellcheck source=hack/cluster/lib.sh
@@ -41,7 +41,7 @@ MAX_PROFILE_BYTES=$((16 * 1024 * 1024))
 size="$(stat -c %s "$profile")"
 ((size <= MAX_PROFILE_BYTES)) || die "node profile '$profile' is larger than 16 MiB ($size bytes)"
 
-# Validates the profile and prints one Node manifest per line-entry (YAML documents).
+# Validates the profile and prints one Node object (JSON, one line) per node.
 render_nodes() {
   awk -v file="$1" -v kubever="$K8S_VERSION" '
   function fail(msg) { printf "create-nodes: error: %s line %d: %s\n", file, NR, msg > "/dev/stderr"; bad = 1; exit 1 }
@@ -76,9 +76,9 @@ render_nodes() {
     count("gpu", $5, 1024); count("pods", $6, 100000)
     if (++nodes > 100000) fail("more than 100000 nodes")
 
-    printf "---\napiVersion: v1\nkind: Node\nmetadata:\n  name: %s\n", name
-    printf "  annotations:\n    kwok.x-k8s.io/node: fake\n    node.alpha.kubernetes.io/ttl: \"0\"\n"
-    printf "  labels:\n    kubernetes.io/hostname: \"%s\"\n    kubernetes.io/os: linux\n    kubernetes.io/arch: amd64\n    type: kwok\n", name
+    # Every value was checked against a character set without quotes or backslashes, so it can
+    # go into JSON strings as it is.
+    labels = sprintf("\"kubernetes.io/hostname\":\"%s\",\"kubernetes.io/os\":\"linux\",\"kubernetes.io/arch\":\"amd64\",\"type\":\"kwok\"", name)
     if ($7 != "-") {
       n = split($7, kvs, ",")
       delete lseen
@@ -93,12 +93,11 @@ render_nodes() {
         if (k == "dagsched.io/speed" && (v !~ /^[0-9]+(\.[0-9]+)?$/ || split(v, sp, ".") < 1 || length(sp[1]) > 4 || length(sp[2]) > 3 || v + 0 <= 0))
           fail(sprintf("field labels: dagsched.io/speed must be a positive decimal up to 9999 with at most 3 decimals (got \"%s\")", v))
         lseen[k] = 1
-        printf "    %s: \"%s\"\n", k, v
+        labels = labels sprintf(",\"%s\":\"%s\"", k, v)
       }
     }
-    printf "spec:\n"
+    taints = ""
     if ($8 != "-") {
-      printf "  taints:\n"
       n = split($8, ts, ",")
       for (i = 1; i <= n; i++) {
         c = match(ts[i], /:(NoSchedule|PreferNoSchedule|NoExecute)$/)
@@ -107,17 +106,17 @@ render_nodes() {
         eq = index(kv, "=")
         if (eq) { k = substr(kv, 1, eq - 1); v = substr(kv, eq + 1) } else { k = kv; v = "" }
         labelkey("field taints: taint", k); labelvalue("field taints: taint " k, v)
-        printf "  - key: \"%s\"\n    value: \"%s\"\n    effect: %s\n", k, v, effect
+        taints = taints (taints == "" ? "" : ",") sprintf("{\"key\":\"%s\",\"value\":\"%s\",\"effect\":\"%s\"}", k, v, effect)
       }
     }
-    printf "status:\n"
-    for (part = 1; part <= 2; part++) {
-      printf "  %s:\n    cpu: \"%s\"\n    memory: \"%s\"\n    ephemeral-storage: \"%s\"\n    pods: \"%s\"\n", (part == 1 ? "capacity" : "allocatable"), $2, $3, $4, $6
-      if ($5 + 0 > 0) printf "    nvidia.com/gpu: \"%s\"\n", $5
-    }
-    printf "  nodeInfo:\n    architecture: amd64\n    operatingSystem: linux\n    kubeletVersion: \"%s\"\n", kubever
-    printf "    kubeProxyVersion: \"\"\n    containerRuntimeVersion: \"kwok\"\n    kernelVersion: \"kwok\"\n    osImage: \"kwok\"\n"
-    printf "    machineID: \"\"\n    systemUUID: \"\"\n    bootID: \"\"\n"
+    res = sprintf("{\"cpu\":\"%s\",\"memory\":\"%s\",\"ephemeral-storage\":\"%s\",\"pods\":\"%s\"%s}", $2, $3, $4, $6, ($5 + 0 > 0) ? sprintf(",\"nvidia.com/gpu\":\"%s\"", $5) : "")
+    printf "{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":{\"name\":\"%s\",", name
+    printf "\"annotations\":{\"kwok.x-k8s.io/node\":\"fake\",\"node.alpha.kubernetes.io/ttl\":\"0\"},\"labels\":{%s}},", labels
+    printf "\"spec\":{%s},", (taints == "" ? "" : "\"taints\":[" taints "]")
+    printf "\"status\":{\"capacity\":%s,\"allocatable\":%s,", res, res
+    printf "\"nodeInfo\":{\"architecture\":\"amd64\",\"operatingSystem\":\"linux\",\"kubeletVersion\":\"%s\",", kubever
+    printf "\"kubeProxyVersion\":\"\",\"containerRuntimeVersion\":\"kwok\",\"kernelVersion\":\"kwok\",\"osImage\":\"kwok\","
+    printf "\"machineID\":\"\",\"systemUUID\":\"\",\"bootID\":\"\"}}}\n"
   }
   END { if (!bad && nodes == 0) { printf "create-nodes: error: %s has no node lines\n", file > "/dev/stderr"; exit 1 } }
   ' "$1"
@@ -132,7 +131,9 @@ fi
 KUBECTL="$K8S_BIN_DIR/kubectl"
 KCFG="$CLUSTER_DIR/kubeconfig"
 [[ -x "$KUBECTL" ]] || die "kubectl is not built yet ($KUBECTL); run hack/cluster/build.sh"
-[[ -r "$KCFG" ]] || die "no cluster kubeconfig at $KCFG; is the cluster up (hack/cluster/up.sh)?"
+[[ -r "$KCFG" && -r "$CLUSTER_DIR/cluster.env" ]] || die "no cluster in $CLUSTER_DIR; is it up (hack/cluster/up.sh)?"
+# shellcheck disable=SC1091
+source "$CLUSTER_DIR/cluster.env"
 
 wanted="$(awk '/^[ \t]*(#|$)/ { next } { print $1 }' "$profile" | sort)"
 existing="$("$KUBECTL" --kubeconfig "$KCFG" get nodes -o jsonpath='{range .items[*]}{.metadata.name}{"\n"}{end}' | sort)"
@@ -140,15 +141,28 @@ missing="$(comm -23 <(printf '%s\n' "$wanted") <(printf '%s\n' "$existing"))"
 total="$(printf '%s\n' "$wanted" | grep -c .)"
 if [[ -n "$missing" ]]; then
   start=$SECONDS
-  # Only the missing nodes' documents go to the server.
-  printf '%s\n' "$manifests" | awk -v list="$missing" '
+  work="$(mktemp -d "$CLUSTER_DIR/create-nodes.XXXXXX")"
+  trap 'rm -rf "$work"' EXIT
+  # One JSON file and one curl transfer per missing node; curl runs 16 of them at a time.
+  printf '%s\n' "$manifests" | awk -v list="$missing" -v dir="$work" '
     BEGIN { n = split(list, a, "\n"); for (i = 1; i <= n; i++) want[a[i]] = 1 }
-    /^---$/ { if (doc != "" && keep) printf "%s", doc; doc = ""; keep = 0 }
-    /^  name: / { keep = ($2 in want) }
-    { doc = doc $0 "\n" }
-    END { if (doc != "" && keep) printf "%s", doc }' |
-    "$KUBECTL" --kubeconfig "$KCFG" create -f - >/dev/null
-  log "created $(printf '%s\n' "$missing" | grep -c .) of $total nodes from $profile in $((SECONDS - start)) s"
+    { name = $0; sub(/^[^}]*"name":"/, "", name); sub(/".*$/, "", name)
+      if (name in want) { f = dir "/" name ".json"; print > f; close(f) } }'
+  for f in "$work"/*.json; do
+    n="$(basename "$f" .json)"
+    printf 'next\nurl = "https://127.0.0.1:%s/api/v1/nodes"\ncacert = "%s"\ncert = "%s"\nkey = "%s"\n' \
+      "$APISERVER_PORT" "$CLUSTER_DIR/pki/ca.crt" "$CLUSTER_DIR/pki/admin.crt" "$CLUSTER_DIR/pki/admin.key"
+    printf 'request = "POST"\nheader = "Content-Type: application/json"\ndata-binary = "@%s"\n' "$f"
+    printf 'output = "%s/%s.out"\nwrite-out = "%%{http_code} %s\\n"\n' "$work" "$n" "$n"
+  done >"$work/curl.conf"
+  curl -sS --no-progress-meter --parallel --parallel-max 16 --max-time 60 -K "$work/curl.conf" >"$work/codes" ||
+    die "creating nodes with curl failed (see $work/codes)"
+  bad="$(awk '$1 != 201 && $1 != 409' "$work/codes")"
+  if [[ -n "$bad" ]]; then
+    first="$(head -1 <<<"$bad")"
+    die "$(grep -c . <<<"$bad") nodes could not be created; first: ${first#* } (HTTP ${first%% *}): $(head -c 400 "$work/${first#* }.out")"
+  fi
+  log "created $(grep -c . "$work/codes") of $total nodes from $profile in $((SECONDS - start)) s"
 else
   log "all $total nodes of $profile exist"
 fi

@@ -109,8 +109,11 @@ stop_component() {
   fi
   # The launcher made the component a session (and group) leader: signal the group so that helper
   # children (the runtime scaler's pipeline) go too. Fall back to the pid alone otherwise.
-  local pgid
-  pgid="$(ps -o pgid= -p "$pid" 2>/dev/null | tr -d ' ')"
+  local pgid="" line rest
+  if { read -r line <"/proc/$pid/stat"; } 2>/dev/null; then
+    rest="${line##*) }" # state ppid pgrp ...
+    read -r _ _ pgid _ <<<"$rest"
+  fi
   if [[ "$pgid" == "$pid" ]]; then
     kill "-$sig" -- "-$pid" 2>/dev/null || true
   else
@@ -144,14 +147,20 @@ show_log_tail() {
 }
 
 # Picks a free TCP port on 127.0.0.1 that is not yet in PICKED_PORTS (ports chosen in this run).
+# Ports come from below the kernel's ephemeral range, so that the local end of some outgoing
+# connection cannot take the port between choosing and binding it; a port any socket uses is
+# skipped.
 PICKED_PORTS=" "
 pick_port() {
-  local p i listening
-  listening="$(ss -Htln 2>/dev/null | awk '{ n = split($4, a, ":"); print a[n] }' | tr '\n' ' ')"
+  local p i used lo=10000 hi=32767 eph_lo eph_hi
+  if read -r eph_lo eph_hi </proc/sys/net/ipv4/ip_local_port_range 2>/dev/null && ((eph_lo > lo + 1000)); then
+    hi=$((eph_lo - 1))
+  fi
+  used="$(ss -Htan 2>/dev/null | awk '{ n = split($4, a, ":"); print a[n] }' | sort -u | tr '\n' ' ')"
   for ((i = 0; i < 200; i++)); do
-    p=$((20000 + RANDOM % 30000))
+    p=$((lo + RANDOM % (hi - lo + 1)))
     [[ "$PICKED_PORTS" == *" $p "* ]] && continue
-    [[ " $listening " == *" $p "* ]] && continue
+    [[ " $used " == *" $p "* ]] && continue
     # A connection that succeeds means something listens there (ss may be missing).
     if (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then continue; fi
     PICKED_PORTS+="$p "

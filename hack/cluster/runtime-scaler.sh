@@ -52,74 +52,138 @@ def pod_line:
   | @tsv;
 '
 
-declare -A SPEED_MILLI=()
+declare -A SPEED_MILLI=() # node -> speed in thousandths, or "error:<why>"
 
-# Converts a speed label value to thousandths ("1.5" -> 1500); fails on anything else.
+# Converts a speed label value to thousandths ("1.5" -> 1500) in MILLI; fails on anything else.
 speed_to_milli() {
   local v="$1" int frac
   [[ "$v" =~ ^([0-9]{1,4})(\.([0-9]{1,3}))?$ ]] || return 1
   int="${BASH_REMATCH[1]}"
   frac="${BASH_REMATCH[3]}000"
   frac="${frac:0:3}"
-  local milli=$((10#$int * 1000 + 10#$frac))
-  ((milli > 0)) || return 1
-  printf '%s\n' "$milli"
+  MILLI=$((10#$int * 1000 + 10#$frac))
+  ((MILLI > 0))
 }
 
-# Looks up (and caches) a node's speed in thousandths; prints "error:<why>" when unusable.
-node_speed_milli() {
-  local node="$1" body label milli
-  if [[ -n "${SPEED_MILLI[$node]:-}" ]]; then
-    printf '%s\n' "${SPEED_MILLI[$node]}"
-    return 0
-  fi
-  body="$(api_curl -f "$API/api/v1/nodes/$node")" || {
-    printf 'error:node %s could not be read\n' "$node"
-    return 0
-  }
-  label="$(jq -r '.metadata.labels["dagsched.io/speed"] // ""' <<<"$body")"
+# Records one node's speed label value (empty: no label) in SPEED_MILLI.
+remember_speed() {
+  local node="$1" label="$2"
   if [[ -z "$label" ]]; then
-    milli=1000
-  elif ! milli="$(speed_to_milli "$label")"; then
-    printf 'error:node %s label dagsched.io/speed is not a positive decimal with at most 3 decimals up to 9999 (got "%s")\n' "$node" "$label"
-    return 0
+    SPEED_MILLI[$node]=1000
+  elif speed_to_milli "$label"; then
+    SPEED_MILLI[$node]="$MILLI"
+  else
+    SPEED_MILLI[$node]="error:node $node label dagsched.io/speed is not a positive decimal with at most 3 decimals up to 9999 (got \"$label\")"
   fi
-  SPEED_MILLI[$node]="$milli"
-  printf '%s\n' "$milli"
 }
 
-annotate() {
-  local ns="$1" name="$2" key="$3" value="$4" body code
-  body="$(jq -cn --arg k "$key" --arg v "$value" '{metadata: {annotations: {($k): $v}}}')"
-  code="$(api_curl -o /dev/null -w '%{http_code}' -X PATCH -H 'Content-Type: application/merge-patch+json' \
-    --data "$body" "$API/api/v1/namespaces/$ns/pods/$name")" || code="curl failed"
-  case "$code" in
-  200) return 0 ;;
-  404) return 0 ;; # the pod went away meanwhile
-  *) log "annotating pod $ns/$name with $key failed (HTTP $code)" ;;
-  esac
+# Reads every node's speed with one list request.
+load_node_speeds() {
+  local node label
+  SPEED_MILLI=()
+  while IFS=$'\t' read -r node label; do
+    [[ -n "$node" ]] && remember_speed "$node" "$label"
+  done < <(api_curl -f "$API/api/v1/nodes" |
+    jq -r '.items[]? | [.metadata.name, (.metadata.labels["dagsched.io/speed"] // "")] | @tsv')
 }
 
-# Reads pod lines on stdin and annotates each pod; a line "!relist" ends the watch period.
-handle_lines() {
-  local ns name node rt speed scaled
-  while IFS=$'\t' read -r ns name node rt; do
-    [[ "$ns" == "!relist" ]] && return 0
+# Sets SPEED to a node's speed in thousandths or "error:<why>"; reads nodes it has not seen.
+lookup_speed() {
+  local node="$1" label
+  if [[ -z "${SPEED_MILLI[$node]:-}" ]]; then
+    if label="$(api_curl -f "$API/api/v1/nodes/$node" | jq -er '.metadata.labels["dagsched.io/speed"] // ""')"; then
+      remember_speed "$node" "$label"
+    else
+      SPEED="error:node $node could not be read"
+      return 0
+    fi
+  fi
+  SPEED="${SPEED_MILLI[$node]}"
+}
+
+# Adds one merge patch of a pod annotation to the curl configuration in PATCHES.
+add_patch() {
+  local ns="$1" name="$2" key="$3" value="$4" body
+  value="${value//\\/\\\\}"
+  value="${value//\"/\\\"}"
+  body="{\"metadata\":{\"annotations\":{\"$key\":\"$value\"}}}"
+  body="${body//\\/\\\\}"
+  body="${body//\"/\\\"}"
+  PATCHES+="next
+url = \"$API/api/v1/namespaces/$ns/pods/$name\"
+cacert = \"$CLUSTER_DIR/pki/ca.crt\"
+cert = \"$CLUSTER_DIR/pki/admin.crt\"
+key = \"$CLUSTER_DIR/pki/admin.key\"
+request = \"PATCH\"
+header = \"Content-Type: application/merge-patch+json\"
+data = \"$body\"
+output = \"/dev/null\"
+write-out = \"%{http_code} $ns/$name\\n\"
+"
+}
+
+# Annotates the pods of one batch of lines with a single curl run (16 requests in parallel).
+process_batch() {
+  local line ns name node rt scaled
+  PATCHES=""
+  for line in "$@"; do
+    IFS=$'\t' read -r ns name node rt <<<"$line"
     [[ -n "$name" ]] || continue
     if [[ "$rt" == error:* ]]; then
       log "pod $ns/$name: dagsched.io/runtime ${rt#error:}"
-      annotate "$ns" "$name" dagsched.io/runtime-error "dagsched.io/runtime: ${rt#error:}"
+      add_patch "$ns" "$name" dagsched.io/runtime-error "dagsched.io/runtime: ${rt#error:}"
       continue
     fi
-    speed="$(node_speed_milli "$node")"
-    if [[ "$speed" == error:* ]]; then
-      log "pod $ns/$name: ${speed#error:}"
-      annotate "$ns" "$name" dagsched.io/runtime-error "${speed#error:}"
+    lookup_speed "$node"
+    if [[ "$SPEED" == error:* ]]; then
+      log "pod $ns/$name: ${SPEED#error:}"
+      add_patch "$ns" "$name" dagsched.io/runtime-error "${SPEED#error:}"
       continue
     fi
-    scaled=$(((rt * 1000 + speed - 1) / speed))
-    log "pod $ns/$name on $node (speed ${speed}/1000): ${rt}ms -> ${scaled}ms"
-    annotate "$ns" "$name" dagsched.io/runtime-scaled "${scaled}ms"
+    scaled=$(((rt * 1000 + SPEED - 1) / SPEED))
+    log "pod $ns/$name on $node (speed ${SPEED}/1000): ${rt}ms -> ${scaled}ms"
+    add_patch "$ns" "$name" dagsched.io/runtime-scaled "${scaled}ms"
+  done
+  [[ -n "$PATCHES" ]] || return 0
+  local code pod
+  while read -r code pod; do
+    case "$code" in
+    200 | 404) ;; # 404: the pod went away meanwhile
+    *) log "annotating pod $pod failed (HTTP $code)" ;;
+    esac
+  done < <(curl -sS --no-progress-meter --parallel --parallel-max 16 --max-time 30 -K - <<<"$PATCHES" || true)
+}
+
+# Reads pod lines on stdin in batches (what arrives within 50 ms, at most 256 lines) and annotates
+# them. "!listed" marks the end of the initial list (the scaler is then ready); "!relist" ends
+# the watch period.
+handle_lines() {
+  local line rest batch
+  load_node_speeds
+  while IFS= read -r line; do
+    batch=()
+    while true; do
+      case "$line" in
+      "!relist")
+        process_batch "${batch[@]}"
+        return 0
+        ;;
+      "!listed")
+        process_batch "${batch[@]}"
+        batch=()
+        [[ -s "$READY_FILE" ]] || date -u +%Y-%m-%dT%H:%M:%SZ >"$READY_FILE"
+        ;;
+      *) batch+=("$line") ;;
+      esac
+      ((${#batch[@]} < 256)) || break
+      line=""
+      if ! IFS= read -r -t 0.05 line; then
+        # A time-out may leave half a line in $line: read the rest of it.
+        if [[ -n "$line" ]] && IFS= read -r rest; then batch+=("$line$rest"); fi
+        break
+      fi
+    done
+    process_batch "${batch[@]}"
   done
 }
 
@@ -127,7 +191,6 @@ rm -f "$READY_FILE"
 log "watching pods on $API"
 tmp="$CLUSTER_DIR/runtime-scaler.list.json"
 while true; do
-  SPEED_MILLI=()
   if ! api_curl -f -o "$tmp" "$API/api/v1/pods?$SELECTOR"; then
     log "listing pods failed; retrying in 1 s"
     sleep 1
@@ -139,15 +202,17 @@ while true; do
     sleep 1
     continue
   fi
-  jq -r "$JQ_DEFS .items[] | pod_line" "$tmp" | handle_lines
-  [[ -s "$READY_FILE" ]] || date -u +%Y-%m-%dT%H:%M:%SZ >"$READY_FILE"
-  # Watch from the list's version; the server ends the watch after timeoutSeconds, an ERROR
-  # event (e.g. 410 Gone) makes a new list.
-  API_CURL_TIMEOUT=700 api_curl -N \
-    "$API/api/v1/pods?$SELECTOR&watch=1&allowWatchBookmarks=true&timeoutSeconds=600&resourceVersion=$rv" |
-    jq --unbuffered -r "$JQ_DEFS"'
-      if .type == "ERROR" then "!relist"
-      elif .type == "ADDED" or .type == "MODIFIED" then .object | pod_line
-      else empty end' |
-    handle_lines
+  # The listed pods, then the changes from the list's version on. The server ends the watch after
+  # timeoutSeconds and an ERROR event (e.g. 410 Gone) asks for a new list; either way a new list
+  # follows, and node speeds are read afresh.
+  {
+    jq -r "$JQ_DEFS .items[] | pod_line" "$tmp"
+    echo "!listed"
+    API_CURL_TIMEOUT=700 api_curl -N \
+      "$API/api/v1/pods?$SELECTOR&watch=1&allowWatchBookmarks=true&timeoutSeconds=600&resourceVersion=$rv" |
+      jq --unbuffered -r "$JQ_DEFS"'
+        if .type == "ERROR" then "!relist"
+        elif .type == "ADDED" or .type == "MODIFIED" then .object | pod_line
+        else empty end'
+  } | handle_lines
 done

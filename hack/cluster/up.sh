@@ -74,6 +74,7 @@ done
 
 # From here on a failure stops whatever was started.
 started=0
+attempt="${CLUSTER_UP_ATTEMPT:-1}"
 on_exit() {
   local rc=$?
   if ((rc != 0 && started)); then
@@ -81,6 +82,12 @@ on_exit() {
     for ((i = ${#CLUSTER_COMPONENTS[@]} - 1; i >= 0; i--)); do
       stop_component "${CLUSTER_COMPONENTS[$i]}"
     done
+  fi
+  # Another process took a chosen port between choosing and binding it: start again on new ports.
+  if ((rc == 75 && attempt < 3)); then
+    log "a port was taken meanwhile; starting again on other ports (attempt $((attempt + 1)) of 3)"
+    trap - EXIT
+    CLUSTER_UP_ATTEMPT=$((attempt + 1)) exec "$0"
   fi
   exit "$rc"
 }
@@ -280,6 +287,10 @@ start_and_wait() {
     0) ;;
     2)
       show_log_tail "$name"
+      if tail -n 20 "$(log_file "$name")" | grep -q 'address already in use'; then
+        log "error: $name could not bind its port"
+        exit 75
+      fi
       die "$name exited during start-up; log $(log_file "$name")"
       ;;
     *)

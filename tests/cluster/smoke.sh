@@ -51,6 +51,7 @@ inside() {
   k() { "$KUBECTL" "$@"; }
   # shellcheck disable=SC1091
   source "$CLUSTER_DIR/cluster.env"
+  cp "$CLUSTER_DIR/cluster.env" "$SMOKE_RESULT_FILE.env" # for the port checks after teardown
   local profile="$ROOT/hack/cluster/nodes/default.tsv"
   local want_nodes
   want_nodes="$(awk '!/^[ \t]*(#|$)/' "$profile" | wc -l)"
@@ -305,7 +306,7 @@ t0=$SECONDS
 gen="$ROOT/hack/cluster/nodes/gen-large.sh"
 cmp -s <("$gen" 1024) "$ROOT/hack/cluster/nodes/large.tsv" ||
   fail "hack/cluster/nodes/large.tsv differs from the output of gen-large.sh 1024"
-n="$("$ROOT/hack/cluster/create-nodes.sh" --print "$ROOT/hack/cluster/nodes/large.tsv" | grep -c '^kind: Node$')"
+n="$("$ROOT/hack/cluster/create-nodes.sh" --print "$ROOT/hack/cluster/nodes/large.tsv" | grep -c '"kind":"Node"')"
 [[ "$n" == 1024 ]] || fail "the large profile renders $n nodes, expected 1024"
 pass "node profiles are valid; large.tsv matches its generator (1024 nodes)"
 
@@ -322,11 +323,11 @@ dir="$(mktemp -d "$ROOT/.cache/clusters/smoke.XXXXXX")"
 rc=0
 result="$(mktemp)"
 SMOKE_PASSED_BEFORE="$PASSED" SMOKE_RESULT_FILE="$result" \
-  "$ROOT/hack/cluster/with-cluster.sh" --dir "$dir" --keep -- "$SELF" --inside || rc=$?
+  "$ROOT/hack/cluster/with-cluster.sh" --dir "$dir" -- "$SELF" --inside || rc=$?
 inner="$(cat "$result" 2>/dev/null || true)"
-rm -f "$result"
 [[ "$inner" =~ ^[0-9]+$ ]] && PASSED="$inner"
 if ((rc != 0)); then
+  rm -f "$result" "$result.env"
   echo "smoke: logs of the failed run in $dir/logs" >&2
   echo "cluster smoke: $PASSED passed, 1 failed"
   exit 1
@@ -336,15 +337,15 @@ fi
 # listener on its ports.
 leftover=""
 for p in /proc/[0-9]*; do
-  cmd="$(tr '\0' ' ' <"$p/cmdline" 2>/dev/null || true)"
+  cmd="$( { tr '\0' ' ' <"$p/cmdline"; } 2>/dev/null || true)"
   [[ "$cmd" == *"$dir/"* ]] && leftover+=" ${p#/proc/}:${cmd:0:80}"
 done
 [[ -z "$leftover" ]] || fail "processes of the cluster survived cluster-down:$leftover"
-# shellcheck disable=SC1091
-source "$dir/cluster.env"
+# shellcheck disable=SC1090
+source "$result.env"
+rm -f "$result" "$result.env"
 for port in "$ETCD_CLIENT_PORT" "$APISERVER_PORT" "$KCM_PORT" "$SCHEDULER_PORT" "$KWOK_PORT"; do
   if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then fail "port $port still accepts connections after cluster-down"; fi
 done
 pass "cluster down left no process and no open port behind"
-rm -rf "$dir"
 echo "cluster smoke: $PASSED passed, 0 failed ($((SECONDS - t0)) s)"

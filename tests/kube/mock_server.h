@@ -34,7 +34,14 @@ typedef struct mock_request {
     char body[2048];
 } mock_request;
 
+/* Optional dynamic handler: fills *rep (body written into body_buf) for a request; called under
+ * the server lock. When set, scripted replies are not used. */
+typedef void (*mock_handler)(void *ud, const mock_request *req, mock_reply *rep, char *body_buf,
+                             size_t body_size);
+
 typedef struct mock_server {
+    mock_handler handler;
+    void *handler_ud;
     int listen_fd;
     int port;
     pthread_t thread;
@@ -125,23 +132,27 @@ static inline void mock_serve(mock_server *m, int fd)
             len += (size_t)r;
         }
         buf[len] = '\0';
+        mock_request q;
+        memset(&q, 0, sizeof q);
+        sscanf(buf, "%15s %511s", q.method, q.path);
+        save = buf[hlen];
+        buf[hlen] = '\0';
+        mock_header(buf, "Authorization", q.auth, sizeof q.auth);
+        mock_header(buf, "Content-Type", q.content_type, sizeof q.content_type);
+        buf[hlen] = save;
+        size_t bl = blen < sizeof q.body - 1 ? blen : sizeof q.body - 1;
+        memcpy(q.body, buf + hlen, bl);
+        q.body[bl] = '\0';
+        char dyn_body[8192];
         pthread_mutex_lock(&m->lock);
         mock_reply rep = {.status = 500, .body = "no more scripted replies"};
-        if (m->next < m->n_replies)
+        if (m->handler != NULL)
+            m->handler(m->handler_ud, &q, &rep, dyn_body, sizeof dyn_body);
+        else if (m->next < m->n_replies)
             rep = m->replies[m->next];
         m->next++;
-        if (m->n_requests < MOCK_MAX) {
-            mock_request *q = &m->requests[m->n_requests++];
-            sscanf(buf, "%15s %511s", q->method, q->path);
-            save = buf[hlen];
-            buf[hlen] = '\0';
-            mock_header(buf, "Authorization", q->auth, sizeof q->auth);
-            mock_header(buf, "Content-Type", q->content_type, sizeof q->content_type);
-            buf[hlen] = save;
-            size_t bl = blen < sizeof q->body - 1 ? blen : sizeof q->body - 1;
-            memcpy(q->body, buf + hlen, bl);
-            q->body[bl] = '\0';
-        }
+        if (m->n_requests < MOCK_MAX)
+            m->requests[m->n_requests++] = q;
         pthread_mutex_unlock(&m->lock);
         memmove(buf, buf + hlen + blen, len - hlen - blen);
         len -= hlen + blen;

@@ -75,7 +75,7 @@ static int find(recorder *r, int from, const char *s)
     return -1;
 }
 
-#define POD(name, rv)                                                                            \
+#define POD(name, rv)                                                                              \
     "{\"metadata\":{\"name\":\"" name "\",\"namespace\":\"batch\",\"resourceVersion\":\"" rv       \
     "\",\"labels\":{\"app\":\"x\"}},\"spec\":{\"nodeName\":\"n1\"}}"
 #define EVENT(type, obj) "{\"type\":\"" type "\",\"object\":" obj "}\n"
@@ -91,19 +91,20 @@ static void test_list_watch_gone_relist(void **state)
          .body = "{\"kind\":\"PodList\",\"metadata\":{\"resourceVersion\":\"10\",\"continue\":"
                  "\"tok/1\"},\"items\":[" POD("a", "5") "," POD("b", "6") "]}"},
         {.status = 200,
-         .body = "{\"kind\":\"PodList\",\"metadata\":{\"resourceVersion\":\"10\"},\"items\":["
-                 POD("c", "7") "]}"},
+         .body = "{\"kind\":\"PodList\",\"metadata\":{\"resourceVersion\":\"10\"},\"items\":[" POD(
+             "c", "7") "]}"},
         {.status = 200,
          .chunks = {EVENT("MODIFIED", POD("a", "11")) EVENT("ADDED", POD("d", "12")),
                     "{\"type\":\"DELETED\",\"obj", "ect\":" POD("b", "13") "}\n",
                     EVENT("BOOKMARK", "{\"kind\":\"Pod\",\"metadata\":{\"resourceVersion\":"
                                       "\"20\"}}")}},
         {.status = 200,
-         .chunks = {"{\"type\":\"ERROR\",\"object\":{\"kind\":\"Status\",\"code\":410,"
-                    "\"reason\":\"Expired\",\"message\":\"too old resource version: 20 (25)\"}}\n"}},
+         .chunks =
+             {"{\"type\":\"ERROR\",\"object\":{\"kind\":\"Status\",\"code\":410,"
+              "\"reason\":\"Expired\",\"message\":\"too old resource version: 20 (25)\"}}\n"}},
         {.status = 200,
-         .body = "{\"kind\":\"PodList\",\"metadata\":{\"resourceVersion\":\"30\"},\"items\":["
-                 POD("a", "11") "," POD("c", "25") "]}"},
+         .body = "{\"kind\":\"PodList\",\"metadata\":{\"resourceVersion\":\"30\"},\"items\":[" POD(
+             "a", "11") "," POD("c", "25") "]}"},
         {.status = 503, .body = "{\"kind\":\"Status\",\"code\":503,\"message\":\"down\"}"},
         {.status = 200, .chunks = {EVENT("ADDED", POD("e", "31"))}},
     };

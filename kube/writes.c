@@ -1,0 +1,274 @@
+/* writes.c: patches, creations, Events, evictions, gate removal, Job suspension, annotations
+ * (see writes.h). */
+#include "writes.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "kutil.h"
+#include "log.h"
+
+#define EVENT_MESSAGE_MAX 1024
+
+bool kube_valid_name(const char *s)
+{
+    if (s == NULL)
+        return false;
+    size_t n = strlen(s);
+    if (n == 0 || n > 253)
+        return false;
+    for (size_t i = 0; i < n; i++) {
+        char ch = s[i];
+        bool alnum = (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9');
+        if (!alnum && ch != '-' && ch != '.')
+            return false;
+        if ((i == 0 || i == n - 1) && !alnum)
+            return false;
+    }
+    return true;
+}
+
+static int check_names(const char *ns, const char *name, ds_err *err)
+{
+    if (ns != NULL && !kube_valid_name(ns))
+        return ds_err_set(err, "invalid namespace \"%.64s\"", ns);
+    if (!kube_valid_name(name))
+        return ds_err_set(err, "invalid name \"%.64s\"", name ? name : "(null)");
+    return 0;
+}
+
+static int send_json(kube_client *c, const kube_request_opts *ro, const char *method,
+                     const char *path, const char *content_type, const json_t *body, json_t **out,
+                     kube_response *resp_out, ds_err *err)
+{
+    if (out != NULL)
+        *out = NULL;
+    char *text = body != NULL ? json_dumps(body, JSON_COMPACT) : NULL;
+    if (body != NULL && text == NULL)
+        return ds_err_set(err, "%s %s: cannot serialise the request body", method, path);
+    kube_response resp;
+    int rc = kube_request_ex(c, ro, method, path, text, content_type, &resp, err);
+    free(text);
+    if (rc == 0 && out != NULL)
+        rc = kube_response_json(&resp, path, out, err);
+    if (resp_out != NULL) {
+        *resp_out = resp;
+    } else {
+        kube_response_free(&resp);
+    }
+    return rc;
+}
+
+int kube_patch(kube_client *c, const char *path, const char *patch_type, const json_t *patch,
+               json_t **out, ds_err *err)
+{
+    return send_json(c, NULL, "PATCH", path, patch_type, patch, out, NULL, err);
+}
+
+int kube_patch_merge(kube_client *c, const char *path, const json_t *patch, json_t **out,
+                     ds_err *err)
+{
+    return kube_patch(c, path, "application/merge-patch+json", patch, out, err);
+}
+
+int kube_patch_json(kube_client *c, const char *path, const json_t *ops, json_t **out, ds_err *err)
+{
+    if (!json_is_array(ops))
+        return ds_err_set(err, "JSON patch: operations must be an array");
+    return kube_patch(c, path, "application/json-patch+json", ops, out, err);
+}
+
+int kube_create(kube_client *c, const char *collection_path, const json_t *obj, json_t **out,
+                ds_err *err)
+{
+    return send_json(c, NULL, "POST", collection_path, "application/json", obj, out, NULL, err);
+}
+
+int kube_delete(kube_client *c, const char *path, bool missing_ok, ds_err *err)
+{
+    kube_response resp;
+    int rc = kube_request(c, "DELETE", path, NULL, NULL, &resp, err);
+    if (rc != 0 && missing_ok && resp.status == 404)
+        rc = 0;
+    kube_response_free(&resp);
+    return rc;
+}
+
+void kube_format_microtime(double epoch_s, char *buf, size_t size)
+{
+    time_t secs = (time_t)floor(epoch_s);
+    long micros = (long)((epoch_s - (double)secs) * 1e6);
+    if (micros > 999999)
+        micros = 999999;
+    struct tm tm;
+    gmtime_r(&secs, &tm);
+    char base[32];
+    strftime(base, sizeof base, "%Y-%m-%dT%H:%M:%S", &tm);
+    snprintf(buf, size, "%s.%06ldZ", base, micros);
+}
+
+int kube_create_event(kube_client *c, const kube_object_ref *obj, const char *type,
+                      const char *reason, const char *message, const char *component, ds_err *err)
+{
+    if (check_names(obj->ns, obj->name, err) != 0)
+        return -1;
+    if (type == NULL || (strcmp(type, "Normal") != 0 && strcmp(type, "Warning") != 0))
+        return ds_err_set(err, "event type must be Normal or Warning (got \"%.32s\")",
+                          type ? type : "(null)");
+    if (reason == NULL || reason[0] == '\0' || strlen(reason) > 128)
+        return ds_err_set(err, "event reason must be 1..128 characters");
+    char msg[EVENT_MESSAGE_MAX + 1];
+    snprintf(msg, sizeof msg, "%s", message ? message : "");
+    char now[40], gen[300];
+    kube_format_microtime(kutil_wall_now(), now, sizeof now);
+    /* core/v1 Event timestamps are whole seconds. */
+    char secs[40];
+    snprintf(secs, sizeof secs, "%.19sZ", now);
+    snprintf(gen, sizeof gen, "%.200s.", obj->name);
+    json_t *ev = json_pack(
+        "{s:s, s:s, s:{s:s, s:s}, s:{s:s, s:s, s:s, s:s}, s:s, s:s, s:s, s:{s:s}, s:s, s:s, s:i,"
+        " s:s, s:s}",
+        "apiVersion", "v1", "kind", "Event", "metadata", "generateName", gen, "namespace", obj->ns,
+        "involvedObject", "apiVersion", obj->api_version ? obj->api_version : "v1", "kind",
+        obj->kind ? obj->kind : "Pod", "namespace", obj->ns, "name", obj->name, "reason", reason,
+        "message", msg, "type", type, "source", "component", component ? component : "dagsched",
+        "firstTimestamp", secs, "lastTimestamp", secs, "count", 1, "reportingComponent",
+        component ? component : "dagsched", "reportingInstance",
+        component ? component : "dagsched");
+    if (ev == NULL)
+        return ds_err_set(err, "event: cannot build the object (invalid UTF-8 in the message?)");
+    if (obj->uid != NULL)
+        json_object_set_new(json_object_get(ev, "involvedObject"), "uid", json_string(obj->uid));
+    char path[512];
+    snprintf(path, sizeof path, "/api/v1/namespaces/%s/events", obj->ns);
+    int rc = kube_create(c, path, ev, NULL, err);
+    json_decref(ev);
+    return rc;
+}
+
+const char *kube_evict_result_name(kube_evict_result r)
+{
+    switch (r) {
+    case KUBE_EVICT_OK:
+        return "evicted";
+    case KUBE_EVICT_BLOCKED_PDB:
+        return "blocked-by-pdb";
+    case KUBE_EVICT_NOT_FOUND:
+        return "not-found";
+    case KUBE_EVICT_ERROR:
+        return "error";
+    }
+    return "error";
+}
+
+kube_evict_result kube_evict(kube_client *c, const char *ns, const char *name, const char *uid,
+                             bool dry_run, ds_err *err)
+{
+    if (check_names(ns, name, err) != 0)
+        return KUBE_EVICT_ERROR;
+    json_t *body =
+        json_pack("{s:s, s:s, s:{s:s, s:s}, s:{}}", "apiVersion", "policy/v1", "kind", "Eviction",
+                  "metadata", "name", name, "namespace", ns, "deleteOptions");
+    if (body == NULL) {
+        ds_err_set(err, "evict %s/%s: out of memory", ns, name);
+        return KUBE_EVICT_ERROR;
+    }
+    json_t *opts = json_object_get(body, "deleteOptions");
+    if (uid != NULL)
+        json_object_set_new(opts, "preconditions", json_pack("{s:s}", "uid", uid));
+    if (dry_run)
+        json_object_set_new(opts, "dryRun", json_pack("[s]", "All"));
+    char path[640];
+    snprintf(path, sizeof path, "/api/v1/namespaces/%s/pods/%s/eviction", ns, name);
+    /* A 429 is the budget's answer, not throttling: handle it here rather than retrying blindly.
+     */
+    kube_request_opts ro = {.no_retry_429 = true};
+    kube_evict_result result = KUBE_EVICT_ERROR;
+    for (int attempt = 0; attempt < 4; attempt++) {
+        kube_response resp;
+        int rc = send_json(c, &ro, "POST", path, "application/json", body, NULL, &resp, err);
+        long status = resp.status;
+        kube_status st = resp.st;
+        kube_response_free(&resp);
+        if (rc == 0) {
+            result = KUBE_EVICT_OK;
+            break;
+        }
+        if (status == 404 || (status == 409 && strstr(st.message, "recondition") != NULL)) {
+            result = KUBE_EVICT_NOT_FOUND;
+            break;
+        }
+        if (status == 429) {
+            bool pdb = st.cause_disruption_budget || strstr(st.message, "disruption budget");
+            if (pdb) {
+                result = KUBE_EVICT_BLOCKED_PDB;
+                break;
+            }
+            /* Throttled by API priority and fairness: wait and try again. */
+            double d = kube_client_backoff(c, attempt);
+            if (st.retry_after_s > d)
+                d = st.retry_after_s > 30 ? 30 : st.retry_after_s;
+            KLOG_WARN("writes", "evict %s/%s: throttled (429); retrying in %.2fs", ns, name, d);
+            if (kube_client_sleep(c, d, NULL) != 0)
+                break;
+            continue;
+        }
+        break;
+    }
+    json_decref(body);
+    return result;
+}
+
+int kube_remove_scheduling_gate(kube_client *c, const char *ns, const char *pod, const char *gate,
+                                ds_err *err)
+{
+    if (check_names(ns, pod, err) != 0)
+        return -1;
+    if (gate == NULL || gate[0] == '\0' || strlen(gate) > 317)
+        return ds_err_set(err, "invalid scheduling gate name");
+    json_t *patch = json_pack("{s:{s:[{s:s, s:s}]}}", "spec", "schedulingGates", "$patch", "delete",
+                              "name", gate);
+    if (patch == NULL)
+        return ds_err_set(err, "out of memory");
+    char path[600];
+    snprintf(path, sizeof path, "/api/v1/namespaces/%s/pods/%s", ns, pod);
+    int rc = kube_patch(c, path, "application/strategic-merge-patch+json", patch, NULL, err);
+    json_decref(patch);
+    return rc;
+}
+
+int kube_set_job_suspend(kube_client *c, const char *ns, const char *job, bool suspend, ds_err *err)
+{
+    if (check_names(ns, job, err) != 0)
+        return -1;
+    json_t *patch = json_pack("{s:{s:b}}", "spec", "suspend", suspend);
+    if (patch == NULL)
+        return ds_err_set(err, "out of memory");
+    char path[600];
+    snprintf(path, sizeof path, "/apis/batch/v1/namespaces/%s/jobs/%s", ns, job);
+    int rc = kube_patch_merge(c, path, patch, NULL, err);
+    json_decref(patch);
+    return rc;
+}
+
+int kube_annotate_pod(kube_client *c, const char *ns, const char *pod, const char *key,
+                      const char *value, ds_err *err)
+{
+    if (check_names(ns, pod, err) != 0)
+        return -1;
+    if (key == NULL || key[0] == '\0' || strlen(key) > 317)
+        return ds_err_set(err, "invalid annotation key");
+    json_t *v = value != NULL ? json_string(value) : json_null();
+    json_t *patch =
+        v != NULL ? json_pack("{s:{s:{s:o}}}", "metadata", "annotations", key, v) : NULL;
+    if (patch == NULL)
+        return ds_err_set(err, "annotation %s: value is not valid UTF-8 or out of memory", key);
+    char path[600];
+    snprintf(path, sizeof path, "/api/v1/namespaces/%s/pods/%s", ns, pod);
+    int rc = kube_patch_merge(c, path, patch, NULL, err);
+    json_decref(patch);
+    return rc;
+}

@@ -1,0 +1,77 @@
+/* writes.h: the changes dagsched makes to the cluster: patches (merge, JSON, strategic), created
+ * objects and Events, evictions (policy/v1), scheduling-gate removal, Job suspension and pod
+ * annotations. Every call goes through the request layer (retries on connection errors, 429
+ * throttling and 5xx; Status messages in errors). Names are checked before they go into a URL. */
+#ifndef DAGSCHED_KUBE_WRITES_H
+#define DAGSCHED_KUBE_WRITES_H
+
+#include <jansson.h>
+#include <stdbool.h>
+
+#include "client.h"
+
+/* Whether s is a valid object name or namespace for a URL path: 1..253 of [a-z0-9.-], starting
+ * and ending with an alphanumeric character. */
+bool kube_valid_name(const char *s);
+
+/* PATCH path with the given body; *out (may be NULL) receives the patched object. patch_type is
+ * the media type: "application/merge-patch+json", "application/json-patch+json" or
+ * "application/strategic-merge-patch+json". */
+int kube_patch(kube_client *c, const char *path, const char *patch_type, const json_t *patch,
+               json_t **out, ds_err *err);
+int kube_patch_merge(kube_client *c, const char *path, const json_t *patch, json_t **out,
+                     ds_err *err);
+/* ops: a JSON array of RFC 6902 operations. */
+int kube_patch_json(kube_client *c, const char *path, const json_t *ops, json_t **out, ds_err *err);
+
+/* POST obj to a collection path ("/api/v1/namespaces/a/pods"); *out (may be NULL) receives the
+ * created object. */
+int kube_create(kube_client *c, const char *collection_path, const json_t *obj, json_t **out,
+                ds_err *err);
+/* DELETE path; a 404 counts as success when missing_ok. */
+int kube_delete(kube_client *c, const char *path, bool missing_ok, ds_err *err);
+
+/* The object an Event is about. */
+typedef struct kube_object_ref {
+    const char *api_version; /* "v1" */
+    const char *kind;        /* "Pod" */
+    const char *ns;
+    const char *name;
+    const char *uid; /* may be NULL */
+} kube_object_ref;
+
+/* Create a core/v1 Event about obj in its namespace. type: "Normal" or "Warning"; reason:
+ * CamelCase; message truncated to 1024 bytes; component: the reporting component. */
+int kube_create_event(kube_client *c, const kube_object_ref *obj, const char *type,
+                      const char *reason, const char *message, const char *component, ds_err *err);
+
+typedef enum {
+    KUBE_EVICT_OK,          /* eviction accepted (the pod is being deleted) */
+    KUBE_EVICT_BLOCKED_PDB, /* 429: a PodDisruptionBudget does not allow it now */
+    KUBE_EVICT_NOT_FOUND,   /* 404, or the pod with this uid is gone (uid precondition failed) */
+    KUBE_EVICT_ERROR        /* anything else (err says what) */
+} kube_evict_result;
+
+/* Evict a pod through the Eviction API. uid (may be NULL) is a precondition: a newer pod with the
+ * same name is never evicted by mistake. dry_run asks the server to check without acting. A 429
+ * without a disruption-budget cause is API throttling and is retried with backoff. */
+kube_evict_result kube_evict(kube_client *c, const char *ns, const char *name, const char *uid,
+                             bool dry_run, ds_err *err);
+const char *kube_evict_result_name(kube_evict_result r);
+
+/* Remove one scheduling gate from a pod (a strategic merge patch deleting the gate by name;
+ * removing a gate that is not there succeeds). */
+int kube_remove_scheduling_gate(kube_client *c, const char *ns, const char *pod, const char *gate,
+                                ds_err *err);
+/* Set spec.suspend of a batch/v1 Job. */
+int kube_set_job_suspend(kube_client *c, const char *ns, const char *job, bool suspend,
+                         ds_err *err);
+/* Set (value != NULL) or remove (value == NULL) one annotation on a pod. */
+int kube_annotate_pod(kube_client *c, const char *ns, const char *pod, const char *key,
+                      const char *value, ds_err *err);
+
+/* Format seconds since the epoch as RFC 3339 with microseconds ("2026-11-22T10:00:00.123456Z"),
+ * as Kubernetes MicroTime fields expect. buf: at least 32 bytes. */
+void kube_format_microtime(double epoch_s, char *buf, size_t size);
+
+#endif
