@@ -9,13 +9,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "informer.h"
 #include "kutil.h"
 #include "log.h"
 #include "policy_source.h"
 #include "protocol.h"
+#include "writes.h"
 
 #define COMPONENT       "state"
 #define EVENT_QUEUE     64
@@ -200,50 +200,22 @@ bool ext_state_pod_event(ext_state *st, const kube_pod *pod, const char *reason,
     return enqueue_event(st, "Pod", &pod->meta, message, reason, message);
 }
 
-static void rfc3339(double t, char *buf, size_t size)
-{
-    time_t s = (time_t)t;
-    struct tm tm;
-    gmtime_r(&s, &tm);
-    strftime(buf, size, "%Y-%m-%dT%H:%M:%SZ", &tm);
-}
-
 static void post_event(ext_state *st, const event_item *e)
 {
-    char ts[32];
-    rfc3339(kutil_wall_now(), ts, sizeof ts);
-    char gen[300];
-    snprintf(gen, sizeof gen, "%.240s.", e->name);
-    char host[128] = "";
-    if (gethostname(host, sizeof host - 1) != 0)
-        snprintf(host, sizeof host, "unknown");
-    json_t *ev = json_pack(
-        "{s:s,s:s,s:{s:s,s:s},s:{s:s,s:s,s:s,s:s,s:s},s:s,s:s,s:s,s:{s:s},s:s,s:s,s:i,s:s,s:s}",
-        "apiVersion", "v1", "kind", "Event", "metadata", "generateName", gen, "namespace", e->ns,
-        "involvedObject", "apiVersion", "v1", "kind", e->kind, "namespace", e->ns, "name", e->name,
-        "uid", e->uid, "reason", e->reason, "message", e->message, "type", "Warning", "source",
-        "component", st->component, "firstTimestamp", ts, "lastTimestamp", ts, "count", 1,
-        "reportingComponent", st->component, "reportingInstance", host);
-    char *body = ev != NULL ? json_dumps(ev, JSON_COMPACT) : NULL;
-    json_decref(ev);
-    if (body == NULL) {
-        count(st->m_events, e->reason, "failed");
-        return;
-    }
-    char path[256];
-    snprintf(path, sizeof path, "/api/v1/namespaces/%s/events", e->ns);
-    kube_request_opts ro = {.no_retry = true, .timeout_s = EVENT_TIMEOUT_S};
-    kube_response resp;
+    kube_object_ref ref = {.api_version = "v1",
+                           .kind = e->kind,
+                           .ns = e->ns,
+                           .name = e->name,
+                           .uid = e->uid[0] != '\0' ? e->uid : NULL};
     ds_err err;
-    if (kube_request_ex(st->client, &ro, "POST", path, body, NULL, &resp, &err) != 0) {
+    if (kube_create_event(st->client, &ref, "Warning", e->reason, e->message, st->component,
+                          &err) != 0) {
         KLOG_WARN(COMPONENT, "posting Event %s on %s %s/%s: %s", e->reason, e->kind, e->ns, e->name,
                   err.msg);
         count(st->m_events, e->reason, "failed");
     } else {
         count(st->m_events, e->reason, "posted");
     }
-    kube_response_free(&resp);
-    free(body);
 }
 
 static void *event_loop(void *arg)
