@@ -142,10 +142,13 @@ test_dag_order() {
     ((SECONDS < deadline)) || fail "DAG job did not finish within 90 s"
     sleep 0.3
   done
-  "$K" -n "$ns" get events --field-selector involvedObject.name=etl-transform \
-    -o jsonpath='{range .items[*]}{.message}{"\n"}{end}' |
-    grep -q "dagsched: waiting for upstream tasks: clean" ||
-    fail "etl-transform has no FailedScheduling event naming its upstream task"
+  # Events are written asynchronously by kube-scheduler: give them a moment.
+  transform_waited() {
+    "$K" -n "$ns" get events --field-selector involvedObject.name=etl-transform \
+      -o jsonpath='{range .items[*]}{.message}{"\n"}{end}' |
+      grep -q "dagsched: waiting for upstream tasks: clean"
+  }
+  wait_for 15 "a FailedScheduling event of etl-transform naming its upstream task" transform_waited
   log "PASS dag order: extract -> clean -> transform, each bound only after its upstream succeeded"
 }
 
