@@ -115,6 +115,13 @@ int ds_best_fit(const ds_res *request, const ds_res *free_, const ds_res *alloca
     return found;
 }
 
+bool ds_node_fits(const ds_res *request, const ds_node_view *node)
+{
+    ds_res free_ = node->allocatable;
+    ds_res_sub(&free_, &node->requested);
+    return fits_node(request, &free_, &node->allocatable);
+}
+
 static double weight(double w)
 {
     return isfinite(w) && w > 0.0 ? w : 0.0;

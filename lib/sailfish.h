@@ -47,6 +47,10 @@ typedef struct ds_node_score {
     double speed;           /* 0..1, already multiplied by the pod's criticality */
 } ds_node_score;
 
+/* The pod's request fits the node's free resources (allocatable - requested), and the node has
+ * every resource kind the pod requests. The fit test of ds_score_node. */
+bool ds_node_fits(const ds_res *request, const ds_node_view *node);
+
 /* Score one node for one pod. `criticality` in 0..1 says how much the pod should prefer fast nodes
  * (its DSP priority rank among pending tasks; 0 for pods outside any DAG); `max_speed` is the
  * fastest node's rate. A node the pod does not fit scores 0. Deterministic. */

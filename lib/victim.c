@@ -200,30 +200,54 @@ static bool independent(const vctx *c, const ds_waiting_task *a, const ds_runnin
     return b->task != a->task && !c->mark[b->task];
 }
 
+ds_preemptable_status ds_running_preemptable(const ds_running_task *b, const ds_preempt_params *p)
+{
+    if (!b->evictable)
+        return DS_NOT_EVICTABLE;
+    if (!(b->ran_s >= p->min_run_s))
+        return DS_TOO_YOUNG;
+    if (!(b->t_allow_s > p->epoch_s))
+        return DS_TOO_LITTLE_SLACK;
+    return DS_PREEMPTABLE;
+}
+
 static bool preemptable(const vctx *c, size_t ri)
 {
     const ds_running_task *b = &c->r[ri];
-    return !c->taken[ri] && b->evictable && b->ran_s >= c->p->min_run_s &&
-           b->t_allow_s > c->p->epoch_s && c->budget[b->node] > 0;
+    return !c->taken[ri] && c->budget[b->node] > 0 &&
+           ds_running_preemptable(b, c->p) == DS_PREEMPTABLE;
 }
 
-/* Phase-2 test: P_hat > 0 and (rho = 0 or (P_bar > 0 and P_hat / P_bar > rho)). Computed on halves
- * so that the differences of finite priorities stay finite. */
-static bool gap_passes(const vctx *c, double pa, double pb)
+double ds_pbar_half(double pmin, double pmax, size_t n)
+{
+    if (n < 2 || !(pmax >= pmin))
+        return 0.0;
+    return (pmax / 2.0 - pmin / 2.0) / (double)(n - 1);
+}
+
+/* Computed on halves so that the differences of finite priorities stay finite. */
+bool ds_gap_passes(double pa, double pb, double pbar_half, double rho)
 {
     double hat_half = pa / 2.0 - pb / 2.0;
     if (!(hat_half > 0.0))
         return false;
-    if (c->p->rho == 0.0)
+    if (rho == 0.0)
         return true;
-    return c->pbar_half > 0.0 && hat_half / c->pbar_half > c->p->rho;
+    return pbar_half > 0.0 && hat_half / pbar_half > rho;
 }
 
-static double normalised_gap(const vctx *c, double pa, double pb)
+double ds_normalised_gap(double pa, double pb, double pbar_half)
 {
-    if (!(c->pbar_half > 0.0))
+    if (!(pbar_half > 0.0))
         return INFINITY;
-    return (pa / 2.0 - pb / 2.0) / c->pbar_half;
+    return (pa / 2.0 - pb / 2.0) / pbar_half;
+}
+
+/* Tolerant of floating error (0.7 * 10 = 7.000...1). */
+size_t ds_delta_count(double delta, size_t n_waiting)
+{
+    double want = ceil(delta * (double)n_waiting - 1e-9);
+    return !(want > 0.0) ? 0 : want >= (double)n_waiting ? n_waiting : (size_t)want;
 }
 
 static bool fits_anywhere(const vctx *c, const ds_res *req)
@@ -366,7 +390,7 @@ static size_t plan_on_node(vctx *c, const ds_waiting_task *a, size_t n, bool pha
             break; /* ascending: nothing further can win */
         if (!preemptable(c, ri) || !independent(c, a, b))
             continue;
-        if (phase2 && !gap_passes(c, a->priority, b->priority))
+        if (phase2 && !ds_gap_passes(a->priority, b->priority, c->pbar_half, c->p->rho))
             continue;
         c->cand[nc++] = ri;
     }
@@ -451,7 +475,7 @@ static void try_preempt(vctx *c, size_t ai, ds_preempt_reason reason, bool phase
             .node = best_node,
             .reason = reason,
             .gap = a->priority - b->priority,
-            .normalised_gap = normalised_gap(c, a->priority, b->priority),
+            .normalised_gap = ds_normalised_gap(a->priority, b->priority, c->pbar_half),
         };
         c->taken[ri] = true;
         ds_res_add(&c->free_[best_node], &b->request);
@@ -544,7 +568,7 @@ long ds_select_victims(const ds_waiting_task *waiting, size_t n_waiting,
         rorder[i] = (prio_ix){running[i].priority, i};
     }
     size_t n_all = n_waiting + n_running;
-    c.pbar_half = n_all >= 2 ? (pmax / 2.0 - pmin / 2.0) / (double)(n_all - 1) : 0.0;
+    c.pbar_half = ds_pbar_half(pmin, pmax, n_all);
 
     qsort(worder, n_waiting, sizeof *worder, cmp_desc);
     qsort(rorder, n_running, sizeof *rorder, cmp_asc);
@@ -579,9 +603,8 @@ long ds_select_victims(const ds_waiting_task *waiting, size_t n_waiting,
         try_preempt(&c, ai, urgent ? DS_REASON_URGENT : DS_REASON_STARVATION, false);
     }
 
-    /* Phase 2: the first ceil(delta * n_waiting) by priority (tolerant of 0.7 * 10 = 7.000...1). */
-    double want = ceil(p->delta * (double)n_waiting - 1e-9);
-    size_t n_try = want <= 0.0 ? 0 : want >= (double)n_waiting ? n_waiting : (size_t)want;
+    /* Phase 2: the first ceil(delta * n_waiting) by priority. */
+    size_t n_try = ds_delta_count(p->delta, n_waiting);
     for (size_t i = 0; i < n_try && c.n_out < c.limit; i++) {
         size_t ai = worder[i].idx;
         if (handled[ai])

@@ -78,4 +78,30 @@ long ds_select_victims(const ds_waiting_task *waiting, size_t n_waiting,
 
 const char *ds_reason_name(ds_preempt_reason r); /* "urgent", "starvation", "priority" */
 
+/* Predicates of Algorithm 1, shared with the extender's preempt verb (lib/placement.h). */
+
+/* Why a running task may or may not be evicted, in the order checked. */
+typedef enum {
+    DS_PREEMPTABLE = 0,
+    DS_NOT_EVICTABLE,    /* not opted in, protected, or its disruption budget forbids it */
+    DS_TOO_YOUNG,        /* ran less than min_run_s */
+    DS_TOO_LITTLE_SLACK, /* t_allow <= epoch: it cannot afford to be delayed one epoch */
+} ds_preemptable_status;
+
+ds_preemptable_status ds_running_preemptable(const ds_running_task *b, const ds_preempt_params *p);
+
+/* P_bar / 2 for n priorities spanning pmin..pmax: (pmax - pmin) / (n - 1) / 2, 0 when n < 2.
+ * Halved so that gaps between huge finite priorities never overflow. */
+double ds_pbar_half(double pmin, double pmax, size_t n);
+
+/* The normalised-gap test: P_hat = pa - pb > 0 and (rho = 0 or (P_bar > 0 and P_hat / P_bar >
+ * rho)). */
+bool ds_gap_passes(double pa, double pb, double pbar_half, double rho);
+
+/* P_hat / P_bar (INFINITY when P_bar = 0). */
+double ds_normalised_gap(double pa, double pb, double pbar_half);
+
+/* How many waiting tasks (the first by priority) may preempt on priority: ceil(delta * n). */
+size_t ds_delta_count(double delta, size_t n_waiting);
+
 #endif

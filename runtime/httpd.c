@@ -12,7 +12,10 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#define CHUNK         16384
+/* Response bytes written per writable callback, and the receive buffer: extender answers for
+ * thousands of nodes are a few hundred KiB, so large chunks save event-loop round trips. */
+#define CHUNK         65536
+#define SERV_BUF      (128 * 1024)
 #define MAX_CERT_FILE (1024 * 1024)
 
 typedef struct conn {
@@ -464,14 +467,17 @@ int httpd_start(const httpd_opts *o, httpd **out, ds_err *err)
     }
 
     lws_set_log_level(0, NULL); /* failures are reported through ds_err and our own logs */
-    h->protocols[0] = (struct lws_protocols){
-        .name = "http", .callback = callback, .per_session_data_size = sizeof(conn)};
+    h->protocols[0] = (struct lws_protocols){.name = "http",
+                                             .callback = callback,
+                                             .per_session_data_size = sizeof(conn),
+                                             .rx_buffer_size = CHUNK};
 
     struct lws_context_creation_info info;
     memset(&info, 0, sizeof info);
     info.options = LWS_SERVER_OPTION_EXPLICIT_VHOSTS | LWS_SERVER_OPTION_DISABLE_IPV6 |
                    (h->tls_cert != NULL ? LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT : 0);
     info.port = CONTEXT_PORT_NO_LISTEN_SERVER;
+    info.pt_serv_buf_size = SERV_BUF;
     h->ctx = lws_create_context(&info);
     if (h->ctx == NULL) {
         httpd_stop(h);

@@ -1,0 +1,719 @@
+/* handlers.c: the extender verbs as pure functions of a request body and a snapshot (see
+ * handlers.h). */
+#include "handlers.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "annotations.h"
+#include "timefmt.h"
+
+#define MISSING_MAX       512
+#define MISSING_NAMES_MAX 64
+
+void ext_outcome_clear(ext_outcome *o)
+{
+    if (o->pod != NULL)
+        kube_obj_unref(&o->pod->meta);
+    o->pod = NULL;
+}
+
+static void reply_take(ext_reply *r, int status, ext_buf *b)
+{
+    size_t len;
+    char *s = ext_buf_take(b, &len);
+    if (s == NULL) {
+        r->status = 500;
+        r->body = NULL;
+        r->len = 0;
+        return;
+    }
+    r->status = status;
+    r->body = s;
+    r->len = len;
+}
+
+static void reply_error(ext_reply *r, ext_outcome *o, ext_result_kind kind, int status,
+                        const char *msg)
+{
+    o->kind = kind;
+    snprintf(o->error, sizeof o->error, "%s", msg);
+    ext_buf b;
+    ext_buf_init(&b, strlen(msg) + 32);
+    ext_emit_error(&b, msg);
+    reply_take(r, status, &b);
+}
+
+static void reply_oom(ext_reply *r, ext_outcome *o)
+{
+    reply_error(r, o, EXT_INTERNAL, 500, "dagsched: out of memory");
+}
+
+/* ---- resolving the pod ---- */
+
+typedef struct pod_ctx {
+    const kube_pod *pod; /* reference */
+    ext_pod_class cls;
+    const ds_job *job; /* valid job of a DAG pod, else NULL */
+    size_t job_idx;
+    size_t task; /* DS_NONE when unknown */
+    ds_place_pod place;
+    char missing[MISSING_MAX];
+    /* The missing upstream tasks' names, for the live-cache check (all of them, or none when
+     * there are more than fit). */
+    const char *missing_names[MISSING_NAMES_MAX];
+    size_t n_missing_names;
+    char names_buf[MISSING_NAMES_MAX * (DS_NAME_VALUE_MAX + 1)];
+} pod_ctx;
+
+static void pod_ctx_free(pod_ctx *pc)
+{
+    if (pc->pod != NULL)
+        kube_obj_unref(&pc->pod->meta);
+    pc->pod = NULL;
+}
+
+/* metadata.<key> of the request's Pod as a short string, or "" */
+static void pod_meta_str(const js_doc *d, long pod, const char *key, char *buf, size_t size)
+{
+    buf[0] = '\0';
+    long meta = js_obj_get(d, (size_t)pod, "metadata");
+    if (meta < 0)
+        return;
+    long v = js_obj_get(d, (size_t)meta, key);
+    if (v < 0 || d->t[v].type != JS_STRING || js_str_decode(d, (size_t)v, buf, size) < 0)
+        buf[0] = '\0';
+}
+
+/* The cached pod when the request's Pod is the version the snapshot has; else decode it. */
+static int pod_object(const ext_ctx *c, const ext_snapshot *s, const js_doc *d, long pod,
+                      const kube_pod **out, char err[EXT_ERR_MAX])
+{
+    char uid[EXT_UID_MAX + 1], rv[64];
+    pod_meta_str(d, pod, "uid", uid, sizeof uid);
+    pod_meta_str(d, pod, "resourceVersion", rv, sizeof rv);
+    if (uid[0] != '\0' && rv[0] != '\0') {
+        size_t idx = ds_jobset_find_pod(&s->jobs, uid);
+        if (idx != DS_NONE && idx < s->n_pods) {
+            const kube_pod *p = s->pods[idx];
+            if (p->meta.resource_version != NULL && strcmp(p->meta.resource_version, rv) == 0) {
+                kube_obj_ref(&p->meta);
+                *out = p;
+                return 0;
+            }
+        }
+    }
+    size_t len;
+    const char *js = ext_pod_json(d, pod, &len);
+    json_error_t je;
+    json_t *j = json_loadb(js, len, 0, &je);
+    if (j == NULL) {
+        snprintf(err, EXT_ERR_MAX, "Pod: %s", je.text);
+        return -1;
+    }
+    kube_meta *m = NULL;
+    ds_err derr;
+    int rc = kube_obj_decode(KUBE_KIND_POD, j, &c->decode, &m, &derr);
+    json_decref(j);
+    if (rc != 0) {
+        ext_sfmt(err, EXT_ERR_MAX, "Pod: %s", derr.msg);
+        return -1;
+    }
+    *out = (const kube_pod *)m;
+    return 0;
+}
+
+/* Remember the name of a missing upstream task; past MISSING_NAMES_MAX the list is dropped (the
+ * live-cache check then does not apply). */
+static void note_missing(pod_ctx *pc, const char *name, size_t *used, bool *overflow)
+{
+    size_t l = strlen(name);
+    if (*overflow || pc->n_missing_names == MISSING_NAMES_MAX ||
+        *used + l + 1 > sizeof pc->names_buf) {
+        *overflow = true;
+        pc->n_missing_names = 0;
+        return;
+    }
+    memcpy(pc->names_buf + *used, name, l + 1);
+    pc->missing_names[pc->n_missing_names++] = pc->names_buf + *used;
+    *used += l + 1;
+}
+
+/* Upstream tasks named by the pod's own depends-on annotation that the job model has not seen
+ * succeed (the pod, or its job, is not in the snapshot yet). 1 when some are missing, 0 when none,
+ * -1 when the annotation is malformed (note set). */
+static int missing_from_annotation(pod_ctx *pc, const ds_job *job, char *out, size_t size,
+                                   char *note, size_t note_size)
+{
+    size_t names_used = 0;
+    bool names_overflow = false;
+    out[0] = '\0';
+    const char *dep = kube_meta_annotation(&pc->pod->meta, DS_ANN_DEPENDS_ON);
+    if (dep == NULL)
+        return 0;
+    size_t max = ds_depends_on_max_entries(dep);
+    ds_span *spans = calloc(max ? max : 1, sizeof *spans);
+    if (spans == NULL) {
+        snprintf(note, note_size, "out of memory reading %s", DS_ANN_DEPENDS_ON);
+        return -1;
+    }
+    size_t n = 0;
+    ds_err err;
+    if (ds_depends_on_parse(dep, spans, &n, &err) != 0) {
+        ext_sfmt(note, note_size, "annotation %s: %s", DS_ANN_DEPENDS_ON, err.msg);
+        free(spans);
+        return -1;
+    }
+    size_t pos = 0, n_missing = 0, n_listed = 0;
+    bool full = false;
+    for (size_t i = 0; i < n; i++) {
+        char name[DS_NAME_VALUE_MAX + 1];
+        size_t l = spans[i].len < DS_NAME_VALUE_MAX ? spans[i].len : DS_NAME_VALUE_MAX;
+        memcpy(name, dep + spans[i].off, l);
+        name[l] = '\0';
+        size_t t;
+        if (job != NULL && ds_dag_find(&job->dag, name, &t) == 0 &&
+            job->status[t].state == DS_TASK_SUCCEEDED)
+            continue;
+        n_missing++;
+        note_missing(pc, name, &names_used, &names_overflow);
+        if (full)
+            continue;
+        /* Keep room for " and N more". */
+        int w = snprintf(out + pos, size - pos, "%s%s", pos > 0 ? ", " : "", name);
+        if (w < 0 || (size_t)w >= size - pos - 24) {
+            out[pos] = '\0';
+            full = true;
+            continue;
+        }
+        pos += (size_t)w;
+        n_listed++;
+    }
+    if (n_missing > n_listed)
+        snprintf(out + pos, size - pos, "%sand %zu more", pos > 0 ? " " : "", n_missing - n_listed);
+    free(spans);
+    return n_missing > 0;
+}
+
+static void set_outcome_pod(ext_outcome *o, const kube_pod *p)
+{
+    snprintf(o->pod_ns, sizeof o->pod_ns, "%s", p->meta.ns != NULL ? p->meta.ns : "");
+    snprintf(o->pod_name, sizeof o->pod_name, "%s", p->meta.name != NULL ? p->meta.name : "");
+    snprintf(o->pod_uid, sizeof o->pod_uid, "%s", p->meta.uid != NULL ? p->meta.uid : "");
+}
+
+static void mark_invalid(pod_ctx *pc, ext_outcome *o, const char *why)
+{
+    pc->cls = EXT_POD_INVALID_JOB;
+    pc->job = NULL;
+    pc->task = DS_NONE;
+    snprintf(o->note, sizeof o->note, "%s", why);
+    o->pod = (const kube_pod *)kube_obj_ref(&pc->pod->meta);
+}
+
+/* The snapshot says some upstream tasks have not succeeded. It may be a moment behind the cluster:
+ * kube-scheduler retries a waiting pod as soon as it sees an upstream pod finish, possibly before
+ * the snapshot is rebuilt, and rejecting the pod then would leave it waiting for another cluster
+ * event. So ask the live caches, which hold every watch event as soon as it arrives. */
+static bool live_upstream_done(const ext_ctx *c, const kube_pod *p, const pod_ctx *pc,
+                               ext_outcome *o)
+{
+    if (c->tasks_succeeded == NULL || pc->n_missing_names == 0 || p->job_key == NULL)
+        return false;
+    if (!c->tasks_succeeded(c->tasks_user, p->meta.ns != NULL ? p->meta.ns : "", p->job_key,
+                            pc->missing_names, pc->n_missing_names))
+        return false;
+    o->live_override = true;
+    return true;
+}
+
+/* Classify the pod and fill its placement view. */
+static int resolve_pod(const ext_ctx *c, const ext_snapshot *s, const js_doc *d, long pod,
+                       pod_ctx *pc, ext_outcome *o, char err[EXT_ERR_MAX])
+{
+    memset(pc, 0, sizeof *pc);
+    pc->task = DS_NONE;
+    pc->job_idx = DS_NONE;
+    if (pod_object(c, s, d, pod, &pc->pod, err) != 0)
+        return -1;
+    const kube_pod *p = pc->pod;
+    set_outcome_pod(o, p);
+    pc->place.request = p->requests;
+    pc->place.runtime_s = 0;
+    pc->place.level_deadline = INFINITY;
+    pc->place.criticality = 0;
+    if (p->job_key == NULL) {
+        pc->cls = EXT_POD_OUTSIDE;
+        return 0;
+    }
+
+    const ds_jobset *js = &s->jobs;
+    size_t idx = p->meta.uid != NULL ? ds_jobset_find_pod(js, p->meta.uid) : DS_NONE;
+    const ds_job *job = NULL;
+    if (idx != DS_NONE && idx < js->n_pods && js->pods[idx].job != DS_NONE) {
+        if (js->pods[idx].error != NULL) {
+            char why[DS_ERR_MAX];
+            snprintf(why, sizeof why, "%s", js->pods[idx].error);
+            mark_invalid(pc, o, why);
+            return 0;
+        }
+        pc->job_idx = js->pods[idx].job;
+        job = &js->jobs[pc->job_idx];
+        pc->task = js->pods[idx].task;
+    } else {
+        job = ds_jobset_find_job(js, p->meta.ns != NULL ? p->meta.ns : "", p->job_key);
+        if (job != NULL)
+            pc->job_idx = (size_t)(job - js->jobs);
+    }
+    if (job != NULL && !job->valid) {
+        char why[DS_ERR_MAX];
+        snprintf(why, sizeof why, "job %s is invalid: %s", job->key,
+                 job->error != NULL ? job->error : "unknown error");
+        mark_invalid(pc, o, why);
+        return 0;
+    }
+    if (job != NULL && pc->task == DS_NONE && p->task_name != NULL) {
+        size_t t;
+        if (ds_dag_find(&job->dag, p->task_name, &t) == 0)
+            pc->task = t;
+    }
+
+    if (job != NULL && pc->task != DS_NONE) {
+        pc->job = job;
+        size_t t = pc->task;
+        if (ds_job_pending_upstream(job, t, pc->missing, sizeof pc->missing) > 0) {
+            const ds_dag_task *dt = &job->dag.tasks[t];
+            size_t used = 0;
+            bool overflow = false;
+            for (size_t k = 0; k < dt->n_up; k++)
+                if (job->status[dt->up[k]].state != DS_TASK_SUCCEEDED)
+                    note_missing(pc, job->dag.tasks[dt->up[k]].name, &used, &overflow);
+            if (!live_upstream_done(c, p, pc, o)) {
+                pc->cls = EXT_POD_BLOCKED;
+                snprintf(o->note, sizeof o->note, "%s", pc->missing);
+                return 0;
+            }
+        }
+        pc->cls = EXT_POD_DAG;
+        pc->place.runtime_s = job->dag.tasks[t].runtime_s;
+        pc->place.level_deadline = job->level_deadline[job->dag.tasks[t].level];
+        double rank = ds_jobset_wait_rank(js, job, t);
+        pc->place.criticality = rank > 0 ? rank : 0;
+        return 0;
+    }
+
+    /* The job model does not know this task yet (its pod is newer than the snapshot): go by the
+     * pod's own annotations. */
+    char note[DS_ERR_MAX];
+    int m = missing_from_annotation(pc, job, pc->missing, sizeof pc->missing, note, sizeof note);
+    if (m < 0) {
+        mark_invalid(pc, o, note);
+        return 0;
+    }
+    if (m > 0 && !live_upstream_done(c, p, pc, o)) {
+        pc->cls = EXT_POD_BLOCKED;
+        snprintf(o->note, sizeof o->note, "%s", pc->missing);
+        return 0;
+    }
+    pc->cls = EXT_POD_DAG;
+    pc->job = NULL; /* no task index: no DSP priority or criticality yet */
+    /* Without the DAG the level deadline is not known; the job deadline bounds it from above
+     * (exact for tasks of the last level), so the deadline test never rejects a node wrongly. */
+    const char *rt = kube_meta_annotation(&p->meta, DS_ANN_RUNTIME);
+    const char *dl = kube_meta_annotation(&p->meta, DS_ANN_DEADLINE);
+    const char *dla = kube_meta_annotation(&p->meta, DS_ANN_DEADLINE_AFTER);
+    double secs;
+    ds_err derr;
+    if (rt != NULL && ds_duration_parse(rt, &secs, &derr) == 0)
+        pc->place.runtime_s = secs;
+    if (dl != NULL && ds_timestamp_parse(dl, &secs, &derr) == 0)
+        pc->place.level_deadline = secs;
+    else if (dla != NULL && p->meta.creation_ts > 0 && ds_duration_parse(dla, &secs, &derr) == 0)
+        pc->place.level_deadline = p->meta.creation_ts + secs;
+    return 0;
+}
+
+/* Common request prologue: parse, snapshot check, resolve the pod. 0 to go on. */
+static int begin(const ext_ctx *c, const ext_snapshot *s, const char *body, size_t len, ext_args *a,
+                 pod_ctx *pc, ext_reply *r, ext_outcome *o)
+{
+    memset(o, 0, sizeof *o);
+    memset(pc, 0, sizeof *pc);
+    char err[EXT_ERR_MAX];
+    if (ext_parse_args(body, len, &c->limits, a, err) != 0) {
+        reply_error(r, o, EXT_BAD_REQUEST, 400, err);
+        return -1;
+    }
+    o->n_nodes = a->n_nodes;
+    if (s == NULL) {
+        reply_error(r, o, EXT_NOT_READY, 503,
+                    "dagsched: the extender's caches have not synced yet; retry");
+        return -1;
+    }
+    if (resolve_pod(c, s, &a->doc, a->pod, pc, o, err) != 0) {
+        reply_error(r, o, EXT_BAD_REQUEST, 400, err);
+        return -1;
+    }
+    o->pod_class = pc->cls;
+    return 0;
+}
+
+static const ds_node_view **node_views(const ext_snapshot *s, const ext_args *a)
+{
+    const ds_node_view **v = calloc(a->n_nodes ? a->n_nodes : 1, sizeof *v);
+    if (v == NULL)
+        return NULL;
+    for (size_t i = 0; i < a->n_nodes; i++) {
+        size_t idx;
+        v[i] = ds_strmap_get(&s->node_index, a->names[i], a->name_lens[i], &idx) == 0
+                   ? &s->nodes[idx].view
+                   : NULL;
+    }
+    return v;
+}
+
+/* ---- filter ---- */
+
+static const char *res_unit(int k)
+{
+    return k == DS_RES_CPU ? "m" : "";
+}
+
+void ext_handle_filter(const ext_ctx *c, const ext_snapshot *s, const char *body, size_t len,
+                       double now, ext_reply *r, ext_outcome *o)
+{
+    ext_args a;
+    pod_ctx pc;
+    if (begin(c, s, body, len, &a, &pc, r, o) != 0) {
+        ext_args_free(&a);
+        pod_ctx_free(&pc);
+        return;
+    }
+    size_t n = a.n_nodes;
+    ext_node_result *res = calloc(n ? n : 1, sizeof *res);
+    const ds_node_view **views = node_views(s, &a);
+    ds_node_verdict *verdicts = calloc(n ? n : 1, sizeof *verdicts);
+    char(*msgs)[160] = NULL; /* one per failing node, with the details */
+    if (res == NULL || views == NULL || verdicts == NULL) {
+        reply_oom(r, o);
+        goto out;
+    }
+
+    char blocked_msg[MISSING_MAX + 64];
+    if (pc.cls == EXT_POD_BLOCKED) {
+        snprintf(blocked_msg, sizeof blocked_msg, "dagsched: waiting for upstream tasks: %s",
+                 pc.missing);
+        for (size_t i = 0; i < n; i++)
+            res[i] = (ext_node_result){.pass = false, .unresolvable = true, .message = blocked_msg};
+        o->n_blocked = n;
+    } else {
+        bool reject_late = pc.cls == EXT_POD_DAG && s->policy.filter_infeasible_nodes;
+        o->n_passed = ds_place_filter(&pc.place, views, n, now, reject_late, verdicts);
+        msgs = calloc(n - o->n_passed + 1, sizeof *msgs);
+        if (msgs == NULL) {
+            reply_oom(r, o);
+            goto out;
+        }
+        size_t m = 0;
+        for (size_t i = 0; i < n; i++) {
+            res[i].pass = ds_node_verdict_passes(verdicts[i]);
+            switch (verdicts[i]) {
+            case DS_NODE_OK:
+                break;
+            case DS_NODE_UNKNOWN:
+                o->n_unknown++;
+                break;
+            case DS_NODE_NO_FIT: {
+                o->n_no_fit++;
+                int k = ds_place_shortfall(&pc.place.request, views[i]);
+                if (k < 0)
+                    k = DS_RES_CPU;
+                ds_res free_ = views[i]->allocatable;
+                ds_res_sub(&free_, &views[i]->requested);
+                ext_sfmt(msgs[m], sizeof msgs[m],
+                         "dagsched: insufficient %s (requested %lld%s, free %lld%s)",
+                         ds_res_name(k), (long long)pc.place.request.v[k], res_unit(k),
+                         (long long)(free_.v[k] > 0 ? free_.v[k] : 0), res_unit(k));
+                res[i].message = msgs[m++];
+                break;
+            }
+            case DS_NODE_TOO_SLOW: {
+                o->n_too_slow++;
+                char need[32], left[32];
+                ds_duration_format(pc.place.runtime_s / views[i]->speed, need, sizeof need);
+                double l = pc.place.level_deadline - now;
+                ds_duration_format(l > 0 ? l : 0, left, sizeof left);
+                ext_sfmt(msgs[m], sizeof msgs[m],
+                         "dagsched: cannot finish before its level deadline on this node "
+                         "(needs %s at speed %.3g, %s left); faster nodes can",
+                         need, views[i]->speed, left);
+                res[i].message = msgs[m++];
+                break;
+            }
+            }
+        }
+    }
+    ext_buf b;
+    ext_buf_init(&b, 64 + n * 32);
+    ext_emit_filter(&b, &a, res, NULL);
+    reply_take(r, 200, &b);
+out:
+    free(res);
+    free(views);
+    free(verdicts);
+    free(msgs);
+    ext_args_free(&a);
+    pod_ctx_free(&pc);
+}
+
+/* ---- prioritize ---- */
+
+void ext_handle_prioritize(const ext_ctx *c, const ext_snapshot *s, const char *body, size_t len,
+                           double now, ext_reply *r, ext_outcome *o)
+{
+    (void)now;
+    ext_args a;
+    pod_ctx pc;
+    if (begin(c, s, body, len, &a, &pc, r, o) != 0) {
+        ext_args_free(&a);
+        pod_ctx_free(&pc);
+        return;
+    }
+    size_t n = a.n_nodes;
+    int *scores = calloc(n ? n : 1, sizeof *scores);
+    const ds_node_view **views = node_views(s, &a);
+    if (scores == NULL || views == NULL) {
+        reply_oom(r, o);
+    } else {
+        if (pc.cls != EXT_POD_BLOCKED)
+            ds_place_prioritize(&pc.place, views, n, s->max_speed, &s->policy.packing, scores);
+        for (size_t i = 0; i < n; i++)
+            if (views[i] == NULL)
+                o->n_unknown++;
+        o->n_passed = n;
+        ext_buf b;
+        ext_buf_init(&b, 16 + n * 40);
+        ext_emit_priorities(&b, &a, scores);
+        reply_take(r, 200, &b);
+    }
+    free(scores);
+    free(views);
+    ext_args_free(&a);
+    pod_ctx_free(&pc);
+}
+
+/* ---- preempt ---- */
+
+/* The preemptor as Algorithm 1 sees it. */
+static void preemptor_view(const ext_snapshot *s, const pod_ctx *pc, ds_place_preemptor *a)
+{
+    memset(a, 0, sizeof *a);
+    a->task.job = DS_NO_TASK;
+    a->task.task = 0;
+    a->task.t_allow_s = INFINITY;
+    a->task.request = pc->place.request;
+    a->n_waiting = s->jobs.n_waiting;
+    a->rank = s->jobs.n_waiting; /* outside the first delta unless known */
+    if (pc->cls != EXT_POD_DAG || pc->job == NULL || pc->task == DS_NONE)
+        return;
+    const ds_task_eval *e = &pc->job->eval[pc->task];
+    a->task.job = pc->job_idx;
+    a->task.task = pc->task;
+    a->task.priority = e->priority;
+    a->task.t_allow_s = e->t_allow_s;
+    a->task.t_wait_s = isfinite(e->t_wait_s) && e->t_wait_s > 0 ? e->t_wait_s : 0;
+    double rank = ds_jobset_wait_rank(&s->jobs, pc->job, pc->task);
+    if (rank >= 0 && s->jobs.n_waiting > 0)
+        a->rank = (size_t)lround((1.0 - rank) * (double)(s->jobs.n_waiting - 1));
+}
+
+/* One proposed victim, or 0 when unknown or not on `node_idx` in the snapshot. */
+static int victim_view(const ext_snapshot *s, const char *uid, size_t node_idx, double now,
+                       ds_running_task *v)
+{
+    if (uid[0] == '\0')
+        return 0;
+    size_t idx = ds_jobset_find_pod(&s->jobs, uid);
+    if (idx == DS_NONE || idx >= s->n_pods || s->pod_node[idx] != node_idx)
+        return 0;
+    const kube_pod *p = s->pods[idx];
+    double start = p->start_time > 0 ? p->start_time : p->meta.creation_ts;
+    double ran = start > 0 ? now - start : 0;
+    *v = (ds_running_task){.job = DS_NO_TASK,
+                           .task = 0,
+                           .priority = 0,
+                           .t_allow_s = INFINITY,
+                           .ran_s = isfinite(ran) && ran > 0 ? ran : 0,
+                           .request = p->requests,
+                           .node = node_idx,
+                           .evictable = ext_pod_evictable(p, &s->policy)};
+    const ds_pod_result *pr = &s->jobs.pods[idx];
+    if (pr->job != DS_NONE && pr->task != DS_NONE && pr->job < s->jobs.n_jobs &&
+        s->jobs.jobs[pr->job].valid) {
+        const ds_job *j = &s->jobs.jobs[pr->job];
+        v->job = pr->job;
+        v->task = pr->task;
+        v->priority = isfinite(j->eval[pr->task].priority) ? j->eval[pr->task].priority : 0;
+        v->t_allow_s = j->eval[pr->task].t_allow_s;
+    }
+    return 1;
+}
+
+void ext_handle_preempt(const ext_ctx *c, const ext_snapshot *s, const char *body, size_t len,
+                        double now, ext_reply *r, ext_outcome *o)
+{
+    memset(o, 0, sizeof *o);
+    ext_preempt_args a;
+    pod_ctx pc;
+    memset(&pc, 0, sizeof pc);
+    char err[EXT_ERR_MAX];
+    if (ext_parse_preempt_args(body, len, &c->limits, &a, err) != 0) {
+        reply_error(r, o, EXT_BAD_REQUEST, 400, err);
+        ext_preempt_args_free(&a);
+        return;
+    }
+    o->n_nodes = a.n_nodes;
+    if (s == NULL) {
+        reply_error(r, o, EXT_NOT_READY, 503,
+                    "dagsched: the extender's caches have not synced yet; retry");
+        ext_preempt_args_free(&a);
+        return;
+    }
+    if (resolve_pod(c, s, &a.doc, a.pod, &pc, o, err) != 0) {
+        reply_error(r, o, EXT_BAD_REQUEST, 400, err);
+        ext_preempt_args_free(&a);
+        pod_ctx_free(&pc);
+        return;
+    }
+    o->pod_class = pc.cls;
+
+    ds_place_preemptor pre;
+    preemptor_view(s, &pc, &pre);
+    const ds_preempt_params *pp = &s->policy.preemption;
+    ds_preemptor_mode mode = ds_place_preemptor_mode(&pre, pp);
+    if (!s->policy.preemption_enabled && mode != DS_PREEMPTOR_OUTSIDE)
+        mode = DS_PREEMPTOR_OUTSIDE; /* DSP priority rules off; protections and C2 stay */
+    if (pc.cls == EXT_POD_BLOCKED)
+        mode = DS_PREEMPTOR_BARRED; /* it could not run anyway */
+    o->preemptor_mode = ds_preemptor_mode_name(mode);
+    const ds_dag *dag = pre.task.job != DS_NO_TASK ? &pc.job->dag : NULL;
+
+    size_t total = 0, max_v = 0;
+    for (size_t i = 0; i < a.n_nodes; i++) {
+        total += a.nodes[i].n_pods;
+        if (a.nodes[i].n_pods > max_v)
+            max_v = a.nodes[i].n_pods;
+    }
+    bool *keep = calloc(a.n_nodes ? a.n_nodes : 1, sizeof *keep);
+    bool **kept = calloc(a.n_nodes ? a.n_nodes : 1, sizeof *kept);
+    bool *kept_store = calloc(total ? total : 1, sizeof *kept_store);
+    ds_running_task *vstore = calloc(max_v ? max_v : 1, sizeof *vstore);
+    const ds_running_task **vptr = calloc(max_v ? max_v : 1, sizeof *vptr);
+    ds_victim_verdict *verd = calloc(max_v ? max_v : 1, sizeof *verd);
+    if (keep == NULL || kept == NULL || kept_store == NULL || vstore == NULL || vptr == NULL ||
+        verd == NULL) {
+        reply_oom(r, o);
+        goto out;
+    }
+    size_t at = 0;
+    for (size_t i = 0; i < a.n_nodes; i++) {
+        const ext_victim_node *vn = &a.nodes[i];
+        kept[i] = &kept_store[at];
+        at += vn->n_pods;
+        o->n_victims_in += vn->n_pods;
+        size_t node_idx;
+        if (ds_strmap_get(&s->node_index, vn->node, strlen(vn->node), &node_idx) != 0) {
+            o->victims_refused[DS_VICTIM_UNKNOWN] += vn->n_pods;
+            continue; /* unknown node: dropped */
+        }
+        for (size_t j = 0; j < vn->n_pods; j++)
+            vptr[j] = victim_view(s, vn->uids[j], node_idx, now, &vstore[j]) ? &vstore[j] : NULL;
+        ds_err derr;
+        long nk = ds_place_preempt_node(&pre, mode, dag, &s->nodes[node_idx].view, vptr, vn->n_pods,
+                                        s->pbar_half, pp, verd, &keep[i], &derr);
+        if (nk < 0) {
+            keep[i] = false;
+            o->victims_refused[DS_VICTIM_UNKNOWN] += vn->n_pods;
+            continue;
+        }
+        for (size_t j = 0; j < vn->n_pods; j++) {
+            kept[i][j] = verd[j] == DS_VICTIM_KEEP;
+            if (!kept[i][j])
+                o->victims_refused[verd[j]]++;
+        }
+        if (keep[i]) {
+            o->n_nodes_kept++;
+            o->n_victims_kept += (size_t)nk;
+        }
+    }
+    ext_buf b;
+    ext_buf_init(&b, 64 + total * 48);
+    ext_emit_preemption(&b, &a, keep, (const bool *const *)kept);
+    reply_take(r, 200, &b);
+out:
+    free(keep);
+    free(kept);
+    free(kept_store);
+    free(vstore);
+    free(vptr);
+    free(verd);
+    ext_preempt_args_free(&a);
+    pod_ctx_free(&pc);
+}
+
+/* ---- the benchmark's floor ---- */
+
+void ext_handle_floor_filter(const ext_ctx *c, const char *body, size_t len, ext_reply *r,
+                             ext_outcome *o)
+{
+    memset(o, 0, sizeof *o);
+    ext_args a;
+    char err[EXT_ERR_MAX];
+    if (ext_parse_args(body, len, &c->limits, &a, err) != 0) {
+        reply_error(r, o, EXT_BAD_REQUEST, 400, err);
+        ext_args_free(&a);
+        return;
+    }
+    ext_node_result *res = calloc(a.n_nodes ? a.n_nodes : 1, sizeof *res);
+    if (res == NULL) {
+        reply_oom(r, o);
+    } else {
+        for (size_t i = 0; i < a.n_nodes; i++)
+            res[i].pass = true;
+        ext_buf b;
+        ext_buf_init(&b, 64 + a.n_nodes * 32);
+        ext_emit_filter(&b, &a, res, NULL);
+        reply_take(r, 200, &b);
+    }
+    free(res);
+    ext_args_free(&a);
+}
+
+void ext_handle_floor_prioritize(const ext_ctx *c, const char *body, size_t len, ext_reply *r,
+                                 ext_outcome *o)
+{
+    memset(o, 0, sizeof *o);
+    ext_args a;
+    char err[EXT_ERR_MAX];
+    if (ext_parse_args(body, len, &c->limits, &a, err) != 0) {
+        reply_error(r, o, EXT_BAD_REQUEST, 400, err);
+        ext_args_free(&a);
+        return;
+    }
+    int *scores = calloc(a.n_nodes ? a.n_nodes : 1, sizeof *scores);
+    if (scores == NULL) {
+        reply_oom(r, o);
+    } else {
+        for (size_t i = 0; i < a.n_nodes; i++)
+            scores[i] = 5;
+        ext_buf b;
+        ext_buf_init(&b, 16 + a.n_nodes * 40);
+        ext_emit_priorities(&b, &a, scores);
+        reply_take(r, 200, &b);
+    }
+    free(scores);
+    ext_args_free(&a);
+}

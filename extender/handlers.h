@@ -1,0 +1,96 @@
+/* handlers.h: the extender verbs (filter, prioritize, preempt) as functions of a request body and
+ * a snapshot: parse the request, resolve the pod against the job model, apply the placement rules
+ * of lib/placement.h, write the result. No locks, no I/O, no clock (the caller passes `now`), so
+ * they are tested on recorded bodies and benchmarked without a server.
+ *
+ * Rules in brief (docs/extender.md has the full text):
+ *  - A pod outside any DAG job passes the filter on every node it fits and gets packing scores.
+ *  - A DAG task whose upstream tasks have not all succeeded fails on every node, in
+ *    FailedAndUnresolvableNodes, with "dagsched: waiting for upstream tasks: a, b".
+ *  - A pod of an invalid job (cycle, unknown upstream, bad annotation...) is handled as if it were
+ *    outside any DAG, and the outcome says why so that the caller logs it and posts an Event.
+ *  - Nodes the pod does not fit fail (FailedNodes); with the policy's filterInfeasibleNodes, nodes
+ *    on which it would miss its level deadline fail as long as a fitting node can make it.
+ *  - Nodes unknown to the snapshot pass (never rejected for lack of information) with score 0.
+ *  - Preemption keeps only victims that the DSP rules allow and nodes where the kept victims still
+ *    make room. */
+#ifndef DAGSCHED_EXT_HANDLERS_H
+#define DAGSCHED_EXT_HANDLERS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "objects.h"
+#include "placement.h"
+#include "protocol.h"
+#include "state.h"
+
+typedef struct ext_ctx {
+    ext_limits limits;
+    kube_decode_opts decode; /* GPU resource names for decoding the request's Pod */
+    /* Optional: has every named task of job ns/job a Succeeded pod in the live caches (which may
+     * be newer than the snapshot)? Consulted only before answering "waiting for upstream tasks",
+     * so that a task whose upstream tasks finished a moment ago is not held back by a snapshot
+     * that has not caught up yet. */
+    bool (*tasks_succeeded)(void *user, const char *ns, const char *job, const char *const *tasks,
+                            size_t n);
+    void *tasks_user;
+} ext_ctx;
+
+typedef enum {
+    EXT_OK = 0,
+    EXT_BAD_REQUEST, /* 400: malformed body or Pod */
+    EXT_NOT_READY,   /* 503: no snapshot yet */
+    EXT_INTERNAL,    /* 500: allocation failure */
+} ext_result_kind;
+
+typedef enum {
+    EXT_POD_OUTSIDE = 0, /* no job key */
+    EXT_POD_DAG,         /* a task of a valid job, runnable */
+    EXT_POD_BLOCKED,     /* waiting for upstream tasks */
+    EXT_POD_INVALID_JOB, /* job key present but the job (or the pod's task) is unusable */
+} ext_pod_class;
+
+/* What happened, for metrics, logs and Events. */
+typedef struct ext_outcome {
+    ext_result_kind kind;
+    char error[EXT_ERR_MAX]; /* EXT_BAD_REQUEST / EXT_INTERNAL */
+    ext_pod_class pod_class;
+    char pod_ns[64], pod_name[254], pod_uid[64];
+    char note[DS_ERR_MAX]; /* EXT_POD_INVALID_JOB: why; EXT_POD_BLOCKED: the missing tasks */
+    const kube_pod *pod;   /* reference for Events (EXT_POD_INVALID_JOB), or NULL */
+    size_t n_nodes;
+    size_t n_passed;
+    size_t n_no_fit, n_too_slow, n_unknown, n_blocked;
+    size_t n_victims_in, n_victims_kept, n_nodes_kept;
+    size_t victims_refused[DS_VICTIM_PREEMPTOR_BARRED + 1]; /* by ds_victim_verdict */
+    const char *preemptor_mode;                             /* ds_preemptor_mode_name */
+    bool live_override; /* upstream tasks done per the live caches, not yet per the snapshot */
+} ext_outcome;
+
+/* Release the outcome's pod reference. */
+void ext_outcome_clear(ext_outcome *o);
+
+/* The HTTP answer. */
+typedef struct ext_reply {
+    int status;
+    char *body; /* malloc'd */
+    size_t len;
+} ext_reply;
+
+/* s may be NULL (not ready yet: 503). */
+void ext_handle_filter(const ext_ctx *c, const ext_snapshot *s, const char *body, size_t len,
+                       double now, ext_reply *r, ext_outcome *o);
+void ext_handle_prioritize(const ext_ctx *c, const ext_snapshot *s, const char *body, size_t len,
+                           double now, ext_reply *r, ext_outcome *o);
+void ext_handle_preempt(const ext_ctx *c, const ext_snapshot *s, const char *body, size_t len,
+                        double now, ext_reply *r, ext_outcome *o);
+
+/* The benchmark's floor: parse the request like ext_handle_filter / ext_handle_prioritize, then
+ * pass every node / give every node the same score, without looking at any state. */
+void ext_handle_floor_filter(const ext_ctx *c, const char *body, size_t len, ext_reply *r,
+                             ext_outcome *o);
+void ext_handle_floor_prioritize(const ext_ctx *c, const char *body, size_t len, ext_reply *r,
+                                 ext_outcome *o);
+
+#endif

@@ -1,0 +1,367 @@
+/* main.c: bin/dagsched-extender: command-line flags, signals, and the wiring of the Kubernetes
+ * client, the informer-backed state and the HTTP(S) server. See docs/extender.md. */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <malloc.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "client.h"
+#include "config.h"
+#include "log.h"
+#include "metrics.h"
+#include "server.h"
+#include "state.h"
+
+#ifndef DAGSCHED_VERSION
+#define DAGSCHED_VERSION "0.1.0"
+#endif
+#ifndef DAGSCHED_GIT
+#define DAGSCHED_GIT "unknown"
+#endif
+
+#define COMPONENT "main"
+
+typedef struct flags {
+    const char *kubeconfig;
+    const char *context;
+    char host[256];
+    int port;
+    const char *tls_cert, *tls_key;
+    const char *policy_namespace;
+    const char *policy_name;
+    kube_log_format log_format;
+    kube_log_level log_level;
+    size_t max_body;
+    size_t max_nodes;
+    double refresh_s;
+} flags;
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "Usage: dagsched-extender [flags]\n"
+            "\n"
+            "The dagsched scheduler extender: kube-scheduler calls it to filter, prioritize and\n"
+            "preempt for the pods of its dagsched profile (DAG dependencies, DSP priorities and\n"
+            "deadlines, Sailfish packing). See docs/extender.md.\n"
+            "\n"
+            "Flags:\n"
+            "  --kubeconfig PATH         kubeconfig file (default: $KUBECONFIG, ~/.kube/config,\n"
+            "                            else the in-cluster service account)\n"
+            "  --context NAME            kubeconfig context (default: current-context)\n"
+            "  --listen HOST:PORT        address to serve on (default 0.0.0.0:8888)\n"
+            "  --tls-cert PATH           serve HTTPS with this certificate (PEM); reloaded when\n"
+            "  --tls-key PATH            the files change. Both or neither.\n"
+            "  --policy-namespace NS     namespace of the SchedulingPolicy ConfigMaps (default:\n"
+            "                            the client's namespace)\n"
+            "  --policy-name NAME        policy to use (ConfigMap NAME or dagsched-policy-NAME,\n"
+            "                            or metadata.name NAME; default \"default\")\n"
+            "  --log-format text|json    log format (default text)\n"
+            "  --log-level LEVEL         debug, info, warn, error (default info)\n"
+            "  --max-body-bytes N        largest request body (default 67108864); larger: 413\n"
+            "  --max-nodes N             most nodes or victim nodes per request (default 20000)\n"
+            "  --refresh SECONDS         rebuild the snapshot at least this often (default 5)\n"
+            "  --help                    print this help and exit\n"
+            "  --version                 print the version and exit\n");
+}
+
+static int parse_size(const char *s, size_t min, size_t max, size_t *out)
+{
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno != 0 || end == s || *end != '\0' || s[0] == '-' || v < min || v > max)
+        return -1;
+    *out = (size_t)v;
+    return 0;
+}
+
+static int parse_listen(const char *s, flags *f)
+{
+    const char *colon = strrchr(s, ':');
+    if (colon == NULL || colon == s || (size_t)(colon - s) >= sizeof f->host)
+        return -1;
+    size_t port;
+    if (parse_size(colon + 1, 1, 65535, &port) != 0)
+        return -1;
+    memcpy(f->host, s, (size_t)(colon - s));
+    f->host[colon - s] = '\0';
+    f->port = (int)port;
+    return 0;
+}
+
+/* 0: run; 1: exit 0 (help, version); 2: usage error (message printed). */
+static int parse_flags(int argc, char **argv, flags *f)
+{
+    enum {
+        O_KUBECONFIG = 256,
+        O_CONTEXT,
+        O_LISTEN,
+        O_TLS_CERT,
+        O_TLS_KEY,
+        O_POLICY_NS,
+        O_POLICY_NAME,
+        O_LOG_FORMAT,
+        O_LOG_LEVEL,
+        O_MAX_BODY,
+        O_MAX_NODES,
+        O_REFRESH,
+        O_HELP,
+        O_VERSION,
+    };
+    static const struct option opts[] = {
+        {"kubeconfig", required_argument, NULL, O_KUBECONFIG},
+        {"context", required_argument, NULL, O_CONTEXT},
+        {"listen", required_argument, NULL, O_LISTEN},
+        {"tls-cert", required_argument, NULL, O_TLS_CERT},
+        {"tls-key", required_argument, NULL, O_TLS_KEY},
+        {"policy-namespace", required_argument, NULL, O_POLICY_NS},
+        {"policy-name", required_argument, NULL, O_POLICY_NAME},
+        {"log-format", required_argument, NULL, O_LOG_FORMAT},
+        {"log-level", required_argument, NULL, O_LOG_LEVEL},
+        {"max-body-bytes", required_argument, NULL, O_MAX_BODY},
+        {"max-nodes", required_argument, NULL, O_MAX_NODES},
+        {"refresh", required_argument, NULL, O_REFRESH},
+        {"help", no_argument, NULL, O_HELP},
+        {"version", no_argument, NULL, O_VERSION},
+        {NULL, 0, NULL, 0},
+    };
+    memset(f, 0, sizeof *f);
+    snprintf(f->host, sizeof f->host, "0.0.0.0");
+    f->port = 8888;
+    f->policy_name = "default";
+    f->log_format = KUBE_LOG_TEXT;
+    f->log_level = KUBE_LOG_INFO;
+    f->max_body = 64u << 20;
+    f->max_nodes = 20000;
+    f->refresh_s = 5;
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        size_t v;
+        switch (c) {
+        case O_KUBECONFIG:
+            f->kubeconfig = optarg;
+            break;
+        case O_CONTEXT:
+            f->context = optarg;
+            break;
+        case O_LISTEN:
+            if (parse_listen(optarg, f) != 0) {
+                fprintf(stderr,
+                        "dagsched-extender: --listen: expected HOST:PORT with a port "
+                        "1..65535 (got \"%s\")\n",
+                        optarg);
+                return 2;
+            }
+            break;
+        case O_TLS_CERT:
+            f->tls_cert = optarg;
+            break;
+        case O_TLS_KEY:
+            f->tls_key = optarg;
+            break;
+        case O_POLICY_NS:
+            f->policy_namespace = optarg;
+            break;
+        case O_POLICY_NAME:
+            if (optarg[0] == '\0' || strlen(optarg) > 253) {
+                fprintf(stderr, "dagsched-extender: --policy-name: 1 to 253 characters\n");
+                return 2;
+            }
+            f->policy_name = optarg;
+            break;
+        case O_LOG_FORMAT:
+            if (kube_log_format_parse(optarg, &f->log_format) != 0) {
+                fprintf(stderr,
+                        "dagsched-extender: --log-format: expected text or json (got \"%s\")\n",
+                        optarg);
+                return 2;
+            }
+            break;
+        case O_LOG_LEVEL:
+            if (kube_log_level_parse(optarg, &f->log_level) != 0) {
+                fprintf(stderr,
+                        "dagsched-extender: --log-level: expected debug, info, warn, error or "
+                        "off (got \"%s\")\n",
+                        optarg);
+                return 2;
+            }
+            break;
+        case O_MAX_BODY:
+            if (parse_size(optarg, 1024, (size_t)1 << 30, &v) != 0) {
+                fprintf(stderr,
+                        "dagsched-extender: --max-body-bytes: expected 1024..1073741824 (got "
+                        "\"%s\")\n",
+                        optarg);
+                return 2;
+            }
+            f->max_body = v;
+            break;
+        case O_MAX_NODES:
+            if (parse_size(optarg, 1, 1000000, &v) != 0) {
+                fprintf(stderr,
+                        "dagsched-extender: --max-nodes: expected 1..1000000 (got \"%s\")\n",
+                        optarg);
+                return 2;
+            }
+            f->max_nodes = v;
+            break;
+        case O_REFRESH: {
+            char *end;
+            double d = strtod(optarg, &end);
+            if (end == optarg || *end != '\0' || !(d >= 0.1 && d <= 3600)) {
+                fprintf(stderr,
+                        "dagsched-extender: --refresh: expected seconds in 0.1..3600 (got "
+                        "\"%s\")\n",
+                        optarg);
+                return 2;
+            }
+            f->refresh_s = d;
+            break;
+        }
+        case O_HELP:
+            usage(stdout);
+            return 1;
+        case O_VERSION:
+            printf("dagsched-extender %s (git %s)\n", DAGSCHED_VERSION, DAGSCHED_GIT);
+            return 1;
+        default:
+            fprintf(stderr, "dagsched-extender: unknown flag or missing value: %s\n",
+                    argv[optind - 1]);
+            usage(stderr);
+            return 2;
+        }
+    }
+    if (optind < argc) {
+        fprintf(stderr, "dagsched-extender: unexpected argument \"%s\"\n", argv[optind]);
+        return 2;
+    }
+    if ((f->tls_cert == NULL) != (f->tls_key == NULL)) {
+        fprintf(stderr, "dagsched-extender: --tls-cert and --tls-key must be given together\n");
+        return 2;
+    }
+    return 0;
+}
+
+static const ext_snapshot *source_acquire(void *user)
+{
+    return ext_state_acquire(user);
+}
+
+static bool source_ready(void *user)
+{
+    return ext_state_ready(user);
+}
+
+static bool source_event(void *user, const kube_pod *pod, const char *reason, const char *msg)
+{
+    return ext_state_pod_event(user, pod, reason, msg);
+}
+
+int main(int argc, char **argv)
+{
+    flags f;
+    int rc = parse_flags(argc, argv, &f);
+    if (rc == 1)
+        return 0;
+    if (rc == 2)
+        return 2;
+    /* Request buffers of a few hundred KiB come and go for every request: keep them in the heap
+     * rather than mapping and faulting them in each time. */
+    mallopt(M_MMAP_THRESHOLD, 64 << 20);
+    mallopt(M_TRIM_THRESHOLD, 128 << 20);
+    kube_log_setup(f.log_level, f.log_format, NULL);
+
+    /* Signals are taken by sigwait below; every thread created from here on blocks them. */
+    sigset_t sigs;
+    sigemptyset(&sigs);
+    sigaddset(&sigs, SIGINT);
+    sigaddset(&sigs, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &sigs, NULL);
+    signal(SIGPIPE, SIG_IGN);
+
+    ds_err err;
+    kube_config *cfg = NULL;
+    kube_config_opts co = {.kubeconfig = f.kubeconfig, .context = f.context};
+    if (kube_config_load(&co, &cfg, &err) != 0) {
+        KLOG_ERROR(COMPONENT, "configuration: %s", err.msg);
+        return 1;
+    }
+    kube_client_opts cl = {.user_agent = "dagsched-extender/" DAGSCHED_VERSION};
+    kube_client *client = NULL;
+    if (kube_client_new(cfg, &cl, &client, &err) != 0) {
+        KLOG_ERROR(COMPONENT, "client: %s", err.msg);
+        kube_config_free(cfg);
+        return 1;
+    }
+    KLOG_INFO(COMPONENT, "dagsched-extender %s (git %s): API server %s (%s)", DAGSCHED_VERSION,
+              DAGSCHED_GIT, cfg->server, cfg->source);
+
+    metrics_registry *reg = metrics_registry_new();
+    if (reg == NULL) {
+        KLOG_ERROR(COMPONENT, "out of memory");
+        kube_client_free(client);
+        kube_config_free(cfg);
+        return 1;
+    }
+    ext_state_opts so = {.policy_namespace = f.policy_namespace,
+                         .policy_name = f.policy_name,
+                         .refresh_s = f.refresh_s,
+                         .metrics = reg};
+    ext_state *st = NULL;
+    if (ext_state_start(client, &so, &st, &err) != 0) {
+        KLOG_ERROR(COMPONENT, "state: %s", err.msg);
+        metrics_registry_free(reg);
+        kube_client_free(client);
+        kube_config_free(cfg);
+        return 1;
+    }
+
+    ext_server_opts sv = {.host = f.host,
+                          .port = f.port,
+                          .tls_cert = f.tls_cert,
+                          .tls_key = f.tls_key,
+                          .source = {.acquire = source_acquire,
+                                     .ready = source_ready,
+                                     .pod_event = source_event,
+                                     .user = st},
+                          .metrics = reg};
+    ext_limits_default(&sv.ctx.limits);
+    sv.ctx.limits.max_body = f.max_body;
+    sv.ctx.limits.max_nodes = f.max_nodes;
+    sv.ctx.decode = ext_state_decode_opts(st);
+    sv.ctx.tasks_succeeded = ext_state_tasks_succeeded;
+    sv.ctx.tasks_user = st;
+    ext_server *srv = NULL;
+    if (ext_server_start(&sv, &srv, &err) != 0) {
+        KLOG_ERROR(COMPONENT, "server: %s", err.msg);
+        kube_client_shutdown(client);
+        ext_state_free(st);
+        metrics_registry_free(reg);
+        kube_client_free(client);
+        kube_config_free(cfg);
+        return 1;
+    }
+    KLOG_INFO(COMPONENT, "serving %s on %s:%d (policy %s in namespace %s)",
+              f.tls_cert != NULL ? "HTTPS" : "HTTP", f.host, ext_server_port(srv), f.policy_name,
+              f.policy_namespace != NULL ? f.policy_namespace : cfg->namespace);
+
+    int sig = 0;
+    while (sigwait(&sigs, &sig) != 0)
+        ;
+    KLOG_INFO(COMPONENT, "received signal %d; shutting down", sig);
+    ext_server_stop(srv);
+    ext_state_stop(st); /* stops the watches before the client goes */
+    kube_client_shutdown(client);
+    ext_state_free(st);
+    metrics_registry_free(reg);
+    kube_client_free(client);
+    kube_config_free(cfg);
+    return 0;
+}

@@ -1,0 +1,318 @@
+/* server.c: the extender's HTTP endpoints, per-verb metrics and request logs (see server.h). */
+#include "server.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "httpd.h"
+#include "log.h"
+
+#define COMPONENT "extender"
+
+typedef enum { VERB_FILTER = 0, VERB_PRIORITIZE, VERB_PREEMPT, VERB_N } verb;
+static const char *const verb_names[VERB_N] = {"filter", "prioritize", "preempt"};
+
+typedef struct verb_route {
+    struct ext_server *srv;
+    verb v;
+} verb_route;
+
+struct ext_server {
+    ext_server_opts o;
+    httpd *http;
+    verb_route routes[VERB_N];
+    metrics_family *m_requests, *m_duration, *m_errors, *m_filter_nodes, *m_pods, *m_victims,
+        *m_preempt_nodes;
+};
+
+static double now_s(clockid_t clk)
+{
+    struct timespec t;
+    clock_gettime(clk, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+static const char *result_name(ext_result_kind k)
+{
+    switch (k) {
+    case EXT_OK:
+        return "ok";
+    case EXT_BAD_REQUEST:
+        return "bad_request";
+    case EXT_NOT_READY:
+        return "not_ready";
+    case EXT_INTERNAL:
+        return "internal";
+    }
+    return "internal";
+}
+
+static const char *class_name(ext_pod_class c)
+{
+    switch (c) {
+    case EXT_POD_OUTSIDE:
+        return "outside_dag";
+    case EXT_POD_DAG:
+        return "dag";
+    case EXT_POD_BLOCKED:
+        return "blocked";
+    case EXT_POD_INVALID_JOB:
+        return "invalid_job";
+    }
+    return "unknown";
+}
+
+static void add2(metrics_family *f, const char *a, const char *b, double v)
+{
+    const char *lv[] = {a, b};
+    if (v > 0)
+        metrics_add(f, lv, v);
+}
+
+static void add1(metrics_family *f, const char *a, double v)
+{
+    const char *lv[] = {a};
+    if (v > 0)
+        metrics_add(f, lv, v);
+}
+
+static void record(ext_server *s, verb v, const ext_outcome *o, double secs)
+{
+    const char *vn = verb_names[v];
+    add2(s->m_requests, vn, result_name(o->kind), 1);
+    const char *lv[] = {vn};
+    metrics_observe(s->m_duration, lv, secs);
+    if (o->kind != EXT_OK) {
+        add2(s->m_errors, vn, result_name(o->kind), 1);
+        return;
+    }
+    if (s->o.floor_mode)
+        return;
+    add2(s->m_pods, vn, o->live_override ? "dag_live_upstream" : class_name(o->pod_class), 1);
+    if (v == VERB_FILTER) {
+        add1(s->m_filter_nodes, "passed", (double)o->n_passed);
+        add1(s->m_filter_nodes, "no_fit", (double)o->n_no_fit);
+        add1(s->m_filter_nodes, "too_slow", (double)o->n_too_slow);
+        add1(s->m_filter_nodes, "blocked", (double)o->n_blocked);
+        add1(s->m_filter_nodes, "unknown_node", (double)o->n_unknown);
+    } else if (v == VERB_PREEMPT) {
+        add1(s->m_victims, "keep", (double)o->n_victims_kept);
+        for (int k = 1; k <= DS_VICTIM_PREEMPTOR_BARRED; k++)
+            add1(s->m_victims, ds_victim_verdict_name((ds_victim_verdict)k),
+                 (double)o->victims_refused[k]);
+        add1(s->m_preempt_nodes, "kept", (double)o->n_nodes_kept);
+        add1(s->m_preempt_nodes, "dropped", (double)(o->n_nodes - o->n_nodes_kept));
+    }
+}
+
+static void log_outcome(ext_server *s, verb v, const ext_outcome *o, double secs)
+{
+    const char *vn = verb_names[v];
+    if (o->kind == EXT_BAD_REQUEST) {
+        KLOG_WARN(COMPONENT, "%s: bad request: %s", vn, o->error);
+        return;
+    }
+    if (o->kind == EXT_INTERNAL) {
+        KLOG_ERROR(COMPONENT, "%s: %s", vn, o->error);
+        return;
+    }
+    if (o->kind == EXT_NOT_READY) {
+        KLOG_INFO(COMPONENT, "%s: not ready (caches not synced); kube-scheduler will retry", vn);
+        return;
+    }
+    if (o->pod_class == EXT_POD_INVALID_JOB && o->pod != NULL) {
+        char msg[DS_ERR_MAX + 128];
+        ext_sfmt(msg, sizeof msg, "dagsched: %s; scheduling the pod without DAG constraints",
+                 o->note);
+        bool queued = s->o.source.pod_event != NULL &&
+                      s->o.source.pod_event(s->o.source.user, o->pod, "InvalidJob", msg);
+        if (queued)
+            KLOG_WARN(COMPONENT, "pod %s/%s: %s", o->pod_ns, o->pod_name, msg);
+    }
+    if (!kube_log_enabled(KUBE_LOG_DEBUG))
+        return;
+    if (v == VERB_PREEMPT)
+        KLOG_DEBUG(COMPONENT,
+                   "preempt pod %s/%s (%s, %s): %zu of %zu victims kept on %zu of %zu nodes in "
+                   "%.3f ms",
+                   o->pod_ns, o->pod_name, class_name(o->pod_class),
+                   o->preemptor_mode != NULL ? o->preemptor_mode : "-", o->n_victims_kept,
+                   o->n_victims_in, o->n_nodes_kept, o->n_nodes, secs * 1e3);
+    else if (o->live_override)
+        KLOG_DEBUG(COMPONENT,
+                   "%s pod %s/%s: upstream tasks finished a moment ago (live caches ahead of the "
+                   "snapshot); %zu of %zu nodes passed",
+                   vn, o->pod_ns, o->pod_name, o->n_passed, o->n_nodes);
+    else if (o->pod_class == EXT_POD_BLOCKED)
+        KLOG_DEBUG(COMPONENT, "%s pod %s/%s: waiting for upstream tasks: %s", vn, o->pod_ns,
+                   o->pod_name, o->note);
+    else
+        KLOG_DEBUG(COMPONENT,
+                   "%s pod %s/%s (%s): %zu nodes, %zu passed, %zu no fit, %zu too slow, %zu "
+                   "unknown in %.3f ms",
+                   vn, o->pod_ns, o->pod_name, class_name(o->pod_class), o->n_nodes, o->n_passed,
+                   o->n_no_fit, o->n_too_slow, o->n_unknown, secs * 1e3);
+}
+
+static void serve_verb(void *ctx, const httpd_request *req, httpd_response *resp)
+{
+    verb_route *vr = ctx;
+    ext_server *s = vr->srv;
+    double t0 = now_s(CLOCK_MONOTONIC);
+    ext_reply r = {0};
+    ext_outcome o;
+    if (s->o.floor_mode && vr->v == VERB_FILTER) {
+        ext_handle_floor_filter(&s->o.ctx, req->body, req->body_len, &r, &o);
+    } else if (s->o.floor_mode && vr->v == VERB_PRIORITIZE) {
+        ext_handle_floor_prioritize(&s->o.ctx, req->body, req->body_len, &r, &o);
+    } else {
+        const ext_snapshot *snap = s->o.source.acquire(s->o.source.user);
+        double now = now_s(CLOCK_REALTIME);
+        if (vr->v == VERB_FILTER)
+            ext_handle_filter(&s->o.ctx, snap, req->body, req->body_len, now, &r, &o);
+        else if (vr->v == VERB_PRIORITIZE)
+            ext_handle_prioritize(&s->o.ctx, snap, req->body, req->body_len, now, &r, &o);
+        else
+            ext_handle_preempt(&s->o.ctx, snap, req->body, req->body_len, now, &r, &o);
+        ext_snapshot_unref(snap);
+    }
+    double secs = now_s(CLOCK_MONOTONIC) - t0;
+    if (r.body == NULL) {
+        o.kind = EXT_INTERNAL;
+        snprintf(o.error, sizeof o.error, "out of memory writing the response");
+        httpd_respond(resp, 500, "application/json", "{\"Error\":\"dagsched: out of memory\"}");
+    } else {
+        resp->status = r.status;
+        resp->content_type = "application/json";
+        resp->body = r.body;
+        resp->body_len = r.len;
+    }
+    record(s, vr->v, &o, secs);
+    log_outcome(s, vr->v, &o, secs);
+    ext_outcome_clear(&o);
+}
+
+static void serve_healthz(void *ctx, const httpd_request *req, httpd_response *resp)
+{
+    (void)ctx;
+    (void)req;
+    httpd_respond(resp, 200, "text/plain", "ok\n");
+}
+
+static void serve_readyz(void *ctx, const httpd_request *req, httpd_response *resp)
+{
+    (void)req;
+    ext_server *s = ctx;
+    if (s->o.floor_mode || s->o.source.ready(s->o.source.user))
+        httpd_respond(resp, 200, "text/plain", "ok\n");
+    else
+        httpd_respond(resp, 503, "text/plain", "caches not synced yet\n");
+}
+
+static void serve_metrics(void *ctx, const httpd_request *req, httpd_response *resp)
+{
+    (void)req;
+    ext_server *s = ctx;
+    char *text = NULL;
+    size_t len = 0;
+    if (metrics_render(s->o.metrics, &text, &len) != 0) {
+        httpd_respond(resp, 500, "text/plain", "out of memory\n");
+        return;
+    }
+    resp->status = 200;
+    resp->content_type = "text/plain; version=0.0.4";
+    resp->body = text;
+    resp->body_len = len;
+}
+
+static int register_metrics(ext_server *s, ds_err *err)
+{
+    metrics_registry *r = s->o.metrics;
+    const char *vr[] = {"verb", "result"};
+    const char *v[] = {"verb"};
+    const char *vc[] = {"verb", "class"};
+    const char *verdict[] = {"verdict"};
+    const char *res[] = {"result"};
+    s->m_requests = metrics_family_new(r, METRICS_COUNTER, "dagsched_extender_requests_total",
+                                       "Extender requests, by verb and result.", vr, 2, NULL, 0);
+    s->m_duration =
+        metrics_family_new(r, METRICS_HISTOGRAM, "dagsched_extender_request_duration_seconds",
+                           "Time to parse, decide and write one extender answer, by verb.", v, 1,
+                           metrics_latency_buckets, metrics_latency_buckets_n);
+    s->m_errors =
+        metrics_family_new(r, METRICS_COUNTER, "dagsched_extender_errors_total",
+                           "Extender requests that failed, by verb and reason.", vr, 2, NULL, 0);
+    s->m_filter_nodes =
+        metrics_family_new(r, METRICS_COUNTER, "dagsched_extender_filter_nodes_total",
+                           "Nodes judged by the filter verb, by verdict.", verdict, 1, NULL, 0);
+    s->m_pods = metrics_family_new(r, METRICS_COUNTER, "dagsched_extender_pods_total",
+                                   "Pods seen by each verb, by class (outside_dag, dag, blocked, "
+                                   "invalid_job).",
+                                   vc, 2, NULL, 0);
+    s->m_victims =
+        metrics_family_new(r, METRICS_COUNTER, "dagsched_extender_preempt_victims_total",
+                           "Victims proposed by kube-scheduler, by verdict (keep or why refused).",
+                           verdict, 1, NULL, 0);
+    s->m_preempt_nodes = metrics_family_new(
+        r, METRICS_COUNTER, "dagsched_extender_preempt_nodes_total",
+        "Candidate nodes of the preempt verb, kept or dropped.", res, 1, NULL, 0);
+    if (s->m_requests == NULL || s->m_duration == NULL || s->m_errors == NULL ||
+        s->m_filter_nodes == NULL || s->m_pods == NULL || s->m_victims == NULL ||
+        s->m_preempt_nodes == NULL)
+        return ds_err_set(err, "extender metrics: cannot register (out of memory or duplicate)");
+    return 0;
+}
+
+int ext_server_start(const ext_server_opts *opts, ext_server **out, ds_err *err)
+{
+    *out = NULL;
+    if (opts->metrics == NULL || opts->source.acquire == NULL || opts->source.ready == NULL)
+        return ds_err_set(err, "extender server: metrics and a snapshot source are required");
+    ext_server *s = calloc(1, sizeof *s);
+    if (s == NULL)
+        return ds_err_set(err, "extender server: out of memory");
+    s->o = *opts;
+    if (register_metrics(s, err) != 0) {
+        free(s);
+        return -1;
+    }
+    for (int i = 0; i < VERB_N; i++)
+        s->routes[i] = (verb_route){.srv = s, .v = (verb)i};
+    httpd_route routes[] = {
+        {"POST", "/filter", serve_verb, &s->routes[VERB_FILTER]},
+        {"POST", "/prioritize", serve_verb, &s->routes[VERB_PRIORITIZE]},
+        {"POST", "/preempt", serve_verb, &s->routes[VERB_PREEMPT]},
+        {"GET", "/healthz", serve_healthz, s},
+        {"GET", "/readyz", serve_readyz, s},
+        {"GET", "/metrics", serve_metrics, s},
+    };
+    httpd_opts ho = {.host = opts->host,
+                     .port = opts->port,
+                     .tls_cert = opts->tls_cert,
+                     .tls_key = opts->tls_key,
+                     .max_body = opts->ctx.limits.max_body,
+                     .routes = routes,
+                     .n_routes = sizeof routes / sizeof routes[0],
+                     .metrics = opts->metrics,
+                     .metrics_prefix = "dagsched_extender"};
+    if (httpd_start(&ho, &s->http, err) != 0) {
+        free(s);
+        return -1;
+    }
+    *out = s;
+    return 0;
+}
+
+int ext_server_port(const ext_server *s)
+{
+    return s != NULL ? httpd_port(s->http) : -1;
+}
+
+void ext_server_stop(ext_server *s)
+{
+    if (s == NULL)
+        return;
+    httpd_stop(s->http);
+    free(s);
+}

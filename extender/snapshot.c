@@ -1,0 +1,301 @@
+/* snapshot.c: building immutable cluster snapshots for the extender's request handlers from
+ * cached objects: node usage and speed, the job model, P_bar (see state.h). Pure: no I/O, no
+ * clock; the caller passes the time. */
+#include "state.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "annotations.h"
+#include "victim.h"
+
+bool ext_pod_occupies_node(const kube_pod *p)
+{
+    return p->node_name != NULL && p->node_name[0] != '\0' && p->phase != KUBE_POD_SUCCEEDED &&
+           p->phase != KUBE_POD_FAILED;
+}
+
+double ext_node_speed(const kube_node *n, const ds_policy *pol, double max_cpu, double max_mem)
+{
+    const char *label = pol->speed_label[0] != '\0' ? pol->speed_label : NULL;
+    const char *v = label != NULL ? kube_meta_label(&n->meta, label) : NULL;
+    if (v != NULL) {
+        char *end;
+        double s = strtod(v, &end);
+        if (end != v && *end == '\0' && isfinite(s) && s > 0.0)
+            return s;
+    }
+    return ds_node_rate((double)n->allocatable.v[DS_RES_CPU],
+                        (double)n->allocatable.v[DS_RES_MEMORY], max_cpu, max_mem, pol->theta_cpu,
+                        pol->theta_memory);
+}
+
+bool ext_pod_evictable(const kube_pod *p, const ds_policy *pol)
+{
+    if (p->meta.ns != NULL && ds_name_list_contains(&pol->protected_namespaces, p->meta.ns))
+        return false;
+    if (p->priority_class != NULL &&
+        ds_name_list_contains(&pol->protected_priority_classes, p->priority_class))
+        return false;
+    if (pol->opt_in_selector.n == 0)
+        return true;
+    const char *keys[KUBE_OBJ_MAX_LABELS], *values[KUBE_OBJ_MAX_LABELS];
+    size_t n = p->meta.n_labels < KUBE_OBJ_MAX_LABELS ? p->meta.n_labels : KUBE_OBJ_MAX_LABELS;
+    for (size_t i = 0; i < n; i++) {
+        keys[i] = p->meta.labels[i].key;
+        values[i] = p->meta.labels[i].value;
+    }
+    return ds_selector_matches(&pol->opt_in_selector, keys, values, n);
+}
+
+const ext_snapshot *ext_snapshot_ref(const ext_snapshot *s)
+{
+    if (s != NULL)
+        atomic_fetch_add(&((ext_snapshot *)s)->refs, 1);
+    return s;
+}
+
+static void snapshot_free(ext_snapshot *s)
+{
+    for (size_t i = 0; i < s->n_nodes; i++)
+        kube_obj_unref(&s->node_objs[i]->meta);
+    for (size_t i = 0; i < s->n_pods; i++)
+        kube_obj_unref(&s->pods[i]->meta);
+    for (size_t i = 0; i < s->n_graphs; i++)
+        kube_obj_unref(&s->graph_objs[i]->meta);
+    free(s->node_objs);
+    free(s->nodes);
+    free(s->node_names);
+    free(s->pods);
+    free(s->pod_node);
+    free(s->graph_objs);
+    ds_strmap_free(&s->node_index);
+    ds_jobset_free(&s->jobs);
+    free(s);
+}
+
+void ext_snapshot_unref(const ext_snapshot *s)
+{
+    if (s != NULL && atomic_fetch_sub(&((ext_snapshot *)s)->refs, 1) == 1)
+        snapshot_free((ext_snapshot *)s);
+}
+
+const ext_node *ext_snapshot_node(const ext_snapshot *s, const char *name)
+{
+    size_t idx;
+    if (ds_strmap_get(&s->node_index, name, strlen(name), &idx) != 0)
+        return NULL;
+    return &s->nodes[idx];
+}
+
+static int map_phase(kube_pod_phase p)
+{
+    switch (p) {
+    case KUBE_POD_PENDING:
+        return DS_PHASE_PENDING;
+    case KUBE_POD_RUNNING:
+        return DS_PHASE_RUNNING;
+    case KUBE_POD_SUCCEEDED:
+        return DS_PHASE_SUCCEEDED;
+    case KUBE_POD_FAILED:
+        return DS_PHASE_FAILED;
+    case KUBE_POD_UNKNOWN:
+        break;
+    }
+    return DS_PHASE_UNKNOWN;
+}
+
+static double time_or_nan(double t)
+{
+    return t > 0.0 ? t : NAN;
+}
+
+static double monotonic_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+static int build_nodes(ext_snapshot *s, const ext_build_input *in, ds_err *err)
+{
+    s->node_objs = calloc(in->n_nodes ? in->n_nodes : 1, sizeof *s->node_objs);
+    s->nodes = calloc(in->n_nodes ? in->n_nodes : 1, sizeof *s->nodes);
+    if (s->node_objs == NULL || s->nodes == NULL ||
+        ds_strmap_init(&s->node_index, in->n_nodes ? in->n_nodes : 1) != 0)
+        return ds_err_set(err, "snapshot: out of memory (%zu nodes)", in->n_nodes);
+    double max_cpu = 0, max_mem = 0;
+    size_t names_len = 0;
+    for (size_t i = 0; i < in->n_nodes; i++) {
+        max_cpu = fmax(max_cpu, (double)in->nodes[i]->allocatable.v[DS_RES_CPU]);
+        max_mem = fmax(max_mem, (double)in->nodes[i]->allocatable.v[DS_RES_MEMORY]);
+        if (in->nodes[i]->meta.name != NULL)
+            names_len += strlen(in->nodes[i]->meta.name) + 1;
+    }
+    /* Node names packed together: every request looks up thousands of them, and keys spread
+     * over the node objects would cost a cache miss each. */
+    s->node_names = malloc(names_len ? names_len : 1);
+    if (s->node_names == NULL)
+        return ds_err_set(err, "snapshot: out of memory (%zu nodes)", in->n_nodes);
+    size_t at = 0;
+    for (size_t i = 0; i < in->n_nodes; i++) {
+        const kube_node *n = in->nodes[i];
+        if (n->meta.name == NULL)
+            continue;
+        size_t idx = s->n_nodes, len = strlen(n->meta.name);
+        char *name = s->node_names + at;
+        memcpy(name, n->meta.name, len + 1);
+        int rc = ds_strmap_put(&s->node_index, name, len, idx, NULL);
+        if (rc < 0)
+            return ds_err_set(err, "snapshot: node index full (%zu nodes)", in->n_nodes);
+        if (rc == 1)
+            continue; /* duplicate name: the first wins */
+        at += len + 1;
+        kube_obj_ref(&n->meta);
+        s->node_objs[idx] = n;
+        ext_node *en = &s->nodes[idx];
+        en->name = name;
+        en->view.allocatable = n->allocatable;
+        en->view.speed = ext_node_speed(n, in->policy, max_cpu, max_mem);
+        s->max_speed = fmax(s->max_speed, en->view.speed);
+        s->n_nodes++;
+    }
+    return 0;
+}
+
+static int build_pods(ext_snapshot *s, const ext_build_input *in, ds_pod_obs *obs)
+{
+    for (size_t i = 0; i < in->n_pods; i++) {
+        const kube_pod *p = in->pods[i];
+        kube_obj_ref(&p->meta);
+        s->pods[i] = p;
+        s->n_pods = i + 1;
+        s->pod_node[i] = DS_NONE;
+        double speed = 1.0;
+        if (ext_pod_occupies_node(p)) {
+            size_t idx;
+            if (ds_strmap_get(&s->node_index, p->node_name, strlen(p->node_name), &idx) == 0) {
+                s->pod_node[i] = idx;
+                ds_res_add(&s->nodes[idx].view.requested, &p->requests);
+                s->nodes[idx].n_pods++;
+                speed = s->nodes[idx].view.speed;
+            }
+        }
+        const kube_meta *m = &p->meta;
+        obs[i] = (ds_pod_obs){
+            .ns = m->ns != NULL ? m->ns : "",
+            .name = m->name != NULL ? m->name : "",
+            .uid = m->uid != NULL ? m->uid : "",
+            .job_label = kube_meta_label(m, DS_LABEL_JOB),
+            .argo_workflow = kube_meta_label(m, DS_LABEL_ARGO_WORKFLOW),
+            .task = kube_meta_label(m, DS_LABEL_TASK),
+            .depends_on = kube_meta_annotation(m, DS_ANN_DEPENDS_ON),
+            .runtime = kube_meta_annotation(m, DS_ANN_RUNTIME),
+            .deadline = kube_meta_annotation(m, DS_ANN_DEADLINE),
+            .deadline_after = kube_meta_annotation(m, DS_ANN_DEADLINE_AFTER),
+            .phase = map_phase(p->phase),
+            .bound = p->node_name != NULL && p->node_name[0] != '\0',
+            .created_at = time_or_nan(m->creation_ts),
+            .started_at = time_or_nan(p->start_time),
+            .finished_at = NAN,
+            .node_speed = speed,
+            .request = p->requests,
+        };
+    }
+    return 0;
+}
+
+static const char *graph_yaml(const kube_configmap *cm, size_t *len)
+{
+    for (size_t i = 0; i < cm->n_data; i++)
+        if (strcmp(cm->data[i].key, DS_JOBGRAPH_DATA_KEY) == 0) {
+            *len = strlen(cm->data[i].value);
+            return cm->data[i].value;
+        }
+    *len = 0;
+    return "";
+}
+
+/* P_bar over every waiting and running task of the valid jobs. */
+static void compute_pbar(ext_snapshot *s)
+{
+    double pmin = INFINITY, pmax = -INFINITY;
+    size_t n = 0;
+    for (size_t j = 0; j < s->jobs.n_jobs; j++) {
+        const ds_job *job = &s->jobs.jobs[j];
+        if (!job->valid)
+            continue;
+        for (size_t t = 0; t < job->dag.n; t++) {
+            ds_task_state st = job->status[t].state;
+            if (st != DS_TASK_WAITING && st != DS_TASK_RUNNING)
+                continue;
+            double p = job->eval[t].priority;
+            if (!isfinite(p))
+                continue;
+            pmin = fmin(pmin, p);
+            pmax = fmax(pmax, p);
+            n++;
+        }
+    }
+    s->n_dsp_tasks = n;
+    s->pbar_half = n >= 2 ? ds_pbar_half(pmin, pmax, n) : 0.0;
+}
+
+int ext_snapshot_build(const ext_build_input *in, ext_snapshot **out, ds_err *err)
+{
+    *out = NULL;
+    double t0 = monotonic_s();
+    ext_snapshot *s = calloc(1, sizeof *s);
+    if (s == NULL)
+        return ds_err_set(err, "snapshot: out of memory");
+    atomic_init(&s->refs, 1);
+    s->now = in->now;
+    s->policy = *in->policy;
+    s->policy_generation = in->policy_generation;
+    snprintf(s->policy_source, sizeof s->policy_source, "%s",
+             in->policy_source != NULL ? in->policy_source : "built-in defaults");
+
+    ds_pod_obs *obs = NULL;
+    ds_graph_obs *gobs = NULL;
+    if (build_nodes(s, in, err) != 0)
+        goto fail;
+    s->pods = calloc(in->n_pods ? in->n_pods : 1, sizeof *s->pods);
+    s->pod_node = calloc(in->n_pods ? in->n_pods : 1, sizeof *s->pod_node);
+    s->graph_objs = calloc(in->n_graphs ? in->n_graphs : 1, sizeof *s->graph_objs);
+    obs = calloc(in->n_pods ? in->n_pods : 1, sizeof *obs);
+    gobs = calloc(in->n_graphs ? in->n_graphs : 1, sizeof *gobs);
+    if (s->pods == NULL || s->pod_node == NULL || s->graph_objs == NULL || obs == NULL ||
+        gobs == NULL) {
+        ds_err_set(err, "snapshot: out of memory (%zu pods)", in->n_pods);
+        goto fail;
+    }
+    build_pods(s, in, obs);
+    for (size_t i = 0; i < in->n_graphs; i++) {
+        const kube_configmap *cm = in->graphs[i];
+        kube_obj_ref(&cm->meta);
+        s->graph_objs[i] = cm;
+        s->n_graphs = i + 1;
+        gobs[i].ns = cm->meta.ns != NULL ? cm->meta.ns : "";
+        gobs[i].name = cm->meta.name != NULL ? cm->meta.name : "";
+        gobs[i].yaml = graph_yaml(cm, &gobs[i].len);
+        gobs[i].created_at = time_or_nan(cm->meta.creation_ts);
+    }
+    if (ds_jobs_build(obs, in->n_pods, gobs, in->n_graphs, in->now, &in->policy->priority, &s->jobs,
+                      err) != 0) {
+        ds_err_prefix(err, "job model");
+        goto fail;
+    }
+    compute_pbar(s);
+    free(obs);
+    free(gobs);
+    s->build_s = monotonic_s() - t0;
+    *out = s;
+    return 0;
+fail:
+    free(obs);
+    free(gobs);
+    snapshot_free(s);
+    return -1;
+}

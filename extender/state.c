@@ -1,0 +1,752 @@
+/* state.c: the extender's live state: informers, the snapshot builder thread (debounced rebuilds,
+ * periodic refresh, atomic publication), policy hot reload and Warning Events (see state.h). */
+#include "state.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "annotations.h"
+#include "informer.h"
+#include "kutil.h"
+#include "log.h"
+#include "policy_source.h"
+#include "protocol.h"
+#include "writes.h"
+
+#define COMPONENT       "state"
+#define EVENT_QUEUE     64
+#define EVENT_DEDUPE    1024
+#define EVENT_DEDUPE_S  600.0
+#define EVENT_MSG_MAX   1024
+#define EVENT_TIMEOUT_S 5.0
+#define LABEL_JOBGRAPH  "dagsched.io/kind=JobGraph"
+#define LABEL_POLICY    "dagsched.io/kind=SchedulingPolicy"
+
+enum { INF_PODS = 0, INF_NODES, INF_GRAPHS, INF_POLICIES, INF_N };
+static const char *const inf_names[INF_N] = {"pods", "nodes", "jobgraphs", "policies"};
+
+typedef struct event_item {
+    char kind[16]; /* "Pod", "ConfigMap" */
+    char ns[64];
+    char name[254];
+    char uid[128];
+    char reason[64];
+    char message[EVENT_MSG_MAX];
+} event_item;
+
+#define API_CHECK_SLOTS 16
+#define API_CHECK_TASKS 64
+
+typedef struct api_check {
+    char key[512]; /* "ns/job" */
+    double at;     /* monotonic time of the read; 0 = empty or failed */
+    size_t n_items;
+    char done[API_CHECK_TASKS][DS_NAME_VALUE_MAX + 1]; /* tasks with a Succeeded pod */
+    size_t n_done;
+} api_check;
+
+struct ext_state {
+    kube_client *client;
+    char *policy_namespace;
+    char *policy_name;
+    char *component;
+    double debounce_s, max_delay_s, refresh_s;
+    kube_informer *inf[INF_N];
+    ds_policy startup;                         /* defaults: GPU resource names for decoding */
+    const char *gpu_names[DS_POLICY_MAX_LIST]; /* into startup */
+    kube_decode_opts decode;
+
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    bool dirty;
+    double first_dirty, last_dirty;
+    bool stop;
+    bool builder_started;
+    pthread_t builder;
+    const ext_snapshot *current;
+    uint64_t seq;
+    ext_policy_state policy; /* builder thread only */
+    char policy_info_name[DS_POLICY_NAME_MAX], policy_info_source[320];
+
+    /* Events: a bounded queue drained by its own thread. */
+    pthread_mutex_t ev_mu;
+    pthread_cond_t ev_cv;
+    event_item queue[EVENT_QUEUE];
+    size_t q_head, q_len;
+    uint64_t dedupe_hash[EVENT_DEDUPE];
+    double dedupe_at[EVENT_DEDUPE];
+    bool ev_started;
+    pthread_t ev_thread;
+
+    /* Consistent reads of a job's pods, for waiting tasks whose upstream may have just finished. */
+    pthread_mutex_t api_mu;
+    api_check api_checks[API_CHECK_SLOTS];
+    size_t api_next;
+
+    metrics_family *m_objects, *m_jobs, *m_build, *m_builds, *m_built_at, *m_policy_gen,
+        *m_policy_info, *m_policy_reloads, *m_events, *m_inf_healthy, *m_dsp_tasks;
+};
+
+static double mono_now(void)
+{
+    return kutil_mono_now();
+}
+
+/* ---- metrics ---- */
+
+static void register_metrics(ext_state *st, metrics_registry *r)
+{
+    if (r == NULL)
+        return;
+    const char *kind[] = {"kind"};
+    st->m_objects =
+        metrics_family_new(r, METRICS_GAUGE, "dagsched_extender_cache_objects",
+                           "Objects in the informer caches, by kind.", kind, 1, NULL, 0);
+    const char *validity[] = {"validity"};
+    st->m_jobs = metrics_family_new(r, METRICS_GAUGE, "dagsched_extender_jobs",
+                                    "DAG jobs in the current snapshot, valid or invalid.", validity,
+                                    1, NULL, 0);
+    st->m_dsp_tasks = metrics_family_new(
+        r, METRICS_GAUGE, "dagsched_extender_dsp_tasks",
+        "Waiting and running tasks of valid jobs in the current snapshot.", NULL, 0, NULL, 0);
+    st->m_build =
+        metrics_family_new(r, METRICS_HISTOGRAM, "dagsched_extender_snapshot_build_seconds",
+                           "Time to build a snapshot from the caches.", NULL, 0,
+                           metrics_latency_buckets, metrics_latency_buckets_n);
+    const char *result[] = {"result"};
+    st->m_builds = metrics_family_new(r, METRICS_COUNTER, "dagsched_extender_snapshot_builds_total",
+                                      "Snapshot builds, by result.", result, 1, NULL, 0);
+    st->m_built_at =
+        metrics_family_new(r, METRICS_GAUGE, "dagsched_extender_snapshot_timestamp_seconds",
+                           "Wall-clock time the current snapshot was built at.", NULL, 0, NULL, 0);
+    st->m_policy_gen = metrics_family_new(
+        r, METRICS_GAUGE, "dagsched_extender_policy_generation",
+        "Generation of the active policy (1: built-in defaults; +1 per change).", NULL, 0, NULL, 0);
+    const char *pi[] = {"policy", "source"};
+    st->m_policy_info =
+        metrics_family_new(r, METRICS_GAUGE, "dagsched_extender_policy_info",
+                           "1 for the active policy (name and source).", pi, 2, NULL, 0);
+    st->m_policy_reloads =
+        metrics_family_new(r, METRICS_COUNTER, "dagsched_extender_policy_reloads_total",
+                           "Policy ConfigMap versions examined, by outcome.", result, 1, NULL, 0);
+    const char *ev[] = {"reason", "result"};
+    st->m_events = metrics_family_new(r, METRICS_COUNTER, "dagsched_extender_events_total",
+                                      "Warning Events, by reason and result.", ev, 2, NULL, 0);
+    st->m_inf_healthy = metrics_family_new(
+        r, METRICS_GAUGE, "dagsched_extender_informer_healthy",
+        "1 when the informer has synced and is in contact with the API server.", kind, 1, NULL, 0);
+}
+
+static void count(metrics_family *f, const char *a, const char *b)
+{
+    if (f == NULL)
+        return;
+    const char *v[] = {a, b};
+    metrics_add(f, v, 1);
+}
+
+/* ---- events ---- */
+
+static uint64_t fnv1a(const char *a, const char *b, const char *c)
+{
+    uint64_t h = 1469598103934665603ull;
+    const char *parts[] = {a, b, c};
+    for (int i = 0; i < 3; i++) {
+        for (const char *p = parts[i]; p != NULL && *p; p++) {
+            h ^= (unsigned char)*p;
+            h *= 1099511628211ull;
+        }
+        h ^= 0xff;
+        h *= 1099511628211ull;
+    }
+    return h;
+}
+
+/* True when an Event with this key was queued within EVENT_DEDUPE_S (then it is suppressed);
+ * otherwise remembers it. Called with ev_mu held. */
+static bool seen_recently(ext_state *st, uint64_t h, double now)
+{
+    size_t slot = (size_t)(h % EVENT_DEDUPE);
+    if (st->dedupe_hash[slot] == h && now - st->dedupe_at[slot] < EVENT_DEDUPE_S)
+        return true;
+    st->dedupe_hash[slot] = h;
+    st->dedupe_at[slot] = now;
+    return false;
+}
+
+static bool enqueue_event(ext_state *st, const char *kind, const kube_meta *m, const char *dedupe,
+                          const char *reason, const char *message)
+{
+    if (m == NULL || m->ns == NULL || m->name == NULL)
+        return false;
+    pthread_mutex_lock(&st->ev_mu);
+    uint64_t h = fnv1a(m->uid != NULL ? m->uid : m->name, reason, dedupe);
+    if (seen_recently(st, h, mono_now())) {
+        pthread_mutex_unlock(&st->ev_mu);
+        count(st->m_events, reason, "suppressed");
+        return false;
+    }
+    if (st->q_len == EVENT_QUEUE) {
+        pthread_mutex_unlock(&st->ev_mu);
+        count(st->m_events, reason, "dropped");
+        return false;
+    }
+    event_item *e = &st->queue[(st->q_head + st->q_len) % EVENT_QUEUE];
+    snprintf(e->kind, sizeof e->kind, "%s", kind);
+    snprintf(e->ns, sizeof e->ns, "%s", m->ns);
+    snprintf(e->name, sizeof e->name, "%s", m->name);
+    snprintf(e->uid, sizeof e->uid, "%s", m->uid != NULL ? m->uid : "");
+    snprintf(e->reason, sizeof e->reason, "%s", reason);
+    snprintf(e->message, sizeof e->message, "%s", message);
+    st->q_len++;
+    pthread_cond_signal(&st->ev_cv);
+    pthread_mutex_unlock(&st->ev_mu);
+    return true;
+}
+
+bool ext_state_pod_event(ext_state *st, const kube_pod *pod, const char *reason,
+                         const char *message)
+{
+    if (st == NULL || pod == NULL)
+        return false;
+    return enqueue_event(st, "Pod", &pod->meta, message, reason, message);
+}
+
+static void post_event(ext_state *st, const event_item *e)
+{
+    kube_object_ref ref = {.api_version = "v1",
+                           .kind = e->kind,
+                           .ns = e->ns,
+                           .name = e->name,
+                           .uid = e->uid[0] != '\0' ? e->uid : NULL};
+    ds_err err;
+    if (kube_create_event(st->client, &ref, "Warning", e->reason, e->message, st->component,
+                          &err) != 0) {
+        KLOG_WARN(COMPONENT, "posting Event %s on %s %s/%s: %s", e->reason, e->kind, e->ns, e->name,
+                  err.msg);
+        count(st->m_events, e->reason, "failed");
+    } else {
+        count(st->m_events, e->reason, "posted");
+    }
+}
+
+static void *event_loop(void *arg)
+{
+    ext_state *st = arg;
+    pthread_mutex_lock(&st->ev_mu);
+    for (;;) {
+        while (st->q_len == 0 && !st->stop)
+            pthread_cond_wait(&st->ev_cv, &st->ev_mu);
+        if (st->stop)
+            break;
+        event_item e = st->queue[st->q_head];
+        st->q_head = (st->q_head + 1) % EVENT_QUEUE;
+        st->q_len--;
+        pthread_mutex_unlock(&st->ev_mu);
+        post_event(st, &e);
+        pthread_mutex_lock(&st->ev_mu);
+    }
+    pthread_mutex_unlock(&st->ev_mu);
+    return NULL;
+}
+
+/* ---- informer callbacks: only mark dirty ---- */
+
+static void mark_dirty(ext_state *st)
+{
+    pthread_mutex_lock(&st->mu);
+    double now = mono_now();
+    if (!st->dirty)
+        st->first_dirty = now;
+    st->dirty = true;
+    st->last_dirty = now;
+    pthread_cond_signal(&st->cv);
+    pthread_mutex_unlock(&st->mu);
+}
+
+static void cb_add(void *user, const kube_meta *obj)
+{
+    (void)obj;
+    mark_dirty(user);
+}
+
+static void cb_update(void *user, const kube_meta *old, const kube_meta *cur)
+{
+    (void)old;
+    (void)cur;
+    mark_dirty(user);
+}
+
+static void cb_synced(void *user)
+{
+    mark_dirty(user);
+}
+
+/* ---- building ---- */
+
+static void set_gauge(metrics_family *f, const char *label, double v)
+{
+    if (f == NULL)
+        return;
+    const char *lv[] = {label};
+    metrics_set(f, label != NULL ? lv : NULL, v);
+}
+
+static void apply_policy(ext_state *st, const kube_obj_list *cms)
+{
+    ext_policy_update u;
+    ext_policy_refresh(&st->policy, (const kube_configmap *const *)cms->items, cms->n,
+                       st->policy_name, &u);
+    switch (u.outcome) {
+    case EXT_POLICY_UNCHANGED:
+        return;
+    case EXT_POLICY_UPDATED:
+        KLOG_INFO(COMPONENT, "policy %s from %s is active (generation %llu)",
+                  st->policy.policy.name, st->policy.source,
+                  (unsigned long long)st->policy.generation);
+        count(st->m_policy_reloads, "updated", NULL);
+        break;
+    case EXT_POLICY_INVALID: {
+        KLOG_ERROR(COMPONENT, "invalid policy, keeping %s from %s: %s", st->policy.policy.name,
+                   st->policy.source, u.error);
+        count(st->m_policy_reloads, "invalid", NULL);
+        char msg[EVENT_MSG_MAX];
+        ext_sfmt(msg, sizeof msg, "dagsched-extender: %s; keeping policy %s (generation %llu)",
+                 u.error, st->policy.policy.name, (unsigned long long)st->policy.generation);
+        enqueue_event(st, "ConfigMap", &u.cm->meta,
+                      u.cm->meta.resource_version != NULL ? u.cm->meta.resource_version : "",
+                      "InvalidPolicy", msg);
+        return;
+    }
+    case EXT_POLICY_GONE:
+        KLOG_WARN(COMPONENT, "policy ConfigMap for %s disappeared; keeping policy %s",
+                  st->policy_name, st->policy.policy.name);
+        count(st->m_policy_reloads, "gone", NULL);
+        return;
+    }
+    if (st->m_policy_info != NULL) {
+        if (st->policy_info_name[0] != '\0') {
+            const char *old[] = {st->policy_info_name, st->policy_info_source};
+            metrics_set(st->m_policy_info, old, 0);
+        }
+        snprintf(st->policy_info_name, sizeof st->policy_info_name, "%s", st->policy.policy.name);
+        snprintf(st->policy_info_source, sizeof st->policy_info_source, "%s", st->policy.source);
+        const char *cur[] = {st->policy_info_name, st->policy_info_source};
+        metrics_set(st->m_policy_info, cur, 1);
+    }
+    if (st->m_policy_gen != NULL)
+        metrics_set(st->m_policy_gen, NULL, (double)st->policy.generation);
+}
+
+static bool all_synced(ext_state *st)
+{
+    for (int i = 0; i < INF_N; i++)
+        if (!kube_informer_synced(st->inf[i]))
+            return false;
+    return true;
+}
+
+static void build_once(ext_state *st)
+{
+    kube_obj_list l[INF_N];
+    memset(l, 0, sizeof l);
+    for (int i = 0; i < INF_N; i++) {
+        if (kube_informer_list(st->inf[i], &l[i]) != 0) {
+            KLOG_ERROR(COMPONENT, "listing the %s cache: out of memory", inf_names[i]);
+            count(st->m_builds, "error", NULL);
+            for (int k = 0; k < INF_N; k++)
+                kube_obj_list_free(&l[k]);
+            return;
+        }
+        set_gauge(st->m_objects, inf_names[i], (double)l[i].n);
+        set_gauge(st->m_inf_healthy, inf_names[i],
+                  kube_informer_healthy(st->inf[i], 60.0) ? 1.0 : 0.0);
+    }
+    apply_policy(st, &l[INF_POLICIES]);
+    ext_build_input in = {
+        .nodes = (const kube_node *const *)l[INF_NODES].items,
+        .n_nodes = l[INF_NODES].n,
+        .pods = (const kube_pod *const *)l[INF_PODS].items,
+        .n_pods = l[INF_PODS].n,
+        .graphs = (const kube_configmap *const *)l[INF_GRAPHS].items,
+        .n_graphs = l[INF_GRAPHS].n,
+        .policy = &st->policy.policy,
+        .policy_generation = st->policy.generation,
+        .policy_source = st->policy.source,
+        .now = kutil_wall_now(),
+    };
+    ext_snapshot *s = NULL;
+    ds_err err;
+    int rc = ext_snapshot_build(&in, &s, &err);
+    for (int k = 0; k < INF_N; k++)
+        kube_obj_list_free(&l[k]);
+    if (rc != 0) {
+        KLOG_ERROR(COMPONENT, "building a snapshot: %s; keeping the previous one", err.msg);
+        count(st->m_builds, "error", NULL);
+        return;
+    }
+    size_t valid = 0;
+    for (size_t j = 0; j < s->jobs.n_jobs; j++)
+        valid += s->jobs.jobs[j].valid;
+    set_gauge(st->m_jobs, "valid", (double)valid);
+    set_gauge(st->m_jobs, "invalid", (double)(s->jobs.n_jobs - valid));
+    if (st->m_dsp_tasks != NULL)
+        metrics_set(st->m_dsp_tasks, NULL, (double)s->n_dsp_tasks);
+    if (st->m_build != NULL)
+        metrics_observe(st->m_build, NULL, s->build_s);
+    if (st->m_built_at != NULL)
+        metrics_set(st->m_built_at, NULL, s->now);
+    count(st->m_builds, "ok", NULL);
+
+    pthread_mutex_lock(&st->mu);
+    s->seq = ++st->seq;
+    const ext_snapshot *old = st->current;
+    bool first = old == NULL;
+    st->current = s;
+    pthread_mutex_unlock(&st->mu);
+    ext_snapshot_unref(old);
+    if (first)
+        KLOG_INFO(COMPONENT,
+                  "caches synced: %zu nodes, %zu pods, %zu jobs (%zu valid); ready to serve",
+                  s->n_nodes, s->n_pods, s->jobs.n_jobs, valid);
+    else
+        KLOG_DEBUG(COMPONENT, "snapshot %llu: %zu nodes, %zu pods, %zu jobs in %.1f ms",
+                   (unsigned long long)s->seq, s->n_nodes, s->n_pods, s->jobs.n_jobs,
+                   s->build_s * 1e3);
+}
+
+static struct timespec deadline_ts(double seconds_from_now)
+{
+    /* pthread_cond_timedwait uses CLOCK_MONOTONIC (set on the condition variable). */
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    double s = seconds_from_now > 0 ? seconds_from_now : 0;
+    ts.tv_sec += (time_t)s;
+    ts.tv_nsec += (long)((s - floor(s)) * 1e9);
+    if (ts.tv_nsec >= 1000000000L) {
+        ts.tv_sec++;
+        ts.tv_nsec -= 1000000000L;
+    }
+    return ts;
+}
+
+static void *builder_loop(void *arg)
+{
+    ext_state *st = arg;
+    double last_build = -INFINITY;
+    pthread_mutex_lock(&st->mu);
+    while (!st->stop) {
+        double now = mono_now();
+        double due;
+        if (st->dirty) {
+            due = fmin(st->last_dirty + st->debounce_s, st->first_dirty + st->max_delay_s);
+        } else {
+            due = last_build + st->refresh_s;
+        }
+        if (now < due) {
+            struct timespec ts = deadline_ts(due - now);
+            pthread_cond_timedwait(&st->cv, &st->mu, &ts);
+            continue;
+        }
+        st->dirty = false;
+        pthread_mutex_unlock(&st->mu);
+        if (all_synced(st))
+            build_once(st);
+        last_build = mono_now();
+        pthread_mutex_lock(&st->mu);
+    }
+    pthread_mutex_unlock(&st->mu);
+    return NULL;
+}
+
+/* ---- lifecycle ---- */
+
+static int new_informer(ext_state *st, kube_kind kind, const char *ns, const char *selector,
+                        kube_informer **out, ds_err *err)
+{
+    kube_informer_opts o;
+    memset(&o, 0, sizeof o);
+    o.kind = kind;
+    o.namespace = ns;
+    o.label_selector = selector;
+    o.decode = st->decode;
+    o.cb = (kube_informer_callbacks){.on_add = cb_add,
+                                     .on_update = cb_update,
+                                     .on_delete = cb_add,
+                                     .on_synced = cb_synced,
+                                     .user = st};
+    return kube_informer_new(st->client, &o, out, err);
+}
+
+int ext_state_start(kube_client *client, const ext_state_opts *opts, ext_state **out, ds_err *err)
+{
+    *out = NULL;
+    ext_state *st = calloc(1, sizeof *st);
+    if (st == NULL)
+        return ds_err_set(err, "extender state: out of memory");
+    st->client = client;
+    const char *ns = opts->policy_namespace;
+    if (ns == NULL || ns[0] == '\0')
+        ns = kube_client_config(client)->namespace;
+    st->policy_namespace = kutil_strdup(ns);
+    st->policy_name = kutil_strdup(opts->policy_name != NULL ? opts->policy_name : "default");
+    st->component = kutil_strdup(opts->component != NULL ? opts->component : "dagsched-extender");
+    st->debounce_s = opts->debounce_s > 0 ? opts->debounce_s : 0.05;
+    st->max_delay_s = opts->max_delay_s > 0 ? opts->max_delay_s : 0.25;
+    st->refresh_s = opts->refresh_s > 0 ? opts->refresh_s : 5.0;
+    ext_policy_state_init(&st->policy);
+    ds_policy_defaults(&st->startup);
+    for (size_t i = 0; i < st->startup.gpu_resource_names.n; i++)
+        st->gpu_names[i] = st->startup.gpu_resource_names.name[i];
+    st->decode.gpu_names = st->gpu_names;
+    st->decode.n_gpu_names = st->startup.gpu_resource_names.n;
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_mutex_init(&st->mu, NULL);
+    pthread_cond_init(&st->cv, &ca);
+    pthread_mutex_init(&st->ev_mu, NULL);
+    pthread_mutex_init(&st->api_mu, NULL);
+    pthread_cond_init(&st->ev_cv, NULL);
+    pthread_condattr_destroy(&ca);
+    if (st->policy_namespace == NULL || st->policy_name == NULL || st->component == NULL) {
+        ext_state_free(st);
+        return ds_err_set(err, "extender state: out of memory");
+    }
+    register_metrics(st, opts->metrics);
+    if (st->m_policy_gen != NULL)
+        metrics_set(st->m_policy_gen, NULL, 1);
+
+    if (new_informer(st, KUBE_KIND_POD, NULL, NULL, &st->inf[INF_PODS], err) ||
+        new_informer(st, KUBE_KIND_NODE, NULL, NULL, &st->inf[INF_NODES], err) ||
+        new_informer(st, KUBE_KIND_CONFIGMAP, NULL, LABEL_JOBGRAPH, &st->inf[INF_GRAPHS], err) ||
+        new_informer(st, KUBE_KIND_CONFIGMAP, st->policy_namespace, LABEL_POLICY,
+                     &st->inf[INF_POLICIES], err)) {
+        ext_state_free(st);
+        return -1;
+    }
+    if (pthread_create(&st->ev_thread, NULL, event_loop, st) != 0) {
+        ext_state_free(st);
+        return ds_err_set(err, "extender state: cannot start the event thread");
+    }
+    st->ev_started = true;
+    if (pthread_create(&st->builder, NULL, builder_loop, st) != 0) {
+        ext_state_free(st);
+        return ds_err_set(err, "extender state: cannot start the snapshot builder");
+    }
+    st->builder_started = true;
+    for (int i = 0; i < INF_N; i++) {
+        if (kube_informer_start(st->inf[i], err) != 0) {
+            ds_err_prefix(err, "%s informer", inf_names[i]);
+            ext_state_free(st);
+            return -1;
+        }
+    }
+    *out = st;
+    return 0;
+}
+
+void ext_state_stop(ext_state *st)
+{
+    if (st == NULL)
+        return;
+    for (int i = 0; i < INF_N; i++)
+        if (st->inf[i] != NULL)
+            kube_informer_stop(st->inf[i]);
+    pthread_mutex_lock(&st->mu);
+    st->stop = true;
+    pthread_cond_broadcast(&st->cv);
+    pthread_mutex_unlock(&st->mu);
+    pthread_mutex_lock(&st->ev_mu);
+    pthread_cond_broadcast(&st->ev_cv);
+    pthread_mutex_unlock(&st->ev_mu);
+    if (st->builder_started) {
+        pthread_join(st->builder, NULL);
+        st->builder_started = false;
+    }
+    if (st->ev_started) {
+        pthread_join(st->ev_thread, NULL);
+        st->ev_started = false;
+    }
+}
+
+void ext_state_free(ext_state *st)
+{
+    if (st == NULL)
+        return;
+    ext_state_stop(st);
+    for (int i = 0; i < INF_N; i++)
+        kube_informer_free(st->inf[i]);
+    ext_snapshot_unref(st->current);
+    pthread_mutex_destroy(&st->mu);
+    pthread_cond_destroy(&st->cv);
+    pthread_mutex_destroy(&st->ev_mu);
+    pthread_mutex_destroy(&st->api_mu);
+    pthread_cond_destroy(&st->ev_cv);
+    free(st->policy_namespace);
+    free(st->policy_name);
+    free(st->component);
+    free(st);
+}
+
+const ext_snapshot *ext_state_acquire(ext_state *st)
+{
+    pthread_mutex_lock(&st->mu);
+    const ext_snapshot *s = ext_snapshot_ref(st->current);
+    pthread_mutex_unlock(&st->mu);
+    return s;
+}
+
+/* Do the pods of `l` show every named task Succeeded? *running: some task without a Succeeded pod
+ * has a pod bound to a node and still running (it may have just finished). */
+static bool cached_tasks_done(const kube_obj_list *l, const char *const *tasks, size_t n,
+                              bool *running)
+{
+    bool all = true;
+    *running = false;
+    for (size_t t = 0; t < n; t++) {
+        bool done = false, run = false;
+        for (size_t i = 0; i < l->n && !done; i++) {
+            const kube_pod *p = (const kube_pod *)l->items[i];
+            if (p->task_name == NULL || strcmp(p->task_name, tasks[t]) != 0)
+                continue;
+            done = p->phase == KUBE_POD_SUCCEEDED;
+            run = run || ext_pod_occupies_node(p);
+        }
+        if (!done) {
+            all = false;
+            *running = *running || run;
+        }
+    }
+    return all;
+}
+
+/* Task names with a Succeeded pod, per a consistent read of the job's pods from the API server;
+ * remembered for API_CHECK_TTL_S so that many waiting pods of one job cost one request. */
+#define API_CHECK_TTL_S   0.25
+#define API_CHECK_TIMEOUT 2.0
+
+static bool api_tasks_done(ext_state *st, const char *ns, const char *job, const char *const *tasks,
+                           size_t n)
+{
+    char key[512];
+    if (kube_pod_job_index_key(ns, job, key, sizeof key) != 0 || !kube_valid_name(ns))
+        return false;
+    double now = mono_now();
+    pthread_mutex_lock(&st->api_mu);
+    api_check *hit = NULL;
+    for (size_t i = 0; i < API_CHECK_SLOTS; i++)
+        if (st->api_checks[i].at > 0 && now - st->api_checks[i].at < API_CHECK_TTL_S &&
+            strcmp(st->api_checks[i].key, key) == 0)
+            hit = &st->api_checks[i];
+    if (hit == NULL) {
+        /* Fetch: the dagsched label first, else the Argo workflow label. */
+        api_check *slot = &st->api_checks[st->api_next++ % API_CHECK_SLOTS];
+        memset(slot, 0, sizeof *slot);
+        snprintf(slot->key, sizeof slot->key, "%s", key);
+        slot->at = now;
+        const char *labels[] = {DS_LABEL_JOB, DS_LABEL_ARGO_WORKFLOW};
+        for (int li = 0; li < 2 && slot->n_items == 0; li++) {
+            char sel[512];
+            snprintf(sel, sizeof sel, "%s=%s", labels[li], job);
+            char *esc = kutil_query_escape(sel);
+            if (esc == NULL)
+                break;
+            char path[1024];
+            snprintf(path, sizeof path, "/api/v1/namespaces/%s/pods?labelSelector=%s", ns, esc);
+            free(esc);
+            kube_request_opts ro = {.no_retry = true, .timeout_s = API_CHECK_TIMEOUT};
+            kube_response resp;
+            ds_err err;
+            json_t *list = NULL;
+            if (kube_request_ex(st->client, &ro, "GET", path, NULL, NULL, &resp, &err) != 0 ||
+                kube_response_json(&resp, path, &list, &err) != 0) {
+                KLOG_WARN(COMPONENT, "checking upstream tasks of job %s: %s", key, err.msg);
+                kube_response_free(&resp);
+                slot->at = 0; /* not cached */
+                break;
+            }
+            kube_response_free(&resp);
+            size_t i;
+            json_t *item;
+            json_array_foreach(json_object_get(list, "items"), i, item)
+            {
+                slot->n_items++;
+                const char *task = json_string_value(json_object_get(
+                    json_object_get(json_object_get(item, "metadata"), "labels"), DS_LABEL_TASK));
+                const char *phase =
+                    json_string_value(json_object_get(json_object_get(item, "status"), "phase"));
+                if (task == NULL || phase == NULL || strcmp(phase, "Succeeded") != 0 ||
+                    slot->n_done == API_CHECK_TASKS)
+                    continue;
+                snprintf(slot->done[slot->n_done++], sizeof slot->done[0], "%s", task);
+            }
+            json_decref(list);
+        }
+        hit = slot;
+    }
+    bool all = hit->at > 0;
+    for (size_t t = 0; t < n && all; t++) {
+        bool found = false;
+        for (size_t k = 0; k < hit->n_done && !found; k++)
+            found = strcmp(hit->done[k], tasks[t]) == 0;
+        all = found;
+    }
+    pthread_mutex_unlock(&st->api_mu);
+    return all;
+}
+
+bool ext_state_tasks_succeeded(void *user, const char *ns, const char *job,
+                               const char *const *tasks, size_t n)
+{
+    ext_state *st = user;
+    char key[512];
+    if (st == NULL || n == 0 || kube_pod_job_index_key(ns, job, key, sizeof key) != 0)
+        return false;
+    kube_obj_list l;
+    if (kube_informer_by_index(st->inf[INF_PODS], KUBE_INDEX_POD_JOB, key, &l) != 0)
+        return false;
+    bool running;
+    bool all = cached_tasks_done(&l, tasks, n, &running);
+    kube_obj_list_free(&l);
+    if (all)
+        return true;
+    /* kube-scheduler may have seen an upstream pod finish a millisecond before our own watch
+     * did; only a pod still running in our cache can be in that state. Ask the API server. */
+    return running && api_tasks_done(st, ns, job, tasks, n);
+}
+
+kube_decode_opts ext_state_decode_opts(const ext_state *st)
+{
+    return st->decode;
+}
+
+bool ext_state_ready(ext_state *st)
+{
+    pthread_mutex_lock(&st->mu);
+    bool ready = st->current != NULL;
+    pthread_mutex_unlock(&st->mu);
+    return ready;
+}
+
+bool ext_state_healthy(ext_state *st, double max_age_s, char *why, size_t why_size)
+{
+    if (why_size > 0)
+        why[0] = '\0';
+    if (!ext_state_ready(st)) {
+        snprintf(why, why_size, "caches not synced yet");
+        return false;
+    }
+    for (int i = 0; i < INF_N; i++)
+        if (!kube_informer_healthy(st->inf[i], max_age_s)) {
+            snprintf(why, why_size, "the %s informer lost contact with the API server",
+                     inf_names[i]);
+            return false;
+        }
+    return true;
+}

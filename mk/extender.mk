@@ -1,0 +1,133 @@
+# mk/extender.mk: the scheduler extender (bin/dagsched-extender), its unit tests on recorded
+# request bodies, its integration suite on the local control plane, the request-parser fuzzer
+# (make fuzz) and the latency benchmark (make bench-extender).
+
+EXT_SRCS      := $(filter-out extender/main.c,$(wildcard extender/*.c))
+EXT_TESTS     := $(patsubst tests/extender/%.c,%,$(wildcard tests/extender/test_*.c))
+EXT_LIBS      := -ljansson
+EXT_CFLAGS    := -Iextender -Iruntime -Ikube -pthread
+
+define extender_variant
+$(BUILD)/$(1)/extender/%.o: extender/%.c
+	@mkdir -p $$(@D)
+	$$(CC) $$(CFLAGS_BASE) $(2) $$(EXT_CFLAGS) -c $$< -o $$@
+
+$(BUILD)/$(1)/libdsextender.a: $$(patsubst extender/%.c,$(BUILD)/$(1)/extender/%.o,$$(EXT_SRCS))
+	@mkdir -p $$(@D)
+	rm -f $$@
+	ar rcs $$@ $$^
+
+$(BUILD)/$(1)/tests/extender/%: tests/extender/%.c $(wildcard tests/extender/*.h) \
+		$(BUILD)/$(1)/libdsextender.a $(BUILD)/$(1)/libdsruntime.a $(BUILD)/$(1)/libdskube.a \
+		$(BUILD)/$(1)/libdagsched.a
+	@mkdir -p $$(@D)
+	$$(CC) $$(CFLAGS_BASE) $(2) $$(EXT_CFLAGS) -Itests/extender $$< -o $$@ \
+		$(BUILD)/$(1)/libdsextender.a $(BUILD)/$(1)/libdsruntime.a $(BUILD)/$(1)/libdskube.a \
+		$(BUILD)/$(1)/libdagsched.a $$(EXT_LIBS) $$(RUNTIME_LIBS) $$(KUBE_LIBS) $$(CMOCKA_LIBS) \
+		$$(LIBS_COMMON)
+endef
+
+$(eval $(call extender_variant,rel,$(OPT_FLAGS)))
+$(eval $(call extender_variant,asan,$(SAN_FLAGS)))
+
+EXT_VERSION := 0.1.0
+EXT_GIT     := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
+
+$(BIN)/dagsched-extender: extender/main.c $(BUILD)/rel/libdsextender.a $(BUILD)/rel/libdsruntime.a \
+		$(BUILD)/rel/libdskube.a $(BUILD)/rel/libdagsched.a
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_BASE) $(OPT_FLAGS) $(EXT_CFLAGS) -DDAGSCHED_VERSION='"$(EXT_VERSION)"' \
+		-DDAGSCHED_GIT='"$(EXT_GIT)"' -MF $(BUILD)/rel/extender/main.d $< -o $@ \
+		$(BUILD)/rel/libdsextender.a \
+		$(BUILD)/rel/libdsruntime.a $(BUILD)/rel/libdskube.a $(BUILD)/rel/libdagsched.a \
+		$(EXT_LIBS) $(RUNTIME_LIBS) $(KUBE_LIBS) $(LIBS_COMMON)
+
+BINARIES += $(BIN)/dagsched-extender
+
+# The same binary with AddressSanitizer and UndefinedBehaviorSanitizer, for the integration suite.
+$(BUILD)/asan/bin/dagsched-extender: extender/main.c $(BUILD)/asan/libdsextender.a \
+		$(BUILD)/asan/libdsruntime.a $(BUILD)/asan/libdskube.a $(BUILD)/asan/libdagsched.a
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_BASE) $(SAN_FLAGS) $(EXT_CFLAGS) -DDAGSCHED_VERSION='"$(EXT_VERSION)"' \
+		-DDAGSCHED_GIT='"$(EXT_GIT)"' -MF $(BUILD)/asan/extender/main.d $< -o $@ \
+		$(BUILD)/asan/libdsextender.a \
+		$(BUILD)/asan/libdsruntime.a $(BUILD)/asan/libdskube.a $(BUILD)/asan/libdagsched.a \
+		$(EXT_LIBS) $(RUNTIME_LIBS) $(KUBE_LIBS) $(LIBS_COMMON)
+
+.PHONY: extender-test extender-test-asan
+extender-test: $(addprefix $(BUILD)/rel/tests/extender/,$(EXT_TESTS))
+	@set -e; for t in $^; do echo "== $$t"; $$t; done
+
+extender-test-asan: $(addprefix $(BUILD)/asan/tests/extender/,$(EXT_TESTS))
+	@set -e; for t in $^; do echo "== $$t (asan+ubsan)"; \
+		ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 $$t; done
+
+# Against the real kube-scheduler of a fresh local control plane (hack/cluster); about a minute.
+# The extender under test is the sanitizer build: a memory error, undefined behaviour or a leak
+# at its graceful exit fails the suite.
+.PHONY: extender-integration-test
+extender-integration-test: $(BUILD)/asan/bin/dagsched-extender
+	@tests/extender/integration.sh $(BUILD)/asan/bin/dagsched-extender
+
+INTEGRATION_TESTS += extender-test extender-test-asan
+
+# Fuzzing with libFuzzer (clang, AddressSanitizer + UndefinedBehaviorSanitizer), two targets:
+# fuzz_protocol (the request parsers and result writers) and fuzz_handlers (the three verbs end
+# to end on a fixed snapshot, including the Kubernetes Pod decoder). `make fuzz` runs each for
+# FUZZ_SECONDS (default 600); `make fuzz-short` (part of make test) 20 s each. Corpora grow in
+# build/fuzz/corpus-<target>, seeded with the recorded request bodies; crashes are written to
+# build/fuzz/.
+FUZZ_CC      ?= clang
+FUZZ_SECONDS ?= 600
+FUZZ_FLAGS   := $(CSTD) $(WARN) -g -O1 -Iextender -Ilib -Ikube -Iruntime -Itests/extender \
+	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
+FUZZ_LIB_SRCS := extender/jscan.c extender/protocol.c extender/handlers.c extender/snapshot.c \
+	extender/policy_source.c $(LIB_SRCS) kube/objects.c kube/kutil.c kube/log.c
+
+# libFuzzer ships in libclang-rt-<version>-dev on Debian; installed when the probe fails to link.
+.PHONY: fuzz-deps
+fuzz-deps:
+	@printf 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n);\nint LLVMFuzzerTestOneInput(const char *d, unsigned long n) { (void)d; (void)n; return 0; }\n' | \
+		$(FUZZ_CC) -x c -fsanitize=fuzzer - -o /dev/null 2>/dev/null || \
+		DAGSCHED_EXTRA_PACKAGES="libclang-rt-$$($(FUZZ_CC) -dumpversion | cut -d. -f1)-dev" \
+		hack/install-deps.sh
+
+$(BUILD)/fuzz/fuzz_protocol: tests/extender/fuzz_protocol.c extender/jscan.c extender/protocol.c \
+		$(wildcard extender/*.h)
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_FLAGS) $< extender/jscan.c extender/protocol.c -o $@ -ljansson
+
+$(BUILD)/fuzz/fuzz_handlers: tests/extender/fuzz_handlers.c $(FUZZ_LIB_SRCS) \
+		$(wildcard extender/*.h lib/*.h kube/*.h tests/extender/*.h)
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_FLAGS) $< $(FUZZ_LIB_SRCS) -o $@ -ljansson -lyaml -lm -lpthread
+
+.PHONY: fuzz fuzz-short
+fuzz-run = mkdir -p $(BUILD)/fuzz/corpus-$(1) && \
+	$(BUILD)/fuzz/$(1) -max_total_time=$(2) -max_len=65536 -timeout=10 -rss_limit_mb=2048 \
+		-print_final_stats=1 -artifact_prefix=$(BUILD)/fuzz/ $(BUILD)/fuzz/corpus-$(1) \
+		tests/extender/data
+
+fuzz: fuzz-deps
+	@$(MAKE) --no-print-directory $(BUILD)/fuzz/fuzz_protocol $(BUILD)/fuzz/fuzz_handlers
+	$(call fuzz-run,fuzz_protocol,$(FUZZ_SECONDS))
+	$(call fuzz-run,fuzz_handlers,$(FUZZ_SECONDS))
+
+# The full log is kept; on failure its end (the crash report) is shown and make fails.
+fuzz-short-run = $(call fuzz-run,$(1),20) >$(BUILD)/fuzz/$(1).log 2>&1 || \
+	{ tail -n 60 $(BUILD)/fuzz/$(1).log; echo "fuzz-short: $(1) failed (log $(BUILD)/fuzz/$(1).log)"; \
+	  exit 1; }; echo "== $(1): $$(grep -c . $(BUILD)/fuzz/$(1).log) log lines, \
+	$$(grep -o 'stat::number_of_executed_units: *[0-9]*' $(BUILD)/fuzz/$(1).log | grep -o '[0-9]*$$') runs, no failure"
+
+fuzz-short: fuzz-deps
+	@$(MAKE) --no-print-directory $(BUILD)/fuzz/fuzz_protocol $(BUILD)/fuzz/fuzz_handlers
+	@$(call fuzz-short-run,fuzz_protocol)
+	@$(call fuzz-short-run,fuzz_handlers)
+
+INTEGRATION_TESTS += fuzz-short extender-integration-test
+
+# Latency/throughput benchmark of filter+prioritize against a floor server (needs wrk).
+.PHONY: bench-extender
+bench-extender: $(BUILD)/rel/tests/extender/bench_server
+	@DAGSCHED_EXTRA_PACKAGES=wrk hack/install-deps.sh
+	@tests/extender/bench.sh $(BUILD)/rel/tests/extender/bench_server $(or $(BENCH_SECONDS),3)

@@ -1,0 +1,277 @@
+#!/usr/bin/env bash
+# integration.sh: the extender's integration suite against the real kube-scheduler of a fresh
+# local control plane (hack/cluster), configured with a "dagsched" profile and this extender
+# (tests/extender/scheduler-config.yaml), the extender running as a local process on 127.0.0.1.
+#
+#   1. DAG ordering: a three-level job created at once; at no moment is a task bound before its
+#      upstream task has succeeded; the waiting pod's FailedScheduling event names the missing
+#      upstream task; all tasks succeed.
+#   2. Packing: a memory-heavy pod among two equal nodes, one empty, one running a CPU-heavy pod.
+#      kube-scheduler alone (default configuration) picks the empty node; with the extender, the
+#      complementary one.
+#   3. Deadline: a task that can only meet its deadline on the small fast node avoids the large
+#      slow node kube-scheduler would prefer; the extender counts the node as too slow.
+#   4. Preemption and policy hot reload: a young low-priority victim is refused (minRunTime), a
+#      policy ConfigMap with minRunTime 0s is loaded (generation 2) and the same preemption then
+#      happens; an invalid policy update is refused, the policy stays, an Event is posted.
+#   5. Invalid job: a pod of a cyclic job is scheduled anyway and gets an InvalidJob Event.
+#   6. Restart: with the extender killed, a new pod stays pending; once it is back, the pod is
+#      scheduled.
+#
+# Usage: tests/extender/integration.sh [EXTENDER_BINARY]   (make extender-integration-test)
+set -euo pipefail
+ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
+HERE="$ROOT/tests/extender"
+MANIFESTS="$HERE/manifests"
+
+if [[ "${1:-}" != "--inside" ]]; then
+  EXT_BIN="$(cd "$(dirname "${1:-$ROOT/bin/dagsched-extender}")" && pwd)/$(basename "${1:-dagsched-extender}")"
+  [[ -x "$EXT_BIN" ]] || {
+    echo "extender-it: $EXT_BIN is not an executable (run make first)" >&2
+    exit 1
+  }
+  LOG_PREFIX=extender-it
+  # shellcheck source=hack/cluster/lib.sh
+  source "$ROOT/hack/cluster/lib.sh"
+  port="$(pick_port)"
+  conf="$(mktemp /tmp/dagsched-extender-sched.XXXXXX.yaml)"
+  trap 'rm -f "$conf"' EXIT
+  sed "s/@EXTENDER_PORT@/$port/" "$HERE/scheduler-config.yaml" >"$conf"
+  export EXT_BIN EXTENDER_PORT="$port" EXT_SCHED_CONFIG="$conf"
+  SCHEDULER_CONFIG="$conf" NODE_PROFILE="$HERE/nodes.tsv" \
+    "$ROOT/hack/cluster/with-cluster.sh" -- "$0" --inside
+  exit $?
+fi
+
+# ---- inside the cluster (CLUSTER_DIR, KUBECONFIG, KUBECTL exported) ----
+K="$KUBECTL"
+URL="http://127.0.0.1:$EXTENDER_PORT"
+EXT_LOG="$CLUSTER_DIR/logs/extender.log"
+ext_pid=""
+
+log() { echo "extender-it: $*"; }
+
+# stop_extender [SIGNAL]: stops the extender this suite started; EXT_STATUS is its exit status.
+EXT_STATUS=0
+stop_extender() {
+  EXT_STATUS=0
+  if [[ -n "$ext_pid" ]] && kill -0 "$ext_pid" 2>/dev/null; then
+    kill "${1:--TERM}" "$ext_pid" 2>/dev/null || true
+    wait "$ext_pid" 2>/dev/null || EXT_STATUS=$?
+  fi
+  ext_pid=""
+}
+trap 'stop_extender' EXIT
+
+fail() {
+  log "FAIL: $*"
+  log "--- pods"
+  "$K" get pods -A -o wide 2>&1 | tail -30 || true
+  log "--- events"
+  "$K" get events -A --sort-by=.lastTimestamp -o custom-columns=NS:.metadata.namespace,OBJ:.involvedObject.name,REASON:.reason,MSG:.message 2>&1 | tail -20 || true
+  log "--- extender log (tail)"
+  tail -n 40 "$EXT_LOG" || true
+  exit 1
+}
+
+start_extender() {
+  ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}" \
+    UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}" "$EXT_BIN" --kubeconfig "$KUBECONFIG" --listen "127.0.0.1:$EXTENDER_PORT" \
+    --policy-namespace dagsched-system --log-level debug >>"$EXT_LOG" 2>&1 &
+  ext_pid=$!
+  local i
+  for ((i = 0; i < 100; i++)); do
+    if [[ "$(curl -s -o /dev/null -w '%{http_code}' "$URL/readyz")" == 200 ]]; then
+      return 0
+    fi
+    kill -0 "$ext_pid" 2>/dev/null || fail "the extender exited at start"
+    sleep 0.2
+  done
+  fail "the extender did not become ready within 20 s"
+}
+
+# Value of a metric series (exact name with labels), 0 when absent.
+metric() {
+  curl -s "$URL/metrics" | awk -v k="$1" '$1 == k {print $2; found=1} END {if (!found) print 0}'
+}
+
+# wait_for SECONDS DESCRIPTION CMD...: poll CMD every 0.5 s until it succeeds.
+wait_for() {
+  local t="$1" what="$2"
+  shift 2
+  local deadline=$((SECONDS + t))
+  until "$@"; do
+    ((SECONDS < deadline)) || fail "timed out after ${t}s waiting for $what"
+    sleep 0.5
+  done
+}
+
+node_of() { "$K" -n "$1" get pod "$2" -o jsonpath='{.spec.nodeName}' 2>/dev/null; }
+bound() { [[ -n "$(node_of "$1" "$2")" ]]; }
+phase_is() { [[ "$("$K" -n "$1" get pod "$2" -o jsonpath='{.status.phase}' 2>/dev/null)" == "$3" ]]; }
+
+"$K" create namespace dagsched-system >/dev/null
+start_extender
+log "extender ready on $URL (log $EXT_LOG)"
+
+# ---- 1. DAG ordering ----
+test_dag_order() {
+  local ns=it-dag
+  "$K" create namespace "$ns" >/dev/null
+  "$K" -n "$ns" apply -f "$MANIFESTS/dag-three-levels.yaml" >/dev/null
+  # Every observation is one consistent list from the API server: no bound task may have an
+  # upstream task that has not succeeded.
+  local jq_check='
+    [.items[] | {task: .metadata.labels["dagsched.io/task"], phase: .status.phase,
+                 node: (.spec.nodeName // ""),
+                 deps: ((.metadata.annotations["dagsched.io/depends-on"] // "") | split(",")
+                        | map(select(length > 0)))}] as $p
+    | ($p | map({(.task): .phase}) | add) as $ph
+    | ([$p[] | select(.node != "") | . as $x | $x.deps[] | select($ph[.] != "Succeeded")
+        | "\($x.task) bound while \(.) is \($ph[.])"]) as $bad
+    | if ($bad | length) > 0 then "VIOLATION " + ($bad | join("; "))
+      elif ($p | length) == 3 and ([$p[] | select(.phase == "Succeeded")] | length) == 3 then "DONE"
+      else "WAIT" end'
+  local deadline=$((SECONDS + 90)) state
+  while :; do
+    state="$("$K" -n "$ns" get pods -o json | jq -r "$jq_check")"
+    case "$state" in
+    DONE) break ;;
+    VIOLATION*) fail "DAG order: $state" ;;
+    esac
+    ((SECONDS < deadline)) || fail "DAG job did not finish within 90 s"
+    sleep 0.3
+  done
+  # Events are written asynchronously by kube-scheduler: give them a moment.
+  transform_waited() {
+    "$K" -n "$ns" get events --field-selector involvedObject.name=etl-transform \
+      -o jsonpath='{range .items[*]}{.message}{"\n"}{end}' |
+      grep -q "dagsched: waiting for upstream tasks: clean"
+  }
+  wait_for 15 "a FailedScheduling event of etl-transform naming its upstream task" transform_waited
+  log "PASS dag order: extract -> clean -> transform, each bound only after its upstream succeeded"
+}
+
+# ---- 2. Packing ----
+test_packing() {
+  local ns=it-pack
+  "$K" create namespace "$ns" >/dev/null
+  "$K" -n "$ns" apply -f "$MANIFESTS/pack-hog.yaml" >/dev/null
+  wait_for 30 "pack-hog running" phase_is "$ns" pack-hog Running
+  # kube-scheduler alone, with the cluster's default configuration.
+  SCHEDULER_CONFIG="$ROOT/hack/cluster/scheduler-config.yaml" \
+    "$ROOT/hack/cluster/restart-component.sh" kube-scheduler >/dev/null
+  sed 's/SCHEDULER_NAME/default-scheduler/' "$MANIFESTS/pack-probe.yaml" | "$K" -n "$ns" apply -f - >/dev/null
+  wait_for 30 "pack-probe bound by the default scheduler" bound "$ns" pack-probe
+  local alone
+  alone="$(node_of "$ns" pack-probe)"
+  [[ "$alone" == pack-a ]] || fail "without the extender, kube-scheduler chose $alone (expected pack-a)"
+  "$K" -n "$ns" delete pod pack-probe --wait=true >/dev/null
+  SCHEDULER_CONFIG="$EXT_SCHED_CONFIG" "$ROOT/hack/cluster/restart-component.sh" kube-scheduler >/dev/null
+  sed 's/SCHEDULER_NAME/dagsched/' "$MANIFESTS/pack-probe.yaml" | "$K" -n "$ns" apply -f - >/dev/null
+  wait_for 30 "pack-probe bound with the extender" bound "$ns" pack-probe
+  local with
+  with="$(node_of "$ns" pack-probe)"
+  [[ "$with" == pack-b ]] || fail "with the extender, kube-scheduler chose $with (expected pack-b)"
+  log "PASS packing: kube-scheduler alone chose pack-a, with Sailfish complementarity pack-b"
+}
+
+# ---- 3. Deadline ----
+test_deadline() {
+  local ns=it-deadline before after
+  "$K" create namespace "$ns" >/dev/null
+  before="$(metric 'dagsched_extender_filter_nodes_total{verdict="too_slow"}')"
+  sed "s/DEADLINE_TS/$(date -u -d '+45 seconds' +%Y-%m-%dT%H:%M:%SZ)/" "$MANIFESTS/deadline-task.yaml" |
+    "$K" -n "$ns" apply -f - >/dev/null
+  wait_for 30 "report bound" bound "$ns" report
+  local n
+  n="$(node_of "$ns" report)"
+  [[ "$n" == fast-1 ]] || fail "the deadline task went to $n (expected fast-1)"
+  after="$(metric 'dagsched_extender_filter_nodes_total{verdict="too_slow"}')"
+  awk -v a="$after" -v b="$before" 'BEGIN {exit !(a > b)}' ||
+    fail "the filter did not reject the slow node (too_slow $before -> $after)"
+  log "PASS deadline: the task avoided slow-1 (rejected as too slow) and runs on fast-1"
+}
+
+# ---- 4. Preemption and policy hot reload ----
+policy_generation() { metric dagsched_extender_policy_generation; }
+generation_is() { [[ "$(policy_generation)" == "$1" ]]; }
+
+test_preempt_and_policy() {
+  local ns=it-preempt
+  "$K" create namespace "$ns" >/dev/null
+  "$K" -n "$ns" apply -f "$MANIFESTS/preempt.yaml" >/dev/null
+  wait_for 30 "filler running" phase_is "$ns" filler Running
+  local young0
+  young0="$(metric 'dagsched_extender_preempt_victims_total{verdict="too-young"}')"
+  "$K" -n "$ns" apply -f "$MANIFESTS/preempt-urgent.yaml" >/dev/null
+  young_refused() {
+    awk -v a="$(metric 'dagsched_extender_preempt_victims_total{verdict="too-young"}')" \
+      -v b="$young0" 'BEGIN {exit !(a > b)}'
+  }
+  wait_for 30 "the young victim refused" young_refused
+  sleep 3
+  phase_is "$ns" filler Running || fail "the filler was evicted although it ran less than minRunTime"
+  bound "$ns" urgent && fail "urgent was bound although no victim was allowed"
+  "$K" -n "$ns" delete pod urgent --wait=true >/dev/null
+
+  [[ "$(policy_generation)" == 1 ]] || fail "policy generation is $(policy_generation) before any policy (expected 1)"
+  "$K" -n dagsched-system apply -f "$MANIFESTS/policy-min-run-0.yaml" >/dev/null
+  wait_for 20 "policy generation 2" generation_is 2
+  "$K" -n "$ns" apply -f "$MANIFESTS/preempt-urgent.yaml" >/dev/null
+  wait_for 60 "urgent bound after preempting the filler" bound "$ns" urgent
+  [[ "$(node_of "$ns" urgent)" == pre-1 ]] || fail "urgent went to $(node_of "$ns" urgent)"
+  wait_for 30 "the filler gone" bash -c "! '$K' -n $ns get pod filler >/dev/null 2>&1"
+  log "PASS preemption: young victim refused under minRunTime 60s, evicted after hot reload to 0s"
+
+  "$K" -n dagsched-system apply -f "$MANIFESTS/policy-invalid.yaml" >/dev/null
+  local has_event='[[ -n "$("$K" -n dagsched-system get events --field-selector reason=InvalidPolicy,involvedObject.name=dagsched-policy-default -o name)" ]]'
+  wait_for 20 "an InvalidPolicy event" bash -c "K='$K'; $has_event"
+  "$K" -n dagsched-system get events --field-selector reason=InvalidPolicy \
+    -o jsonpath='{.items[0].message}' | grep -q "spec.preemption.rho: must be > 1 (got 0.5)" ||
+    fail "the InvalidPolicy event does not give the validation error"
+  generation_is 2 || fail "an invalid policy changed the generation to $(policy_generation)"
+  log "PASS policy: invalid update refused (generation stays 2, InvalidPolicy event)"
+}
+
+# ---- 5. Invalid job ----
+test_invalid_job() {
+  local ns=it-invalid
+  "$K" create namespace "$ns" >/dev/null
+  "$K" -n "$ns" apply -f "$MANIFESTS/cyclic-job.yaml" >/dev/null
+  wait_for 30 "the cyclic job's pods bound" bash -c "[[ -n \"\$('$K' -n $ns get pod cyc-a -o jsonpath='{.spec.nodeName}')\" && -n \"\$('$K' -n $ns get pod cyc-b -o jsonpath='{.spec.nodeName}')\" ]]"
+  wait_for 20 "an InvalidJob event" bash -c "'$K' -n $ns get events --field-selector reason=InvalidJob -o jsonpath='{.items[*].message}' | grep -q 'dependency cycle'"
+  log "PASS invalid job: pods of a cyclic job scheduled without DAG constraints, InvalidJob event posted"
+}
+
+# ---- 6. Restart ----
+test_restart() {
+  local ns=it-restart
+  "$K" create namespace "$ns" >/dev/null
+  stop_extender -KILL
+  "$K" -n "$ns" apply -f "$MANIFESTS/restart-probe.yaml" >/dev/null
+  sleep 5
+  bound "$ns" after-restart && fail "a pod was bound while the extender was down"
+  "$K" -n "$ns" get events --field-selector involvedObject.name=after-restart \
+    -o jsonpath='{.items[*].message}' | grep -q "connection refused" ||
+    fail "no FailedScheduling event shows the extender unreachable"
+  start_extender
+  wait_for 30 "after-restart bound once the extender is back" bound "$ns" after-restart
+  log "PASS restart: scheduling resumed after the extender was killed and restarted"
+}
+
+test_dag_order
+test_packing
+test_deadline
+test_preempt_and_policy
+test_invalid_job
+test_restart
+if grep " ERROR " "$EXT_LOG" | grep -v "invalid policy" | grep -q .; then
+  fail "unexpected errors in the extender log"
+fi
+stop_extender
+((EXT_STATUS == 0)) || fail "the extender exited with status $EXT_STATUS at shutdown (sanitizer report above)"
+if grep -q "ERROR: \(AddressSanitizer\|LeakSanitizer\)\|runtime error:" "$EXT_LOG"; then
+  fail "sanitizer report in the extender log"
+fi
+log "all extender integration tests passed"

@@ -1,0 +1,832 @@
+/* test_handlers.c: the extender verbs on recorded request bodies against snapshots built from
+ * decoded cluster objects: a three-task DAG job (blocked, then runnable), level-deadline
+ * filtering, resource fit, pods outside any DAG, pods unknown to the snapshot, invalid jobs,
+ * unknown nodes, empty node lists, both key casings and nodeCacheCapable modes, preemption with
+ * protected / young / unknown victims, malformed and oversized bodies, and the not-ready answer. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fixtures.h"
+#include "handlers.h"
+#include "test_util.h"
+#include "timefmt.h"
+
+#define DEADLINE "2026-11-22T11:00:00Z"
+
+static double at(const char *ts)
+{
+    double t;
+    ds_err err;
+    if (ds_timestamp_parse(ts, &t, &err) != 0)
+        fail_msg("%s", err.msg);
+    return t;
+}
+
+static ext_ctx ctx(void)
+{
+    ext_ctx c;
+    memset(&c, 0, sizeof c);
+    ext_limits_default(&c.limits);
+    return c;
+}
+
+/* The cluster: three 8-cpu nodes of speeds 2.0, 0.5 and (no label, same size) 1.0; job batch/etl
+ * with extract -> clean -> transform; `clean_phase` says where clean is. A filler pod takes
+ * 7.8 cpu of kwok-node-2. */
+typedef struct world {
+    const kube_node *nodes[3];
+    const kube_pod *pods[16];
+    size_t n_pods;
+    const kube_configmap *graphs[2];
+    size_t n_graphs;
+    ds_policy policy;
+} world;
+
+static void add_pod(world *w, const fx_pod_spec *s)
+{
+    w->pods[w->n_pods++] = fx_pod(s);
+}
+
+static void world_init(world *w, const char *clean_phase)
+{
+    memset(w, 0, sizeof *w);
+    ds_policy_defaults(&w->policy);
+    w->nodes[0] = fx_node("kwok-node-0", "8", "32Gi", "2.0");
+    w->nodes[1] = fx_node("kwok-node-1", "8", "32Gi", "0.5");
+    w->nodes[2] = fx_node("kwok-node-2", "8", "32Gi", NULL);
+    add_pod(w, &(fx_pod_spec){.ns = "batch",
+                              .name = "etl-extract",
+                              .uid = "uid-extract",
+                              .job = "etl",
+                              .task = "extract",
+                              .runtime = "60s",
+                              .deadline = DEADLINE,
+                              .node = "kwok-node-0",
+                              .phase = "Succeeded",
+                              .cpu = "1",
+                              .mem = "1Gi",
+                              .created = "2026-11-22T10:00:00Z",
+                              .started = "2026-11-22T10:00:05Z"});
+    add_pod(w, &(fx_pod_spec){.ns = "batch",
+                              .name = "etl-clean",
+                              .uid = "uid-clean",
+                              .job = "etl",
+                              .task = "clean",
+                              .depends_on = "extract",
+                              .runtime = "120s",
+                              .deadline = DEADLINE,
+                              .node = "kwok-node-1",
+                              .phase = clean_phase,
+                              .cpu = "2",
+                              .mem = "4Gi",
+                              .created = "2026-11-22T10:00:00Z",
+                              .started = "2026-11-22T10:30:00Z"});
+    /* The pod of the recorded bodies (same uid and resourceVersion). */
+    add_pod(w, &(fx_pod_spec){.ns = "batch",
+                              .name = "etl-transform",
+                              .uid = "7c1e1a52-3b1f-4c55-9a39-0d9a3c2f6b10",
+                              .rv = "4711",
+                              .job = "etl",
+                              .task = "transform",
+                              .depends_on = "extract,clean",
+                              .runtime = "90s",
+                              .deadline = DEADLINE,
+                              .phase = "Pending",
+                              .cpu = "500m",
+                              .mem = "1Gi",
+                              .created = "2026-11-22T10:00:00Z"});
+    add_pod(w, &(fx_pod_spec){.ns = "default",
+                              .name = "filler",
+                              .uid = "uid-filler",
+                              .node = "kwok-node-2",
+                              .phase = "Running",
+                              .cpu = "7800m",
+                              .mem = "1Gi",
+                              .created = "2026-11-22T09:00:00Z",
+                              .started = "2026-11-22T09:00:00Z"});
+}
+
+static void world_free(world *w)
+{
+    for (size_t i = 0; i < 3; i++)
+        kube_obj_unref(&w->nodes[i]->meta);
+    for (size_t i = 0; i < w->n_pods; i++)
+        kube_obj_unref(&w->pods[i]->meta);
+    for (size_t i = 0; i < w->n_graphs; i++)
+        kube_obj_unref(&w->graphs[i]->meta);
+}
+
+static ext_snapshot *snap(const world *w, double now)
+{
+    ext_build_input in = {.nodes = w->nodes,
+                          .n_nodes = 3,
+                          .pods = w->pods,
+                          .n_pods = w->n_pods,
+                          .graphs = w->graphs,
+                          .n_graphs = w->n_graphs,
+                          .policy = &w->policy,
+                          .policy_generation = 1,
+                          .policy_source = "built-in defaults",
+                          .now = now};
+    ext_snapshot *s = NULL;
+    ds_err err;
+    if (ext_snapshot_build(&in, &s, &err) != 0)
+        fail_msg("snapshot: %s", err.msg);
+    return s;
+}
+
+typedef void (*verb_fn)(const ext_ctx *, const ext_snapshot *, const char *, size_t, double,
+                        ext_reply *, ext_outcome *);
+
+/* Run a verb on a body; returns the reply body (caller frees) and checks the status. */
+static char *run(verb_fn fn, const ext_snapshot *s, const char *body, size_t len, double now,
+                 int status, ext_outcome *o)
+{
+    ext_ctx c = ctx();
+    ext_reply r;
+    fn(&c, s, body, len, now, &r, o);
+    assert_int_equal(r.status, status);
+    assert_non_null(r.body);
+    return r.body;
+}
+
+static char *run_file(verb_fn fn, const ext_snapshot *s, const char *file, double now, int status,
+                      ext_outcome *o)
+{
+    size_t len;
+    char *body = tu_read_data(file, &len);
+    char *out = run(fn, s, body, len, now, status, o);
+    free(body);
+    return out;
+}
+
+static void test_not_ready(void **state)
+{
+    (void)state;
+    ext_outcome o;
+    char *out = run_file(ext_handle_filter, NULL, "filter_names.json", 0, 503, &o);
+    assert_string_equal(out, "{\"Error\":\"dagsched: the extender's caches have not synced yet; "
+                             "retry\"}");
+    assert_int_equal(o.kind, EXT_NOT_READY);
+    free(out);
+    out = run_file(ext_handle_preempt, NULL, "preempt_meta.json", 0, 503, &o);
+    free(out);
+    out = run_file(ext_handle_prioritize, NULL, "filter_names.json", 0, 503, &o);
+    free(out);
+}
+
+static const char BLOCKED[] =
+    "{\"Nodes\":null,\"NodeNames\":[],\"FailedNodes\":{},\"FailedAndUnresolvableNodes\":{"
+    "\"kwok-node-0\":\"dagsched: waiting for upstream tasks: clean\","
+    "\"kwok-node-1\":\"dagsched: waiting for upstream tasks: clean\","
+    "\"kwok-node-2\":\"dagsched: waiting for upstream tasks: clean\"},\"Error\":\"\"}";
+
+static void test_blocked_task_both_casings(void **state)
+{
+    (void)state;
+    world w;
+    world_init(&w, "Running");
+    double now = at("2026-11-22T10:31:00Z");
+    ext_snapshot *s = snap(&w, now);
+    const char *files[] = {"filter_names.json", "filter_names_lower.json"};
+    for (int i = 0; i < 2; i++) {
+        ext_outcome o;
+        char *out = run_file(ext_handle_filter, s, files[i], now, 200, &o);
+        assert_string_equal(out, BLOCKED);
+        assert_int_equal(o.pod_class, EXT_POD_BLOCKED);
+        assert_string_equal(o.note, "clean");
+        assert_int_equal(o.n_blocked, 3);
+        assert_string_equal(o.pod_name, "etl-transform");
+        ext_outcome_clear(&o);
+        free(out);
+    }
+    /* nodeCacheCapable: false: the same verdicts, keyed by the Node objects' names. */
+    ext_outcome o;
+    char *out = run_file(ext_handle_filter, s, "filter_nodelist.json", now, 200, &o);
+    assert_string_equal(out, "{\"Nodes\":{\"metadata\":{},\"items\":[]},\"NodeNames\":null,"
+                             "\"FailedNodes\":{},\"FailedAndUnresolvableNodes\":{"
+                             "\"kwok-node-0\":\"dagsched: waiting for upstream tasks: clean\","
+                             "\"kwok-node-1\":\"dagsched: waiting for upstream tasks: clean\"},"
+                             "\"Error\":\"\"}");
+    free(out);
+    /* Prioritize gives a blocked task nothing. */
+    out = run_file(ext_handle_prioritize, s, "filter_names.json", now, 200, &o);
+    assert_string_equal(out, "[{\"Host\":\"kwok-node-0\",\"Score\":0},{\"Host\":\"kwok-node-1\","
+                             "\"Score\":0},{\"Host\":\"kwok-node-2\",\"Score\":0}]");
+    free(out);
+    /* And may not preempt. */
+    out = run_file(ext_handle_preempt, s, "preempt_meta.json", now, 200, &o);
+    assert_string_equal(out, "{\"NodeNameToMetaVictims\":{}}");
+    assert_string_equal(o.preemptor_mode, "barred");
+    free(out);
+    ext_snapshot_unref(s);
+    world_free(&w);
+}
+
+/* A fake live cache: "clean" has succeeded (the snapshot does not know yet). */
+static size_t live_calls;
+static bool live_clean_done(void *user, const char *ns, const char *job, const char *const *tasks,
+                            size_t n)
+{
+    (void)user;
+    live_calls++;
+    assert_string_equal(ns, "batch");
+    assert_string_equal(job, "etl");
+    assert_int_equal(n, 1);
+    return strcmp(tasks[0], "clean") == 0;
+}
+
+static void test_live_caches_ahead_of_snapshot(void **state)
+{
+    (void)state;
+    world w;
+    world_init(&w, "Running");
+    double now = at("2026-11-22T10:31:00Z");
+    ext_snapshot *s = snap(&w, now);
+    ext_ctx c = ctx();
+    c.tasks_succeeded = live_clean_done;
+    size_t len;
+    char *body = tu_read_data("filter_names.json", &len);
+    ext_reply r;
+    ext_outcome o;
+    live_calls = 0;
+    ext_handle_filter(&c, s, body, len, now, &r, &o);
+    assert_int_equal(r.status, 200);
+    assert_int_equal(live_calls, 1);
+    assert_true(o.live_override);
+    assert_int_equal(o.pod_class, EXT_POD_DAG);
+    assert_string_equal(r.body, "{\"Nodes\":null,\"NodeNames\":[\"kwok-node-0\",\"kwok-node-1\"],"
+                                "\"FailedNodes\":{\"kwok-node-2\":\"dagsched: insufficient cpu "
+                                "(requested 500m, free 200m)\"},\"FailedAndUnresolvableNodes\":{},"
+                                "\"Error\":\"\"}");
+    free(r.body);
+    ext_outcome_clear(&o);
+    free(body);
+    ext_snapshot_unref(s);
+    world_free(&w);
+}
+
+static void test_runnable_deadline_and_fit(void **state)
+{
+    (void)state;
+    world w;
+    world_init(&w, "Succeeded");
+    /* 10:58: 120 s before the deadline of level 3 (the last level: the job deadline). The task
+     * needs 90 s at speed 1: 45 s on kwok-node-0 (speed 2), 180 s on kwok-node-1 (speed 0.5,
+     * late); kwok-node-2 (speed 1) would make it but has only 200m cpu free. */
+    double now = at("2026-11-22T10:58:00Z");
+    ext_snapshot *s = snap(&w, now);
+    ext_outcome o;
+    char *out = run_file(ext_handle_filter, s, "filter_names.json", now, 200, &o);
+    assert_string_equal(
+        out, "{\"Nodes\":null,\"NodeNames\":[\"kwok-node-0\"],\"FailedNodes\":{"
+             "\"kwok-node-1\":\"dagsched: cannot finish before its level deadline on this node "
+             "(needs 3m0s at speed 0.5, 2m0s left); faster nodes can\","
+             "\"kwok-node-2\":\"dagsched: insufficient cpu (requested 500m, free 200m)\"},"
+             "\"FailedAndUnresolvableNodes\":{},\"Error\":\"\"}");
+    assert_int_equal(o.pod_class, EXT_POD_DAG);
+    assert_int_equal(o.n_passed, 1);
+    assert_int_equal(o.n_too_slow, 1);
+    assert_int_equal(o.n_no_fit, 1);
+    free(out);
+
+    /* Without the deadline pressure (10:00), the slow node passes too. */
+    out = run_file(ext_handle_filter, s, "filter_names.json", at("2026-11-22T10:00:00Z"), 200, &o);
+    assert_non_null(strstr(out, "\"NodeNames\":[\"kwok-node-0\",\"kwok-node-1\"]"));
+    free(out);
+
+    /* The policy can turn the deadline test off. */
+    ext_snapshot_unref(s);
+    w.policy.filter_infeasible_nodes = false;
+    s = snap(&w, now);
+    out = run_file(ext_handle_filter, s, "filter_names.json", now, 200, &o);
+    assert_non_null(strstr(out, "\"NodeNames\":[\"kwok-node-0\",\"kwok-node-1\"]"));
+    free(out);
+
+    /* Prioritize: kwok-node-2 does not fit (0). The sole waiting task has criticality 1 and
+     * prefers the fast node. kwok-node-0 (empty, speed 2 = max): C 0; B = 1 - mean(7.5/8,
+     * 31/32) = 0.046875; S = 1: 0.4*0.046875 + 0.2 = 0.21875 -> 2. kwok-node-1 (2 cpu, 4Gi of
+     * clean... which has succeeded, so empty; speed 0.5): B the same, S = 0.25: 0.06875 -> 1. */
+    out = run_file(ext_handle_prioritize, s, "filter_names.json", now, 200, &o);
+    assert_string_equal(out, "[{\"Host\":\"kwok-node-0\",\"Score\":2},{\"Host\":\"kwok-node-1\","
+                             "\"Score\":1},{\"Host\":\"kwok-node-2\",\"Score\":0}]");
+    /* Deterministic. */
+    char *again = run_file(ext_handle_prioritize, s, "filter_names.json", now, 200, &o);
+    assert_string_equal(out, again);
+    free(again);
+    free(out);
+    ext_snapshot_unref(s);
+    world_free(&w);
+}
+
+static char *body_for(const char *pod_json, const char *names)
+{
+    size_t n = strlen(pod_json) + strlen(names) + 64;
+    char *b = malloc(n);
+    assert_non_null(b);
+    snprintf(b, n, "{\"Pod\":%s,\"NodeNames\":[%s]}", pod_json, names);
+    return b;
+}
+
+static void test_outside_dag_and_unknown_nodes(void **state)
+{
+    (void)state;
+    world w;
+    world_init(&w, "Running");
+    double now = at("2026-11-22T10:31:00Z");
+    ext_snapshot *s = snap(&w, now);
+    const char *web = "{\"metadata\":{\"name\":\"web\",\"namespace\":\"default\",\"uid\":\"u-web\","
+                      "\"resourceVersion\":\"9\"},\"spec\":{\"containers\":[{\"name\":\"c\","
+                      "\"image\":\"x\",\"resources\":{\"requests\":{\"cpu\":\"1\",\"memory\":"
+                      "\"1Gi\"}}}]}}";
+    char *body = body_for(web, "\"kwok-node-0\",\"kwok-node-2\",\"ghost\"");
+    ext_outcome o;
+    char *out = run(ext_handle_filter, s, body, strlen(body), now, 200, &o);
+    assert_string_equal(out, "{\"Nodes\":null,\"NodeNames\":[\"kwok-node-0\",\"ghost\"],"
+                             "\"FailedNodes\":{\"kwok-node-2\":\"dagsched: insufficient cpu "
+                             "(requested 1000m, free 200m)\"},\"FailedAndUnresolvableNodes\":{},"
+                             "\"Error\":\"\"}");
+    assert_int_equal(o.pod_class, EXT_POD_OUTSIDE);
+    assert_int_equal(o.n_unknown, 1);
+    free(out);
+    /* kwok-node-0 holds nothing running (extract succeeded): C 0, B = 1 - mean(7/8, 31/32) =
+     * 0.078125, S 0 (criticality 0): 0.4 * 0.078125 = 0.03125 -> 0. */
+    out = run(ext_handle_prioritize, s, body, strlen(body), now, 200, &o);
+    assert_string_equal(out, "[{\"Host\":\"kwok-node-0\",\"Score\":0},{\"Host\":\"kwok-node-2\","
+                             "\"Score\":0},{\"Host\":\"ghost\",\"Score\":0}]");
+    free(out);
+    free(body);
+    ext_snapshot_unref(s);
+    world_free(&w);
+}
+
+static void test_packing_prefers_complementary_node(void **state)
+{
+    (void)state;
+    /* Two 4-cpu 16Gi nodes: pa runs a cpu-heavy pod (3 cpu, 1Gi), pb a memory-heavy one
+     * (500m, 12Gi). A memory-heavy pod (500m, 3Gi) complements pa:
+     *   pa: a = (0.125, 0.1875), b = (0.75, 0.0625), DV = (0.625^2 + 0.125^2) / 2 = 0.203125;
+     *       B = 1 - mean(0.125, 0.75) = 0.5625: 0.4 * 0.203125 + 0.4 * 0.5625 = 0.30625 -> 3.
+     *   pb: same dominant resource (memory): C 0; B = 1 - mean(0.75, 0.0625) = 0.59375:
+     *       0.2375 -> 2. */
+    ds_policy pol;
+    ds_policy_defaults(&pol);
+    const kube_node *nodes[2] = {fx_node("pa", "4", "16Gi", NULL),
+                                 fx_node("pb", "4", "16Gi", NULL)};
+    const kube_pod *pods[2] = {fx_pod(&(fx_pod_spec){.ns = "d",
+                                                     .name = "cpu-hog",
+                                                     .uid = "u1",
+                                                     .node = "pa",
+                                                     .phase = "Running",
+                                                     .cpu = "3",
+                                                     .mem = "1Gi"}),
+                               fx_pod(&(fx_pod_spec){.ns = "d",
+                                                     .name = "mem-hog",
+                                                     .uid = "u2",
+                                                     .node = "pb",
+                                                     .phase = "Running",
+                                                     .cpu = "500m",
+                                                     .mem = "12Gi"})};
+    ext_build_input in = {.nodes = nodes,
+                          .n_nodes = 2,
+                          .pods = pods,
+                          .n_pods = 2,
+                          .policy = &pol,
+                          .policy_generation = 1,
+                          .now = 1000};
+    ext_snapshot *s;
+    ds_err err;
+    assert_int_equal(ext_snapshot_build(&in, &s, &err), 0);
+    const char *pod = "{\"metadata\":{\"name\":\"m\",\"namespace\":\"d\",\"uid\":\"u3\","
+                      "\"resourceVersion\":\"1\"},\"spec\":{\"containers\":[{\"name\":\"c\","
+                      "\"resources\":{\"requests\":{\"cpu\":\"500m\",\"memory\":\"3Gi\"}}}]}}";
+    char *body = body_for(pod, "\"pa\",\"pb\"");
+    ext_outcome o;
+    char *out = run(ext_handle_prioritize, s, body, strlen(body), 1000, 200, &o);
+    assert_string_equal(out, "[{\"Host\":\"pa\",\"Score\":3},{\"Host\":\"pb\",\"Score\":2}]");
+    free(out);
+    free(body);
+    ext_snapshot_unref(s);
+    for (int i = 0; i < 2; i++) {
+        kube_obj_unref(&nodes[i]->meta);
+        kube_obj_unref(&pods[i]->meta);
+    }
+}
+
+static void test_pod_unknown_to_snapshot(void **state)
+{
+    (void)state;
+    world w;
+    world_init(&w, "Succeeded");
+    double now = at("2026-11-22T10:31:00Z");
+    ext_snapshot *s = snap(&w, now);
+    /* A new task of job etl, not yet in the snapshot, waiting for transform (pending). */
+    const char *load = "{\"metadata\":{\"name\":\"etl-load\",\"namespace\":\"batch\",\"uid\":"
+                       "\"u-load\",\"resourceVersion\":\"1\",\"labels\":{\"dagsched.io/job\":"
+                       "\"etl\",\"dagsched.io/task\":\"load\"},\"annotations\":{"
+                       "\"dagsched.io/depends-on\":\"transform, extract\"}},\"spec\":{"
+                       "\"containers\":[{\"name\":\"c\",\"resources\":{\"requests\":{\"cpu\":"
+                       "\"100m\"}}}]}}";
+    char *body = body_for(load, "\"kwok-node-0\"");
+    ext_outcome o;
+    char *out = run(ext_handle_filter, s, body, strlen(body), now, 200, &o);
+    assert_string_equal(out, "{\"Nodes\":null,\"NodeNames\":[],\"FailedNodes\":{},"
+                             "\"FailedAndUnresolvableNodes\":{\"kwok-node-0\":\"dagsched: waiting "
+                             "for upstream tasks: transform\"},\"Error\":\"\"}");
+    assert_int_equal(o.pod_class, EXT_POD_BLOCKED);
+    free(out);
+    free(body);
+
+    /* A pod of a job the snapshot has never seen: its upstream tasks are not known to have
+     * succeeded. */
+    const char *other = "{\"metadata\":{\"name\":\"x-b\",\"namespace\":\"batch\",\"uid\":\"u-xb\","
+                        "\"resourceVersion\":\"1\",\"labels\":{\"dagsched.io/job\":\"x\","
+                        "\"dagsched.io/task\":\"b\"},\"annotations\":{\"dagsched.io/depends-on\":"
+                        "\"a\"}},\"spec\":{\"containers\":[{\"name\":\"c\"}]}}";
+    body = body_for(other, "\"kwok-node-0\"");
+    out = run(ext_handle_filter, s, body, strlen(body), now, 200, &o);
+    assert_non_null(strstr(out, "\"dagsched: waiting for upstream tasks: a\""));
+    free(out);
+    free(body);
+
+    /* The root task of an unseen job passes. */
+    const char *root = "{\"metadata\":{\"name\":\"x-a\",\"namespace\":\"batch\",\"uid\":\"u-xa\","
+                       "\"resourceVersion\":\"1\",\"labels\":{\"dagsched.io/job\":\"x\","
+                       "\"dagsched.io/task\":\"a\"},\"annotations\":{\"dagsched.io/runtime\":"
+                       "\"30s\"}},\"spec\":{\"containers\":[{\"name\":\"c\"}]}}";
+    body = body_for(root, "\"kwok-node-0\"");
+    out = run(ext_handle_filter, s, body, strlen(body), now, 200, &o);
+    assert_non_null(strstr(out, "\"NodeNames\":[\"kwok-node-0\"]"));
+    assert_int_equal(o.pod_class, EXT_POD_DAG);
+    free(out);
+    free(body);
+
+    /* A long list of missing upstream tasks is cut short with "and N more". */
+    char deps[4096] = "", pod_json[6144];
+    for (int i = 0; i < 60; i++) {
+        char one[64];
+        snprintf(one, sizeof one, "%supstream-task-with-a-rather-long-name-%02d", i ? "," : "", i);
+        strcat(deps, one);
+    }
+    snprintf(pod_json, sizeof pod_json,
+             "{\"metadata\":{\"name\":\"z-b\",\"namespace\":\"batch\",\"uid\":\"u-zb\","
+             "\"resourceVersion\":\"1\",\"labels\":{\"dagsched.io/job\":\"z\","
+             "\"dagsched.io/task\":\"b\"},\"annotations\":{\"dagsched.io/depends-on\":\"%s\"}},"
+             "\"spec\":{\"containers\":[{\"name\":\"c\"}]}}",
+             deps);
+    body = body_for(pod_json, "\"kwok-node-0\"");
+    out = run(ext_handle_filter, s, body, strlen(body), now, 200, &o);
+    /* 11 names of 42 characters fit in the 512-byte list, with room for the suffix. */
+    assert_non_null(strstr(out, "upstream-task-with-a-rather-long-name-10 and 49 more\"}"));
+    assert_null(strstr(out, "name-11"));
+    free(out);
+    free(body);
+
+    /* Its own deadline annotation bounds the level deadline: 90 s of work 120 s before the
+     * deadline rule out the speed-0.5 node. */
+    const char *dl = "{\"metadata\":{\"name\":\"y-a\",\"namespace\":\"batch\",\"uid\":\"u-ya\","
+                     "\"resourceVersion\":\"1\",\"labels\":{\"dagsched.io/job\":\"y\","
+                     "\"dagsched.io/task\":\"a\"},\"annotations\":{\"dagsched.io/runtime\":"
+                     "\"90s\",\"dagsched.io/deadline\":\"" DEADLINE "\"}},\"spec\":{"
+                     "\"containers\":[{\"name\":\"c\"}]}}";
+    body = body_for(dl, "\"kwok-node-0\",\"kwok-node-1\"");
+    double late = at("2026-11-22T10:58:00Z");
+    out = run(ext_handle_filter, s, body, strlen(body), late, 200, &o);
+    assert_non_null(strstr(out, "\"NodeNames\":[\"kwok-node-0\"]"));
+    assert_non_null(strstr(out, "\"kwok-node-1\":\"dagsched: cannot finish before its level "
+                                "deadline on this node (needs 3m0s at speed 0.5, 2m0s left); "
+                                "faster nodes can\""));
+    free(out);
+    free(body);
+    ext_snapshot_unref(s);
+    world_free(&w);
+}
+
+static void test_invalid_job_passes_through(void **state)
+{
+    (void)state;
+    world w;
+    world_init(&w, "Running");
+    add_pod(&w, &(fx_pod_spec){.ns = "batch",
+                               .name = "cyc-a",
+                               .uid = "u-cyc-a",
+                               .rv = "5",
+                               .job = "cyc",
+                               .task = "a",
+                               .depends_on = "b",
+                               .phase = "Pending",
+                               .cpu = "100m"});
+    add_pod(&w, &(fx_pod_spec){.ns = "batch",
+                               .name = "cyc-b",
+                               .uid = "u-cyc-b",
+                               .rv = "5",
+                               .job = "cyc",
+                               .task = "b",
+                               .depends_on = "a",
+                               .phase = "Pending",
+                               .cpu = "100m"});
+    double now = at("2026-11-22T10:31:00Z");
+    ext_snapshot *s = snap(&w, now);
+    const char *pod = "{\"metadata\":{\"name\":\"cyc-a\",\"namespace\":\"batch\",\"uid\":"
+                      "\"u-cyc-a\",\"resourceVersion\":\"5\"},\"spec\":{}}";
+    char *body = body_for(pod, "\"kwok-node-0\",\"kwok-node-1\"");
+    ext_outcome o;
+    char *out = run(ext_handle_filter, s, body, strlen(body), now, 200, &o);
+    assert_non_null(strstr(out, "\"NodeNames\":[\"kwok-node-0\",\"kwok-node-1\"]"));
+    assert_int_equal(o.pod_class, EXT_POD_INVALID_JOB);
+    assert_non_null(strstr(o.note, "job batch/cyc is invalid: "));
+    assert_non_null(strstr(o.note, "cycle"));
+    assert_non_null(o.pod);
+    assert_string_equal(o.pod->meta.name, "cyc-a");
+    ext_outcome_clear(&o);
+    free(out);
+    free(body);
+    ext_snapshot_unref(s);
+    world_free(&w);
+}
+
+static void test_empty_nodes(void **state)
+{
+    (void)state;
+    world w;
+    world_init(&w, "Succeeded");
+    ext_snapshot *s = snap(&w, 0);
+    ext_outcome o;
+    char *out = run_file(ext_handle_filter, s, "filter_empty.json", 0, 200, &o);
+    assert_string_equal(out, "{\"Nodes\":null,\"NodeNames\":[],\"FailedNodes\":{},"
+                             "\"FailedAndUnresolvableNodes\":{},\"Error\":\"\"}");
+    free(out);
+    out = run_file(ext_handle_prioritize, s, "filter_empty.json", 0, 200, &o);
+    assert_string_equal(out, "[]");
+    free(out);
+    ext_snapshot_unref(s);
+    world_free(&w);
+}
+
+/* Victims: report-a (evictable, ran long) and report-b (started 40 s ago) on kwok-node-0, which
+ * they fill; a kube-system pod on kwok-node-1. */
+static void add_victims(world *w)
+{
+    add_pod(w, &(fx_pod_spec){.ns = "batch",
+                              .name = "report-a",
+                              .uid = "uid-victim-a",
+                              .job = "report",
+                              .task = "a",
+                              .runtime = "1h",
+                              .node = "kwok-node-0",
+                              .phase = "Running",
+                              .cpu = "4",
+                              .mem = "1Gi",
+                              .created = "2026-11-22T10:00:00Z",
+                              .started = "2026-11-22T10:00:00Z"});
+    add_pod(w, &(fx_pod_spec){.ns = "batch",
+                              .name = "report-b",
+                              .uid = "uid-victim-b",
+                              .job = "report",
+                              .task = "b",
+                              .runtime = "1h",
+                              .node = "kwok-node-0",
+                              .phase = "Running",
+                              .cpu = "3800m",
+                              .mem = "1Gi",
+                              .created = "2026-11-22T10:58:00Z",
+                              .started = "2026-11-22T10:58:00Z"});
+    add_pod(w, &(fx_pod_spec){.ns = "kube-system",
+                              .name = "dns",
+                              .uid = "uid-victim-c",
+                              .node = "kwok-node-1",
+                              .phase = "Running",
+                              .cpu = "7800m",
+                              .mem = "1Gi",
+                              .created = "2026-11-22T09:00:00Z",
+                              .started = "2026-11-22T09:00:00Z"});
+}
+
+static void test_preempt(void **state)
+{
+    (void)state;
+    world w;
+    world_init(&w, "Succeeded");
+    add_victims(&w);
+    /* 10:58:40: transform has 80 s left for 90 s of work: urgent (t_allow <= 30 s). */
+    double now = at("2026-11-22T10:58:40Z");
+    ext_snapshot *s = snap(&w, now);
+    ext_outcome o;
+    char *out = run_file(ext_handle_preempt, s, "preempt_meta.json", now, 200, &o);
+    assert_string_equal(out, "{\"NodeNameToMetaVictims\":{\"kwok-node-0\":{\"Pods\":[{\"UID\":"
+                             "\"uid-victim-a\"}],\"NumPDBViolations\":1}}}");
+    assert_string_equal(o.preemptor_mode, "urgent");
+    assert_int_equal(o.n_victims_in, 3);
+    assert_int_equal(o.n_victims_kept, 1);
+    assert_int_equal(o.n_nodes_kept, 1);
+    assert_int_equal(o.victims_refused[DS_VICTIM_TOO_YOUNG], 1);
+    assert_int_equal(o.victims_refused[DS_VICTIM_NOT_EVICTABLE], 1);
+    free(out);
+
+    /* NodeNameToVictims with full Pods (nodeCacheCapable: false). */
+    out = run_file(ext_handle_preempt, s, "preempt_full.json", now, 200, &o);
+    assert_string_equal(out, "{\"NodeNameToMetaVictims\":{\"kwok-node-0\":{\"Pods\":[{\"UID\":"
+                             "\"uid-victim-a\"}],\"NumPDBViolations\":0}}}");
+    free(out);
+
+    /* A victim the snapshot does not know, or not on the node named, is never evicted. */
+    const char *pod = "{\"metadata\":{\"name\":\"web\",\"namespace\":\"default\",\"uid\":\"u-web\","
+                      "\"resourceVersion\":\"1\"},\"spec\":{\"containers\":[{\"name\":\"c\","
+                      "\"resources\":{\"requests\":{\"cpu\":\"1\"}}}]}}";
+    char body[1024];
+    snprintf(body, sizeof body,
+             "{\"Pod\":%s,\"NodeNameToMetaVictims\":{\"kwok-node-1\":{\"Pods\":[{\"UID\":"
+             "\"uid-victim-a\"}]},\"ghost\":{\"Pods\":[{\"UID\":\"x\"}]},\"kwok-node-0\":{"
+             "\"Pods\":[{\"UID\":\"nope\"},{\"UID\":\"uid-victim-a\"}]}}}",
+             pod);
+    out = run(ext_handle_preempt, s, body, strlen(body), now, 200, &o);
+    assert_string_equal(out, "{\"NodeNameToMetaVictims\":{\"kwok-node-0\":{\"Pods\":[{\"UID\":"
+                             "\"uid-victim-a\"}],\"NumPDBViolations\":0}}}");
+    assert_string_equal(o.preemptor_mode, "outside-dag");
+    assert_int_equal(o.victims_refused[DS_VICTIM_UNKNOWN], 3);
+    free(out);
+    ext_snapshot_unref(s);
+    world_free(&w);
+}
+
+static void expect_400(verb_fn fn, const char *body, size_t len, const char *msg)
+{
+    world w;
+    world_init(&w, "Running");
+    ext_snapshot *s = snap(&w, 0);
+    ext_outcome o;
+    char *out = run(fn, s, body, len, 0, 400, &o);
+    assert_int_equal(o.kind, EXT_BAD_REQUEST);
+    assert_string_equal(o.error, msg);
+    json_error_t je;
+    json_t *j = json_loads(out, 0, &je);
+    assert_non_null(j);
+    assert_string_equal(json_string_value(json_object_get(j, "Error")), msg);
+    json_decref(j);
+    free(out);
+    ext_snapshot_unref(s);
+    world_free(&w);
+}
+
+static void test_malformed_bodies(void **state)
+{
+    (void)state;
+    expect_400(ext_handle_filter, "", 0, "request body is empty");
+    expect_400(ext_handle_filter, "{\"Pod\":{}", 9,
+               "invalid JSON at byte 9: unexpected end of input inside an object or array");
+    expect_400(ext_handle_prioritize, "{\"NodeNames\":[]}", 16, "Pod: missing");
+    expect_400(ext_handle_preempt, "[1]", 3, "request: expected a JSON object (got array)");
+    const char *nospec = "{\"Pod\":{\"metadata\":{\"name\":\"p\",\"namespace\":\"n\","
+                         "\"resourceVersion\":\"1\"}},\"NodeNames\":[]}";
+    expect_400(ext_handle_filter, nospec, strlen(nospec), "Pod: pod n/p: spec: missing");
+    const char *badq = "{\"Pod\":{\"metadata\":{\"name\":\"p\",\"namespace\":\"n\","
+                       "\"resourceVersion\":\"1\"},\"spec\":{\"containers\":[{\"name\":\"c\","
+                       "\"resources\":{\"requests\":{\"cpu\":\"lots\"}}}]}},\"NodeNames\":[]}";
+    ext_ctx c = ctx();
+    ext_reply r;
+    ext_outcome o;
+    world w;
+    world_init(&w, "Running");
+    ext_snapshot *s = snap(&w, 0);
+    ext_handle_filter(&c, s, badq, strlen(badq), 0, &r, &o);
+    assert_int_equal(r.status, 400);
+    assert_non_null(strstr(o.error, "Pod: pod n/p: spec.containers[0].resources.requests.cpu"));
+    free(r.body);
+
+    /* Oversized for the configured limit. */
+    c.limits.max_body = 100;
+    size_t len;
+    char *body = tu_read_data("filter_names.json", &len);
+    ext_handle_filter(&c, s, body, len, 0, &r, &o);
+    assert_int_equal(r.status, 400);
+    char want[128];
+    snprintf(want, sizeof want, "JSON document larger than 100 bytes (got %zu)", len);
+    assert_string_equal(o.error, want);
+    free(r.body);
+    free(body);
+    ext_snapshot_unref(s);
+    world_free(&w);
+}
+
+/* Bodies recorded from kube-scheduler v1.32: the Pods are not in the snapshot and go through the
+ * Kubernetes object decoder, exactly as the scheduler sent them. */
+static void test_recorded_bodies(void **state)
+{
+    (void)state;
+    ds_policy pol;
+    ds_policy_defaults(&pol);
+    const kube_node *nodes[] = {fx_node("dag-1", "8", "32Gi", "1"),
+                                fx_node("dag-2", "8", "32Gi", "1"),
+                                fx_node("pre-1", "2", "4Gi", "1")};
+    const kube_pod *pods[] = {fx_pod(&(fx_pod_spec){.ns = "batch",
+                                                    .name = "filler",
+                                                    .uid = "71e8637a-2219-4365-be68-eecbae97bf78",
+                                                    .node = "pre-1",
+                                                    .phase = "Running",
+                                                    .cpu = "1500m",
+                                                    .mem = "1Gi",
+                                                    .created = "2026-11-22T04:46:48Z",
+                                                    .started = "2026-11-22T04:46:49Z",
+                                                    .priority_class = "dagsched-test-low"})};
+    ext_build_input in = {.nodes = nodes,
+                          .n_nodes = 3,
+                          .pods = pods,
+                          .n_pods = 1,
+                          .policy = &pol,
+                          .policy_generation = 1};
+    double now = at("2026-11-22T04:46:55Z");
+    in.now = now;
+    ext_snapshot *s;
+    ds_err err;
+    assert_int_equal(ext_snapshot_build(&in, &s, &err), 0);
+
+    ext_outcome o;
+    char *out = run_file(ext_handle_filter, s, "recorded_filter_names.json", now, 200, &o);
+    assert_string_equal(out,
+                        "{\"Nodes\":null,\"NodeNames\":[\"dag-1\",\"dag-2\"],\"FailedNodes\":{},"
+                        "\"FailedAndUnresolvableNodes\":{},\"Error\":\"\"}");
+    assert_int_equal(o.pod_class, EXT_POD_DAG); /* a root task, by its own annotations */
+    assert_string_equal(o.pod_name, "etl-extract");
+    free(out);
+    out = run_file(ext_handle_filter, s, "recorded_filter_nodelist.json", now, 200, &o);
+    json_error_t je;
+    json_t *res = json_loads(out, 0, &je);
+    assert_non_null(res);
+    assert_int_equal(json_array_size(json_object_get(json_object_get(res, "Nodes"), "items")), 2);
+    json_decref(res);
+    free(out);
+
+    /* The filler started 6 s ago: too young under the default minRunTime of 60 s. */
+    out = run_file(ext_handle_preempt, s, "recorded_preempt_meta.json", now, 200, &o);
+    assert_string_equal(out, "{\"NodeNameToMetaVictims\":{}}");
+    assert_int_equal(o.victims_refused[DS_VICTIM_TOO_YOUNG], 1);
+    free(out);
+    ext_snapshot_unref(s);
+
+    /* With minRunTime 0 it may go, and freeing its 1500m makes room for the 1-cpu pod. */
+    pol.preemption.min_run_s = 0;
+    assert_int_equal(ext_snapshot_build(&in, &s, &err), 0);
+    const char *files[] = {"recorded_preempt_meta.json", "recorded_preempt_full.json"};
+    for (int f = 0; f < 2; f++) {
+        out = run_file(ext_handle_preempt, s, files[f], now, 200, &o);
+        assert_string_equal(out,
+                            "{\"NodeNameToMetaVictims\":{\"pre-1\":{\"Pods\":[{\"UID\":"
+                            "\"71e8637a-2219-4365-be68-eecbae97bf78\"}],\"NumPDBViolations\":0}}}");
+        assert_string_equal(o.pod_name, "urgent");
+        free(out);
+    }
+    ext_snapshot_unref(s);
+    for (int i = 0; i < 3; i++)
+        kube_obj_unref(&nodes[i]->meta);
+    kube_obj_unref(&pods[0]->meta);
+}
+
+static void test_floor(void **state)
+{
+    (void)state;
+    ext_ctx c = ctx();
+    size_t len;
+    char *body = tu_read_data("filter_names.json", &len);
+    ext_reply r;
+    ext_outcome o;
+    ext_handle_floor_filter(&c, body, len, &r, &o);
+    assert_int_equal(r.status, 200);
+    assert_string_equal(r.body, "{\"Nodes\":null,\"NodeNames\":[\"kwok-node-0\",\"kwok-node-1\","
+                                "\"kwok-node-2\"],\"FailedNodes\":{},"
+                                "\"FailedAndUnresolvableNodes\":{},\"Error\":\"\"}");
+    free(r.body);
+    ext_handle_floor_prioritize(&c, body, len, &r, &o);
+    assert_string_equal(r.body, "[{\"Host\":\"kwok-node-0\",\"Score\":5},{\"Host\":\"kwok-node-1\","
+                                "\"Score\":5},{\"Host\":\"kwok-node-2\",\"Score\":5}]");
+    free(r.body);
+    free(body);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_not_ready),
+        cmocka_unit_test(test_blocked_task_both_casings),
+        cmocka_unit_test(test_live_caches_ahead_of_snapshot),
+        cmocka_unit_test(test_runnable_deadline_and_fit),
+        cmocka_unit_test(test_outside_dag_and_unknown_nodes),
+        cmocka_unit_test(test_packing_prefers_complementary_node),
+        cmocka_unit_test(test_pod_unknown_to_snapshot),
+        cmocka_unit_test(test_invalid_job_passes_through),
+        cmocka_unit_test(test_empty_nodes),
+        cmocka_unit_test(test_preempt),
+        cmocka_unit_test(test_malformed_bodies),
+        cmocka_unit_test(test_recorded_bodies),
+        cmocka_unit_test(test_floor),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
