@@ -18,10 +18,10 @@
 #define CTL_EV_PREEMPTED       "DagschedEvicted"         /* on a victim */
 #define CTL_EV_PREEMPTING      "DagschedEvicting"        /* on a preemptor */
 #define CTL_EV_WOULD_PREEMPT   "DagschedWouldEvict"      /* --dry-run, on both */
-#define CTL_EV_EVICTION_FAILED "DagschedEvictionRefused"   /* the Eviction API said no */
-#define CTL_EV_RELEASED        "Released"          /* gate removed or Job resumed */
-#define CTL_EV_NUDGED          "UpstreamSucceeded" /* retry asked of kube-scheduler */
-#define CTL_EV_JOB_INVALID     "InvalidJobGraph"   /* the job's DAG cannot be built */
+#define CTL_EV_EVICTION_FAILED "DagschedEvictionRefused" /* the Eviction API said no */
+#define CTL_EV_RELEASED        "Released"                /* gate removed or Job resumed */
+#define CTL_EV_NUDGED          "UpstreamSucceeded"       /* retry asked of kube-scheduler */
+#define CTL_EV_JOB_INVALID     "InvalidJobGraph"         /* the job's DAG cannot be built */
 
 #define CTL_PUB_VALUE_MAX 48
 #define CTL_MSG_MAX       1024

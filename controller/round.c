@@ -251,10 +251,10 @@ static void do_preempt(ctl_controller *c, const ctl_snapshot *s, const ds_policy
         metrics_set(c->m.guards, lv, (double)by_guard[g]);
     }
     kube_log(out.n_ev > 0 ? KUBE_LOG_INFO : KUBE_LOG_DEBUG, "preempt",
-                  "%zu waiting (%zu urgent, %zu cooling down), %zu running (%zu evictable): %zu "
-                  "eviction(s) planned%s",
-                  out.n_waiting, out.n_urgent, out.n_cooling, out.n_running, out.n_evictable,
-                  out.n_ev, c->opt.dry_run ? " (dry run)" : "");
+             "%zu waiting (%zu urgent, %zu cooling down), %zu running (%zu evictable): %zu "
+             "eviction(s) planned%s",
+             out.n_waiting, out.n_urgent, out.n_cooling, out.n_running, out.n_evictable, out.n_ev,
+             c->opt.dry_run ? " (dry run)" : "");
     for (size_t i = 0; i < out.n_ev; i++)
         if (ctl_act_evict(c, s, pol, &out.ev[i]) != 0)
             break;

@@ -11,7 +11,8 @@
 #include "annotations.h"
 #include "timefmt.h"
 
-#define MISSING_MAX 512
+#define MISSING_MAX       512
+#define MISSING_NAMES_MAX 64
 
 void ext_outcome_clear(ext_outcome *o)
 {
@@ -61,6 +62,11 @@ typedef struct pod_ctx {
     size_t task; /* DS_NONE when unknown */
     ds_place_pod place;
     char missing[MISSING_MAX];
+    /* The missing upstream tasks' names, for the live-cache check (all of them, or none when
+     * there are more than fit). */
+    const char *missing_names[MISSING_NAMES_MAX];
+    size_t n_missing_names;
+    char names_buf[MISSING_NAMES_MAX * (DS_NAME_VALUE_MAX + 1)];
 } pod_ctx;
 
 static void pod_ctx_free(pod_ctx *pc)
@@ -120,12 +126,30 @@ static int pod_object(const ext_ctx *c, const ext_snapshot *s, const js_doc *d, 
     return 0;
 }
 
+/* Remember the name of a missing upstream task; past MISSING_NAMES_MAX the list is dropped (the
+ * live-cache check then does not apply). */
+static void note_missing(pod_ctx *pc, const char *name, size_t *used, bool *overflow)
+{
+    size_t l = strlen(name);
+    if (*overflow || pc->n_missing_names == MISSING_NAMES_MAX ||
+        *used + l + 1 > sizeof pc->names_buf) {
+        *overflow = true;
+        pc->n_missing_names = 0;
+        return;
+    }
+    memcpy(pc->names_buf + *used, name, l + 1);
+    pc->missing_names[pc->n_missing_names++] = pc->names_buf + *used;
+    *used += l + 1;
+}
+
 /* Upstream tasks named by the pod's own depends-on annotation that the job model has not seen
  * succeed (the pod, or its job, is not in the snapshot yet). 1 when some are missing, 0 when none,
  * -1 when the annotation is malformed (note set). */
-static int missing_from_annotation(const pod_ctx *pc, const ds_job *job, char *out, size_t size,
+static int missing_from_annotation(pod_ctx *pc, const ds_job *job, char *out, size_t size,
                                    char *note, size_t note_size)
 {
+    size_t names_used = 0;
+    bool names_overflow = false;
     out[0] = '\0';
     const char *dep = kube_meta_annotation(&pc->pod->meta, DS_ANN_DEPENDS_ON);
     if (dep == NULL)
@@ -155,6 +179,7 @@ static int missing_from_annotation(const pod_ctx *pc, const ds_job *job, char *o
             job->status[t].state == DS_TASK_SUCCEEDED)
             continue;
         n_missing++;
+        note_missing(pc, name, &names_used, &names_overflow);
         if (full)
             continue;
         /* Keep room for " and N more". */
@@ -187,6 +212,22 @@ static void mark_invalid(pod_ctx *pc, ext_outcome *o, const char *why)
     pc->task = DS_NONE;
     snprintf(o->note, sizeof o->note, "%s", why);
     o->pod = (const kube_pod *)kube_obj_ref(&pc->pod->meta);
+}
+
+/* The snapshot says some upstream tasks have not succeeded. It may be a moment behind the cluster:
+ * kube-scheduler retries a waiting pod as soon as it sees an upstream pod finish, possibly before
+ * the snapshot is rebuilt, and rejecting the pod then would leave it waiting for another cluster
+ * event. So ask the live caches, which hold every watch event as soon as it arrives. */
+static bool live_upstream_done(const ext_ctx *c, const kube_pod *p, const pod_ctx *pc,
+                               ext_outcome *o)
+{
+    if (c->tasks_succeeded == NULL || pc->n_missing_names == 0 || p->job_key == NULL)
+        return false;
+    if (!c->tasks_succeeded(c->tasks_user, p->meta.ns != NULL ? p->meta.ns : "", p->job_key,
+                            pc->missing_names, pc->n_missing_names))
+        return false;
+    o->live_override = true;
+    return true;
 }
 
 /* Classify the pod and fill its placement view. */
@@ -244,9 +285,17 @@ static int resolve_pod(const ext_ctx *c, const ext_snapshot *s, const js_doc *d,
         pc->job = job;
         size_t t = pc->task;
         if (ds_job_pending_upstream(job, t, pc->missing, sizeof pc->missing) > 0) {
-            pc->cls = EXT_POD_BLOCKED;
-            snprintf(o->note, sizeof o->note, "%s", pc->missing);
-            return 0;
+            const ds_dag_task *dt = &job->dag.tasks[t];
+            size_t used = 0;
+            bool overflow = false;
+            for (size_t k = 0; k < dt->n_up; k++)
+                if (job->status[dt->up[k]].state != DS_TASK_SUCCEEDED)
+                    note_missing(pc, job->dag.tasks[dt->up[k]].name, &used, &overflow);
+            if (!live_upstream_done(c, p, pc, o)) {
+                pc->cls = EXT_POD_BLOCKED;
+                snprintf(o->note, sizeof o->note, "%s", pc->missing);
+                return 0;
+            }
         }
         pc->cls = EXT_POD_DAG;
         pc->place.runtime_s = job->dag.tasks[t].runtime_s;
@@ -264,7 +313,7 @@ static int resolve_pod(const ext_ctx *c, const ext_snapshot *s, const js_doc *d,
         mark_invalid(pc, o, note);
         return 0;
     }
-    if (m > 0) {
+    if (m > 0 && !live_upstream_done(c, p, pc, o)) {
         pc->cls = EXT_POD_BLOCKED;
         snprintf(o->note, sizeof o->note, "%s", pc->missing);
         return 0;

@@ -28,6 +28,13 @@
 typedef struct ext_ctx {
     ext_limits limits;
     kube_decode_opts decode; /* GPU resource names for decoding the request's Pod */
+    /* Optional: has every named task of job ns/job a Succeeded pod in the live caches (which may
+     * be newer than the snapshot)? Consulted only before answering "waiting for upstream tasks",
+     * so that a task whose upstream tasks finished a moment ago is not held back by a snapshot
+     * that has not caught up yet. */
+    bool (*tasks_succeeded)(void *user, const char *ns, const char *job, const char *const *tasks,
+                            size_t n);
+    void *tasks_user;
 } ext_ctx;
 
 typedef enum {
@@ -58,6 +65,7 @@ typedef struct ext_outcome {
     size_t n_victims_in, n_victims_kept, n_nodes_kept;
     size_t victims_refused[DS_VICTIM_PREEMPTOR_BARRED + 1]; /* by ds_victim_verdict */
     const char *preemptor_mode;                             /* ds_preemptor_mode_name */
+    bool live_override; /* upstream tasks done per the live caches, not yet per the snapshot */
 } ext_outcome;
 
 /* Release the outcome's pod reference. */

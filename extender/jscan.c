@@ -104,6 +104,8 @@ size_t js_utf8_seq(const unsigned char *s, size_t n)
     return len;
 }
 
+static unsigned hex4(const char *s);
+
 /* At an opening quote: scan the string and append its token. */
 static int parse_string(parser *p)
 {
@@ -143,6 +145,19 @@ static int parse_string(parser *p)
                 for (int i = 2; i < 6; i++)
                     if (hexval(b[p->pos + (size_t)i]) < 0)
                         return fail(p, "invalid \\u escape");
+                /* Surrogates must come in pairs (high then low): Go never writes a lone one,
+                 * and other JSON readers reject it. */
+                unsigned cp = hex4(b + p->pos + 2);
+                if (cp >= 0xDC00 && cp <= 0xDFFF)
+                    return fail(p, "invalid \\u escape: lone low surrogate");
+                if (cp >= 0xD800 && cp <= 0xDBFF) {
+                    const char *lo = b + p->pos + 6;
+                    if (p->pos + 11 >= n || lo[0] != '\\' || lo[1] != 'u' || hexval(lo[2]) < 0 ||
+                        hexval(lo[3]) < 0 || hexval(lo[4]) < 0 || hexval(lo[5]) < 0 ||
+                        hex4(lo + 2) < 0xDC00 || hex4(lo + 2) > 0xDFFF)
+                        return fail(p, "invalid \\u escape: high surrogate without a low one");
+                    p->pos += 6;
+                }
                 p->pos += 6;
                 continue;
             }

@@ -65,7 +65,8 @@ void js_free(js_doc *d);
 long js_obj_get(const js_doc *d, size_t obj, const char *key);
 
 /* Decode the string at token `tok` into out (capacity cap, NUL-terminated). Returns the decoded
- * length, or -1 when it does not fit. Invalid surrogates become U+FFFD, as in Go. */
+ * length, or -1 when it does not fit. (The tokenizer rejects lone surrogates; should one get
+ * here, it becomes U+FFFD, as in Go.) */
 long js_str_decode(const js_doc *d, size_t tok, char *out, size_t cap);
 
 /* Upper bound of the decoded length of a string token (its encoded length). */

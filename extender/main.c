@@ -63,7 +63,7 @@ static void usage(FILE *f)
             "                            or metadata.name NAME; default \"default\")\n"
             "  --log-format text|json    log format (default text)\n"
             "  --log-level LEVEL         debug, info, warn, error (default info)\n"
-            "  --max-body-bytes N        largest request body (default 16777216); larger: 413\n"
+            "  --max-body-bytes N        largest request body (default 67108864); larger: 413\n"
             "  --max-nodes N             most nodes or victim nodes per request (default 20000)\n"
             "  --refresh SECONDS         rebuild the snapshot at least this often (default 5)\n"
             "  --help                    print this help and exit\n"
@@ -137,7 +137,7 @@ static int parse_flags(int argc, char **argv, flags *f)
     f->policy_name = "default";
     f->log_format = KUBE_LOG_TEXT;
     f->log_level = KUBE_LOG_INFO;
-    f->max_body = 16u << 20;
+    f->max_body = 64u << 20;
     f->max_nodes = 20000;
     f->refresh_s = 5;
     opterr = 0;
@@ -336,6 +336,8 @@ int main(int argc, char **argv)
     sv.ctx.limits.max_body = f.max_body;
     sv.ctx.limits.max_nodes = f.max_nodes;
     sv.ctx.decode = ext_state_decode_opts(st);
+    sv.ctx.tasks_succeeded = ext_state_tasks_succeeded;
+    sv.ctx.tasks_user = st;
     ext_server *srv = NULL;
     if (ext_server_start(&sv, &srv, &err) != 0) {
         KLOG_ERROR(COMPONENT, "server: %s", err.msg);
@@ -355,6 +357,7 @@ int main(int argc, char **argv)
         ;
     KLOG_INFO(COMPONENT, "received signal %d; shutting down", sig);
     ext_server_stop(srv);
+    ext_state_stop(st); /* stops the watches before the client goes */
     kube_client_shutdown(client);
     ext_state_free(st);
     metrics_registry_free(reg);

@@ -89,7 +89,7 @@ static void record(ext_server *s, verb v, const ext_outcome *o, double secs)
     }
     if (s->o.floor_mode)
         return;
-    add2(s->m_pods, vn, class_name(o->pod_class), 1);
+    add2(s->m_pods, vn, o->live_override ? "dag_live_upstream" : class_name(o->pod_class), 1);
     if (v == VERB_FILTER) {
         add1(s->m_filter_nodes, "passed", (double)o->n_passed);
         add1(s->m_filter_nodes, "no_fit", (double)o->n_no_fit);
@@ -139,6 +139,11 @@ static void log_outcome(ext_server *s, verb v, const ext_outcome *o, double secs
                    o->pod_ns, o->pod_name, class_name(o->pod_class),
                    o->preemptor_mode != NULL ? o->preemptor_mode : "-", o->n_victims_kept,
                    o->n_victims_in, o->n_nodes_kept, o->n_nodes, secs * 1e3);
+    else if (o->live_override)
+        KLOG_DEBUG(COMPONENT,
+                   "%s pod %s/%s: upstream tasks finished a moment ago (live caches ahead of the "
+                   "snapshot); %zu of %zu nodes passed",
+                   vn, o->pod_ns, o->pod_name, o->n_passed, o->n_nodes);
     else if (o->pod_class == EXT_POD_BLOCKED)
         KLOG_DEBUG(COMPONENT, "%s pod %s/%s: waiting for upstream tasks: %s", vn, o->pod_ns,
                    o->pod_name, o->note);

@@ -9,13 +9,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
+#include "annotations.h"
 #include "informer.h"
 #include "kutil.h"
 #include "log.h"
 #include "policy_source.h"
 #include "protocol.h"
+#include "writes.h"
 
 #define COMPONENT       "state"
 #define EVENT_QUEUE     64
@@ -37,6 +38,17 @@ typedef struct event_item {
     char reason[64];
     char message[EVENT_MSG_MAX];
 } event_item;
+
+#define API_CHECK_SLOTS 16
+#define API_CHECK_TASKS 64
+
+typedef struct api_check {
+    char key[512]; /* "ns/job" */
+    double at;     /* monotonic time of the read; 0 = empty or failed */
+    size_t n_items;
+    char done[API_CHECK_TASKS][DS_NAME_VALUE_MAX + 1]; /* tasks with a Succeeded pod */
+    size_t n_done;
+} api_check;
 
 struct ext_state {
     kube_client *client;
@@ -70,6 +82,11 @@ struct ext_state {
     double dedupe_at[EVENT_DEDUPE];
     bool ev_started;
     pthread_t ev_thread;
+
+    /* Consistent reads of a job's pods, for waiting tasks whose upstream may have just finished. */
+    pthread_mutex_t api_mu;
+    api_check api_checks[API_CHECK_SLOTS];
+    size_t api_next;
 
     metrics_family *m_objects, *m_jobs, *m_build, *m_builds, *m_built_at, *m_policy_gen,
         *m_policy_info, *m_policy_reloads, *m_events, *m_inf_healthy, *m_dsp_tasks;
@@ -200,50 +217,22 @@ bool ext_state_pod_event(ext_state *st, const kube_pod *pod, const char *reason,
     return enqueue_event(st, "Pod", &pod->meta, message, reason, message);
 }
 
-static void rfc3339(double t, char *buf, size_t size)
-{
-    time_t s = (time_t)t;
-    struct tm tm;
-    gmtime_r(&s, &tm);
-    strftime(buf, size, "%Y-%m-%dT%H:%M:%SZ", &tm);
-}
-
 static void post_event(ext_state *st, const event_item *e)
 {
-    char ts[32];
-    rfc3339(kutil_wall_now(), ts, sizeof ts);
-    char gen[300];
-    snprintf(gen, sizeof gen, "%.240s.", e->name);
-    char host[128] = "";
-    if (gethostname(host, sizeof host - 1) != 0)
-        snprintf(host, sizeof host, "unknown");
-    json_t *ev = json_pack(
-        "{s:s,s:s,s:{s:s,s:s},s:{s:s,s:s,s:s,s:s,s:s},s:s,s:s,s:s,s:{s:s},s:s,s:s,s:i,s:s,s:s}",
-        "apiVersion", "v1", "kind", "Event", "metadata", "generateName", gen, "namespace", e->ns,
-        "involvedObject", "apiVersion", "v1", "kind", e->kind, "namespace", e->ns, "name", e->name,
-        "uid", e->uid, "reason", e->reason, "message", e->message, "type", "Warning", "source",
-        "component", st->component, "firstTimestamp", ts, "lastTimestamp", ts, "count", 1,
-        "reportingComponent", st->component, "reportingInstance", host);
-    char *body = ev != NULL ? json_dumps(ev, JSON_COMPACT) : NULL;
-    json_decref(ev);
-    if (body == NULL) {
-        count(st->m_events, e->reason, "failed");
-        return;
-    }
-    char path[256];
-    snprintf(path, sizeof path, "/api/v1/namespaces/%s/events", e->ns);
-    kube_request_opts ro = {.no_retry = true, .timeout_s = EVENT_TIMEOUT_S};
-    kube_response resp;
+    kube_object_ref ref = {.api_version = "v1",
+                           .kind = e->kind,
+                           .ns = e->ns,
+                           .name = e->name,
+                           .uid = e->uid[0] != '\0' ? e->uid : NULL};
     ds_err err;
-    if (kube_request_ex(st->client, &ro, "POST", path, body, NULL, &resp, &err) != 0) {
+    if (kube_create_event(st->client, &ref, "Warning", e->reason, e->message, st->component,
+                          &err) != 0) {
         KLOG_WARN(COMPONENT, "posting Event %s on %s %s/%s: %s", e->reason, e->kind, e->ns, e->name,
                   err.msg);
         count(st->m_events, e->reason, "failed");
     } else {
         count(st->m_events, e->reason, "posted");
     }
-    kube_response_free(&resp);
-    free(body);
 }
 
 static void *event_loop(void *arg)
@@ -522,6 +511,7 @@ int ext_state_start(kube_client *client, const ext_state_opts *opts, ext_state *
     pthread_mutex_init(&st->mu, NULL);
     pthread_cond_init(&st->cv, &ca);
     pthread_mutex_init(&st->ev_mu, NULL);
+    pthread_mutex_init(&st->api_mu, NULL);
     pthread_cond_init(&st->ev_cv, NULL);
     pthread_condattr_destroy(&ca);
     if (st->policy_namespace == NULL || st->policy_name == NULL || st->component == NULL) {
@@ -596,6 +586,7 @@ void ext_state_free(ext_state *st)
     pthread_mutex_destroy(&st->mu);
     pthread_cond_destroy(&st->cv);
     pthread_mutex_destroy(&st->ev_mu);
+    pthread_mutex_destroy(&st->api_mu);
     pthread_cond_destroy(&st->ev_cv);
     free(st->policy_namespace);
     free(st->policy_name);
@@ -609,6 +600,125 @@ const ext_snapshot *ext_state_acquire(ext_state *st)
     const ext_snapshot *s = ext_snapshot_ref(st->current);
     pthread_mutex_unlock(&st->mu);
     return s;
+}
+
+/* Do the pods of `l` show every named task Succeeded? *running: some task without a Succeeded pod
+ * has a pod bound to a node and still running (it may have just finished). */
+static bool cached_tasks_done(const kube_obj_list *l, const char *const *tasks, size_t n,
+                              bool *running)
+{
+    bool all = true;
+    *running = false;
+    for (size_t t = 0; t < n; t++) {
+        bool done = false, run = false;
+        for (size_t i = 0; i < l->n && !done; i++) {
+            const kube_pod *p = (const kube_pod *)l->items[i];
+            if (p->task_name == NULL || strcmp(p->task_name, tasks[t]) != 0)
+                continue;
+            done = p->phase == KUBE_POD_SUCCEEDED;
+            run = run || ext_pod_occupies_node(p);
+        }
+        if (!done) {
+            all = false;
+            *running = *running || run;
+        }
+    }
+    return all;
+}
+
+/* Task names with a Succeeded pod, per a consistent read of the job's pods from the API server;
+ * remembered for API_CHECK_TTL_S so that many waiting pods of one job cost one request. */
+#define API_CHECK_TTL_S   0.25
+#define API_CHECK_TIMEOUT 2.0
+
+static bool api_tasks_done(ext_state *st, const char *ns, const char *job, const char *const *tasks,
+                           size_t n)
+{
+    char key[512];
+    if (kube_pod_job_index_key(ns, job, key, sizeof key) != 0 || !kube_valid_name(ns))
+        return false;
+    double now = mono_now();
+    pthread_mutex_lock(&st->api_mu);
+    api_check *hit = NULL;
+    for (size_t i = 0; i < API_CHECK_SLOTS; i++)
+        if (st->api_checks[i].at > 0 && now - st->api_checks[i].at < API_CHECK_TTL_S &&
+            strcmp(st->api_checks[i].key, key) == 0)
+            hit = &st->api_checks[i];
+    if (hit == NULL) {
+        /* Fetch: the dagsched label first, else the Argo workflow label. */
+        api_check *slot = &st->api_checks[st->api_next++ % API_CHECK_SLOTS];
+        memset(slot, 0, sizeof *slot);
+        snprintf(slot->key, sizeof slot->key, "%s", key);
+        slot->at = now;
+        const char *labels[] = {DS_LABEL_JOB, DS_LABEL_ARGO_WORKFLOW};
+        for (int li = 0; li < 2 && slot->n_items == 0; li++) {
+            char sel[512];
+            snprintf(sel, sizeof sel, "%s=%s", labels[li], job);
+            char *esc = kutil_query_escape(sel);
+            if (esc == NULL)
+                break;
+            char path[1024];
+            snprintf(path, sizeof path, "/api/v1/namespaces/%s/pods?labelSelector=%s", ns, esc);
+            free(esc);
+            kube_request_opts ro = {.no_retry = true, .timeout_s = API_CHECK_TIMEOUT};
+            kube_response resp;
+            ds_err err;
+            json_t *list = NULL;
+            if (kube_request_ex(st->client, &ro, "GET", path, NULL, NULL, &resp, &err) != 0 ||
+                kube_response_json(&resp, path, &list, &err) != 0) {
+                KLOG_WARN(COMPONENT, "checking upstream tasks of job %s: %s", key, err.msg);
+                kube_response_free(&resp);
+                slot->at = 0; /* not cached */
+                break;
+            }
+            kube_response_free(&resp);
+            size_t i;
+            json_t *item;
+            json_array_foreach(json_object_get(list, "items"), i, item)
+            {
+                slot->n_items++;
+                const char *task = json_string_value(json_object_get(
+                    json_object_get(json_object_get(item, "metadata"), "labels"), DS_LABEL_TASK));
+                const char *phase =
+                    json_string_value(json_object_get(json_object_get(item, "status"), "phase"));
+                if (task == NULL || phase == NULL || strcmp(phase, "Succeeded") != 0 ||
+                    slot->n_done == API_CHECK_TASKS)
+                    continue;
+                snprintf(slot->done[slot->n_done++], sizeof slot->done[0], "%s", task);
+            }
+            json_decref(list);
+        }
+        hit = slot;
+    }
+    bool all = hit->at > 0;
+    for (size_t t = 0; t < n && all; t++) {
+        bool found = false;
+        for (size_t k = 0; k < hit->n_done && !found; k++)
+            found = strcmp(hit->done[k], tasks[t]) == 0;
+        all = found;
+    }
+    pthread_mutex_unlock(&st->api_mu);
+    return all;
+}
+
+bool ext_state_tasks_succeeded(void *user, const char *ns, const char *job,
+                               const char *const *tasks, size_t n)
+{
+    ext_state *st = user;
+    char key[512];
+    if (st == NULL || n == 0 || kube_pod_job_index_key(ns, job, key, sizeof key) != 0)
+        return false;
+    kube_obj_list l;
+    if (kube_informer_by_index(st->inf[INF_PODS], KUBE_INDEX_POD_JOB, key, &l) != 0)
+        return false;
+    bool running;
+    bool all = cached_tasks_done(&l, tasks, n, &running);
+    kube_obj_list_free(&l);
+    if (all)
+        return true;
+    /* kube-scheduler may have seen an upstream pod finish a millisecond before our own watch
+     * did; only a pod still running in our cache can be in that state. Ask the API server. */
+    return running && api_tasks_done(st, ns, job, tasks, n);
 }
 
 kube_decode_opts ext_state_decode_opts(const ext_state *st)

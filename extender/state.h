@@ -127,6 +127,11 @@ const ext_snapshot *ext_state_acquire(ext_state *st);
  * way. The arrays live as long as the state. */
 kube_decode_opts ext_state_decode_opts(const ext_state *st);
 
+/* ext_ctx.tasks_succeeded for the live state (user = the ext_state): has every named task of job
+ * ns/job a Succeeded pod in the pod informer's cache right now? */
+bool ext_state_tasks_succeeded(void *user, const char *ns, const char *job,
+                               const char *const *tasks, size_t n);
+
 /* Every informer has synced and a snapshot exists. */
 bool ext_state_ready(ext_state *st);
 

@@ -458,10 +458,9 @@ static size_t on_header(char *buf, size_t size, size_t nitems, void *ud)
 {
     xfer *x = ud;
     size_t n = size * nitems;
-    /* End of the headers of a 200 stream: tell the caller that the stream is open (a watch may
-     * stay silent for minutes). */
-    if (x->on_data != NULL && !x->stream_ok && (n == 2 || n == 1) &&
-        (buf[0] == '\r' || buf[0] == '\n')) {
+    if (x->on_data != NULL && !x->stream_ok && n <= 2 &&
+        (n == 0 || buf[0] == '\r' || buf[0] == '\n')) {
+        /* End of the headers: tell the consumer the stream is open, even before any byte. */
         long code = 0;
         curl_easy_getinfo(x->h, CURLINFO_RESPONSE_CODE, &code);
         if (code == 200) {
@@ -471,6 +470,7 @@ static size_t on_header(char *buf, size_t size, size_t nitems, void *ud)
                 return 0;
             }
         }
+        return n;
     }
     static const char name[] = "retry-after:";
     if (n > sizeof name && strncasecmp(buf, name, sizeof name - 1) == 0) {
@@ -771,7 +771,8 @@ int kube_stream(kube_client *c, const char *path, double timeout_s, double idle_
     resp->attempts = 1;
     resp->status = status;
     int result = -1;
-    if (x.stream_ok && (rc == CURLE_OK || rc == CURLE_OPERATION_TIMEDOUT) && !x.callback_stop) {
+    if (x.stream_ok && status == 200 && (rc == CURLE_OK || rc == CURLE_OPERATION_TIMEDOUT) &&
+        !x.callback_stop) {
         /* The server closed the stream (timeoutSeconds) or our overall limit ended it. */
         result = 0;
     } else if (x.callback_stop) {

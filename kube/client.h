@@ -81,9 +81,9 @@ int kube_get_json(kube_client *c, const char *path, json_t **out, kube_response 
 /* Parse resp->body as JSON; errors name the path. */
 int kube_response_json(const kube_response *resp, const char *path, json_t **out, ds_err *err);
 
-/* Streaming GET (watch). on_data is called once with len 0 as soon as the headers of a 200 answer
- * have arrived (the stream is open), then with every chunk of it, in order; a non-zero
- * return aborts the transfer. No retries: the caller reconnects. timeout_s bounds the whole
+/* Streaming GET (watch). on_data is called once with len 0 when a 200 answer's headers have
+ * arrived (the stream is open), then with every chunk, in order; a non-zero return aborts the
+ * transfer. No retries: the caller reconnects. timeout_s bounds the whole
  * stream (0: none); the connection is also dropped when no byte arrives for idle_timeout_s
  * (0: none). Returns 0 when the server ended a 200 stream normally; -1 otherwise with
  * resp->status (0 on a transport failure, including a cancel) and resp->st (the Status of a non-200

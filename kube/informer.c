@@ -99,7 +99,7 @@ static int collection_path(kube_informer *inf, kutil_buf *b)
     return kutil_buf_printf(b, "%s?", kube_kind_resource(inf->opts.kind));
 }
 
-static void apply_put(kube_informer *inf, kube_meta *obj, bool diff_only_if_changed)
+static void apply_put(kube_informer *inf, kube_meta *obj, bool only_if_changed)
 {
     const kube_meta *old = NULL;
     if (kube_cache_put(inf->cache, obj, &old) != 0) {
@@ -113,7 +113,7 @@ static void apply_put(kube_informer *inf, kube_meta *obj, bool diff_only_if_chan
             cb->on_add(cb->user, obj);
     } else {
         bool changed = strcmp(old->resource_version, obj->resource_version) != 0;
-        if ((changed || !diff_only_if_changed) && cb->on_update != NULL)
+        if ((changed || !only_if_changed) && cb->on_update != NULL)
             cb->on_update(cb->user, old, obj);
         kube_obj_unref(old);
     }
@@ -306,7 +306,8 @@ static int on_event(void *user, const char *text, size_t len)
         apply_delete(inf, m->ns, m->name, m);
         kube_obj_unref(m);
     } else {
-        apply_put(inf, m, false);
+        /* An ADDED or MODIFIED event for a version already cached (a replay) changes nothing. */
+        apply_put(inf, m, true);
     }
     snprintf(inf->rv, sizeof inf->rv, "%s", ev.resource_version);
     kube_watch_event_clear(&ev);

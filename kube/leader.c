@@ -67,9 +67,8 @@ static int try_acquire_or_renew(kube_leader *le)
         json_t *lease = json_pack("{s:s, s:s, s:{s:s, s:s}, s:{s:s, s:i, s:s, s:s, s:i}}",
                                   "apiVersion", "coordination.k8s.io/v1", "kind", "Lease",
                                   "metadata", "name", le->name, "namespace", le->ns, "spec",
-                                  "holderIdentity", le->identity, "leaseDurationSeconds",
-                                  duration, "acquireTime", now, "renewTime", now,
-                                  "leaseTransitions", 0);
+                                  "holderIdentity", le->identity, "leaseDurationSeconds", duration,
+                                  "acquireTime", now, "renewTime", now, "leaseTransitions", 0);
         char *body = lease ? json_dumps(lease, JSON_COMPACT) : NULL;
         json_decref(lease);
         if (body == NULL)
@@ -140,9 +139,9 @@ static int try_acquire_or_renew(kube_leader *le)
     json_object_set_new(spec, "renewTime", json_string(now));
     if (!mine) {
         json_object_set_new(spec, "acquireTime", json_string(now));
-        json_object_set_new(spec, "leaseTransitions",
-                            json_integer(json_is_integer(trans) ? json_integer_value(trans) + 1
-                                                                : 1));
+        json_object_set_new(
+            spec, "leaseTransitions",
+            json_integer(json_is_integer(trans) ? json_integer_value(trans) + 1 : 1));
     }
     char *body = json_dumps(lease, JSON_COMPACT);
     json_decref(lease);

@@ -25,8 +25,8 @@ typedef struct kube_leader kube_leader;
 
 typedef struct kube_leader_opts {
     const char *namespace;
-    const char *name;     /* the Lease */
-    const char *identity; /* unique per process (e.g. pod name + random suffix) */
+    const char *name;        /* the Lease */
+    const char *identity;    /* unique per process (e.g. pod name + random suffix) */
     double lease_duration_s; /* default 15 */
     double renew_deadline_s; /* default 10; must be < lease_duration */
     double retry_period_s;   /* default 2; renew_deadline must exceed 1.2 * retry_period */

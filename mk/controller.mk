@@ -5,10 +5,11 @@
 #   make controller-unit-test / -asan           tests/controller/test_*.c (cmocka, no cluster)
 #   make controller-integration-test            tests/controller/it_*.sh on a local control plane
 #
-# The decision modules (view, selector, ledger, guards, preempt, release, publish) are pure and
-# linked into the unit tests; the rest (tracker, actions, main...) talks to the API server.
+# The decision modules (view, ledger, guards, preempt, release, publish, tracker) are pure and
+# linked into the unit tests; the rest (actions, round, ledger_store, main...) talks to the API
+# server. The tracker reads decoded API objects (kube/objects.h) but does no I/O.
 
-CTL_CORE_NAMES := view ledger guards preempt release publish
+CTL_CORE_NAMES := view ledger guards preempt release publish tracker
 CTL_CORE_SRCS  := $(addprefix controller/,$(addsuffix .c,$(CTL_CORE_NAMES)))
 CTL_IO_SRCS    := $(filter-out $(CTL_CORE_SRCS),$(wildcard controller/*.c))
 CTL_TEST_SRCS  := $(wildcard tests/controller/test_*.c)
@@ -28,10 +29,11 @@ $(BUILD)/$(1)/libdsctl.a: $$(patsubst controller/%.c,$(BUILD)/$(1)/controller/%.
 	ar rcs $$@ $$^
 
 $(BUILD)/$(1)/tests/controller/%: tests/controller/%.c $(wildcard tests/controller/*.h) \
-		$(BUILD)/$(1)/libdsctl.a $(BUILD)/$(1)/libdagsched.a
+		$(BUILD)/$(1)/libdsctl.a $(BUILD)/$(1)/libdskube.a $(BUILD)/$(1)/libdagsched.a
 	@mkdir -p $$(@D)
 	$$(CC) $$(CFLAGS_BASE) $(2) $$(CTL_CFLAGS) -Itests/controller $$< -o $$@ \
-		$(BUILD)/$(1)/libdsctl.a $(BUILD)/$(1)/libdagsched.a $$(CTL_CORE_LIBS) $$(CMOCKA_LIBS)
+		$(BUILD)/$(1)/libdsctl.a $(BUILD)/$(1)/libdskube.a $(BUILD)/$(1)/libdagsched.a \
+		$$(CTL_CORE_LIBS) -lpthread $$(CMOCKA_LIBS)
 endef
 
 $(eval $(call ctl_variant,rel,$(OPT_FLAGS)))

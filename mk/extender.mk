@@ -44,6 +44,16 @@ $(BIN)/dagsched-extender: extender/main.c $(BUILD)/rel/libdsextender.a $(BUILD)/
 
 BINARIES += $(BIN)/dagsched-extender
 
+# The same binary with AddressSanitizer and UndefinedBehaviorSanitizer, for the integration suite.
+$(BUILD)/asan/bin/dagsched-extender: extender/main.c $(BUILD)/asan/libdsextender.a \
+		$(BUILD)/asan/libdsruntime.a $(BUILD)/asan/libdskube.a $(BUILD)/asan/libdagsched.a
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_BASE) $(SAN_FLAGS) $(EXT_CFLAGS) -DDAGSCHED_VERSION='"$(EXT_VERSION)"' \
+		-DDAGSCHED_GIT='"$(EXT_GIT)"' -MF $(BUILD)/asan/extender/main.d $< -o $@ \
+		$(BUILD)/asan/libdsextender.a \
+		$(BUILD)/asan/libdsruntime.a $(BUILD)/asan/libdskube.a $(BUILD)/asan/libdagsched.a \
+		$(EXT_LIBS) $(RUNTIME_LIBS) $(KUBE_LIBS) $(LIBS_COMMON)
+
 .PHONY: extender-test extender-test-asan
 extender-test: $(addprefix $(BUILD)/rel/tests/extender/,$(EXT_TESTS))
 	@set -e; for t in $^; do echo "== $$t"; $$t; done
@@ -53,9 +63,11 @@ extender-test-asan: $(addprefix $(BUILD)/asan/tests/extender/,$(EXT_TESTS))
 		ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 $$t; done
 
 # Against the real kube-scheduler of a fresh local control plane (hack/cluster); about a minute.
+# The extender under test is the sanitizer build: a memory error, undefined behaviour or a leak
+# at its graceful exit fails the suite.
 .PHONY: extender-integration-test
-extender-integration-test: $(BIN)/dagsched-extender
-	@tests/extender/integration.sh $(BIN)/dagsched-extender
+extender-integration-test: $(BUILD)/asan/bin/dagsched-extender
+	@tests/extender/integration.sh $(BUILD)/asan/bin/dagsched-extender
 
 INTEGRATION_TESTS += extender-test extender-test-asan
 
@@ -71,6 +83,14 @@ FUZZ_FLAGS   := $(CSTD) $(WARN) -g -O1 -Iextender -Ilib -Ikube -Iruntime -Itests
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 FUZZ_LIB_SRCS := extender/jscan.c extender/protocol.c extender/handlers.c extender/snapshot.c \
 	extender/policy_source.c $(LIB_SRCS) kube/objects.c kube/kutil.c kube/log.c
+
+# libFuzzer ships in libclang-rt-<version>-dev on Debian; installed when the probe fails to link.
+.PHONY: fuzz-deps
+fuzz-deps:
+	@printf 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n);\nint LLVMFuzzerTestOneInput(const char *d, unsigned long n) { (void)d; (void)n; return 0; }\n' | \
+		$(FUZZ_CC) -x c -fsanitize=fuzzer - -o /dev/null 2>/dev/null || \
+		DAGSCHED_EXTRA_PACKAGES="libclang-rt-$$($(FUZZ_CC) -dumpversion | cut -d. -f1)-dev" \
+		hack/install-deps.sh
 
 $(BUILD)/fuzz/fuzz_protocol: tests/extender/fuzz_protocol.c extender/jscan.c extender/protocol.c \
 		$(wildcard extender/*.h)
@@ -88,7 +108,8 @@ fuzz-run = mkdir -p $(BUILD)/fuzz/corpus-$(1) && \
 		-print_final_stats=1 -artifact_prefix=$(BUILD)/fuzz/ $(BUILD)/fuzz/corpus-$(1) \
 		tests/extender/data
 
-fuzz: $(BUILD)/fuzz/fuzz_protocol $(BUILD)/fuzz/fuzz_handlers
+fuzz: fuzz-deps
+	@$(MAKE) --no-print-directory $(BUILD)/fuzz/fuzz_protocol $(BUILD)/fuzz/fuzz_handlers
 	$(call fuzz-run,fuzz_protocol,$(FUZZ_SECONDS))
 	$(call fuzz-run,fuzz_handlers,$(FUZZ_SECONDS))
 
@@ -98,7 +119,8 @@ fuzz-short-run = $(call fuzz-run,$(1),20) >$(BUILD)/fuzz/$(1).log 2>&1 || \
 	  exit 1; }; echo "== $(1): $$(grep -c . $(BUILD)/fuzz/$(1).log) log lines, \
 	$$(grep -o 'stat::number_of_executed_units: *[0-9]*' $(BUILD)/fuzz/$(1).log | grep -o '[0-9]*$$') runs, no failure"
 
-fuzz-short: $(BUILD)/fuzz/fuzz_protocol $(BUILD)/fuzz/fuzz_handlers
+fuzz-short: fuzz-deps
+	@$(MAKE) --no-print-directory $(BUILD)/fuzz/fuzz_protocol $(BUILD)/fuzz/fuzz_handlers
 	@$(call fuzz-short-run,fuzz_protocol)
 	@$(call fuzz-short-run,fuzz_handlers)
 
@@ -107,4 +129,5 @@ INTEGRATION_TESTS += fuzz-short extender-integration-test
 # Latency/throughput benchmark of filter+prioritize against a floor server (needs wrk).
 .PHONY: bench-extender
 bench-extender: $(BUILD)/rel/tests/extender/bench_server
-	@tests/extender/bench.sh $(BUILD)/rel/tests/extender/bench_server $(or $(BENCH_SECONDS),5)
+	@DAGSCHED_EXTRA_PACKAGES=wrk hack/install-deps.sh
+	@tests/extender/bench.sh $(BUILD)/rel/tests/extender/bench_server $(or $(BENCH_SECONDS),3)

@@ -9,3 +9,10 @@ manifests:
 	hack/render-manifests.sh
 
 INTEGRATION_TESTS += helm-test
+
+# The chart installed into a fresh real local control plane (see hack/cluster).
+.PHONY: install-test
+install-test:
+	@hack/cluster/with-cluster.sh tests/install/install_cluster.sh
+
+INTEGRATION_TESTS += install-test

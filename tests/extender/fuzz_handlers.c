@@ -94,11 +94,20 @@ static void check(const ext_reply *r)
 {
     if (r->body == NULL || (r->status != 200 && r->status != 400))
         abort();
+    /* jansson cannot represent "\u0000" inside an object key (valid JSON an echoed Node may
+     * carry); the extender's strict tokenizer must accept the answer in any case. */
     json_error_t e;
-    json_t *j = json_loadb(r->body, r->len, 0, &e);
-    if (j == NULL)
+    json_t *j = json_loadb(r->body, r->len, JSON_ALLOW_NUL, &e);
+    if (j == NULL && strstr(e.text, "NUL byte in object key") == NULL)
         abort();
     json_decref(j);
+    js_doc d;
+    char err[JS_ERR_MAX];
+    js_limits lim = {
+        .max_depth = EXT_MAX_DEPTH + 4, .max_tokens = r->len + 16, .max_len = r->len + 1};
+    if (js_parse(&d, r->body, r->len, &lim, err) != 0)
+        abort();
+    js_free(&d);
     free(r->body);
 }
 

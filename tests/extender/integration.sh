@@ -30,7 +30,10 @@ if [[ "${1:-}" != "--inside" ]]; then
     echo "extender-it: $EXT_BIN is not an executable (run make first)" >&2
     exit 1
   }
-  port="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
+  LOG_PREFIX=extender-it
+  # shellcheck source=hack/cluster/lib.sh
+  source "$ROOT/hack/cluster/lib.sh"
+  port="$(pick_port)"
   conf="$(mktemp /tmp/dagsched-extender-sched.XXXXXX.yaml)"
   trap 'rm -f "$conf"' EXIT
   sed "s/@EXTENDER_PORT@/$port/" "$HERE/scheduler-config.yaml" >"$conf"
@@ -48,10 +51,13 @@ ext_pid=""
 
 log() { echo "extender-it: $*"; }
 
+# stop_extender [SIGNAL]: stops the extender this suite started; EXT_STATUS is its exit status.
+EXT_STATUS=0
 stop_extender() {
+  EXT_STATUS=0
   if [[ -n "$ext_pid" ]] && kill -0 "$ext_pid" 2>/dev/null; then
     kill "${1:--TERM}" "$ext_pid" 2>/dev/null || true
-    wait "$ext_pid" 2>/dev/null || true
+    wait "$ext_pid" 2>/dev/null || EXT_STATUS=$?
   fi
   ext_pid=""
 }
@@ -69,7 +75,8 @@ fail() {
 }
 
 start_extender() {
-  "$EXT_BIN" --kubeconfig "$KUBECONFIG" --listen "127.0.0.1:$EXTENDER_PORT" \
+  ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}" \
+    UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}" "$EXT_BIN" --kubeconfig "$KUBECONFIG" --listen "127.0.0.1:$EXTENDER_PORT" \
     --policy-namespace dagsched-system --log-level debug >>"$EXT_LOG" 2>&1 &
   ext_pid=$!
   local i
@@ -135,10 +142,13 @@ test_dag_order() {
     ((SECONDS < deadline)) || fail "DAG job did not finish within 90 s"
     sleep 0.3
   done
-  "$K" -n "$ns" get events --field-selector involvedObject.name=etl-transform \
-    -o jsonpath='{range .items[*]}{.message}{"\n"}{end}' |
-    grep -q "dagsched: waiting for upstream tasks: clean" ||
-    fail "etl-transform has no FailedScheduling event naming its upstream task"
+  # Events are written asynchronously by kube-scheduler: give them a moment.
+  transform_waited() {
+    "$K" -n "$ns" get events --field-selector involvedObject.name=etl-transform \
+      -o jsonpath='{range .items[*]}{.message}{"\n"}{end}' |
+      grep -q "dagsched: waiting for upstream tasks: clean"
+  }
+  wait_for 15 "a FailedScheduling event of etl-transform naming its upstream task" transform_waited
   log "PASS dag order: extract -> clean -> transform, each bound only after its upstream succeeded"
 }
 
@@ -260,4 +270,8 @@ if grep " ERROR " "$EXT_LOG" | grep -v "invalid policy" | grep -q .; then
   fail "unexpected errors in the extender log"
 fi
 stop_extender
+((EXT_STATUS == 0)) || fail "the extender exited with status $EXT_STATUS at shutdown (sanitizer report above)"
+if grep -q "ERROR: \(AddressSanitizer\|LeakSanitizer\)\|runtime error:" "$EXT_LOG"; then
+  fail "sanitizer report in the extender log"
+fi
 log "all extender integration tests passed"

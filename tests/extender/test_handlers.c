@@ -232,6 +232,49 @@ static void test_blocked_task_both_casings(void **state)
     world_free(&w);
 }
 
+/* A fake live cache: "clean" has succeeded (the snapshot does not know yet). */
+static size_t live_calls;
+static bool live_clean_done(void *user, const char *ns, const char *job, const char *const *tasks,
+                            size_t n)
+{
+    (void)user;
+    live_calls++;
+    assert_string_equal(ns, "batch");
+    assert_string_equal(job, "etl");
+    assert_int_equal(n, 1);
+    return strcmp(tasks[0], "clean") == 0;
+}
+
+static void test_live_caches_ahead_of_snapshot(void **state)
+{
+    (void)state;
+    world w;
+    world_init(&w, "Running");
+    double now = at("2026-11-22T10:31:00Z");
+    ext_snapshot *s = snap(&w, now);
+    ext_ctx c = ctx();
+    c.tasks_succeeded = live_clean_done;
+    size_t len;
+    char *body = tu_read_data("filter_names.json", &len);
+    ext_reply r;
+    ext_outcome o;
+    live_calls = 0;
+    ext_handle_filter(&c, s, body, len, now, &r, &o);
+    assert_int_equal(r.status, 200);
+    assert_int_equal(live_calls, 1);
+    assert_true(o.live_override);
+    assert_int_equal(o.pod_class, EXT_POD_DAG);
+    assert_string_equal(r.body, "{\"Nodes\":null,\"NodeNames\":[\"kwok-node-0\",\"kwok-node-1\"],"
+                                "\"FailedNodes\":{\"kwok-node-2\":\"dagsched: insufficient cpu "
+                                "(requested 500m, free 200m)\"},\"FailedAndUnresolvableNodes\":{},"
+                                "\"Error\":\"\"}");
+    free(r.body);
+    ext_outcome_clear(&o);
+    free(body);
+    ext_snapshot_unref(s);
+    world_free(&w);
+}
+
 static void test_runnable_deadline_and_fit(void **state)
 {
     (void)state;
@@ -674,6 +717,79 @@ static void test_malformed_bodies(void **state)
     world_free(&w);
 }
 
+/* Bodies recorded from kube-scheduler v1.32: the Pods are not in the snapshot and go through the
+ * Kubernetes object decoder, exactly as the scheduler sent them. */
+static void test_recorded_bodies(void **state)
+{
+    (void)state;
+    ds_policy pol;
+    ds_policy_defaults(&pol);
+    const kube_node *nodes[] = {fx_node("dag-1", "8", "32Gi", "1"),
+                                fx_node("dag-2", "8", "32Gi", "1"),
+                                fx_node("pre-1", "2", "4Gi", "1")};
+    const kube_pod *pods[] = {fx_pod(&(fx_pod_spec){.ns = "batch",
+                                                    .name = "filler",
+                                                    .uid = "71e8637a-2219-4365-be68-eecbae97bf78",
+                                                    .node = "pre-1",
+                                                    .phase = "Running",
+                                                    .cpu = "1500m",
+                                                    .mem = "1Gi",
+                                                    .created = "2026-11-22T04:46:48Z",
+                                                    .started = "2026-11-22T04:46:49Z",
+                                                    .priority_class = "dagsched-test-low"})};
+    ext_build_input in = {.nodes = nodes,
+                          .n_nodes = 3,
+                          .pods = pods,
+                          .n_pods = 1,
+                          .policy = &pol,
+                          .policy_generation = 1};
+    double now = at("2026-11-22T04:46:55Z");
+    in.now = now;
+    ext_snapshot *s;
+    ds_err err;
+    assert_int_equal(ext_snapshot_build(&in, &s, &err), 0);
+
+    ext_outcome o;
+    char *out = run_file(ext_handle_filter, s, "recorded_filter_names.json", now, 200, &o);
+    assert_string_equal(out,
+                        "{\"Nodes\":null,\"NodeNames\":[\"dag-1\",\"dag-2\"],\"FailedNodes\":{},"
+                        "\"FailedAndUnresolvableNodes\":{},\"Error\":\"\"}");
+    assert_int_equal(o.pod_class, EXT_POD_DAG); /* a root task, by its own annotations */
+    assert_string_equal(o.pod_name, "etl-extract");
+    free(out);
+    out = run_file(ext_handle_filter, s, "recorded_filter_nodelist.json", now, 200, &o);
+    json_error_t je;
+    json_t *res = json_loads(out, 0, &je);
+    assert_non_null(res);
+    assert_int_equal(json_array_size(json_object_get(json_object_get(res, "Nodes"), "items")), 2);
+    json_decref(res);
+    free(out);
+
+    /* The filler started 6 s ago: too young under the default minRunTime of 60 s. */
+    out = run_file(ext_handle_preempt, s, "recorded_preempt_meta.json", now, 200, &o);
+    assert_string_equal(out, "{\"NodeNameToMetaVictims\":{}}");
+    assert_int_equal(o.victims_refused[DS_VICTIM_TOO_YOUNG], 1);
+    free(out);
+    ext_snapshot_unref(s);
+
+    /* With minRunTime 0 it may go, and freeing its 1500m makes room for the 1-cpu pod. */
+    pol.preemption.min_run_s = 0;
+    assert_int_equal(ext_snapshot_build(&in, &s, &err), 0);
+    const char *files[] = {"recorded_preempt_meta.json", "recorded_preempt_full.json"};
+    for (int f = 0; f < 2; f++) {
+        out = run_file(ext_handle_preempt, s, files[f], now, 200, &o);
+        assert_string_equal(out,
+                            "{\"NodeNameToMetaVictims\":{\"pre-1\":{\"Pods\":[{\"UID\":"
+                            "\"71e8637a-2219-4365-be68-eecbae97bf78\"}],\"NumPDBViolations\":0}}}");
+        assert_string_equal(o.pod_name, "urgent");
+        free(out);
+    }
+    ext_snapshot_unref(s);
+    for (int i = 0; i < 3; i++)
+        kube_obj_unref(&nodes[i]->meta);
+    kube_obj_unref(&pods[0]->meta);
+}
+
 static void test_floor(void **state)
 {
     (void)state;
@@ -700,6 +816,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_not_ready),
         cmocka_unit_test(test_blocked_task_both_casings),
+        cmocka_unit_test(test_live_caches_ahead_of_snapshot),
         cmocka_unit_test(test_runnable_deadline_and_fit),
         cmocka_unit_test(test_outside_dag_and_unknown_nodes),
         cmocka_unit_test(test_packing_prefers_complementary_node),
@@ -708,6 +825,7 @@ int main(void)
         cmocka_unit_test(test_empty_nodes),
         cmocka_unit_test(test_preempt),
         cmocka_unit_test(test_malformed_bodies),
+        cmocka_unit_test(test_recorded_bodies),
         cmocka_unit_test(test_floor),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -68,15 +68,24 @@ static void test_jscan_unicode(void **state)
     (void)state;
     js_doc d;
     char err[JS_ERR_MAX];
-    /* U+00E9, U+20AC, U+1F600 as a surrogate pair, a lone surrogate (U+FFFD), \/ and \". */
-    const char *s = "[\"\\u00e9\\u20AC\\ud83d\\ude00\\ud800x\\/\\\"\"]";
+    /* U+00E9, U+20AC, U+1F600 as a surrogate pair, \/ and \". */
+    const char *s = "[\"\\u00e9\\u20AC\\ud83d\\ude00x\\/\\\"\"]";
     assert_int_equal(parse_str(&d, s, err), 0);
     char out[64];
     long n = js_str_decode(&d, 1, out, sizeof out);
-    assert_int_equal(n, 2 + 3 + 4 + 3 + 1 + 1 + 1);
-    assert_memory_equal(out, "\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\xef\xbf\xbdx/\"", (size_t)n);
-    assert_true(js_str_eq_fold(&d, 1, "\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\xef\xbf\xbdX/\""));
+    assert_int_equal(n, 2 + 3 + 4 + 1 + 1 + 1);
+    assert_memory_equal(out, "\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80x/\"", (size_t)n);
+    assert_true(js_str_eq_fold(&d, 1, "\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80X/\""));
     js_free(&d);
+
+    /* Lone surrogates are refused. */
+    assert_int_equal(parse_str(&d, "[\"\\ud800x\"]", err), -1);
+    assert_string_equal(err, "invalid JSON at byte 2: invalid \\u escape: high surrogate without a "
+                             "low one");
+    assert_int_equal(parse_str(&d, "[\"\\ud800\\u0041\"]", err), -1);
+    assert_int_equal(parse_str(&d, "[\"\\ud800\"]", err), -1);
+    assert_int_equal(parse_str(&d, "[\"x\\udc00\"]", err), -1);
+    assert_string_equal(err, "invalid JSON at byte 3: invalid \\u escape: lone low surrogate");
 
     /* An escaped key still matches. */
     assert_int_equal(parse_str(&d, "{\"\\u0050od\": 1}", err), 0);
@@ -487,6 +496,77 @@ static void test_preempt_malformed(void **state)
         "NodeNameToMetaVictims[n1].NumPDBViolations: expected an integer >= 0");
 }
 
+/* Bodies recorded from kube-scheduler v1.32 (tests/extender/data/recorded_*.json): a DAG root
+ * task's filter call in both nodeCacheCapable modes, and a preemption for a high-priority pod. */
+static void test_recorded_bodies(void **state)
+{
+    (void)state;
+    ext_limits l = limits();
+    char err[EXT_ERR_MAX];
+    size_t len;
+    char *body = tu_read_data("recorded_filter_names.json", &len);
+    ext_args a;
+    assert_int_equal(ext_parse_args(body, len, &l, &a, err), 0);
+    assert_int_equal(a.kind, EXT_NODES_NAMES);
+    assert_int_equal(a.n_nodes, 2);
+    assert_string_equal(a.names[0], "dag-1");
+    assert_string_equal(a.names[1], "dag-2");
+    size_t pl;
+    const char *pj = ext_pod_json(&a.doc, a.pod, &pl);
+    json_error_t je;
+    json_t *pod = json_loadb(pj, pl, 0, &je);
+    assert_non_null(pod);
+    assert_string_equal(
+        json_string_value(json_object_get(json_object_get(pod, "metadata"), "name")),
+        "etl-extract");
+    json_decref(pod);
+    ext_args_free(&a);
+    free(body);
+
+    body = tu_read_data("recorded_filter_nodelist.json", &len);
+    assert_int_equal(ext_parse_args(body, len, &l, &a, err), 0);
+    assert_int_equal(a.kind, EXT_NODES_LIST);
+    assert_int_equal(a.n_nodes, 2);
+    assert_string_equal(a.names[0], "dag-1");
+    assert_string_equal(a.names[1], "dag-2");
+    /* dag-1 fails: the result's NodeList holds dag-2's Node exactly as received. */
+    ext_node_result r[2] = {{.pass = false, .message = "no"}, {.pass = true}};
+    ext_buf b;
+    ext_buf_init(&b, 0);
+    ext_emit_filter(&b, &a, r, NULL);
+    size_t n;
+    char *out = ext_buf_take(&b, &n);
+    json_t *res = json_loadb(out, n, 0, &je);
+    json_t *in = json_loadb(body, len, 0, &je);
+    assert_non_null(res);
+    assert_non_null(in);
+    json_t *items = json_object_get(json_object_get(res, "Nodes"), "items");
+    assert_int_equal(json_array_size(items), 1);
+    assert_true(
+        json_equal(json_array_get(items, 0),
+                   json_array_get(json_object_get(json_object_get(in, "Nodes"), "items"), 1)));
+    json_decref(res);
+    json_decref(in);
+    free(out);
+    ext_args_free(&a);
+    free(body);
+
+    const char *files[] = {"recorded_preempt_meta.json", "recorded_preempt_full.json"};
+    for (int f = 0; f < 2; f++) {
+        body = tu_read_data(files[f], &len);
+        ext_preempt_args p;
+        assert_int_equal(ext_parse_preempt_args(body, len, &l, &p, err), 0);
+        assert_int_equal(p.meta, f == 0);
+        assert_int_equal(p.n_nodes, 1);
+        assert_string_equal(p.nodes[0].node, "pre-1");
+        assert_int_equal(p.nodes[0].n_pods, 1);
+        assert_string_equal(p.nodes[0].uids[0], "71e8637a-2219-4365-be68-eecbae97bf78");
+        assert_int_equal(p.nodes[0].pdb_violations, 0);
+        ext_preempt_args_free(&p);
+        free(body);
+    }
+}
+
 static void test_json_string_escaping(void **state)
 {
     (void)state;
@@ -519,6 +599,7 @@ int main(void)
         cmocka_unit_test(test_preempt_meta),
         cmocka_unit_test(test_preempt_full_and_lower),
         cmocka_unit_test(test_preempt_malformed),
+        cmocka_unit_test(test_recorded_bodies),
         cmocka_unit_test(test_json_string_escaping),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -81,8 +81,8 @@ check("three deployments", sorted(deps) == ["dagsched-controller", "dagsched-ext
                                            "dagsched-scheduler"], sorted(deps))
 check("controller runs 2 replicas", deps["dagsched-controller"]["spec"]["replicas"] == 2)
 ctrl_args = deps["dagsched-controller"]["spec"]["template"]["spec"]["containers"][0]["args"]
-check("controller elects a leader", "--leader-elect" in ctrl_args and
-      "--lease-namespace=dagsched-system" in ctrl_args, ctrl_args)
+check("controller elects a leader", "--leader-elect=true" in ctrl_args and
+      "--leader-elect-namespace=dagsched-system" in ctrl_args, ctrl_args)
 check("controller is not in dry-run by default", "--dry-run" not in ctrl_args)
 sc = scheduler_config(objs)
 ext = sc["extenders"][0]
@@ -135,14 +135,15 @@ check("extender writes nothing but events",
 # --- non-default values
 objs2 = render("controller.dryRun=true", "extender.tls.enabled=true",
                "extender.tls.secretName=dagsched-tls", "metrics.serviceMonitor.enabled=true",
-               "jobGraphs.enabled=false", "scheduler.extender.ignorable=true",
+               "controller.leaderElection.enabled=false", "scheduler.extender.ignorable=true",
                "controller.replicas=1", "extender.replicas=1",
                '{policy.spec={"preemption":{"rho":2.5,"delta":0.2}}',
                '{policy.extra={"strict":{"deadlines":{"urgentThreshold":"1m"}}}')
 deps2 = {d["metadata"]["name"]: d for d in find(objs2, "Deployment")}
 ctrl2 = deps2["dagsched-controller"]["spec"]["template"]["spec"]["containers"][0]["args"]
 check("dry-run flag", "--dry-run" in ctrl2)
-check("no job graphs flag", "--no-job-graphs" in ctrl2)
+check("leader election off", "--leader-elect=false" in ctrl2 and
+      not any(a.startswith("--leader-elect-lease-name") for a in ctrl2))
 ext2 = scheduler_config(objs2)["extenders"][0]
 check("TLS URL and CA", ext2["urlPrefix"].startswith("https://") and ext2["enableHTTPS"] is True
       and ext2["tlsConfig"]["caFile"] == "/etc/dagsched/tls/ca.crt", ext2)
@@ -151,9 +152,8 @@ eargs = deps2["dagsched-extender"]["spec"]["template"]["spec"]["containers"][0][
 check("extender TLS flags", "--tls-cert=/etc/dagsched/tls/tls.crt" in eargs)
 check("ServiceMonitor rendered", len(find(objs2, "ServiceMonitor")) == 1)
 check("no PDB for single replicas", len(find(objs2, "PodDisruptionBudget")) == 0)
-check("no cluster-wide configmaps without job graphs",
-      not any("configmaps" in r["resources"]
-              for r in find(objs2, "ClusterRole", "dagsched-controller")[0]["rules"]))
+check("controller may nominate the freed node",
+      any(r["resources"] == ["pods/status"] and r["verbs"] == ["patch"] for r in ctrl_rules))
 pols2 = {c["metadata"]["name"]: yaml.safe_load(c["data"]["policy.yaml"])
          for c in find(objs2, "ConfigMap") if c["metadata"]["labels"].get("dagsched.io/kind")}
 check("two policies", sorted(pols2) == ["dagsched-policy-default", "dagsched-policy-strict"],

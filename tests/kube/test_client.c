@@ -249,11 +249,12 @@ static void test_stream(void **state)
     mock_server *m = *state;
     mock_reply r[] = {
         {.status = 200, .chunks = {"{\"type\":\"ADD", "ED\"}\n{\"ty", "pe\":\"DELETED\"}\n"}},
+        {.status = 200, .body = ""},
         {.status = 410,
          .body = "{\"kind\":\"Status\",\"message\":\"too old resource version: 1 (5)\","
                  "\"reason\":\"Expired\",\"code\":410}"},
     };
-    mock_script(m, r, 2);
+    mock_script(m, r, 3);
     kube_client *c = client_for(m, NULL, NULL, 0);
     kube_response resp;
     ds_err err = {{0}};
@@ -261,7 +262,15 @@ static void test_stream(void **state)
     assert_int_equal(kube_stream(c, "/api/v1/pods?watch=1", 5, 0, NULL, collect, &col, &resp, &err),
                      0);
     assert_string_equal(col.data, "{\"type\":\"ADDED\"}\n{\"type\":\"DELETED\"}\n");
-    assert_true(col.calls >= 3);
+    assert_true(col.calls >= 4);
+    kube_response_free(&resp);
+    /* A watch that ends without a single event is a normal end, and the consumer learnt that
+     * the stream was open. */
+    memset(&col, 0, sizeof col);
+    assert_int_equal(kube_stream(c, "/api/v1/pods?watch=1", 5, 0, NULL, collect, &col, &resp, &err),
+                     0);
+    assert_int_equal(col.calls, 1);
+    assert_int_equal(col.len, 0);
     kube_response_free(&resp);
     memset(&col, 0, sizeof col);
     assert_int_equal(kube_stream(c, "/api/v1/pods?watch=1", 5, 0, NULL, collect, &col, &resp, &err),

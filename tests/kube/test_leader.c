@@ -170,8 +170,7 @@ static void test_contention_and_release(void **state)
     candidate_start(&a, c, "a");
     candidate_start(&b, c, "b");
     double end = kutil_mono_now() + 5;
-    while (!kube_leader_is_leader(a.le) && !kube_leader_is_leader(b.le) &&
-           kutil_mono_now() < end)
+    while (!kube_leader_is_leader(a.le) && !kube_leader_is_leader(b.le) && kutil_mono_now() < end)
         usleep(20000);
     /* Several renewal periods: never two leaders. */
     for (int i = 0; i < 100; i++) {
@@ -193,9 +192,9 @@ static void test_contention_and_release(void **state)
     assert_true(wait_for(other, true, 5));
     assert_true(kutil_mono_now() - t0 < 1.9);
     pthread_mutex_lock(&m.lock);
-    assert_int_equal(json_integer_value(json_object_get(json_object_get(s.lease, "spec"),
-                                                        "leaseTransitions")),
-                     1);
+    assert_int_equal(
+        json_integer_value(json_object_get(json_object_get(s.lease, "spec"), "leaseTransitions")),
+        1);
     pthread_mutex_unlock(&m.lock);
 
     /* The server stops answering: the leader stops within the renew deadline. */

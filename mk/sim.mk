@@ -1,0 +1,82 @@
+# mk/sim.mk: the simulator bin/dagsched-sim, its tests (tests/sim) and the outcome benchmark.
+#
+#   make bin/dagsched-sim     build the simulator
+#   make sim-test             simulator tests (optimised);  make sim-test-asan  under ASan+UBSan
+#   make bench-outcomes       all policies on the same seeds and workloads: ratio table + plots
+#   make bench-sim-scale      DSP's largest setting (2,500 jobs, up to 2,000 tasks each)
+
+SIM_SRCS       := $(wildcard sim/*.c)
+SIM_LIB_SRCS   := $(filter-out sim/main.c,$(SIM_SRCS))
+SIM_TEST_NAMES := $(patsubst tests/sim/%.c,%,$(wildcard tests/sim/test_*.c))
+SIM_LIBS       := $(YAML_LIBS) $(LIBS_COMMON)
+
+BINARIES          += $(BIN)/dagsched-sim
+INTEGRATION_TESTS += sim-test sim-test-asan
+
+define sim_variant
+# $(1) = variant name, $(2) = extra flags
+$(BUILD)/$(1)/sim/%.o: sim/%.c
+	@mkdir -p $$(@D)
+	$$(CC) $$(CFLAGS_BASE) $(2) -Isim -c $$< -o $$@
+
+$(BUILD)/$(1)/libdagsched-sim.a: $$(patsubst sim/%.c,$(BUILD)/$(1)/sim/%.o,$$(SIM_LIB_SRCS))
+	@mkdir -p $$(@D)
+	rm -f $$@
+	ar rcs $$@ $$^
+
+$(BUILD)/$(1)/tests/sim/%: tests/sim/%.c $(BUILD)/$(1)/libdagsched-sim.a $(BUILD)/$(1)/libdagsched.a
+	@mkdir -p $$(@D)
+	$$(CC) $$(CFLAGS_BASE) $(2) -Isim -Itests/sim $$< -o $$@ $(BUILD)/$(1)/libdagsched-sim.a \
+		$(BUILD)/$(1)/libdagsched.a $$(SIM_LIBS) $$(CMOCKA_LIBS)
+endef
+
+$(eval $(call sim_variant,rel,$(OPT_FLAGS)))
+$(eval $(call sim_variant,asan,$(SAN_FLAGS)))
+
+$(BIN)/dagsched-sim: $(BUILD)/rel/sim/main.o $(BUILD)/rel/libdagsched-sim.a $(BUILD)/rel/libdagsched.a
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_BASE) $(OPT_FLAGS) $^ -o $@ $(SIM_LIBS)
+
+SIM_TEST_REL  := $(addprefix $(BUILD)/rel/tests/sim/,$(SIM_TEST_NAMES))
+SIM_TEST_ASAN := $(addprefix $(BUILD)/asan/tests/sim/,$(SIM_TEST_NAMES))
+
+.PHONY: sim-test sim-test-asan bench-outcomes bench-sim-scale
+
+# Run from the repository root: the tests read tests/sim/data.
+sim-test: $(SIM_TEST_REL)
+	@set -e; for t in $(SIM_TEST_REL); do echo "== $$t"; $$t; done
+
+sim-test-asan: $(SIM_TEST_ASAN)
+	@set -e; for t in $(SIM_TEST_ASAN); do echo "== $$t (asan+ubsan)"; \
+		ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 $$t; done
+
+BENCH_DIR ?= $(BUILD)/bench
+# The medium workload: DSP's smallest setting (150 jobs: 50 small, 50 medium, 50 large, 165,000
+# tasks) on 50 nodes of two speed classes (720 cores, loaded enough that queues form), two seeds;
+# tasks are released by a workflow engine.
+BENCH_OUTCOMES_ARGS ?= --jobs 150 --seeds 1,2 --nodes 40x12:48Gi:1,10x24:96Gi:1.5
+# Small workloads for the Gantt charts and for the dependency-disorder comparison (pods created up
+# front, so DAG-unaware policies can start a task before its inputs exist).
+BENCH_GANTT_ARGS ?= --jobs 6 --task-scale 0.03 --nodes 4x2:8Gi:1,2x4:16Gi:1.5 --seed 1 \
+	--high-priority 0.3
+BENCH_UPFRONT_ARGS ?= --jobs 60 --task-scale 0.1 --release upfront --seeds 1,2,3
+
+bench-outcomes: $(BIN)/dagsched-sim
+	@mkdir -p $(BENCH_DIR)
+	@echo "== outcomes: medium workload ($(BENCH_OUTCOMES_ARGS)), workflow-engine release"
+	$(BIN)/dagsched-sim --policy all $(BENCH_OUTCOMES_ARGS) --table \
+		--csv $(BENCH_DIR)/outcomes.csv --json $(BENCH_DIR)/outcomes.json \
+		--bars-svg $(BENCH_DIR)/outcomes.svg
+	@echo "== outcomes: pods created up front ($(BENCH_UPFRONT_ARGS))"
+	$(BIN)/dagsched-sim --policy all $(BENCH_UPFRONT_ARGS) --table \
+		--csv $(BENCH_DIR)/outcomes-upfront.csv --bars-svg $(BENCH_DIR)/outcomes-upfront.svg
+	@echo "== Gantt charts ($(BENCH_GANTT_ARGS))"
+	$(BIN)/dagsched-sim --policy all $(BENCH_GANTT_ARGS) --quiet \
+		--gantt-svg $(BENCH_DIR)/gantt-%s.svg
+	@echo "bench-outcomes: tables above; CSV, JSON and SVG plots in $(BENCH_DIR)/"
+
+# DSP's largest setting: 2,500 jobs (small: 100-500, medium: 1,000, large: 2,000 tasks).
+# 50 nodes sized so that the cluster is about half busy (an overloaded cluster only grows queues).
+BENCH_SCALE_ARGS ?= --jobs 2500 --seed 1 --nodes 40x32:128Gi:1,10x64:256Gi:1.5
+bench-sim-scale: $(BIN)/dagsched-sim
+	$(BIN)/dagsched-sim --policy dagsched $(BENCH_SCALE_ARGS)

@@ -1,0 +1,1090 @@
+/* engine.c: the discrete-event simulation loop (see engine.h).
+ *
+ * State: nodes (allocatable, requested, speed), the jobs in the system (their DAG and per-task
+ * state), the waiting queue (wqueue.h) and the event heap (evheap.h). After every instant's events
+ * a scheduling pass places the first pod in queue order that fits some node, on the node the
+ * policy scores best, until nothing fits; then kube-style preemption is tried. Every epoch, DSP
+ * policies re-evaluate priorities (ds_dsp_evaluate), re-order the queue and run Algorithm 1
+ * (ds_select_victims). */
+#include "engine.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dsp.h"
+#include "evheap.h"
+#include "kube_preempt.h"
+#include "victim.h"
+#include "wqueue.h"
+
+enum { T_BLOCKED = 0, T_QUEUED, T_DELAYED, T_RUNNING, T_DONE };
+enum { F_CHECKPOINT = 1, F_DISORDER_RUN = 2 };
+
+#define NONE32          UINT32_MAX
+#define SEG_NONE        SIZE_MAX
+#define MAX_PRIO_LEVELS 64
+
+typedef struct etask {
+    double runtime;        /* reference seconds */
+    double progress;       /* reference seconds kept across evictions (checkpointing tasks) */
+    double runnable_since; /* when it last became runnable / was recreated */
+    double started_at;     /* start of the current run */
+    double last_evicted;
+    double preempt_retry_at; /* kube preemption: not before */
+    ds_res req;
+    uint32_t n_up_left; /* upstream tasks not yet succeeded */
+    uint32_t node;
+    uint32_t gen; /* run generation: stale FINISH/REQUEUE events are ignored */
+    uint32_t qh;  /* queue handle */
+    uint32_t run_idx;
+    uint16_t fails;
+    uint8_t state;
+    uint8_t flags;
+    size_t seg; /* open segment */
+} etask;
+
+typedef struct ejob {
+    ds_dag dag;
+    etask *t;
+    ds_task_status *st;
+    ds_task_eval *ev;
+    double arrival, deadline;
+    int32_t priority;
+    bool upfront;
+    uint32_t n_done;
+    uint32_t active_pos;
+} ejob;
+
+typedef struct running_ref {
+    uint32_t job, task;
+} running_ref;
+
+typedef struct prio_count {
+    int32_t prio;
+    uint32_t count;
+} prio_count;
+
+typedef struct engine {
+    const sim_workload *w;
+    const sim_config *c;
+    const sim_policy_desc *p;
+    sim_result *r;
+    ds_err *err;
+
+    size_t n_nodes;
+    sim_node_state *nodes;
+    unsigned char *nofit; /* no queued pod fits the node's free resources */
+    unsigned char *allowed;
+    double max_speed;
+    ds_res used_total;
+
+    ejob **jobs; /* by workload index; NULL when not in the system */
+    uint32_t *active;
+    size_t n_active;
+    size_t next_arrival;
+    size_t jobs_done;
+
+    running_ref *running;
+    size_t n_running, cap_running;
+    prio_count prios[MAX_PRIO_LEVELS]; /* running pods per priority value */
+    size_t n_prios;
+
+    sim_wqueue q;
+    sim_evheap h;
+    uint64_t seq;
+    double now, last_t;
+    bool epoch_pending;
+
+    double *evict_times; /* ring of recent eviction times (anti-thrash per-minute cap) */
+    size_t evict_head, evict_count, evict_cap;
+
+    /* scratch */
+    uint32_t *handles;
+    size_t cap_handles;
+} engine;
+
+void sim_config_defaults(sim_config *c, const sim_policy_desc *policy)
+{
+    memset(c, 0, sizeof *c);
+    c->policy = policy;
+    ds_policy_defaults(&c->pol);
+    c->restart_delay_s = 1.0;
+    c->disorder_fail_s = 5.0;
+    c->backoff_base_s = 10.0;
+    c->backoff_max_s = 360.0;
+    c->extender_weight = 5.0;
+    c->max_time_s = 1e9;
+    c->kube_preempt_attempts = 64;
+    c->kube_preempt_backoff_s = 10.0;
+    c->record_segments = false;
+    c->max_segments = 200000;
+}
+
+void sim_result_free(sim_result *r)
+{
+    if (r == NULL)
+        return;
+    free(r->jobs);
+    free(r->segs);
+    free(r->node_speed);
+    free(r->node_alloc);
+    memset(r, 0, sizeof *r);
+}
+
+static int oom(engine *e, const char *what)
+{
+    return ds_err_set(e->err, "simulator: out of memory (%s)", what);
+}
+
+static bool uses_dsp(const engine *e)
+{
+    return e->p->order != SIM_ORDER_KUBE || e->p->dsp_preemption;
+}
+
+/* ---- bookkeeping ------------------------------------------------------------------------- */
+
+static void advance(engine *e, double t)
+{
+    double dt = t - e->last_t;
+    if (dt > 0)
+        for (int k = 0; k < DS_RES_N; k++)
+            e->r->area[k] += (double)e->used_total.v[k] * dt;
+    e->last_t = t;
+    e->now = t;
+}
+
+static void prio_add(engine *e, int32_t prio, int delta)
+{
+    for (size_t i = 0; i < e->n_prios; i++)
+        if (e->prios[i].prio == prio) {
+            e->prios[i].count = (uint32_t)((int64_t)e->prios[i].count + delta);
+            return;
+        }
+    if (delta > 0 && e->n_prios < MAX_PRIO_LEVELS) {
+        e->prios[e->n_prios].prio = prio;
+        e->prios[e->n_prios].count = (uint32_t)delta;
+        e->n_prios++;
+    }
+}
+
+/* Lowest priority among running pods; INT32_MAX when none run. */
+static int32_t min_running_prio(const engine *e)
+{
+    int32_t m = INT32_MAX;
+    for (size_t i = 0; i < e->n_prios; i++)
+        if (e->prios[i].count > 0 && e->prios[i].prio < m)
+            m = e->prios[i].prio;
+    return m;
+}
+
+static void node_freed(engine *e, uint32_t node)
+{
+    e->nofit[node] = 0;
+}
+
+static ds_res node_free(const engine *e, size_t n)
+{
+    ds_res f = e->nodes[n].alloc;
+    ds_res_sub(&f, &e->nodes[n].used);
+    return f;
+}
+
+static int seg_open(engine *e, uint32_t job, uint32_t task, etask *t)
+{
+    t->seg = SEG_NONE;
+    if (!e->c->record_segments)
+        return 0;
+    sim_result *r = e->r;
+    if (r->n_segs >= e->c->max_segments) {
+        r->segs_truncated = true;
+        return 0;
+    }
+    if (r->n_segs % 4096 == 0) {
+        sim_segment *g = realloc(r->segs, (r->n_segs + 4096) * sizeof *g);
+        if (g == NULL)
+            return oom(e, "gantt segments");
+        r->segs = g;
+    }
+    sim_segment *s = &r->segs[r->n_segs];
+    double cap = (double)e->nodes[t->node].alloc.v[DS_RES_CPU];
+    *s = (sim_segment){.start = e->now,
+                       .end = e->now,
+                       .node = t->node,
+                       .job = job,
+                       .task = task,
+                       .outcome = SIM_SEG_DONE,
+                       .cpu_frac = cap > 0 ? (float)((double)t->req.v[DS_RES_CPU] / cap) : 0.0f};
+    t->seg = r->n_segs++;
+    return 0;
+}
+
+static void seg_close(engine *e, etask *t, sim_seg_outcome outcome)
+{
+    if (t->seg == SEG_NONE)
+        return;
+    e->r->segs[t->seg].end = e->now;
+    e->r->segs[t->seg].outcome = (uint8_t)outcome;
+    t->seg = SEG_NONE;
+}
+
+/* ---- queue ------------------------------------------------------------------------------- */
+
+static sim_qkey queue_key(engine *e, const ejob *j, uint32_t task)
+{
+    sim_qkey k = {.k1 = 0, .k2 = 0, .seq = e->seq++};
+    switch (e->p->order) {
+    case SIM_ORDER_KUBE:
+        k.k1 = -(double)j->priority;
+        k.k2 = e->now;
+        break;
+    case SIM_ORDER_DSP:
+        k.k2 = -j->ev[task].priority;
+        break;
+    case SIM_ORDER_KUBE_THEN_DSP:
+        k.k1 = -(double)j->priority;
+        k.k2 = -j->ev[task].priority;
+        break;
+    }
+    return k;
+}
+
+static int enqueue(engine *e, uint32_t job, uint32_t task)
+{
+    ejob *j = e->jobs[job];
+    etask *t = &j->t[task];
+    if (sim_wq_insert(&e->q, queue_key(e, j, task), job, task, &t->req, &t->qh) != 0)
+        return oom(e, "waiting queue");
+    t->state = T_QUEUED;
+    t->runnable_since = e->now;
+    for (size_t n = 0; n < e->n_nodes; n++)
+        if (e->nofit[n]) {
+            ds_res f = node_free(e, n);
+            if (ds_res_fits(&t->req, &f))
+                e->nofit[n] = 0;
+        }
+    if (sim_wq_size(&e->q) > e->r->peak_waiting)
+        e->r->peak_waiting = sim_wq_size(&e->q);
+    return 0;
+}
+
+/* ---- DSP evaluation ---------------------------------------------------------------------- */
+
+static void fill_status(const engine *e, ejob *j)
+{
+    for (size_t i = 0; i < j->dag.n; i++) {
+        const etask *t = &j->t[i];
+        ds_task_status *s = &j->st[i];
+        memset(s, 0, sizeof *s);
+        switch (t->state) {
+        case T_QUEUED:
+        case T_DELAYED:
+            s->state = DS_TASK_WAITING;
+            s->runnable_since = t->runnable_since;
+            break;
+        case T_RUNNING: {
+            double speed = e->nodes[t->node].speed;
+            s->state = DS_TASK_RUNNING;
+            /* a checkpointed run resumes: it behaves as if it had started earlier */
+            s->started_at = t->started_at - t->progress / speed;
+            s->speed = speed;
+            break;
+        }
+        case T_DONE:
+            s->state = DS_TASK_SUCCEEDED;
+            break;
+        default:
+            s->state = DS_TASK_BLOCKED;
+            break;
+        }
+    }
+}
+
+static int evaluate_job(engine *e, ejob *j)
+{
+    fill_status(e, j);
+    if (ds_dsp_evaluate(&j->dag, j->st, j->deadline, e->now, &e->c->pol.priority, j->ev, e->err) !=
+        0) {
+        ds_err_prefix(e->err, "DSP priority");
+        return -1;
+    }
+    return 0;
+}
+
+static int grow_handles(engine *e, size_t n)
+{
+    if (e->cap_handles >= n)
+        return 0;
+    size_t cap = n + n / 2 + 64;
+    uint32_t *h = realloc(e->handles, cap * sizeof *h);
+    if (h == NULL)
+        return oom(e, "queue snapshot");
+    e->handles = h;
+    e->cap_handles = cap;
+    return 0;
+}
+
+/* Re-evaluate every job in the system and re-order the queue by the new priorities. */
+static int refresh_priorities(engine *e)
+{
+    for (size_t a = 0; a < e->n_active; a++)
+        if (evaluate_job(e, e->jobs[e->active[a]]) != 0)
+            return -1;
+    if (e->p->order == SIM_ORDER_KUBE)
+        return 0;
+    size_t n = sim_wq_size(&e->q);
+    if (grow_handles(e, n) != 0)
+        return -1;
+    sim_wq_collect(&e->q, e->handles);
+    for (size_t i = 0; i < n; i++) {
+        const sim_wq_node *qn = sim_wq_get(&e->q, e->handles[i]);
+        const ejob *j = e->jobs[qn->job];
+        sim_qkey k = qn->key;
+        k.k2 = -j->ev[qn->task].priority;
+        sim_wq_set_key(&e->q, e->handles[i], k);
+    }
+    if (sim_wq_rebuild(&e->q) != 0)
+        return oom(e, "queue rebuild");
+    return 0;
+}
+
+/* ---- runs -------------------------------------------------------------------------------- */
+
+static int start_task(engine *e, uint32_t job, uint32_t task, uint32_t node)
+{
+    ejob *j = e->jobs[job];
+    etask *t = &j->t[task];
+    if (t->state == T_QUEUED)
+        sim_wq_remove(&e->q, t->qh);
+    if (e->n_running == e->cap_running) {
+        size_t cap = e->cap_running ? e->cap_running * 2 : 1024;
+        running_ref *g = realloc(e->running, cap * sizeof *g);
+        if (g == NULL)
+            return oom(e, "running pods");
+        e->running = g;
+        e->cap_running = cap;
+    }
+    t->state = T_RUNNING;
+    t->node = node;
+    t->started_at = e->now;
+    t->gen++;
+    t->run_idx = (uint32_t)e->n_running;
+    e->running[e->n_running++] = (running_ref){job, task};
+    ds_res_add(&e->nodes[node].used, &t->req);
+    ds_res_add(&e->used_total, &t->req);
+    prio_add(e, j->priority, 1);
+    e->r->starts++;
+    double end;
+    if (t->n_up_left > 0) {
+        /* Dependency disorder: the task starts before its inputs exist and fails. */
+        e->r->disorders++;
+        t->flags |= F_DISORDER_RUN;
+        end = e->now + e->c->disorder_fail_s;
+    } else {
+        t->flags &= (uint8_t)~F_DISORDER_RUN;
+        double left = t->runtime - t->progress;
+        if (left < 0)
+            left = 0;
+        end = e->now + left / e->nodes[node].speed;
+    }
+    if (seg_open(e, job, task, t) != 0)
+        return -1;
+    if (sim_evheap_push(&e->h, end, SIM_EV_FINISH, job, task, t->gen) != 0)
+        return oom(e, "events");
+    return 0;
+}
+
+/* Take a running task off its node (finish, failure or eviction). */
+static void stop_run(engine *e, uint32_t job, uint32_t task)
+{
+    ejob *j = e->jobs[job];
+    etask *t = &j->t[task];
+    ds_res_sub(&e->nodes[t->node].used, &t->req);
+    ds_res_sub(&e->used_total, &t->req);
+    prio_add(e, j->priority, -1);
+    size_t idx = t->run_idx;
+    running_ref last = e->running[--e->n_running];
+    if (idx < e->n_running) {
+        e->running[idx] = last;
+        e->jobs[last.job]->t[last.task].run_idx = (uint32_t)idx;
+    }
+    t->run_idx = NONE32;
+    node_freed(e, t->node);
+}
+
+static int record_eviction_time(engine *e)
+{
+    if (e->evict_cap == 0)
+        return 0;
+    e->evict_times[(e->evict_head + e->evict_count) % e->evict_cap] = e->now;
+    if (e->evict_count < e->evict_cap)
+        e->evict_count++;
+    else
+        e->evict_head = (e->evict_head + 1) % e->evict_cap;
+    return 0;
+}
+
+static size_t evictions_last_minute(engine *e)
+{
+    while (e->evict_count > 0 && e->evict_times[e->evict_head] <= e->now - 60.0) {
+        e->evict_head = (e->evict_head + 1) % e->evict_cap;
+        e->evict_count--;
+    }
+    return e->evict_count;
+}
+
+static int evict(engine *e, uint32_t job, uint32_t task)
+{
+    ejob *j = e->jobs[job];
+    etask *t = &j->t[task];
+    double done = (e->now - t->started_at) * e->nodes[t->node].speed;
+    stop_run(e, job, task);
+    seg_close(e, t, SIM_SEG_EVICTED);
+    if (!(t->flags & F_DISORDER_RUN)) {
+        if (t->flags & F_CHECKPOINT) {
+            t->progress += done;
+            if (t->progress > t->runtime)
+                t->progress = t->runtime;
+        } else {
+            e->r->lost_work_s += done + t->progress;
+            t->progress = 0;
+        }
+    }
+    t->state = T_DELAYED;
+    t->runnable_since = e->now;
+    t->last_evicted = e->now;
+    t->gen++;
+    e->r->preemptions++;
+    record_eviction_time(e);
+    if (sim_evheap_push(&e->h, e->now + e->c->restart_delay_s, SIM_EV_REQUEUE, job, task, t->gen) !=
+        0)
+        return oom(e, "events");
+    return 0;
+}
+
+/* ---- arrivals and completions ------------------------------------------------------------ */
+
+static void free_job(ejob *j)
+{
+    if (j == NULL)
+        return;
+    ds_dag_free(&j->dag);
+    free(j->t);
+    free(j->st);
+    free(j->ev);
+    free(j);
+}
+
+static int arrive(engine *e, uint32_t wi)
+{
+    sim_job_def def;
+    bool owned = false;
+    if (sim_workload_job(e->w, wi, &def, &owned, e->err) != 0)
+        return -1;
+    ejob *j = calloc(1, sizeof *j);
+    if (j == NULL) {
+        if (owned)
+            sim_job_def_free(&def);
+        return oom(e, "job");
+    }
+    int rc = sim_job_build_dag(&def, &j->dag, e->err);
+    if (rc == 0) {
+        j->t = calloc(def.n_tasks, sizeof *j->t);
+        j->st = uses_dsp(e) ? calloc(def.n_tasks, sizeof *j->st) : NULL;
+        j->ev = uses_dsp(e) ? calloc(def.n_tasks, sizeof *j->ev) : NULL;
+        if (j->t == NULL || (uses_dsp(e) && (j->st == NULL || j->ev == NULL)))
+            rc = oom(e, "job tasks");
+    }
+    if (rc != 0) {
+        if (owned)
+            sim_job_def_free(&def);
+        free_job(j);
+        return -1;
+    }
+    j->arrival = e->now;
+    j->priority = def.priority;
+    j->upfront = def.release == SIM_RELEASE_UPFRONT;
+    double deadline = INFINITY;
+    if (isfinite(def.deadline_s))
+        deadline = e->now + def.deadline_s;
+    else if (def.deadline_factor > 0)
+        deadline = e->now + def.deadline_factor * ds_dag_critical_path(&j->dag);
+    j->deadline = deadline;
+    for (size_t i = 0; i < def.n_tasks; i++) {
+        etask *t = &j->t[i];
+        t->runtime = def.tasks[i].runtime_s;
+        t->req = def.tasks[i].request;
+        t->n_up_left = (uint32_t)j->dag.tasks[i].n_up;
+        t->flags = def.tasks[i].checkpoint ? F_CHECKPOINT : 0;
+        t->qh = NONE32;
+        t->run_idx = NONE32;
+        t->node = NONE32;
+        t->last_evicted = -INFINITY;
+        t->preempt_retry_at = -INFINITY;
+        t->seg = SEG_NONE;
+    }
+    e->r->jobs[wi].arrival = e->now;
+    e->r->jobs[wi].deadline = deadline;
+    e->r->jobs[wi].n_tasks = (uint32_t)def.n_tasks;
+    e->r->n_tasks += def.n_tasks;
+    if (owned)
+        sim_job_def_free(&def);
+    e->jobs[wi] = j;
+    j->active_pos = (uint32_t)e->n_active;
+    e->active[e->n_active++] = wi;
+    if (uses_dsp(e) && evaluate_job(e, j) != 0)
+        return -1;
+    /* Pods enter the queue: runnable ones always; all of them when the job creates its pods up
+     * front and the policy does not hold pods back for their upstream tasks. */
+    bool all = j->upfront && !e->p->dag_aware;
+    for (size_t i = 0; i < j->dag.n; i++)
+        if (all || j->t[i].n_up_left == 0)
+            if (enqueue(e, wi, (uint32_t)i) != 0)
+                return -1;
+    return 0;
+}
+
+static void job_done(engine *e, uint32_t wi)
+{
+    ejob *j = e->jobs[wi];
+    e->r->jobs[wi].completion = e->now;
+    uint32_t pos = j->active_pos;
+    uint32_t last = e->active[--e->n_active];
+    if (pos < e->n_active) {
+        e->active[pos] = last;
+        e->jobs[last]->active_pos = pos;
+    }
+    free_job(j);
+    e->jobs[wi] = NULL;
+    e->jobs_done++;
+}
+
+static int finish(engine *e, const sim_event *ev)
+{
+    ejob *j = e->jobs[ev->a];
+    if (j == NULL)
+        return 0;
+    etask *t = &j->t[ev->b];
+    if (t->state != T_RUNNING || t->gen != ev->gen)
+        return 0; /* evicted meanwhile */
+    stop_run(e, ev->a, ev->b);
+    if (t->flags & F_DISORDER_RUN) {
+        seg_close(e, t, SIM_SEG_FAILED);
+        e->r->failures++;
+        t->fails++;
+        double delay = e->c->backoff_base_s * pow(2.0, (double)(t->fails - 1));
+        if (delay > e->c->backoff_max_s)
+            delay = e->c->backoff_max_s;
+        t->state = T_DELAYED;
+        t->gen++;
+        if (sim_evheap_push(&e->h, e->now + delay, SIM_EV_REQUEUE, ev->a, ev->b, t->gen) != 0)
+            return oom(e, "events");
+        return 0;
+    }
+    seg_close(e, t, SIM_SEG_DONE);
+    t->state = T_DONE;
+    t->progress = t->runtime;
+    j->n_done++;
+    const ds_dag_task *dt = &j->dag.tasks[ev->b];
+    for (size_t k = 0; k < dt->n_down; k++) {
+        etask *d = &j->t[dt->down[k]];
+        d->n_up_left--;
+        if (d->n_up_left == 0 && d->state == T_BLOCKED)
+            if (enqueue(e, ev->a, (uint32_t)dt->down[k]) != 0)
+                return -1;
+    }
+    if (j->n_done == j->dag.n)
+        job_done(e, ev->a);
+    return 0;
+}
+
+static int requeue(engine *e, const sim_event *ev)
+{
+    ejob *j = e->jobs[ev->a];
+    if (j == NULL)
+        return 0;
+    etask *t = &j->t[ev->b];
+    if (t->state != T_DELAYED || t->gen != ev->gen)
+        return 0;
+    return enqueue(e, ev->a, ev->b);
+}
+
+/* ---- scheduling pass --------------------------------------------------------------------- */
+
+static double criticality_of(const engine *e, uint32_t h)
+{
+    size_t n = sim_wq_size(&e->q);
+    if (n <= 1)
+        return 1.0;
+    return 1.0 - (double)sim_wq_rank(&e->q, h) / (double)(n - 1);
+}
+
+/* Nodes where the task can finish by its level deadline (extender filter); NULL = all. */
+static const unsigned char *deadline_filter(engine *e, const ejob *j, uint32_t task)
+{
+    if (!e->p->deadline_filter || !e->c->pol.filter_infeasible_nodes || j->ev == NULL)
+        return NULL;
+    double dl = j->ev[task].level_deadline;
+    if (!isfinite(dl))
+        return NULL;
+    const etask *t = &j->t[task];
+    double left = t->runtime - t->progress;
+    size_t feasible = 0;
+    for (size_t n = 0; n < e->n_nodes; n++) {
+        ds_res f = node_free(e, n);
+        bool ok = ds_can_finish_by(left, e->nodes[n].speed, e->now, dl);
+        e->allowed[n] = ok;
+        if (ok && ds_res_fits(&t->req, &f))
+            feasible++;
+    }
+    return feasible > 0 ? e->allowed : NULL; /* no feasible node: do not filter */
+}
+
+static int place(engine *e, uint32_t h)
+{
+    const sim_wq_node *qn = sim_wq_get(&e->q, h);
+    uint32_t job = qn->job, task = qn->task;
+    ejob *j = e->jobs[job];
+    double crit = e->p->criticality ? criticality_of(e, h) : 0.0;
+    const unsigned char *allowed = deadline_filter(e, j, task);
+    size_t node = sim_policy_pick_node(e->p, &e->c->pol, &j->t[task].req, e->nodes, e->n_nodes,
+                                       allowed, crit, e->max_speed, e->c->extender_weight);
+    if (node == SIZE_MAX)
+        return ds_err_set(e->err, "simulator: internal error: pod fits no node after fit query");
+    return start_task(e, job, task, (uint32_t)node);
+}
+
+static int placement_loop(engine *e)
+{
+    size_t limit = SIZE_MAX;
+    if (e->p->release_limit && e->c->pol.max_concurrent_releases > 0)
+        limit = e->c->pol.max_concurrent_releases;
+    for (;;) {
+        uint32_t best = SIM_WQ_NONE;
+        for (size_t n = 0; n < e->n_nodes; n++) {
+            if (e->nofit[n])
+                continue;
+            ds_res f = node_free(e, n);
+            uint32_t h = sim_wq_first_fit(&e->q, &f);
+            if (h == SIM_WQ_NONE) {
+                e->nofit[n] = 1;
+                continue;
+            }
+            if (best == SIM_WQ_NONE || sim_wq_before(&e->q, h, best))
+                best = h;
+        }
+        if (best == SIM_WQ_NONE)
+            return 0;
+        if (limit != SIZE_MAX && sim_wq_rank(&e->q, best) >= limit)
+            return 0;
+        if (place(e, best) != 0)
+            return -1;
+    }
+}
+
+/* kube-scheduler's PostFilter: pods that fit nowhere try to preempt lower-priority pods. */
+static int kube_preemption(engine *e, bool *evicted_any)
+{
+    *evicted_any = false;
+    if (!e->p->kube_preemption || sim_wq_size(&e->q) == 0 || e->n_running == 0)
+        return 0;
+    int32_t floor_prio = min_running_prio(e);
+    size_t k = e->c->kube_preempt_attempts;
+    if (grow_handles(e, k) != 0)
+        return -1;
+    size_t n = sim_wq_collect_first(&e->q, e->handles, k);
+    /* Copy: the queue changes as preemptors start. */
+    uint32_t cand[256];
+    if (n > sizeof cand / sizeof cand[0])
+        n = sizeof cand / sizeof cand[0];
+    memcpy(cand, e->handles, n * sizeof *cand);
+    ds_kube_pod *pods = NULL;
+    ds_res *free_ = NULL;
+    size_t *victims = NULL;
+    int rc = 0;
+    for (size_t i = 0; i < n; i++) {
+        const sim_wq_node *qn = sim_wq_get(&e->q, cand[i]);
+        ejob *j = e->jobs[qn->job];
+        etask *t = &j->t[qn->task];
+        if (j->priority <= floor_prio)
+            break; /* queue is ordered by priority first: nobody further can preempt */
+        if (t->state != T_QUEUED || e->now < t->preempt_retry_at)
+            continue;
+        if (pods == NULL) {
+            pods = malloc((e->n_running + 1) * sizeof *pods);
+            free_ = malloc(e->n_nodes * sizeof *free_);
+            victims = malloc((e->n_running + 1) * sizeof *victims);
+            if (pods == NULL || free_ == NULL || victims == NULL) {
+                rc = oom(e, "preemption");
+                break;
+            }
+        }
+        for (size_t r = 0; r < e->n_running; r++) {
+            const etask *rt = &e->jobs[e->running[r].job]->t[e->running[r].task];
+            pods[r] = (ds_kube_pod){.node = rt->node,
+                                    .priority = e->jobs[e->running[r].job]->priority,
+                                    .start_time = rt->started_at,
+                                    .request = rt->req,
+                                    .evictable = true};
+        }
+        for (size_t nd = 0; nd < e->n_nodes; nd++)
+            free_[nd] = node_free(e, nd);
+        size_t nv = 0, node = 0;
+        int found = ds_kube_select_victims(&t->req, j->priority, free_, e->n_nodes, pods,
+                                           e->n_running, victims, 64, &nv, &node, e->err);
+        if (found < 0) {
+            rc = -1;
+            break;
+        }
+        if (found == 0) {
+            t->preempt_retry_at = e->now + e->c->kube_preempt_backoff_s;
+            continue;
+        }
+        /* Resolve victims to tasks before evicting (eviction reorders the running list). */
+        running_ref vr[64];
+        if (nv > 64)
+            nv = 64;
+        for (size_t v = 0; v < nv; v++)
+            vr[v] = e->running[victims[v]];
+        for (size_t v = 0; v < nv; v++) {
+            if (evict(e, vr[v].job, vr[v].task) != 0) {
+                rc = -1;
+                break;
+            }
+            e->r->preempt_kube++;
+        }
+        if (rc != 0)
+            break;
+        *evicted_any = true;
+        ds_res f = node_free(e, node);
+        if (ds_res_fits(&t->req, &f) && start_task(e, qn->job, qn->task, (uint32_t)node) != 0) {
+            rc = -1;
+            break;
+        }
+        floor_prio = min_running_prio(e);
+    }
+    free(pods);
+    free(free_);
+    free(victims);
+    return rc;
+}
+
+static int schedule_pass(engine *e)
+{
+    if (placement_loop(e) != 0)
+        return -1;
+    bool evicted = false;
+    if (kube_preemption(e, &evicted) != 0)
+        return -1;
+    if (evicted && placement_loop(e) != 0)
+        return -1;
+    return 0;
+}
+
+/* ---- DSP preemption (Algorithm 1) -------------------------------------------------------- */
+
+static int dsp_preemption(engine *e)
+{
+    if (!e->p->dsp_preemption || !e->c->pol.preemption_enabled)
+        return 0;
+    size_t nw = sim_wq_size(&e->q);
+    size_t nr = e->n_running;
+    if (nw == 0 || nr == 0)
+        return 0;
+    ds_preempt_params pp = e->c->pol.preemption;
+    size_t per_node = SIZE_MAX;
+    if (e->p->rho_zero)
+        pp.rho = 0;
+    if (e->p->anti_thrash) {
+        size_t used = evictions_last_minute(e);
+        size_t cap = e->c->pol.max_evictions_per_minute;
+        /* all simulated jobs share one namespace */
+        if (e->c->pol.max_evictions_per_namespace < cap)
+            cap = e->c->pol.max_evictions_per_namespace;
+        pp.max_evictions = used >= cap ? 0 : cap - used;
+        per_node = e->c->pol.max_evictions_per_node;
+    } else {
+        pp.min_run_s = 0;
+        pp.max_evictions = SIZE_MAX;
+    }
+    if (pp.max_evictions == 0)
+        return 0;
+    if (grow_handles(e, nw) != 0)
+        return -1;
+    sim_wq_collect(&e->q, e->handles);
+    ds_waiting_task *wt = malloc(nw * sizeof *wt);
+    ds_running_task *rt = malloc(nr * sizeof *rt);
+    ds_node_free *nf = malloc(e->n_nodes * sizeof *nf);
+    const ds_dag **dags = malloc((e->n_active ? e->n_active : 1) * sizeof *dags);
+    ds_decision *dec = malloc(nr * sizeof *dec);
+    running_ref *vref = malloc(nr * sizeof *vref);
+    int rc = 0;
+    if (wt == NULL || rt == NULL || nf == NULL || dags == NULL || dec == NULL || vref == NULL) {
+        rc = oom(e, "preemption");
+        goto out;
+    }
+    for (size_t a = 0; a < e->n_active; a++)
+        dags[a] = &e->jobs[e->active[a]]->dag;
+    for (size_t i = 0; i < nw; i++) {
+        const sim_wq_node *qn = sim_wq_get(&e->q, e->handles[i]);
+        const ejob *j = e->jobs[qn->job];
+        const ds_task_eval *ev = &j->ev[qn->task];
+        wt[i] = (ds_waiting_task){.job = j->active_pos,
+                                  .task = qn->task,
+                                  .priority = ev->priority,
+                                  .t_allow_s = ev->t_allow_s,
+                                  .t_wait_s = e->now - j->t[qn->task].runnable_since,
+                                  .request = j->t[qn->task].req};
+    }
+    for (size_t i = 0; i < nr; i++) {
+        const ejob *j = e->jobs[e->running[i].job];
+        const etask *t = &j->t[e->running[i].task];
+        const ds_task_eval *ev = &j->ev[e->running[i].task];
+        bool cooled = !e->p->anti_thrash || e->now - t->last_evicted >= e->c->pol.cooldown_s;
+        rt[i] = (ds_running_task){.job = j->active_pos,
+                                  .task = e->running[i].task,
+                                  .priority = ev->priority,
+                                  .t_allow_s = ev->t_allow_s,
+                                  .ran_s = e->now - t->started_at,
+                                  .request = t->req,
+                                  .node = t->node,
+                                  .evictable = cooled};
+        vref[i] = e->running[i];
+    }
+    for (size_t n = 0; n < e->n_nodes; n++) {
+        nf[n].free_ = node_free(e, n);
+        nf[n].evictions_left = per_node;
+    }
+    long nd =
+        ds_select_victims(wt, nw, rt, nr, nf, e->n_nodes, dags, e->n_active, &pp, dec, nr, e->err);
+    if (nd < 0) {
+        ds_err_prefix(e->err, "DSP preemption");
+        rc = -1;
+        goto out;
+    }
+    /* Apply: evict each decision's victim; once a preemptor's victims are gone, bind it. */
+    for (long d = 0; d < nd; d++) {
+        const ds_decision *x = &dec[d];
+        running_ref v = vref[x->running];
+        etask *vt = &e->jobs[v.job]->t[v.task];
+        if (vt->state == T_RUNNING) {
+            if (evict(e, v.job, v.task) != 0) {
+                rc = -1;
+                goto out;
+            }
+            switch (x->reason) {
+            case DS_REASON_URGENT:
+                e->r->preempt_urgent++;
+                break;
+            case DS_REASON_STARVATION:
+                e->r->preempt_starvation++;
+                break;
+            default:
+                e->r->preempt_priority++;
+                break;
+            }
+        }
+        bool last_of_preemptor = d + 1 == nd || dec[d + 1].waiting != x->waiting;
+        if (!last_of_preemptor)
+            continue;
+        const sim_wq_node *qn = sim_wq_get(&e->q, e->handles[x->waiting]);
+        uint32_t pj = qn->job, ptask = qn->task;
+        etask *pt = &e->jobs[pj]->t[ptask];
+        ds_res f = node_free(e, x->node);
+        if (pt->state == T_QUEUED && ds_res_fits(&pt->req, &f))
+            if (start_task(e, pj, ptask, (uint32_t)x->node) != 0) {
+                rc = -1;
+                goto out;
+            }
+    }
+out:
+    free(wt);
+    free(rt);
+    free(nf);
+    free(dags);
+    free(dec);
+    free(vref);
+    return rc;
+}
+
+static int epoch(engine *e)
+{
+    e->epoch_pending = false;
+    e->r->epochs++;
+    if (e->n_active > 0) {
+        if (refresh_priorities(e) != 0)
+            return -1;
+        if (dsp_preemption(e) != 0)
+            return -1;
+    }
+    if (e->jobs_done < e->w->n_jobs) {
+        double next = e->now + e->c->pol.preemption.epoch_s;
+        if (sim_evheap_push(&e->h, next, SIM_EV_EPOCH, 0, 0, 0) != 0)
+            return oom(e, "events");
+        e->epoch_pending = true;
+    }
+    return 0;
+}
+
+/* ---- setup and main loop ----------------------------------------------------------------- */
+
+static int setup(engine *e)
+{
+    const sim_workload *w = e->w;
+    sim_result *r = e->r;
+    e->n_nodes = w->n_nodes;
+    e->nodes = calloc(w->n_nodes, sizeof *e->nodes);
+    e->nofit = calloc(w->n_nodes, 1);
+    e->allowed = calloc(w->n_nodes, 1);
+    e->jobs = calloc(w->n_jobs, sizeof *e->jobs);
+    e->active = calloc(w->n_jobs, sizeof *e->active);
+    r->jobs = calloc(w->n_jobs, sizeof *r->jobs);
+    r->node_speed = calloc(w->n_nodes, sizeof *r->node_speed);
+    r->node_alloc = calloc(w->n_nodes, sizeof *r->node_alloc);
+    if (e->nodes == NULL || e->nofit == NULL || e->allowed == NULL || e->jobs == NULL ||
+        e->active == NULL || r->jobs == NULL || r->node_speed == NULL || r->node_alloc == NULL)
+        return oom(e, "setup");
+    r->n_jobs = w->n_jobs;
+    r->n_nodes = w->n_nodes;
+    double max_cpu = 0, max_mem = 0;
+    for (size_t n = 0; n < w->n_nodes; n++) {
+        const ds_res *a = &w->nodes[n].allocatable;
+        if ((double)a->v[DS_RES_CPU] > max_cpu)
+            max_cpu = (double)a->v[DS_RES_CPU];
+        if ((double)a->v[DS_RES_MEMORY] > max_mem)
+            max_mem = (double)a->v[DS_RES_MEMORY];
+    }
+    e->max_speed = 0;
+    for (size_t n = 0; n < w->n_nodes; n++) {
+        const sim_node_def *nd = &w->nodes[n];
+        e->nodes[n].alloc = nd->allocatable;
+        double speed = nd->speed;
+        if (!(speed > 0))
+            speed = ds_node_rate((double)nd->allocatable.v[DS_RES_CPU],
+                                 (double)nd->allocatable.v[DS_RES_MEMORY], max_cpu, max_mem,
+                                 e->c->pol.theta_cpu, e->c->pol.theta_memory);
+        if (!(speed > 0))
+            return ds_err_set(e->err, "node \"%s\": speed must be > 0 (got %g)", nd->name, speed);
+        e->nodes[n].speed = speed;
+        if (speed > e->max_speed)
+            e->max_speed = speed;
+        ds_res_add(&r->capacity, &nd->allocatable);
+        r->node_speed[n] = speed;
+        r->node_alloc[n] = nd->allocatable;
+    }
+    if (e->p->anti_thrash) {
+        e->evict_cap = e->c->pol.max_evictions_per_minute + 1;
+        e->evict_times = calloc(e->evict_cap, sizeof *e->evict_times);
+        if (e->evict_times == NULL)
+            return oom(e, "eviction history");
+    }
+    sim_wq_init(&e->q, 0x5eed);
+    sim_evheap_init(&e->h);
+    return 0;
+}
+
+static void teardown(engine *e)
+{
+    if (e->jobs != NULL)
+        for (size_t i = 0; i < e->w->n_jobs; i++)
+            free_job(e->jobs[i]);
+    free(e->jobs);
+    free(e->active);
+    free(e->nodes);
+    free(e->nofit);
+    free(e->allowed);
+    free(e->running);
+    free(e->handles);
+    free(e->evict_times);
+    sim_wq_free(&e->q);
+    sim_evheap_free(&e->h);
+}
+
+static int check_config(const sim_config *c, ds_err *err)
+{
+    if (c->policy == NULL)
+        return ds_err_set(err, "simulator: no policy");
+    if (!(c->restart_delay_s >= 0) || !(c->disorder_fail_s > 0) || !(c->backoff_base_s >= 0) ||
+        !(c->backoff_max_s >= c->backoff_base_s))
+        return ds_err_set(err, "simulator: delays must be >= 0 (disorder failure > 0) and "
+                               "backoff base <= max");
+    if (!(c->extender_weight >= 0) || !(c->max_time_s > 0))
+        return ds_err_set(err, "simulator: extender weight must be >= 0 and max time > 0");
+    if (uses_dsp(&(engine){.p = c->policy}) && !(c->pol.preemption.epoch_s > 0))
+        return ds_err_set(err, "simulator: spec.preemption.epoch must be > 0 (got %g)",
+                          c->pol.preemption.epoch_s);
+    return 0;
+}
+
+int sim_run(const sim_workload *w, const sim_config *c, sim_result *r, ds_err *err)
+{
+    memset(r, 0, sizeof *r);
+    if (check_config(c, err) != 0)
+        return -1;
+    if (w->n_nodes == 0 || w->n_jobs == 0)
+        return ds_err_set(err, "simulator: workload \"%s\" has no nodes or no jobs", w->name);
+    engine e = {.w = w, .c = c, .p = c->policy, .r = r, .err = err};
+    int rc = setup(&e);
+    if (rc == 0) {
+        r->first_arrival = sim_workload_arrival(w, 0);
+        e.now = e.last_t = r->first_arrival;
+        if (sim_evheap_push(&e.h, r->first_arrival, SIM_EV_ARRIVAL, 0, 0, 0) != 0)
+            rc = oom(&e, "events");
+        e.next_arrival = 1;
+        if (rc == 0 && uses_dsp(&e)) {
+            if (sim_evheap_push(&e.h, r->first_arrival, SIM_EV_EPOCH, 0, 0, 0) != 0)
+                rc = oom(&e, "events");
+            e.epoch_pending = true;
+        }
+    }
+    sim_event ev;
+    while (rc == 0 && sim_evheap_pop(&e.h, &ev)) {
+        if (ev.t > c->max_time_s) {
+            rc = ds_err_set(err,
+                            "simulator: simulated time passed the limit of %g s with %zu of "
+                            "%zu jobs done",
+                            c->max_time_s, e.jobs_done, w->n_jobs);
+            break;
+        }
+        advance(&e, ev.t);
+        r->events++;
+        switch (ev.type) {
+        case SIM_EV_ARRIVAL:
+            rc = arrive(&e, ev.a);
+            if (rc == 0 && e.next_arrival < w->n_jobs) {
+                if (sim_evheap_push(&e.h, sim_workload_arrival(w, e.next_arrival), SIM_EV_ARRIVAL,
+                                    (uint32_t)e.next_arrival, 0, 0) != 0)
+                    rc = oom(&e, "events");
+                e.next_arrival++;
+            }
+            break;
+        case SIM_EV_FINISH:
+            rc = finish(&e, &ev);
+            break;
+        case SIM_EV_REQUEUE:
+            rc = requeue(&e, &ev);
+            break;
+        case SIM_EV_EPOCH:
+            rc = epoch(&e);
+            break;
+        default:
+            break;
+        }
+        if (rc == 0 && sim_evheap_peek_time(&e.h) > e.now)
+            rc = schedule_pass(&e);
+        if (rc == 0 && e.jobs_done == w->n_jobs)
+            break;
+    }
+    if (rc == 0 && e.jobs_done < w->n_jobs)
+        rc = ds_err_set(err,
+                        "simulator: no events left with %zu of %zu jobs done (%zu pods "
+                        "waiting that fit no node)",
+                        e.jobs_done, w->n_jobs, sim_wq_size(&e.q));
+    r->end_time = e.now;
+    teardown(&e);
+    if (rc != 0) {
+        sim_result_free(r);
+        return -1;
+    }
+    return 0;
+}

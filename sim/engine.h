@@ -1,0 +1,72 @@
+/* engine.h: the deterministic discrete-event simulation of a cluster running DAG jobs under one
+ * scheduling policy. Decisions (queue order, node choice, victims) come from the core library
+ * through policies.h; the engine only keeps time, state and counts. See docs/simulator.md for the
+ * model and its assumptions. */
+#ifndef DAGSCHED_SIM_ENGINE_H
+#define DAGSCHED_SIM_ENGINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ds_error.h"
+#include "policies.h"
+#include "policy.h"
+#include "workload.h"
+
+typedef struct sim_config {
+    const sim_policy_desc *policy;
+    ds_policy pol;                 /* SchedulingPolicy values (ds_policy_defaults or a file) */
+    double restart_delay_s;        /* an evicted pod is schedulable again after this; default 1 */
+    double disorder_fail_s;        /* a task started before its inputs exist fails after this; 5 */
+    double backoff_base_s;         /* a failed pod is recreated after base * 2^(failures-1), */
+    double backoff_max_s;          /* at most max (batch/v1 Job: 10 s, 360 s) */
+    double extender_weight;        /* extender score weight in kube-scheduler; default 5 */
+    double max_time_s;             /* abort when simulated time passes this; default 1e9 */
+    size_t kube_preempt_attempts;  /* pods tried for kube preemption per pass; default 64 */
+    double kube_preempt_backoff_s; /* a pod whose preemption failed waits this before retrying */
+    bool record_segments;          /* keep task runs for the Gantt chart */
+    size_t max_segments;           /* cap on recorded runs; default 200000 */
+} sim_config;
+
+void sim_config_defaults(sim_config *c, const sim_policy_desc *policy);
+
+typedef enum { SIM_SEG_DONE = 0, SIM_SEG_EVICTED = 1, SIM_SEG_FAILED = 2 } sim_seg_outcome;
+
+typedef struct sim_segment {
+    double start, end;
+    uint32_t node, job, task;
+    uint8_t outcome; /* sim_seg_outcome */
+    float cpu_frac;  /* request / node allocatable */
+} sim_segment;
+
+typedef struct sim_job_result {
+    double arrival, completion, deadline; /* deadline INFINITY when none */
+    uint32_t n_tasks;
+} sim_job_result;
+
+typedef struct sim_result {
+    size_t n_jobs, n_tasks, n_nodes;
+    sim_job_result *jobs;
+    uint64_t preemptions; /* evictions of running pods */
+    uint64_t preempt_urgent, preempt_priority, preempt_starvation, preempt_kube;
+    uint64_t disorders; /* task starts while an upstream task had not succeeded */
+    uint64_t starts, failures, events, epochs;
+    double lost_work_s; /* reference seconds of progress thrown away by evictions */
+    double first_arrival, end_time;
+    double area[DS_RES_N]; /* integral of requested resources over time */
+    ds_res capacity;       /* sum of allocatable */
+    size_t peak_waiting;
+    sim_segment *segs;
+    size_t n_segs;
+    bool segs_truncated;
+    double *node_speed; /* [n_nodes] */
+    ds_res *node_alloc; /* [n_nodes] */
+} sim_result;
+
+/* Run the workload to completion under c. 0 on success; -1 with err set on invalid input, a job
+ * that can never run, allocation failure or passing max_time_s. */
+int sim_run(const sim_workload *w, const sim_config *c, sim_result *r, ds_err *err);
+void sim_result_free(sim_result *r);
+
+#endif

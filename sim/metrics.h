@@ -1,0 +1,59 @@
+/* metrics.h: what a run measured (makespan, job completion times, deadlines met, preemptions,
+ * dependency disorders, utilisation, cost of the run) and its output as CSV, JSON and text tables
+ * that compare policies as ratios to the `default` policy. */
+#ifndef DAGSCHED_SIM_METRICS_H
+#define DAGSCHED_SIM_METRICS_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "engine.h"
+
+typedef struct sim_metrics {
+    char policy[32];
+    char workload[SIM_NAME_MAX];
+    uint64_t seed;
+    size_t jobs, tasks, nodes;
+    double makespan_s;         /* last completion - first arrival */
+    double jct_mean_s;         /* completion - arrival, over jobs */
+    double jct_p95_s;          /* nearest rank */
+    double deadline_met_ratio; /* over jobs with a deadline; NAN when none has one */
+    uint64_t preemptions;
+    uint64_t preempt_urgent, preempt_priority, preempt_starvation, preempt_kube; /* by reason */
+    uint64_t disorders;
+    double util_cpu, util_memory; /* requested / allocatable, time-averaged over the makespan */
+    double lost_work_s;           /* reference seconds of progress lost to evictions */
+    uint64_t failures;            /* runs that failed (started without inputs) */
+    uint64_t starts;
+    size_t peak_waiting;
+    uint64_t events;
+    double wall_s;    /* run time of the simulation */
+    long peak_rss_kb; /* process peak resident set after the run (getrusage) */
+} sim_metrics;
+
+/* Compute the metrics of a finished run. -1 on allocation failure. */
+int sim_metrics_compute(const sim_result *r, sim_metrics *m);
+
+void sim_metrics_csv_header(FILE *f);
+void sim_metrics_csv_row(FILE *f, const sim_metrics *m);
+/* A JSON array of runs. */
+void sim_metrics_json(FILE *f, const sim_metrics *runs, size_t n);
+
+/* The comparison metrics, in table order. */
+typedef struct sim_metric_col {
+    const char *name;  /* column header */
+    const char *label; /* long name for plots */
+    int higher_better; /* 1: higher is better, 0: lower is better */
+    double (*get)(const sim_metrics *m);
+} sim_metric_col;
+const sim_metric_col *sim_metric_cols(size_t *n);
+
+/* Mean of a metric over the runs of one policy (NAN values skipped; NAN when none). */
+double sim_metrics_mean(const sim_metrics *runs, size_t n, const char *policy,
+                        const sim_metric_col *col);
+
+/* Print the absolute means and the ratio-to-default tables for the policies present in runs. */
+void sim_metrics_print_tables(FILE *f, const sim_metrics *runs, size_t n,
+                              const char *const *policies, size_t n_policies);
+
+#endif

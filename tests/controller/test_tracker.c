@@ -1,0 +1,166 @@
+/* test_tracker.c: unit tests of the snapshot (tracker.c): decoded API objects become the decision
+ * view and the job model: pod states (gated, unschedulable, bound, finished), task states from the
+ * job model, owners, PodDisruptionBudget facts, node schedulability and taints, and a suspended
+ * batch Job standing for its task. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tracker.h"
+
+static const kube_meta *obj(kube_kind kind, const char *text)
+{
+    json_error_t jerr;
+    json_t *j = json_loads(text, 0, &jerr);
+    if (j == NULL)
+        fail_msg("bad test JSON: %s", jerr.text);
+    kube_meta *m = NULL;
+    ds_err err = {{0}};
+    if (kube_obj_decode(kind, j, NULL, &m, &err) != 0)
+        fail_msg("decode: %s", err.msg);
+    json_decref(j);
+    return m;
+}
+
+static void add(kube_obj_list *l, const kube_meta *m)
+{
+    const kube_meta **items = realloc(l->items, (l->n + 1) * sizeof *items);
+    assert_non_null(items);
+    items[l->n++] = m;
+    l->items = items;
+}
+
+#define POD(name, extra_meta, spec, status)                                                        \
+    "{\"metadata\":{\"name\":\"" name "\",\"namespace\":\"b\",\"uid\":\"u-" name "\","             \
+    "\"resourceVersion\":\"1\",\"creationTimestamp\":\"2026-11-22T10:00:00Z\"" extra_meta "},"     \
+    "\"spec\":{\"containers\":[{\"name\":\"c\",\"resources\":{\"requests\":{\"cpu\":\"1\"}}}"      \
+    "]" spec "},\"status\":" status "}"
+
+static void test_snapshot(void **state)
+{
+    (void)state;
+    kube_obj_list pods = {0}, nodes = {0}, pdbs = {0}, jobs = {0}, graphs = {0};
+    /* Job "etl": a (succeeded) -> b (gated) ; c runs, covered by a PDB; u unschedulable. */
+    add(&pods, obj(KUBE_KIND_POD,
+                   POD("a",
+                       ",\"labels\":{\"dagsched.io/job\":\"etl\",\"dagsched.io/task\":\"a\"},"
+                       "\"annotations\":{\"dagsched.io/runtime\":\"60s\"}",
+                       ",\"nodeName\":\"n1\"", "{\"phase\":\"Succeeded\"}")));
+    add(&pods, obj(KUBE_KIND_POD,
+                   POD("b",
+                       ",\"labels\":{\"dagsched.io/job\":\"etl\",\"dagsched.io/task\":\"b\"},"
+                       "\"annotations\":{\"dagsched.io/runtime\":\"60s\",\"dagsched.io/"
+                       "depends-on\":\"a\"}",
+                       ",\"schedulingGates\":[{\"name\":\"dagsched.io/dependencies\"}]",
+                       "{\"phase\":\"Pending\"}")));
+    add(&pods, obj(KUBE_KIND_POD,
+                   POD("c",
+                       ",\"labels\":{\"dagsched.io/job\":\"other\",\"dagsched.io/"
+                       "task\":\"c\",\"app\":\"x\"},"
+                       "\"annotations\":{\"dagsched.io/runtime\":\"1h\","
+                       "\"dagsched.io/evicted-at\":\"2026-11-22T10:01:00Z\"},"
+                       "\"ownerReferences\":[{\"kind\":\"Job\",\"name\":\"c\",\"uid\":\"j\","
+                       "\"controller\":true}]",
+                       ",\"nodeName\":\"n1\",\"priorityClassName\":\"low\",\"priority\":5",
+                       "{\"phase\":\"Running\",\"startTime\":\"2026-11-22T10:00:10Z\"}")));
+    add(&pods, obj(KUBE_KIND_POD,
+                   POD("u", ",\"labels\":{\"dagsched.io/job\":\"solo\",\"dagsched.io/task\":\"u\"}",
+                       ",\"nodeSelector\":{\"zone\":\"a\"}",
+                       "{\"phase\":\"Pending\",\"conditions\":[{\"type\":\"PodScheduled\","
+                       "\"status\":\"False\",\"reason\":\"Unschedulable\","
+                       "\"lastTransitionTime\":\"2026-11-22T10:00:05Z\"}]}")));
+    add(&pods,
+        obj(KUBE_KIND_POD, POD("plain", "", ",\"nodeName\":\"n2\"", "{\"phase\":\"Running\"}")));
+    add(&nodes,
+        obj(KUBE_KIND_NODE, "{\"metadata\":{\"name\":\"n1\",\"resourceVersion\":\"1\","
+                            "\"labels\":{\"dagsched.io/speed\":\"2\"}},"
+                            "\"spec\":{\"taints\":[{\"key\":\"k\",\"effect\":\"NoSchedule\"}]},"
+                            "\"status\":{\"allocatable\":{\"cpu\":\"4\",\"memory\":\"8Gi\"},"
+                            "\"conditions\":[{\"type\":\"Ready\",\"status\":\"True\"}]}}"));
+    add(&nodes,
+        obj(KUBE_KIND_NODE, "{\"metadata\":{\"name\":\"n2\",\"resourceVersion\":\"1\"},"
+                            "\"spec\":{\"unschedulable\":true},"
+                            "\"status\":{\"allocatable\":{\"cpu\":\"4\",\"memory\":\"8Gi\"},"
+                            "\"conditions\":[{\"type\":\"Ready\",\"status\":\"True\"}]}}"));
+    add(&pdbs, obj(KUBE_KIND_PDB,
+                   "{\"metadata\":{\"name\":\"p\",\"namespace\":\"b\",\"resourceVersion\":\"1\","
+                   "\"generation\":2},\"spec\":{\"selector\":{\"matchLabels\":{\"app\":\"x\"}}},"
+                   "\"status\":{\"disruptionsAllowed\":0,\"observedGeneration\":2}}"));
+    add(&jobs, obj(KUBE_KIND_JOB,
+                   "{\"metadata\":{\"name\":\"d\",\"namespace\":\"b\",\"uid\":\"u-jd\","
+                   "\"resourceVersion\":\"1\",\"creationTimestamp\":\"2026-11-22T10:00:00Z\","
+                   "\"labels\":{\"dagsched.io/job\":\"etl\",\"dagsched.io/task\":\"d\"},"
+                   "\"annotations\":{\"dagsched.io/depends-on\":\"b\"}},"
+                   "\"spec\":{\"suspend\":true},\"status\":{}}"));
+    ds_policy pol;
+    ds_policy_defaults(&pol);
+    ctl_snapshot s;
+    ds_err err = {{0}};
+    double now = 1795341700.0; /* 2026-11-22T10:01:40Z */
+    assert_int_equal(ctl_snapshot_build(&pods, &nodes, &pdbs, &jobs, &graphs, &pol, now, &s, &err),
+                     0);
+    assert_null(pods.items);
+    assert_int_equal(s.n_pod, 5);
+
+    const ctl_pod *a = &s.pod[0], *b = &s.pod[1], *c = &s.pod[2], *u = &s.pod[3],
+                  *plain = &s.pod[4];
+    assert_int_equal(a->state, CTL_POD_SUCCEEDED);
+    assert_int_equal(a->task.state, DS_TASK_SUCCEEDED);
+    assert_int_equal(b->state, CTL_POD_GATED);
+    assert_int_equal(b->task.state, DS_TASK_WAITING); /* upstream a succeeded */
+    assert_true(b->task.evaluated);
+    assert_int_equal(b->owner, CTL_OWNER_NONE);
+
+    assert_int_equal(c->state, CTL_POD_BOUND);
+    assert_string_equal(c->node, "n1");
+    assert_int_equal(c->task.state, DS_TASK_RUNNING);
+    assert_int_equal(c->owner, CTL_OWNER_JOB);
+    assert_string_equal(c->priority_class, "low");
+    assert_int_equal(c->k8s_priority, 5);
+    assert_int_equal(c->n_pdbs, 1);
+    assert_true(c->pdb_blocks);
+    assert_false(c->pdb_stale);
+    assert_true(c->evicted_at == 1795341660.0);
+    assert_true(c->started_at == 1795341610.0);
+    assert_int_equal(c->request.v[DS_RES_CPU], 1000);
+    /* Running on a node of speed 2: 1 h of reference work, 90 s done at double speed. */
+    assert_true(fabs(c->task.eval.t_rem_s - (3600.0 - 90.0 * 2.0) / 2.0) < 1e-6);
+
+    assert_int_equal(u->state, CTL_POD_UNSCHEDULABLE);
+    assert_true(u->unschedulable_since == 1795341605.0);
+    assert_int_equal(u->n_node_selector, 1);
+    assert_string_equal(u->node_selector[0].key, "zone");
+
+    assert_int_equal(plain->task.job, DS_NO_TASK);
+    assert_false(plain->task.evaluated);
+
+    assert_true(s.node[0].schedulable);
+    assert_false(s.node[1].schedulable); /* cordoned */
+    assert_int_equal(s.node[0].n_taints, 1);
+    assert_int_equal(s.node[0].taints[0].effect, CTL_TAINT_NO_SCHEDULE);
+
+    /* The suspended Job is task d of job etl; b has not succeeded, so d is blocked. */
+    assert_int_equal(s.n_job, 1);
+    assert_true(s.job[0].suspended);
+    assert_false(s.job[0].has_pods);
+    assert_int_equal(s.job[0].task.job, b->task.job);
+    assert_int_equal(s.job[0].task.state, DS_TASK_BLOCKED);
+    const ds_job *etl = ctl_snapshot_job_of(&s, &b->task);
+    assert_non_null(etl);
+    assert_int_equal(etl->dag.n, 3);
+    ctl_snapshot_free(&s);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_snapshot),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,265 @@
+/* test_engine.c: the simulator's event loop on tiny cases whose outcome is computed by hand:
+ * exact makespan of a chain, a preemption that restarts (or resumes) its victim, DSP urgent
+ * preemption, the dependency-disorder counter, determinism of generated runs. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "engine.h"
+#include "metrics.h"
+#include "sim_test_util.h"
+#include "workload_gen.h"
+
+static void run_ok(const sim_workload *w, const char *policy, double restart_delay, sim_result *r)
+{
+    sim_config c;
+    sim_config_defaults(&c, sim_policy_find(policy));
+    assert_non_null(c.policy);
+    c.restart_delay_s = restart_delay;
+    c.record_segments = true;
+    ds_err err = {{0}};
+    int rc = sim_run(w, &c, r, &err);
+    if (rc != 0)
+        fail_msg("sim_run(%s): %s", policy, err.msg);
+}
+
+/* Three tasks a -> b -> c (10, 20, 30 s on a speed-1 node) on one node of speed 2: each runs
+ * runtime / 2 after the previous one: 5 + 10 + 15 = 30 s. */
+static void test_chain_makespan(void **state)
+{
+    (void)state;
+    const char *policies[] = {"default", "tetris", "dsp-nopp", "dsp", "sailfish", "dagsched"};
+    for (size_t p = 0; p < sizeof policies / sizeof policies[0]; p++) {
+        sim_workload w = {0};
+        snprintf(w.name, sizeof w.name, "chain");
+        tu_node(&w, 1000, 2.0);
+        double rt[3] = {10, 20, 30};
+        int64_t cpu[3] = {500, 500, 500};
+        tu_job(&w, "chain", 0, 3, rt, cpu, 1);
+        sim_result r;
+        run_ok(&w, policies[p], 1.0, &r);
+        sim_metrics m = {0};
+        assert_int_equal(sim_metrics_compute(&r, &m), 0);
+        assert_float_equal(m.makespan_s, 30.0, 1e-9);
+        assert_float_equal(r.jobs[0].completion, 30.0, 1e-9);
+        assert_int_equal(r.starts, 3);
+        assert_int_equal(r.disorders, 0);
+        assert_int_equal(r.preemptions, 0);
+        /* cpu: 500m of 1000m busy for the whole makespan */
+        assert_float_equal(m.util_cpu, 0.5, 1e-9);
+        assert_int_equal(r.n_segs, 3);
+        assert_float_equal(r.segs[1].start, 5.0, 1e-9);
+        assert_float_equal(r.segs[1].end, 15.0, 1e-9);
+        sim_result_free(&r);
+        sim_workload_free(&w);
+    }
+}
+
+/* One 1-core node. Job "low" (priority 0) runs a 100 s task from t = 0; job "high" (priority
+ * 1000) submits a 20 s task at t = 10 that needs the whole node. kube-scheduler preemption evicts
+ * "low" at 10; "high" runs 10..30; "low" restarts from zero at 30 and ends at 130 (10 s of work
+ * lost). With checkpointing it resumes and ends at 120. */
+static void test_preemption_restarts_victim(void **state)
+{
+    (void)state;
+    for (int checkpoint = 0; checkpoint <= 1; checkpoint++) {
+        sim_workload w = {0};
+        snprintf(w.name, sizeof w.name, "preempt");
+        tu_node(&w, 1000, 1.0);
+        double rt_low[1] = {100}, rt_high[1] = {20};
+        int64_t cpu[1] = {1000};
+        sim_job_def *low = tu_job(&w, "low", 0, 1, rt_low, cpu, 0);
+        low->tasks[0].checkpoint = checkpoint;
+        sim_job_def *high = tu_job(&w, "high", 10, 1, rt_high, cpu, 0);
+        high->priority = 1000;
+        sim_result r;
+        run_ok(&w, "default", 0.0, &r);
+        assert_int_equal(r.preemptions, 1);
+        assert_int_equal(r.preempt_kube, 1);
+        assert_float_equal(r.jobs[1].completion, 30.0, 1e-9);
+        assert_float_equal(r.jobs[0].completion, checkpoint ? 120.0 : 130.0, 1e-9);
+        assert_float_equal(r.lost_work_s, checkpoint ? 0.0 : 10.0, 1e-9);
+        assert_int_equal(r.starts, 3);
+        /* the Gantt record shows the evicted run 0..10 */
+        assert_int_equal(r.n_segs, 3);
+        assert_int_equal(r.segs[0].outcome, SIM_SEG_EVICTED);
+        assert_float_equal(r.segs[0].end, 10.0, 1e-9);
+        sim_result_free(&r);
+
+        /* equal priorities: no preemption, high waits until 100 and ends at 120 */
+        high->priority = 0;
+        run_ok(&w, "default", 0.0, &r);
+        assert_int_equal(r.preemptions, 0);
+        assert_float_equal(r.jobs[1].completion, 120.0, 1e-9);
+        sim_result_free(&r);
+        sim_workload_free(&w);
+    }
+}
+
+/* DSP urgent preemption: job "a" (no deadline) runs a 100 s task from 0 on the only node; job "b"
+ * arrives at 5 with a 20 s task and a deadline 25 s after arrival (t = 30). At the epoch at t = 10
+ * its allowable waiting time is 30 - 10 - 20 = 0 <= epsilon (30 s): urgent; "a" has infinite
+ * slack, so it is evicted; "b" runs 10..30 and meets its deadline; "a" restarts at 30, ends 130. */
+static void test_dsp_urgent_preemption(void **state)
+{
+    (void)state;
+    sim_workload w = {0};
+    snprintf(w.name, sizeof w.name, "urgent");
+    tu_node(&w, 1000, 1.0);
+    double rt_a[1] = {100}, rt_b[1] = {20};
+    int64_t cpu[1] = {1000};
+    tu_job(&w, "a", 0, 1, rt_a, cpu, 0);
+    sim_job_def *b = tu_job(&w, "b", 5, 1, rt_b, cpu, 0);
+    b->deadline_s = 25;
+    const char *policies[] = {"dsp", "dsp-nopp"};
+    for (size_t p = 0; p < 2; p++) {
+        sim_result r;
+        run_ok(&w, policies[p], 0.0, &r);
+        assert_int_equal(r.preemptions, 1);
+        assert_int_equal(r.preempt_urgent, 1);
+        assert_float_equal(r.jobs[1].completion, 30.0, 1e-9);
+        assert_float_equal(r.jobs[0].completion, 130.0, 1e-9);
+        sim_metrics m = {0};
+        assert_int_equal(sim_metrics_compute(&r, &m), 0);
+        assert_float_equal(m.deadline_met_ratio, 1.0, 1e-12); /* only b has a deadline */
+        sim_result_free(&r);
+    }
+    /* default (no DSP) lets b wait: it ends at 120 and misses its deadline */
+    sim_result r;
+    run_ok(&w, "default", 0.0, &r);
+    assert_int_equal(r.preemptions, 0);
+    assert_float_equal(r.jobs[1].completion, 120.0, 1e-9);
+    sim_metrics m = {0};
+    assert_int_equal(sim_metrics_compute(&r, &m), 0);
+    assert_float_equal(m.deadline_met_ratio, 0.0, 1e-12);
+    sim_result_free(&r);
+    sim_workload_free(&w);
+}
+
+/* Planted violation: a chain a (20 s) -> b (10 s) whose pods are all created up front, on two
+ * nodes. The DAG-unaware default policy starts b at 0 on the second node: disorder 1; b fails at
+ * 5 (no inputs), is recreated after 10 s, starts again at 15 while a still runs: disorder 2,
+ * fails at 20, is recreated after 20 s and runs 40..50. A DAG-aware policy holds b until a is
+ * done: no disorder, makespan 30. */
+static void test_disorder_counter(void **state)
+{
+    (void)state;
+    sim_workload w = {0};
+    snprintf(w.name, sizeof w.name, "disorder");
+    tu_node(&w, 1000, 1.0);
+    tu_node(&w, 1000, 1.0);
+    double rt[2] = {20, 10};
+    int64_t cpu[2] = {1000, 1000};
+    sim_job_def *j = tu_job(&w, "pipeline", 0, 2, rt, cpu, 1);
+    j->release = SIM_RELEASE_UPFRONT;
+    sim_result r;
+    run_ok(&w, "default", 1.0, &r);
+    assert_int_equal(r.disorders, 2);
+    assert_int_equal(r.failures, 2);
+    assert_float_equal(r.jobs[0].completion, 50.0, 1e-9);
+    assert_int_equal(r.n_segs, 4);
+    sim_result_free(&r);
+    run_ok(&w, "tetris", 1.0, &r);
+    assert_int_equal(r.disorders, 2);
+    sim_result_free(&r);
+    const char *aware[] = {"dsp-nopp", "dsp", "sailfish", "dagsched"};
+    for (size_t p = 0; p < 4; p++) {
+        run_ok(&w, aware[p], 1.0, &r);
+        assert_int_equal(r.disorders, 0);
+        assert_float_equal(r.jobs[0].completion, 30.0, 1e-9);
+        sim_result_free(&r);
+    }
+    /* released by a workflow engine, even default has no disorder */
+    j->release = SIM_RELEASE_ON_UPSTREAM;
+    run_ok(&w, "default", 1.0, &r);
+    assert_int_equal(r.disorders, 0);
+    assert_float_equal(r.jobs[0].completion, 30.0, 1e-9);
+    sim_result_free(&r);
+    sim_workload_free(&w);
+}
+
+static void gen_workload(sim_workload *w, uint64_t seed)
+{
+    memset(w, 0, sizeof *w);
+    ds_err err = {{0}};
+    assert_int_equal(sim_nodes_parse("3x8:32Gi:1,1x16:64Gi:1.5", &w->nodes, &w->n_nodes, &err), 0);
+    sim_gen_params g;
+    sim_gen_defaults(&g);
+    g.seed = seed;
+    g.n_jobs = 9;
+    g.task_scale = 0.02;
+    g.release = SIM_RELEASE_UPFRONT;
+    if (sim_gen_workload(&g, w, &err) != 0)
+        fail_msg("%s", err.msg);
+}
+
+/* Same seed, same result (bit for bit); DAG-aware policies never start a task early. */
+static void test_determinism(void **state)
+{
+    (void)state;
+    size_t n;
+    const sim_policy_desc *all = sim_policy_all(&n);
+    for (size_t p = 0; p < n; p++) {
+        sim_workload w;
+        gen_workload(&w, 7);
+        sim_result a, b;
+        run_ok(&w, all[p].name, 1.0, &a);
+        run_ok(&w, all[p].name, 1.0, &b);
+        assert_int_equal(a.n_tasks, b.n_tasks);
+        assert_int_equal(a.events, b.events);
+        assert_int_equal(a.preemptions, b.preemptions);
+        for (size_t j = 0; j < a.n_jobs; j++)
+            assert_true(a.jobs[j].completion == b.jobs[j].completion);
+        if (all[p].dag_aware)
+            assert_int_equal(a.disorders, 0);
+        else
+            assert_true(a.disorders > 0); /* up-front pods, DAG-unaware policy */
+        sim_result_free(&a);
+        sim_result_free(&b);
+        sim_workload_free(&w);
+    }
+}
+
+static void test_bad_workloads(void **state)
+{
+    (void)state;
+    sim_workload w = {0};
+    snprintf(w.name, sizeof w.name, "bad");
+    tu_node(&w, 1000, 1.0);
+    double rt[1] = {10};
+    int64_t cpu[1] = {2000};
+    tu_job(&w, "too-big", 0, 1, rt, cpu, 0);
+    ds_err err = {{0}};
+    assert_int_equal(sim_workload_validate(&w, &err), -1);
+    assert_string_equal(err.msg,
+                        "job \"too-big\": task \"t0\": request (cpu 2000m, memory 1048576) fits "
+                        "on no node");
+    sim_workload_free(&w);
+
+    sim_node_def *nodes;
+    size_t nn;
+    assert_int_equal(sim_nodes_parse("2x4:8Gi:1.5,1x8:16Gi", &nodes, &nn, &err), 0);
+    assert_int_equal(nn, 3);
+    assert_int_equal(nodes[2].allocatable.v[DS_RES_CPU], 8000);
+    assert_true(nodes[1].speed == 1.5 && nodes[2].speed == 0);
+    free(nodes);
+    assert_int_equal(sim_nodes_parse("2x4", &nodes, &nn, &err), -1);
+    assert_string_equal(err.msg, "nodes: expected COUNTxCPU:MEMORY[:SPEED] (got \"2x4\")");
+    assert_int_equal(sim_nodes_parse("1x4:8Gi:-1", &nodes, &nn, &err), -1);
+    assert_string_equal(err.msg, "nodes \"1x4:8Gi:-1\": speed must be in (0, 1000] (got \"-1\")");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_chain_makespan),
+        cmocka_unit_test(test_preemption_restarts_victim),
+        cmocka_unit_test(test_dsp_urgent_preemption),
+        cmocka_unit_test(test_disorder_counter),
+        cmocka_unit_test(test_determinism),
+        cmocka_unit_test(test_bad_workloads),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
