@@ -420,5 +420,36 @@ class TestExamples(unittest.TestCase):
         self.assertTrue(all(not t.depends_on for t in jobs["backfill"]))
 
 
+class TestSchedulerConfig(unittest.TestCase):
+    """The demo's dagsched scheduler is configured as the Helm chart configures its own."""
+
+    def test_matches_chart_defaults(self):
+        import yaml
+
+        with open(os.path.join(REPO, "hack", "demo", "scheduler-config.yaml")) as f:
+            cfg = yaml.safe_load(f)
+        with open(os.path.join(REPO, "helm", "dagsched", "values.yaml")) as f:
+            values = yaml.safe_load(f)
+        with open(os.path.join(REPO, "helm", "dagsched", "templates", "scheduler-config.yaml")) as f:
+            template = f.read()
+        sched = values["scheduler"]
+        self.assertEqual(cfg["kind"], "KubeSchedulerConfiguration")
+        self.assertEqual([p["schedulerName"] for p in cfg["profiles"]], [sched["schedulerName"]])
+        self.assertEqual(len(cfg["extenders"]), 1)
+        ext = cfg["extenders"][0]
+        self.assertEqual(ext["urlPrefix"], "@EXTENDER_URL@")
+        self.assertEqual((ext["filterVerb"], ext["prioritizeVerb"]), ("filter", "prioritize"))
+        self.assertEqual(ext.get("preemptVerb") == "preempt", bool(sched["extender"]["preempt"]))
+        self.assertEqual(ext["weight"], sched["extender"]["weight"])
+        self.assertEqual(ext["httpTimeout"], sched["extender"]["httpTimeout"])
+        self.assertEqual(ext["ignorable"], sched["extender"]["ignorable"])
+        self.assertIs(ext["nodeCacheCapable"], True)
+        for line in ("filterVerb: filter", "prioritizeVerb: prioritize", "preemptVerb: preempt",
+                     "nodeCacheCapable: true"):
+            self.assertIn(line, template)
+        self.assertEqual(set(ext) - {"urlPrefix", "filterVerb", "prioritizeVerb", "preemptVerb", "weight",
+                                     "httpTimeout", "nodeCacheCapable", "ignorable", "enableHTTPS"}, set())
+
+
 if __name__ == "__main__":
     unittest.main(verbosity=1)
