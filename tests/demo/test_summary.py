@@ -1,8 +1,15 @@
 #!/usr/bin/env python3
 """test_summary.py: tests of the demo's summary tool (hack/demo/metrics.py, summary.py, workload.py,
-baseline_driver.py) on a recorded run (tests/demo/fixture, made by record-fixture.sh from
-tests/demo/workload/) and on small hand-made objects; also checks that the sample workloads in
-examples/ are valid DAGs set up for dagsched. Run from anywhere: `make demo-summary-test`.
+baseline_driver.py) on two recordings and on small hand-made objects; also checks that the sample
+workloads in examples/ are valid DAGs set up for dagsched, and that the demo's scheduler is
+configured like the Helm chart's. Run from anywhere: `make demo-summary-test`.
+
+Recordings:
+  tests/demo/fixture           made by record-fixture.sh from tests/demo/workload/ on the plain
+                               kube-scheduler: a kube-scheduler preemption, a dependency violation
+  tests/demo/fixture-dagsched  the dagsched run of a `make demo`, reduced to job etl and the two
+                               batch shards the controller evicted for it (their Jobs, pods and
+                               Events, unchanged), and the nodes
 
 Expected values of the recording are derived from its timestamps (all 2026-11-22, UTC):
   Job filler-fill created 04:43:26 (t0); its first pod filler-fill-7lq7q bound 04:43:26.563410,
@@ -47,6 +54,75 @@ def analyze_fixture(with_workload=False):
         tasks, _ = workload.load(FIXTURE_WORKLOAD)
         wt = [(t.job, t.name, t.depends_on, t.object_name) for t in tasks]
     return metrics.analyze(f["pods"], f["jobs"], f["events"], f["nodes"], wt)
+
+
+class TestRecordedDagschedRun(unittest.TestCase):
+    """Timestamps of the recording (2026-11-22, UTC): every Job created 05:41:17 (t0).
+    etl-extract-h82fb ran 05:41:37-05:41:47 on cpu-slow-2; transform-customers bound
+    05:41:48.384668, ran :49-05:42:09; transform-orders bound 05:41:51.385329, ran :52-05:42:12;
+    load bound 05:42:12.540479, ran :14-:24; deadline-after 80s. Shard-05's first pod r45qw was
+    bound 05:41:17.134100 on cpu-slow-2 and evicted for extract (DagschedEvicted 05:41:31); its
+    second pod dks42 ran 05:42:21-05:43:21 on cpu-fast-2. Shard-04's first pod 9dlps was evicted
+    for transform-orders (05:41:49); dptdl ran 05:42:15-05:44:15 on cpu-slow-2."""
+
+    @classmethod
+    def setUpClass(cls):
+        d = os.path.join(HERE, "fixture-dagsched")
+        f = {k: metrics.load_list(os.path.join(d, f"{k}.json")) for k in ("pods", "jobs", "events", "nodes")}
+        cls.f = f
+        cls.a = metrics.analyze(f["pods"], f["jobs"], f["events"], f["nodes"])
+
+    def test_etl_met_its_deadline_in_order(self):
+        self.assertEqual(self.a["t0"], metrics.parse_time("2026-11-22T05:41:17Z"))
+        j = self.a["jobs"]["etl"]
+        self.assertEqual((j["submitted"], j["finished"], j["makespan"]), (0.0, 67.0, 67.0))
+        self.assertEqual((j["deadline"], j["deadline_met"], j["deadline_margin"]), (80.0, True, 13.0))
+        self.assertEqual(j["violations"], [])
+        self.assertEqual(j["evictions"], 0)
+        got = {n: (t["node"], t["start"], t["end"], len(t["attempts"])) for n, t in j["tasks"].items()}
+        self.assertEqual(got, {
+            "extract": ("cpu-slow-2", 20.0, 30.0, 1),
+            "transform-customers": ("cpu-slow-2", 32.0, 52.0, 1),
+            "transform-orders": ("cpu-slow-2", 35.0, 55.0, 1),
+            "load": ("cpu-slow-2", 57.0, 67.0, 1),
+        })
+        # load was bound 0.54 s after its last upstream task ended: in order, not a violation.
+        self.assertAlmostEqual(j["tasks"]["load"]["attempts"][0]["bound"], 55.540, places=3)
+
+    def test_controller_evictions(self):
+        j = self.a["jobs"]["backfill"]
+        self.assertEqual((j["evictions"], j["makespan"], j["complete"]), (2, 178.0, True))
+        s5 = j["tasks"]["shard-05"]
+        self.assertEqual([a["pod"] for a in s5["attempts"]], ["backfill-shard-05-r45qw", "backfill-shard-05-dks42"])
+        first, second = s5["attempts"]
+        self.assertEqual((first["state"], first["node"], first["evicted"]), ("deleted", "cpu-slow-2", True))
+        self.assertAlmostEqual(first["bound"], 0.134, places=3)
+        self.assertEqual(first["evicted_at"], 14.0)
+        self.assertTrue(first["eviction_message"].startswith(
+            "Evicted on node cpu-slow-2 to make room for dagsched-demo/etl-extract-h82fb (urgent: its slack 26s"))
+        self.assertEqual((second["node"], second["start"], second["end"]), ("cpu-fast-2", 64.0, 124.0))
+        s4 = j["tasks"]["shard-04"]
+        self.assertEqual([a["evicted_at"] for a in s4["attempts"]], [32.0, None])
+        self.assertEqual((s4["node"], s4["start"], s4["end"]), ("cpu-slow-2", 58.0, 178.0))
+        self.assertEqual(self.a["totals"], {"jobs": 2, "complete": 2, "tasks": 6, "succeeded": 6, "deadlines": 1,
+                                            "deadlines_met": 1, "evictions": 2, "violations": 0,
+                                            "makespan": 178.0})
+
+    def test_progress_counts_controller_evictions(self):
+        wt = [("etl", t, [], f"etl-{t}") for t in ("extract", "transform-orders", "transform-customers", "load")]
+        wt += [("backfill", t, [], f"backfill-{t}") for t in ("shard-04", "shard-05")]
+        rows = metrics.progress(self.f["pods"], self.f["events"], wt)
+        self.assertEqual(rows["backfill"], {"done": 2, "running": 0, "waiting": 0, "total": 2, "evictions": 2})
+        self.assertEqual(rows["etl"]["done"], 4)
+        # The eviction is counted once per victim, not once per Event about it.
+        self.assertEqual(sum(1 for e in self.f["events"] if e["reason"] == "DagschedEvicted"), 2)
+
+    def test_report_lists_evictions_in_time_order(self):
+        text = summary.build_report([("dagsched", self.a)])
+        i = text.index("14s backfill/shard-05 on cpu-slow-2: Evicted on node cpu-slow-2 to make room for "
+                       "dagsched-demo/etl-extract-h82fb (urgent: its slack 26s is within the urgent threshold 30s)\n")
+        self.assertLess(i, text.index("32s backfill/shard-04 on cpu-slow-2"))
+        self.assertIn("shard-05  cpu-slow-2 evicted > cpu-fast-2 (2x) 64-124s", text)
 
 
 class TestTimes(unittest.TestCase):
