@@ -262,7 +262,7 @@ submit_dagsched() {
 submit_default() {
   local d="$RUN_DIR/default-scheduler/cluster"
   setsid python3 "$DEMO_TOOLS/baseline_driver.py" --kubectl "$d/bin/kubectl" --kubeconfig "$d/kubeconfig" \
-    --namespace "$NAMESPACE" --scheduler-name default-scheduler --poll 1 --timeout "$TIMEOUT" \
+    --namespace "$NAMESPACE" --scheduler-name default-scheduler --poll 1 --timeout "$((TIMEOUT + 60))" \
     --status-file "$RUN_DIR/default-scheduler/driver.status" "${WORKLOAD[@]}" \
     >"$RUN_DIR/default-scheduler/driver.log" 2>&1 </dev/null &
   PIDS[driver]=$!
@@ -275,6 +275,19 @@ collect() { # collect NAME: the run's objects for the report
     kc "$d" -n "$NAMESPACE" get "$k" -o json >"$out/$k.json" || die "reading $k from the $name cluster failed"
   done
   kc "$d" get nodes -o json >"$out/nodes.json" || die "reading the nodes of the $name cluster failed"
+}
+
+SUBMITTED=() # runs whose workload was submitted
+report_results() { # collects the submitted runs' objects and prints the report
+  local args=() r
+  for r in "${SUBMITTED[@]}"; do
+    collect "$r"
+    args+=(--run "$r=$RUN_DIR/$r/result")
+  done
+  echo
+  python3 "$DEMO_TOOLS/summary.py" report "${args[@]}" --workload "${WORKLOAD[@]}" \
+    --json "$RUN_DIR/results.json" | tee "$RUN_DIR/report.txt"
+  echo
 }
 
 watch_runs() { # watch_runs NAME...
@@ -297,7 +310,11 @@ watch_runs() { # watch_runs NAME...
   unset "PIDS[progress]"
   case "$rc" in
   0) ;;
-  3) die "the workload did not finish within DEMO_TIMEOUT=${TIMEOUT}s; logs in $RUN_DIR" ;;
+  3)
+    say "the workload did not finish within DEMO_TIMEOUT=${TIMEOUT}s; what happened so far:"
+    report_results
+    die "the workload did not finish within DEMO_TIMEOUT=${TIMEOUT}s; logs in $RUN_DIR"
+    ;;
   130 | 143)
     echo
     say "interrupted; stopping everything"
@@ -319,14 +336,16 @@ say "      ready in $((SECONDS - t)) s"
 ordered=()
 for r in dagsched default-scheduler; do has_run "$r" && ordered+=("$r"); done
 say "[3/5] submitting the workload; live progress (done/run/wait: tasks, evict: evictions):"
+submit() {
+  if [[ "$1" == dagsched ]]; then submit_dagsched; else submit_default; fi
+  SUBMITTED+=("$1")
+}
 if [[ "$PARALLEL" == 1 ]]; then
-  for r in "${ordered[@]}"; do
-    if [[ "$r" == dagsched ]]; then submit_dagsched; else submit_default; fi
-  done
+  for r in "${ordered[@]}"; do submit "$r"; done
   watch_runs "${ordered[@]}"
 else
   for r in "${ordered[@]}"; do
-    if [[ "$r" == dagsched ]]; then submit_dagsched; else submit_default; fi
+    submit "$r"
     watch_runs "$r"
   done
 fi
@@ -334,15 +353,7 @@ fi
 
 # ---- 4. results
 say "[4/5] results"
-report_args=()
-for r in "${ordered[@]}"; do
-  collect "$r"
-  report_args+=(--run "$r=$RUN_DIR/$r/result")
-done
-echo
-python3 "$DEMO_TOOLS/summary.py" report "${report_args[@]}" --workload "${WORKLOAD[@]}" \
-  --json "$RUN_DIR/results.json" | tee "$RUN_DIR/report.txt"
-echo
+report_results
 
 if [[ "$CHECK" == 1 ]]; then
   say "checks"
