@@ -25,7 +25,7 @@
  * priority). With one victim per preemptor, a request that found no victim (for reasons other
  * than C2) is remembered until the next decision: a later request at least as large everywhere
  * finds none either. Ancestors (C2) are marked only when a candidate of the preemptor's own job is
- * met. Phase 1 sorts only the urgent and starving tasks; phase 2 takes its tasks from a heap, so a
+ * met. Both phases take their tasks from a heap (phase 1: only the urgent and starving ones), so a
  * pass that stops early never sorts the whole waiting list. */
 #include "victim.h"
 
@@ -802,7 +802,7 @@ long ds_select_victims(const ds_waiting_task *waiting, size_t n_waiting,
     for (size_t n = 0; n < n_nodes; n++)
         node_room(&c, n);
 
-    /* Phase 1: urgent and starving tasks, by descending priority. */
+    /* Phase 1: urgent and starving tasks, by descending priority, taken from a heap. */
     size_t n_p1 = 0;
     for (size_t i = 0; i < n_waiting; i++) {
         const ds_waiting_task *a = &waiting[i];
@@ -811,9 +811,10 @@ long ds_select_victims(const ds_waiting_task *waiting, size_t n_waiting,
             handled[i] = true;
         }
     }
-    qsort(worder, n_p1, sizeof *worder, cmp_desc);
-    for (size_t i = 0; i < n_p1 && c.n_out < c.limit && c.live > 0; i++) {
-        size_t ai = worder[i].idx;
+    for (size_t i = n_p1 / 2; i-- > 0;)
+        heap_down(worder, n_p1, i);
+    while (n_p1 > 0 && c.n_out < c.limit && c.live > 0) {
+        size_t ai = heap_pop(worder, &n_p1).idx;
         bool urgent = waiting[ai].t_allow_s <= p->epsilon_s;
         try_preempt(&c, ai, urgent ? DS_REASON_URGENT : DS_REASON_STARVATION, false);
     }
