@@ -113,7 +113,7 @@ static void instance_free(instance *in)
 static int build_job(ds_dag *d, size_t n, uint64_t *s)
 {
     ds_task_spec *specs = calloc(n, sizeof *specs);
-    char (*names)[16] = calloc(n, sizeof *names);
+    char(*names)[16] = calloc(n, sizeof *names);
     const char *(*ups)[3] = calloc(n, sizeof *ups);
     size_t *level_start = calloc(6, sizeof *level_start);
     if (specs == NULL || names == NULL || ups == NULL || level_start == NULL) {
@@ -180,10 +180,9 @@ static int instance_make(instance *in, const scenario *sc, uint64_t seed, double
         in->jobs[built] = &in->dags[built];
     }
     for (size_t i = 0; i < in->n_n; i++)
-        in->n[i] = (ds_node_free){.free_ = {{(int64_t)rng_below(&s, 400), (int64_t)rng_below(&s, 3) *
-                                                                              GI / 2,
-                                             0, 0}},
-                                  .evictions_left = sc->per_node};
+        in->n[i] = (ds_node_free){
+            .free_ = {{(int64_t)rng_below(&s, 400), (int64_t)rng_below(&s, 3) * GI / 2, 0, 0}},
+            .evictions_left = sc->per_node};
     for (size_t i = 0; i < in->n_r; i++) {
         size_t j = rng_below(&s, in->n_jobs);
         const ds_dag *d = in->jobs[j];
@@ -313,9 +312,9 @@ static int fuzz(size_t rounds)
                                .max_evictions = rng_below(&s, 12)};
         ds_node_free n[F_NODES];
         for (size_t k = 0; k < F_NODES; k++)
-            n[k] = (ds_node_free){.free_ = {{(int64_t)rng_below(&s, 3) * 250,
-                                             (int64_t)rng_below(&s, 3) * GI, 0, 0}},
-                                  .evictions_left = rng_below(&s, 4)};
+            n[k] = (ds_node_free){
+                .free_ = {{(int64_t)rng_below(&s, 3) * 250, (int64_t)rng_below(&s, 3) * GI, 0, 0}},
+                .evictions_left = rng_below(&s, 4)};
         ds_running_task r[F_RUN];
         for (size_t i = 0; i < F_RUN; i++)
             r[i] = (ds_running_task){
@@ -337,8 +336,8 @@ static int fuzz(size_t rounds)
                 .priority = (double)rng_below(&s, 12) / 4.0,
                 .t_allow_s = rng_below(&s, 3) == 0 ? (double)rng_below(&s, 60) : INFINITY,
                 .t_wait_s = (double)rng_below(&s, 100),
-                .request = {{250 + (int64_t)rng_below(&s, 6) * 250,
-                             (int64_t)rng_below(&s, 3) * GI, 0, (int64_t)(rng_below(&s, 8) == 0)}},
+                .request = {{250 + (int64_t)rng_below(&s, 6) * 250, (int64_t)rng_below(&s, 3) * GI,
+                             0, (int64_t)(rng_below(&s, 8) == 0)}},
             };
         ds_decision a[F_OUT], b[F_OUT];
         ds_err err = {{0}};
@@ -395,7 +394,8 @@ int main(int argc, char **argv)
             long got_new = 0, got_ref = 0;
             double t_new = time_calls(ds_select_victims, &in, a, &got_new, 3);
             double t_ref = time_calls(ref_select_victims, &in, b, &got_ref, quick ? 1 : 2);
-            bool ok = t_new >= 0 && t_ref >= 0 && got_new == got_ref && same_decisions(a, b, got_new);
+            bool ok =
+                t_new >= 0 && t_ref >= 0 && got_new == got_ref && same_decisions(a, b, got_new);
             if (!ok) {
                 fprintf(stderr, "bench-victim: %s seed %d: %ld decisions vs %ld previously\n",
                         sc->name, seed, got_new, got_ref);

@@ -467,9 +467,9 @@ static void free_ctx(vctx *c, prio_ix *worder, prio_ix *rorder, bool *handled)
 }
 
 long ref_select_victims(const ds_waiting_task *waiting, size_t n_waiting,
-                       const ds_running_task *running, size_t n_running, const ds_node_free *nodes,
-                       size_t n_nodes, const ds_dag *const *jobs, size_t n_jobs,
-                       const ds_preempt_params *p, ds_decision *out, size_t out_cap, ds_err *err)
+                        const ds_running_task *running, size_t n_running, const ds_node_free *nodes,
+                        size_t n_nodes, const ds_dag *const *jobs, size_t n_jobs,
+                        const ds_preempt_params *p, ds_decision *out, size_t out_cap, ds_err *err)
 {
     if (check_inputs(waiting, n_waiting, running, n_running, nodes, n_nodes, jobs, n_jobs, p, out,
                      out_cap, err))
