@@ -297,9 +297,9 @@ static void test_jobset_queue_order(void **state)
     assert_int_equal(ds_jobset_queue_order(&s, &p, now, out, 3, &err), 3);
     ds_task_ref want[3] = {{ib, ta}, {ib, td}, {is, tx}};
     for (size_t i = 1; i < 3; i++) /* ascending (job, task) */
-        for (size_t j = i; j > 0 && (want[j - 1].job > want[j].job ||
-                                     (want[j - 1].job == want[j].job &&
-                                      want[j - 1].task > want[j].task));
+        for (size_t j = i;
+             j > 0 && (want[j - 1].job > want[j].job ||
+                       (want[j - 1].job == want[j].job && want[j - 1].task > want[j].task));
              j--) {
             ds_task_ref t = want[j];
             want[j] = want[j - 1];
@@ -322,9 +322,9 @@ static void test_jobset_queue_order(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_summary),    cmocka_unit_test(test_summary_errors),
-        cmocka_unit_test(test_keys),       cmocka_unit_test(test_starvation),
-        cmocka_unit_test(test_names),      cmocka_unit_test(test_jobset_queue_order),
+        cmocka_unit_test(test_summary), cmocka_unit_test(test_summary_errors),
+        cmocka_unit_test(test_keys),    cmocka_unit_test(test_starvation),
+        cmocka_unit_test(test_names),   cmocka_unit_test(test_jobset_queue_order),
     };
     return cmocka_run_group_tests_name("joborder", tests, NULL, NULL);
 }
