@@ -1,4 +1,6 @@
-/* release.c: release of held-back DAG tasks and nudges of rejected pods (see release.h). */
+/* release.c: release of held-back DAG tasks and nudges of rejected pods (see release.h). Held
+ * tasks go in the policy's queue order across jobs (spec.order, lib/joborder.h), then by DSP
+ * priority. */
 #include "release.h"
 
 #include <math.h>
@@ -7,6 +9,7 @@
 
 typedef struct cand {
     ctl_release r;
+    size_t queue_pos; /* the policy's order across jobs (spec.order); SIZE_MAX when unknown */
     double created;
     const char *ns, *name;
 } cand;
@@ -14,6 +17,8 @@ typedef struct cand {
 static int cmp_cand(const void *pa, const void *pb)
 {
     const cand *a = pa, *b = pb;
+    if (a->queue_pos != b->queue_pos)
+        return a->queue_pos < b->queue_pos ? -1 : 1;
     if (a->r.priority != b->r.priority)
         return a->r.priority > b->r.priority ? -1 : 1;
     if (a->created != b->created)
@@ -49,6 +54,7 @@ int ctl_release_plan(const ctl_release_in *in, ctl_release_out *out, ds_err *err
         if (p->state == CTL_POD_GATED) {
             if (ready)
                 c[nc++] = (cand){.r = {CTL_RELEASE_POD, i, prio_of(&p->task)},
+                                 .queue_pos = p->task.queue_pos,
                                  .created = p->created_at,
                                  .ns = p->ns,
                                  .name = p->name};
@@ -72,6 +78,7 @@ int ctl_release_plan(const ctl_release_in *in, ctl_release_out *out, ds_err *err
         }
         if (j->task.state == DS_TASK_WAITING)
             c[nc++] = (cand){.r = {CTL_RELEASE_JOB, i, prio_of(&j->task)},
+                             .queue_pos = j->task.queue_pos,
                              .created = j->created_at,
                              .ns = j->ns,
                              .name = j->name};

@@ -9,6 +9,7 @@
 
 #include "annotations.h"
 #include "dsp.h"
+#include "joborder.h"
 #include "timefmt.h"
 
 typedef struct node_speed {
@@ -180,6 +181,7 @@ static void fill_task(const ctl_snapshot *s, size_t obs, ctl_task_info *t, bool 
     t->job = DS_NO_TASK;
     t->task = DS_NO_TASK;
     t->evaluated = false;
+    t->queue_pos = SIZE_MAX;
     if (obs == DS_NONE || obs >= s->js.n_pods)
         return;
     const ds_pod_result *r = &s->js.pods[obs];
@@ -193,6 +195,7 @@ static void fill_task(const ctl_snapshot *s, size_t obs, ctl_task_info *t, bool 
     t->state = j->status[r->task].state;
     t->eval = j->eval[r->task];
     t->evaluated = true;
+    t->queue_pos = s->queue_pos[s->pos_base[r->job] + r->task];
 }
 
 static void pdb_facts(const ctl_snapshot *s, const kube_pod *kp, ctl_pod *p)
@@ -317,6 +320,7 @@ static void fill_batch_job(ctl_snapshot *s, size_t i)
     j->has_pods = kj->active + kj->succeeded + kj->failed > 0;
     j->task.job = DS_NO_TASK;
     j->task.task = DS_NO_TASK;
+    j->task.queue_pos = SIZE_MAX;
     if (s->job_obs[i] != DS_NONE) {
         fill_task(s, s->job_obs[i], &j->task, true);
         return;
@@ -336,6 +340,7 @@ static void fill_batch_job(ctl_snapshot *s, size_t i)
     j->task.state = job->status[t].state;
     j->task.eval = job->eval[t];
     j->task.evaluated = true;
+    j->task.queue_pos = s->queue_pos[s->pos_base[j->task.job] + t];
 }
 
 static int build_jobset(ctl_snapshot *s, const ds_policy *pol, const node_speed *speeds,
@@ -387,6 +392,35 @@ static int build_jobset(ctl_snapshot *s, const ds_policy *pol, const node_speed 
     return rc;
 }
 
+/* Every waiting task's place in the policy's queue order across jobs (lib/joborder.h), the order
+ * in which held tasks are released. */
+static int build_queue_order(ctl_snapshot *s, const ds_policy *pol, ds_err *err)
+{
+    size_t total = 0;
+    s->pos_base = calloc(s->js.n_jobs ? s->js.n_jobs : 1, sizeof *s->pos_base);
+    for (size_t j = 0; s->pos_base != NULL && j < s->js.n_jobs; j++) {
+        s->pos_base[j] = total;
+        total += s->js.jobs[j].dag.n;
+    }
+    s->queue_pos = malloc((total ? total : 1) * sizeof *s->queue_pos);
+    ds_task_ref *refs = calloc(s->js.n_waiting ? s->js.n_waiting : 1, sizeof *refs);
+    if (s->pos_base == NULL || s->queue_pos == NULL || refs == NULL) {
+        free(refs);
+        return ds_err_set(err, "snapshot: out of memory");
+    }
+    for (size_t i = 0; i < total; i++)
+        s->queue_pos[i] = SIZE_MAX;
+    long n = ds_jobset_queue_order(&s->js, &pol->order, s->now, refs, s->js.n_waiting, err);
+    if (n < 0) {
+        free(refs);
+        return -1;
+    }
+    for (long i = 0; i < n; i++)
+        s->queue_pos[s->pos_base[refs[i].job] + refs[i].task] = (size_t)i;
+    free(refs);
+    return 0;
+}
+
 int ctl_snapshot_build(kube_obj_list *pods, kube_obj_list *nodes, kube_obj_list *pdbs,
                        kube_obj_list *jobs, kube_obj_list *graphs, const ds_policy *policy,
                        double now, ctl_snapshot *out, ds_err *err)
@@ -434,6 +468,10 @@ int ctl_snapshot_build(kube_obj_list *pods, kube_obj_list *nodes, kube_obj_list 
     }
     for (size_t j = 0; j < s->js.n_jobs; j++)
         s->dags[j] = &s->js.jobs[j].dag;
+    if (build_queue_order(s, policy, err) != 0) {
+        ctl_snapshot_free(s);
+        return -1;
+    }
     for (size_t i = 0; i < s->pods.n; i++)
         fill_pod(s, i, &kv_used, &tol_used);
     s->n_pod = s->pods.n;
@@ -452,6 +490,8 @@ void ctl_snapshot_free(ctl_snapshot *s)
     kube_obj_list_free(&s->graphs);
     ds_jobset_free(&s->js);
     free(s->dags);
+    free(s->pos_base);
+    free(s->queue_pos);
     free(s->pod);
     free(s->node);
     free(s->job);

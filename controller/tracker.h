@@ -31,6 +31,8 @@ typedef struct ctl_snapshot {
 
     ds_jobset js;
     const ds_dag **dags; /* [js.n_jobs]: every job's DAG (empty for invalid jobs) */
+    size_t *pos_base;    /* [js.n_jobs]: offset of each job's tasks in queue_pos */
+    size_t *queue_pos;   /* per task of every job: place in the queue order, SIZE_MAX if none */
 
     ctl_pod *pod; /* [pods.n], in list order */
     size_t n_pod;

@@ -31,6 +31,13 @@ void ds_policy_defaults(ds_policy *p)
      * and the urgency slack term as resolved in the design. */
     ds_priority_defaults(&p->priority);
 
+    /* Order across jobs: the paper compares raw task priorities (DS_ORDER_DSP, the zero value);
+     * dagsched ships the order that measured best in the simulator (docs/simulator.md): jobs
+     * with the least remaining work first (CSS's minimum completion time first, per job), DSP
+     * priority within a job, and CSS's starvation threshold so that large jobs still advance. */
+    p->order.job_order = DS_ORDER_SHORTEST_REMAINING;
+    p->order.starvation_s = 1200.0;
+
     /* DSP paper, Eq. 1: equal weights of cpu and memory. */
     p->theta_cpu = 0.5;
     p->theta_memory = 0.5;

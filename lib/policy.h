@@ -13,6 +13,7 @@
 
 #include "ds_error.h"
 #include "dsp.h"
+#include "joborder.h"
 #include "sailfish.h"
 #include "victim.h"
 
@@ -40,6 +41,7 @@ typedef struct ds_policy {
     char name[DS_POLICY_NAME_MAX]; /* metadata.name */
 
     ds_priority_params priority; /* spec.priority */
+    ds_order_params order;       /* spec.order: tasks of different jobs */
 
     /* spec.nodeSpeed */
     double theta_cpu, theta_memory;     /* Eq. 1 weights, default 0.5 / 0.5 */

@@ -247,6 +247,16 @@ static int parse_slack_term(const ds_pfield *f, const ds_yaml_node *v, const cha
     return 0;
 }
 
+static int parse_job_order(const ds_pfield *f, const ds_yaml_node *v, const char *path,
+                           ds_policy *p, ds_err *err)
+{
+    ds_job_order o;
+    if (v->kind != DS_YAML_SCALAR || ds_job_order_parse(v->text, &o) != 0)
+        return type_error(path, "one of dsp, leastSlack, shortestRemaining", v, err);
+    *(ds_job_order *)field_ptr(p, f) = o;
+    return 0;
+}
+
 static int parse_string(const ds_pfield *f, const ds_yaml_node *v, const char *path, ds_policy *p,
                         ds_err *err)
 {
@@ -349,6 +359,8 @@ static int parse_field(const ds_pfield *f, const ds_yaml_node *v, const char *pa
         return parse_bool(f, v, path, p, err);
     case DS_PF_SLACK_TERM:
         return parse_slack_term(f, v, path, p, err);
+    case DS_PF_JOB_ORDER:
+        return parse_job_order(f, v, path, p, err);
     case DS_PF_STRING:
         return parse_string(f, v, path, p, err);
     case DS_PF_NAME_LIST:

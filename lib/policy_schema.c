@@ -76,6 +76,12 @@ static const ds_pfield priority_fields[] = {
     END,
 };
 
+static const ds_pfield order_fields[] = {
+    {.name = "acrossJobs", .type = DS_PF_JOB_ORDER, .offset = OFF(order.job_order)},
+    DURATION("starvationThreshold", order.starvation_s, 0.0, "0s", WEEK, "168h"),
+    END,
+};
+
 static const ds_pfield theta_fields[] = {
     NUMBER("cpu", theta_cpu, 0.0, 1.0, 0),
     NUMBER("memory", theta_memory, 0.0, 1.0, 0),
@@ -149,13 +155,10 @@ static const ds_pfield release_fields[] = {
 };
 
 static const ds_pfield spec_fields[] = {
-    SECTION("priority", priority_fields, 0),
-    SECTION("nodeSpeed", node_speed_fields, 0),
-    SECTION("deadlines", deadline_fields, 0),
-    SECTION("packing", packing_fields, 0),
-    SECTION("preemption", preemption_fields, 0),
-    SECTION("release", release_fields, 0),
-    END,
+    SECTION("priority", priority_fields, 0),    SECTION("order", order_fields, 0),
+    SECTION("nodeSpeed", node_speed_fields, 0), SECTION("deadlines", deadline_fields, 0),
+    SECTION("packing", packing_fields, 0),      SECTION("preemption", preemption_fields, 0),
+    SECTION("release", release_fields, 0),      END,
 };
 
 static const ds_pfield root_fields[] = {

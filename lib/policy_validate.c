@@ -116,6 +116,14 @@ static int check_fields(const ds_policy *p, const ds_pfield *fields, const char 
                                   (int)t);
             break;
         }
+        case DS_PF_JOB_ORDER: {
+            ds_job_order o = *(const ds_job_order *)at;
+            if (o != DS_ORDER_DSP && o != DS_ORDER_LEAST_SLACK && o != DS_ORDER_SHORTEST_REMAINING)
+                return ds_err_set(err,
+                                  "%s: must be one of dsp, leastSlack, shortestRemaining (got %d)",
+                                  path, (int)o);
+            break;
+        }
         case DS_PF_STRING:
             if (check_terminated(at, f->size, path, "", err) != 0 ||
                 ds_pf_check_syntax(f->syntax, path, "", at, err) != 0)

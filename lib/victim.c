@@ -13,7 +13,20 @@
  *   Per node, victims are taken lowest priority first (at most max_victims_per_preemptor and the
  *   node's budget); among nodes the plan whose highest-priority victim is lowest wins (then fewer
  *   victims, then the lower node index). After each decision a private copy of the node state is
- *   updated as if the victims were gone and the preemptor placed. */
+ *   updated as if the victims were gone and the preemptor placed.
+ *
+ * Cost (the decisions do not depend on any of this; bench/bench_victim.c checks them against the
+ * previous, unpruned implementation): only running tasks that can ever be victims in this call
+ * (evictable, ran long enough, slack above one epoch, on a node with budget) are candidates, kept
+ * per node in ascending priority. A node is only searched when its free resources plus the K
+ * largest candidate requests (per resource, K = max_victims_per_preemptor) could fit the
+ * preemptor. Both phases stop as soon as no candidate is left; phase 2 stops at the first
+ * preemptor whose gap to the lowest remaining candidate fails the test (later ones have lower
+ * priority). With one victim per preemptor, a request that found no victim (for reasons other
+ * than C2) is remembered until the next decision: a later request at least as large everywhere
+ * finds none either. Ancestors (C2) are marked only when a candidate of the preemptor's own job is
+ * met. Both phases take their tasks from a heap (phase 1: only the urgent and starving ones), so a
+ * pass that stops early never sorts the whole waiting list. */
 #include "victim.h"
 
 #include <math.h>
@@ -45,7 +58,13 @@ static int cmp_asc(const void *pa, const void *pb)
     return a->idx < b->idx ? -1 : a->idx > b->idx;
 }
 
-/* Working state of one call. Inputs are read-only; everything mutable is a private copy. */
+/* Failed requests remembered between two decisions (one victim per preemptor only). */
+#define DS_VICTIM_FAIL_CAP 16
+
+/* Working state of one call. Inputs are read-only; everything mutable is a private copy.
+ * Candidates are the running tasks that may be victims at some point of the call: evictable, run
+ * long enough, slack above one epoch, on a node whose budget starts above 0. A candidate is live
+ * until it is taken or its node's budget runs out. */
 typedef struct vctx {
     const ds_waiting_task *w;
     const ds_running_task *r;
@@ -53,19 +72,29 @@ typedef struct vctx {
     const ds_dag *const *jobs;
     const ds_preempt_params *p;
 
-    ds_res *free_;          /* [n_nodes] */
-    size_t *budget;         /* [n_nodes] evictions left */
-    bool *taken;            /* [n_running] already chosen as a victim */
-    size_t *by_node;        /* running indexes grouped by node, ascending priority within a node */
-    size_t *node_start;     /* [n_nodes + 1] offsets into by_node */
-    unsigned char *mark;    /* ancestors of the current preemptor (its job's DAG) */
-    size_t *stack;          /* scratch for ds_dag_mark_ancestors, as large as the largest DAG */
+    ds_res *free_;      /* [n_nodes] */
+    size_t *budget;     /* [n_nodes] evictions left */
+    bool *taken;        /* [n_running] already chosen as a victim */
+    size_t *by_node;    /* candidates grouped by node, ascending priority within a node */
+    size_t *node_start; /* [n_nodes + 1] offsets into by_node */
+    size_t *node_live;  /* [n_nodes] live candidates per node */
+    ds_res *room;       /* [n_nodes] per resource, the sum of the K largest live requests */
+    size_t *lowest;     /* every candidate, ascending priority (ties: lower index) */
+    size_t n_cand, lowest_pos;
+    size_t live;            /* live candidates in all */
+    uint32_t *mark;         /* mark[t] == mark_gen: t is an ancestor of the current preemptor */
+    uint32_t mark_gen;      /* one generation per preemptor */
+    bool marked;            /* the current preemptor's ancestors are marked */
+    bool c2_excluded;       /* C2 excluded a candidate of the current preemptor */
+    size_t *stack;          /* scratch for the ancestor walk, as large as the largest DAG */
     size_t *cand;           /* [n_running] eligible victims on one node, ascending priority */
     unsigned char *in_plan; /* [n_running] by candidate position */
     size_t *plan;           /* [n_running] candidate positions */
     size_t *best;           /* [n_running] running indexes of the best plan so far */
     int64_t *topk;          /* [DS_RES_N * topk_cap] largest requests per resource */
     size_t topk_cap;        /* min(max_victims_per_preemptor, n_running) */
+    ds_res fail[DS_VICTIM_FAIL_CAP]; /* requests that found no victim since the last decision */
+    size_t n_fail;
 
     double pbar_half; /* P_bar / 2, so that gaps of huge priorities never overflow */
 
@@ -191,13 +220,41 @@ static int check_inputs(const ds_waiting_task *waiting, size_t n_waiting,
     return 0;
 }
 
-/* Condition C2 for preemptor a (whose ancestors are in ctx->mark) and candidate victim b: b is not
- * an ancestor of a in the same job's DAG. A task is never its own victim either. */
-static bool independent(const vctx *c, const ds_waiting_task *a, const ds_running_task *b)
+/* Mark the ancestors of preemptor a in its job's DAG with the current generation (its own walk
+ * rather than ds_dag_mark_ancestors, so that no mark array has to be cleared per preemptor). */
+static void mark_ancestors(vctx *c, const ds_waiting_task *a)
+{
+    c->marked = true;
+    const ds_dag *d = c->jobs[a->job];
+    uint32_t gen = c->mark_gen;
+    size_t top = 0;
+    c->stack[top++] = a->task;
+    while (top > 0) {
+        const ds_dag_task *v = &d->tasks[c->stack[--top]];
+        for (size_t k = 0; k < v->n_up; k++) {
+            size_t u = v->up[k];
+            if (c->mark[u] != gen) {
+                c->mark[u] = gen;
+                c->stack[top++] = u;
+            }
+        }
+    }
+}
+
+/* Condition C2 for preemptor a and candidate victim b: b is not an ancestor of a in the same
+ * job's DAG. A task is never its own victim either. Ancestors are marked on first need. */
+static bool independent(vctx *c, const ds_waiting_task *a, const ds_running_task *b)
 {
     if (a->job == DS_NO_TASK || b->job != a->job)
         return true;
-    return b->task != a->task && !c->mark[b->task];
+    if (b->task != a->task) {
+        if (!c->marked)
+            mark_ancestors(c, a);
+        if (c->mark[b->task] != c->mark_gen)
+            return true;
+    }
+    c->c2_excluded = true;
+    return false;
 }
 
 ds_preemptable_status ds_running_preemptable(const ds_running_task *b, const ds_preempt_params *p)
@@ -213,9 +270,7 @@ ds_preemptable_status ds_running_preemptable(const ds_running_task *b, const ds_
 
 static bool preemptable(const vctx *c, size_t ri)
 {
-    const ds_running_task *b = &c->r[ri];
-    return !c->taken[ri] && c->budget[b->node] > 0 &&
-           ds_running_preemptable(b, c->p) == DS_PREEMPTABLE;
+    return !c->taken[ri] && c->budget[c->r[ri].node] > 0;
 }
 
 double ds_pbar_half(double pmin, double pmax, size_t n)
@@ -423,25 +478,117 @@ static size_t plan_on_node(vctx *c, const ds_waiting_task *a, size_t n, bool pha
     return 0;
 }
 
-static void mark_ancestors(vctx *c, const ds_waiting_task *a)
+/* free_ + room, per resource, saturating: the most the node could offer the preemptor. */
+static bool could_fit(const ds_res *req, const ds_res *free_, const ds_res *room)
 {
-    if (a->job == DS_NO_TASK)
-        return;
-    const ds_dag *d = c->jobs[a->job];
-    memset(c->mark, 0, d->n);
-    ds_dag_mark_ancestors(d, a->task, c->mark, c->stack);
+    for (int d = 0; d < DS_RES_N; d++) {
+        if (req->v[d] <= 0)
+            continue;
+        int64_t most;
+        if (__builtin_add_overflow(free_->v[d], room->v[d], &most))
+            most = INT64_MAX;
+        if (most < req->v[d])
+            return false;
+    }
+    return true;
 }
 
-/* Try to find and apply victims for waiting task ai. */
-static void try_preempt(vctx *c, size_t ai, ds_preempt_reason reason, bool phase2)
+/* room[n]: per resource, the sum of the K largest requests among node n's live candidates. */
+static void node_room(vctx *c, size_t n)
 {
-    const ds_waiting_task *a = &c->w[ai];
-    if (fits_anywhere(c, &a->request))
-        return; /* the scheduler places it without evicting anything */
-    mark_ancestors(c, a);
+    size_t kk = c->topk_cap;
+    size_t cnt[DS_RES_N] = {0};
+    if (c->budget[n] > 0)
+        for (size_t j = c->node_start[n]; j < c->node_start[n + 1]; j++)
+            if (!c->taken[c->by_node[j]])
+                topk_insert(c, &c->r[c->by_node[j]].request, cnt, kk);
+    for (int d = 0; d < DS_RES_N; d++) {
+        const int64_t *row = &c->topk[(size_t)d * c->topk_cap];
+        int64_t sum = 0;
+        for (size_t i = 0; i < cnt[d]; i++)
+            if (__builtin_add_overflow(sum, row[i], &sum))
+                sum = INT64_MAX;
+        c->room[n].v[d] = sum;
+    }
+}
 
+/* Priority of the lowest live candidate; false when none is left. */
+static bool lowest_live(vctx *c, double *prio)
+{
+    while (c->lowest_pos < c->n_cand) {
+        size_t ri = c->lowest[c->lowest_pos];
+        if (preemptable(c, ri)) {
+            *prio = c->r[ri].priority;
+            return true;
+        }
+        c->lowest_pos++;
+    }
+    return false;
+}
+
+/* Was a request no larger than req (everywhere) refused since the last decision? */
+static bool known_failure(const vctx *c, const ds_res *req)
+{
+    for (size_t i = 0; i < c->n_fail; i++) {
+        bool covered = true;
+        for (int d = 0; d < DS_RES_N && covered; d++)
+            covered = req->v[d] >= c->fail[i].v[d];
+        if (covered)
+            return true;
+    }
+    return false;
+}
+
+static void remember_failure(vctx *c, const ds_res *req)
+{
+    if (c->n_fail == DS_VICTIM_FAIL_CAP)
+        memmove(&c->fail[0], &c->fail[1], (DS_VICTIM_FAIL_CAP - 1) * sizeof c->fail[0]);
+    else
+        c->n_fail++;
+    c->fail[c->n_fail - 1] = *req;
+}
+
+/* One victim per preemptor: the lowest-priority live candidate not excluded by C2 (nor, in phase
+ * 2, by the gap test) whose eviction makes room on its node; ties go to the lower node, then the
+ * lower running index. On success c->best[0] holds it and its node is returned; SIZE_MAX when
+ * none. */
+static size_t single_victim(vctx *c, const ds_waiting_task *a, bool phase2)
+{
+    size_t best_node = SIZE_MAX;
+    double best_prio = 0.0;
+    for (size_t n = 0; n < c->n_nodes; n++) {
+        if (c->budget[n] == 0 || c->node_live[n] == 0 ||
+            !could_fit(&a->request, &c->free_[n], &c->room[n]))
+            continue;
+        for (size_t j = c->node_start[n]; j < c->node_start[n + 1]; j++) {
+            size_t ri = c->by_node[j];
+            const ds_running_task *b = &c->r[ri];
+            if (best_node != SIZE_MAX && b->priority >= best_prio)
+                break; /* ascending: this node cannot do better */
+            if (c->taken[ri])
+                continue;
+            if (phase2 && !ds_gap_passes(a->priority, b->priority, c->pbar_half, c->p->rho))
+                break; /* the gap only shrinks from here */
+            if (!independent(c, a, b))
+                continue;
+            ds_res room = c->free_[n];
+            ds_res_add(&room, &b->request);
+            if (ds_res_fits(&a->request, &room)) {
+                best_node = n;
+                best_prio = b->priority;
+                c->best[0] = ri;
+                break;
+            }
+        }
+    }
+    return best_node;
+}
+
+/* Any number of victims per preemptor: the best plan over the nodes that could make room. */
+static size_t multi_victim(vctx *c, const ds_waiting_task *a, bool phase2, size_t *n_victims)
+{
     size_t left = c->limit - c->n_out;
-    size_t best_n = 0, best_node = 0;
+    size_t best_n = 0, best_node = SIZE_MAX;
     double best_prio = 0.0;
     for (size_t n = 0; n < c->n_nodes; n++) {
         size_t k = c->p->max_victims_per_preemptor;
@@ -449,7 +596,7 @@ static void try_preempt(vctx *c, size_t ai, ds_preempt_reason reason, bool phase
             k = c->budget[n];
         if (k > left)
             k = left;
-        if (k == 0)
+        if (k == 0 || c->node_live[n] == 0 || !could_fit(&a->request, &c->free_[n], &c->room[n]))
             continue;
         size_t np = plan_on_node(c, a, n, phase2, k, best_prio, best_n > 0);
         if (np == 0)
@@ -463,8 +610,34 @@ static void try_preempt(vctx *c, size_t ai, ds_preempt_reason reason, bool phase
                 c->best[i] = c->cand[c->plan[i]];
         }
     }
-    if (best_n == 0)
+    *n_victims = best_n;
+    return best_node;
+}
+
+/* Try to find and apply victims for waiting task ai. */
+static void try_preempt(vctx *c, size_t ai, ds_preempt_reason reason, bool phase2)
+{
+    const ds_waiting_task *a = &c->w[ai];
+    bool single = c->p->max_victims_per_preemptor == 1;
+    if (single && known_failure(c, &a->request))
         return;
+    if (fits_anywhere(c, &a->request))
+        return; /* the scheduler places it without evicting anything */
+    c->mark_gen++;
+    c->marked = false;
+    c->c2_excluded = false;
+
+    size_t best_n = 1, best_node;
+    if (single)
+        best_node = single_victim(c, a, phase2);
+    else
+        best_node = multi_victim(c, a, phase2, &best_n);
+    if (best_node == SIZE_MAX) {
+        /* Only C2 depends on the preemptor's job; the gap test only tightens for later ones. */
+        if (single && !c->c2_excluded)
+            remember_failure(c, &a->request);
+        return;
+    }
 
     for (size_t i = 0; i < best_n; i++) {
         size_t ri = c->best[i];
@@ -480,8 +653,42 @@ static void try_preempt(vctx *c, size_t ai, ds_preempt_reason reason, bool phase
         c->taken[ri] = true;
         ds_res_add(&c->free_[best_node], &b->request);
         c->budget[best_node]--;
+        c->node_live[best_node]--;
+        c->live--;
     }
     ds_res_sub(&c->free_[best_node], &a->request);
+    if (c->budget[best_node] == 0) {
+        c->live -= c->node_live[best_node];
+        c->node_live[best_node] = 0;
+    }
+    node_room(c, best_node);
+    c->n_fail = 0; /* the state changed: earlier failures may now succeed */
+}
+
+/* Binary max-heap of waiting tasks in phase-2 order (descending priority, ties: lower index). */
+static void heap_down(prio_ix *h, size_t n, size_t i)
+{
+    for (;;) {
+        size_t l = 2 * i + 1, m = i;
+        if (l < n && cmp_desc(&h[l], &h[m]) < 0)
+            m = l;
+        if (l + 1 < n && cmp_desc(&h[l + 1], &h[m]) < 0)
+            m = l + 1;
+        if (m == i)
+            return;
+        prio_ix t = h[i];
+        h[i] = h[m];
+        h[m] = t;
+        i = m;
+    }
+}
+
+static prio_ix heap_pop(prio_ix *h, size_t *n)
+{
+    prio_ix top = h[0];
+    h[0] = h[--*n];
+    heap_down(h, *n, 0);
+    return top;
 }
 
 static void free_ctx(vctx *c, prio_ix *worder, prio_ix *rorder, bool *handled)
@@ -491,6 +698,9 @@ static void free_ctx(vctx *c, prio_ix *worder, prio_ix *rorder, bool *handled)
     free(c->taken);
     free(c->by_node);
     free(c->node_start);
+    free(c->node_live);
+    free(c->room);
+    free(c->lowest);
     free(c->mark);
     free(c->stack);
     free(c->cand);
@@ -501,6 +711,13 @@ static void free_ctx(vctx *c, prio_ix *worder, prio_ix *rorder, bool *handled)
     free(worder);
     free(rorder);
     free(handled);
+}
+
+/* Can running task b ever be a victim in this call? */
+static bool candidate(const ds_running_task *b, const ds_node_free *nodes,
+                      const ds_preempt_params *p)
+{
+    return ds_running_preemptable(b, p) == DS_PREEMPTABLE && nodes[b->node].evictions_left > 0;
 }
 
 long ds_select_victims(const ds_waiting_task *waiting, size_t n_waiting,
@@ -514,6 +731,12 @@ long ds_select_victims(const ds_waiting_task *waiting, size_t n_waiting,
     size_t limit = p->max_evictions < out_cap ? p->max_evictions : out_cap;
     if (n_waiting == 0 || n_running == 0 || n_nodes == 0 || limit == 0)
         return 0;
+    size_t n_cand = 0;
+    for (size_t i = 0; i < n_running; i++)
+        if (candidate(&running[i], nodes, p))
+            n_cand++;
+    if (n_cand == 0)
+        return 0; /* nothing can be evicted */
 
     vctx c = {.w = waiting,
               .r = running,
@@ -521,33 +744,38 @@ long ds_select_victims(const ds_waiting_task *waiting, size_t n_waiting,
               .jobs = jobs,
               .p = p,
               .out = out,
-              .limit = limit};
+              .limit = limit,
+              .n_cand = n_cand,
+              .live = n_cand};
     size_t max_dag = 1;
     for (size_t j = 0; j < n_jobs; j++)
         if (jobs[j]->n > max_dag)
             max_dag = jobs[j]->n;
 
     prio_ix *worder = calloc(n_waiting, sizeof *worder);
-    prio_ix *rorder = calloc(n_running, sizeof *rorder);
+    prio_ix *rorder = calloc(n_cand, sizeof *rorder);
     bool *handled = calloc(n_waiting, sizeof *handled);
     c.free_ = calloc(n_nodes, sizeof *c.free_);
     c.budget = calloc(n_nodes, sizeof *c.budget);
     c.taken = calloc(n_running, sizeof *c.taken);
-    c.by_node = calloc(n_running, sizeof *c.by_node);
+    c.by_node = calloc(n_cand, sizeof *c.by_node);
     c.node_start = calloc(n_nodes + 1, sizeof *c.node_start);
-    c.mark = calloc(max_dag, 1);
+    c.node_live = calloc(n_nodes, sizeof *c.node_live);
+    c.room = calloc(n_nodes, sizeof *c.room);
+    c.lowest = calloc(n_cand, sizeof *c.lowest);
+    c.mark = calloc(max_dag, sizeof *c.mark);
     c.stack = calloc(max_dag, sizeof *c.stack);
-    c.cand = calloc(n_running, sizeof *c.cand);
-    c.in_plan = calloc(n_running, 1);
-    c.plan = calloc(n_running, sizeof *c.plan);
-    c.best = calloc(n_running, sizeof *c.best);
-    c.topk_cap =
-        p->max_victims_per_preemptor < n_running ? p->max_victims_per_preemptor : n_running;
+    c.cand = calloc(n_cand, sizeof *c.cand);
+    c.in_plan = calloc(n_cand, 1);
+    c.plan = calloc(n_cand, sizeof *c.plan);
+    c.best = calloc(n_cand, sizeof *c.best);
+    c.topk_cap = p->max_victims_per_preemptor < n_cand ? p->max_victims_per_preemptor : n_cand;
     c.topk = calloc((size_t)DS_RES_N * c.topk_cap, sizeof *c.topk);
     if (worder == NULL || rorder == NULL || handled == NULL || c.free_ == NULL ||
         c.budget == NULL || c.taken == NULL || c.by_node == NULL || c.node_start == NULL ||
-        c.mark == NULL || c.stack == NULL || c.cand == NULL || c.in_plan == NULL ||
-        c.plan == NULL || c.best == NULL || c.topk == NULL) {
+        c.node_live == NULL || c.room == NULL || c.lowest == NULL || c.mark == NULL ||
+        c.stack == NULL || c.cand == NULL || c.in_plan == NULL || c.plan == NULL ||
+        c.best == NULL || c.topk == NULL) {
         free_ctx(&c, worder, rorder, handled);
         return ds_err_set(err,
                           "victim selection: out of memory (%zu waiting, %zu running, %zu "
@@ -560,29 +788,33 @@ long ds_select_victims(const ds_waiting_task *waiting, size_t n_waiting,
     for (size_t i = 0; i < n_waiting; i++) {
         pmin = fmin(pmin, waiting[i].priority);
         pmax = fmax(pmax, waiting[i].priority);
-        worder[i] = (prio_ix){waiting[i].priority, i};
     }
+    size_t nc = 0;
     for (size_t i = 0; i < n_running; i++) {
         pmin = fmin(pmin, running[i].priority);
         pmax = fmax(pmax, running[i].priority);
-        rorder[i] = (prio_ix){running[i].priority, i};
+        if (candidate(&running[i], nodes, p))
+            rorder[nc++] = (prio_ix){running[i].priority, i};
     }
     size_t n_all = n_waiting + n_running;
     c.pbar_half = ds_pbar_half(pmin, pmax, n_all);
 
-    qsort(worder, n_waiting, sizeof *worder, cmp_desc);
-    qsort(rorder, n_running, sizeof *rorder, cmp_asc);
+    qsort(rorder, n_cand, sizeof *rorder, cmp_asc);
+    for (size_t i = 0; i < n_cand; i++)
+        c.lowest[i] = rorder[i].idx;
 
     for (size_t n = 0; n < n_nodes; n++) {
         c.free_[n] = nodes[n].free_;
         c.budget[n] = nodes[n].evictions_left;
     }
-    /* Group running tasks by node, keeping ascending priority within each node. */
-    for (size_t i = 0; i < n_running; i++)
-        c.node_start[running[i].node + 1]++;
-    for (size_t n = 0; n < n_nodes; n++)
+    /* Group candidates by node, keeping ascending priority within each node. */
+    for (size_t i = 0; i < n_cand; i++)
+        c.node_start[running[rorder[i].idx].node + 1]++;
+    for (size_t n = 0; n < n_nodes; n++) {
+        c.node_live[n] = c.node_start[n + 1];
         c.node_start[n + 1] += c.node_start[n];
-    for (size_t i = 0; i < n_running; i++) {
+    }
+    for (size_t i = 0; i < n_cand; i++) {
         size_t ri = rorder[i].idx;
         size_t n = running[ri].node;
         c.by_node[c.node_start[n]++] = ri;
@@ -590,25 +822,45 @@ long ds_select_victims(const ds_waiting_task *waiting, size_t n_waiting,
     for (size_t n = n_nodes; n > 0; n--)
         c.node_start[n] = c.node_start[n - 1];
     c.node_start[0] = 0;
+    for (size_t n = 0; n < n_nodes; n++)
+        node_room(&c, n);
 
-    /* Phase 1: urgent and starving tasks. */
-    for (size_t i = 0; i < n_waiting && c.n_out < c.limit; i++) {
-        size_t ai = worder[i].idx;
-        const ds_waiting_task *a = &waiting[ai];
-        bool urgent = a->t_allow_s <= p->epsilon_s;
-        bool starving = p->tau_s > 0.0 && a->t_wait_s >= p->tau_s;
-        if (!urgent && !starving)
-            continue;
-        handled[ai] = true;
+    /* Phase 1: urgent and starving tasks, by descending priority, taken from a heap. */
+    size_t n_p1 = 0;
+    for (size_t i = 0; i < n_waiting; i++) {
+        const ds_waiting_task *a = &waiting[i];
+        if (a->t_allow_s <= p->epsilon_s || (p->tau_s > 0.0 && a->t_wait_s >= p->tau_s)) {
+            worder[n_p1++] = (prio_ix){a->priority, i};
+            handled[i] = true;
+        }
+    }
+    for (size_t i = n_p1 / 2; i-- > 0;)
+        heap_down(worder, n_p1, i);
+    while (n_p1 > 0 && c.n_out < c.limit && c.live > 0) {
+        size_t ai = heap_pop(worder, &n_p1).idx;
+        bool urgent = waiting[ai].t_allow_s <= p->epsilon_s;
         try_preempt(&c, ai, urgent ? DS_REASON_URGENT : DS_REASON_STARVATION, false);
     }
 
-    /* Phase 2: the first ceil(delta * n_waiting) by priority. */
+    /* Phase 2: the first ceil(delta * n_waiting) by priority (tolerant of 0.7 * 10 = 7.000...1),
+     * taken from a heap. A task whose gap to the lowest live candidate fails the test ends the
+     * phase: every later task has a priority no higher. */
     size_t n_try = ds_delta_count(p->delta, n_waiting);
-    for (size_t i = 0; i < n_try && c.n_out < c.limit; i++) {
-        size_t ai = worder[i].idx;
+    size_t n_heap = n_waiting;
+    if (n_try > 0 && c.n_out < c.limit && c.live > 0) {
+        for (size_t i = 0; i < n_waiting; i++)
+            worder[i] = (prio_ix){waiting[i].priority, i};
+        for (size_t i = n_heap / 2; i-- > 0;)
+            heap_down(worder, n_heap, i);
+    }
+    for (size_t i = 0; i < n_try && c.n_out < c.limit && c.live > 0; i++) {
+        size_t ai = heap_pop(worder, &n_heap).idx;
         if (handled[ai])
             continue;
+        double low;
+        if (!lowest_live(&c, &low) ||
+            !ds_gap_passes(waiting[ai].priority, low, c.pbar_half, p->rho))
+            break;
         try_preempt(&c, ai, DS_REASON_PRIORITY, true);
     }
 

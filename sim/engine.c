@@ -14,6 +14,7 @@
 
 #include "dsp.h"
 #include "evheap.h"
+#include "joborder.h"
 #include "kube_preempt.h"
 #include "victim.h"
 #include "wqueue.h"
@@ -49,6 +50,7 @@ typedef struct ejob {
     etask *t;
     ds_task_status *st;
     ds_task_eval *ev;
+    ds_job_summary sum; /* job-level figures for the order across jobs */
     double arrival, deadline;
     int32_t priority;
     bool upfront;
@@ -98,6 +100,8 @@ typedef struct engine {
 
     double *evict_times; /* ring of recent eviction times (anti-thrash per-minute cap) */
     size_t evict_head, evict_count, evict_cap;
+
+    ds_order_params order; /* order across jobs (SIM_ORDER_KUBE_THEN_DSP) */
 
     /* scratch */
     uint32_t *handles;
@@ -230,6 +234,17 @@ static void seg_close(engine *e, etask *t, sim_seg_outcome outcome)
 
 /* ---- queue ------------------------------------------------------------------------------- */
 
+/* k2..k5: the order across jobs (joborder.h) under the policy's order parameters. */
+static void set_order_key(const engine *e, const ejob *j, uint32_t task, sim_qkey *k)
+{
+    ds_order_key ok;
+    ds_order_key_of(&e->order, &j->sum, &j->ev[task], &ok);
+    k->k2 = ok.k[0];
+    k->k3 = ok.k[1];
+    k->k4 = ok.k[2];
+    k->k5 = ok.k[3];
+}
+
 static sim_qkey queue_key(engine *e, const ejob *j, uint32_t task)
 {
     sim_qkey k = {.k1 = 0, .k2 = 0, .seq = e->seq++};
@@ -243,7 +258,7 @@ static sim_qkey queue_key(engine *e, const ejob *j, uint32_t task)
         break;
     case SIM_ORDER_KUBE_THEN_DSP:
         k.k1 = -(double)j->priority;
-        k.k2 = -j->ev[task].priority;
+        set_order_key(e, j, task, &k);
         break;
     }
     return k;
@@ -308,6 +323,11 @@ static int evaluate_job(engine *e, ejob *j)
         ds_err_prefix(e->err, "DSP priority");
         return -1;
     }
+    if (e->p->order == SIM_ORDER_KUBE_THEN_DSP &&
+        ds_job_summarise(&j->dag, j->st, j->ev, j->deadline, e->now, &j->sum, e->err) != 0) {
+        ds_err_prefix(e->err, "job summary");
+        return -1;
+    }
     return 0;
 }
 
@@ -340,7 +360,10 @@ static int refresh_priorities(engine *e)
         const sim_wq_node *qn = sim_wq_get(&e->q, e->handles[i]);
         const ejob *j = e->jobs[qn->job];
         sim_qkey k = qn->key;
-        k.k2 = -j->ev[qn->task].priority;
+        if (e->p->order == SIM_ORDER_KUBE_THEN_DSP)
+            set_order_key(e, j, qn->task, &k);
+        else
+            k.k2 = -j->ev[qn->task].priority;
         sim_wq_set_key(&e->q, e->handles[i], k);
     }
     if (sim_wq_rebuild(&e->q) != 0)
@@ -978,6 +1001,7 @@ static int setup(engine *e)
         if (e->evict_times == NULL)
             return oom(e, "eviction history");
     }
+    e->order = e->c->pol.order;
     sim_wq_init(&e->q, 0x5eed);
     sim_evheap_init(&e->h);
     return 0;

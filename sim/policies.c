@@ -40,8 +40,8 @@ static const sim_policy_desc policies[] = {
      .dag_aware = true,
      .kube_preemption = true},
     {.name = "dagsched",
-     .summary = "dagsched as shipped: DSP order, packing + fast nodes, deadline filter, DSP "
-                "preemption with anti-thrash limits",
+     .summary = "dagsched as shipped: the policy's order across jobs (DSP within a job), packing "
+                "+ fast nodes, deadline filter, DSP preemption with anti-thrash limits",
      .order = SIM_ORDER_KUBE_THEN_DSP,
      .score = SIM_SCORE_EXTENDER,
      .dag_aware = true,

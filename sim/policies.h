@@ -7,9 +7,10 @@
  * order (Eq. 12/13), DAG gating, DSP preemption with rho = 0 (no PP) dsp       as dsp-nopp with
  * DSP's normalised-priority preemption (rho from the policy) sailfish  queue as default, DAG
  * gating, nodes scored by the extender (Sailfish packing, no node speed preference) on top of
- * kube-scheduler's scores dagsched  what dagsched ships: pod priority then DSP priority, DAG
- * gating, extender score with packing and fast nodes for critical tasks, level-deadline node
- * filter, DSP preemption with the policy's anti-thrash limits, kube priority preemption. */
+ * kube-scheduler's scores dagsched  what dagsched ships: pod priority then the policy's order
+ * across jobs (spec.order; DSP priority within a job), DAG gating, extender score with packing and
+ * fast nodes for critical tasks, level-deadline node filter, DSP preemption with the policy's
+ * anti-thrash limits, kube priority preemption. */
 #ifndef DAGSCHED_SIM_POLICIES_H
 #define DAGSCHED_SIM_POLICIES_H
 
@@ -22,7 +23,7 @@
 typedef enum {
     SIM_ORDER_KUBE = 0,     /* pod priority, then time entered the queue */
     SIM_ORDER_DSP,          /* DSP priority only */
-    SIM_ORDER_KUBE_THEN_DSP /* pod priority, then DSP priority */
+    SIM_ORDER_KUBE_THEN_DSP /* pod priority, then the policy's order across jobs (joborder.h) */
 } sim_order;
 
 typedef enum {

@@ -12,6 +12,12 @@ static int key_less(const sim_qkey *a, const sim_qkey *b)
         return a->k1 < b->k1;
     if (a->k2 != b->k2)
         return a->k2 < b->k2;
+    if (a->k3 != b->k3)
+        return a->k3 < b->k3;
+    if (a->k4 != b->k4)
+        return a->k4 < b->k4;
+    if (a->k5 != b->k5)
+        return a->k5 < b->k5;
     return a->seq < b->seq;
 }
 

@@ -1,8 +1,9 @@
 /* wqueue.h: the scheduler's waiting queue: pending pods ordered by a policy's key, with the query
  * the scheduling loop needs: "the first pod in queue order whose request fits these free
- * resources". A treap (randomised balanced search tree) keyed by (k1, k2, seq), augmented with
- * subtree sizes (for ranks) and component-wise minimum requests (to prune the fit search).
- * Insert, remove, rank: O(log n) expected; re-keying every entry and rebuilding: O(n log n). */
+ * resources". A treap (randomised balanced search tree) keyed by (k1, k2, k3, k4, k5, seq),
+ * augmented with subtree sizes (for ranks) and component-wise minimum requests (to prune the fit
+ * search). Insert, remove, rank: O(log n) expected; re-keying every entry and rebuilding: O(n log
+ * n). */
 #ifndef DAGSCHED_SIM_WQUEUE_H
 #define DAGSCHED_SIM_WQUEUE_H
 
@@ -14,8 +15,9 @@
 #define SIM_WQ_NONE UINT32_MAX
 
 typedef struct sim_qkey {
-    double k1, k2; /* ascending */
-    uint64_t seq;  /* unique tie-breaker */
+    double k1, k2;     /* ascending */
+    uint64_t seq;      /* unique tie-breaker, compared last */
+    double k3, k4, k5; /* ascending, after k2 (0 when a policy needs only two) */
 } sim_qkey;
 
 typedef struct sim_wq_node {

@@ -1,6 +1,6 @@
 /* test_release.c: unit tests of task release (gated pods and suspended Jobs whose upstream tasks
- * succeeded, highest DSP priority first, maxConcurrentReleases) and of nudges (once per
- * unschedulable episode). */
+ * succeeded, in the policy's queue order then highest DSP priority first, maxConcurrentReleases)
+ * and of nudges (once per unschedulable episode). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -61,6 +61,36 @@ static void test_release_order_and_limit(void **state)
     assert_int_equal(ctl_release_plan(&in, &out, NULL), 0);
     assert_int_equal(out.in_flight, 0);
     assert_int_equal(out.n_rel, 3);
+    ctl_release_out_free(&out);
+}
+
+/* The policy's order across jobs (queue_pos, from lib/joborder) comes before DSP priority: a
+ * short job's task is released ahead of a higher-priority task of a long job. */
+static void test_queue_order_first(void **state)
+{
+    (void)state;
+    ctl_pod pods[3] = {
+        gated("long-job-root", DS_TASK_WAITING, 50.0, 1),
+        gated("short-job", DS_TASK_WAITING, 0.3, 2),
+        gated("unranked", DS_TASK_WAITING, 99.0, 0),
+    };
+    pods[0].task.queue_pos = 1;
+    pods[1].task.queue_pos = 0;
+    pods[2].task.queue_pos = SIZE_MAX;
+    ctl_release_in in = {.pods = pods, .n_pods = 3, .max_concurrent = 1};
+    ctl_release_out out;
+    assert_int_equal(ctl_release_plan(&in, &out, NULL), 0);
+    assert_int_equal(out.n_ready, 3);
+    assert_int_equal(out.n_rel, 1);
+    assert_int_equal(out.rel[0].idx, 1);
+    assert_int_equal(out.n_held, 2);
+    ctl_release_out_free(&out);
+    in.max_concurrent = 0;
+    assert_int_equal(ctl_release_plan(&in, &out, NULL), 0);
+    assert_int_equal(out.n_rel, 3);
+    assert_int_equal(out.rel[0].idx, 1);
+    assert_int_equal(out.rel[1].idx, 0);
+    assert_int_equal(out.rel[2].idx, 2);
     ctl_release_out_free(&out);
 }
 
@@ -125,6 +155,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_release_order_and_limit),
+        cmocka_unit_test(test_queue_order_first),
         cmocka_unit_test(test_suspended_jobs),
         cmocka_unit_test(test_nudges),
     };

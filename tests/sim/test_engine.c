@@ -1,6 +1,7 @@
 /* test_engine.c: the simulator's event loop on tiny cases whose outcome is computed by hand:
  * exact makespan of a chain, a preemption that restarts (or resumes) its victim, DSP urgent
- * preemption, the dependency-disorder counter, determinism of generated runs. */
+ * preemption, the dependency-disorder counter, determinism of generated runs, the order across
+ * jobs (shipped and paper). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -222,6 +223,42 @@ static void test_determinism(void **state)
     }
 }
 
+/* One 1-core node; at t = 0 job "big" (a chain of three 100 s tasks, 1 core each) and job "small"
+ * (one 50 s task) arrive. No deadlines; default priority parameters (time scale 60 s).
+ * DSP priorities at t = 0: big t2 = 0.5 / (100/60) = 0.3, t1 = 1.5 * 0.3 = 0.45,
+ * t0 = 1.5 * 0.45 = 0.675; small t0 = 0.5 / (50/60) = 0.6.
+ * Shipped order (shortestRemaining): small (50 s of work) before big (300 s): small runs 0..50,
+ * big 50..350. Paper order (dsp): big t0 (0.675 > 0.6) runs 0..100; at 100 small has waited
+ * 100 s (0.6 + 0.3 * 100/60 = 1.1 > big t1's 0.45): small 100..150, big t1 and t2 150..350. */
+static void test_order_across_jobs(void **state)
+{
+    (void)state;
+    for (int paper = 0; paper <= 1; paper++) {
+        sim_workload w = {0};
+        snprintf(w.name, sizeof w.name, "order");
+        tu_node(&w, 1000, 1.0);
+        double rt_big[3] = {100, 100, 100}, rt_small[1] = {50};
+        int64_t cpu[3] = {1000, 1000, 1000};
+        tu_job(&w, "big", 0, 3, rt_big, cpu, 1);
+        tu_job(&w, "small", 0, 1, rt_small, cpu, 0);
+        sim_config c;
+        sim_config_defaults(&c, sim_policy_find("dagsched"));
+        if (paper) {
+            c.pol.order.job_order = DS_ORDER_DSP;
+            c.pol.order.starvation_s = 0;
+        }
+        sim_result r;
+        ds_err err = {{0}};
+        if (sim_run(&w, &c, &r, &err) != 0)
+            fail_msg("sim_run: %s", err.msg);
+        assert_int_equal(r.preemptions, 0);
+        assert_float_equal(r.jobs[0].completion, 350.0, 1e-9);
+        assert_float_equal(r.jobs[1].completion, paper ? 150.0 : 50.0, 1e-9);
+        sim_result_free(&r);
+        sim_workload_free(&w);
+    }
+}
+
 static void test_bad_workloads(void **state)
 {
     (void)state;
@@ -259,6 +296,7 @@ int main(void)
         cmocka_unit_test(test_dsp_urgent_preemption),
         cmocka_unit_test(test_disorder_counter),
         cmocka_unit_test(test_determinism),
+        cmocka_unit_test(test_order_across_jobs),
         cmocka_unit_test(test_bad_workloads),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -27,6 +27,12 @@ static int ref_less(const ref *a, const ref *b)
         return a->key.k1 < b->key.k1;
     if (a->key.k2 != b->key.k2)
         return a->key.k2 < b->key.k2;
+    if (a->key.k3 != b->key.k3)
+        return a->key.k3 < b->key.k3;
+    if (a->key.k4 != b->key.k4)
+        return a->key.k4 < b->key.k4;
+    if (a->key.k5 != b->key.k5)
+        return a->key.k5 < b->key.k5;
     return a->key.seq < b->key.seq;
 }
 
@@ -91,9 +97,13 @@ static void test_random_ops(void **state)
         if (op < 6 && n < N_MAX) {
             ref *x = &r[n++];
             x->live = 1;
-            /* few distinct k1/k2 values so that ties exercise seq */
-            x->key =
-                (sim_qkey){(double)sim_rng_below(&rng, 3), (double)sim_rng_below(&rng, 20), seq++};
+            /* few distinct k1..k5 values so that ties exercise seq */
+            x->key = (sim_qkey){.k1 = (double)sim_rng_below(&rng, 3),
+                                .k2 = (double)sim_rng_below(&rng, 20),
+                                .seq = seq++,
+                                .k3 = (double)sim_rng_below(&rng, 2),
+                                .k4 = (double)sim_rng_below(&rng, 2),
+                                .k5 = (double)sim_rng_below(&rng, 3)};
             x->req =
                 (ds_res){{(int64_t)sim_rng_below(&rng, 1000), (int64_t)sim_rng_below(&rng, 1000), 0,
                           sim_rng_below(&rng, 8) == 0 ? 1 : 0}};

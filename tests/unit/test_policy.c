@@ -112,6 +112,8 @@ static void assert_same_settings(const ds_policy *a, const ds_policy *b)
     assert_int_equal(a->priority.slack_term, b->priority.slack_term);
     assert_true(a->priority.time_scale_s == b->priority.time_scale_s);
     assert_true(a->priority.min_remaining_s == b->priority.min_remaining_s);
+    assert_int_equal(a->order.job_order, b->order.job_order);
+    assert_true(a->order.starvation_s == b->order.starvation_s);
     assert_true(a->theta_cpu == b->theta_cpu);
     assert_true(a->theta_memory == b->theta_memory);
     assert_string_equal(a->speed_label, b->speed_label);
@@ -200,6 +202,10 @@ static void test_defaults_are_the_papers(void **state)
     const char *pcs[] = {"system-cluster-critical", "system-node-critical"};
     assert_names(&p.protected_priority_classes, 2, pcs);
     assert_int_equal(p.max_concurrent_releases, 0);
+    /* Order across jobs, measured in the simulator (docs/simulator.md): jobs with the least
+     * remaining work first, tasks waiting 20 minutes before everything else. */
+    assert_int_equal(p.order.job_order, DS_ORDER_SHORTEST_REMAINING);
+    assert_float_equal(p.order.starvation_s, 1200.0, 0);
 
     ds_err err = {{0}};
     assert_int_equal(ds_policy_validate(&p, &err), 0);
@@ -262,6 +268,7 @@ static void test_full_document(void **state)
         "spec:\n"
         "  priority: {gamma: 0.25, weights: {remaining: 1, waiting: 0, slack: 2.5e-1}, "
         "slackTerm: literal, timeScale: 2m, minRemaining: 250ms}\n"
+        "  order: {acrossJobs: leastSlack, starvationThreshold: 90s}\n"
         "  nodeSpeed: {theta: {cpu: 0.75, memory: 0.25}, speedLabel: example.com/node-speed}\n"
         "  deadlines: {urgentThreshold: 0s, filterInfeasibleNodes: false}\n"
         "  packing: {weights: {complementarity: 1, bestFit: 0, speed: 0}, gpuResourceNames: "
@@ -295,6 +302,8 @@ static void test_full_document(void **state)
     assert_int_equal(p.priority.slack_term, DS_SLACK_LITERAL);
     assert_float_equal(p.priority.time_scale_s, 120.0, 0);
     assert_float_equal(p.priority.min_remaining_s, 0.25, 1e-12);
+    assert_int_equal(p.order.job_order, DS_ORDER_LEAST_SLACK);
+    assert_float_equal(p.order.starvation_s, 90.0, 0);
     assert_float_equal(p.theta_cpu, 0.75, 0);
     assert_float_equal(p.theta_memory, 0.25, 0);
     assert_string_equal(p.speed_label, "example.com/node-speed");
@@ -554,6 +563,18 @@ static void test_type_errors(void **state)
          "spec.priority.slackTerm: must be one of urgency, literal (got \"inverse\")"},
         {SPEC("{priority: {slackTerm: {a: 1}}}"),
          "spec.priority.slackTerm: must be one of urgency, literal (got a mapping)"},
+        {SPEC("{order: {acrossJobs: fifo}}"),
+         "spec.order.acrossJobs: must be one of dsp, leastSlack, shortestRemaining (got \"fifo\")"},
+        {SPEC("{order: {acrossJobs: ShortestRemaining}}"),
+         "spec.order.acrossJobs: must be one of dsp, leastSlack, shortestRemaining (got "
+         "\"ShortestRemaining\")"},
+        {SPEC("{order: {acrossJobs: [dsp]}}"),
+         "spec.order.acrossJobs: must be one of dsp, leastSlack, shortestRemaining (got a list)"},
+        {SPEC("{order: {starvationThreshold: 300}}"),
+         "spec.order.starvationThreshold: " DURATION_WANT " (got \"300\")"},
+        {SPEC("{order: {starvationThreshold: -1s}}"),
+         "spec.order.starvationThreshold: " DURATION_WANT " (got \"-1s\")"},
+        {SPEC("{order: {across: dsp}}"), "spec.order.across: unknown field"},
         {SPEC("{preemption: {epoch: abc}}"),
          "spec.preemption.epoch: " DURATION_WANT " (got \"abc\")"},
         {SPEC("{preemption: {epoch: 10}}"),
@@ -614,6 +635,8 @@ static void test_range_errors(void **state)
          "spec.priority.weights.slack: must be >= 0 (got -1)"},
         {SPEC("{priority: {weights: {remaining: 0, waiting: 0, slack: 0}}}"),
          "spec.priority.weights: must not all be 0"},
+        {SPEC("{order: {starvationThreshold: 169h}}"),
+         "spec.order.starvationThreshold: must be <= 168h (got 169h)"},
         {SPEC("{priority: {timeScale: 500ms}}"),
          "spec.priority.timeScale: must be >= 1s (got 500ms)"},
         {SPEC("{priority: {timeScale: 25h}}"), "spec.priority.timeScale: must be <= 24h (got 25h)"},
@@ -1004,6 +1027,16 @@ static void test_validate_code_built(void **state)
     ds_policy_defaults(&p);
     p.priority.slack_term = (ds_slack_term)7;
     expect_invalid(&p, "spec.priority.slackTerm: must be one of urgency, literal (got 7)");
+
+    ds_policy_defaults(&p);
+    p.order.job_order = (ds_job_order)3;
+    expect_invalid(&p, "spec.order.acrossJobs: must be one of dsp, leastSlack, shortestRemaining "
+                       "(got 3)");
+    p.order.job_order = DS_ORDER_DSP;
+    p.order.starvation_s = NAN;
+    expect_invalid(&p, "spec.order.starvationThreshold: must be a finite number (got NaN)");
+    p.order.starvation_s = -1.0;
+    expect_invalid(&p, "spec.order.starvationThreshold: must be >= 0s (got -1s)");
 
     ds_policy_defaults(&p);
     p.name[0] = '\0';

@@ -937,18 +937,77 @@ static void test_random_invariants(void **state)
     ds_dag_free(&dags[1]);
 }
 
+/* A preemptor refused only because of C2 does not make a later preemptor with the same request
+ * give up: DAG a -> b -> c; c (urgent) may not evict a, an urgent pod outside the DAG may. */
+static void test_c2_refusal_not_shared(void **state)
+{
+    (void)state;
+    const char *up_b[] = {"a"};
+    const char *up_c[] = {"b"};
+    ds_task_spec specs[] = {{"a", 10, NULL, 0}, {"b", 10, up_b, 1}, {"c", 10, up_c, 1}};
+    ds_dag job;
+    ds_err err = {{0}};
+    assert_int_equal(ds_dag_build(&job, specs, 3, &err), 0);
+    const ds_dag *jobs[] = {&job};
+    ds_preempt_params p = params();
+    ds_waiting_task w[] = {urgent(5, 1000, 0), urgent(4, 1000, 0)};
+    w[0].job = 0;
+    w[0].task = 2; /* c */
+    ds_running_task r[] = {running(0.1, 1000, 0, 0)};
+    r[0].job = 0;
+    r[0].task = 0; /* a */
+    ds_node_free n[] = {node(0, 0, 1)};
+    ds_decision out[N_OUT];
+    assert_int_equal(ds_select_victims(w, 2, r, 1, n, 1, jobs, 1, &p, out, N_OUT, &err), 1);
+    assert_decision(&out[0], 1, 0, 0, DS_REASON_URGENT);
+    ds_dag_free(&job);
+}
+
+/* A refusal holds only until the next decision. Node 0 has (0 cpu, 1Gi) free and two victims:
+ * v (0.1; 3000 cpu, 0) and u (0.5; 100 cpu, 1Gi). w0 (5; 500 cpu, 2Gi) fits with neither alone.
+ * w1 (4; 1000 cpu) evicts v, which leaves (2000 cpu, 1Gi) free. w2 (3; 600 cpu, 2Gi) asks more
+ * than w0 everywhere, yet now fits once u is evicted: (2100 cpu, 2Gi). */
+static void test_refusal_forgotten_after_decision(void **state)
+{
+    (void)state;
+    ds_preempt_params p = params();
+    ds_waiting_task w[] = {urgent(5, 500, 2 * GI), urgent(4, 1000, 0), urgent(3, 600, 2 * GI)};
+    ds_running_task r[] = {running(0.1, 3000, 0, 0), running(0.5, 100, GI, 0)};
+    ds_node_free n[] = {node(0, GI, 2)};
+    ds_decision out[N_OUT];
+    assert_int_equal(select_plain(w, 3, r, 2, n, 1, &p, out), 2);
+    assert_decision(&out[0], 1, 0, 0, DS_REASON_URGENT);
+    assert_decision(&out[1], 2, 1, 0, DS_REASON_URGENT);
+
+    /* Without the first decision's room (v too small to leave any), w2 is refused like w0. */
+    r[0].request.v[DS_RES_CPU] = 1000;
+    assert_int_equal(select_plain(w, 3, r, 2, n, 1, &p, out), 1);
+    assert_decision(&out[0], 1, 0, 0, DS_REASON_URGENT);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_normalised_gap),         cmocka_unit_test(test_huge_priorities),
-        cmocka_unit_test(test_ancestor_never_chosen),  cmocka_unit_test(test_urgent_per_node_fit),
-        cmocka_unit_test(test_preemptable_conditions), cmocka_unit_test(test_budgets),
-        cmocka_unit_test(test_state_update),           cmocka_unit_test(test_starvation),
-        cmocka_unit_test(test_multi_victim),           cmocka_unit_test(test_node_choice),
-        cmocka_unit_test(test_already_fits),           cmocka_unit_test(test_delta),
-        cmocka_unit_test(test_equal_priorities),       cmocka_unit_test(test_invalid_params),
-        cmocka_unit_test(test_invalid_tasks),          cmocka_unit_test(test_reason_names),
-        cmocka_unit_test(test_empty_inputs),           cmocka_unit_test(test_random_invariants),
+        cmocka_unit_test(test_normalised_gap),
+        cmocka_unit_test(test_huge_priorities),
+        cmocka_unit_test(test_ancestor_never_chosen),
+        cmocka_unit_test(test_urgent_per_node_fit),
+        cmocka_unit_test(test_preemptable_conditions),
+        cmocka_unit_test(test_budgets),
+        cmocka_unit_test(test_state_update),
+        cmocka_unit_test(test_starvation),
+        cmocka_unit_test(test_multi_victim),
+        cmocka_unit_test(test_node_choice),
+        cmocka_unit_test(test_already_fits),
+        cmocka_unit_test(test_delta),
+        cmocka_unit_test(test_equal_priorities),
+        cmocka_unit_test(test_invalid_params),
+        cmocka_unit_test(test_invalid_tasks),
+        cmocka_unit_test(test_reason_names),
+        cmocka_unit_test(test_empty_inputs),
+        cmocka_unit_test(test_random_invariants),
+        cmocka_unit_test(test_c2_refusal_not_shared),
+        cmocka_unit_test(test_refusal_forgotten_after_decision),
     };
     return cmocka_run_group_tests_name("victim", tests, NULL, NULL);
 }

@@ -1,0 +1,162 @@
+/* joborder.c: job summaries and the order of waiting tasks across jobs (see joborder.h and
+ * docs/model.md, "Order across jobs"). */
+#include "joborder.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const order_names[] = {"dsp", "leastSlack", "shortestRemaining"};
+
+const char *ds_job_order_name(ds_job_order o)
+{
+    if ((unsigned)o >= sizeof order_names / sizeof order_names[0])
+        return "unknown";
+    return order_names[o];
+}
+
+int ds_job_order_parse(const char *name, ds_job_order *out)
+{
+    if (name == NULL)
+        return -1;
+    for (size_t i = 0; i < sizeof order_names / sizeof order_names[0]; i++)
+        if (strcmp(name, order_names[i]) == 0) {
+            *out = (ds_job_order)i;
+            return 0;
+        }
+    return -1;
+}
+
+static bool finished(const ds_task_status *s)
+{
+    return s->state == DS_TASK_SUCCEEDED || s->state == DS_TASK_FAILED;
+}
+
+int ds_job_summarise(const ds_dag *d, const ds_task_status *st, const ds_task_eval *ev,
+                     double job_deadline, double now, ds_job_summary *out, ds_err *err)
+{
+    if (d == NULL || out == NULL)
+        return ds_err_set(err, "job summary: %s is missing", d == NULL ? "job DAG" : "output");
+    if (d->n > 0 && (st == NULL || ev == NULL))
+        return ds_err_set(err, "job summary: task %s is missing",
+                          st == NULL ? "status array" : "evaluation array");
+    if (!isfinite(now))
+        return ds_err_set(err, "now: must be a finite time (got %g)", now);
+    if (isnan(job_deadline) || job_deadline == -INFINITY)
+        return ds_err_set(err, "job deadline: must be a finite time, or +inf for none (got %g)",
+                          job_deadline);
+    memset(out, 0, sizeof *out);
+    double *path = d->n > 0 ? malloc(d->n * sizeof *path) : NULL;
+    if (d->n > 0 && path == NULL)
+        return ds_err_set(err, "job summary: out of memory for %zu tasks", d->n);
+    /* path(i) = own remaining time + the longest path among its dependents; reverse topological
+     * order sees every dependent first. Finished tasks count 0 but pass their dependents' paths
+     * on (a FAILED task's dependents cannot run, yet they are still work to do). */
+    double longest = 0;
+    for (size_t k = d->n; k-- > 0;) {
+        size_t i = d->topo[k];
+        const ds_dag_task *t = &d->tasks[i];
+        double own = 0;
+        if (!finished(&st[i])) {
+            own = ev[i].t_rem_s > 0 ? ev[i].t_rem_s : 0;
+            out->remaining_work_s += own;
+            out->unfinished++;
+        }
+        double below = 0;
+        for (size_t c = 0; c < t->n_down; c++)
+            below = fmax(below, path[t->down[c]]);
+        path[i] = own + below;
+        longest = fmax(longest, path[i]);
+    }
+    free(path);
+    out->remaining_path_s = longest;
+    out->slack_s = job_deadline == INFINITY ? INFINITY : job_deadline - now - longest;
+    return 0;
+}
+
+void ds_order_key_of(const ds_order_params *p, const ds_job_summary *job, const ds_task_eval *task,
+                     ds_order_key *out)
+{
+    memset(out, 0, sizeof *out);
+    if (p->starvation_s > 0 && task->t_wait_s >= p->starvation_s) {
+        out->k[0] = 0;
+        out->k[3] = -task->t_wait_s;
+        return;
+    }
+    out->k[0] = 1;
+    switch (p->job_order) {
+    case DS_ORDER_LEAST_SLACK:
+        out->k[1] = job->slack_s;
+        out->k[2] = job->remaining_work_s;
+        break;
+    case DS_ORDER_SHORTEST_REMAINING:
+        out->k[1] = job->remaining_work_s;
+        out->k[2] = job->slack_s;
+        break;
+    default:
+        break;
+    }
+    out->k[3] = -task->priority;
+}
+
+int ds_order_key_cmp(const ds_order_key *a, const ds_order_key *b)
+{
+    for (int i = 0; i < DS_ORDER_KEY_N; i++)
+        if (a->k[i] != b->k[i])
+            return a->k[i] < b->k[i] ? -1 : 1;
+    return 0;
+}
+
+typedef struct keyed_task {
+    ds_order_key key;
+    ds_task_ref ref;
+} keyed_task;
+
+static int cmp_keyed(const void *x, const void *y)
+{
+    const keyed_task *a = x, *b = y;
+    int c = ds_order_key_cmp(&a->key, &b->key);
+    if (c != 0)
+        return c;
+    if (a->ref.job != b->ref.job)
+        return a->ref.job < b->ref.job ? -1 : 1;
+    return (a->ref.task > b->ref.task) - (a->ref.task < b->ref.task);
+}
+
+long ds_jobset_queue_order(const ds_jobset *s, const ds_order_params *p, double now,
+                           ds_task_ref *out, size_t cap, ds_err *err)
+{
+    if (s == NULL || p == NULL)
+        return ds_err_set(err, "queue order: %s is missing", s == NULL ? "job set" : "order");
+    if (cap < s->n_waiting || (out == NULL && s->n_waiting > 0))
+        return ds_err_set(err, "queue order: room for %zu waiting tasks is needed (got %zu)",
+                          s->n_waiting, out == NULL ? (size_t)0 : cap);
+    if (s->n_waiting == 0)
+        return 0;
+    keyed_task *k = malloc(s->n_waiting * sizeof *k);
+    if (k == NULL)
+        return ds_err_set(err, "queue order: out of memory for %zu waiting tasks", s->n_waiting);
+    size_t n = 0;
+    for (size_t ji = 0; ji < s->n_jobs; ji++) {
+        const ds_job *j = &s->jobs[ji];
+        if (!j->valid)
+            continue;
+        ds_job_summary sum;
+        if (ds_job_summarise(&j->dag, j->status, j->eval, j->deadline, now, &sum, err) != 0) {
+            ds_err_prefix(err, "job %s", j->key);
+            free(k);
+            return -1;
+        }
+        for (size_t t = 0; t < j->dag.n && n < s->n_waiting; t++)
+            if (j->status[t].state == DS_TASK_WAITING) {
+                ds_order_key_of(p, &sum, &j->eval[t], &k[n].key);
+                k[n].ref = (ds_task_ref){ji, t};
+                n++;
+            }
+    }
+    qsort(k, n, sizeof *k, cmp_keyed);
+    for (size_t i = 0; i < n; i++)
+        out[i] = k[i].ref;
+    free(k);
+    return (long)n;
+}
