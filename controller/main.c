@@ -485,7 +485,7 @@ int main(int argc, char **argv)
     pthread_mutex_init(&c.mu, NULL);
     pthread_cond_init(&c.cv, NULL);
     ctl_memo_init(&c.memo);
-    ctl_policy_state_init(&c.policy);
+    kube_policy_state_init(&c.policy);
     if (ctl_metrics_init(&c.m) != 0) {
         KLOG_ERROR("main", "metrics: out of memory");
         return 1;
@@ -528,8 +528,8 @@ int main(int argc, char **argv)
         start_informer(&c, KUBE_KIND_JOB, NULL, "dagsched.io/task", all_cb, &c.jobs) != 0 ||
         start_informer(&c, KUBE_KIND_CONFIGMAP, NULL, "dagsched.io/kind=JobGraph", all_cb,
                        &c.graphs) != 0 ||
-        start_informer(&c, KUBE_KIND_CONFIGMAP, c.opt.policy_namespace,
-                       "dagsched.io/kind=SchedulingPolicy", all_cb, &c.policies) != 0)
+        start_informer(&c, KUBE_KIND_CONFIGMAP, c.opt.policy_namespace, KUBE_POLICY_SELECTOR,
+                       all_cb, &c.policies) != 0)
         goto out;
     if (start_http(&c, &http) != 0)
         goto out;
