@@ -48,6 +48,33 @@ static void set_holder(kube_leader *le, const char *h)
     }
 }
 
+/* Create (POST) or update (PUT) the Lease with this identity as holder; takes the lease object.
+ * 1: written; 0: someone else wrote first (409); -1: error (logged with `doing`). */
+static int write_lease(kube_leader *le, const kube_request_opts *ro, const char *method,
+                       const char *path, json_t *lease, bool acquired, const char *doing)
+{
+    char *body = lease != NULL ? json_dumps(lease, JSON_COMPACT) : NULL;
+    json_decref(lease);
+    if (body == NULL)
+        return -1;
+    kube_response resp;
+    ds_err err = {{0}};
+    int rc = kube_request_ex(le->client, ro, method, path, body, NULL, &resp, &err);
+    free(body);
+    long status = resp.status;
+    kube_response_free(&resp);
+    if (rc == 0) {
+        if (acquired)
+            KLOG_INFO("leader", "lease %s/%s: acquired by %s", le->ns, le->name, le->identity);
+        set_holder(le, le->identity);
+        return 1;
+    }
+    if (status == 409)
+        return 0; /* someone else wrote it first */
+    KLOG_WARN("leader", "%s: %s", doing, err.msg);
+    return -1;
+}
+
 /* One attempt to acquire or renew. 1: we hold the lease now; 0: someone else does or the update
  * lost a race; -1: error talking to the server. */
 static int try_acquire_or_renew(kube_leader *le)
@@ -69,22 +96,7 @@ static int try_acquire_or_renew(kube_leader *le)
                                   "metadata", "name", le->name, "namespace", le->ns, "spec",
                                   "holderIdentity", le->identity, "leaseDurationSeconds", duration,
                                   "acquireTime", now, "renewTime", now, "leaseTransitions", 0);
-        char *body = lease ? json_dumps(lease, JSON_COMPACT) : NULL;
-        json_decref(lease);
-        if (body == NULL)
-            return -1;
-        rc = kube_request_ex(le->client, &ro, "POST", le->collection, body, NULL, &resp, &err);
-        free(body);
-        long status = resp.status;
-        kube_response_free(&resp);
-        if (rc == 0) {
-            set_holder(le, le->identity);
-            return 1;
-        }
-        if (status == 409)
-            return 0;
-        KLOG_WARN("leader", "creating lease: %s", err.msg);
-        return -1;
+        return write_lease(le, &ro, "POST", le->collection, lease, false, "creating lease");
     }
     if (rc != 0) {
         KLOG_WARN("leader", "reading lease: %s", err.msg);
@@ -143,24 +155,7 @@ static int try_acquire_or_renew(kube_leader *le)
             spec, "leaseTransitions",
             json_integer(json_is_integer(trans) ? json_integer_value(trans) + 1 : 1));
     }
-    char *body = json_dumps(lease, JSON_COMPACT);
-    json_decref(lease);
-    if (body == NULL)
-        return -1;
-    rc = kube_request_ex(le->client, &ro, "PUT", le->path, body, NULL, &resp, &err);
-    free(body);
-    long status = resp.status;
-    kube_response_free(&resp);
-    if (rc == 0) {
-        if (!mine)
-            KLOG_INFO("leader", "lease %s/%s: acquired by %s", le->ns, le->name, le->identity);
-        set_holder(le, le->identity);
-        return 1;
-    }
-    if (status == 409)
-        return 0; /* someone else updated it first */
-    KLOG_WARN("leader", "updating lease: %s", err.msg);
-    return -1;
+    return write_lease(le, &ro, "PUT", le->path, lease, !mine, "updating lease");
 }
 
 static void release(kube_leader *le)

@@ -2,25 +2,11 @@
  * ConfigMaps (see policy_source.h). */
 #include "policy_source.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "kutil.h"
 #include "log.h"
-
-/* snprintf into a fixed buffer; truncation is expected and harmless here. */
-static void sfmt(char *buf, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void sfmt(char *buf, size_t size, const char *fmt, ...)
-{
-    if (size == 0)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(buf, size, fmt, ap);
-    va_end(ap);
-    if (n < 0)
-        buf[0] = '\0';
-}
 
 static const char *or_empty(const char *s)
 {
@@ -32,7 +18,7 @@ void kube_policy_state_init(kube_policy_state *ps)
     memset(ps, 0, sizeof *ps);
     ds_policy_defaults(&ps->policy);
     ps->generation = 1;
-    sfmt(ps->source, sizeof ps->source, "built-in defaults");
+    kutil_sfmt(ps->source, sizeof ps->source, "built-in defaults");
 }
 
 /* The policy document of a ConfigMap: "policy.yaml", else its only key. */
@@ -115,20 +101,21 @@ void kube_policy_refresh(kube_policy_state *ps, const kube_configmap *const *cms
     const char *rv = or_empty(cm->meta.resource_version);
     if (strcmp(uid, ps->seen_uid) == 0 && strcmp(rv, ps->seen_rv) == 0)
         return; /* this version was examined already */
-    sfmt(ps->seen_uid, sizeof ps->seen_uid, "%s", uid);
-    sfmt(ps->seen_rv, sizeof ps->seen_rv, "%s", rv);
+    kutil_sfmt(ps->seen_uid, sizeof ps->seen_uid, "%s", uid);
+    kutil_sfmt(ps->seen_rv, sizeof ps->seen_rv, "%s", rv);
     u->cm = cm;
 
     ds_err err;
     if (!have_parsed && parse_cm(cm, &parsed, &err) != 0) {
         u->outcome = KUBE_POLICY_INVALID;
-        sfmt(u->error, sizeof u->error, "configmap %s/%s: %s", or_empty(cm->meta.ns),
-             cm->meta.name, err.msg);
+        kutil_sfmt(u->error, sizeof u->error, "configmap %s/%s: %s", or_empty(cm->meta.ns),
+                   cm->meta.name, err.msg);
         return;
     }
     bool same = ps->from_configmap && memcmp(&parsed, &ps->policy, sizeof parsed) == 0;
     ps->from_configmap = true;
-    sfmt(ps->source, sizeof ps->source, "configmap %s/%s", or_empty(cm->meta.ns), cm->meta.name);
+    kutil_sfmt(ps->source, sizeof ps->source, "configmap %s/%s", or_empty(cm->meta.ns),
+               cm->meta.name);
     if (same)
         return; /* a new resourceVersion with the same content */
     ps->policy = parsed;
@@ -175,6 +162,6 @@ void kube_policy_log(const char *component, const char *name, const kube_policy_
 void kube_policy_event_message(const char *reporter, const kube_policy_state *ps,
                                const kube_policy_update *u, char *buf, size_t size)
 {
-    sfmt(buf, size, "%s: %s; keeping policy %s (generation %llu)", reporter, u->error,
-         ps->policy.name, (unsigned long long)ps->generation);
+    kutil_sfmt(buf, size, "%s: %s; keeping policy %s (generation %llu)", reporter, u->error,
+               ps->policy.name, (unsigned long long)ps->generation);
 }
