@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "informer.h"
+#include "kube_test_util.h"
 #include "kutil.h"
 #include "log.h"
 #include "mock_server.h"
@@ -346,11 +347,8 @@ static void test_client_shutdown_stops_informers(void **state)
     kube_client_free(cd);
     mock_stop(&m);
 
-    fflush(logf);
-    rewind(logf);
     static char logged[1 << 16];
-    size_t len = fread(logged, 1, sizeof logged - 1, logf);
-    logged[len] = '\0';
+    ktest_read_log(logf, logged, sizeof logged);
     kube_log_setup(KUBE_LOG_ERROR, KUBE_LOG_TEXT, NULL);
     fclose(logf);
     assert_int_equal(count_lines(logged, "cancelled"), 0);

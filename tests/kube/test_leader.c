@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kube_test_util.h"
 #include "kutil.h"
 #include "leader.h"
 #include "log.h"
@@ -127,6 +128,17 @@ static kube_client *client_for(mock_server *m)
     return c;
 }
 
+/* The Lease store served on loopback, and a client for it. */
+static kube_client *lease_server_start(mock_server *m, store *s)
+{
+    assert_int_equal(mock_start(m), 0);
+    pthread_mutex_lock(&m->lock);
+    m->handler = lease_handler;
+    m->handler_ud = s;
+    pthread_mutex_unlock(&m->lock);
+    return client_for(m);
+}
+
 static void candidate_start(candidate *cd, kube_client *c, const char *id)
 {
     kube_leader_opts o = {.namespace = "kube-system",
@@ -163,12 +175,7 @@ static void test_contention_and_release(void **state)
     kube_log_setup(KUBE_LOG_ERROR, KUBE_LOG_TEXT, NULL);
     store s = {0};
     mock_server m;
-    assert_int_equal(mock_start(&m), 0);
-    pthread_mutex_lock(&m.lock);
-    m.handler = lease_handler;
-    m.handler_ud = &s;
-    pthread_mutex_unlock(&m.lock);
-    kube_client *c = client_for(&m);
+    kube_client *c = lease_server_start(&m, &s);
     candidate a, b;
     candidate_start(&a, c, "a");
     candidate_start(&b, c, "b");
@@ -234,12 +241,7 @@ static void test_silent_holder_taken_over_after_duration(void **state)
                         "holderIdentity", "ghost", "leaseDurationSeconds", 2, "renewTime",
                         "2026-11-22T10:00:00.000000Z", "leaseTransitions", 4);
     mock_server m;
-    assert_int_equal(mock_start(&m), 0);
-    pthread_mutex_lock(&m.lock);
-    m.handler = lease_handler;
-    m.handler_ud = &s;
-    pthread_mutex_unlock(&m.lock);
-    kube_client *c = client_for(&m);
+    kube_client *c = lease_server_start(&m, &s);
     candidate a;
     double t0 = kutil_mono_now();
     candidate_start(&a, c, "a");
@@ -275,12 +277,7 @@ static void test_client_shutdown_ends_election(void **state)
     kube_log_setup(KUBE_LOG_INFO, KUBE_LOG_TEXT, logf);
     store s = {0};
     mock_server m;
-    assert_int_equal(mock_start(&m), 0);
-    pthread_mutex_lock(&m.lock);
-    m.handler = lease_handler;
-    m.handler_ud = &s;
-    pthread_mutex_unlock(&m.lock);
-    kube_client *c = client_for(&m);
+    kube_client *c = lease_server_start(&m, &s);
     candidate a, b;
     candidate_start(&a, c, "a");
     assert_true(wait_for(&a, true, 5));
@@ -309,11 +306,8 @@ static void test_client_shutdown_ends_election(void **state)
     kube_leader_free(b.le);
     assert_int_equal(atomic_load(&b.started), 0);
 
-    fflush(logf);
-    rewind(logf);
     char logged[8192];
-    size_t len = fread(logged, 1, sizeof logged - 1, logf);
-    logged[len] = '\0';
+    ktest_read_log(logf, logged, sizeof logged);
     kube_log_setup(KUBE_LOG_ERROR, KUBE_LOG_TEXT, NULL);
     fclose(logf);
     assert_null(strstr(logged, "cancelled"));

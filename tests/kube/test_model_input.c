@@ -11,20 +11,14 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "kube_test_util.h"
 #include "model_input.h"
 
 static kube_meta *decode(kube_kind kind, const char *text)
 {
-    json_error_t jerr;
-    json_t *j = json_loads(text, 0, &jerr);
-    if (j == NULL)
-        fail_msg("bad test JSON: %s", jerr.text);
-    kube_meta *m = NULL;
-    ds_err err = {{0}};
-    kube_decode_opts opts = {0};
-    if (kube_obj_decode(kind, j, &opts, &m, &err) != 0)
-        fail_msg("decode: %s", err.msg);
-    json_decref(j);
+    kube_meta *m = ktest_decode(kind, text);
+    if (m == NULL)
+        fail_msg("cannot decode the test object");
     return m;
 }
 

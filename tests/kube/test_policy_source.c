@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kube_test_util.h"
 #include "log.h"
 #include "policy_source.h"
 
@@ -37,16 +38,9 @@ static kube_configmap *cm_with_data(const char *name, const char *uid, const cha
              "\"dagsched-system\",\"uid\":\"%s\",\"resourceVersion\":\"%s\",\"labels\":"
              "{\"dagsched.io/kind\":\"SchedulingPolicy\"}},\"data\":{%s}}",
              name, uid, rv, data);
-    json_error_t jerr;
-    json_t *j = json_loads(text, 0, &jerr);
-    if (j == NULL)
-        fail_msg("bad test JSON: %s", jerr.text);
-    kube_meta *m = NULL;
-    ds_err err = {{0}};
-    kube_decode_opts opts = {0};
-    if (kube_obj_decode(KUBE_KIND_CONFIGMAP, j, &opts, &m, &err) != 0)
-        fail_msg("decode: %s", err.msg);
-    json_decref(j);
+    kube_meta *m = ktest_decode(KUBE_KIND_CONFIGMAP, text);
+    if (m == NULL)
+        fail_msg("cannot decode the test ConfigMap");
     return (kube_configmap *)m;
 }
 
@@ -186,15 +180,6 @@ static void test_name_resolution(void **state)
     set_free(&s);
 }
 
-/* Read what the log wrote to f since it was set up. */
-static void read_log(FILE *f, char *buf, size_t size)
-{
-    fflush(f);
-    rewind(f);
-    size_t n = fread(buf, 1, size - 1, f);
-    buf[n] = '\0';
-}
-
 static void test_invalid_keeps_previous(void **state)
 {
     (void)state;
@@ -254,7 +239,7 @@ static void test_invalid_keeps_previous(void **state)
     set_free(&s);
 
     char logged[4096];
-    read_log(logf, logged, sizeof logged);
+    ktest_read_log(logf, logged, sizeof logged);
     kube_log_setup(KUBE_LOG_INFO, KUBE_LOG_TEXT, NULL);
     fclose(logf);
     assert_non_null(strstr(logged, "INFO  extender: policy default from configmap "
