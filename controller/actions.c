@@ -1,5 +1,6 @@
 /* actions.c: the controller's writes to the cluster, kept thin: releases (scheduling gate removal,
  * Job resumption), nudges, DSP annotations, Events and evictions (see controller.h). */
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,28 +17,34 @@ static void api_error(ctl_controller *c, const char *action)
     metrics_add(c->m.api_errors, lv, 1);
 }
 
-void ctl_event_pod(ctl_controller *c, const ctl_pod *pod, const char *type, const char *reason,
-                   const char *message)
+static void post_event(ctl_controller *c, const kube_object_ref *ref, const char *type,
+                       const char *reason, const char *message)
 {
-    kube_object_ref ref = {
-        .api_version = "v1", .kind = "Pod", .ns = pod->ns, .name = pod->name, .uid = pod->uid};
     ds_err err = {{0}};
-    if (kube_create_event(c->client, &ref, type, reason, message, CTL_COMPONENT, &err) != 0) {
-        KLOG_WARN("events", "event %s on pod %s/%s: %s", reason, pod->ns, pod->name, err.msg);
+    if (kube_create_event(c->client, ref, type, reason, message, CTL_COMPONENT, &err) != 0) {
+        KLOG_WARN("events", "event %s on %s %s/%s: %s", reason, ref->kind, ref->ns, ref->name,
+                  err.msg);
         api_error(c, "event");
     }
 }
 
-static void event_job(ctl_controller *c, const ctl_batch_job *j, const char *type,
-                      const char *reason, const char *message)
+static kube_object_ref pod_ref(const ctl_pod *p)
 {
-    kube_object_ref ref = {
+    return (kube_object_ref){
+        .api_version = "v1", .kind = "Pod", .ns = p->ns, .name = p->name, .uid = p->uid};
+}
+
+static kube_object_ref job_ref(const ctl_batch_job *j)
+{
+    return (kube_object_ref){
         .api_version = "batch/v1", .kind = "Job", .ns = j->ns, .name = j->name, .uid = j->uid};
-    ds_err err = {{0}};
-    if (kube_create_event(c->client, &ref, type, reason, message, CTL_COMPONENT, &err) != 0) {
-        KLOG_WARN("events", "event %s on job %s/%s: %s", reason, j->ns, j->name, err.msg);
-        api_error(c, "event");
-    }
+}
+
+void ctl_event_pod(ctl_controller *c, const ctl_pod *pod, const char *type, const char *reason,
+                   const char *message)
+{
+    kube_object_ref ref = pod_ref(pod);
+    post_event(c, &ref, type, reason, message);
 }
 
 static void now_rfc3339(char *buf, size_t size)
@@ -84,6 +91,23 @@ static void upstream_list(const ctl_snapshot *s, const ctl_task_info *t, char *b
         snprintf(buf, size, "none");
 }
 
+/* A task released: Event "Released" on the object (its message: "Released: its upstream tasks
+ * (a, b) have succeeded; DSP priority 0.5", or "Resumed: ..."), metric, log line. what: "pod" or
+ * "job" (the metric label); done: "released" or "resumed". */
+static void report_release(ctl_controller *c, const ctl_snapshot *s, const ctl_task_info *t,
+                           const kube_object_ref *ref, const char *what, const char *done)
+{
+    char up[512], msg[CTL_MSG_MAX];
+    upstream_list(s, t, up, sizeof up);
+    snprintf(msg, sizeof msg, "%c%s: its upstream tasks (%s) have succeeded; DSP priority %.3g",
+             toupper((unsigned char)done[0]), done + 1, up, t->eval.priority);
+    post_event(c, ref, "Normal", CTL_EV_RELEASED, msg);
+    const char *lv[] = {what};
+    metrics_add(c->m.releases, lv, 1);
+    KLOG_INFO("release", "%s %s/%s %s (upstream %s succeeded, priority %.3g)", what, ref->ns,
+              ref->name, done, up, t->eval.priority);
+}
+
 void ctl_act_release_pod(ctl_controller *c, const ctl_snapshot *s, size_t i)
 {
     if (!ctl_may_write(c))
@@ -102,15 +126,8 @@ void ctl_act_release_pod(ctl_controller *c, const ctl_snapshot *s, size_t i)
     if (annotate(c, p->ns, p->name, kv, 1, &err) != 0)
         KLOG_WARN("release", "pod %s/%s: annotation %s: %s", p->ns, p->name, CTL_ANN_RELEASED_AT,
                   err.msg);
-    char up[512], msg[CTL_MSG_MAX];
-    upstream_list(s, &p->task, up, sizeof up);
-    snprintf(msg, sizeof msg, "Released: its upstream tasks (%s) have succeeded; DSP priority %.3g",
-             up, p->task.eval.priority);
-    ctl_event_pod(c, p, "Normal", CTL_EV_RELEASED, msg);
-    const char *lv[] = {"pod"};
-    metrics_add(c->m.releases, lv, 1);
-    KLOG_INFO("release", "pod %s/%s released (upstream %s succeeded, priority %.3g)", p->ns,
-              p->name, up, p->task.eval.priority);
+    kube_object_ref ref = pod_ref(p);
+    report_release(c, s, &p->task, &ref, "pod", "released");
 }
 
 void ctl_act_release_job(ctl_controller *c, const ctl_snapshot *s, size_t i)
@@ -124,14 +141,8 @@ void ctl_act_release_job(ctl_controller *c, const ctl_snapshot *s, size_t i)
         api_error(c, "release");
         return;
     }
-    char up[512], msg[CTL_MSG_MAX];
-    upstream_list(s, &j->task, up, sizeof up);
-    snprintf(msg, sizeof msg, "Resumed: its upstream tasks (%s) have succeeded; DSP priority %.3g",
-             up, j->task.eval.priority);
-    event_job(c, j, "Normal", CTL_EV_RELEASED, msg);
-    const char *lv[] = {"job"};
-    metrics_add(c->m.releases, lv, 1);
-    KLOG_INFO("release", "job %s/%s resumed (upstream %s succeeded)", j->ns, j->name, up);
+    kube_object_ref ref = job_ref(j);
+    report_release(c, s, &j->task, &ref, "job", "resumed");
 }
 
 void ctl_act_nudge(ctl_controller *c, const ctl_snapshot *s, size_t i)

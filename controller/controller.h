@@ -16,7 +16,7 @@
 #include "memo.h"
 #include "metrics.h"
 #include "policy.h"
-#include "policy_watch.h"
+#include "policy_source.h"
 #include "preempt.h"
 #include "publish.h"
 #include "tracker.h"
@@ -63,7 +63,7 @@ typedef struct ctl_controller {
     kube_informer *pods, *nodes, *pdbs, *jobs, *graphs, *policies;
     kube_leader *leader;
     ctl_ledger_store ledger;
-    ctl_policy_state policy;
+    kube_policy_state policy;
     ctl_metrics m;
     ctl_memo memo;
 

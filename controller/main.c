@@ -364,41 +364,22 @@ static int start_informer(ctl_controller *c, kube_kind kind, const char *ns, con
 
 /* ---- HTTP ---- */
 
-static void h_healthz(void *ctx, const httpd_request *req, httpd_response *resp)
-{
-    (void)ctx;
-    (void)req;
-    httpd_respond(resp, 200, "text/plain", "ok\n");
-}
-
 static void h_readyz(void *ctx, const httpd_request *req, httpd_response *resp)
 {
     (void)req;
     ctl_controller *c = ctx;
     kube_informer *all[] = {c->pods, c->nodes, c->pdbs, c->jobs, c->graphs, c->policies};
+    bool ready = true;
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
-        if (!kube_informer_healthy(all[i], c->opt.cache_max_age_s)) {
-            httpd_respond(resp, 503, "text/plain", "watches not synced or out of contact\n");
-            return;
-        }
-    httpd_respond(resp, 200, "text/plain", "ok\n");
+        ready = ready && kube_informer_healthy(all[i], c->opt.cache_max_age_s);
+    httpd_respond_ready(resp, ready, "watches not synced or out of contact\n");
 }
 
 static void h_metrics(void *ctx, const httpd_request *req, httpd_response *resp)
 {
-    (void)req;
     ctl_controller *c = ctx;
     metrics_set(c->m.leader, NULL, ctl_may_write(c) ? 1 : 0);
-    char *text = NULL;
-    size_t len = 0;
-    if (metrics_render(c->m.reg, &text, &len) != 0) {
-        httpd_respond(resp, 500, "text/plain", "out of memory\n");
-        return;
-    }
-    resp->status = 200;
-    resp->content_type = "text/plain; version=0.0.4";
-    resp->body = text;
-    resp->body_len = len;
+    httpd_handle_metrics(c->m.reg, req, resp);
 }
 
 static int start_http(ctl_controller *c, httpd **out)
@@ -422,7 +403,7 @@ static int start_http(ctl_controller *c, httpd **out)
         return -1;
     }
     httpd_route routes[] = {
-        {"GET", "/healthz", h_healthz, c},
+        {"GET", "/healthz", httpd_handle_healthz, NULL},
         {"GET", "/readyz", h_readyz, c},
         {"GET", "/metrics", h_metrics, c},
     };
@@ -485,7 +466,7 @@ int main(int argc, char **argv)
     pthread_mutex_init(&c.mu, NULL);
     pthread_cond_init(&c.cv, NULL);
     ctl_memo_init(&c.memo);
-    ctl_policy_state_init(&c.policy);
+    kube_policy_state_init(&c.policy);
     if (ctl_metrics_init(&c.m) != 0) {
         KLOG_ERROR("main", "metrics: out of memory");
         return 1;
@@ -528,8 +509,8 @@ int main(int argc, char **argv)
         start_informer(&c, KUBE_KIND_JOB, NULL, "dagsched.io/task", all_cb, &c.jobs) != 0 ||
         start_informer(&c, KUBE_KIND_CONFIGMAP, NULL, "dagsched.io/kind=JobGraph", all_cb,
                        &c.graphs) != 0 ||
-        start_informer(&c, KUBE_KIND_CONFIGMAP, c.opt.policy_namespace,
-                       "dagsched.io/kind=SchedulingPolicy", all_cb, &c.policies) != 0)
+        start_informer(&c, KUBE_KIND_CONFIGMAP, c.opt.policy_namespace, KUBE_POLICY_SELECTOR,
+                       all_cb, &c.policies) != 0)
         goto out;
     if (start_http(&c, &http) != 0)
         goto out;

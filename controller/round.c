@@ -118,34 +118,23 @@ static void refresh_policy(ctl_controller *c)
     kube_obj_list l = {0};
     if (kube_informer_list(c->policies, &l) != 0)
         return;
-    ctl_policy_update u;
-    ctl_policy_refresh(&c->policy, (const kube_configmap *const *)l.items, l.n, c->opt.policy_name,
-                       &u);
-    switch (u.outcome) {
-    case CTL_POLICY_UPDATED:
-        KLOG_INFO("policy", "policy %s from %s is active (generation %llu)", c->policy.policy.name,
-                  c->policy.source, (unsigned long long)c->policy.generation);
-        break;
-    case CTL_POLICY_INVALID:
-        KLOG_ERROR("policy", "%s; keeping %s", u.error, c->policy.source);
-        if (u.cm != NULL && ctl_may_write(c)) {
-            kube_object_ref ref = {.api_version = "v1",
-                                   .kind = "ConfigMap",
-                                   .ns = u.cm->meta.ns,
-                                   .name = u.cm->meta.name,
-                                   .uid = u.cm->meta.uid};
-            char msg[CTL_MSG_MAX];
-            snprintf(msg, sizeof msg, "Invalid SchedulingPolicy, the controller keeps %s: %.900s",
-                     c->policy.source, u.error);
-            kube_create_event(c->client, &ref, "Warning", "InvalidPolicy", msg, CTL_COMPONENT,
-                              NULL);
-        }
-        break;
-    case CTL_POLICY_GONE:
-        KLOG_WARN("policy", "the policy ConfigMap is gone; keeping the last policy");
-        break;
-    case CTL_POLICY_UNCHANGED:
-        break;
+    kube_policy_update u;
+    kube_policy_refresh(&c->policy, (const kube_configmap *const *)l.items, l.n, c->opt.policy_name,
+                        &u);
+    kube_policy_log("policy", c->opt.policy_name, &c->policy, &u);
+    if (u.outcome == KUBE_POLICY_INVALID && ctl_may_write(c)) {
+        kube_object_ref ref = {.api_version = "v1",
+                               .kind = "ConfigMap",
+                               .ns = u.cm->meta.ns,
+                               .name = u.cm->meta.name,
+                               .uid = u.cm->meta.uid};
+        char msg[CTL_MSG_MAX];
+        kube_policy_event_message(CTL_COMPONENT, &c->policy, &u, msg, sizeof msg);
+        ds_err err = {{0}};
+        if (kube_create_event(c->client, &ref, "Warning", KUBE_POLICY_EVENT_REASON, msg,
+                              CTL_COMPONENT, &err) != 0)
+            KLOG_WARN("policy", "posting Event %s on configmap %s/%s: %s", KUBE_POLICY_EVENT_REASON,
+                      u.cm->meta.ns, u.cm->meta.name, err.msg);
     }
     kube_obj_list_free(&l);
 }

@@ -2,7 +2,6 @@
  * tracker.h). */
 #include "tracker.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +9,7 @@
 #include "annotations.h"
 #include "dsp.h"
 #include "joborder.h"
+#include "model_input.h"
 #include "timefmt.h"
 
 typedef struct node_speed {
@@ -48,35 +48,6 @@ static double ann_time(const kube_meta *m, const char *key)
 static const char *or_empty(const char *s)
 {
     return s ? s : "";
-}
-
-static double parse_speed(const char *s)
-{
-    if (s == NULL || *s == '\0')
-        return NAN;
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (errno != 0 || *end != '\0' || !isfinite(v) || v <= 0.0)
-        return NAN;
-    return v;
-}
-
-static int map_phase(kube_pod_phase p)
-{
-    switch (p) {
-    case KUBE_POD_PENDING:
-        return DS_PHASE_PENDING;
-    case KUBE_POD_RUNNING:
-        return DS_PHASE_RUNNING;
-    case KUBE_POD_SUCCEEDED:
-        return DS_PHASE_SUCCEEDED;
-    case KUBE_POD_FAILED:
-        return DS_PHASE_FAILED;
-    case KUBE_POD_UNKNOWN:
-        break;
-    }
-    return DS_PHASE_UNKNOWN;
 }
 
 static bool has_gate(const kube_pod *p, const char *gate)
@@ -120,32 +91,13 @@ static bool is_dag_job(const kube_job *j)
            kube_meta_label(&j->meta, DS_LABEL_TASK) != NULL;
 }
 
-static void fill_obs_meta(ds_pod_obs *o, const kube_meta *m)
-{
-    o->ns = m->ns;
-    o->name = m->name;
-    o->uid = m->uid;
-    o->job_label = kube_meta_label(m, DS_LABEL_JOB);
-    o->argo_workflow = kube_meta_label(m, DS_LABEL_ARGO_WORKFLOW);
-    o->task = kube_meta_label(m, DS_LABEL_TASK);
-    o->depends_on = kube_meta_annotation(m, DS_ANN_DEPENDS_ON);
-    o->runtime = kube_meta_annotation(m, DS_ANN_RUNTIME);
-    o->deadline = kube_meta_annotation(m, DS_ANN_DEADLINE);
-    o->deadline_after = kube_meta_annotation(m, DS_ANN_DEADLINE_AFTER);
-    o->created_at = opt_time(m->creation_ts);
-    o->started_at = NAN;
-    o->finished_at = NAN;
-    o->node_speed = 1.0;
-}
-
 /* A batch Job that is a task stands for its pod when it has none: suspended or not started yet
  * (pending), or finished with its pods gone (succeeded or failed). */
 static bool job_obs(const kube_job *j, ds_pod_obs *o)
 {
     if (!is_dag_job(j))
         return false;
-    memset(o, 0, sizeof *o);
-    fill_obs_meta(o, &j->meta);
+    kube_meta_obs(&j->meta, o);
     if (j->finished) {
         o->phase = j->succeeded > 0 ? DS_PHASE_SUCCEEDED : DS_PHASE_FAILED;
         return true;
@@ -253,11 +205,7 @@ static int build_nodes(ctl_snapshot *s, const ds_policy *pol, node_speed *speeds
             s->taint[t_used++] = (ctl_taint){kt->key, or_empty(kt->value), eff};
         }
         n->n_taints = kn->n_taints;
-        double sp = parse_speed(kube_meta_label(&kn->meta, pol->speed_label));
-        if (isnan(sp))
-            sp = ds_node_rate((double)kn->allocatable.v[DS_RES_CPU],
-                              (double)kn->allocatable.v[DS_RES_MEMORY], max_cpu, max_mem,
-                              pol->theta_cpu, pol->theta_memory);
+        double sp = kube_node_speed(kn, pol, max_cpu, max_mem);
         speeds[i] = (node_speed){kn->meta.name, sp > 0.0 ? sp : 1.0, i};
     }
     s->n_node = s->nodes.n;
@@ -356,15 +304,8 @@ static int build_jobset(ctl_snapshot *s, const ds_policy *pol, const node_speed 
     }
     for (size_t i = 0; i < s->pods.n; i++) {
         const kube_pod *kp = (const kube_pod *)s->pods.items[i];
-        ds_pod_obs *o = &obs[i];
-        fill_obs_meta(o, &kp->meta);
-        o->phase = map_phase(kp->phase);
-        o->bound = kp->node_name != NULL;
-        o->started_at = opt_time(kp->start_time);
-        o->finished_at = opt_time(kp->finished_at);
         const node_speed *sp = find_speed(speeds, s->nodes.n, kp->node_name);
-        o->node_speed = sp ? sp->speed : 1.0;
-        o->request = kp->requests;
+        kube_pod_obs(kp, sp ? sp->speed : 1.0, &obs[i]);
     }
     size_t n = s->pods.n;
     for (size_t i = 0; i < s->jobs.n; i++) {
@@ -372,20 +313,9 @@ static int build_jobset(ctl_snapshot *s, const ds_policy *pol, const node_speed 
         if (job_obs((const kube_job *)s->jobs.items[i], &obs[n]))
             s->job_obs[i] = n++;
     }
-    size_t ng = 0;
-    for (size_t i = 0; i < s->graphs.n; i++) {
-        const kube_configmap *cm = (const kube_configmap *)s->graphs.items[i];
-        const char *yaml = NULL;
-        for (size_t k = 0; k < cm->n_data; k++)
-            if (strcmp(cm->data[k].key, DS_JOBGRAPH_DATA_KEY) == 0)
-                yaml = cm->data[k].value;
-        gobs[ng].ns = or_empty(cm->meta.ns);
-        gobs[ng].name = cm->meta.name;
-        gobs[ng].yaml = yaml ? yaml : "";
-        gobs[ng].len = yaml ? strlen(yaml) : 0;
-        gobs[ng].created_at = opt_time(cm->meta.creation_ts);
-        ng++;
-    }
+    size_t ng = s->graphs.n;
+    for (size_t i = 0; i < ng; i++)
+        kube_graph_obs((const kube_configmap *)s->graphs.items[i], &gobs[i]);
     int rc = ds_jobs_build(obs, n, gobs, ng, s->now, &pol->priority, &s->js, err);
     free(obs);
     free(gobs);

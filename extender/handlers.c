@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "annotations.h"
+#include "kutil.h"
 #include "timefmt.h"
 
 #define MISSING_MAX       512
@@ -119,7 +120,7 @@ static int pod_object(const ext_ctx *c, const ext_snapshot *s, const js_doc *d, 
     int rc = kube_obj_decode(KUBE_KIND_POD, j, &c->decode, &m, &derr);
     json_decref(j);
     if (rc != 0) {
-        ext_sfmt(err, EXT_ERR_MAX, "Pod: %s", derr.msg);
+        kutil_sfmt(err, EXT_ERR_MAX, "Pod: %s", derr.msg);
         return -1;
     }
     *out = (const kube_pod *)m;
@@ -163,7 +164,7 @@ static int missing_from_annotation(pod_ctx *pc, const ds_job *job, char *out, si
     size_t n = 0;
     ds_err err;
     if (ds_depends_on_parse(dep, spans, &n, &err) != 0) {
-        ext_sfmt(note, note_size, "annotation %s: %s", DS_ANN_DEPENDS_ON, err.msg);
+        kutil_sfmt(note, note_size, "annotation %s: %s", DS_ANN_DEPENDS_ON, err.msg);
         free(spans);
         return -1;
     }
@@ -336,29 +337,49 @@ static int resolve_pod(const ext_ctx *c, const ext_snapshot *s, const js_doc *d,
     return 0;
 }
 
-/* Common request prologue: parse, snapshot check, resolve the pod. 0 to go on. */
-static int begin(const ext_ctx *c, const ext_snapshot *s, const char *body, size_t len, ext_args *a,
-                 pod_ctx *pc, ext_reply *r, ext_outcome *o)
+/* The part of every verb's prologue after parsing: snapshot check, resolve the pod. 0 to go on. */
+static int begin_pod(const ext_ctx *c, const ext_snapshot *s, const js_doc *doc, long pod,
+                     size_t n_nodes, pod_ctx *pc, ext_reply *r, ext_outcome *o)
 {
-    memset(o, 0, sizeof *o);
-    memset(pc, 0, sizeof *pc);
-    char err[EXT_ERR_MAX];
-    if (ext_parse_args(body, len, &c->limits, a, err) != 0) {
-        reply_error(r, o, EXT_BAD_REQUEST, 400, err);
-        return -1;
-    }
-    o->n_nodes = a->n_nodes;
+    o->n_nodes = n_nodes;
     if (s == NULL) {
         reply_error(r, o, EXT_NOT_READY, 503,
                     "dagsched: the extender's caches have not synced yet; retry");
         return -1;
     }
-    if (resolve_pod(c, s, &a->doc, a->pod, pc, o, err) != 0) {
+    char err[EXT_ERR_MAX];
+    if (resolve_pod(c, s, doc, pod, pc, o, err) != 0) {
         reply_error(r, o, EXT_BAD_REQUEST, 400, err);
         return -1;
     }
     o->pod_class = pc->cls;
     return 0;
+}
+
+/* Parse filter or prioritize arguments; 0 to go on, else the 400 answer is written. */
+static int parse_args(const ext_ctx *c, const char *body, size_t len, ext_args *a, ext_reply *r,
+                      ext_outcome *o)
+{
+    char err[EXT_ERR_MAX];
+    if (ext_parse_args(body, len, &c->limits, a, err) == 0)
+        return 0;
+    reply_error(r, o, EXT_BAD_REQUEST, 400, err);
+    return -1;
+}
+
+/* Filter and prioritize prologue: parse, snapshot check, resolve the pod. 0 to go on; else the
+ * answer is written and a and pc are released. */
+static int begin(const ext_ctx *c, const ext_snapshot *s, const char *body, size_t len, ext_args *a,
+                 pod_ctx *pc, ext_reply *r, ext_outcome *o)
+{
+    memset(o, 0, sizeof *o);
+    memset(pc, 0, sizeof *pc);
+    if (parse_args(c, body, len, a, r, o) == 0 &&
+        begin_pod(c, s, &a->doc, a->pod, a->n_nodes, pc, r, o) == 0)
+        return 0;
+    ext_args_free(a);
+    pod_ctx_free(pc);
+    return -1;
 }
 
 static const ds_node_view **node_views(const ext_snapshot *s, const ext_args *a)
@@ -387,11 +408,8 @@ void ext_handle_filter(const ext_ctx *c, const ext_snapshot *s, const char *body
 {
     ext_args a;
     pod_ctx pc;
-    if (begin(c, s, body, len, &a, &pc, r, o) != 0) {
-        ext_args_free(&a);
-        pod_ctx_free(&pc);
+    if (begin(c, s, body, len, &a, &pc, r, o) != 0)
         return;
-    }
     size_t n = a.n_nodes;
     ext_node_result *res = calloc(n ? n : 1, sizeof *res);
     const ds_node_view **views = node_views(s, &a);
@@ -433,10 +451,10 @@ void ext_handle_filter(const ext_ctx *c, const ext_snapshot *s, const char *body
                     k = DS_RES_CPU;
                 ds_res free_ = views[i]->allocatable;
                 ds_res_sub(&free_, &views[i]->requested);
-                ext_sfmt(msgs[m], sizeof msgs[m],
-                         "dagsched: insufficient %s (requested %lld%s, free %lld%s)",
-                         ds_res_name(k), (long long)pc.place.request.v[k], res_unit(k),
-                         (long long)(free_.v[k] > 0 ? free_.v[k] : 0), res_unit(k));
+                kutil_sfmt(msgs[m], sizeof msgs[m],
+                           "dagsched: insufficient %s (requested %lld%s, free %lld%s)",
+                           ds_res_name(k), (long long)pc.place.request.v[k], res_unit(k),
+                           (long long)(free_.v[k] > 0 ? free_.v[k] : 0), res_unit(k));
                 res[i].message = msgs[m++];
                 break;
             }
@@ -446,10 +464,10 @@ void ext_handle_filter(const ext_ctx *c, const ext_snapshot *s, const char *body
                 ds_duration_format(pc.place.runtime_s / views[i]->speed, need, sizeof need);
                 double l = pc.place.level_deadline - now;
                 ds_duration_format(l > 0 ? l : 0, left, sizeof left);
-                ext_sfmt(msgs[m], sizeof msgs[m],
-                         "dagsched: cannot finish before its level deadline on this node "
-                         "(needs %s at speed %.3g, %s left); faster nodes can",
-                         need, views[i]->speed, left);
+                kutil_sfmt(msgs[m], sizeof msgs[m],
+                           "dagsched: cannot finish before its level deadline on this node "
+                           "(needs %s at speed %.3g, %s left); faster nodes can",
+                           need, views[i]->speed, left);
                 res[i].message = msgs[m++];
                 break;
             }
@@ -477,11 +495,8 @@ void ext_handle_prioritize(const ext_ctx *c, const ext_snapshot *s, const char *
     (void)now;
     ext_args a;
     pod_ctx pc;
-    if (begin(c, s, body, len, &a, &pc, r, o) != 0) {
-        ext_args_free(&a);
-        pod_ctx_free(&pc);
+    if (begin(c, s, body, len, &a, &pc, r, o) != 0)
         return;
-    }
     size_t n = a.n_nodes;
     int *scores = calloc(n ? n : 1, sizeof *scores);
     const ds_node_view **views = node_views(s, &a);
@@ -575,20 +590,11 @@ void ext_handle_preempt(const ext_ctx *c, const ext_snapshot *s, const char *bod
         ext_preempt_args_free(&a);
         return;
     }
-    o->n_nodes = a.n_nodes;
-    if (s == NULL) {
-        reply_error(r, o, EXT_NOT_READY, 503,
-                    "dagsched: the extender's caches have not synced yet; retry");
-        ext_preempt_args_free(&a);
-        return;
-    }
-    if (resolve_pod(c, s, &a.doc, a.pod, &pc, o, err) != 0) {
-        reply_error(r, o, EXT_BAD_REQUEST, 400, err);
+    if (begin_pod(c, s, &a.doc, a.pod, a.n_nodes, &pc, r, o) != 0) {
         ext_preempt_args_free(&a);
         pod_ctx_free(&pc);
         return;
     }
-    o->pod_class = pc.cls;
 
     ds_place_preemptor pre;
     preemptor_view(s, &pc, &pre);
@@ -666,54 +672,51 @@ out:
 
 /* ---- the benchmark's floor ---- */
 
-void ext_handle_floor_filter(const ext_ctx *c, const char *body, size_t len, ext_reply *r,
-                             ext_outcome *o)
+/* Parse the arguments and answer without any state: every node passes (filter) or scores 5
+ * (prioritize). */
+static void floor_answer(const ext_ctx *c, const char *body, size_t len, bool filter, ext_reply *r,
+                         ext_outcome *o)
 {
     memset(o, 0, sizeof *o);
     ext_args a;
-    char err[EXT_ERR_MAX];
-    if (ext_parse_args(body, len, &c->limits, &a, err) != 0) {
-        reply_error(r, o, EXT_BAD_REQUEST, 400, err);
+    if (parse_args(c, body, len, &a, r, o) != 0) {
         ext_args_free(&a);
         return;
     }
-    ext_node_result *res = calloc(a.n_nodes ? a.n_nodes : 1, sizeof *res);
-    if (res == NULL) {
+    size_t n = a.n_nodes;
+    ext_node_result *res = filter ? calloc(n ? n : 1, sizeof *res) : NULL;
+    int *scores = filter ? NULL : calloc(n ? n : 1, sizeof *scores);
+    if (res == NULL && scores == NULL) {
         reply_oom(r, o);
-    } else {
-        for (size_t i = 0; i < a.n_nodes; i++)
-            res[i].pass = true;
-        ext_buf b;
-        ext_buf_init(&b, 64 + a.n_nodes * 32);
-        ext_emit_filter(&b, &a, res, NULL);
-        reply_take(r, 200, &b);
+        ext_args_free(&a);
+        return;
     }
+    ext_buf b;
+    ext_buf_init(&b, 64 + n * 40);
+    for (size_t i = 0; i < n; i++) {
+        if (filter)
+            res[i].pass = true;
+        else
+            scores[i] = 5;
+    }
+    if (filter)
+        ext_emit_filter(&b, &a, res, NULL);
+    else
+        ext_emit_priorities(&b, &a, scores);
+    reply_take(r, 200, &b);
     free(res);
+    free(scores);
     ext_args_free(&a);
+}
+
+void ext_handle_floor_filter(const ext_ctx *c, const char *body, size_t len, ext_reply *r,
+                             ext_outcome *o)
+{
+    floor_answer(c, body, len, true, r, o);
 }
 
 void ext_handle_floor_prioritize(const ext_ctx *c, const char *body, size_t len, ext_reply *r,
                                  ext_outcome *o)
 {
-    memset(o, 0, sizeof *o);
-    ext_args a;
-    char err[EXT_ERR_MAX];
-    if (ext_parse_args(body, len, &c->limits, &a, err) != 0) {
-        reply_error(r, o, EXT_BAD_REQUEST, 400, err);
-        ext_args_free(&a);
-        return;
-    }
-    int *scores = calloc(a.n_nodes ? a.n_nodes : 1, sizeof *scores);
-    if (scores == NULL) {
-        reply_oom(r, o);
-    } else {
-        for (size_t i = 0; i < a.n_nodes; i++)
-            scores[i] = 5;
-        ext_buf b;
-        ext_buf_init(&b, 16 + a.n_nodes * 40);
-        ext_emit_priorities(&b, &a, scores);
-        reply_take(r, 200, &b);
-    }
-    free(scores);
-    ext_args_free(&a);
+    floor_answer(c, body, len, false, r, o);
 }

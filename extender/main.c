@@ -288,39 +288,36 @@ int main(int argc, char **argv)
 
     ds_err err;
     kube_config *cfg = NULL;
+    kube_client *client = NULL;
+    metrics_registry *reg = NULL;
+    ext_state *st = NULL;
+    ext_server *srv = NULL;
+    rc = 1;
     kube_config_opts co = {.kubeconfig = f.kubeconfig, .context = f.context};
     if (kube_config_load(&co, &cfg, &err) != 0) {
         KLOG_ERROR(COMPONENT, "configuration: %s", err.msg);
         return 1;
     }
     kube_client_opts cl = {.user_agent = "dagsched-extender/" DAGSCHED_VERSION};
-    kube_client *client = NULL;
     if (kube_client_new(cfg, &cl, &client, &err) != 0) {
         KLOG_ERROR(COMPONENT, "client: %s", err.msg);
-        kube_config_free(cfg);
-        return 1;
+        goto out;
     }
     KLOG_INFO(COMPONENT, "dagsched-extender %s (git %s): API server %s (%s)", DAGSCHED_VERSION,
               DAGSCHED_GIT, cfg->server, cfg->source);
 
-    metrics_registry *reg = metrics_registry_new();
+    reg = metrics_registry_new();
     if (reg == NULL) {
         KLOG_ERROR(COMPONENT, "out of memory");
-        kube_client_free(client);
-        kube_config_free(cfg);
-        return 1;
+        goto out;
     }
     ext_state_opts so = {.policy_namespace = f.policy_namespace,
                          .policy_name = f.policy_name,
                          .refresh_s = f.refresh_s,
                          .metrics = reg};
-    ext_state *st = NULL;
     if (ext_state_start(client, &so, &st, &err) != 0) {
         KLOG_ERROR(COMPONENT, "state: %s", err.msg);
-        metrics_registry_free(reg);
-        kube_client_free(client);
-        kube_config_free(cfg);
-        return 1;
+        goto out;
     }
 
     ext_server_opts sv = {.host = f.host,
@@ -338,15 +335,9 @@ int main(int argc, char **argv)
     sv.ctx.decode = ext_state_decode_opts(st);
     sv.ctx.tasks_succeeded = ext_state_tasks_succeeded;
     sv.ctx.tasks_user = st;
-    ext_server *srv = NULL;
     if (ext_server_start(&sv, &srv, &err) != 0) {
         KLOG_ERROR(COMPONENT, "server: %s", err.msg);
-        kube_client_shutdown(client);
-        ext_state_free(st);
-        metrics_registry_free(reg);
-        kube_client_free(client);
-        kube_config_free(cfg);
-        return 1;
+        goto out;
     }
     KLOG_INFO(COMPONENT, "serving %s on %s:%d (policy %s in namespace %s)",
               f.tls_cert != NULL ? "HTTPS" : "HTTP", f.host, ext_server_port(srv), f.policy_name,
@@ -356,12 +347,15 @@ int main(int argc, char **argv)
     while (sigwait(&sigs, &sig) != 0)
         ;
     KLOG_INFO(COMPONENT, "received signal %d; shutting down", sig);
+    rc = 0;
+out:
     ext_server_stop(srv);
     ext_state_stop(st); /* stops the watches before the client goes */
-    kube_client_shutdown(client);
+    if (client != NULL)
+        kube_client_shutdown(client);
     ext_state_free(st);
     metrics_registry_free(reg);
     kube_client_free(client);
     kube_config_free(cfg);
-    return 0;
+    return rc;
 }

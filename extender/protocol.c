@@ -1,7 +1,6 @@
 /* protocol.c: parsing and writing the kube-scheduler extender wire format (see protocol.h). */
 #include "protocol.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -97,6 +96,16 @@ static int get_pod(const js_doc *d, long *pod, char err[EXT_ERR_MAX])
         return set_err(err, "%s: expected an object (got %s)", "Pod", type_name(d->t[p].type));
     *pod = p;
     return 0;
+}
+
+/* Both request kinds: a JSON object with a Pod. */
+static int parse_request(js_doc *d, long *pod, const char *body, size_t len, const ext_limits *lim,
+                         char err[EXT_ERR_MAX])
+{
+    *pod = -1;
+    if (tokenize(d, body, len, lim, err))
+        return -1;
+    return get_pod(d, pod, err);
 }
 
 /* The node name at tok. Hot path (thousands per request): the field name for the error message
@@ -199,10 +208,7 @@ int ext_parse_args(const char *body, size_t len, const ext_limits *lim, ext_args
                    char err[EXT_ERR_MAX])
 {
     memset(out, 0, sizeof *out);
-    out->pod = -1;
-    if (tokenize(&out->doc, body, len, lim, err))
-        return -1;
-    if (get_pod(&out->doc, &out->pod, err))
+    if (parse_request(&out->doc, &out->pod, body, len, lim, err))
         return -1;
     out->arena = malloc(len + 1);
     if (out->arena == NULL) {
@@ -302,10 +308,7 @@ int ext_parse_preempt_args(const char *body, size_t len, const ext_limits *lim,
                            ext_preempt_args *out, char err[EXT_ERR_MAX])
 {
     memset(out, 0, sizeof *out);
-    out->pod = -1;
-    if (tokenize(&out->doc, body, len, lim, err))
-        return -1;
-    if (get_pod(&out->doc, &out->pod, err))
+    if (parse_request(&out->doc, &out->pod, body, len, lim, err))
         return -1;
     const js_doc *d = &out->doc;
     long map = js_obj_get(d, 0, "NodeNameToMetaVictims");
@@ -358,18 +361,6 @@ void ext_preempt_args_free(ext_preempt_args *a)
     free(a->uid_store);
     memset(a, 0, sizeof *a);
     a->pod = -1;
-}
-
-void ext_sfmt(char *buf, size_t size, const char *fmt, ...)
-{
-    if (size == 0)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(buf, size, fmt, ap);
-    va_end(ap);
-    if (n < 0)
-        buf[0] = '\0';
 }
 
 /* ---- output ---- */
@@ -494,10 +485,12 @@ void ext_buf_put_json_string_n(ext_buf *b, const char *s, size_t n)
     b->s[b->len] = '\0';
 }
 
-void ext_buf_put_int(ext_buf *b, long long v)
+#define INT_DIGITS_MAX 24
+
+/* v in decimal at the end of tmp; returns where it starts. */
+static size_t format_int(long long v, char tmp[INT_DIGITS_MAX])
 {
-    char tmp[24];
-    size_t i = sizeof tmp;
+    size_t i = INT_DIGITS_MAX;
     unsigned long long u = v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v;
     do {
         tmp[--i] = (char)('0' + u % 10);
@@ -505,7 +498,14 @@ void ext_buf_put_int(ext_buf *b, long long v)
     } while (u != 0);
     if (v < 0)
         tmp[--i] = '-';
-    ext_buf_put(b, tmp + i, sizeof tmp - i);
+    return i;
+}
+
+void ext_buf_put_int(ext_buf *b, long long v)
+{
+    char tmp[INT_DIGITS_MAX];
+    size_t i = format_int(v, tmp);
+    ext_buf_put(b, tmp + i, INT_DIGITS_MAX - i);
 }
 
 char *ext_buf_take(ext_buf *b, size_t *len)
@@ -582,7 +582,7 @@ void ext_emit_priorities(ext_buf *b, const ext_args *a, const int *scores)
     static const char head[] = "{\"Host\":\"", mid[] = "\",\"Score\":";
     size_t need = 2;
     for (size_t i = 0; i < a->n_nodes; i++)
-        need += sizeof head + sizeof mid + a->name_lens[i] + 24;
+        need += sizeof head + sizeof mid + a->name_lens[i] + INT_DIGITS_MAX;
     if (!reserve(b, need))
         return;
     char *o = b->s + b->len;
@@ -596,18 +596,10 @@ void ext_emit_priorities(ext_buf *b, const ext_args *a, const int *scores)
         o += a->name_lens[i];
         memcpy(o, mid, sizeof mid - 1);
         o += sizeof mid - 1;
-        long long v = scores[i];
-        char tmp[24];
-        size_t k = sizeof tmp;
-        unsigned long long u = v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v;
-        do {
-            tmp[--k] = (char)('0' + u % 10);
-            u /= 10;
-        } while (u != 0);
-        if (v < 0)
-            tmp[--k] = '-';
-        memcpy(o, tmp + k, sizeof tmp - k);
-        o += sizeof tmp - k;
+        char tmp[INT_DIGITS_MAX];
+        size_t k = format_int(scores[i], tmp);
+        memcpy(o, tmp + k, INT_DIGITS_MAX - k);
+        o += INT_DIGITS_MAX - k;
         *o++ = '}';
     }
     *o++ = ']';

@@ -81,10 +81,6 @@ int ext_parse_preempt_args(const char *body, size_t len, const ext_limits *lim,
                            ext_preempt_args *out, char err[EXT_ERR_MAX]);
 void ext_preempt_args_free(ext_preempt_args *a);
 
-/* snprintf that may truncate on purpose (messages that embed other messages); always
- * NUL-terminates when size > 0. */
-void ext_sfmt(char *buf, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
 /* A growable output buffer. */
 typedef struct ext_buf {
     char *s;

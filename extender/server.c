@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "httpd.h"
+#include "kutil.h"
 #include "log.h"
 
 #define COMPONENT "extender"
@@ -123,8 +124,8 @@ static void log_outcome(ext_server *s, verb v, const ext_outcome *o, double secs
     }
     if (o->pod_class == EXT_POD_INVALID_JOB && o->pod != NULL) {
         char msg[DS_ERR_MAX + 128];
-        ext_sfmt(msg, sizeof msg, "dagsched: %s; scheduling the pod without DAG constraints",
-                 o->note);
+        kutil_sfmt(msg, sizeof msg, "dagsched: %s; scheduling the pod without DAG constraints",
+                   o->note);
         bool queued = s->o.source.pod_event != NULL &&
                       s->o.source.pod_event(s->o.source.user, o->pod, "InvalidJob", msg);
         if (queued)
@@ -193,37 +194,12 @@ static void serve_verb(void *ctx, const httpd_request *req, httpd_response *resp
     ext_outcome_clear(&o);
 }
 
-static void serve_healthz(void *ctx, const httpd_request *req, httpd_response *resp)
-{
-    (void)ctx;
-    (void)req;
-    httpd_respond(resp, 200, "text/plain", "ok\n");
-}
-
 static void serve_readyz(void *ctx, const httpd_request *req, httpd_response *resp)
 {
     (void)req;
     ext_server *s = ctx;
-    if (s->o.floor_mode || s->o.source.ready(s->o.source.user))
-        httpd_respond(resp, 200, "text/plain", "ok\n");
-    else
-        httpd_respond(resp, 503, "text/plain", "caches not synced yet\n");
-}
-
-static void serve_metrics(void *ctx, const httpd_request *req, httpd_response *resp)
-{
-    (void)req;
-    ext_server *s = ctx;
-    char *text = NULL;
-    size_t len = 0;
-    if (metrics_render(s->o.metrics, &text, &len) != 0) {
-        httpd_respond(resp, 500, "text/plain", "out of memory\n");
-        return;
-    }
-    resp->status = 200;
-    resp->content_type = "text/plain; version=0.0.4";
-    resp->body = text;
-    resp->body_len = len;
+    httpd_respond_ready(resp, s->o.floor_mode || s->o.source.ready(s->o.source.user),
+                        "caches not synced yet\n");
 }
 
 static int register_metrics(ext_server *s, ds_err *err)
@@ -283,9 +259,9 @@ int ext_server_start(const ext_server_opts *opts, ext_server **out, ds_err *err)
         {"POST", "/filter", serve_verb, &s->routes[VERB_FILTER]},
         {"POST", "/prioritize", serve_verb, &s->routes[VERB_PRIORITIZE]},
         {"POST", "/preempt", serve_verb, &s->routes[VERB_PREEMPT]},
-        {"GET", "/healthz", serve_healthz, s},
+        {"GET", "/healthz", httpd_handle_healthz, NULL},
         {"GET", "/readyz", serve_readyz, s},
-        {"GET", "/metrics", serve_metrics, s},
+        {"GET", "/metrics", httpd_handle_metrics, opts->metrics},
     };
     httpd_opts ho = {.host = opts->host,
                      .port = opts->port,

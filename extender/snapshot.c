@@ -8,28 +8,13 @@
 #include <string.h>
 #include <time.h>
 
-#include "annotations.h"
+#include "model_input.h"
 #include "victim.h"
 
 bool ext_pod_occupies_node(const kube_pod *p)
 {
     return p->node_name != NULL && p->node_name[0] != '\0' && p->phase != KUBE_POD_SUCCEEDED &&
            p->phase != KUBE_POD_FAILED;
-}
-
-double ext_node_speed(const kube_node *n, const ds_policy *pol, double max_cpu, double max_mem)
-{
-    const char *label = pol->speed_label[0] != '\0' ? pol->speed_label : NULL;
-    const char *v = label != NULL ? kube_meta_label(&n->meta, label) : NULL;
-    if (v != NULL) {
-        char *end;
-        double s = strtod(v, &end);
-        if (end != v && *end == '\0' && isfinite(s) && s > 0.0)
-            return s;
-    }
-    return ds_node_rate((double)n->allocatable.v[DS_RES_CPU],
-                        (double)n->allocatable.v[DS_RES_MEMORY], max_cpu, max_mem, pol->theta_cpu,
-                        pol->theta_memory);
 }
 
 bool ext_pod_evictable(const kube_pod *p, const ds_policy *pol)
@@ -90,28 +75,6 @@ const ext_node *ext_snapshot_node(const ext_snapshot *s, const char *name)
     return &s->nodes[idx];
 }
 
-static int map_phase(kube_pod_phase p)
-{
-    switch (p) {
-    case KUBE_POD_PENDING:
-        return DS_PHASE_PENDING;
-    case KUBE_POD_RUNNING:
-        return DS_PHASE_RUNNING;
-    case KUBE_POD_SUCCEEDED:
-        return DS_PHASE_SUCCEEDED;
-    case KUBE_POD_FAILED:
-        return DS_PHASE_FAILED;
-    case KUBE_POD_UNKNOWN:
-        break;
-    }
-    return DS_PHASE_UNKNOWN;
-}
-
-static double time_or_nan(double t)
-{
-    return t > 0.0 ? t : NAN;
-}
-
 static double monotonic_s(void)
 {
     struct timespec t;
@@ -158,7 +121,7 @@ static int build_nodes(ext_snapshot *s, const ext_build_input *in, ds_err *err)
         ext_node *en = &s->nodes[idx];
         en->name = name;
         en->view.allocatable = n->allocatable;
-        en->view.speed = ext_node_speed(n, in->policy, max_cpu, max_mem);
+        en->view.speed = kube_node_speed(n, in->policy, max_cpu, max_mem);
         s->max_speed = fmax(s->max_speed, en->view.speed);
         s->n_nodes++;
     }
@@ -183,39 +146,9 @@ static int build_pods(ext_snapshot *s, const ext_build_input *in, ds_pod_obs *ob
                 speed = s->nodes[idx].view.speed;
             }
         }
-        const kube_meta *m = &p->meta;
-        obs[i] = (ds_pod_obs){
-            .ns = m->ns != NULL ? m->ns : "",
-            .name = m->name != NULL ? m->name : "",
-            .uid = m->uid != NULL ? m->uid : "",
-            .job_label = kube_meta_label(m, DS_LABEL_JOB),
-            .argo_workflow = kube_meta_label(m, DS_LABEL_ARGO_WORKFLOW),
-            .task = kube_meta_label(m, DS_LABEL_TASK),
-            .depends_on = kube_meta_annotation(m, DS_ANN_DEPENDS_ON),
-            .runtime = kube_meta_annotation(m, DS_ANN_RUNTIME),
-            .deadline = kube_meta_annotation(m, DS_ANN_DEADLINE),
-            .deadline_after = kube_meta_annotation(m, DS_ANN_DEADLINE_AFTER),
-            .phase = map_phase(p->phase),
-            .bound = p->node_name != NULL && p->node_name[0] != '\0',
-            .created_at = time_or_nan(m->creation_ts),
-            .started_at = time_or_nan(p->start_time),
-            .finished_at = NAN,
-            .node_speed = speed,
-            .request = p->requests,
-        };
+        kube_pod_obs(p, speed, &obs[i]);
     }
     return 0;
-}
-
-static const char *graph_yaml(const kube_configmap *cm, size_t *len)
-{
-    for (size_t i = 0; i < cm->n_data; i++)
-        if (strcmp(cm->data[i].key, DS_JOBGRAPH_DATA_KEY) == 0) {
-            *len = strlen(cm->data[i].value);
-            return cm->data[i].value;
-        }
-    *len = 0;
-    return "";
 }
 
 /* P_bar over every waiting and running task of the valid jobs. */
@@ -277,10 +210,7 @@ int ext_snapshot_build(const ext_build_input *in, ext_snapshot **out, ds_err *er
         kube_obj_ref(&cm->meta);
         s->graph_objs[i] = cm;
         s->n_graphs = i + 1;
-        gobs[i].ns = cm->meta.ns != NULL ? cm->meta.ns : "";
-        gobs[i].name = cm->meta.name != NULL ? cm->meta.name : "";
-        gobs[i].yaml = graph_yaml(cm, &gobs[i].len);
-        gobs[i].created_at = time_or_nan(cm->meta.creation_ts);
+        kube_graph_obs(cm, &gobs[i]);
     }
     if (ds_jobs_build(obs, in->n_pods, gobs, in->n_graphs, in->now, &in->policy->priority, &s->jobs,
                       err) != 0) {

@@ -25,7 +25,6 @@
 #define EVENT_MSG_MAX   1024
 #define EVENT_TIMEOUT_S 5.0
 #define LABEL_JOBGRAPH  "dagsched.io/kind=JobGraph"
-#define LABEL_POLICY    "dagsched.io/kind=SchedulingPolicy"
 
 enum { INF_PODS = 0, INF_NODES, INF_GRAPHS, INF_POLICIES, INF_N };
 static const char *const inf_names[INF_N] = {"pods", "nodes", "jobgraphs", "policies"};
@@ -70,7 +69,7 @@ struct ext_state {
     pthread_t builder;
     const ext_snapshot *current;
     uint64_t seq;
-    ext_policy_state policy; /* builder thread only */
+    kube_policy_state policy; /* builder thread only */
     char policy_info_name[DS_POLICY_NAME_MAX], policy_info_source[320];
 
     /* Events: a bounded queue drained by its own thread. */
@@ -299,36 +298,22 @@ static void set_gauge(metrics_family *f, const char *label, double v)
 
 static void apply_policy(ext_state *st, const kube_obj_list *cms)
 {
-    ext_policy_update u;
-    ext_policy_refresh(&st->policy, (const kube_configmap *const *)cms->items, cms->n,
-                       st->policy_name, &u);
-    switch (u.outcome) {
-    case EXT_POLICY_UNCHANGED:
+    kube_policy_update u;
+    kube_policy_refresh(&st->policy, (const kube_configmap *const *)cms->items, cms->n,
+                        st->policy_name, &u);
+    if (u.outcome == KUBE_POLICY_UNCHANGED)
         return;
-    case EXT_POLICY_UPDATED:
-        KLOG_INFO(COMPONENT, "policy %s from %s is active (generation %llu)",
-                  st->policy.policy.name, st->policy.source,
-                  (unsigned long long)st->policy.generation);
-        count(st->m_policy_reloads, "updated", NULL);
-        break;
-    case EXT_POLICY_INVALID: {
-        KLOG_ERROR(COMPONENT, "invalid policy, keeping %s from %s: %s", st->policy.policy.name,
-                   st->policy.source, u.error);
-        count(st->m_policy_reloads, "invalid", NULL);
+    kube_policy_log(COMPONENT, st->policy_name, &st->policy, &u);
+    count(st->m_policy_reloads, kube_policy_outcome_name(u.outcome), NULL);
+    if (u.outcome == KUBE_POLICY_INVALID) {
         char msg[EVENT_MSG_MAX];
-        ext_sfmt(msg, sizeof msg, "dagsched-extender: %s; keeping policy %s (generation %llu)",
-                 u.error, st->policy.policy.name, (unsigned long long)st->policy.generation);
+        kube_policy_event_message("dagsched-extender", &st->policy, &u, msg, sizeof msg);
         enqueue_event(st, "ConfigMap", &u.cm->meta,
                       u.cm->meta.resource_version != NULL ? u.cm->meta.resource_version : "",
-                      "InvalidPolicy", msg);
-        return;
+                      KUBE_POLICY_EVENT_REASON, msg);
     }
-    case EXT_POLICY_GONE:
-        KLOG_WARN(COMPONENT, "policy ConfigMap for %s disappeared; keeping policy %s",
-                  st->policy_name, st->policy.policy.name);
-        count(st->m_policy_reloads, "gone", NULL);
+    if (u.outcome != KUBE_POLICY_UPDATED)
         return;
-    }
     if (st->m_policy_info != NULL) {
         if (st->policy_info_name[0] != '\0') {
             const char *old[] = {st->policy_info_name, st->policy_info_source};
@@ -499,7 +484,7 @@ int ext_state_start(kube_client *client, const ext_state_opts *opts, ext_state *
     st->debounce_s = opts->debounce_s > 0 ? opts->debounce_s : 0.05;
     st->max_delay_s = opts->max_delay_s > 0 ? opts->max_delay_s : 0.25;
     st->refresh_s = opts->refresh_s > 0 ? opts->refresh_s : 5.0;
-    ext_policy_state_init(&st->policy);
+    kube_policy_state_init(&st->policy);
     ds_policy_defaults(&st->startup);
     for (size_t i = 0; i < st->startup.gpu_resource_names.n; i++)
         st->gpu_names[i] = st->startup.gpu_resource_names.name[i];
@@ -525,7 +510,7 @@ int ext_state_start(kube_client *client, const ext_state_opts *opts, ext_state *
     if (new_informer(st, KUBE_KIND_POD, NULL, NULL, &st->inf[INF_PODS], err) ||
         new_informer(st, KUBE_KIND_NODE, NULL, NULL, &st->inf[INF_NODES], err) ||
         new_informer(st, KUBE_KIND_CONFIGMAP, NULL, LABEL_JOBGRAPH, &st->inf[INF_GRAPHS], err) ||
-        new_informer(st, KUBE_KIND_CONFIGMAP, st->policy_namespace, LABEL_POLICY,
+        new_informer(st, KUBE_KIND_CONFIGMAP, st->policy_namespace, KUBE_POLICY_SELECTOR,
                      &st->inf[INF_POLICIES], err)) {
         ext_state_free(st);
         return -1;

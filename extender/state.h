@@ -87,10 +87,6 @@ void ext_snapshot_unref(const ext_snapshot *s);
 /* The node named `name`, or NULL. O(1) expected. */
 const ext_node *ext_snapshot_node(const ext_snapshot *s, const char *name);
 
-/* Processing rate of a node: the policy's speed label when it holds a positive number, else Eq. 1
- * over the cluster's largest cpu and memory. */
-double ext_node_speed(const kube_node *n, const ds_policy *pol, double max_cpu, double max_mem);
-
 /* Whether a pod may be evicted under the policy: not in a protected namespace, not of a protected
  * priority class, and matching the opt-in selector. */
 bool ext_pod_evictable(const kube_pod *p, const ds_policy *pol);

@@ -336,6 +336,27 @@ static int auth_header(kube_client *c, char **hdr, ds_err *err)
 
 /* ---- curl handles ---- */
 
+#define NO_TYPE_OPT ((CURLoption)0)
+
+/* A PEM credential given inline (blob_opt, copied) or as a file (file_opt); type_opt (unless
+ * NO_TYPE_OPT: the CA has none) says it is PEM. true on a setopt failure. */
+static bool set_pem(CURL *h, CURLoption blob_opt, CURLoption file_opt, CURLoption type_opt,
+                    char *data, size_t len, const char *file)
+{
+    bool bad = false;
+    if (data != NULL) {
+        struct curl_blob b = {.data = data, .len = len, .flags = CURL_BLOB_COPY};
+        bad |= curl_easy_setopt(h, blob_opt, &b) != CURLE_OK;
+    } else if (file != NULL) {
+        bad |= curl_easy_setopt(h, file_opt, file) != CURLE_OK;
+    } else {
+        return false;
+    }
+    if (type_opt != NO_TYPE_OPT)
+        bad |= curl_easy_setopt(h, type_opt, "PEM") != CURLE_OK;
+    return bad;
+}
+
 static CURL *handle_new(kube_client *c)
 {
     CURL *h = curl_easy_init();
@@ -359,31 +380,12 @@ static CURL *handle_new(kube_client *c)
            CURLE_OK;
     if (c->connect_to != NULL)
         bad |= curl_easy_setopt(h, CURLOPT_CONNECT_TO, c->connect_to) != CURLE_OK;
-    if (cfg->ca_data != NULL) {
-        struct curl_blob b = {
-            .data = cfg->ca_data, .len = cfg->ca_data_len, .flags = CURL_BLOB_COPY};
-        bad |= curl_easy_setopt(h, CURLOPT_CAINFO_BLOB, &b) != CURLE_OK;
-    } else if (cfg->ca_file != NULL) {
-        bad |= curl_easy_setopt(h, CURLOPT_CAINFO, cfg->ca_file) != CURLE_OK;
-    }
-    if (cfg->cert_data != NULL) {
-        struct curl_blob b = {
-            .data = cfg->cert_data, .len = cfg->cert_data_len, .flags = CURL_BLOB_COPY};
-        bad |= curl_easy_setopt(h, CURLOPT_SSLCERT_BLOB, &b) != CURLE_OK;
-        bad |= curl_easy_setopt(h, CURLOPT_SSLCERTTYPE, "PEM") != CURLE_OK;
-    } else if (cfg->cert_file != NULL) {
-        bad |= curl_easy_setopt(h, CURLOPT_SSLCERT, cfg->cert_file) != CURLE_OK;
-        bad |= curl_easy_setopt(h, CURLOPT_SSLCERTTYPE, "PEM") != CURLE_OK;
-    }
-    if (cfg->key_data != NULL) {
-        struct curl_blob b = {
-            .data = cfg->key_data, .len = cfg->key_data_len, .flags = CURL_BLOB_COPY};
-        bad |= curl_easy_setopt(h, CURLOPT_SSLKEY_BLOB, &b) != CURLE_OK;
-        bad |= curl_easy_setopt(h, CURLOPT_SSLKEYTYPE, "PEM") != CURLE_OK;
-    } else if (cfg->key_file != NULL) {
-        bad |= curl_easy_setopt(h, CURLOPT_SSLKEY, cfg->key_file) != CURLE_OK;
-        bad |= curl_easy_setopt(h, CURLOPT_SSLKEYTYPE, "PEM") != CURLE_OK;
-    }
+    bad |= set_pem(h, CURLOPT_CAINFO_BLOB, CURLOPT_CAINFO, NO_TYPE_OPT, cfg->ca_data,
+                   cfg->ca_data_len, cfg->ca_file);
+    bad |= set_pem(h, CURLOPT_SSLCERT_BLOB, CURLOPT_SSLCERT, CURLOPT_SSLCERTTYPE, cfg->cert_data,
+                   cfg->cert_data_len, cfg->cert_file);
+    bad |= set_pem(h, CURLOPT_SSLKEY_BLOB, CURLOPT_SSLKEY, CURLOPT_SSLKEYTYPE, cfg->key_data,
+                   cfg->key_data_len, cfg->key_file);
     if (bad) {
         curl_easy_cleanup(h);
         return NULL;

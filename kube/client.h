@@ -59,7 +59,9 @@ int kube_client_new(const kube_config *cfg, const kube_client_opts *opts, kube_c
                     ds_err *err);
 /* Frees the client. Every request, stream and informer using it must have finished. */
 void kube_client_free(kube_client *c);
-/* Wake every backoff sleep and abort every transfer in progress (for shutdown). Irreversible. */
+/* Wake every backoff sleep and abort every transfer in progress (for shutdown). Irreversible:
+ * every later request fails at once, so informers and leader electors on the client end their
+ * threads rather than retry (they must still be stopped and freed). */
 void kube_client_shutdown(kube_client *c);
 bool kube_client_is_shutdown(kube_client *c);
 /* The configuration the client was created with (namespace, server, source). */

@@ -30,9 +30,10 @@ struct kube_informer {
     atomic_bool abort_watch; /* ends the current watch: stop or hold */
     atomic_bool hold;
 
-    pthread_mutex_t lock; /* status fields and the debug rv below */
+    pthread_mutex_t lock; /* status fields, `ended` and the debug rv below */
     pthread_cond_t synced_cond;
     kube_informer_status st;
+    bool ended; /* the thread has returned (the client was shut down) */
     double last_ok_mono;
     char debug_rv[RV_MAX];
 
@@ -167,6 +168,8 @@ static int list_and_replace(kube_informer *inf)
                 rc = 1;
                 goto out;
             }
+            if (kube_client_is_shutdown(inf->client))
+                goto out; /* not a failure of the server: the loop ends */
             KLOG_WARN("informer", "%s: list failed: %s", inf->what, err.msg);
             record_failure(inf, err.msg);
             goto out;
@@ -381,7 +384,7 @@ static watch_result watch_once(kube_informer *inf)
             mark_ok(inf);
         return WATCH_ENDED;
     }
-    if (atomic_load(&inf->abort_watch))
+    if (atomic_load(&inf->abort_watch) || kube_client_is_shutdown(inf->client))
         return WATCH_ENDED;
     KLOG_WARN("informer", "%s: watch failed: %s", inf->what, err.msg);
     record_failure(inf, err.msg);
@@ -394,6 +397,11 @@ static void *informer_main(void *arg)
     bool need_list = true;
     int attempt = 0;
     while (!atomic_load(&inf->stopping)) {
+        /* Every request of a shut-down client fails at once: retrying would spin. */
+        if (kube_client_is_shutdown(inf->client)) {
+            KLOG_INFO("informer", "%s: the API client is shut down; the watch stops", inf->what);
+            break;
+        }
         if (atomic_load(&inf->hold)) {
             kube_client_sleep(inf->client, 0.05, &inf->stopping);
             continue;
@@ -438,6 +446,11 @@ static void *informer_main(void *arg)
             kube_client_sleep(inf->client, d, &inf->stopping);
         }
     }
+    set_watching(inf, false);
+    pthread_mutex_lock(&inf->lock);
+    inf->ended = true;
+    pthread_cond_broadcast(&inf->synced_cond);
+    pthread_mutex_unlock(&inf->lock);
     return NULL;
 }
 
@@ -528,6 +541,9 @@ int kube_informer_start(kube_informer *inf, ds_err *err)
     if (inf->started)
         return ds_err_set(err, "informer %s: already started", inf->what);
     atomic_store(&inf->stopping, false);
+    pthread_mutex_lock(&inf->lock);
+    inf->ended = false;
+    pthread_mutex_unlock(&inf->lock);
     if (pthread_create(&inf->thread, NULL, informer_main, inf) != 0)
         return ds_err_set(err, "informer %s: cannot create thread", inf->what);
     inf->started = true;
@@ -568,7 +584,7 @@ bool kube_informer_wait_synced(kube_informer *inf, double timeout_s)
 {
     double deadline = kutil_wall_now() + timeout_s;
     pthread_mutex_lock(&inf->lock);
-    while (!inf->st.synced && !atomic_load(&inf->stopping)) {
+    while (!inf->st.synced && !inf->ended && !atomic_load(&inf->stopping)) {
         double left = deadline - kutil_wall_now();
         if (left <= 0)
             break;

@@ -13,7 +13,10 @@
  *    informer relists and diffs the new list against the cache, calling add/update/delete for
  *    what changed in between (update only when the resourceVersion differs);
  *  - an event that cannot be parsed or decoded: logged and counted; a stream that is not valid
- *    JSON is dropped and reopened from the last good resourceVersion.
+ *    JSON is dropped and reopened from the last good resourceVersion;
+ *  - the client is shut down (kube_client_shutdown): the watch or list in progress is aborted and
+ *    the thread ends (logged once, not counted as a failure); the cache keeps its content and
+ *    kube_informer_stop / kube_informer_free must still be called.
  * Objects handed out are references to immutable snapshots (release with kube_obj_unref /
  * kube_obj_list_free). */
 #ifndef DAGSCHED_KUBE_INFORMER_H
@@ -72,7 +75,7 @@ int kube_informer_start(kube_informer *inf, ds_err *err);
 void kube_informer_stop(kube_informer *inf);
 void kube_informer_free(kube_informer *inf);
 
-/* Wait until the first list has been applied; false on timeout or stop. */
+/* Wait until the first list has been applied; false on timeout, stop or client shutdown. */
 bool kube_informer_wait_synced(kube_informer *inf, double timeout_s);
 bool kube_informer_synced(kube_informer *inf);
 /* Synced, and either watching now or in contact within max_age_s: callers should refuse to act

@@ -262,3 +262,15 @@ double kutil_rand01(uint64_t *state)
     *state = x;
     return (double)(x >> 11) / 9007199254740992.0;
 }
+
+void kutil_sfmt(char *buf, size_t size, const char *fmt, ...)
+{
+    if (size == 0)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(buf, size, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        buf[0] = '\0';
+}

@@ -43,6 +43,10 @@ int kutil_buf_printf(kutil_buf *b, const char *fmt, ...) __attribute__((format(p
 void kutil_buf_reset(kutil_buf *b);
 void kutil_buf_free(kutil_buf *b);
 
+/* snprintf that may truncate on purpose (messages that embed other messages); always
+ * NUL-terminates when size > 0. */
+void kutil_sfmt(char *buf, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
 /* Uniform random double in [0,1) from a caller-owned xorshift state (seed it non-zero). */
 double kutil_rand01(uint64_t *state);
 

@@ -48,6 +48,40 @@ static void set_holder(kube_leader *le, const char *h)
     }
 }
 
+/* A failed request, logged unless the client was shut down (then all requests fail). */
+static void request_failed(kube_leader *le, const char *doing, const char *msg)
+{
+    if (!kube_client_is_shutdown(le->client))
+        KLOG_WARN("leader", "%s: %s", doing, msg);
+}
+
+/* Create (POST) or update (PUT) the Lease with this identity as holder; takes the lease object.
+ * 1: written; 0: someone else wrote first (409); -1: error (logged with `doing`). */
+static int write_lease(kube_leader *le, const kube_request_opts *ro, const char *method,
+                       const char *path, json_t *lease, bool acquired, const char *doing)
+{
+    char *body = lease != NULL ? json_dumps(lease, JSON_COMPACT) : NULL;
+    json_decref(lease);
+    if (body == NULL)
+        return -1;
+    kube_response resp;
+    ds_err err = {{0}};
+    int rc = kube_request_ex(le->client, ro, method, path, body, NULL, &resp, &err);
+    free(body);
+    long status = resp.status;
+    kube_response_free(&resp);
+    if (rc == 0) {
+        if (acquired)
+            KLOG_INFO("leader", "lease %s/%s: acquired by %s", le->ns, le->name, le->identity);
+        set_holder(le, le->identity);
+        return 1;
+    }
+    if (status == 409)
+        return 0; /* someone else wrote it first */
+    request_failed(le, doing, err.msg);
+    return -1;
+}
+
 /* One attempt to acquire or renew. 1: we hold the lease now; 0: someone else does or the update
  * lost a race; -1: error talking to the server. */
 static int try_acquire_or_renew(kube_leader *le)
@@ -69,25 +103,10 @@ static int try_acquire_or_renew(kube_leader *le)
                                   "metadata", "name", le->name, "namespace", le->ns, "spec",
                                   "holderIdentity", le->identity, "leaseDurationSeconds", duration,
                                   "acquireTime", now, "renewTime", now, "leaseTransitions", 0);
-        char *body = lease ? json_dumps(lease, JSON_COMPACT) : NULL;
-        json_decref(lease);
-        if (body == NULL)
-            return -1;
-        rc = kube_request_ex(le->client, &ro, "POST", le->collection, body, NULL, &resp, &err);
-        free(body);
-        long status = resp.status;
-        kube_response_free(&resp);
-        if (rc == 0) {
-            set_holder(le, le->identity);
-            return 1;
-        }
-        if (status == 409)
-            return 0;
-        KLOG_WARN("leader", "creating lease: %s", err.msg);
-        return -1;
+        return write_lease(le, &ro, "POST", le->collection, lease, false, "creating lease");
     }
     if (rc != 0) {
-        KLOG_WARN("leader", "reading lease: %s", err.msg);
+        request_failed(le, "reading lease", err.msg);
         kube_response_free(&resp);
         return -1;
     }
@@ -143,24 +162,7 @@ static int try_acquire_or_renew(kube_leader *le)
             spec, "leaseTransitions",
             json_integer(json_is_integer(trans) ? json_integer_value(trans) + 1 : 1));
     }
-    char *body = json_dumps(lease, JSON_COMPACT);
-    json_decref(lease);
-    if (body == NULL)
-        return -1;
-    rc = kube_request_ex(le->client, &ro, "PUT", le->path, body, NULL, &resp, &err);
-    free(body);
-    long status = resp.status;
-    kube_response_free(&resp);
-    if (rc == 0) {
-        if (!mine)
-            KLOG_INFO("leader", "lease %s/%s: acquired by %s", le->ns, le->name, le->identity);
-        set_holder(le, le->identity);
-        return 1;
-    }
-    if (status == 409)
-        return 0; /* someone else updated it first */
-    KLOG_WARN("leader", "updating lease: %s", err.msg);
-    return -1;
+    return write_lease(le, &ro, "PUT", le->path, lease, !mine, "updating lease");
 }
 
 static void release(kube_leader *le)
@@ -220,10 +222,16 @@ static void stop_leading(kube_leader *le, const char *why)
     }
 }
 
+/* Stop asked, or the client shut down (every request would fail at once: retrying would spin). */
+static bool ending(kube_leader *le)
+{
+    return atomic_load(&le->stopping) || kube_client_is_shutdown(le->client);
+}
+
 static void *leader_main(void *arg)
 {
     kube_leader *le = arg;
-    while (!atomic_load(&le->stopping)) {
+    while (!ending(le)) {
         /* Candidate. */
         double start = kutil_mono_now();
         int r = try_acquire_or_renew(le);
@@ -231,7 +239,7 @@ static void *leader_main(void *arg)
             kube_client_sleep(le->client, jittered(le, le->opts.retry_period_s), &le->stopping);
             continue;
         }
-        if (atomic_load(&le->stopping))
+        if (ending(le))
             break;
         pthread_mutex_lock(&le->lock);
         le->leading = true;
@@ -241,7 +249,7 @@ static void *leader_main(void *arg)
         if (le->opts.on_started != NULL)
             le->opts.on_started(le->opts.user);
         /* Leader: renew until a renewal is overdue. */
-        while (!atomic_load(&le->stopping)) {
+        while (!ending(le)) {
             if (kube_client_sleep(le->client, le->opts.retry_period_s, &le->stopping) != 0)
                 break;
             double t = kutil_mono_now();
@@ -264,9 +272,14 @@ static void *leader_main(void *arg)
     pthread_mutex_lock(&le->lock);
     bool was = le->leading;
     pthread_mutex_unlock(&le->lock);
+    bool client_down = kube_client_is_shutdown(le->client);
+    if (client_down && !atomic_load(&le->stopping))
+        KLOG_INFO("leader", "lease %s/%s: the API client is shut down; the election stops", le->ns,
+                  le->name);
     if (was) {
-        stop_leading(le, "stopping");
-        release(le);
+        stop_leading(le, client_down ? "the API client is shut down" : "stopping");
+        if (!client_down)
+            release(le); /* a shut-down client cannot: the lease expires instead */
     }
     return NULL;
 }

@@ -12,7 +12,10 @@
  * it turns false as soon as renew_deadline has passed since the last successful renewal began,
  * even if the elector thread is stuck, and renew_deadline < lease_duration leaves the margin in
  * which no other candidate can have taken over. Stopping releases the Lease (holder cleared,
- * duration 1 s) so that another candidate takes over at once. */
+ * duration 1 s) so that another candidate takes over at once. When the client is shut down
+ * (kube_client_shutdown) the elector thread ends: a leader stops leading (on_stopped) and, unable
+ * to write, leaves the Lease to expire; kube_leader_stop / kube_leader_free must still be called.
+ */
 #ifndef DAGSCHED_KUBE_LEADER_H
 #define DAGSCHED_KUBE_LEADER_H
 

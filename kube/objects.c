@@ -194,6 +194,38 @@ static const json_t *get_obj(const json_t *parent, const char *key)
     return json_is_object(v) ? v : NULL;
 }
 
+/* List member `key` of parent, at most KUBE_OBJ_MAX_LIST entries: *n = 0 when absent or null;
+ * error when not a list or too long. */
+static int get_list(dctx *d, const json_t *parent, const char *key, const char *path,
+                    const json_t **out, size_t *n)
+{
+    *out = NULL;
+    *n = 0;
+    const json_t *v = json_object_get(parent, key);
+    if (v == NULL || json_is_null(v))
+        return 0;
+    if (!json_is_array(v))
+        return fail(d, "%s%s: must be a list", path, key);
+    if (json_array_size(v) > KUBE_OBJ_MAX_LIST)
+        return fail(d, "%s%s: too many (got %zu)", path, key, json_array_size(v));
+    *out = v;
+    *n = json_array_size(v);
+    return 0;
+}
+
+/* get_list, then a temporary array of its n elements of elem bytes (*arr NULL when empty). */
+static int get_list_arr(dctx *d, const json_t *parent, const char *key, const char *path,
+                        size_t elem, const json_t **list, size_t *n, void **arr)
+{
+    *arr = NULL;
+    if (get_list(d, parent, key, path, list, n) != 0)
+        return -1;
+    if (*n == 0)
+        return 0;
+    *arr = temp_alloc(d, *n, elem);
+    return *arr != NULL ? 0 : -1;
+}
+
 /* ---- packing into one allocation ---- */
 
 typedef struct packer {
@@ -227,15 +259,21 @@ static void pk_str(packer *p, const char **s)
     p->off += n;
 }
 
-static void pk_kvs(packer *p, const kube_kv **arr, size_t n)
+/* An array of n elements of elem bytes, moved into the block. */
+static void pk_arr(packer *p, const void **arr, size_t n, size_t elem)
 {
     if (*arr == NULL || n == 0)
         return;
-    kube_kv *dst = pk_reserve(p, n * sizeof *dst);
+    void *dst = pk_reserve(p, n * elem);
     if (dst != NULL) {
-        memcpy(dst, *arr, n * sizeof *dst);
+        memcpy(dst, *arr, n * elem);
         *arr = dst;
     }
+}
+
+static void pk_kvs(packer *p, const kube_kv **arr, size_t n)
+{
+    pk_arr(p, (const void **)arr, n, sizeof **arr);
 }
 
 static void pk_kv_strs(packer *p, const kube_kv *arr, size_t n)
@@ -249,25 +287,16 @@ static void pk_kv_strs(packer *p, const kube_kv *arr, size_t n)
 
 static void pk_strv(packer *p, const char *const **arr, size_t n)
 {
-    if (*arr == NULL || n == 0)
-        return;
-    const char **dst = pk_reserve(p, n * sizeof *dst);
-    if (dst != NULL) {
-        memcpy(dst, *arr, n * sizeof *dst);
-        *arr = dst;
-    }
+    pk_arr(p, (const void **)arr, n, sizeof **arr);
 }
 
-/* An array of n structs of elem bytes. */
-static void pk_arr(packer *p, const void **arr, size_t n, size_t elem)
+/* The strings of a toleration or a taint. */
+static void pk_key_value_effect(packer *p, const char **key, const char **value,
+                                const char **effect)
 {
-    if (*arr == NULL || n == 0)
-        return;
-    void *dst = pk_reserve(p, n * elem);
-    if (dst != NULL) {
-        memcpy(dst, *arr, n * elem);
-        *arr = dst;
-    }
+    pk_str(p, key);
+    pk_str(p, value);
+    pk_str(p, effect);
 }
 
 static void pk_strv_strs(packer *p, const char *const *arr, size_t n)
@@ -306,9 +335,7 @@ static void pack_fields(packer *p, kube_meta *m)
         pk_kv_strs(p, o->node_selector, o->n_node_selector);
         for (size_t i = 0; o->tolerations != NULL && i < o->n_tolerations; i++) {
             kube_toleration *t = (kube_toleration *)&o->tolerations[i];
-            pk_str(p, &t->key);
-            pk_str(p, &t->value);
-            pk_str(p, &t->effect);
+            pk_key_value_effect(p, &t->key, &t->value, &t->effect);
         }
         pk_str(p, &o->node_name);
         pk_str(p, &o->priority_class);
@@ -330,18 +357,11 @@ static void pack_fields(packer *p, kube_meta *m)
     case KUBE_KIND_PDB: {
         kube_pdb *o = (kube_pdb *)m;
         pk_kvs(p, &o->match_labels, o->n_match_labels);
-        if (o->match_expressions != NULL && o->n_match_expressions > 0) {
-            kube_selector_req *dst =
-                pk_reserve(p, o->n_match_expressions * sizeof *o->match_expressions);
-            if (dst != NULL) {
-                memcpy(dst, o->match_expressions,
-                       o->n_match_expressions * sizeof *o->match_expressions);
-                o->match_expressions = dst;
-            }
-            for (size_t i = 0; i < o->n_match_expressions; i++)
-                pk_strv(p, &((kube_selector_req *)&o->match_expressions[i])->values,
-                        o->match_expressions[i].n_values);
-        }
+        pk_arr(p, (const void **)&o->match_expressions, o->n_match_expressions,
+               sizeof *o->match_expressions);
+        for (size_t i = 0; o->match_expressions != NULL && i < o->n_match_expressions; i++)
+            pk_strv(p, &((kube_selector_req *)&o->match_expressions[i])->values,
+                    o->match_expressions[i].n_values);
         pack_meta_strs(p, m);
         pk_kv_strs(p, o->match_labels, o->n_match_labels);
         for (size_t i = 0; i < o->n_match_expressions; i++) {
@@ -357,9 +377,7 @@ static void pack_fields(packer *p, kube_meta *m)
         pack_meta_strs(p, m);
         for (size_t i = 0; o->taints != NULL && i < o->n_taints; i++) {
             kube_taint *t = (kube_taint *)&o->taints[i];
-            pk_str(p, &t->key);
-            pk_str(p, &t->value);
-            pk_str(p, &t->effect);
+            pk_key_value_effect(p, &t->key, &t->value, &t->effect);
         }
         break;
     }
@@ -505,11 +523,11 @@ static void res_max(ds_res *acc, const ds_res *x)
 static int pod_requests(dctx *d, const json_t *spec, ds_res *out)
 {
     memset(out, 0, sizeof *out);
-    const json_t *cs = json_object_get(spec, "containers");
-    if (cs != NULL && !json_is_array(cs))
-        return fail(d, "spec.containers: must be a list");
-    if (json_array_size(cs) > KUBE_OBJ_MAX_LIST)
-        return fail(d, "spec.containers: too many (got %zu)", json_array_size(cs));
+    const json_t *cs, *ics;
+    size_t n;
+    if (get_list(d, spec, "containers", "spec.", &cs, &n) != 0 ||
+        get_list(d, spec, "initContainers", "spec.", &ics, &n) != 0)
+        return -1;
     char path[96];
     size_t i;
     json_t *c;
@@ -519,11 +537,6 @@ static int pod_requests(dctx *d, const json_t *spec, ds_res *out)
         if (add_resources(d, json_object_get(get_obj(c, "resources"), "requests"), path, out) != 0)
             return -1;
     }
-    const json_t *ics = json_object_get(spec, "initContainers");
-    if (ics != NULL && !json_is_null(ics) && !json_is_array(ics))
-        return fail(d, "spec.initContainers: must be a list");
-    if (json_array_size(ics) > KUBE_OBJ_MAX_LIST)
-        return fail(d, "spec.initContainers: too many (got %zu)", json_array_size(ics));
     ds_res sidecars = {{0}}, init_max = {{0}};
     json_array_foreach(ics, i, c)
     {
@@ -583,18 +596,10 @@ static int decode_pod_scheduling(dctx *d, const json_t *obj, const json_t *spec,
                 KUBE_OBJ_MAX_LABELS * KUBE_OBJ_MAX_STR, &p->node_selector,
                 &p->n_node_selector) != 0)
         return -1;
-    const json_t *tols = json_object_get(spec, "tolerations");
-    if (tols == NULL || json_is_null(tols))
-        return 0;
-    if (!json_is_array(tols))
-        return fail(d, "spec.tolerations: must be a list");
-    size_t n = json_array_size(tols);
-    if (n > KUBE_OBJ_MAX_LIST)
-        return fail(d, "spec.tolerations: too many (got %zu)", n);
-    if (n == 0)
-        return 0;
-    kube_toleration *arr = temp_alloc(d, n, sizeof *arr);
-    if (arr == NULL)
+    const json_t *tols;
+    size_t n;
+    kube_toleration *arr;
+    if (get_list_arr(d, spec, "tolerations", "spec.", sizeof *arr, &tols, &n, (void **)&arr) != 0)
         return -1;
     json_array_foreach(tols, i, c)
     {
@@ -619,12 +624,10 @@ static int decode_pod_scheduling(dctx *d, const json_t *obj, const json_t *spec,
     return 0;
 }
 
-static int decode_pod(dctx *d, const json_t *obj, kube_pod *p)
+static int decode_pod(dctx *d, const json_t *obj, const json_t *spec, const json_t *status,
+                      kube_meta *m)
 {
-    if (decode_meta(d, KUBE_KIND_POD, obj, &p->meta) != 0)
-        return -1;
-    const json_t *spec = get_obj(obj, "spec");
-    const json_t *status = get_obj(obj, "status");
+    kube_pod *p = (kube_pod *)m;
     if (spec == NULL)
         return fail(d, "spec: missing");
     if (get_str(d, spec, "nodeName", "spec.", 253, false, &p->node_name) != 0 ||
@@ -636,27 +639,18 @@ static int decode_pod(dctx *d, const json_t *obj, kube_pod *p)
     p->has_priority = prio != NULL && !json_is_null(prio);
     if (get_i32(d, spec, "priority", "spec.", 0, &p->priority) != 0)
         return -1;
-    const json_t *gates = json_object_get(spec, "schedulingGates");
-    if (gates != NULL && !json_is_null(gates)) {
-        if (!json_is_array(gates))
-            return fail(d, "spec.schedulingGates: must be a list");
-        size_t n = json_array_size(gates);
-        if (n > KUBE_OBJ_MAX_LIST)
-            return fail(d, "spec.schedulingGates: too many (got %zu)", n);
-        if (n > 0) {
-            const char **arr = temp_alloc(d, n, sizeof *arr);
-            if (arr == NULL)
-                return -1;
-            for (size_t i = 0; i < n; i++) {
-                char path[64];
-                snprintf(path, sizeof path, "spec.schedulingGates[%zu].", i);
-                if (get_str(d, json_array_get(gates, i), "name", path, 317, true, &arr[i]) != 0)
-                    return -1;
-            }
-            p->gates = arr;
-            p->n_gates = n;
-        }
+    const json_t *gates;
+    const char **gate_names;
+    if (get_list_arr(d, spec, "schedulingGates", "spec.", sizeof *gate_names, &gates, &p->n_gates,
+                     (void **)&gate_names) != 0)
+        return -1;
+    for (size_t i = 0; i < p->n_gates; i++) {
+        char path[64];
+        snprintf(path, sizeof path, "spec.schedulingGates[%zu].", i);
+        if (get_str(d, json_array_get(gates, i), "name", path, 317, true, &gate_names[i]) != 0)
+            return -1;
     }
+    p->gates = gate_names;
     if (pod_requests(d, spec, &p->requests) != 0)
         return -1;
     const char *phase = NULL;
@@ -693,12 +687,11 @@ static int decode_pod(dctx *d, const json_t *obj, kube_pod *p)
     return 0;
 }
 
-static int decode_node(dctx *d, const json_t *obj, kube_node *n)
+static int decode_node(dctx *d, const json_t *obj, const json_t *spec, const json_t *status,
+                       kube_meta *m)
 {
-    if (decode_meta(d, KUBE_KIND_NODE, obj, &n->meta) != 0)
-        return -1;
-    const json_t *spec = get_obj(obj, "spec");
-    const json_t *status = get_obj(obj, "status");
+    (void)obj;
+    kube_node *n = (kube_node *)m;
     if (spec != NULL && get_bool(d, spec, "unschedulable", "spec.", &n->unschedulable) != 0)
         return -1;
     if (add_resources(d, json_object_get(status, "allocatable"), "status.allocatable",
@@ -713,18 +706,10 @@ static int decode_node(dctx *d, const json_t *obj, kube_node *n)
         if (t != NULL && strcmp(t, "Ready") == 0)
             n->ready = s != NULL && strcmp(s, "True") == 0;
     }
-    const json_t *taints = json_object_get(spec, "taints");
-    if (taints == NULL || json_is_null(taints))
-        return 0;
-    if (!json_is_array(taints))
-        return fail(d, "spec.taints: must be a list");
-    size_t nt = json_array_size(taints);
-    if (nt > KUBE_OBJ_MAX_LIST)
-        return fail(d, "spec.taints: too many (got %zu)", nt);
-    if (nt == 0)
-        return 0;
-    kube_taint *arr = temp_alloc(d, nt, sizeof *arr);
-    if (arr == NULL)
+    const json_t *taints;
+    size_t nt;
+    kube_taint *arr;
+    if (get_list_arr(d, spec, "taints", "spec.", sizeof *arr, &taints, &nt, (void **)&arr) != 0)
         return -1;
     json_array_foreach(taints, i, c)
     {
@@ -740,20 +725,51 @@ static int decode_node(dctx *d, const json_t *obj, kube_node *n)
     return 0;
 }
 
-static int decode_configmap(dctx *d, const json_t *obj, kube_configmap *cm)
+static int decode_configmap(dctx *d, const json_t *obj, const json_t *spec, const json_t *status,
+                            kube_meta *m)
 {
-    if (decode_meta(d, KUBE_KIND_CONFIGMAP, obj, &cm->meta) != 0)
-        return -1;
+    (void)spec;
+    (void)status;
+    kube_configmap *cm = (kube_configmap *)m;
     return get_kvs(d, obj, "data", "", NULL, KUBE_OBJ_MAX_CM_ENTRIES, KUBE_OBJ_MAX_CM_DATA,
                    KUBE_OBJ_MAX_CM_DATA, &cm->data, &cm->n_data);
 }
 
-static int decode_pdb(dctx *d, const json_t *obj, kube_pdb *b)
+/* One entry of a label selector's matchExpressions; path: "spec.selector.matchExpressions[0]." */
+static int decode_selector_req(dctx *d, const json_t *e, const char *path, kube_selector_req *r)
 {
-    if (decode_meta(d, KUBE_KIND_PDB, obj, &b->meta) != 0)
+    const char *op;
+    if (get_str(d, e, "key", path, KUBE_OBJ_MAX_STR, true, &r->key) != 0 ||
+        get_str(d, e, "operator", path, 32, true, &op) != 0)
         return -1;
-    const json_t *spec = get_obj(obj, "spec");
-    const json_t *status = get_obj(obj, "status");
+    if (strcmp(op, "In") == 0)
+        r->op = KUBE_SEL_IN;
+    else if (strcmp(op, "NotIn") == 0)
+        r->op = KUBE_SEL_NOT_IN;
+    else if (strcmp(op, "Exists") == 0)
+        r->op = KUBE_SEL_EXISTS;
+    else if (strcmp(op, "DoesNotExist") == 0)
+        r->op = KUBE_SEL_DOES_NOT_EXIST;
+    else
+        return fail(d, "%soperator: unknown (got \"%.32s\")", path, op);
+    const json_t *vals;
+    const char **va;
+    if (get_list_arr(d, e, "values", path, sizeof *va, &vals, &r->n_values, (void **)&va) != 0)
+        return -1;
+    for (size_t j = 0; j < r->n_values; j++) {
+        va[j] = json_string_value(json_array_get(vals, j));
+        if (va[j] == NULL || strlen(va[j]) > KUBE_OBJ_MAX_STR)
+            return fail(d, "%svalues[%zu]: must be a string of at most %d bytes", path, j,
+                        KUBE_OBJ_MAX_STR);
+    }
+    r->values = va;
+    return 0;
+}
+
+static int decode_pdb(dctx *d, const json_t *obj, const json_t *spec, const json_t *status,
+                      kube_meta *m)
+{
+    kube_pdb *b = (kube_pdb *)m;
     const json_t *md = get_obj(obj, "metadata");
     const json_t *sel = get_obj(spec, "selector");
     b->has_selector = sel != NULL;
@@ -761,55 +777,20 @@ static int decode_pdb(dctx *d, const json_t *obj, kube_pdb *b)
                 KUBE_OBJ_MAX_STR, KUBE_OBJ_MAX_LABELS * (size_t)KUBE_OBJ_MAX_STR, &b->match_labels,
                 &b->n_match_labels) != 0)
         return -1;
-    const json_t *exprs = json_object_get(sel, "matchExpressions");
-    if (exprs != NULL && !json_is_null(exprs)) {
-        if (!json_is_array(exprs))
-            return fail(d, "spec.selector.matchExpressions: must be a list");
-        size_t n = json_array_size(exprs);
-        if (n > KUBE_OBJ_MAX_LIST)
-            return fail(d, "spec.selector.matchExpressions: too many (got %zu)", n);
-        kube_selector_req *reqs = n ? temp_alloc(d, n, sizeof *reqs) : NULL;
-        if (n > 0 && reqs == NULL)
+    const json_t *exprs;
+    size_t n;
+    kube_selector_req *reqs;
+    if (get_list_arr(d, sel, "matchExpressions", "spec.selector.", sizeof *reqs, &exprs, &n,
+                     (void **)&reqs) != 0)
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        char path[80];
+        snprintf(path, sizeof path, "spec.selector.matchExpressions[%zu].", i);
+        if (decode_selector_req(d, json_array_get(exprs, i), path, &reqs[i]) != 0)
             return -1;
-        for (size_t i = 0; i < n; i++) {
-            const json_t *e = json_array_get(exprs, i);
-            char path[80];
-            snprintf(path, sizeof path, "spec.selector.matchExpressions[%zu].", i);
-            const char *op;
-            if (get_str(d, e, "key", path, KUBE_OBJ_MAX_STR, true, &reqs[i].key) != 0 ||
-                get_str(d, e, "operator", path, 32, true, &op) != 0)
-                return -1;
-            if (strcmp(op, "In") == 0)
-                reqs[i].op = KUBE_SEL_IN;
-            else if (strcmp(op, "NotIn") == 0)
-                reqs[i].op = KUBE_SEL_NOT_IN;
-            else if (strcmp(op, "Exists") == 0)
-                reqs[i].op = KUBE_SEL_EXISTS;
-            else if (strcmp(op, "DoesNotExist") == 0)
-                reqs[i].op = KUBE_SEL_DOES_NOT_EXIST;
-            else
-                return fail(d, "%soperator: unknown (got \"%.32s\")", path, op);
-            const json_t *vals = json_object_get(e, "values");
-            size_t nv = json_array_size(vals);
-            if (nv > KUBE_OBJ_MAX_LIST)
-                return fail(d, "%svalues: too many (got %zu)", path, nv);
-            if (nv > 0) {
-                const char **va = temp_alloc(d, nv, sizeof *va);
-                if (va == NULL)
-                    return -1;
-                for (size_t j = 0; j < nv; j++) {
-                    va[j] = json_string_value(json_array_get(vals, j));
-                    if (va[j] == NULL || strlen(va[j]) > KUBE_OBJ_MAX_STR)
-                        return fail(d, "%svalues[%zu]: must be a string of at most %d bytes", path,
-                                    j, KUBE_OBJ_MAX_STR);
-                }
-                reqs[i].values = va;
-                reqs[i].n_values = nv;
-            }
-        }
-        b->match_expressions = reqs;
-        b->n_match_expressions = n;
     }
+    b->match_expressions = reqs;
+    b->n_match_expressions = n;
     if (get_i64(d, md, "generation", "metadata.", 0, INT64_MAX, 0, &b->generation) != 0 ||
         get_i32(d, status, "disruptionsAllowed", "status.", 0, &b->disruptions_allowed) != 0 ||
         get_i32(d, status, "currentHealthy", "status.", 0, &b->current_healthy) != 0 ||
@@ -821,12 +802,11 @@ static int decode_pdb(dctx *d, const json_t *obj, kube_pdb *b)
     return 0;
 }
 
-static int decode_job(dctx *d, const json_t *obj, kube_job *j)
+static int decode_job(dctx *d, const json_t *obj, const json_t *spec, const json_t *status,
+                      kube_meta *m)
 {
-    if (decode_meta(d, KUBE_KIND_JOB, obj, &j->meta) != 0)
-        return -1;
-    const json_t *spec = get_obj(obj, "spec");
-    const json_t *status = get_obj(obj, "status");
+    (void)obj;
+    kube_job *j = (kube_job *)m;
     if (get_bool(d, spec, "suspend", "spec.", &j->suspend) != 0 ||
         get_i32(d, spec, "parallelism", "spec.", 1, &j->parallelism) != 0 ||
         get_i32(d, spec, "completions", "spec.", -1, &j->completions) != 0 ||
@@ -847,6 +827,19 @@ static int decode_job(dctx *d, const json_t *obj, kube_job *j)
     return 0;
 }
 
+/* Each kind's decoder (after decode_meta, into a zeroed struct of that kind; spec and status are
+ * NULL when absent or not objects) and the struct's size. */
+static const struct {
+    int (*fn)(dctx *d, const json_t *obj, const json_t *spec, const json_t *status, kube_meta *m);
+    size_t size;
+} decoders[KUBE_KIND_N] = {
+    [KUBE_KIND_POD] = {decode_pod, sizeof(kube_pod)},
+    [KUBE_KIND_NODE] = {decode_node, sizeof(kube_node)},
+    [KUBE_KIND_CONFIGMAP] = {decode_configmap, sizeof(kube_configmap)},
+    [KUBE_KIND_PDB] = {decode_pdb, sizeof(kube_pdb)},
+    [KUBE_KIND_JOB] = {decode_job, sizeof(kube_job)},
+};
+
 int kube_obj_decode(kube_kind kind, const json_t *obj, const kube_decode_opts *opts,
                     kube_meta **out, ds_err *err)
 {
@@ -855,6 +848,8 @@ int kube_obj_decode(kube_kind kind, const json_t *obj, const kube_decode_opts *o
     snprintf(d.what, sizeof d.what, "%s", kube_kind_name(kind));
     if (!json_is_object(obj))
         return fail(&d, "not a JSON object");
+    if ((unsigned)kind >= KUBE_KIND_N)
+        return ds_err_set(err, "unknown object kind %d", (int)kind);
     union {
         kube_pod pod;
         kube_node node;
@@ -863,34 +858,12 @@ int kube_obj_decode(kube_kind kind, const json_t *obj, const kube_decode_opts *o
         kube_job job;
     } u;
     memset(&u, 0, sizeof u);
-    int rc;
-    size_t size;
-    switch (kind) {
-    case KUBE_KIND_POD:
-        rc = decode_pod(&d, obj, &u.pod);
-        size = sizeof u.pod;
-        break;
-    case KUBE_KIND_NODE:
-        rc = decode_node(&d, obj, &u.node);
-        size = sizeof u.node;
-        break;
-    case KUBE_KIND_CONFIGMAP:
-        rc = decode_configmap(&d, obj, &u.cm);
-        size = sizeof u.cm;
-        break;
-    case KUBE_KIND_PDB:
-        rc = decode_pdb(&d, obj, &u.pdb);
-        size = sizeof u.pdb;
-        break;
-    case KUBE_KIND_JOB:
-        rc = decode_job(&d, obj, &u.job);
-        size = sizeof u.job;
-        break;
-    default:
-        return ds_err_set(err, "unknown object kind %d", (int)kind);
-    }
+    kube_meta *m = (kube_meta *)&u;
+    int rc = decode_meta(&d, kind, obj, m);
+    if (rc == 0)
+        rc = decoders[kind].fn(&d, obj, get_obj(obj, "spec"), get_obj(obj, "status"), m);
     if (rc == 0) {
-        *out = pack(&d, (kube_meta *)&u, size);
+        *out = pack(&d, m, decoders[kind].size);
         if (*out == NULL)
             rc = -1;
     }

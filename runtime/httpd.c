@@ -78,6 +78,37 @@ int httpd_respond(httpd_response *resp, int status, const char *content_type, co
     return 0;
 }
 
+void httpd_handle_healthz(void *ctx, const httpd_request *req, httpd_response *resp)
+{
+    (void)ctx;
+    (void)req;
+    httpd_respond(resp, 200, "text/plain", "ok\n");
+}
+
+void httpd_handle_metrics(void *registry, const httpd_request *req, httpd_response *resp)
+{
+    (void)req;
+    char *text = NULL;
+    size_t len = 0;
+    if (metrics_render(registry, &text, &len) != 0) {
+        httpd_respond(resp, 500, "text/plain", "out of memory\n");
+        return;
+    }
+    free(resp->body);
+    resp->status = 200;
+    resp->content_type = "text/plain; version=0.0.4";
+    resp->body = text;
+    resp->body_len = len;
+}
+
+void httpd_respond_ready(httpd_response *resp, bool ready, const char *why_not)
+{
+    if (ready)
+        httpd_respond(resp, 200, "text/plain", "ok\n");
+    else
+        httpd_respond(resp, 503, "text/plain", why_not);
+}
+
 static void conn_reset(conn *c)
 {
     free(c->body);

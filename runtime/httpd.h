@@ -10,6 +10,7 @@
 #ifndef DAGSCHED_HTTPD_H
 #define DAGSCHED_HTTPD_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "ds_error.h"
@@ -71,5 +72,13 @@ void httpd_stop(httpd *h);
 /* Convenience for handlers: set a response body copied from a string. Returns -1 on allocation
  * failure (the response then becomes a 500 with no body). */
 int httpd_respond(httpd_response *resp, int status, const char *content_type, const char *body);
+
+/* Handlers both binaries route: GET /healthz (200 "ok" while the process serves; ctx unused) and
+ * GET /metrics (the registry given as ctx, in the Prometheus text format). */
+void httpd_handle_healthz(void *ctx, const httpd_request *req, httpd_response *resp);
+void httpd_handle_metrics(void *registry, const httpd_request *req, httpd_response *resp);
+
+/* The answer of a /readyz handler: 200 "ok" when ready, else 503 with why_not. */
+void httpd_respond_ready(httpd_response *resp, bool ready, const char *why_not);
 
 #endif

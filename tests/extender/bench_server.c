@@ -22,6 +22,7 @@
 #include <time.h>
 
 #include "fixtures.h"
+#include "kutil.h"
 #include "log.h"
 #include "server.h"
 
@@ -60,8 +61,8 @@ static void task_spec(size_t j, size_t k, size_t n_nodes, double now, fx_pod_spe
          *node = bufs + 4 * bufsize, *created = bufs + 5 * bufsize, *deadline = bufs + 6 * bufsize;
     snprintf(job, bufsize, "job-%05zu", j);
     snprintf(task, bufsize, "t%zu", k);
-    ext_sfmt(name, bufsize, "%s-%s", job, task);
-    ext_sfmt(uid, bufsize, "uid-%s", name);
+    kutil_sfmt(name, bufsize, "%s-%s", job, task);
+    kutil_sfmt(uid, bufsize, "uid-%s", name);
     snprintf(node, bufsize, "node-%05zu", (j * 7 + k) % n_nodes);
     ts(now - 600, created, bufsize);
     ts(now + 3600 + (double)(j % 50) * 60, deadline, bufsize);

@@ -1,6 +1,7 @@
 /* test_informer.c: the list+watch loop against a scripted loopback server: paginated list,
  * events applied in order with callbacks, bookmarks, 410 Gone -> relist and diff, reconnect after
- * a failure, request paths with selectors, status counters. */
+ * a failure, request paths with selectors, status counters, and stopping (not spinning) when the
+ * client is shut down under running informers. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -13,6 +14,7 @@
 #include <string.h>
 
 #include "informer.h"
+#include "kube_test_util.h"
 #include "kutil.h"
 #include "log.h"
 #include "mock_server.h"
@@ -239,11 +241,130 @@ static void test_unreachable_is_unhealthy(void **state)
     assert_string_equal(err.msg, "informer: invalid namespace \"Bad_NS\"");
 }
 
+/* Lines of `log` containing `s`. */
+static int count_lines(const char *log, const char *s)
+{
+    int n = 0;
+    for (const char *p = strstr(log, s); p != NULL; p = strstr(p + 1, s))
+        n++;
+    return n;
+}
+
+static kube_client *client_at(int port, double backoff)
+{
+    char server[64];
+    snprintf(server, sizeof server, "http://127.0.0.1:%d", port);
+    kube_config cfg = {.server = server, .namespace = "default", .source = "test"};
+    kube_client_opts co = {
+        .max_retries = 0, .backoff_initial_s = backoff, .backoff_max_s = backoff * 2};
+    kube_client *c = NULL;
+    ds_err err = {{0}};
+    if (kube_client_new(&cfg, &co, &c, &err) != 0)
+        fail_msg("%s", err.msg);
+    return c;
+}
+
+/* kube_client_shutdown while informers run (one watching, one failing to reach its server):
+ * every request of a shut-down client fails at once, so an informer that retried would spin,
+ * logging "watch failed: cancelled" and "reconnecting" without pause. They must stop instead. */
+static void test_client_shutdown_stops_informers(void **state)
+{
+    (void)state;
+    FILE *logf = tmpfile();
+    assert_non_null(logf);
+    kube_log_setup(KUBE_LOG_INFO, KUBE_LOG_TEXT, logf);
+    mock_server m;
+    assert_int_equal(mock_start(&m), 0);
+    /* A list, then watches that stay open for a while (16 bookmarks 10 ms apart each). */
+    mock_reply r[8] = {
+        {.status = 200,
+         .body = "{\"kind\":\"PodList\",\"metadata\":{\"resourceVersion\":\"10\"},\"items\":[" POD(
+             "a", "5") "]}"}};
+    for (int i = 1; i < 8; i++) {
+        r[i].status = 200;
+        for (int k = 0; k < 16; k++)
+            r[i].chunks[k] =
+                EVENT("BOOKMARK", "{\"kind\":\"Pod\",\"metadata\":{\"resourceVersion\":\"11\"}}");
+    }
+    mock_script(&m, r, 8);
+    mock_server dead;
+    assert_int_equal(mock_start(&dead), 0);
+    mock_stop(&dead);
+
+    kube_client *c = client_at(m.port, 0.01);
+    kube_client *cd = client_at(dead.port, 0.01);
+    ds_err err = {{0}};
+    kube_informer_opts io = {.kind = KUBE_KIND_POD, .namespace = "batch"};
+    kube_informer *watching, *failing;
+    assert_int_equal(kube_informer_new(c, &io, &watching, &err), 0);
+    assert_int_equal(kube_informer_start(watching, &err), 0);
+    io.kind = KUBE_KIND_NODE;
+    io.namespace = NULL;
+    assert_int_equal(kube_informer_new(cd, &io, &failing, &err), 0);
+    assert_int_equal(kube_informer_start(failing, &err), 0);
+    assert_true(kube_informer_wait_synced(watching, 10));
+    kube_informer_status st;
+    double end = kutil_mono_now() + 5;
+    do {
+        usleep(5000);
+        kube_informer_get_status(watching, &st);
+    } while (!st.watching && kutil_mono_now() < end);
+    assert_true(st.watching);
+    kube_informer_get_status(failing, &st);
+    assert_true(st.failures >= 1);
+
+    kube_client_shutdown(c);
+    kube_client_shutdown(cd);
+    usleep(100 * 1000);
+    kube_informer_status w0, f0, w1, f1;
+    kube_informer_get_status(watching, &w0);
+    kube_informer_get_status(failing, &f0);
+    pthread_mutex_lock(&m.lock);
+    int requests0 = m.n_requests;
+    pthread_mutex_unlock(&m.lock);
+    usleep(500 * 1000);
+    kube_informer_get_status(watching, &w1);
+    kube_informer_get_status(failing, &f1);
+    /* Nothing more was tried, and the abort is not counted as a failure. */
+    assert_false(w1.watching);
+    assert_int_equal(w1.watch_starts, w0.watch_starts);
+    assert_int_equal(w1.failures, 0);
+    assert_int_equal(f1.failures, f0.failures);
+    pthread_mutex_lock(&m.lock);
+    assert_int_equal(m.n_requests, requests0);
+    pthread_mutex_unlock(&m.lock);
+    /* The cache keeps what it had; waiting for a sync that cannot come returns at once. */
+    assert_true(kube_informer_synced(watching));
+    const kube_meta *a = kube_informer_get(watching, "batch", "a");
+    assert_non_null(a);
+    kube_obj_unref(a);
+    double t0 = kutil_mono_now();
+    assert_false(kube_informer_wait_synced(failing, 5));
+    assert_true(kutil_mono_now() - t0 < 1.0);
+    kube_informer_free(watching);
+    kube_informer_free(failing);
+    kube_client_free(c);
+    kube_client_free(cd);
+    mock_stop(&m);
+
+    static char logged[1 << 16];
+    ktest_read_log(logf, logged, sizeof logged);
+    kube_log_setup(KUBE_LOG_ERROR, KUBE_LOG_TEXT, NULL);
+    fclose(logf);
+    assert_int_equal(count_lines(logged, "cancelled"), 0);
+    assert_int_equal(count_lines(logged, "pods in batch: the API client is shut down; the watch "
+                                         "stops\n"),
+                     1);
+    assert_int_equal(count_lines(logged, "nodes: the API client is shut down; the watch stops\n"),
+                     1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_list_watch_gone_relist),
         cmocka_unit_test(test_unreachable_is_unhealthy),
+        cmocka_unit_test(test_client_shutdown_stops_informers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,7 +1,8 @@
 /* test_leader.c: leader election against an in-memory Lease store served on loopback with the API
  * server's optimistic-concurrency rules (409 on a stale resourceVersion or an existing name):
  * one of two candidates leads; release hands over at once; a silent holder is taken over only
- * after the lease duration; a leader that cannot renew stops leading within the renew deadline. */
+ * after the lease duration; a leader that cannot renew stops leading within the renew deadline;
+ * a shut-down client ends the election instead of retrying in a loop. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -12,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kube_test_util.h"
 #include "kutil.h"
 #include "leader.h"
 #include "log.h"
@@ -23,6 +25,7 @@ typedef struct store {
     json_t *lease; /* NULL: absent */
     long rv;
     bool down;
+    int requests; /* answered so far */
 } store;
 
 static void put_status(mock_reply *rep, int code, const char *reason, char *buf, size_t size)
@@ -37,6 +40,7 @@ static void lease_handler(void *ud, const mock_request *req, mock_reply *rep, ch
                           size_t size)
 {
     store *s = ud;
+    s->requests++;
     if (s->down) {
         put_status(rep, 503, "ServiceUnavailable", buf, size);
         return;
@@ -124,6 +128,17 @@ static kube_client *client_for(mock_server *m)
     return c;
 }
 
+/* The Lease store served on loopback, and a client for it. */
+static kube_client *lease_server_start(mock_server *m, store *s)
+{
+    assert_int_equal(mock_start(m), 0);
+    pthread_mutex_lock(&m->lock);
+    m->handler = lease_handler;
+    m->handler_ud = s;
+    pthread_mutex_unlock(&m->lock);
+    return client_for(m);
+}
+
 static void candidate_start(candidate *cd, kube_client *c, const char *id)
 {
     kube_leader_opts o = {.namespace = "kube-system",
@@ -160,12 +175,7 @@ static void test_contention_and_release(void **state)
     kube_log_setup(KUBE_LOG_ERROR, KUBE_LOG_TEXT, NULL);
     store s = {0};
     mock_server m;
-    assert_int_equal(mock_start(&m), 0);
-    pthread_mutex_lock(&m.lock);
-    m.handler = lease_handler;
-    m.handler_ud = &s;
-    pthread_mutex_unlock(&m.lock);
-    kube_client *c = client_for(&m);
+    kube_client *c = lease_server_start(&m, &s);
     candidate a, b;
     candidate_start(&a, c, "a");
     candidate_start(&b, c, "b");
@@ -231,12 +241,7 @@ static void test_silent_holder_taken_over_after_duration(void **state)
                         "holderIdentity", "ghost", "leaseDurationSeconds", 2, "renewTime",
                         "2026-11-22T10:00:00.000000Z", "leaseTransitions", 4);
     mock_server m;
-    assert_int_equal(mock_start(&m), 0);
-    pthread_mutex_lock(&m.lock);
-    m.handler = lease_handler;
-    m.handler_ud = &s;
-    pthread_mutex_unlock(&m.lock);
-    kube_client *c = client_for(&m);
+    kube_client *c = lease_server_start(&m, &s);
     candidate a;
     double t0 = kutil_mono_now();
     candidate_start(&a, c, "a");
@@ -249,6 +254,66 @@ static void test_silent_holder_taken_over_after_duration(void **state)
     assert_int_equal(json_integer_value(json_object_get(spec, "leaseTransitions")), 5);
     pthread_mutex_unlock(&m.lock);
     kube_leader_free(a.le);
+    kube_client_free(c);
+    mock_stop(&m);
+    json_decref(s.lease);
+}
+
+static int requests_seen(mock_server *m, store *s)
+{
+    pthread_mutex_lock(&m->lock);
+    int n = s->requests;
+    pthread_mutex_unlock(&m->lock);
+    return n;
+}
+
+/* After kube_client_shutdown every request fails at once: the elector threads must end rather
+ * than retry in a tight loop. The leader stops leading and cannot release the Lease. */
+static void test_client_shutdown_ends_election(void **state)
+{
+    (void)state;
+    FILE *logf = tmpfile();
+    assert_non_null(logf);
+    kube_log_setup(KUBE_LOG_INFO, KUBE_LOG_TEXT, logf);
+    store s = {0};
+    mock_server m;
+    kube_client *c = lease_server_start(&m, &s);
+    candidate a, b;
+    candidate_start(&a, c, "a");
+    assert_true(wait_for(&a, true, 5));
+    candidate_start(&b, c, "b"); /* a candidate, retrying every 0.25 s */
+    usleep(300 * 1000);
+
+    kube_client_shutdown(c);
+    double end = kutil_mono_now() + 3;
+    while (atomic_load(&a.stopped) == 0 && kutil_mono_now() < end)
+        usleep(10000);
+    assert_int_equal(atomic_load(&a.stopped), 1);
+    assert_false(kube_leader_is_leader(a.le));
+    /* No request after the threads noticed (the retry period is 0.25 s: a spinning elector would
+     * send hundreds in this time, a live one at least one). */
+    usleep(100 * 1000);
+    int n = requests_seen(&m, &s);
+    usleep(600 * 1000);
+    assert_int_equal(requests_seen(&m, &s), n);
+    /* The lease is not released (the client cannot write): it still names "a". */
+    pthread_mutex_lock(&m.lock);
+    assert_string_equal(
+        json_string_value(json_object_get(json_object_get(s.lease, "spec"), "holderIdentity")),
+        "a");
+    pthread_mutex_unlock(&m.lock);
+    kube_leader_free(a.le);
+    kube_leader_free(b.le);
+    assert_int_equal(atomic_load(&b.started), 0);
+
+    char logged[8192];
+    ktest_read_log(logf, logged, sizeof logged);
+    kube_log_setup(KUBE_LOG_ERROR, KUBE_LOG_TEXT, NULL);
+    fclose(logf);
+    assert_null(strstr(logged, "cancelled"));
+    assert_non_null(strstr(logged, "lease kube-system/dagsched: a stops leading: the API client is "
+                                   "shut down\n"));
+    assert_non_null(strstr(logged, "the API client is shut down; the election stops\n"));
     kube_client_free(c);
     mock_stop(&m);
     json_decref(s.lease);
@@ -283,6 +348,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_contention_and_release),
         cmocka_unit_test(test_silent_holder_taken_over_after_duration),
+        cmocka_unit_test(test_client_shutdown_ends_election),
         cmocka_unit_test(test_bad_options),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,5 +1,6 @@
 /* test_httpd.c: the HTTP(S) server on loopback, driven by libcurl: routing, status codes, body
- * limits, large responses, keep-alive, metrics and TLS certificate hot reload. */
+ * limits, large responses, keep-alive, metrics, TLS certificate hot reload, and the /healthz,
+ * /metrics and /readyz helpers. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -336,6 +337,42 @@ static void test_tls_and_reload(void **state)
     httpd_stop(h);
 }
 
+/* The handlers both binaries route (/healthz, /metrics) and the /readyz answer. */
+static void test_shared_handlers(void **state)
+{
+    (void)state;
+    httpd_request req = {.method = "GET", .path = "/healthz", .body = "", .body_len = 0};
+    httpd_response resp = {0};
+    httpd_handle_healthz(NULL, &req, &resp);
+    assert_int_equal(resp.status, 200);
+    assert_string_equal(resp.content_type, "text/plain");
+    assert_int_equal(resp.body_len, 3);
+    assert_string_equal(resp.body, "ok\n");
+
+    metrics_registry *r = metrics_registry_new();
+    assert_non_null(r);
+    metrics_family *f =
+        metrics_family_new(r, METRICS_COUNTER, "x_total", "Things.", NULL, 0, NULL, 0);
+    assert_non_null(f);
+    metrics_add(f, NULL, 3);
+    req.path = "/metrics";
+    httpd_handle_metrics(r, &req, &resp); /* replaces the previous body */
+    assert_int_equal(resp.status, 200);
+    assert_string_equal(resp.content_type, "text/plain; version=0.0.4");
+    assert_int_equal(resp.body_len, strlen(resp.body));
+    assert_non_null(
+        strstr(resp.body, "# HELP x_total Things.\n# TYPE x_total counter\nx_total 3\n"));
+    metrics_registry_free(r);
+
+    httpd_respond_ready(&resp, false, "caches not synced yet\n");
+    assert_int_equal(resp.status, 503);
+    assert_string_equal(resp.body, "caches not synced yet\n");
+    httpd_respond_ready(&resp, true, "caches not synced yet\n");
+    assert_int_equal(resp.status, 200);
+    assert_string_equal(resp.body, "ok\n");
+    free(resp.body);
+}
+
 int main(void)
 {
     curl_global_init(CURL_GLOBAL_DEFAULT);
@@ -347,6 +384,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_port_in_use, setup, teardown),
         cmocka_unit_test(test_bad_options),
         cmocka_unit_test(test_tls_and_reload),
+        cmocka_unit_test(test_shared_handlers),
     };
     int rc = cmocka_run_group_tests_name("httpd", tests, NULL, NULL);
     curl_global_cleanup();
