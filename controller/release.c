@@ -62,7 +62,9 @@ int ctl_release_plan(const ctl_release_in *in, ctl_release_out *out, ds_err *err
         }
         if (p->state == CTL_POD_PENDING || p->state == CTL_POD_UNSCHEDULABLE)
             out->in_flight++;
-        if (p->state == CTL_POD_UNSCHEDULABLE && ready &&
+        /* Only a task with upstream tasks can have been rejected for them: a root task that
+         * waits for room is left to kube-scheduler's own retries. */
+        if (p->state == CTL_POD_UNSCHEDULABLE && ready && p->task.has_upstream &&
             (isnan(p->nudged_at) || isnan(p->unschedulable_since) ||
              p->nudged_at < p->unschedulable_since))
             out->nudge[out->n_nudge++] = i;

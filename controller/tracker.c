@@ -133,6 +133,7 @@ static void fill_task(const ctl_snapshot *s, size_t obs, ctl_task_info *t, bool 
     t->job = DS_NO_TASK;
     t->task = DS_NO_TASK;
     t->evaluated = false;
+    t->has_upstream = false;
     t->queue_pos = SIZE_MAX;
     if (obs == DS_NONE || obs >= s->js.n_pods)
         return;
@@ -147,6 +148,7 @@ static void fill_task(const ctl_snapshot *s, size_t obs, ctl_task_info *t, bool 
     t->state = j->status[r->task].state;
     t->eval = j->eval[r->task];
     t->evaluated = true;
+    t->has_upstream = j->dag.tasks[r->task].n_up > 0;
     t->queue_pos = s->queue_pos[s->pos_base[r->job] + r->task];
 }
 
@@ -288,6 +290,7 @@ static void fill_batch_job(ctl_snapshot *s, size_t i)
     j->task.state = job->status[t].state;
     j->task.eval = job->eval[t];
     j->task.evaluated = true;
+    j->task.has_upstream = job->dag.tasks[t].n_up > 0;
     j->task.queue_pos = s->queue_pos[s->pos_base[j->task.job] + t];
 }
 

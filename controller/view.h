@@ -75,8 +75,9 @@ typedef struct ctl_task_info {
     ds_task_state state; /* from the job's pods: blocked, waiting, running, succeeded, failed */
     bool evaluated;      /* the DSP evaluation below is valid */
     ds_task_eval eval;
-    size_t queue_pos; /* place in the policy's queue order (spec.order) among all waiting
-                       * tasks, 0 first; SIZE_MAX when not waiting */
+    bool has_upstream; /* the task depends on other tasks (only those are ever nudged) */
+    size_t queue_pos;  /* place in the policy's queue order (spec.order) among all waiting
+                        * tasks, 0 first; SIZE_MAX when not waiting */
 } ctl_task_info;
 
 typedef struct ctl_pod {

@@ -65,6 +65,7 @@ static inline ctl_pod t_waiting(const char *ns, const char *name, size_t job, si
     p.task.task = task;
     p.task.state = DS_TASK_WAITING;
     p.task.evaluated = true;
+    p.task.has_upstream = true;
     p.task.eval.priority = prio;
     p.task.eval.t_allow_s = t_allow;
     p.task.eval.level_deadline = isfinite(t_allow) ? NOW + t_allow + 60 : INFINITY;

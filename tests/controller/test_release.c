@@ -133,7 +133,7 @@ static void test_suspended_jobs(void **state)
 static void test_nudges(void **state)
 {
     (void)state;
-    ctl_pod pods[4];
+    ctl_pod pods[5];
     pods[0] = t_waiting("batch", "never-nudged", 0, 0, 1, INFINITY, 1);
     pods[1] = t_waiting("batch", "nudged-this-episode", 0, 1, 1, INFINITY, 1);
     pods[1].nudged_at = pods[1].unschedulable_since + 1;
@@ -141,7 +141,9 @@ static void test_nudges(void **state)
     pods[2].nudged_at = pods[2].unschedulable_since - 100;
     pods[3] = t_waiting("batch", "still-blocked", 0, 3, 1, INFINITY, 1);
     pods[3].task.state = DS_TASK_BLOCKED;
-    ctl_release_in in = {.pods = pods, .n_pods = 4};
+    pods[4] = t_waiting("batch", "root-waiting-for-room", 0, 4, 1, INFINITY, 1);
+    pods[4].task.has_upstream = false; /* nothing upstream: never rejected for it */
+    ctl_release_in in = {.pods = pods, .n_pods = 5};
     ctl_release_out out;
     assert_int_equal(ctl_release_plan(&in, &out, NULL), 0);
     assert_int_equal(out.n_nudge, 2);
