@@ -74,7 +74,8 @@ INTEGRATION_TESTS += extender-test extender-test-asan
 # Fuzzing with libFuzzer (clang, AddressSanitizer + UndefinedBehaviorSanitizer), two targets:
 # fuzz_protocol (the request parsers and result writers) and fuzz_handlers (the three verbs end
 # to end on a fixed snapshot, including the Kubernetes Pod decoder). `make fuzz` runs each for
-# FUZZ_SECONDS (default 600); `make fuzz-short` (part of make test) 20 s each. Corpora grow in
+# FUZZ_SECONDS (default 600) with random seeds; `make fuzz-short` (part of make test) runs
+# FUZZ_SHORT_RUNS inputs each with a fixed seed from a fresh corpus (reproducible). Corpora grow in
 # build/fuzz/corpus-<target>, seeded with the recorded request bodies; crashes are written to
 # build/fuzz/.
 FUZZ_CC      ?= clang
@@ -103,18 +104,23 @@ $(BUILD)/fuzz/fuzz_handlers: tests/extender/fuzz_handlers.c $(FUZZ_LIB_SRCS) \
 	$(FUZZ_CC) $(FUZZ_FLAGS) $< $(FUZZ_LIB_SRCS) -o $@ -ljansson -lyaml -lm -lpthread
 
 .PHONY: fuzz fuzz-short
+# $(2): libFuzzer's limit, -max_total_time=S or (make test: reproducible) -seed=1 -runs=N.
 fuzz-run = mkdir -p $(BUILD)/fuzz/corpus-$(1) && \
-	$(BUILD)/fuzz/$(1) -max_total_time=$(2) -max_len=65536 -timeout=10 -rss_limit_mb=2048 \
+	$(BUILD)/fuzz/$(1) $(2) -max_len=65536 -timeout=10 -rss_limit_mb=2048 \
 		-print_final_stats=1 -artifact_prefix=$(BUILD)/fuzz/ $(BUILD)/fuzz/corpus-$(1) \
 		tests/extender/data
 
 fuzz: fuzz-deps
 	@$(MAKE) --no-print-directory $(BUILD)/fuzz/fuzz_protocol $(BUILD)/fuzz/fuzz_handlers
-	$(call fuzz-run,fuzz_protocol,$(FUZZ_SECONDS))
-	$(call fuzz-run,fuzz_handlers,$(FUZZ_SECONDS))
+	$(call fuzz-run,fuzz_protocol,-max_total_time=$(FUZZ_SECONDS))
+	$(call fuzz-run,fuzz_handlers,-max_total_time=$(FUZZ_SECONDS))
 
 # The full log is kept; on failure its end (the crash report) is shown and make fails.
-fuzz-short-run = $(call fuzz-run,$(1),20) >$(BUILD)/fuzz/$(1).log 2>&1 || \
+# make test runs a fixed seed and a fixed number of inputs from a fresh corpus, so that its result
+# does not depend on the machine's speed or on chance; `make fuzz` explores with random seeds.
+FUZZ_SHORT_RUNS ?= 200000
+fuzz-short-run = rm -rf $(BUILD)/fuzz/corpus-$(1) && \
+	$(call fuzz-run,$(1),-seed=1 -runs=$(FUZZ_SHORT_RUNS)) >$(BUILD)/fuzz/$(1).log 2>&1 || \
 	{ tail -n 60 $(BUILD)/fuzz/$(1).log; echo "fuzz-short: $(1) failed (log $(BUILD)/fuzz/$(1).log)"; \
 	  exit 1; }; echo "== $(1): $$(grep -c . $(BUILD)/fuzz/$(1).log) log lines, \
 	$$(grep -o 'stat::number_of_executed_units: *[0-9]*' $(BUILD)/fuzz/$(1).log | grep -o '[0-9]*$$') runs, no failure"
