@@ -94,7 +94,7 @@ fuzz-deps:
 		hack/install-deps.sh
 
 $(BUILD)/fuzz/fuzz_protocol: tests/extender/fuzz_protocol.c extender/jscan.c extender/protocol.c \
-		$(wildcard extender/*.h)
+		$(wildcard extender/*.h tests/extender/*.h)
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_FLAGS) $< extender/jscan.c extender/protocol.c -o $@ -ljansson
 

@@ -7,15 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz_json.h"
 #include "protocol.h"
-
-/* Valid JSON that jansson cannot represent: "\u0000" inside an object key, and integers beyond
- * int64 (an echoed Node may carry either). The extender's strict tokenizer must still accept it. */
-static int jansson_limit(const char *text)
-{
-    return strstr(text, "NUL byte in object key") != NULL ||
-           strstr(text, "too big integer") != NULL;
-}
 
 static void check_json(ext_buf *b)
 {
@@ -23,19 +16,7 @@ static void check_json(ext_buf *b)
     char *out = ext_buf_take(b, &n);
     if (out == NULL)
         return; /* allocation failure is reported, not a crash */
-    /* Two readers must accept it: jansson (which cannot represent "\u0000" inside an object key,
-     * valid JSON that an echoed Node may carry) and the extender's own strict tokenizer. */
-    json_error_t e;
-    json_t *j = json_loadb(out, n, JSON_ALLOW_NUL, &e);
-    if (j == NULL && !jansson_limit(e.text))
-        abort(); /* we wrote invalid JSON */
-    json_decref(j);
-    js_doc d;
-    char err[JS_ERR_MAX];
-    js_limits lim = {.max_depth = EXT_MAX_DEPTH + 4, .max_tokens = n + 16, .max_len = n + 1};
-    if (js_parse(&d, out, n, &lim, err) != 0)
-        abort();
-    js_free(&d);
+    fuzz_check_json("fuzz_protocol", out, n);
     free(out);
 }
 
@@ -58,7 +39,16 @@ static void walk_strings(const js_doc *d)
     }
 }
 
+int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+    (void)argc;
+    (void)argv;
+    fuzz_json_init();
+    return 0;
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
