@@ -212,6 +212,12 @@ static bool tolerates(const ctl_pod *pod, const ctl_taint *t)
     return false;
 }
 
+static const char *node_label(const void *ctx, const char *key)
+{
+    const ctl_node *n = ctx;
+    return ctl_kv_get(n->labels, n->n_labels, key);
+}
+
 bool ctl_guard_node_eligible(const ctl_pod *preemptor, const ctl_node *node)
 {
     if (!node->schedulable)
@@ -219,6 +225,13 @@ bool ctl_guard_node_eligible(const ctl_pod *preemptor, const ctl_node *node)
     for (size_t i = 0; i < preemptor->n_node_selector; i++) {
         const char *v = ctl_kv_get(node->labels, node->n_labels, preemptor->node_selector[i].key);
         if (v == NULL || strcmp(v, preemptor->node_selector[i].value) != 0)
+            return false;
+    }
+    if (preemptor->affinity_error != NULL && preemptor->affinity_error[0] != '\0')
+        return false; /* unknown constraints: no node is known to fit */
+    if (preemptor->has_required_affinity) {
+        ds_nsel_node nn = {.name = node->name, .label = node_label, .ctx = node};
+        if (!ds_node_selector_matches(&preemptor->required_affinity, &nn))
             return false;
     }
     for (size_t i = 0; i < node->n_taints; i++) {

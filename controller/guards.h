@@ -70,7 +70,10 @@ bool ctl_guard_preemptor_cooling(const ds_policy *p, const ctl_ledger *l, const 
 bool ctl_guard_pair_ok(const ctl_pod *preemptor, const ctl_pod *victim);
 
 /* Can the preemptor run on the node as far as the controller can tell: node schedulable,
- * spec.nodeSelector matched and every NoSchedule/NoExecute taint tolerated. */
+ * spec.nodeSelector matched, the required node affinity
+ * (spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution) satisfied and every
+ * NoSchedule/NoExecute taint tolerated. A preemptor whose affinity could not be decoded
+ * (affinity_error set) is eligible nowhere. */
 bool ctl_guard_node_eligible(const ctl_pod *preemptor, const ctl_node *node);
 
 #endif

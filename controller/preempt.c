@@ -1,4 +1,10 @@
-/* preempt.c: one round of DSP preemption over the controller's view (see preempt.h). */
+/* preempt.c: one round of DSP preemption over the controller's view (see preempt.h).
+ *
+ * Node order: the algorithm (lib/victim.h) breaks ties between equally good plans on different
+ * nodes in favour of the lower node index. The nodes are therefore handed to it fastest first
+ * (speed g(k) descending, then by name), so that among nodes where equally justified victims make
+ * room, the preemptor lands where it finishes soonest. `order` maps the algorithm's node index to
+ * the view's; every index that leaves this file is the view's. */
 #include "preempt.h"
 
 #include <math.h>
@@ -18,6 +24,31 @@ static int cmp_node_ix(const void *a, const void *b)
     return strcmp(((const node_ix *)a)->name, ((const node_ix *)b)->name);
 }
 
+/* A node's speed for the ordering: not a positive number counts as the reference 1.0. */
+static double node_speed(const ctl_node *n)
+{
+    return isfinite(n->speed) && n->speed > 0.0 ? n->speed : 1.0;
+}
+
+typedef struct node_rank {
+    double speed;
+    const char *name;
+    size_t idx;
+} node_rank;
+
+/* Fastest first, then by name, then by view index: a total order, so decisions do not depend on
+ * the order in which the nodes were listed. */
+static int cmp_node_rank(const void *a, const void *b)
+{
+    const node_rank *x = a, *y = b;
+    if (x->speed != y->speed)
+        return x->speed > y->speed ? -1 : 1;
+    int c = strcmp(x->name, y->name);
+    if (c != 0)
+        return c;
+    return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
 static size_t find_node(const node_ix *ix, size_t n, const char *name)
 {
     node_ix key = {.name = name, .idx = 0};
@@ -28,8 +59,9 @@ static size_t find_node(const node_ix *ix, size_t n, const char *name)
 typedef struct plan_state {
     const ctl_preempt_in *in;
     ctl_preempt_out *out;
-    node_ix *nix;
-    ds_node_free *nf;
+    node_ix *nix;     /* by name -> algorithm node index */
+    size_t *order;    /* algorithm node index -> view node index (fastest first) */
+    ds_node_free *nf; /* by algorithm node index, as are all the ds_node_free arrays */
     ds_running_task *run;
     size_t *run_pod; /* running index -> pod index */
     size_t n_run;
@@ -52,6 +84,7 @@ typedef struct plan_state {
 static void state_free(plan_state *s)
 {
     free(s->nix);
+    free(s->order);
     free(s->nf);
     free(s->run);
     free(s->run_pod);
@@ -86,18 +119,30 @@ static int check_input(const ctl_preempt_in *in, ds_err *err)
     return 0;
 }
 
-/* Node index and free resources; cordoned or not-ready nodes take nothing and lose nothing. */
+/* Node order, index and free resources; cordoned or not-ready nodes take nothing and lose
+ * nothing. */
 static int build_nodes(plan_state *s, const ctl_budget *b, ds_err *err)
 {
     const ctl_preempt_in *in = s->in;
-    s->nix = calloc(in->n_nodes ? in->n_nodes : 1, sizeof *s->nix);
-    s->nf = calloc(in->n_nodes ? in->n_nodes : 1, sizeof *s->nf);
-    if (s->nix == NULL || s->nf == NULL)
+    size_t nn = in->n_nodes ? in->n_nodes : 1;
+    s->nix = calloc(nn, sizeof *s->nix);
+    s->order = calloc(nn, sizeof *s->order);
+    s->nf = calloc(nn, sizeof *s->nf);
+    node_rank *rank = calloc(nn, sizeof *rank);
+    if (s->nix == NULL || s->order == NULL || s->nf == NULL || rank == NULL) {
+        free(rank);
         return ds_err_set(err, "preemption round: out of memory");
-    for (size_t i = 0; i < in->n_nodes; i++) {
-        s->nix[i].name = in->nodes[i].name;
-        s->nix[i].idx = i;
-        s->nf[i].free_ = in->nodes[i].allocatable;
+    }
+    for (size_t i = 0; i < in->n_nodes; i++)
+        rank[i] = (node_rank){node_speed(&in->nodes[i]), in->nodes[i].name, i};
+    qsort(rank, in->n_nodes, sizeof *rank, cmp_node_rank);
+    for (size_t a = 0; a < in->n_nodes; a++)
+        s->order[a] = rank[a].idx;
+    free(rank);
+    for (size_t a = 0; a < in->n_nodes; a++) {
+        s->nix[a].name = in->nodes[s->order[a]].name;
+        s->nix[a].idx = a;
+        s->nf[a].free_ = in->nodes[s->order[a]].allocatable;
     }
     qsort(s->nix, in->n_nodes, sizeof *s->nix, cmp_node_ix);
     for (size_t i = 0; i < in->n_pods; i++) {
@@ -108,13 +153,14 @@ static int build_nodes(plan_state *s, const ctl_budget *b, ds_err *err)
         if (n != DS_NO_TASK)
             ds_res_sub(&s->nf[n].free_, &p->request);
     }
-    for (size_t i = 0; i < in->n_nodes; i++) {
-        if (!in->nodes[i].schedulable) {
+    for (size_t a = 0; a < in->n_nodes; a++) {
+        const ctl_node *node = &in->nodes[s->order[a]];
+        if (!node->schedulable) {
             for (int k = 0; k < DS_RES_N; k++)
-                s->nf[i].free_.v[k] = INT64_MIN / 4;
-            s->nf[i].evictions_left = 0;
+                s->nf[a].free_.v[k] = INT64_MIN / 4;
+            s->nf[a].evictions_left = 0;
         } else {
-            s->nf[i].evictions_left = ctl_budget_node_left(b, in->nodes[i].name);
+            s->nf[a].evictions_left = ctl_budget_node_left(b, node->name);
         }
     }
     return 0;
@@ -207,7 +253,7 @@ static bool check_plan(plan_state *s, const ctl_budget *b, size_t from, size_t t
     const ctl_preempt_in *in = s->in;
     size_t wi = s->dec[from].waiting;
     const ctl_pod *pre = &in->pods[s->wait_pod[wi]];
-    bool ok = ctl_guard_node_eligible(pre, &in->nodes[s->dec[from].node]);
+    bool ok = ctl_guard_node_eligible(pre, &in->nodes[s->order[s->dec[from].node]]);
     for (size_t d = from; d < to; d++) {
         size_t ri = s->dec[d].running;
         const ctl_pod *vic = &in->pods[s->run_pod[ri]];
@@ -232,17 +278,18 @@ static bool check_plan(plan_state *s, const ctl_budget *b, size_t from, size_t t
         return false;
     for (size_t d = from; d < to; d++) {
         size_t ri = s->dec[d].running;
+        size_t an = s->dec[d].node; /* the algorithm's index */
         ctl_eviction *e = &s->acc[s->n_acc++];
         e->victim = s->run_pod[ri];
         e->preemptor = s->wait_pod[wi];
-        e->node = s->dec[d].node;
+        e->node = s->order[an];
         e->reason = s->dec[d].reason;
         e->gap = s->dec[d].gap;
         e->normalised_gap = s->dec[d].normalised_gap;
         /* The working state as if the victim were gone. */
-        ds_res_add(&s->nf_work[e->node].free_, &s->run[ri].request);
-        if (s->nf_work[e->node].evictions_left > 0)
-            s->nf_work[e->node].evictions_left--;
+        ds_res_add(&s->nf_work[an].free_, &s->run[ri].request);
+        if (s->nf_work[an].evictions_left > 0)
+            s->nf_work[an].evictions_left--;
         s->run_work[ri].evictable = false;
     }
     ds_res_sub(&s->nf_work[s->dec[from].node].free_, &s->wait[wi].request);
@@ -292,8 +339,8 @@ static bool wait_before(const plan_state *s, size_t a, size_t b)
     return a < b;
 }
 
-/* Which waiting tasks cannot use every schedulable node (node selector, taints): those are
- * planned one at a time on the nodes they can use, after the others. */
+/* Which waiting tasks cannot use every schedulable node (node selector, required node affinity,
+ * taints): those are planned one at a time on the nodes they can use, after the others. */
 static int mark_constrained(plan_state *s, ds_err *err)
 {
     const ctl_preempt_in *in = s->in;
@@ -358,7 +405,7 @@ static int select_rounds(plan_state *s, const ctl_budget *b, ds_err *err)
             const ctl_pod *p = &in->pods[s->wait_pod[wi]];
             for (size_t n = 0; n < in->n_nodes; n++) {
                 s->nf_one[n] = s->nf_work[n];
-                if (!ctl_guard_node_eligible(p, &in->nodes[n])) {
+                if (!ctl_guard_node_eligible(p, &in->nodes[s->order[n]])) {
                     for (int kk = 0; kk < DS_RES_N; kk++)
                         s->nf_one[n].free_.v[kk] = INT64_MIN / 4;
                     s->nf_one[n].evictions_left = 0;

@@ -7,10 +7,15 @@
  * budget (allocatable minus the requests of every pod bound to it, terminating ones included;
  * cordoned or not-ready nodes take no preemptor and lose no pod). Then it runs
  * ds_select_victims and checks each preemptor's plan against what the algorithm does not know:
- * the preemptor's node selector and the node's taints, the Kubernetes priority of the victims
- * (never above the preemptor's) and the per-namespace eviction limit. A plan that fails is
- * removed and the selection is run again without the offending victim or node choice (a few
- * rounds at most), so that every eviction returned is one the controller may carry out. */
+ * the preemptor's node selector, its required node affinity and the node's taints, the
+ * Kubernetes priority of the victims (never above the preemptor's) and the per-namespace eviction
+ * limit. A plan that fails is removed and the selection is run again without the offending victim
+ * or node choice (a few rounds at most), so that every eviction returned is one the controller
+ * may carry out. Preemptors that cannot use every node are planned one at a time on the nodes
+ * they can use. Where equally justified victims (same highest victim priority, same number) would
+ * make room on several nodes, the fastest node (ctl_node.speed, the job model's g(k)) is chosen,
+ * then the first by name: the preemptor finishes soonest there, and the choice does not depend on
+ * the order of the nodes in the view. */
 #ifndef DAGSCHED_CONTROLLER_PREEMPT_H
 #define DAGSCHED_CONTROLLER_PREEMPT_H
 

@@ -183,6 +183,29 @@ static void report_invalid_jobs(ctl_controller *c, const ctl_snapshot *s)
     }
 }
 
+/* Pending DAG tasks whose required node affinity could not be decoded (malformed or over the
+ * limits): the controller makes no eviction for them. One warning per pod and distinct reason. */
+static void report_invalid_affinity(ctl_controller *c, const ctl_snapshot *s)
+{
+    for (size_t i = 0; i < s->n_pod; i++) {
+        const ctl_pod *p = &s->pod[i];
+        if (p->affinity_error == NULL || p->affinity_error[0] == '\0' ||
+            p->task.job == DS_NO_TASK ||
+            (p->state != CTL_POD_GATED && p->state != CTL_POD_PENDING &&
+             p->state != CTL_POD_UNSCHEDULABLE))
+            continue;
+        char key[1024];
+        snprintf(key, sizeof key, "affinity/%s/%.900s", p->uid, p->affinity_error);
+        if (ctl_memo_get(&c->memo, key) >= 0)
+            continue;
+        KLOG_WARN("preempt",
+                  "pod %s/%s: required node affinity not understood: %s; no pod will be evicted "
+                  "to make room for it",
+                  p->ns, p->name, p->affinity_error);
+        ctl_memo_put(&c->memo, key, s->now);
+    }
+}
+
 static void do_release(ctl_controller *c, const ctl_snapshot *s, const ds_policy *pol)
 {
     ctl_release_in in = {.pods = s->pod,
@@ -358,6 +381,7 @@ void ctl_round(ctl_controller *c)
         return;
     }
     report_invalid_jobs(c, &s);
+    report_invalid_affinity(c, &s);
     do_release(c, &s, &pol);
     if (!atomic_load(&c->need_ledger))
         do_preempt(c, &s, &pol);

@@ -208,7 +208,8 @@ static int build_nodes(ctl_snapshot *s, const ds_policy *pol, node_speed *speeds
         }
         n->n_taints = kn->n_taints;
         double sp = kube_node_speed(kn, pol, max_cpu, max_mem);
-        speeds[i] = (node_speed){kn->meta.name, sp > 0.0 ? sp : 1.0, i};
+        n->speed = isfinite(sp) && sp > 0.0 ? sp : 1.0;
+        speeds[i] = (node_speed){kn->meta.name, n->speed, i};
     }
     s->n_node = s->nodes.n;
     qsort(speeds, s->nodes.n, sizeof *speeds, cmp_node_speed);
@@ -242,6 +243,9 @@ static void fill_pod(ctl_snapshot *s, size_t i, size_t *kv_used, size_t *tol_use
                                                  or_empty(t->effect)};
     }
     p->n_tolerations = kp->n_tolerations;
+    p->has_required_affinity = kp->has_required_affinity;
+    p->required_affinity = kp->required_affinity;
+    p->affinity_error = or_empty(kp->affinity_error);
     p->owner = owner_kind(kp);
     p->mirror = kp->mirror || (kp->owner_kind != NULL && strcmp(kp->owner_kind, "Node") == 0);
     p->state = pod_state(kp);

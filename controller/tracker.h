@@ -7,10 +7,11 @@
  *  - feeds every pod, and every suspended (or not yet started) batch Job that is a DAG task, with
  *    the JobGraph ConfigMaps, to ds_jobs_build, which groups them into jobs, builds each DAG,
  *    derives task states and evaluates DSP priorities, level deadlines and slack at `now`;
- *  - fills one ctl_pod per pod (state, request, owner, scheduling facts, the dagsched.io
- *    annotations the controller writes, the PodDisruptionBudgets that select it) and one ctl_node
- *    per node (allocatable, schedulable, labels, taints; its speed for the job model from the
- *    policy's speed label, else DSP Eq. 1).
+ *  - fills one ctl_pod per pod (state, request, owner, scheduling facts: node selector,
+ *    tolerations, required node affinity; the dagsched.io annotations the controller writes, the
+ *    PodDisruptionBudgets that select it) and one ctl_node per node (allocatable, schedulable,
+ *    labels, taints, and its speed, used by the job model and to prefer fast nodes when
+ *    preempting: the policy's speed label, else DSP Eq. 1).
  * No I/O: unit-tested on decoded objects. */
 #ifndef DAGSCHED_CONTROLLER_TRACKER_H
 #define DAGSCHED_CONTROLLER_TRACKER_H

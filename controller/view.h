@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "dsp.h"
+#include "node_affinity.h"
 #include "resources.h"
 #include "victim.h" /* DS_NO_TASK */
 
@@ -91,6 +92,13 @@ typedef struct ctl_pod {
     size_t n_node_selector;
     const ctl_toleration *tolerations;
     size_t n_tolerations;
+    /* spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution: when
+     * has_required_affinity, the node must satisfy required_affinity (its arrays borrowed like
+     * the strings). affinity_error is "" unless the affinity was malformed or over the decoding
+     * limits: then it says why, and the pod can run on no node the controller knows of. */
+    bool has_required_affinity;
+    ds_node_selector required_affinity;
+    const char *affinity_error;
     ctl_owner_kind owner;
     bool mirror; /* a static pod's mirror (kubernetes.io/config.mirror) */
     ctl_pod_state state;
@@ -117,6 +125,8 @@ typedef struct ctl_node {
     size_t n_labels;
     const ctl_taint *taints;
     size_t n_taints;
+    double speed; /* processing rate g(k): the policy's speed label, else DSP Eq. 1; a value
+                   * that is not a positive number counts as 1.0 (the reference) */
 } ctl_node;
 
 /* A batch/v1 Job that is a DAG task (labels dagsched.io/job and dagsched.io/task). */

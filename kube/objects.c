@@ -20,6 +20,7 @@ typedef struct dctx {
     const kube_decode_opts *opts;
     void *temps[MAX_TEMPS]; /* temporary arrays, freed after packing */
     int n_temps;
+    char affinity_error[DS_ERR_MAX]; /* a pod's kube_pod.affinity_error, packed with it */
 } dctx;
 
 static int fail(dctx *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -322,6 +323,44 @@ static void pack_meta_strs(packer *p, kube_meta *m)
     pk_kv_strs(p, m->annotations, m->n_annotations);
 }
 
+/* A node selector's arrays (terms, their requirements, their values), then its strings. */
+static void pack_affinity_arrays(packer *p, ds_node_selector *sel)
+{
+    pk_arr(p, (const void **)&sel->terms, sel->n_terms, sizeof *sel->terms);
+    for (size_t t = 0; sel->terms != NULL && t < sel->n_terms; t++) {
+        ds_nsel_term *term = (ds_nsel_term *)&sel->terms[t];
+        pk_arr(p, (const void **)&term->match_expressions, term->n_match_expressions,
+               sizeof *term->match_expressions);
+        pk_arr(p, (const void **)&term->match_fields, term->n_match_fields,
+               sizeof *term->match_fields);
+        for (size_t i = 0; term->match_expressions != NULL && i < term->n_match_expressions; i++) {
+            ds_nsel_req *r = (ds_nsel_req *)&term->match_expressions[i];
+            pk_strv(p, &r->values, r->n_values);
+        }
+        for (size_t i = 0; term->match_fields != NULL && i < term->n_match_fields; i++) {
+            ds_nsel_req *r = (ds_nsel_req *)&term->match_fields[i];
+            pk_strv(p, &r->values, r->n_values);
+        }
+    }
+}
+
+static void pack_req_strs(packer *p, const ds_nsel_req *reqs, size_t n)
+{
+    for (size_t i = 0; reqs != NULL && i < n; i++) {
+        ds_nsel_req *r = (ds_nsel_req *)&reqs[i];
+        pk_str(p, &r->key);
+        pk_strv_strs(p, r->values, r->n_values);
+    }
+}
+
+static void pack_affinity_strs(packer *p, const ds_node_selector *sel)
+{
+    for (size_t t = 0; sel->terms != NULL && t < sel->n_terms; t++) {
+        pack_req_strs(p, sel->terms[t].match_expressions, sel->terms[t].n_match_expressions);
+        pack_req_strs(p, sel->terms[t].match_fields, sel->terms[t].n_match_fields);
+    }
+}
+
 static void pack_fields(packer *p, kube_meta *m)
 {
     pack_meta_arrays(p, m);
@@ -331,6 +370,7 @@ static void pack_fields(packer *p, kube_meta *m)
         pk_strv(p, &o->gates, o->n_gates);
         pk_kvs(p, &o->node_selector, o->n_node_selector);
         pk_arr(p, (const void **)&o->tolerations, o->n_tolerations, sizeof *o->tolerations);
+        pack_affinity_arrays(p, &o->required_affinity);
         pack_meta_strs(p, m);
         pk_kv_strs(p, o->node_selector, o->n_node_selector);
         for (size_t i = 0; o->tolerations != NULL && i < o->n_tolerations; i++) {
@@ -345,6 +385,8 @@ static void pack_fields(packer *p, kube_meta *m)
         pk_str(p, &o->owner_uid);
         pk_str(p, &o->job_key);
         pk_str(p, &o->task_name);
+        pack_affinity_strs(p, &o->required_affinity);
+        pk_str(p, &o->affinity_error);
         break;
     }
     case KUBE_KIND_CONFIGMAP: {
@@ -624,6 +666,202 @@ static int decode_pod_scheduling(dctx *d, const json_t *obj, const json_t *spec,
     return 0;
 }
 
+/* ---- required node affinity ---- */
+
+#define AFFINITY_PATH "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution"
+
+/* Member `key` of parent as an object: *out NULL when absent or null; error when not an object. */
+static int get_opt_obj(dctx *d, const json_t *parent, const char *key, const char *path,
+                       const json_t **out)
+{
+    *out = NULL;
+    const json_t *v = json_object_get(parent, key);
+    if (v == NULL || json_is_null(v))
+        return 0;
+    if (!json_is_object(v))
+        return fail(d, "%s%s: must be an object", path, key);
+    *out = v;
+    return 0;
+}
+
+/* List member `key` of parent with at most max entries: *n 0 when absent or null. */
+static int get_bounded_list(dctx *d, const json_t *parent, const char *key, const char *path,
+                            size_t max, const json_t **out, size_t *n)
+{
+    *out = NULL;
+    *n = 0;
+    const json_t *v = json_object_get(parent, key);
+    if (v == NULL || json_is_null(v))
+        return 0;
+    if (!json_is_array(v))
+        return fail(d, "%s%s: must be a list", path, key);
+    if (json_array_size(v) > max)
+        return fail(d, "%s%s: too many (got %zu, limit %zu)", path, key, json_array_size(v), max);
+    *out = v;
+    *n = json_array_size(v);
+    return 0;
+}
+
+/* Counts of a nodeSelectorTerms list, checking its shape and the limits. */
+static int affinity_count(dctx *d, const json_t *terms, size_t *n_reqs, size_t *n_vals)
+{
+    static const char *const kinds[] = {"matchExpressions", "matchFields"};
+    *n_reqs = 0;
+    *n_vals = 0;
+    size_t t;
+    json_t *term;
+    json_array_foreach(terms, t, term)
+    {
+        char path[160];
+        snprintf(path, sizeof path, AFFINITY_PATH ".nodeSelectorTerms[%zu]", t);
+        if (json_is_null(term))
+            continue; /* a null term is an empty term: it matches no node */
+        if (!json_is_object(term))
+            return fail(d, "%s: must be an object", path);
+        snprintf(path, sizeof path, AFFINITY_PATH ".nodeSelectorTerms[%zu].", t);
+        for (int k = 0; k < 2; k++) {
+            const json_t *reqs;
+            size_t nr;
+            if (get_bounded_list(d, term, kinds[k], path, DS_NSEL_MAX_REQS, &reqs, &nr) != 0)
+                return -1;
+            *n_reqs += nr;
+            size_t i;
+            json_t *r;
+            json_array_foreach(reqs, i, r)
+            {
+                char rpath[200];
+                snprintf(rpath, sizeof rpath, "%s%s[%zu]", path, kinds[k], i);
+                if (!json_is_object(r))
+                    return fail(d, "%s: must be an object", rpath);
+                const json_t *vals;
+                size_t nv;
+                snprintf(rpath, sizeof rpath, "%s%s[%zu].", path, kinds[k], i);
+                if (get_bounded_list(d, r, "values", rpath, DS_NSEL_MAX_VALUES, &vals, &nv) != 0)
+                    return -1;
+                *n_vals += nv;
+                if (*n_vals > DS_NSEL_MAX_TOTAL_VALUES)
+                    return fail(d, AFFINITY_PATH ": too many values in all (limit %d)",
+                                DS_NSEL_MAX_TOTAL_VALUES);
+            }
+        }
+    }
+    return 0;
+}
+
+/* One requirement; path ends with "." ("...matchExpressions[0]."). */
+static int affinity_req(dctx *d, const json_t *e, const char *path, const char **vals_store,
+                        ds_nsel_req *r)
+{
+    const char *op;
+    if (get_str(d, e, "key", path, KUBE_OBJ_MAX_STR, true, &r->key) != 0 ||
+        get_str(d, e, "operator", path, 32, true, &op) != 0)
+        return -1;
+    if (ds_nsel_op_parse(op, &r->op) != 0)
+        return fail(d,
+                    "%soperator: must be In, NotIn, Exists, DoesNotExist, Gt or Lt (got "
+                    "\"%.32s\")",
+                    path, op);
+    const json_t *vals = json_object_get(e, "values");
+    r->n_values = json_is_array(vals) ? json_array_size(vals) : 0;
+    r->values = r->n_values > 0 ? vals_store : NULL;
+    for (size_t j = 0; j < r->n_values; j++) {
+        const json_t *v = json_array_get(vals, j);
+        if (!json_is_string(v) || json_string_length(v) > KUBE_OBJ_MAX_STR ||
+            strlen(json_string_value(v)) != json_string_length(v))
+            return fail(d, "%svalues[%zu]: must be a string of at most %d bytes without NUL", path,
+                        j, KUBE_OBJ_MAX_STR);
+        vals_store[j] = json_string_value(v);
+    }
+    return 0;
+}
+
+/* Decode into p (errors through fail()); the caller turns an error into p->affinity_error. */
+static int affinity_parse(dctx *d, const json_t *spec, kube_pod *p)
+{
+    const json_t *aff, *na, *req;
+    if (get_opt_obj(d, spec, "affinity", "spec.", &aff) != 0)
+        return -1;
+    if (aff == NULL)
+        return 0;
+    if (get_opt_obj(d, aff, "nodeAffinity", "spec.affinity.", &na) != 0)
+        return -1;
+    if (na == NULL)
+        return 0;
+    if (get_opt_obj(d, na, "requiredDuringSchedulingIgnoredDuringExecution",
+                    "spec.affinity.nodeAffinity.", &req) != 0)
+        return -1;
+    if (req == NULL)
+        return 0;
+    p->has_required_affinity = true;
+    const json_t *terms;
+    size_t n_terms, n_reqs, n_vals;
+    if (get_bounded_list(d, req, "nodeSelectorTerms", AFFINITY_PATH ".", DS_NSEL_MAX_TERMS, &terms,
+                         &n_terms) != 0 ||
+        affinity_count(d, terms, &n_reqs, &n_vals) != 0)
+        return -1;
+    if (n_terms == 0)
+        return 0; /* no term: matches no node */
+    ds_nsel_term *ta = temp_alloc(d, n_terms, sizeof *ta);
+    ds_nsel_req *ra = temp_alloc(d, n_reqs, sizeof *ra);
+    const char **va = temp_alloc(d, n_vals, sizeof *va);
+    if (ta == NULL || ra == NULL || va == NULL)
+        return -1;
+    size_t used_r = 0, used_v = 0;
+    for (size_t t = 0; t < n_terms; t++) {
+        const json_t *term = json_array_get(terms, t);
+        const json_t *lists[2] = {json_object_get(term, "matchExpressions"),
+                                  json_object_get(term, "matchFields")};
+        static const char *const kinds[] = {"matchExpressions", "matchFields"};
+        for (int k = 0; k < 2; k++) {
+            size_t nr = json_is_array(lists[k]) ? json_array_size(lists[k]) : 0;
+            ds_nsel_req *first = &ra[used_r];
+            for (size_t i = 0; i < nr; i++) {
+                char path[200];
+                snprintf(path, sizeof path, AFFINITY_PATH ".nodeSelectorTerms[%zu].%s[%zu].", t,
+                         kinds[k], i);
+                const json_t *e = json_array_get(lists[k], i);
+                if (affinity_req(d, e, path, &va[used_v], &ra[used_r]) != 0)
+                    return -1;
+                used_v += ra[used_r].n_values;
+                used_r++;
+            }
+            if (k == 0) {
+                ta[t].match_expressions = nr > 0 ? first : NULL;
+                ta[t].n_match_expressions = nr;
+            } else {
+                ta[t].match_fields = nr > 0 ? first : NULL;
+                ta[t].n_match_fields = nr;
+            }
+        }
+    }
+    p->required_affinity = (ds_node_selector){.terms = ta, .n_terms = n_terms};
+    ds_err e;
+    if (ds_node_selector_check(&p->required_affinity, &e) != 0)
+        return fail(d, AFFINITY_PATH ".%s", e.msg);
+    return 0;
+}
+
+/* The pod's required node affinity. Never fails the decoding: a malformed or over-limit affinity
+ * is kept as one without terms (it matches no node) with the reason in p->affinity_error. */
+static void decode_required_affinity(dctx *d, const json_t *spec, kube_pod *p)
+{
+    ds_err local = {{0}};
+    ds_err *caller = d->err;
+    d->err = &local;
+    int rc = affinity_parse(d, spec, p);
+    d->err = caller;
+    if (rc == 0)
+        return;
+    const char *msg = local.msg;
+    size_t wl = strlen(d->what);
+    if (strncmp(msg, d->what, wl) == 0 && msg[wl] == ':' && msg[wl + 1] == ' ')
+        msg += wl + 2; /* drop "pod ns/name: ": the object is named where the error is shown */
+    snprintf(d->affinity_error, sizeof d->affinity_error, "%s", msg);
+    p->has_required_affinity = true;
+    p->required_affinity = (ds_node_selector){.terms = NULL, .n_terms = 0};
+    p->affinity_error = d->affinity_error;
+}
+
 static int decode_pod(dctx *d, const json_t *obj, const json_t *spec, const json_t *status,
                       kube_meta *m)
 {
@@ -680,6 +918,7 @@ static int decode_pod(dctx *d, const json_t *obj, const json_t *spec, const json
     }
     if (decode_pod_scheduling(d, obj, spec, status, p) != 0)
         return -1;
+    decode_required_affinity(d, spec, p);
     p->job_key = kube_meta_label(&p->meta, KUBE_LABEL_JOB);
     if (p->job_key == NULL)
         p->job_key = kube_meta_label(&p->meta, KUBE_LABEL_ARGO_WORKFLOW);

@@ -9,7 +9,9 @@
  * Bounds (a real API server never exceeds them; an object that does is rejected with a message):
  * KUBE_OBJ_MAX_LABELS labels, KUBE_OBJ_MAX_STR bytes per name/label/value string,
  * KUBE_OBJ_MAX_ANNOTATION bytes per kept annotation, KUBE_OBJ_MAX_CM_DATA bytes of ConfigMap
- * data. Only annotations with the prefix "dagsched.io/" are kept. */
+ * data. Only annotations with the prefix "dagsched.io/" are kept. A pod's required node
+ * affinity is kept within the limits of lib/node_affinity.h (beyond them, or malformed, it is
+ * recorded as invalid rather than rejected: see kube_pod). */
 #ifndef DAGSCHED_KUBE_OBJECTS_H
 #define DAGSCHED_KUBE_OBJECTS_H
 
@@ -20,6 +22,7 @@
 #include <stdint.h>
 
 #include "ds_error.h"
+#include "node_affinity.h"
 #include "resources.h"
 
 #define KUBE_OBJ_MAX_LABELS      256
@@ -112,6 +115,13 @@ typedef struct kube_pod {
     size_t n_node_selector;
     const kube_toleration *tolerations;
     size_t n_tolerations;
+    /* spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution, within the
+     * limits of lib/node_affinity.h and checked by ds_node_selector_check. A malformed or
+     * over-limit one does not fail the decoding: has_required_affinity is set, the selector is
+     * left without terms (it matches no node) and affinity_error says why. */
+    bool has_required_affinity;
+    ds_node_selector required_affinity; /* arrays and strings live in the object */
+    const char *affinity_error;         /* NULL when the affinity is absent or valid */
 } kube_pod;
 
 typedef struct kube_node {

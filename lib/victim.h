@@ -67,7 +67,10 @@ typedef struct ds_decision {
     double normalised_gap; /* P_hat / P_bar (INFINITY when P_bar = 0) */
 } ds_decision;
 
-/* Run Algorithm 1. `jobs` has n_jobs DAGs (may be NULL when n_jobs is 0). Decisions go to out
+/* Run Algorithm 1. `jobs` has n_jobs DAGs (may be NULL when n_jobs is 0). Among nodes where
+ * equally good plans make room (same highest victim priority, same number of victims), the node
+ * with the lower index wins: a caller expresses a preference between nodes (e.g. faster ones
+ * first) by their order in `nodes`. Decisions go to out
  * (capacity out_cap; a preemptor with several victims produces one decision per victim, all with
  * the same node). Returns the number of decisions, or -1 with err set on invalid input / allocation
  * failure. Inputs are not modified. */

@@ -2,8 +2,9 @@
 # gen-jobs.sh: prints a batch/v1 Job manifest that is a one-task DAG job, for the controller's
 # integration tests.
 # Usage: gen-jobs.sh NAME CPU RUNTIME [DEADLINE_RFC3339|-] [PRIORITY_CLASS|-] [EXTRA_LABEL k=v|-]
+#                    [NODE_SELECTOR k=v|-]
 set -euo pipefail
-name="$1" cpu="$2" runtime="$3" deadline="${4:--}" pclass="${5:--}" extra="${6:--}"
+name="$1" cpu="$2" runtime="$3" deadline="${4:--}" pclass="${5:--}" extra="${6:--}" nsel="${7:--}"
 echo "apiVersion: batch/v1"
 echo "kind: Job"
 echo "metadata:"
@@ -22,6 +23,7 @@ echo "        dagsched.io/runtime: \"$runtime\""
 echo "    spec:"
 echo "      restartPolicy: Never"
 [[ "$pclass" == - ]] || echo "      priorityClassName: $pclass"
+[[ "$nsel" == - ]] || echo "      nodeSelector: {\"${nsel%%=*}\": \"${nsel#*=}\"}"
 echo "      containers:"
 echo "      - name: main"
 echo "        image: busybox"

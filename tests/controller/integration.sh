@@ -13,6 +13,8 @@
 #                 nothing; with rho = 0 it evicts one pod, for reason "priority"
 #   protections   an ancestor of a waiting urgent task, a PDB-protected pod and a pod in a
 #                 protected namespace are never evicted; the only eligible pod is
+#   affinity      an urgent pod whose required node affinity only ctl-node-2 satisfies: the
+#                 lowest-priority pods run on ctl-node-1, yet the one eviction is on ctl-node-2
 #   dry-run       --dry-run evicts nothing and reports what it would do (Events, metrics)
 #   failover      two controllers, one leader; the leader is killed, the other takes over within
 #                 the lease duration and does not repeat the eviction already made
@@ -128,8 +130,8 @@ data:
 $extra
 EOF
 }
-job() { # NS NAME CPU RUNTIME [DEADLINE] [PRIORITY_CLASS] [LABEL k=v]
-  "$HERE/gen-jobs.sh" "$2" "$3" "$4" "${5:--}" "${6:--}" "${7:--}" | K -n "$1" apply -f - >/dev/null
+job() { # NS NAME CPU RUNTIME [DEADLINE] [PRIORITY_CLASS] [LABEL k=v] [NODE_SELECTOR k=v]
+  "$HERE/gen-jobs.sh" "$2" "$3" "$4" "${5:--}" "${6:--}" "${7:--}" "${8:--}" | K -n "$1" apply -f - >/dev/null
 }
 deadline_in() { date -u -d "+$1 sec" +%Y-%m-%dT%H:%M:%SZ; }
 pod_of() { K -n "$1" get pods -l "job-name=$2" -o jsonpath='{.items[0].metadata.name}' 2>/dev/null; }
@@ -334,6 +336,62 @@ EOF
 }
 
 # ------------------------------------------------------------------------------------------------
+scenario_affinity() {
+  SCENARIO=affinity
+  fresh_ns aff
+  policy
+  start_ctl main --leader-elect=false --metrics-listen 127.0.0.1:18109
+  # The two lowest-priority pods (longest run times) on ctl-node-1, which lacks the label the
+  # urgent pod requires; two higher-priority pods on ctl-node-2, which has it.
+  local rt node
+  for rt in 4h:ctl-node-1 5h:ctl-node-1 2h:ctl-node-2 3h:ctl-node-2; do
+    node="${rt#*:}" rt="${rt%%:*}"
+    job aff "low-$rt" 2 "$rt" - - - "kubernetes.io/hostname=$node"
+  done
+  wait_until 60 all_running aff 4 || true
+  local u2 u3 u4 u5
+  u2="$(pod_uid aff "$(pod_of aff low-2h)")" u3="$(pod_uid aff "$(pod_of aff low-3h)")"
+  u4="$(pod_uid aff "$(pod_of aff low-4h)")" u5="$(pod_uid aff "$(pod_of aff low-5h)")"
+  check "the four low-priority pods run, two on each node" \
+    test -n "$u2" -a -n "$u3" -a -n "$u4" -a -n "$u5" -a "$(running_count aff)" = 4
+  K -n aff apply -f - >/dev/null <<EOF
+apiVersion: batch/v1
+kind: Job
+metadata: {name: urgent}
+spec:
+  backoffLimit: 6
+  template:
+    metadata:
+      labels: {dagsched.io/job: urgent, dagsched.io/task: main}
+      annotations: {dagsched.io/runtime: "10s", dagsched.io/deadline: "$(deadline_in 40)"}
+    spec:
+      restartPolicy: Never
+      priorityClassName: dagsched-urgent
+      affinity:
+        nodeAffinity:
+          requiredDuringSchedulingIgnoredDuringExecution:
+            nodeSelectorTerms:
+            - matchExpressions:
+              - {key: dagsched-test/pool, operator: In, values: [fast]}
+      containers: [{name: main, image: busybox, resources: {requests: {cpu: "2"}}}]
+EOF
+  local uids
+  check "the urgent pod is scheduled on the node its affinity requires" \
+    wait_until 40 bash -c "[[ \$($KUBECTL -n aff get pods -l job-name=urgent -o jsonpath='{.items[0].spec.nodeName}') == ctl-node-2 ]]"
+  uids="$(K -n aff get pods -o jsonpath='{.items[*].metadata.uid}')"
+  check "exactly one pod was evicted" test "$(event_count aff DagschedEvicted)" = 1
+  check "the victim is the lowest-priority pod on the matching node (the 3h job's)" \
+    bash -c "! grep -q '$u3' <<<'$uids'"
+  check "the lower-priority pods on the node without the label still run" \
+    bash -c "grep -q '$u4' <<<'$uids' && grep -q '$u5' <<<'$uids'"
+  check "the other pod on the matching node still runs" bash -c "grep -q '$u2' <<<'$uids'"
+  check "the ledger records the eviction on ctl-node-2" \
+    test "$(K -n dagsched-system get configmap dagsched-controller-evictions -o jsonpath='{.data.evictions}' |
+      jq -r '[.[] | select(.result == "evicted") | .node] | join(",")')" = ctl-node-2
+  cleanup aff
+}
+
+# ------------------------------------------------------------------------------------------------
 scenario_dry_run() {
   SCENARIO=dry-run
   fresh_ns dry
@@ -417,7 +475,7 @@ scenario_apiserver() {
   cleanup api
 }
 
-for s in ${CONTROLLER_SCENARIOS:-dag_order urgent rho protections dry_run failover apiserver}; do
+for s in ${CONTROLLER_SCENARIOS:-dag_order urgent rho protections affinity dry_run failover apiserver}; do
   "scenario_$s"
 done
 echo "controller integration: $PASSED passed, $FAILED failed"

@@ -556,6 +556,220 @@ static void test_node_eligibility(void **state)
     scene_free(&s);
 }
 
+/* Required node affinity: the preemptor's victim is on a node it may run on, even when a lower
+ * priority victim elsewhere would make room; a malformed affinity allows no node. */
+static void test_required_affinity(void **state)
+{
+    (void)state;
+    scene s;
+    scene_init(&s);
+    ctl_kv n1_labels[] = {{"zone", "a"}, {"gen", "3"}}, n2_labels[] = {{"zone", "b"}, {"gen", "5"}};
+    s.nodes[0].labels = n1_labels;
+    s.nodes[0].n_labels = 2;
+    s.nodes[1].labels = n2_labels;
+    s.nodes[1].n_labels = 2;
+    const char *zone_b[] = {"b"};
+    ds_nsel_req req = {.key = "zone", .op = DS_NSEL_IN, .values = zone_b, .n_values = 1};
+    ds_nsel_term term = {.match_expressions = &req, .n_match_expressions = 1};
+    s.pods[W].has_required_affinity = true;
+    s.pods[W].required_affinity = (ds_node_selector){.terms = &term, .n_terms = 1};
+    s.pods[W].affinity_error = "";
+    ctl_preempt_out out;
+    plan(&s, &out);
+    assert_int_equal(out.n_ev, 1); /* r1 (0.3, n1) would be chosen without the affinity */
+    assert_int_equal(out.ev[0].victim, R2);
+    assert_int_equal(out.ev[0].node, 1);
+    ctl_preempt_out_free(&out);
+
+    /* Gt on a numeric label: gen > 4 holds on n2 only. */
+    const char *four[] = {"4"};
+    req = (ds_nsel_req){.key = "gen", .op = DS_NSEL_GT, .values = four, .n_values = 1};
+    plan(&s, &out);
+    assert_int_equal(out.n_ev, 1);
+    assert_int_equal(out.ev[0].node, 1);
+    ctl_preempt_out_free(&out);
+    /* NotIn zone b: n1 only. */
+    req = (ds_nsel_req){.key = "zone", .op = DS_NSEL_NOT_IN, .values = zone_b, .n_values = 1};
+    plan(&s, &out);
+    assert_int_equal(out.n_ev, 1);
+    assert_int_equal(out.ev[0].victim, R1);
+    assert_int_equal(out.ev[0].node, 0);
+    ctl_preempt_out_free(&out);
+    /* matchFields on the node name. */
+    const char *n2[] = {"n2"};
+    ds_nsel_req by_name = {.key = "metadata.name", .op = DS_NSEL_IN, .values = n2, .n_values = 1};
+    ds_nsel_term name_term = {.match_fields = &by_name, .n_match_fields = 1};
+    s.pods[W].required_affinity = (ds_node_selector){.terms = &name_term, .n_terms = 1};
+    plan(&s, &out);
+    assert_int_equal(out.n_ev, 1);
+    assert_int_equal(out.ev[0].victim, R2);
+    ctl_preempt_out_free(&out);
+
+    /* No node satisfies it (zone c): nothing is evicted. */
+    const char *zone_c[] = {"c"};
+    req = (ds_nsel_req){.key = "zone", .op = DS_NSEL_IN, .values = zone_c, .n_values = 1};
+    s.pods[W].required_affinity = (ds_node_selector){.terms = &term, .n_terms = 1};
+    plan(&s, &out);
+    assert_int_equal(out.n_ev, 0);
+    assert_int_equal(out.n_waiting, 1);
+    ctl_preempt_out_free(&out);
+    /* Present without terms: matches no node (Kubernetes). */
+    s.pods[W].required_affinity = (ds_node_selector){.terms = NULL, .n_terms = 0};
+    plan(&s, &out);
+    assert_int_equal(out.n_ev, 0);
+    ctl_preempt_out_free(&out);
+    /* Malformed (decoding failed): no node is known to fit, whatever the selector says. */
+    req = (ds_nsel_req){.key = "zone", .op = DS_NSEL_IN, .values = zone_b, .n_values = 1};
+    s.pods[W].required_affinity = (ds_node_selector){.terms = &term, .n_terms = 1};
+    s.pods[W].affinity_error = "spec.affinity: must be an object";
+    plan(&s, &out);
+    assert_int_equal(out.n_ev, 0);
+    ctl_preempt_out_free(&out);
+    /* Without the affinity at all, back to the lowest-priority pod. */
+    s.pods[W].has_required_affinity = false;
+    s.pods[W].affinity_error = "";
+    plan(&s, &out);
+    assert_int_equal(out.ev[0].victim, R1);
+    ctl_preempt_out_free(&out);
+    scene_free(&s);
+}
+
+/* The eligibility check itself: node selector, affinity and taints together. */
+static void test_node_eligible_affinity(void **state)
+{
+    (void)state;
+    ctl_node n = t_node("n1", MILLI(4));
+    ctl_kv labels[] = {{"zone", "a"}, {"disk", "ssd"}};
+    n.labels = labels;
+    n.n_labels = 2;
+    ctl_pod p = t_waiting("prod", "w", 0, 0, 0.5, 5.0, MILLI(1));
+    assert_true(ctl_guard_node_eligible(&p, &n));
+    /* Two terms ORed: (zone In [b]) or (disk Exists and zone NotIn [c]). */
+    const char *a[] = {"a"}, *b[] = {"b"}, *c[] = {"c"};
+    ds_nsel_req t0[] = {{.key = "zone", .op = DS_NSEL_IN, .values = b, .n_values = 1}};
+    ds_nsel_req t1[] = {{.key = "disk", .op = DS_NSEL_EXISTS},
+                        {.key = "zone", .op = DS_NSEL_NOT_IN, .values = c, .n_values = 1}};
+    ds_nsel_term terms[] = {{.match_expressions = t0, .n_match_expressions = 1},
+                            {.match_expressions = t1, .n_match_expressions = 2}};
+    p.has_required_affinity = true;
+    p.required_affinity = (ds_node_selector){.terms = terms, .n_terms = 2};
+    assert_true(ctl_guard_node_eligible(&p, &n));
+    t1[1].values = a; /* zone NotIn [a]: neither term holds */
+    assert_false(ctl_guard_node_eligible(&p, &n));
+    t1[1].values = c;
+    /* The node selector still applies on top. */
+    ctl_kv want[] = {{"zone", "b"}};
+    p.node_selector = want;
+    p.n_node_selector = 1;
+    assert_false(ctl_guard_node_eligible(&p, &n));
+    p.n_node_selector = 0;
+    /* Cordoned: never. */
+    n.schedulable = false;
+    assert_false(ctl_guard_node_eligible(&p, &n));
+    n.schedulable = true;
+    /* An affinity error: never. */
+    p.affinity_error = "too many terms";
+    assert_false(ctl_guard_node_eligible(&p, &n));
+    /* A pod without required affinity ignores an error-free empty selector. */
+    p.affinity_error = "";
+    p.has_required_affinity = false;
+    p.required_affinity = (ds_node_selector){0};
+    assert_true(ctl_guard_node_eligible(&p, &n));
+}
+
+/* Among equally justified victims on several nodes, the fastest node is chosen (the preemptor
+ * finishes soonest there); speed never outweighs a lower-priority victim; ties of speed go by
+ * node name, whatever the order of the nodes in the view. */
+static void test_prefers_faster_node(void **state)
+{
+    (void)state;
+    scene s;
+    scene_init(&s);
+    s.pods[R2].task.eval.priority = 0.3; /* same as r1: n1 and n2 are equally good */
+    ctl_preempt_out out;
+    plan(&s, &out);
+    assert_int_equal(out.n_ev, 1);
+    assert_int_equal(out.ev[0].victim, R1); /* same speed (unset: 1.0): by name, n1 */
+    assert_int_equal(out.ev[0].node, 0);
+    ctl_preempt_out_free(&out);
+
+    s.nodes[1].speed = 2.0;
+    plan(&s, &out);
+    assert_int_equal(out.n_ev, 1);
+    assert_int_equal(out.ev[0].victim, R2);
+    assert_int_equal(out.ev[0].node, 1);
+    ctl_preempt_out_free(&out);
+
+    s.nodes[0].speed = 2.5;
+    plan(&s, &out);
+    assert_int_equal(out.ev[0].victim, R1);
+    assert_int_equal(out.ev[0].node, 0);
+    ctl_preempt_out_free(&out);
+
+    /* A speed that is not a positive number counts as 1.0: n2 (1.2) beats n1. */
+    s.nodes[0].speed = NAN;
+    s.nodes[1].speed = 1.2;
+    plan(&s, &out);
+    assert_int_equal(out.ev[0].victim, R2);
+    ctl_preempt_out_free(&out);
+    s.nodes[0].speed = -3.0;
+    plan(&s, &out);
+    assert_int_equal(out.ev[0].victim, R2);
+    ctl_preempt_out_free(&out);
+
+    /* Priority first: a fast node whose cheapest victim has a higher priority loses. */
+    s.nodes[0].speed = 1.0;
+    s.nodes[1].speed = 4.0;
+    s.pods[R2].task.eval.priority = 0.31;
+    plan(&s, &out);
+    assert_int_equal(out.ev[0].victim, R1);
+    assert_int_equal(out.ev[0].node, 0);
+    ctl_preempt_out_free(&out);
+
+    /* Equal speeds with the nodes listed in the other order: still n1, by name. */
+    s.pods[R2].task.eval.priority = 0.3;
+    s.nodes[1].speed = 1.0;
+    ctl_node swapped = s.nodes[0];
+    s.nodes[0] = s.nodes[1];
+    s.nodes[1] = swapped; /* nodes[0] is n2 now */
+    plan(&s, &out);
+    assert_int_equal(out.ev[0].victim, R1);
+    assert_int_equal(out.ev[0].node, 1); /* the view's index of n1 */
+    ctl_preempt_out_free(&out);
+    scene_free(&s);
+}
+
+/* Several victims per preemptor: equal plans (same highest victim priority, same count) on two
+ * nodes go to the faster node. */
+static void test_prefers_faster_node_multi(void **state)
+{
+    (void)state;
+    scene s;
+    scene_init(&s);
+    s.pol.preemption.max_victims_per_preemptor = 2;
+    s.pol.max_evictions_per_node = 2;
+    s.pods[W].request.v[DS_RES_CPU] = MILLI(4); /* needs a whole node: both pods on it go */
+    s.pods[R0].task.eval.priority = 0.5;
+    s.pods[R1].task.eval.priority = 0.3;
+    s.pods[R2].task.eval.priority = 0.3;
+    s.pods[R3].task.eval.priority = 0.5;
+    ctl_preempt_out out;
+    plan(&s, &out);
+    assert_int_equal(out.n_ev, 2);
+    assert_int_equal(out.ev[0].node, 0);
+    assert_int_equal(out.ev[1].node, 0);
+    ctl_preempt_out_free(&out);
+    s.nodes[1].speed = 1.5;
+    plan(&s, &out);
+    assert_int_equal(out.n_ev, 2);
+    assert_int_equal(out.ev[0].node, 1);
+    assert_int_equal(out.ev[1].node, 1);
+    assert_true((out.ev[0].victim == R2 && out.ev[1].victim == R3) ||
+                (out.ev[0].victim == R3 && out.ev[1].victim == R2));
+    ctl_preempt_out_free(&out);
+    scene_free(&s);
+}
+
 static void test_bad_input(void **state)
 {
     (void)state;
@@ -596,6 +810,10 @@ int main(void)
         cmocka_unit_test(test_other_guards),
         cmocka_unit_test(test_nodes),
         cmocka_unit_test(test_node_eligibility),
+        cmocka_unit_test(test_required_affinity),
+        cmocka_unit_test(test_node_eligible_affinity),
+        cmocka_unit_test(test_prefers_faster_node),
+        cmocka_unit_test(test_prefers_faster_node_multi),
         cmocka_unit_test(test_bad_input),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

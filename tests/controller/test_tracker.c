@@ -71,15 +71,23 @@ static void test_snapshot(void **state)
                        "{\"phase\":\"Running\",\"startTime\":\"2026-11-22T10:00:10Z\"}")));
     add(&pods, obj(KUBE_KIND_POD,
                    POD("u", ",\"labels\":{\"dagsched.io/job\":\"solo\",\"dagsched.io/task\":\"u\"}",
-                       ",\"nodeSelector\":{\"zone\":\"a\"}",
+                       ",\"nodeSelector\":{\"zone\":\"a\"},\"affinity\":{\"nodeAffinity\":{"
+                       "\"requiredDuringSchedulingIgnoredDuringExecution\":{\"nodeSelectorTerms\":"
+                       "[{\"matchExpressions\":[{\"key\":\"pool\",\"operator\":\"In\","
+                       "\"values\":[\"fast\"]}]}]}}}",
                        "{\"phase\":\"Pending\",\"conditions\":[{\"type\":\"PodScheduled\","
                        "\"status\":\"False\",\"reason\":\"Unschedulable\","
                        "\"lastTransitionTime\":\"2026-11-22T10:00:05Z\"}]}")));
-    add(&pods,
-        obj(KUBE_KIND_POD, POD("plain", "", ",\"nodeName\":\"n2\"", "{\"phase\":\"Running\"}")));
+    add(&pods, obj(KUBE_KIND_POD,
+                   POD("plain", "",
+                       ",\"nodeName\":\"n2\",\"affinity\":{\"nodeAffinity\":{"
+                       "\"requiredDuringSchedulingIgnoredDuringExecution\":{\"nodeSelectorTerms\":"
+                       "[{\"matchExpressions\":[{\"key\":\"gen\",\"operator\":\"Gt\","
+                       "\"values\":[\"new\"]}]}]}}}",
+                       "{\"phase\":\"Running\"}")));
     add(&nodes,
         obj(KUBE_KIND_NODE, "{\"metadata\":{\"name\":\"n1\",\"resourceVersion\":\"1\","
-                            "\"labels\":{\"dagsched.io/speed\":\"2\"}},"
+                            "\"labels\":{\"dagsched.io/speed\":\"2\",\"pool\":\"fast\"}},"
                             "\"spec\":{\"taints\":[{\"key\":\"k\",\"effect\":\"NoSchedule\"}]},"
                             "\"status\":{\"allocatable\":{\"cpu\":\"4\",\"memory\":\"8Gi\"},"
                             "\"conditions\":[{\"type\":\"Ready\",\"status\":\"True\"}]}}"));
@@ -136,6 +144,18 @@ static void test_snapshot(void **state)
     assert_true(u->unschedulable_since == 1795341605.0);
     assert_int_equal(u->n_node_selector, 1);
     assert_string_equal(u->node_selector[0].key, "zone");
+    assert_true(u->has_required_affinity);
+    assert_string_equal(u->affinity_error, "");
+    assert_int_equal(u->required_affinity.n_terms, 1);
+    assert_string_equal(u->required_affinity.terms[0].match_expressions[0].key, "pool");
+    assert_false(c->has_required_affinity);
+    assert_string_equal(c->affinity_error, "");
+    /* A malformed affinity reaches the view as an error. */
+    assert_true(plain->has_required_affinity);
+    assert_string_equal(plain->affinity_error,
+                        "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution."
+                        "nodeSelectorTerms[0].matchExpressions[0].values[0]: must be a base-10 "
+                        "integer with operator Gt (got \"new\")");
 
     assert_int_equal(plain->task.job, DS_NO_TASK);
     assert_false(plain->task.evaluated);
@@ -144,6 +164,10 @@ static void test_snapshot(void **state)
     assert_false(s.node[1].schedulable); /* cordoned */
     assert_int_equal(s.node[0].n_taints, 1);
     assert_int_equal(s.node[0].taints[0].effect, CTL_TAINT_NO_SCHEDULE);
+    /* Speeds: n1's label; n2 has no label and the largest allocatable, so Eq. 1 gives 1.0. */
+    assert_true(s.node[0].speed == 2.0);
+    assert_true(fabs(s.node[1].speed - 1.0) < 1e-9);
+    assert_int_equal(s.node[0].n_labels, 2);
 
     /* The suspended Job is task d of job etl; b has not succeeded, so d is blocked. */
     assert_int_equal(s.n_job, 1);

@@ -243,6 +243,196 @@ static void test_pod_errors(void **state)
                  "pod a/p: metadata.labels: too many entries (got 257, limit 256)");
 }
 
+/* A pod with the given spec.affinity JSON (or none). */
+static kube_pod *pod_with_affinity(const char *affinity)
+{
+    size_t len = (affinity ? strlen(affinity) : 0) + 256;
+    char *text = malloc(len);
+    assert_non_null(text);
+    snprintf(text, len,
+             "{\"metadata\":{\"name\":\"w\",\"namespace\":\"a\",\"resourceVersion\":\"1\"},"
+             "\"spec\":{\"containers\":[]%s%s}}",
+             affinity ? ",\"affinity\":" : "", affinity ? affinity : "");
+    kube_pod *p = (kube_pod *)decode_ok(KUBE_KIND_POD, text);
+    free(text);
+    return p;
+}
+
+static const char *label_of(const void *ctx, const char *key)
+{
+    const kube_kv *kv = ctx;
+    for (; kv->key != NULL; kv++)
+        if (strcmp(kv->key, key) == 0)
+            return kv->value;
+    return NULL;
+}
+
+static void test_pod_required_affinity(void **state)
+{
+    (void)state;
+    kube_pod *p = pod_with_affinity(
+        "{\"nodeAffinity\":{\"requiredDuringSchedulingIgnoredDuringExecution\":"
+        "{\"nodeSelectorTerms\":[{\"matchExpressions\":[{\"key\":\"pool\",\"operator\":\"In\","
+        "\"values\":[\"fast\",\"gpu\"]},{\"key\":\"gen\",\"operator\":\"Gt\",\"values\":[\"3\"]}]},"
+        "{\"matchFields\":[{\"key\":\"metadata.name\",\"operator\":\"In\","
+        "\"values\":[\"n9\"]}]}]},"
+        "\"preferredDuringSchedulingIgnoredDuringExecution\":[{\"weight\":1,\"preference\":"
+        "{\"matchExpressions\":[{\"key\":\"x\",\"operator\":\"Exists\"}]}}]}}");
+    assert_true(p->has_required_affinity);
+    assert_null(p->affinity_error);
+    const ds_node_selector *sel = &p->required_affinity;
+    assert_int_equal(sel->n_terms, 2);
+    assert_int_equal(sel->terms[0].n_match_expressions, 2);
+    assert_int_equal(sel->terms[0].n_match_fields, 0);
+    assert_string_equal(sel->terms[0].match_expressions[0].key, "pool");
+    assert_int_equal(sel->terms[0].match_expressions[0].op, DS_NSEL_IN);
+    assert_int_equal(sel->terms[0].match_expressions[0].n_values, 2);
+    assert_string_equal(sel->terms[0].match_expressions[0].values[1], "gpu");
+    assert_int_equal(sel->terms[0].match_expressions[1].op, DS_NSEL_GT);
+    assert_string_equal(sel->terms[0].match_expressions[1].values[0], "3");
+    assert_int_equal(sel->terms[1].n_match_expressions, 0);
+    assert_int_equal(sel->terms[1].n_match_fields, 1);
+    assert_string_equal(sel->terms[1].match_fields[0].key, "metadata.name");
+    assert_string_equal(sel->terms[1].match_fields[0].values[0], "n9");
+    /* Everything lives in the object's single allocation. */
+    const char *base = (const char *)p, *end = base + p->meta.alloc_bytes;
+    const char *k = sel->terms[0].match_expressions[1].values[0];
+    assert_true(k >= base && k < end);
+    assert_true((const char *)sel->terms >= base && (const char *)sel->terms < end);
+    /* Matching: term 0 on a fast gen-4 node, term 1 on node n9, neither elsewhere. */
+    const kube_kv fast4[] = {{"pool", "fast"}, {"gen", "4"}, {NULL, NULL}};
+    const kube_kv fast3[] = {{"pool", "fast"}, {"gen", "3"}, {NULL, NULL}};
+    ds_nsel_node a = {.name = "n1", .label = label_of, .ctx = fast4};
+    ds_nsel_node b = {.name = "n1", .label = label_of, .ctx = fast3};
+    ds_nsel_node c = {.name = "n9", .label = label_of, .ctx = fast3};
+    assert_true(ds_node_selector_matches(sel, &a));
+    assert_false(ds_node_selector_matches(sel, &b));
+    assert_true(ds_node_selector_matches(sel, &c));
+    kube_obj_unref(&p->meta);
+
+    /* Absent at every level, or only preferred: no required affinity. */
+    const char *none[] = {
+        NULL,
+        "null",
+        "{}",
+        "{\"nodeAffinity\":null}",
+        "{\"podAntiAffinity\":{}}",
+        "{\"nodeAffinity\":{\"preferredDuringSchedulingIgnoredDuringExecution\":[]}}"};
+    for (size_t i = 0; i < sizeof none / sizeof none[0]; i++) {
+        p = pod_with_affinity(none[i]);
+        assert_false(p->has_required_affinity);
+        assert_null(p->affinity_error);
+        assert_int_equal(p->required_affinity.n_terms, 0);
+        kube_obj_unref(&p->meta);
+    }
+    /* Present without terms (or with a null term): valid, and matches no node. */
+    p = pod_with_affinity("{\"nodeAffinity\":{\"requiredDuringSchedulingIgnoredDuringExecution\":"
+                          "{\"nodeSelectorTerms\":[null]}}}");
+    assert_true(p->has_required_affinity);
+    assert_null(p->affinity_error);
+    assert_int_equal(p->required_affinity.n_terms, 1);
+    assert_false(ds_node_selector_matches(&p->required_affinity, &a));
+    kube_obj_unref(&p->meta);
+    p = pod_with_affinity(
+        "{\"nodeAffinity\":{\"requiredDuringSchedulingIgnoredDuringExecution\":{}}}");
+    assert_true(p->has_required_affinity);
+    assert_null(p->affinity_error);
+    assert_int_equal(p->required_affinity.n_terms, 0);
+    kube_obj_unref(&p->meta);
+}
+
+/* A malformed or over-limit affinity: the pod still decodes, its affinity matches no node and
+ * the reason names the field. */
+static void affinity_invalid(const char *affinity, const char *message)
+{
+    kube_pod *p = pod_with_affinity(affinity);
+    assert_true(p->has_required_affinity);
+    assert_non_null(p->affinity_error);
+    assert_string_equal(p->affinity_error, message);
+    assert_int_equal(p->required_affinity.n_terms, 0);
+    assert_null(p->required_affinity.terms);
+    kube_obj_unref(&p->meta);
+}
+
+#define REQ_PREFIX "{\"nodeAffinity\":{\"requiredDuringSchedulingIgnoredDuringExecution\":"
+#define REQ_PATH   "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution"
+
+static void test_pod_affinity_invalid(void **state)
+{
+    (void)state;
+    affinity_invalid("[]", "spec.affinity: must be an object");
+    affinity_invalid("{\"nodeAffinity\":7}", "spec.affinity.nodeAffinity: must be an object");
+    affinity_invalid(REQ_PREFIX "\"x\"}}",
+                     "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution: "
+                     "must be an object");
+    affinity_invalid(REQ_PREFIX "{\"nodeSelectorTerms\":{}}}}",
+                     REQ_PATH ".nodeSelectorTerms: must be a list");
+    affinity_invalid(REQ_PREFIX "{\"nodeSelectorTerms\":[7]}}}",
+                     REQ_PATH ".nodeSelectorTerms[0]: must be an object");
+    affinity_invalid(REQ_PREFIX "{\"nodeSelectorTerms\":[{\"matchExpressions\":[7]}]}}}",
+                     REQ_PATH ".nodeSelectorTerms[0].matchExpressions[0]: must be an object");
+    affinity_invalid(REQ_PREFIX "{\"nodeSelectorTerms\":[{\"matchExpressions\":[{\"key\":\"k\","
+                                "\"operator\":\"Equals\",\"values\":[\"v\"]}]}]}}}",
+                     REQ_PATH ".nodeSelectorTerms[0].matchExpressions[0].operator: must be In, "
+                              "NotIn, Exists, DoesNotExist, Gt or Lt (got \"Equals\")");
+    affinity_invalid(REQ_PREFIX "{\"nodeSelectorTerms\":[{\"matchExpressions\":[{"
+                                "\"operator\":\"Exists\"}]}]}}}",
+                     REQ_PATH ".nodeSelectorTerms[0].matchExpressions[0].key: missing");
+    affinity_invalid(REQ_PREFIX "{\"nodeSelectorTerms\":[{\"matchExpressions\":[{\"key\":\"k\","
+                                "\"operator\":\"In\",\"values\":[1]}]}]}}}",
+                     REQ_PATH ".nodeSelectorTerms[0].matchExpressions[0].values[0]: must be a "
+                              "string of at most 1024 bytes without NUL");
+    affinity_invalid(REQ_PREFIX "{\"nodeSelectorTerms\":[{\"matchExpressions\":[{\"key\":\"k\","
+                                "\"operator\":\"In\",\"values\":\"v\"}]}]}}}",
+                     REQ_PATH ".nodeSelectorTerms[0].matchExpressions[0].values: must be a list");
+    /* Shapes Kubernetes refuses, found by the library's check. */
+    affinity_invalid(REQ_PREFIX "{\"nodeSelectorTerms\":[{\"matchExpressions\":[{\"key\":\"k\","
+                                "\"operator\":\"Exists\"}]},{\"matchExpressions\":[{\"key\":"
+                                "\"gen\",\"operator\":\"Lt\",\"values\":[\"ten\"]}]}]}}}",
+                     REQ_PATH ".nodeSelectorTerms[1].matchExpressions[0].values[0]: must be a "
+                              "base-10 integer with operator Lt (got \"ten\")");
+    affinity_invalid(REQ_PREFIX "{\"nodeSelectorTerms\":[{\"matchFields\":[{\"key\":"
+                                "\"metadata.name\",\"operator\":\"Exists\"}]}]}}}",
+                     REQ_PATH ".nodeSelectorTerms[0].matchFields[0].operator: must be In or "
+                              "NotIn (got Exists)");
+    /* Over the limits: 65 terms, 65 expressions in a term, 1025 values. */
+    char big[40000];
+    size_t n = (size_t)snprintf(big, sizeof big, REQ_PREFIX "{\"nodeSelectorTerms\":[");
+    for (int i = 0; i <= DS_NSEL_MAX_TERMS; i++)
+        n += (size_t)snprintf(big + n, sizeof big - n, "%s{}", i ? "," : "");
+    snprintf(big + n, sizeof big - n, "]}}}");
+    affinity_invalid(big, REQ_PATH ".nodeSelectorTerms: too many (got 65, limit 64)");
+    n = (size_t)snprintf(big, sizeof big,
+                         REQ_PREFIX "{\"nodeSelectorTerms\":[{\"matchExpressions\":[");
+    for (int i = 0; i <= DS_NSEL_MAX_REQS; i++)
+        n += (size_t)snprintf(big + n, sizeof big - n, "%s{\"key\":\"k\",\"operator\":\"Exists\"}",
+                              i ? "," : "");
+    snprintf(big + n, sizeof big - n, "]}]}}}");
+    affinity_invalid(big, REQ_PATH ".nodeSelectorTerms[0].matchExpressions: too many (got 65, "
+                                   "limit 64)");
+    n = (size_t)snprintf(big, sizeof big,
+                         REQ_PREFIX "{\"nodeSelectorTerms\":[{\"matchExpressions\":[{\"key\":"
+                                    "\"k\",\"operator\":\"In\",\"values\":[");
+    for (int i = 0; i <= DS_NSEL_MAX_VALUES; i++)
+        n += (size_t)snprintf(big + n, sizeof big - n, "%s\"v%d\"", i ? "," : "", i);
+    snprintf(big + n, sizeof big - n, "]}]}]}}}");
+    affinity_invalid(big, REQ_PATH ".nodeSelectorTerms[0].matchExpressions[0].values: too many "
+                                   "(got 1025, limit 1024)");
+    /* Five terms of 1000 values: each within the limits, too many in all. */
+    n = (size_t)snprintf(big, sizeof big, REQ_PREFIX "{\"nodeSelectorTerms\":[");
+    for (int t = 0; t < 5; t++) {
+        n += (size_t)snprintf(big + n, sizeof big - n,
+                              "%s{\"matchExpressions\":[{\"key\":\"k\",\"operator\":\"In\","
+                              "\"values\":[",
+                              t ? "," : "");
+        for (int i = 0; i < 1000; i++)
+            n += (size_t)snprintf(big + n, sizeof big - n, "%s\"v\"", i ? "," : "");
+        n += (size_t)snprintf(big + n, sizeof big - n, "]}]}");
+    }
+    snprintf(big + n, sizeof big - n, "]}}}");
+    affinity_invalid(big, REQ_PATH ": too many values in all (limit 4096)");
+}
+
 static void test_node_cm_pdb_job(void **state)
 {
     (void)state;
@@ -484,6 +674,8 @@ int main(void)
         cmocka_unit_test(test_pod_minimal_and_argo),
         cmocka_unit_test(test_pod_errors),
         cmocka_unit_test(test_pod_node_scheduling_facts),
+        cmocka_unit_test(test_pod_required_affinity),
+        cmocka_unit_test(test_pod_affinity_invalid),
         cmocka_unit_test(test_node_cm_pdb_job),
         cmocka_unit_test(test_cache_indexes),
         cmocka_unit_test(test_cache_many),
