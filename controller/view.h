@@ -82,6 +82,11 @@ typedef struct ctl_task_info {
 
 typedef struct ctl_pod {
     const char *ns, *name, *uid;
+    /* The labels of its namespace (spec.preemption.namespaceSelector). ns_known is false when the
+     * namespace is not in the controller's namespace cache (then it has no labels here). */
+    bool ns_known;
+    const ctl_kv *ns_labels;
+    size_t n_ns_labels;
     const char *node;           /* spec.nodeName, "" when unbound */
     const char *priority_class; /* spec.priorityClassName, "" when none */
     int32_t k8s_priority;       /* spec.priority (0 when unset) */
@@ -118,6 +123,13 @@ typedef struct ctl_node {
     const ctl_taint *taints;
     size_t n_taints;
 } ctl_node;
+
+/* A Namespace: its labels, for spec.preemption.namespaceSelector. */
+typedef struct ctl_namespace {
+    const char *name;
+    const ctl_kv *labels;
+    size_t n_labels;
+} ctl_namespace;
 
 /* A batch/v1 Job that is a DAG task (labels dagsched.io/job and dagsched.io/task). */
 typedef struct ctl_batch_job {
