@@ -358,12 +358,16 @@ int ctl_act_evict(ctl_controller *c, const ctl_snapshot *s, const ds_policy *p,
     char vmsg[CTL_MSG_MAX], pmsg[CTL_MSG_MAX];
     switch (r) {
     case KUBE_EVICT_OK:
+        /* Nominate first: the victim's controller may create a replacement at once, and
+         * kube-scheduler must already count the preemptor on the node when it places it. The
+         * ledger holds the eviction as pending since step 1, so nothing is lost before the
+         * outcome is recorded. */
+        nominate(c, pre, node);
         set_result(c, victim, CTL_LEDGER_EVICTED, p);
         ctl_victim_message(e, pre, victim, node, p, false, vmsg, sizeof vmsg);
         ctl_preemptor_message(e, pre, victim, node, p, false, pmsg, sizeof pmsg);
         ctl_event_pod(c, victim, "Warning", CTL_EV_PREEMPTED, vmsg);
         ctl_event_pod(c, pre, "Normal", CTL_EV_PREEMPTING, pmsg);
-        nominate(c, pre, node);
         count_eviction(c, "evicted", e->reason);
         KLOG_INFO("evict", "evicted %s/%s on %s for %s/%s: %s", victim->ns, victim->name, node,
                   pre->ns, pre->name, reason);

@@ -60,7 +60,9 @@ typedef struct ctl_metrics {
 typedef struct ctl_controller {
     ctl_options opt;
     kube_client *client;
-    kube_informer *pods, *nodes, *pdbs, *jobs, *graphs, *policies;
+    /* Every watch the controller keeps; a round acts only while all of them are synced and in
+     * contact (namespaces: their labels, for spec.preemption.namespaceSelector). */
+    kube_informer *pods, *nodes, *pdbs, *jobs, *graphs, *policies, *namespaces;
     kube_leader *leader;
     ctl_ledger_store ledger;
     kube_policy_state policy;

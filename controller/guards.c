@@ -2,6 +2,7 @@
 #include "guards.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,6 +21,8 @@ const char *ctl_guard_name(ctl_guard g)
         "not-opted-in",
         "protected-namespace",
         "protected-priority-class",
+        "namespace-not-opted-in",
+        "namespace-unknown",
         "pdb",
         "pdb-stale",
         "multiple-pdbs",
@@ -28,6 +31,7 @@ const char *ctl_guard_name(ctl_guard g)
         "min-run-time",
         "no-slack",
     };
+    _Static_assert(sizeof names / sizeof names[0] == CTL_GUARD_N, "a name for every guard");
     if ((size_t)g < sizeof names / sizeof names[0])
         return names[g];
     return "unknown";
@@ -56,6 +60,11 @@ const char *ctl_guard_explain(ctl_guard g)
         return "is in a protected namespace";
     case CTL_GUARD_PROTECTED_CLASS:
         return "has a protected priority class";
+    case CTL_GUARD_NS_NOT_OPTED_IN:
+        return "is in a namespace not selected by spec.preemption.namespaceSelector";
+    case CTL_GUARD_NS_UNKNOWN:
+        return "is in a namespace the controller has not seen, so not selected by "
+               "spec.preemption.namespaceSelector";
     case CTL_GUARD_PDB:
         return "is covered by a PodDisruptionBudget that allows no disruption";
     case CTL_GUARD_PDB_STALE:
@@ -70,8 +79,31 @@ const char *ctl_guard_explain(ctl_guard g)
         return "has run less than the minimum run time";
     case CTL_GUARD_NO_SLACK:
         return "cannot afford a delay of one epoch";
+    case CTL_GUARD_N:
+        break;
     }
     return "unknown guard";
+}
+
+void ctl_guard_describe(ctl_guard g, const ctl_pod *pod, char *buf, size_t size)
+{
+    if (size == 0)
+        return;
+    const char *ns = pod->ns != NULL ? pod->ns : "", *name = pod->name != NULL ? pod->name : "";
+    int n;
+    if (g == CTL_GUARD_NS_NOT_OPTED_IN)
+        n = snprintf(buf, size,
+                     "pod %s/%s: namespace %s is not selected by "
+                     "spec.preemption.namespaceSelector",
+                     ns, name, ns);
+    else if (g == CTL_GUARD_NS_UNKNOWN)
+        n = snprintf(buf, size,
+                     "pod %s/%s: namespace %s is not in the namespace cache (just created or being "
+                     "deleted), so it is not selected by spec.preemption.namespaceSelector",
+                     ns, name, ns);
+    else
+        n = snprintf(buf, size, "pod %s/%s %s", ns, name, ctl_guard_explain(g));
+    (void)n; /* cut short when it does not fit: only a log line */
 }
 
 double ctl_budget_window(const ds_policy *p)
@@ -108,25 +140,39 @@ size_t ctl_budget_node_left(const ctl_budget *b, const char *node)
     return used >= max ? 0 : max - used;
 }
 
-static bool opted_in(const ds_label_selector *sel, const ctl_pod *pod)
+/* Do these labels (a pod's or its namespace's) match the selector? */
+static bool labels_match(const ds_label_selector *sel, const ctl_kv *labels, size_t n)
 {
     if (sel->n == 0)
         return true;
-    if (pod->n_labels == 0)
+    if (n == 0 || labels == NULL)
         return false;
-    const char **keys = malloc(pod->n_labels * sizeof *keys);
-    const char **vals = malloc(pod->n_labels * sizeof *vals);
+    const char **keys = malloc(n * sizeof *keys);
+    const char **vals = malloc(n * sizeof *vals);
     bool ok = false;
     if (keys != NULL && vals != NULL) { /* on allocation failure: not opted in (safe side) */
-        for (size_t i = 0; i < pod->n_labels; i++) {
-            keys[i] = pod->labels[i].key;
-            vals[i] = pod->labels[i].value;
+        for (size_t i = 0; i < n; i++) {
+            keys[i] = labels[i].key;
+            vals[i] = labels[i].value;
         }
-        ok = ds_selector_matches(sel, keys, vals, pod->n_labels);
+        ok = ds_selector_matches(sel, keys, vals, n);
     }
     free(keys);
     free(vals);
     return ok;
+}
+
+/* spec.preemption.namespaceSelector: OK when it is empty or the pod's namespace matches it; a
+ * namespace the controller has not seen matches no selector (safe side). */
+static ctl_guard namespace_guard(const ds_label_selector *sel, const ctl_pod *pod)
+{
+    if (sel->n == 0)
+        return CTL_GUARD_OK;
+    if (!pod->ns_known)
+        return CTL_GUARD_NS_UNKNOWN;
+    if (!labels_match(sel, pod->ns_labels, pod->n_ns_labels))
+        return CTL_GUARD_NS_NOT_OPTED_IN;
+    return CTL_GUARD_OK;
 }
 
 static ctl_guard pdb_guard(const ctl_pod *pod)
@@ -159,9 +205,12 @@ ctl_guard ctl_guard_victim(const ds_policy *p, const ctl_budget *b, const ctl_po
     if (pod->priority_class[0] != '\0' &&
         ds_name_list_contains(&p->protected_priority_classes, pod->priority_class))
         return CTL_GUARD_PROTECTED_CLASS;
-    if (!opted_in(&p->opt_in_selector, pod))
+    ctl_guard g = namespace_guard(&p->opt_in_namespace_selector, pod);
+    if (g != CTL_GUARD_OK)
+        return g;
+    if (!labels_match(&p->opt_in_selector, pod->labels, pod->n_labels))
         return CTL_GUARD_NOT_OPTED_IN;
-    ctl_guard g = pdb_guard(pod);
+    g = pdb_guard(pod);
     if (g != CTL_GUARD_OK)
         return g;
     if (!isnan(pod->evicted_at) && b->now - pod->evicted_at < p->cooldown_s)

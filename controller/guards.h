@@ -2,12 +2,14 @@
  *
  * Before a running pod is offered to DSP Algorithm 1 as a victim, it must pass every guard:
  * a task of a DAG job with a DSP evaluation, bound and not terminating, recreated by an owner (not
- * a bare, mirror or DaemonSet pod), opted in by the policy's pod selector, not in a protected
- * namespace, not of a protected priority class, not covered by a PodDisruptionBudget that allows
- * no disruption now (or by several budgets, which the Eviction API refuses), not evicted before
- * within the cooldown, and with eviction budget left in its namespace. The eviction limits
- * (total per minute, per namespace per minute, per node per epoch) and the preemptor cooldown are
- * computed from the eviction ledger, so they hold across restarts and leader changes. */
+ * a bare, mirror or DaemonSet pod), not in a protected namespace, not of a protected priority
+ * class, in a namespace opted in by the policy's namespace selector (a namespace the controller
+ * has not seen is not opted in), opted in by the policy's pod selector, not covered by a
+ * PodDisruptionBudget that allows no disruption now (or by several budgets, which the Eviction API
+ * refuses), not evicted before within the cooldown, and with eviction budget left in its namespace.
+ * The eviction limits (total per minute, per namespace per minute, per node per epoch) and the
+ * preemptor cooldown are computed from the eviction ledger, so they hold across restarts and leader
+ * changes. */
 #ifndef DAGSCHED_CONTROLLER_GUARDS_H
 #define DAGSCHED_CONTROLLER_GUARDS_H
 
@@ -29,6 +31,8 @@ typedef enum ctl_guard {
     CTL_GUARD_NOT_OPTED_IN,    /* not selected by spec.preemption.podSelector */
     CTL_GUARD_PROTECTED_NS,    /* in spec.preemption.protectedNamespaces */
     CTL_GUARD_PROTECTED_CLASS, /* of a class in spec.preemption.protectedPriorityClasses */
+    CTL_GUARD_NS_NOT_OPTED_IN, /* namespace not selected by spec.preemption.namespaceSelector */
+    CTL_GUARD_NS_UNKNOWN,      /* namespaceSelector set, its namespace not in the namespace cache */
     CTL_GUARD_PDB,             /* a PodDisruptionBudget allows no disruption now */
     CTL_GUARD_PDB_STALE,       /* a budget's status is older than its spec */
     CTL_GUARD_MULTIPLE_PDBS,   /* several budgets select it (the Eviction API refuses) */
@@ -36,10 +40,16 @@ typedef enum ctl_guard {
     CTL_GUARD_NAMESPACE_LIMIT, /* the namespace's evictions per minute are used up */
     CTL_GUARD_MIN_RUN_TIME,    /* ran less than spec.preemption.minRunTime */
     CTL_GUARD_NO_SLACK,        /* its own allowable waiting time is within one epoch */
+    CTL_GUARD_N                /* number of guards (not a guard) */
 } ctl_guard;
 
 const char *ctl_guard_name(ctl_guard g);    /* "ok", "not-a-task", "pdb", ... (metrics label) */
 const char *ctl_guard_explain(ctl_guard g); /* a sentence fragment for logs and Events */
+
+/* One sentence for logs about a pod held back by a guard, naming the pod and, for the namespace
+ * guards, its namespace: "pod ml/etl-a: namespace ml is not selected by
+ * spec.preemption.namespaceSelector". Always NUL-terminated (cut short when size is too small). */
+void ctl_guard_describe(ctl_guard g, const ctl_pod *pod, char *buf, size_t size);
 
 /* Eviction budgets left now, from the ledger and the policy. */
 typedef struct ctl_budget {

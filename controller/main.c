@@ -317,6 +317,25 @@ static void node_update(void *user, const kube_meta *old, const kube_meta *cur)
         ctl_kick(user);
 }
 
+/* A namespace's labels decide whether its pods may be evicted (namespaceSelector). */
+static bool same_labels(const kube_meta *a, const kube_meta *b)
+{
+    if (a->n_labels != b->n_labels)
+        return false;
+    for (size_t i = 0; i < a->n_labels; i++) {
+        const char *v = kube_meta_label(b, a->labels[i].key);
+        if (v == NULL || strcmp(v, a->labels[i].value) != 0)
+            return false;
+    }
+    return true;
+}
+
+static void namespace_update(void *user, const kube_meta *old, const kube_meta *cur)
+{
+    if (!same_labels(old, cur))
+        ctl_kick(user);
+}
+
 static void on_started(void *user)
 {
     ctl_controller *c = user;
@@ -368,7 +387,8 @@ static void h_readyz(void *ctx, const httpd_request *req, httpd_response *resp)
 {
     (void)req;
     ctl_controller *c = ctx;
-    kube_informer *all[] = {c->pods, c->nodes, c->pdbs, c->jobs, c->graphs, c->policies};
+    kube_informer *all[] = {c->pods,   c->nodes,    c->pdbs,      c->jobs,
+                            c->graphs, c->policies, c->namespaces};
     bool ready = true;
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         ready = ready && kube_informer_healthy(all[i], c->opt.cache_max_age_s);
@@ -503,6 +523,7 @@ int main(int argc, char **argv)
     kube_informer_callbacks node_cb = {kick_add, node_update, kick_add, NULL, &c};
     kube_informer_callbacks all_cb = {kick_add, kick_update, kick_add, NULL, &c};
     kube_informer_callbacks none_cb = {NULL, NULL, NULL, NULL, &c};
+    kube_informer_callbacks ns_cb = {NULL, namespace_update, NULL, NULL, &c};
     if (start_informer(&c, KUBE_KIND_POD, NULL, NULL, pod_cb, &c.pods) != 0 ||
         start_informer(&c, KUBE_KIND_NODE, NULL, NULL, node_cb, &c.nodes) != 0 ||
         start_informer(&c, KUBE_KIND_PDB, NULL, NULL, none_cb, &c.pdbs) != 0 ||
@@ -510,7 +531,11 @@ int main(int argc, char **argv)
         start_informer(&c, KUBE_KIND_CONFIGMAP, NULL, "dagsched.io/kind=JobGraph", all_cb,
                        &c.graphs) != 0 ||
         start_informer(&c, KUBE_KIND_CONFIGMAP, c.opt.policy_namespace, KUBE_POLICY_SELECTOR,
-                       all_cb, &c.policies) != 0)
+                       all_cb, &c.policies) != 0 ||
+        /* Always watched (name and labels only; namespaces are few): a hot-reloaded policy may
+         * set spec.preemption.namespaceSelector at any time, and must then act on a synced
+         * cache at once rather than wait for a first list. */
+        start_informer(&c, KUBE_KIND_NAMESPACE, NULL, NULL, ns_cb, &c.namespaces) != 0)
         goto out;
     if (start_http(&c, &http) != 0)
         goto out;
@@ -551,7 +576,7 @@ out:
         kube_leader_free(c.leader);
     }
     httpd_stop(http);
-    kube_informer *all[] = {c.pods, c.nodes, c.pdbs, c.jobs, c.graphs, c.policies};
+    kube_informer *all[] = {c.pods, c.nodes, c.pdbs, c.jobs, c.graphs, c.policies, c.namespaces};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         if (all[i] != NULL)
             kube_informer_stop(all[i]);

@@ -93,9 +93,10 @@ bool ctl_may_write(ctl_controller *c)
 
 static bool caches_healthy(ctl_controller *c)
 {
-    static const char *const names[] = {"pods", "nodes",      "poddisruptionbudgets",
-                                        "jobs", "job graphs", "policies"};
-    kube_informer *all[] = {c->pods, c->nodes, c->pdbs, c->jobs, c->graphs, c->policies};
+    static const char *const names[] = {
+        "pods", "nodes", "poddisruptionbudgets", "jobs", "job graphs", "policies", "namespaces"};
+    kube_informer *all[] = {c->pods,   c->nodes,    c->pdbs,      c->jobs,
+                            c->graphs, c->policies, c->namespaces};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         if (!kube_informer_healthy(all[i], c->opt.cache_max_age_s)) {
             kube_informer_status st;
@@ -141,18 +142,21 @@ static void refresh_policy(ctl_controller *c)
 
 static int take_snapshot(ctl_controller *c, const ds_policy *pol, ctl_snapshot *s, ds_err *err)
 {
-    kube_obj_list pods = {0}, nodes = {0}, pdbs = {0}, jobs = {0}, graphs = {0};
+    kube_obj_list pods = {0}, nodes = {0}, pdbs = {0}, jobs = {0}, graphs = {0}, nss = {0};
     if (kube_informer_list(c->pods, &pods) != 0 || kube_informer_list(c->nodes, &nodes) != 0 ||
         kube_informer_list(c->pdbs, &pdbs) != 0 || kube_informer_list(c->jobs, &jobs) != 0 ||
-        kube_informer_list(c->graphs, &graphs) != 0) {
+        kube_informer_list(c->graphs, &graphs) != 0 ||
+        kube_informer_list(c->namespaces, &nss) != 0) {
         kube_obj_list_free(&pods);
         kube_obj_list_free(&nodes);
         kube_obj_list_free(&pdbs);
         kube_obj_list_free(&jobs);
         kube_obj_list_free(&graphs);
+        kube_obj_list_free(&nss);
         return ds_err_set(err, "snapshot: out of memory");
     }
-    return ctl_snapshot_build(&pods, &nodes, &pdbs, &jobs, &graphs, pol, kutil_wall_now(), s, err);
+    return ctl_snapshot_build(&pods, &nodes, &pdbs, &jobs, &graphs, &nss, pol, kutil_wall_now(), s,
+                              err);
 }
 
 /* Invalid jobs: one Warning Event per pod and distinct error. */
@@ -233,6 +237,32 @@ static void do_release(ctl_controller *c, const ctl_snapshot *s, const ds_policy
     ctl_release_out_free(&out);
 }
 
+/* While tasks wait for room, say (at debug level) why each running task that is not evictable is
+ * held back, once per pod and guard every GUARD_LOG_INTERVAL_S. */
+#define GUARD_LOG_INTERVAL_S 600.0
+
+static void log_guarded(ctl_controller *c, const ctl_snapshot *s, const ctl_preempt_out *out)
+{
+    if (!kube_log_enabled(KUBE_LOG_DEBUG))
+        return;
+    for (size_t i = 0; i < s->n_pod; i++) {
+        const ctl_pod *p = &s->pod[i];
+        ctl_guard g = out->guard[i];
+        if (p->state != CTL_POD_BOUND || p->task.job == DS_NO_TASK || g == CTL_GUARD_OK ||
+            g == CTL_GUARD_NOT_A_TASK || g == CTL_GUARD_NOT_RUNNING)
+            continue;
+        char key[400];
+        snprintf(key, sizeof key, "guard/%.300s/%s", p->uid, ctl_guard_name(g));
+        double last = ctl_memo_get(&c->memo, key);
+        if (last >= 0 && s->now - last < GUARD_LOG_INTERVAL_S)
+            continue;
+        char why[CTL_MSG_MAX];
+        ctl_guard_describe(g, p, why, sizeof why);
+        KLOG_DEBUG("preempt", "not evictable (%s): %s", ctl_guard_name(g), why);
+        ctl_memo_put(&c->memo, key, s->now);
+    }
+}
+
 static void do_preempt(ctl_controller *c, const ctl_snapshot *s, const ds_policy *pol)
 {
     ctl_preempt_in in = {.pods = s->pod,
@@ -251,22 +281,33 @@ static void do_preempt(ctl_controller *c, const ctl_snapshot *s, const ds_policy
         return;
     }
     metrics_set(c->m.urgent, NULL, (double)out.n_urgent);
-    size_t by_guard[CTL_GUARD_NO_SLACK + 1] = {0};
+    size_t by_guard[CTL_GUARD_N] = {0};
     for (size_t i = 0; i < s->n_pod; i++)
         if (s->pod[i].state == CTL_POD_BOUND && s->pod[i].task.job != DS_NO_TASK &&
-            out.guard[i] <= CTL_GUARD_NO_SLACK)
+            (unsigned)out.guard[i] < CTL_GUARD_N)
             by_guard[out.guard[i]]++;
-    for (int g = 0; g <= CTL_GUARD_NO_SLACK; g++) {
+    char held[768];
+    size_t at = 0;
+    held[0] = '\0';
+    for (int g = 0; g < CTL_GUARD_N; g++) {
         if (g == CTL_GUARD_NOT_A_TASK || g == CTL_GUARD_NOT_RUNNING)
             continue;
         const char *lv[] = {ctl_guard_name((ctl_guard)g)};
         metrics_set(c->m.guards, lv, (double)by_guard[g]);
+        if (g != CTL_GUARD_OK && by_guard[g] > 0 && at < sizeof held) {
+            int n =
+                snprintf(held + at, sizeof held - at, "%s%s %zu",
+                         at ? ", " : "; held back: ", ctl_guard_name((ctl_guard)g), by_guard[g]);
+            at += n > 0 ? (size_t)n : 0;
+        }
     }
     kube_log(out.n_ev > 0 ? KUBE_LOG_INFO : KUBE_LOG_DEBUG, "preempt",
              "%zu waiting (%zu urgent, %zu cooling down), %zu running (%zu evictable): %zu "
-             "eviction(s) planned%s",
+             "eviction(s) planned%s%s",
              out.n_waiting, out.n_urgent, out.n_cooling, out.n_running, out.n_evictable, out.n_ev,
-             c->opt.dry_run ? " (dry run)" : "");
+             c->opt.dry_run ? " (dry run)" : "", held);
+    if (out.n_waiting > 0)
+        log_guarded(c, s, &out);
     for (size_t i = 0; i < out.n_ev; i++)
         if (ctl_act_evict(c, s, pol, &out.ev[i]) != 0)
             break;

@@ -109,7 +109,8 @@ static bool job_obs(const kube_job *j, ds_pod_obs *o)
     return false;
 }
 
-static size_t count_kv(const kube_obj_list *pods, const kube_obj_list *nodes)
+static size_t count_kv(const kube_obj_list *pods, const kube_obj_list *nodes,
+                       const kube_obj_list *namespaces)
 {
     size_t n = 0;
     for (size_t i = 0; i < pods->n; i++) {
@@ -118,7 +119,41 @@ static size_t count_kv(const kube_obj_list *pods, const kube_obj_list *nodes)
     }
     for (size_t i = 0; i < nodes->n; i++)
         n += nodes->items[i]->n_labels;
+    for (size_t i = 0; i < namespaces->n; i++)
+        n += namespaces->items[i]->n_labels;
     return n;
+}
+
+static int cmp_namespace(const void *a, const void *b)
+{
+    return strcmp(((const ctl_namespace *)a)->name, ((const ctl_namespace *)b)->name);
+}
+
+/* One ctl_namespace per listed Namespace, sorted by name, its labels in s->kv. */
+static void build_namespaces(ctl_snapshot *s, size_t *kv_used)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < s->namespaces.n; i++) {
+        const kube_meta *m = s->namespaces.items[i];
+        if (m->name == NULL)
+            continue;
+        ctl_namespace *ns = &s->ns[n++];
+        ns->name = m->name;
+        ns->labels = &s->kv[*kv_used];
+        for (size_t k = 0; k < m->n_labels; k++)
+            s->kv[(*kv_used)++] = (ctl_kv){m->labels[k].key, or_empty(m->labels[k].value)};
+        ns->n_labels = m->n_labels;
+    }
+    s->n_ns = n;
+    qsort(s->ns, n, sizeof *s->ns, cmp_namespace);
+}
+
+const ctl_namespace *ctl_snapshot_namespace(const ctl_snapshot *s, const char *name)
+{
+    if (name == NULL || s->n_ns == 0)
+        return NULL;
+    ctl_namespace key = {.name = name};
+    return bsearch(&key, s->ns, s->n_ns, sizeof *s->ns, cmp_namespace);
 }
 
 static void take_list(kube_obj_list *dst, kube_obj_list *src)
@@ -224,6 +259,10 @@ static void fill_pod(ctl_snapshot *s, size_t i, size_t *kv_used, size_t *tol_use
     p->ns = or_empty(m->ns);
     p->name = m->name;
     p->uid = or_empty(m->uid);
+    const ctl_namespace *ns = ctl_snapshot_namespace(s, m->ns);
+    p->ns_known = ns != NULL;
+    p->ns_labels = ns != NULL ? ns->labels : NULL;
+    p->n_ns_labels = ns != NULL ? ns->n_labels : 0;
     p->node = or_empty(kp->node_name);
     p->priority_class = or_empty(kp->priority_class);
     p->k8s_priority = kp->priority;
@@ -359,8 +398,8 @@ static int build_queue_order(ctl_snapshot *s, const ds_policy *pol, ds_err *err)
 }
 
 int ctl_snapshot_build(kube_obj_list *pods, kube_obj_list *nodes, kube_obj_list *pdbs,
-                       kube_obj_list *jobs, kube_obj_list *graphs, const ds_policy *policy,
-                       double now, ctl_snapshot *out, ds_err *err)
+                       kube_obj_list *jobs, kube_obj_list *graphs, kube_obj_list *namespaces,
+                       const ds_policy *policy, double now, ctl_snapshot *out, ds_err *err)
 {
     memset(out, 0, sizeof *out);
     out->now = now;
@@ -369,11 +408,13 @@ int ctl_snapshot_build(kube_obj_list *pods, kube_obj_list *nodes, kube_obj_list 
     take_list(&out->pdbs, pdbs);
     take_list(&out->jobs, jobs);
     take_list(&out->graphs, graphs);
+    if (namespaces != NULL)
+        take_list(&out->namespaces, namespaces);
     ctl_snapshot *s = out;
     size_t n_tol = 0;
     for (size_t i = 0; i < s->pods.n; i++)
         n_tol += ((const kube_pod *)s->pods.items[i])->n_tolerations;
-    size_t n_kv = count_kv(&s->pods, &s->nodes);
+    size_t n_kv = count_kv(&s->pods, &s->nodes, &s->namespaces);
     node_speed *speeds = calloc(s->nodes.n ? s->nodes.n : 1, sizeof *speeds);
     s->kv = calloc(n_kv ? n_kv : 1, sizeof *s->kv);
     s->tol = calloc(n_tol ? n_tol : 1, sizeof *s->tol);
@@ -381,12 +422,14 @@ int ctl_snapshot_build(kube_obj_list *pods, kube_obj_list *nodes, kube_obj_list 
     s->node = calloc(s->nodes.n ? s->nodes.n : 1, sizeof *s->node);
     s->job = calloc(s->jobs.n ? s->jobs.n : 1, sizeof *s->job);
     s->job_obs = calloc(s->jobs.n ? s->jobs.n : 1, sizeof *s->job_obs);
-    if (!speeds || !s->kv || !s->tol || !s->pod || !s->node || !s->job || !s->job_obs) {
+    s->ns = calloc(s->namespaces.n ? s->namespaces.n : 1, sizeof *s->ns);
+    if (!speeds || !s->kv || !s->tol || !s->pod || !s->node || !s->job || !s->job_obs || !s->ns) {
         free(speeds);
         ctl_snapshot_free(s);
         return ds_err_set(err, "snapshot: out of memory");
     }
     size_t kv_used = 0, tol_used = 0;
+    build_namespaces(s, &kv_used);
     if (build_nodes(s, policy, speeds, &kv_used) != 0) {
         free(speeds);
         ctl_snapshot_free(s);
@@ -425,6 +468,7 @@ void ctl_snapshot_free(ctl_snapshot *s)
     kube_obj_list_free(&s->pdbs);
     kube_obj_list_free(&s->jobs);
     kube_obj_list_free(&s->graphs);
+    kube_obj_list_free(&s->namespaces);
     ds_jobset_free(&s->js);
     free(s->dags);
     free(s->pos_base);
@@ -433,6 +477,7 @@ void ctl_snapshot_free(ctl_snapshot *s)
     free(s->node);
     free(s->job);
     free(s->job_obs);
+    free(s->ns);
     free(s->kv);
     free(s->tol);
     free(s->taint);

@@ -9,9 +9,10 @@
  *    derives task states and evaluates DSP priorities, level deadlines and slack at `now`;
  *  - fills one ctl_pod per pod (state, request, owner, scheduling facts: node selector,
  *    tolerations, required node affinity; the dagsched.io annotations the controller writes, the
- *    PodDisruptionBudgets that select it) and one ctl_node per node (allocatable, schedulable,
- *    labels, taints, and its speed, used by the job model and to prefer fast nodes when
- *    preempting: the policy's speed label, else DSP Eq. 1).
+ *    PodDisruptionBudgets that select it, the labels of its namespace when the namespace is among
+ *    the listed ones) and one ctl_node per node (allocatable, schedulable, labels, taints, and its
+ *    speed, used by the job model and to prefer fast nodes when preempting: the policy's speed
+ *    label, else DSP Eq. 1).
  * No I/O: unit-tested on decoded objects. */
 #ifndef DAGSCHED_CONTROLLER_TRACKER_H
 #define DAGSCHED_CONTROLLER_TRACKER_H
@@ -28,7 +29,7 @@
 typedef struct ctl_snapshot {
     double now;
     /* The listed objects (owned references). */
-    kube_obj_list pods, nodes, pdbs, jobs, graphs;
+    kube_obj_list pods, nodes, pdbs, jobs, graphs, namespaces;
 
     ds_jobset js;
     const ds_dag **dags; /* [js.n_jobs]: every job's DAG (empty for invalid jobs) */
@@ -41,7 +42,9 @@ typedef struct ctl_snapshot {
     size_t n_node;
     ctl_batch_job *job; /* [jobs.n] */
     size_t n_job;
-    size_t *job_obs; /* [jobs.n]: index of the Job's entry in the job model's input, or DS_NONE */
+    size_t *job_obs;   /* [jobs.n]: index of the Job's entry in the job model's input, or DS_NONE */
+    ctl_namespace *ns; /* [namespaces.n], sorted by name */
+    size_t n_ns;
 
     /* Storage the view points into. */
     ctl_kv *kv;
@@ -50,10 +53,14 @@ typedef struct ctl_snapshot {
 } ctl_snapshot;
 
 /* Build from the lists (ownership of their references passes to the snapshot, also on error;
- * the lists are emptied). -1 with err set on allocation failure or invalid arguments. */
+ * the lists are emptied). namespaces may be NULL (no namespace known). -1 with err set on
+ * allocation failure or invalid arguments. */
 int ctl_snapshot_build(kube_obj_list *pods, kube_obj_list *nodes, kube_obj_list *pdbs,
-                       kube_obj_list *jobs, kube_obj_list *graphs, const ds_policy *policy,
-                       double now, ctl_snapshot *out, ds_err *err);
+                       kube_obj_list *jobs, kube_obj_list *graphs, kube_obj_list *namespaces,
+                       const ds_policy *policy, double now, ctl_snapshot *out, ds_err *err);
+
+/* A namespace of the snapshot by name, or NULL when it was not listed. */
+const ctl_namespace *ctl_snapshot_namespace(const ctl_snapshot *s, const char *name);
 void ctl_snapshot_free(ctl_snapshot *s);
 
 /* The job of a pod or batch Job in the snapshot (NULL when it is not part of a job). */

@@ -83,6 +83,11 @@ typedef struct ctl_task_info {
 
 typedef struct ctl_pod {
     const char *ns, *name, *uid;
+    /* The labels of its namespace (spec.preemption.namespaceSelector). ns_known is false when the
+     * namespace is not in the controller's namespace cache (then it has no labels here). */
+    bool ns_known;
+    const ctl_kv *ns_labels;
+    size_t n_ns_labels;
     const char *node;           /* spec.nodeName, "" when unbound */
     const char *priority_class; /* spec.priorityClassName, "" when none */
     int32_t k8s_priority;       /* spec.priority (0 when unset) */
@@ -128,6 +133,13 @@ typedef struct ctl_node {
     double speed; /* processing rate g(k): the policy's speed label, else DSP Eq. 1; a value
                    * that is not a positive number counts as 1.0 (the reference) */
 } ctl_node;
+
+/* A Namespace: its labels, for spec.preemption.namespaceSelector. */
+typedef struct ctl_namespace {
+    const char *name;
+    const ctl_kv *labels;
+    size_t n_labels;
+} ctl_namespace;
 
 /* A batch/v1 Job that is a DAG task (labels dagsched.io/job and dagsched.io/task). */
 typedef struct ctl_batch_job {

@@ -557,14 +557,15 @@ static int victim_view(const ext_snapshot *s, const char *uid, size_t node_idx, 
     const kube_pod *p = s->pods[idx];
     double start = p->start_time > 0 ? p->start_time : p->meta.creation_ts;
     double ran = start > 0 ? now - start : 0;
-    *v = (ds_running_task){.job = DS_NO_TASK,
-                           .task = 0,
-                           .priority = 0,
-                           .t_allow_s = INFINITY,
-                           .ran_s = isfinite(ran) && ran > 0 ? ran : 0,
-                           .request = p->requests,
-                           .node = node_idx,
-                           .evictable = ext_pod_evictable(p, &s->policy)};
+    *v = (ds_running_task){
+        .job = DS_NO_TASK,
+        .task = 0,
+        .priority = 0,
+        .t_allow_s = INFINITY,
+        .ran_s = isfinite(ran) && ran > 0 ? ran : 0,
+        .request = p->requests,
+        .node = node_idx,
+        .evictable = ext_pod_evictable(p, ext_snapshot_namespace(s, p->meta.ns), &s->policy)};
     const ds_pod_result *pr = &s->jobs.pods[idx];
     if (pr->job != DS_NONE && pr->task != DS_NONE && pr->job < s->jobs.n_jobs &&
         s->jobs.jobs[pr->job].valid) {

@@ -1,6 +1,6 @@
 /* snapshot.c: building immutable cluster snapshots for the extender's request handlers from
- * cached objects: node usage and speed, the job model, P_bar (see state.h). Pure: no I/O, no
- * clock; the caller passes the time. */
+ * cached objects: node usage and speed, namespace labels, the job model, P_bar (see state.h).
+ * Pure: no I/O, no clock; the caller passes the time. */
 #include "state.h"
 
 #include <math.h>
@@ -17,22 +17,40 @@ bool ext_pod_occupies_node(const kube_pod *p)
            p->phase != KUBE_POD_FAILED;
 }
 
-bool ext_pod_evictable(const kube_pod *p, const ds_policy *pol)
+/* Do an object's labels match the selector? */
+static bool labels_match(const ds_label_selector *sel, const kube_meta *m)
+{
+    if (sel->n == 0)
+        return true;
+    const char *keys[KUBE_OBJ_MAX_LABELS], *values[KUBE_OBJ_MAX_LABELS];
+    size_t n = m->n_labels < KUBE_OBJ_MAX_LABELS ? m->n_labels : KUBE_OBJ_MAX_LABELS;
+    for (size_t i = 0; i < n; i++) {
+        keys[i] = m->labels[i].key;
+        values[i] = m->labels[i].value;
+    }
+    return ds_selector_matches(sel, keys, values, n);
+}
+
+bool ext_pod_evictable(const kube_pod *p, const kube_namespace *ns, const ds_policy *pol)
 {
     if (p->meta.ns != NULL && ds_name_list_contains(&pol->protected_namespaces, p->meta.ns))
         return false;
     if (p->priority_class != NULL &&
         ds_name_list_contains(&pol->protected_priority_classes, p->priority_class))
         return false;
-    if (pol->opt_in_selector.n == 0)
-        return true;
-    const char *keys[KUBE_OBJ_MAX_LABELS], *values[KUBE_OBJ_MAX_LABELS];
-    size_t n = p->meta.n_labels < KUBE_OBJ_MAX_LABELS ? p->meta.n_labels : KUBE_OBJ_MAX_LABELS;
-    for (size_t i = 0; i < n; i++) {
-        keys[i] = p->meta.labels[i].key;
-        values[i] = p->meta.labels[i].value;
-    }
-    return ds_selector_matches(&pol->opt_in_selector, keys, values, n);
+    if (pol->opt_in_namespace_selector.n > 0 &&
+        (ns == NULL || !labels_match(&pol->opt_in_namespace_selector, &ns->meta)))
+        return false; /* a namespace not seen yet is not opted in */
+    return labels_match(&pol->opt_in_selector, &p->meta);
+}
+
+const kube_namespace *ext_snapshot_namespace(const ext_snapshot *s, const char *name)
+{
+    size_t idx;
+    if (name == NULL || s->n_namespaces == 0 ||
+        ds_strmap_get(&s->namespace_index, name, strlen(name), &idx) != 0)
+        return NULL;
+    return s->namespaces[idx];
 }
 
 const ext_snapshot *ext_snapshot_ref(const ext_snapshot *s)
@@ -50,13 +68,17 @@ static void snapshot_free(ext_snapshot *s)
         kube_obj_unref(&s->pods[i]->meta);
     for (size_t i = 0; i < s->n_graphs; i++)
         kube_obj_unref(&s->graph_objs[i]->meta);
+    for (size_t i = 0; i < s->n_namespaces; i++)
+        kube_obj_unref(&s->namespaces[i]->meta);
     free(s->node_objs);
     free(s->nodes);
     free(s->node_names);
     free(s->pods);
     free(s->pod_node);
     free(s->graph_objs);
+    free(s->namespaces);
     ds_strmap_free(&s->node_index);
+    ds_strmap_free(&s->namespace_index);
     ds_jobset_free(&s->jobs);
     free(s);
 }
@@ -128,6 +150,32 @@ static int build_nodes(ext_snapshot *s, const ext_build_input *in, ds_err *err)
     return 0;
 }
 
+/* The namespaces by name (keys borrowed from the referenced objects); a duplicate name keeps the
+ * first. */
+static int build_namespaces(ext_snapshot *s, const ext_build_input *in, ds_err *err)
+{
+    size_t n = in->namespaces != NULL ? in->n_namespaces : 0;
+    s->namespaces = calloc(n ? n : 1, sizeof *s->namespaces);
+    if (s->namespaces == NULL || ds_strmap_init(&s->namespace_index, n ? n : 1) != 0)
+        return ds_err_set(err, "snapshot: out of memory (%zu namespaces)", n);
+    for (size_t i = 0; i < n; i++) {
+        const kube_namespace *ns = in->namespaces[i];
+        if (ns == NULL || ns->meta.name == NULL)
+            continue;
+        size_t idx = s->n_namespaces;
+        int rc =
+            ds_strmap_put(&s->namespace_index, ns->meta.name, strlen(ns->meta.name), idx, NULL);
+        if (rc < 0)
+            return ds_err_set(err, "snapshot: namespace index full (%zu namespaces)", n);
+        if (rc == 1)
+            continue;
+        kube_obj_ref(&ns->meta);
+        s->namespaces[idx] = ns;
+        s->n_namespaces++;
+    }
+    return 0;
+}
+
 static int build_pods(ext_snapshot *s, const ext_build_input *in, ds_pod_obs *obs)
 {
     for (size_t i = 0; i < in->n_pods; i++) {
@@ -192,7 +240,7 @@ int ext_snapshot_build(const ext_build_input *in, ext_snapshot **out, ds_err *er
 
     ds_pod_obs *obs = NULL;
     ds_graph_obs *gobs = NULL;
-    if (build_nodes(s, in, err) != 0)
+    if (build_nodes(s, in, err) != 0 || build_namespaces(s, in, err) != 0)
         goto fail;
     s->pods = calloc(in->n_pods ? in->n_pods : 1, sizeof *s->pods);
     s->pod_node = calloc(in->n_pods ? in->n_pods : 1, sizeof *s->pod_node);

@@ -26,8 +26,9 @@
 #define EVENT_TIMEOUT_S 5.0
 #define LABEL_JOBGRAPH  "dagsched.io/kind=JobGraph"
 
-enum { INF_PODS = 0, INF_NODES, INF_GRAPHS, INF_POLICIES, INF_N };
-static const char *const inf_names[INF_N] = {"pods", "nodes", "jobgraphs", "policies"};
+enum { INF_PODS = 0, INF_NODES, INF_GRAPHS, INF_POLICIES, INF_NAMESPACES, INF_N };
+static const char *const inf_names[INF_N] = {"pods", "nodes", "jobgraphs", "policies",
+                                             "namespaces"};
 
 typedef struct event_item {
     char kind[16]; /* "Pod", "ConfigMap" */
@@ -360,6 +361,8 @@ static void build_once(ext_state *st)
         .n_pods = l[INF_PODS].n,
         .graphs = (const kube_configmap *const *)l[INF_GRAPHS].items,
         .n_graphs = l[INF_GRAPHS].n,
+        .namespaces = (const kube_namespace *const *)l[INF_NAMESPACES].items,
+        .n_namespaces = l[INF_NAMESPACES].n,
         .policy = &st->policy.policy,
         .policy_generation = st->policy.generation,
         .policy_source = st->policy.source,
@@ -511,7 +514,10 @@ int ext_state_start(kube_client *client, const ext_state_opts *opts, ext_state *
         new_informer(st, KUBE_KIND_NODE, NULL, NULL, &st->inf[INF_NODES], err) ||
         new_informer(st, KUBE_KIND_CONFIGMAP, NULL, LABEL_JOBGRAPH, &st->inf[INF_GRAPHS], err) ||
         new_informer(st, KUBE_KIND_CONFIGMAP, st->policy_namespace, KUBE_POLICY_SELECTOR,
-                     &st->inf[INF_POLICIES], err)) {
+                     &st->inf[INF_POLICIES], err) ||
+        /* Namespace labels for the preempt verb's namespaceSelector: always watched, since a
+         * reloaded policy may set the selector at any time (name and labels only). */
+        new_informer(st, KUBE_KIND_NAMESPACE, NULL, NULL, &st->inf[INF_NAMESPACES], err)) {
         ext_state_free(st);
         return -1;
     }

@@ -1,8 +1,9 @@
 /* state.h: what the extender knows about the cluster, as immutable snapshots.
  *
  * A snapshot holds the nodes (allocatable, usage from bound unfinished pods, processing rate),
- * every pod, the DAG jobs evaluated by the job model at the snapshot's time, the active policy and
- * the normalised-priority scale P_bar. It is built from informer caches by a background thread: the
+ * every pod, the namespaces (their labels, for the policy's namespaceSelector), the DAG jobs
+ * evaluated by the job model at the snapshot's time, the active policy and the
+ * normalised-priority scale P_bar. It is built from informer caches by a background thread: the
  * informers' callbacks only mark the state dirty; the builder waits for a short quiet period
  * (debounce), builds a new snapshot and publishes it with a pointer swap. Priorities depend on
  * time, so it also rebuilds periodically. Request handlers take a reference to the current
@@ -60,6 +61,10 @@ typedef struct ext_snapshot {
 
     const kube_configmap **graph_objs; /* JobGraph ConfigMaps (references) */
     size_t n_graphs;
+
+    const kube_namespace **namespaces; /* references */
+    size_t n_namespaces;
+    ds_strmap namespace_index; /* name -> index into namespaces */
 } ext_snapshot;
 
 /* Everything a snapshot is built from. Arrays are borrowed; the snapshot takes its own references.
@@ -71,6 +76,8 @@ typedef struct ext_build_input {
     size_t n_pods;
     const kube_configmap *const *graphs; /* JobGraph ConfigMaps */
     size_t n_graphs;
+    const kube_namespace *const *namespaces; /* may be NULL: no namespace known */
+    size_t n_namespaces;
     const ds_policy *policy;
     uint64_t policy_generation;
     const char *policy_source;
@@ -87,9 +94,13 @@ void ext_snapshot_unref(const ext_snapshot *s);
 /* The node named `name`, or NULL. O(1) expected. */
 const ext_node *ext_snapshot_node(const ext_snapshot *s, const char *name);
 
+/* The namespace named `name`, or NULL when the snapshot does not know it. O(1) expected. */
+const kube_namespace *ext_snapshot_namespace(const ext_snapshot *s, const char *name);
+
 /* Whether a pod may be evicted under the policy: not in a protected namespace, not of a protected
- * priority class, and matching the opt-in selector. */
-bool ext_pod_evictable(const kube_pod *p, const ds_policy *pol);
+ * priority class, in a namespace matching the namespace selector (ns: the pod's namespace, NULL
+ * when unknown, which matches no selector but an empty one) and matching the pod selector. */
+bool ext_pod_evictable(const kube_pod *p, const kube_namespace *ns, const ds_policy *pol);
 
 /* A pod counts on its node while bound and not Succeeded or Failed. */
 bool ext_pod_occupies_node(const kube_pod *p);
@@ -108,8 +119,8 @@ typedef struct ext_state_opts {
 
 typedef struct ext_state ext_state;
 
-/* Create the informers (pods, nodes, JobGraph ConfigMaps cluster-wide, policy ConfigMaps in the
- * policy namespace) and the builder thread, and start them. */
+/* Create the informers (pods, nodes, namespaces, JobGraph ConfigMaps cluster-wide, policy
+ * ConfigMaps in the policy namespace) and the builder thread, and start them. */
 int ext_state_start(kube_client *client, const ext_state_opts *opts, ext_state **out, ds_err *err);
 void ext_state_stop(ext_state *st); /* stops threads; idempotent */
 void ext_state_free(ext_state *st);

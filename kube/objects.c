@@ -1,5 +1,5 @@
-/* objects.c: decoding of Pods, Nodes, ConfigMaps, PodDisruptionBudgets and Jobs from API JSON
- * into single-allocation, reference-counted structs (see objects.h). */
+/* objects.c: decoding of Pods, Nodes, ConfigMaps, PodDisruptionBudgets, Jobs and Namespaces from
+ * API JSON into single-allocation, reference-counted structs (see objects.h). */
 #include "objects.h"
 
 #include <stdarg.h>
@@ -424,6 +424,7 @@ static void pack_fields(packer *p, kube_meta *m)
         break;
     }
     case KUBE_KIND_JOB:
+    case KUBE_KIND_NAMESPACE:
     case KUBE_KIND_N:
         pack_meta_strs(p, m);
         break;
@@ -459,12 +460,12 @@ static kube_meta *pack(dctx *d, const kube_meta *tmp, size_t struct_size)
 
 /* ---- kinds ---- */
 
-static const char *const kind_names[KUBE_KIND_N] = {"pod", "node", "configmap",
-                                                    "poddisruptionbudget", "job"};
-static const char *const kind_prefix[KUBE_KIND_N] = {"/api/v1", "/api/v1", "/api/v1",
-                                                     "/apis/policy/v1", "/apis/batch/v1"};
-static const char *const kind_resource[KUBE_KIND_N] = {"pods", "nodes", "configmaps",
-                                                       "poddisruptionbudgets", "jobs"};
+static const char *const kind_names[KUBE_KIND_N] = {
+    "pod", "node", "configmap", "poddisruptionbudget", "job", "namespace"};
+static const char *const kind_prefix[KUBE_KIND_N] = {
+    "/api/v1", "/api/v1", "/api/v1", "/apis/policy/v1", "/apis/batch/v1", "/api/v1"};
+static const char *const kind_resource[KUBE_KIND_N] = {
+    "pods", "nodes", "configmaps", "poddisruptionbudgets", "jobs", "namespaces"};
 
 const char *kube_kind_name(kube_kind kind)
 {
@@ -483,7 +484,7 @@ const char *kube_kind_resource(kube_kind kind)
 
 bool kube_kind_namespaced(kube_kind kind)
 {
-    return kind != KUBE_KIND_NODE;
+    return kind != KUBE_KIND_NODE && kind != KUBE_KIND_NAMESPACE;
 }
 
 static int decode_meta(dctx *d, kube_kind kind, const json_t *obj, kube_meta *m)
@@ -1066,6 +1067,18 @@ static int decode_job(dctx *d, const json_t *obj, const json_t *spec, const json
     return 0;
 }
 
+/* A Namespace is its metadata: nothing beyond decode_meta. */
+static int decode_namespace(dctx *d, const json_t *obj, const json_t *spec, const json_t *status,
+                            kube_meta *m)
+{
+    (void)d;
+    (void)obj;
+    (void)spec;
+    (void)status;
+    (void)m;
+    return 0;
+}
+
 /* Each kind's decoder (after decode_meta, into a zeroed struct of that kind; spec and status are
  * NULL when absent or not objects) and the struct's size. */
 static const struct {
@@ -1077,6 +1090,7 @@ static const struct {
     [KUBE_KIND_CONFIGMAP] = {decode_configmap, sizeof(kube_configmap)},
     [KUBE_KIND_PDB] = {decode_pdb, sizeof(kube_pdb)},
     [KUBE_KIND_JOB] = {decode_job, sizeof(kube_job)},
+    [KUBE_KIND_NAMESPACE] = {decode_namespace, sizeof(kube_namespace)},
 };
 
 int kube_obj_decode(kube_kind kind, const json_t *obj, const kube_decode_opts *opts,
@@ -1095,6 +1109,7 @@ int kube_obj_decode(kube_kind kind, const json_t *obj, const kube_decode_opts *o
         kube_configmap cm;
         kube_pdb pdb;
         kube_job job;
+        kube_namespace ns;
     } u;
     memset(&u, 0, sizeof u);
     kube_meta *m = (kube_meta *)&u;

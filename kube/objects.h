@@ -42,6 +42,7 @@ typedef enum {
     KUBE_KIND_CONFIGMAP,
     KUBE_KIND_PDB,
     KUBE_KIND_JOB,
+    KUBE_KIND_NAMESPACE,
     KUBE_KIND_N
 } kube_kind;
 
@@ -168,6 +169,12 @@ typedef struct kube_pdb {
     int64_t observed_generation; /* status is stale while this is below generation */
 } kube_pdb;
 
+/* A Namespace: only its metadata (name and labels, for spec.preemption.namespaceSelector; the
+ * resourceVersion the watch needs). Its spec and status are not kept. */
+typedef struct kube_namespace {
+    kube_meta meta;
+} kube_namespace;
+
 typedef struct kube_job {
     kube_meta meta;
     bool suspend;
@@ -198,7 +205,7 @@ void kube_obj_unref(const kube_meta *m);
 const char *kube_kind_name(kube_kind kind);
 /* "/api/v1", "/apis/policy/v1", "/apis/batch/v1". */
 const char *kube_kind_api_prefix(kube_kind kind);
-/* "pods", "nodes", "configmaps", "poddisruptionbudgets", "jobs". */
+/* "pods", "nodes", "configmaps", "poddisruptionbudgets", "jobs", "namespaces". */
 const char *kube_kind_resource(kube_kind kind);
 bool kube_kind_namespaced(kube_kind kind);
 

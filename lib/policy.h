@@ -63,7 +63,10 @@ typedef struct ds_policy {
     size_t max_evictions_per_minute;    /* total; default 10 */
     double cooldown_s;                  /* a pod is not evicted twice within this; default 300 */
     ds_label_selector opt_in_selector;  /* pods that may be evicted; default: all */
-    ds_name_list protected_namespaces;  /* default kube-system */
+    /* Namespaces, by their labels, whose pods may be evicted (and'ed with opt_in_selector);
+     * default: all. */
+    ds_label_selector opt_in_namespace_selector;
+    ds_name_list protected_namespaces; /* default kube-system */
     ds_name_list
         protected_priority_classes; /* default system-cluster-critical, system-node-critical */
 
@@ -81,7 +84,8 @@ int ds_policy_parse(const char *yaml, size_t len, ds_policy *out, ds_err *err);
 /* Cross-field validation (also run by ds_policy_parse); usable on a policy built in code. */
 int ds_policy_validate(const ds_policy *p, ds_err *err);
 
-/* Does a pod with these labels match the selector? labels is n pairs key[i] = value[i]. */
+/* Does a pod (or a namespace) with these labels match the selector? labels is n pairs
+ * key[i] = value[i]. An empty selector matches everything. */
 bool ds_selector_matches(const ds_label_selector *sel, const char *const *keys,
                          const char *const *values, size_t n);
 

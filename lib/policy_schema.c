@@ -125,6 +125,11 @@ static const ds_pfield selector_fields[] = {
     END,
 };
 
+static const ds_pfield namespace_selector_fields[] = {
+    {.name = "matchLabels", .type = DS_PF_LABELS, .offset = OFF(opt_in_namespace_selector)},
+    END,
+};
+
 static const ds_pfield preemption_fields[] = {
     BOOL("enabled", preemption_enabled),
     DURATION("epoch", preemption.epoch_s, 1.0, "1s", HOUR, "1h"),
@@ -138,6 +143,7 @@ static const ds_pfield preemption_fields[] = {
     COUNT("maxEvictionsPerMinute", max_evictions_per_minute, 1, 10000),
     DURATION("cooldown", cooldown_s, 0.0, "0s", WEEK, "168h"),
     SECTION("podSelector", selector_fields, 0),
+    SECTION("namespaceSelector", namespace_selector_fields, 0),
     {.name = "protectedNamespaces",
      .type = DS_PF_NAME_LIST,
      .offset = OFF(protected_namespaces),

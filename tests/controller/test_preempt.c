@@ -489,6 +489,139 @@ static void test_other_guards(void **state)
     scene_free(&s);
 }
 
+static void set_selector(ds_label_selector *sel, const char *key, const char *value)
+{
+    memset(sel, 0, sizeof *sel);
+    sel->n = 1;
+    snprintf(sel->key[0], DS_LABEL_KEY_MAX, "%s", key);
+    snprintf(sel->value[0], DS_LABEL_VALUE_MAX, "%s", value);
+}
+
+static void in_namespace(ctl_pod *p, const char *ns, const ctl_kv *labels, size_t n)
+{
+    p->ns = ns;
+    p->ns_known = true;
+    p->ns_labels = labels;
+    p->n_ns_labels = n;
+}
+
+/* spec.preemption.namespaceSelector: only pods of namespaces whose labels match may be evicted,
+ * and with a podSelector only those that match both; a namespace not in the cache is never
+ * opted in; an empty selector changes nothing. */
+static void test_namespace_selector(void **state)
+{
+    (void)state;
+    scene s;
+    scene_init(&s);
+    ctl_preempt_out out;
+    const ctl_kv ml[] = {{"kubernetes.io/metadata.name", "ml"}, {"team", "ml"}};
+    const ctl_kv web[] = {{"kubernetes.io/metadata.name", "web"}, {"team", "web"}};
+
+    /* Without a namespace selector, namespaces unknown to the cache are no obstacle (the
+     * behaviour before namespace selectors existed). */
+    plan(&s, &out);
+    assert_false(s.pods[R1].ns_known);
+    assert_int_equal(out.guard[R1], CTL_GUARD_OK);
+    assert_int_equal(out.ev[0].victim, R1);
+    ctl_preempt_out_free(&out);
+
+    /* With one, a namespace the controller has not seen is not opted in: nothing is evicted. */
+    set_selector(&s.pol.opt_in_namespace_selector, "team", "ml");
+    plan(&s, &out);
+    for (int r = R0; r <= R3; r++)
+        assert_int_equal(out.guard[r], CTL_GUARD_NS_UNKNOWN);
+    assert_int_equal(out.n_evictable, 0);
+    assert_int_equal(out.n_ev, 0);
+    ctl_preempt_out_free(&out);
+
+    /* Every running pod in namespace ml (team=ml): the lowest-priority one goes, as before. */
+    for (int r = R0; r <= R3; r++)
+        in_namespace(&s.pods[r], "ml", ml, 2);
+    plan(&s, &out);
+    assert_int_equal(out.n_evictable, 4);
+    assert_int_equal(out.n_ev, 1);
+    assert_int_equal(out.ev[0].victim, R1);
+    ctl_preempt_out_free(&out);
+
+    /* The lowest (r1) in namespace web (team=web, not selected): the next lowest, r2, goes. */
+    in_namespace(&s.pods[R1], "web", web, 2);
+    plan(&s, &out);
+    assert_int_equal(out.guard[R1], CTL_GUARD_NS_NOT_OPTED_IN);
+    assert_int_equal(out.n_evictable, 3);
+    assert_int_equal(out.n_ev, 1);
+    assert_int_equal(out.ev[0].victim, R2);
+    ctl_preempt_out_free(&out);
+
+    /* A namespace without any labels matches no selector. */
+    in_namespace(&s.pods[R1], "bare", NULL, 0);
+    plan(&s, &out);
+    assert_int_equal(out.guard[R1], CTL_GUARD_NS_NOT_OPTED_IN);
+    ctl_preempt_out_free(&out);
+
+    /* Both selectors: namespace AND pod labels. r1 in web fails the namespace selector first;
+     * r2 (ml, unlabelled) fails the pod selector; r3 (ml, labelled) is the only victim, although
+     * r0 and r2 have lower priorities. */
+    in_namespace(&s.pods[R1], "web", web, 2);
+    set_selector(&s.pol.opt_in_selector, "preemptible", "true");
+    const ctl_kv yes[] = {{"preemptible", "true"}};
+    s.pods[R1].labels = yes; /* labelled, but in a namespace not selected */
+    s.pods[R1].n_labels = 1;
+    s.pods[R3].labels = yes;
+    s.pods[R3].n_labels = 1;
+    plan(&s, &out);
+    assert_int_equal(out.guard[R0], CTL_GUARD_NOT_OPTED_IN);
+    assert_int_equal(out.guard[R1], CTL_GUARD_NS_NOT_OPTED_IN);
+    assert_int_equal(out.guard[R2], CTL_GUARD_NOT_OPTED_IN);
+    assert_int_equal(out.guard[R3], CTL_GUARD_OK);
+    assert_int_equal(out.n_ev, 1);
+    assert_int_equal(out.ev[0].victim, R3);
+    ctl_preempt_out_free(&out);
+
+    /* A protected namespace stays protected whatever its labels. */
+    s.pol.protected_namespaces.n = 1;
+    snprintf(s.pol.protected_namespaces.name[0], DS_POLICY_NAME_MAX, "ml");
+    plan(&s, &out);
+    assert_int_equal(out.guard[R3], CTL_GUARD_PROTECTED_NS);
+    assert_int_equal(out.n_ev, 0);
+    ctl_preempt_out_free(&out);
+
+    /* A selector written as {} selects every namespace again, known or not. */
+    memset(&s.pol.opt_in_namespace_selector, 0, sizeof s.pol.opt_in_namespace_selector);
+    memset(&s.pol.opt_in_selector, 0, sizeof s.pol.opt_in_selector);
+    s.pol.protected_namespaces.n = 0;
+    s.pods[R1].ns_known = false;
+    plan(&s, &out);
+    assert_int_equal(out.guard[R1], CTL_GUARD_OK);
+    assert_int_equal(out.ev[0].victim, R1);
+    ctl_preempt_out_free(&out);
+    scene_free(&s);
+}
+
+/* What logs say about the namespace guards, and every guard's name. */
+static void test_guard_texts(void **state)
+{
+    (void)state;
+    ctl_pod p = t_running("ml-batch", "etl-a", "n1", 0, 0, 0.5, MILLI(1));
+    char buf[512];
+    ctl_guard_describe(CTL_GUARD_NS_NOT_OPTED_IN, &p, buf, sizeof buf);
+    assert_string_equal(buf, "pod ml-batch/etl-a: namespace ml-batch is not selected by "
+                             "spec.preemption.namespaceSelector");
+    ctl_guard_describe(CTL_GUARD_NS_UNKNOWN, &p, buf, sizeof buf);
+    assert_string_equal(buf, "pod ml-batch/etl-a: namespace ml-batch is not in the namespace cache "
+                             "(just created or being deleted), so it is not selected by "
+                             "spec.preemption.namespaceSelector");
+    ctl_guard_describe(CTL_GUARD_NOT_OPTED_IN, &p, buf, sizeof buf);
+    assert_string_equal(buf, "pod ml-batch/etl-a is not selected by spec.preemption.podSelector");
+    ctl_guard_describe(CTL_GUARD_PDB, &p, buf, 24); /* cut short, still terminated */
+    assert_string_equal(buf, "pod ml-batch/etl-a is c");
+    assert_string_equal(ctl_guard_name(CTL_GUARD_NS_NOT_OPTED_IN), "namespace-not-opted-in");
+    assert_string_equal(ctl_guard_name(CTL_GUARD_NS_UNKNOWN), "namespace-unknown");
+    assert_string_equal(ctl_guard_name(CTL_GUARD_NO_SLACK), "no-slack");
+    assert_string_equal(ctl_guard_name(CTL_GUARD_N), "unknown");
+    for (int g = 0; g < CTL_GUARD_N; g++)
+        assert_string_not_equal(ctl_guard_explain((ctl_guard)g), "unknown guard");
+}
+
 /* Resources of terminating pods still count; a cordoned node takes no preemptor and loses no pod.
  */
 static void test_nodes(void **state)
@@ -808,6 +941,8 @@ int main(void)
         cmocka_unit_test(test_namespace_limit_within_round),
         cmocka_unit_test(test_kubernetes_priority_pair),
         cmocka_unit_test(test_other_guards),
+        cmocka_unit_test(test_namespace_selector),
+        cmocka_unit_test(test_guard_texts),
         cmocka_unit_test(test_nodes),
         cmocka_unit_test(test_node_eligibility),
         cmocka_unit_test(test_required_affinity),

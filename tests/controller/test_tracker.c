@@ -1,7 +1,7 @@
 /* test_tracker.c: unit tests of the snapshot (tracker.c): decoded API objects become the decision
  * view and the job model: pod states (gated, unschedulable, bound, finished), task states from the
- * job model, owners, PodDisruptionBudget facts, node schedulability and taints, and a suspended
- * batch Job standing for its task. */
+ * job model, owners, PodDisruptionBudget facts, node schedulability and taints, a suspended
+ * batch Job standing for its task, and the labels of each pod's namespace. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -45,7 +45,7 @@ static void add(kube_obj_list *l, const kube_meta *m)
 static void test_snapshot(void **state)
 {
     (void)state;
-    kube_obj_list pods = {0}, nodes = {0}, pdbs = {0}, jobs = {0}, graphs = {0};
+    kube_obj_list pods = {0}, nodes = {0}, pdbs = {0}, jobs = {0}, graphs = {0}, nss = {0};
     /* Job "etl": a (succeeded) -> b (gated) ; c runs, covered by a PDB; u unschedulable. */
     add(&pods, obj(KUBE_KIND_POD,
                    POD("a",
@@ -106,14 +106,23 @@ static void test_snapshot(void **state)
                    "\"labels\":{\"dagsched.io/job\":\"etl\",\"dagsched.io/task\":\"d\"},"
                    "\"annotations\":{\"dagsched.io/depends-on\":\"b\"}},"
                    "\"spec\":{\"suspend\":true},\"status\":{}}"));
+    /* Namespace b (of every pod above) and another one, listed in no particular order. */
+    add(&nss, obj(KUBE_KIND_NAMESPACE,
+                  "{\"metadata\":{\"name\":\"z\",\"resourceVersion\":\"1\",\"labels\":"
+                  "{\"team\":\"web\"}}}"));
+    add(&nss,
+        obj(KUBE_KIND_NAMESPACE,
+            "{\"metadata\":{\"name\":\"b\",\"resourceVersion\":\"1\",\"labels\":"
+            "{\"kubernetes.io/metadata.name\":\"b\",\"dagsched.io/preemption\":\"enabled\"}}}"));
     ds_policy pol;
     ds_policy_defaults(&pol);
     ctl_snapshot s;
     ds_err err = {{0}};
     double now = 1795341700.0; /* 2026-11-22T10:01:40Z */
-    assert_int_equal(ctl_snapshot_build(&pods, &nodes, &pdbs, &jobs, &graphs, &pol, now, &s, &err),
-                     0);
+    assert_int_equal(
+        ctl_snapshot_build(&pods, &nodes, &pdbs, &jobs, &graphs, &nss, &pol, now, &s, &err), 0);
     assert_null(pods.items);
+    assert_null(nss.items);
     assert_int_equal(s.n_pod, 5);
 
     const ctl_pod *a = &s.pod[0], *b = &s.pod[1], *c = &s.pod[2], *u = &s.pod[3],
@@ -132,6 +141,12 @@ static void test_snapshot(void **state)
     assert_string_equal(c->priority_class, "low");
     assert_int_equal(c->k8s_priority, 5);
     assert_int_equal(c->n_pdbs, 1);
+    /* The labels of its namespace b. */
+    assert_true(c->ns_known);
+    assert_int_equal(c->n_ns_labels, 2);
+    assert_string_equal(ctl_kv_get(c->ns_labels, c->n_ns_labels, "dagsched.io/preemption"),
+                        "enabled");
+    assert_null(ctl_kv_get(c->ns_labels, c->n_ns_labels, "team"));
     assert_true(c->pdb_blocks);
     assert_false(c->pdb_stale);
     assert_true(c->evicted_at == 1795341660.0);
@@ -178,6 +193,44 @@ static void test_snapshot(void **state)
     const ds_job *etl = ctl_snapshot_job_of(&s, &b->task);
     assert_non_null(etl);
     assert_int_equal(etl->dag.n, 3);
+
+    assert_int_equal(s.n_ns, 2);
+    assert_string_equal(s.ns[0].name, "b"); /* sorted by name */
+    const ctl_namespace *z = ctl_snapshot_namespace(&s, "z");
+    assert_non_null(z);
+    assert_int_equal(z->n_labels, 1);
+    assert_string_equal(z->labels[0].value, "web");
+    assert_null(ctl_snapshot_namespace(&s, "a"));
+    assert_null(ctl_snapshot_namespace(&s, NULL));
+    ctl_snapshot_free(&s);
+}
+
+/* A pod whose namespace is not listed (not in the namespace cache) has no namespace labels and
+ * says so; without any namespace list every pod is in that state. */
+static void test_unknown_namespace(void **state)
+{
+    (void)state;
+    kube_obj_list pods = {0}, nodes = {0}, pdbs = {0}, jobs = {0}, graphs = {0}, nss = {0};
+    add(&pods, obj(KUBE_KIND_POD, POD("p", "", ",\"nodeName\":\"n1\"", "{\"phase\":\"Running\"}")));
+    add(&nss, obj(KUBE_KIND_NAMESPACE, "{\"metadata\":{\"name\":\"other\",\"resourceVersion\":"
+                                       "\"1\",\"labels\":{\"a\":\"b\"}}}"));
+    ds_policy pol;
+    ds_policy_defaults(&pol);
+    ctl_snapshot s;
+    ds_err err = {{0}};
+    assert_int_equal(
+        ctl_snapshot_build(&pods, &nodes, &pdbs, &jobs, &graphs, &nss, &pol, 1e9, &s, &err), 0);
+    assert_int_equal(s.n_pod, 1);
+    assert_string_equal(s.pod[0].ns, "b");
+    assert_false(s.pod[0].ns_known);
+    assert_int_equal(s.pod[0].n_ns_labels, 0);
+    ctl_snapshot_free(&s);
+
+    add(&pods, obj(KUBE_KIND_POD, POD("q", "", "", "{\"phase\":\"Pending\"}")));
+    assert_int_equal(
+        ctl_snapshot_build(&pods, &nodes, &pdbs, &jobs, &graphs, NULL, &pol, 1e9, &s, &err), 0);
+    assert_int_equal(s.n_ns, 0);
+    assert_false(s.pod[0].ns_known);
     ctl_snapshot_free(&s);
 }
 
@@ -185,6 +238,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_snapshot),
+        cmocka_unit_test(test_unknown_namespace),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

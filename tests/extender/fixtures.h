@@ -102,6 +102,21 @@ static inline const kube_pod *fx_pod(const fx_pod_spec *s)
     return (const kube_pod *)fx_decode(KUBE_KIND_POD, fx_pod_json(s), s->name);
 }
 
+/* A Namespace with the automatic name label and, when key is not NULL, one more label. */
+static inline const kube_namespace *fx_namespace(const char *name, const char *key,
+                                                 const char *value)
+{
+    json_t *labels = json_object();
+    json_object_set_new(labels, "kubernetes.io/metadata.name", json_string(name));
+    if (key != NULL)
+        json_object_set_new(labels, key, json_string(value));
+    json_t *j = json_pack("{s:{s:s,s:s,s:s,s:o},s:{s:s}}", "metadata", "name", name, "uid", name,
+                          "resourceVersion", "1", "labels", labels, "status", "phase", "Active");
+    if (j == NULL)
+        fx_die(name, "json_pack failed");
+    return (const kube_namespace *)fx_decode(KUBE_KIND_NAMESPACE, j, name);
+}
+
 /* A ConfigMap with one data entry. */
 static inline const kube_configmap *fx_configmap(const char *ns, const char *name, const char *rv,
                                                  const char *kind_label, const char *key,

@@ -2,7 +2,8 @@
  * decoded cluster objects: a three-task DAG job (blocked, then runnable), level-deadline
  * filtering, resource fit, pods outside any DAG, pods unknown to the snapshot, invalid jobs,
  * unknown nodes, empty node lists, both key casings and nodeCacheCapable modes, preemption with
- * protected / young / unknown victims, malformed and oversized bodies, and the not-ready answer. */
+ * protected / young / unknown victims and with the policy's namespace selector, malformed and
+ * oversized bodies, and the not-ready answer. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -48,6 +49,8 @@ typedef struct world {
     size_t n_pods;
     const kube_configmap *graphs[2];
     size_t n_graphs;
+    const kube_namespace *namespaces[4];
+    size_t n_namespaces;
     ds_policy policy;
 } world;
 
@@ -123,6 +126,8 @@ static void world_free(world *w)
         kube_obj_unref(&w->pods[i]->meta);
     for (size_t i = 0; i < w->n_graphs; i++)
         kube_obj_unref(&w->graphs[i]->meta);
+    for (size_t i = 0; i < w->n_namespaces; i++)
+        kube_obj_unref(&w->namespaces[i]->meta);
 }
 
 static ext_snapshot *snap(const world *w, double now)
@@ -133,6 +138,8 @@ static ext_snapshot *snap(const world *w, double now)
                           .n_pods = w->n_pods,
                           .graphs = w->graphs,
                           .n_graphs = w->n_graphs,
+                          .namespaces = w->namespaces,
+                          .n_namespaces = w->n_namespaces,
                           .policy = &w->policy,
                           .policy_generation = 1,
                           .policy_source = "built-in defaults",
@@ -587,7 +594,9 @@ static void add_victims(world *w)
                               .cpu = "4",
                               .mem = "1Gi",
                               .created = "2026-11-22T10:00:00Z",
-                              .started = "2026-11-22T10:00:00Z"});
+                              .started = "2026-11-22T10:00:00Z",
+                              .extra_label_key = "tier",
+                              .extra_label_value = "batch"});
     add_pod(w, &(fx_pod_spec){.ns = "batch",
                               .name = "report-b",
                               .uid = "uid-victim-b",
@@ -654,6 +663,76 @@ static void test_preempt(void **state)
     assert_string_equal(o.preemptor_mode, "outside-dag");
     assert_int_equal(o.victims_refused[DS_VICTIM_UNKNOWN], 3);
     free(out);
+    ext_snapshot_unref(s);
+    world_free(&w);
+}
+
+/* spec.preemption.namespaceSelector on the preempt verb: the kept victim (report-a, namespace
+ * batch) stays only while its namespace is known and its labels match; with a podSelector too,
+ * the pod must match both. */
+static void test_preempt_namespace_selector(void **state)
+{
+    (void)state;
+    world w;
+    world_init(&w, "Succeeded");
+    add_victims(&w);
+    double now = at("2026-11-22T10:58:40Z");
+    const char *kept = "{\"NodeNameToMetaVictims\":{\"kwok-node-0\":{\"Pods\":[{\"UID\":"
+                       "\"uid-victim-a\"}],\"NumPDBViolations\":1}}}";
+    const char *none = "{\"NodeNameToMetaVictims\":{}}";
+    struct {
+        const char *ns_label_value; /* label team on namespace batch; NULL: no such label;
+                                     * "-": namespace batch unknown */
+        const char *ns_sel;         /* namespaceSelector team=...; NULL: none */
+        const char *pod_sel;        /* podSelector tier=...; NULL: none */
+        const char *want;
+        size_t not_evictable; /* victims refused as not evictable (kube-system's dns always) */
+    } cases[] = {
+        {"-", NULL, NULL, kept, 1},       /* no selector: unknown namespaces do not matter */
+        {"-", "ml", NULL, none, 3},       /* namespace not seen: not opted in */
+        {NULL, "ml", NULL, none, 3},      /* namespace without the label */
+        {"web", "ml", NULL, none, 3},     /* another value */
+        {"ml", "ml", NULL, kept, 1},      /* selected (report-b: too young, not counted) */
+        {"ml", "ml", "batch", kept, 2},   /* both match (report-a is labelled tier=batch) */
+        {"ml", "ml", "service", none, 3}, /* namespace matches, pods do not */
+        {"web", "ml", "batch", none, 3},  /* report-a matches, its namespace does not */
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        for (size_t i = 0; i < w.n_namespaces; i++)
+            kube_obj_unref(&w.namespaces[i]->meta);
+        w.n_namespaces = 0;
+        w.namespaces[w.n_namespaces++] = fx_namespace("kube-system", NULL, NULL);
+        if (strcmp(cases[k].ns_label_value ? cases[k].ns_label_value : "", "-") != 0)
+            w.namespaces[w.n_namespaces++] = fx_namespace(
+                "batch", cases[k].ns_label_value ? "team" : NULL, cases[k].ns_label_value);
+        memset(&w.policy.opt_in_namespace_selector, 0, sizeof w.policy.opt_in_namespace_selector);
+        memset(&w.policy.opt_in_selector, 0, sizeof w.policy.opt_in_selector);
+        if (cases[k].ns_sel != NULL) {
+            w.policy.opt_in_namespace_selector.n = 1;
+            strcpy(w.policy.opt_in_namespace_selector.key[0], "team");
+            strcpy(w.policy.opt_in_namespace_selector.value[0], cases[k].ns_sel);
+        }
+        if (cases[k].pod_sel != NULL) {
+            w.policy.opt_in_selector.n = 1;
+            strcpy(w.policy.opt_in_selector.key[0], "tier");
+            strcpy(w.policy.opt_in_selector.value[0], cases[k].pod_sel);
+        }
+        ext_snapshot *s = snap(&w, now);
+        assert_int_equal(s->n_namespaces, w.n_namespaces);
+        ext_outcome o;
+        char *out = run_file(ext_handle_preempt, s, "preempt_meta.json", now, 200, &o);
+        if (strcmp(out, cases[k].want) != 0)
+            fail_msg("case %zu: got %s", k, out);
+        assert_int_equal(o.victims_refused[DS_VICTIM_NOT_EVICTABLE], cases[k].not_evictable);
+        free(out);
+        ext_snapshot_unref(s);
+    }
+    ext_snapshot *s = snap(&w, now);
+    assert_null(ext_snapshot_namespace(s, "default"));
+    assert_null(ext_snapshot_namespace(s, NULL));
+    const kube_namespace *batch_ns = ext_snapshot_namespace(s, "batch");
+    assert_non_null(batch_ns);
+    assert_string_equal(kube_meta_label(&batch_ns->meta, "team"), "web");
     ext_snapshot_unref(s);
     world_free(&w);
 }
@@ -824,6 +903,7 @@ int main(void)
         cmocka_unit_test(test_invalid_job_passes_through),
         cmocka_unit_test(test_empty_nodes),
         cmocka_unit_test(test_preempt),
+        cmocka_unit_test(test_preempt_namespace_selector),
         cmocka_unit_test(test_malformed_bodies),
         cmocka_unit_test(test_recorded_bodies),
         cmocka_unit_test(test_floor),

@@ -132,6 +132,21 @@ check("extender writes nothing but events",
       all(set(r["verbs"]) <= {"get", "list", "watch"} or r["resources"] == ["events"]
           for r in ext_rules))
 
+
+def verbs_on(rules, resource, group=""):
+    """Every verb the rules grant on one resource of one API group."""
+    return {v for r in rules if group in r.get("apiGroups", []) and resource in r["resources"]
+            for v in r["verbs"]}
+
+
+# spec.preemption.namespaceSelector: both read namespace labels, and nothing more.
+check("controller reads namespaces (get, list, watch only)",
+      verbs_on(ctrl_rules, "namespaces") == {"get", "list", "watch"},
+      verbs_on(ctrl_rules, "namespaces"))
+check("extender reads namespaces (get, list, watch only)",
+      verbs_on(ext_rules, "namespaces") == {"get", "list", "watch"},
+      verbs_on(ext_rules, "namespaces"))
+
 # --- non-default values
 objs2 = render("controller.dryRun=true", "extender.tls.enabled=true",
                "extender.tls.secretName=dagsched-tls", "metrics.serviceMonitor.enabled=true",

@@ -54,6 +54,9 @@ check "controller can patch pods" can controller patch pods -n default
 check "controller can watch nodes" can controller watch nodes
 check "controller can patch jobs" can controller patch jobs.batch -n default
 check "controller can read PDBs" can controller list poddisruptionbudgets.policy -n default
+check "controller can list namespaces" can controller list namespaces
+check "controller can watch namespaces" can controller watch namespaces
+check "controller can get a namespace" can controller get namespaces/default
 check "controller can post events" can controller create events -n default
 check "controller can nominate a node" can controller patch pods --subresource=status -n default
 check "controller can write its ledger" can controller update configmaps -n "$NS"
@@ -64,10 +67,16 @@ check "controller cannot read secrets" expect_no can controller get secrets -n "
 check "controller cannot delete pods" expect_no can controller delete pods -n default
 check "controller cannot delete nodes" expect_no can controller delete nodes
 check "controller cannot take leases elsewhere" expect_no can controller update leases.coordination.k8s.io -n kube-system
+check "controller cannot label namespaces" expect_no can controller patch namespaces
+check "controller cannot create namespaces" expect_no can controller create namespaces
+check "controller cannot delete namespaces" expect_no can controller delete namespaces
 # extender
 check "extender can list pods" can extender list pods -n default
 check "extender can watch nodes" can extender watch nodes
 check "extender can read policies" can extender get configmaps -n "$NS"
+check "extender can list namespaces" can extender list namespaces
+check "extender can watch namespaces" can extender watch namespaces
+check "extender cannot update namespaces" expect_no can extender update namespaces
 check "extender cannot patch pods" expect_no can extender patch pods -n default
 check "extender cannot evict" expect_no can extender create pods --subresource=eviction -n default
 check "extender cannot read secrets" expect_no can extender get secrets -n default

@@ -264,6 +264,72 @@ static kube_client *client_at(int port, double backoff)
     return c;
 }
 
+#define NS(name, rv, labels)                                                                       \
+    "{\"metadata\":{\"name\":\"" name "\",\"resourceVersion\":\"" rv "\",\"labels\":{" labels      \
+    "}},\"spec\":{\"finalizers\":[\"kubernetes\"]},\"status\":{\"phase\":\"Active\"}}"
+
+/* A cluster-wide Namespace informer: the collection is /api/v1/namespaces, objects are keyed by
+ * name alone and a label change arrives as an update. */
+static void test_namespace_informer(void **state)
+{
+    (void)state;
+    kube_log_setup(KUBE_LOG_ERROR, KUBE_LOG_TEXT, NULL);
+    mock_server m;
+    assert_int_equal(mock_start(&m), 0);
+    mock_reply r[] = {
+        {.status = 200,
+         .body = "{\"kind\":\"NamespaceList\",\"metadata\":{\"resourceVersion\":\"10\"},"
+                 "\"items\":[" NS("ml", "5", "\"team\":\"ml\"") "," NS("web", "6", "") "]}"},
+        {.status = 200,
+         .chunks = {EVENT("MODIFIED", NS("web", "11", "\"dagsched.io/preemption\":\"enabled\""))
+                        EVENT("DELETED", NS("ml", "12", "\"team\":\"ml\""))}},
+    };
+    mock_script(&m, r, 2);
+    kube_client *c = client_at(m.port, 0.01);
+    recorder rr = {.n = 0};
+    pthread_mutex_init(&rr.lock, NULL);
+    kube_informer_opts io = {.kind = KUBE_KIND_NAMESPACE,
+                             .cb = {on_add, on_update, on_delete, on_synced, &rr}};
+    kube_informer *inf;
+    ds_err err = {{0}};
+    assert_int_equal(kube_informer_new(c, &io, &inf, &err), 0);
+    assert_int_equal(kube_informer_start(inf, &err), 0);
+    assert_true(kube_informer_wait_synced(inf, 10));
+    double deadline = kutil_mono_now() + 10;
+    while (seen_count(&rr) < 5 && kutil_mono_now() < deadline)
+        usleep(10000);
+    kube_informer_stop(inf);
+
+    pthread_mutex_lock(&rr.lock);
+    assert_int_equal(rr.n, 5);
+    assert_string_equal(rr.seen[2], "synced");
+    assert_string_equal(rr.seen[3], "update web 6->11");
+    assert_string_equal(rr.seen[4], "delete ml 12");
+    pthread_mutex_unlock(&rr.lock);
+    pthread_mutex_lock(&m.lock);
+    assert_string_equal(m.requests[0].path, "/api/v1/namespaces?limit=500");
+    assert_non_null(strstr(m.requests[1].path, "/api/v1/namespaces?watch=1&"));
+    assert_non_null(strstr(m.requests[1].path, "&resourceVersion=10"));
+    pthread_mutex_unlock(&m.lock);
+
+    const kube_meta *web = kube_informer_get(inf, NULL, "web");
+    assert_non_null(web);
+    assert_string_equal(kube_meta_label(web, "dagsched.io/preemption"), "enabled");
+    kube_obj_unref(web);
+    assert_null(kube_informer_get(inf, NULL, "ml"));
+    kube_informer_free(inf);
+    kube_client_free(c);
+    mock_stop(&m);
+    pthread_mutex_destroy(&rr.lock);
+
+    /* Namespaces are not namespaced. */
+    io.namespace = "x";
+    kube_client *c2 = client_at(m.port, 0.01);
+    assert_int_equal(kube_informer_new(c2, &io, &inf, &err), -1);
+    assert_string_equal(err.msg, "informer: namespace is not namespaced");
+    kube_client_free(c2);
+}
+
 /* kube_client_shutdown while informers run (one watching, one failing to reach its server):
  * every request of a shut-down client fails at once, so an informer that retried would spin,
  * logging "watch failed: cancelled" and "reconnecting" without pause. They must stop instead. */
@@ -364,6 +430,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_list_watch_gone_relist),
         cmocka_unit_test(test_unreachable_is_unhealthy),
+        cmocka_unit_test(test_namespace_informer),
         cmocka_unit_test(test_client_shutdown_stops_informers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

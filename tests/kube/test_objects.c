@@ -1,6 +1,6 @@
 /* test_objects.c: decoding of cached objects (pod requests as the scheduler computes them, node
- * allocatable and readiness, ConfigMap data, PDB selectors, Job status), their bounds and error
- * messages, and the cache with its indexes. */
+ * allocatable and readiness, ConfigMap data, PDB selectors, Job status, Namespace labels), their
+ * bounds and error messages, and the cache with its indexes. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -522,6 +522,76 @@ static kube_meta *make_pod(const char *ns, const char *name, const char *node, c
     return decode_ok(KUBE_KIND_POD, text);
 }
 
+/* A Namespace keeps its name and labels (cluster-scoped: no metadata.namespace); spec and status
+ * are not kept, and its labels are bounded like any object's. */
+static void test_namespace(void **state)
+{
+    (void)state;
+    assert_string_equal(kube_kind_name(KUBE_KIND_NAMESPACE), "namespace");
+    assert_string_equal(kube_kind_api_prefix(KUBE_KIND_NAMESPACE), "/api/v1");
+    assert_string_equal(kube_kind_resource(KUBE_KIND_NAMESPACE), "namespaces");
+    assert_false(kube_kind_namespaced(KUBE_KIND_NAMESPACE));
+    assert_true(kube_kind_namespaced(KUBE_KIND_POD));
+
+    kube_meta *m = decode_ok(
+        KUBE_KIND_NAMESPACE,
+        "{\"apiVersion\":\"v1\",\"kind\":\"Namespace\",\"metadata\":{\"name\":\"ml-batch\","
+        "\"uid\":\"ns-1\",\"resourceVersion\":\"77\",\"creationTimestamp\":\"2026-11-22T10:00:"
+        "00Z\","
+        "\"labels\":{\"kubernetes.io/metadata.name\":\"ml-batch\",\"dagsched.io/preemption\":"
+        "\"enabled\"},\"annotations\":{\"owner\":\"team-ml\"}},"
+        "\"spec\":{\"finalizers\":[\"kubernetes\"]},\"status\":{\"phase\":\"Active\"}}");
+    assert_int_equal(m->kind, KUBE_KIND_NAMESPACE);
+    assert_null(m->ns);
+    assert_string_equal(m->name, "ml-batch");
+    assert_string_equal(m->resource_version, "77");
+    assert_int_equal(m->n_labels, 2);
+    assert_string_equal(kube_meta_label(m, "dagsched.io/preemption"), "enabled");
+    assert_string_equal(kube_meta_label(m, "kubernetes.io/metadata.name"), "ml-batch");
+    assert_null(kube_meta_label(m, "owner"));
+    assert_int_equal(m->n_annotations, 0); /* only dagsched.io/ annotations are kept */
+    assert_false(m->deleting);
+    /* One small allocation: the struct, two label pairs and the strings. */
+    assert_true(m->alloc_bytes < 512);
+    kube_obj_unref(m);
+
+    /* Terminating, no labels at all (a namespace created before the automatic name label). */
+    m = decode_ok(KUBE_KIND_NAMESPACE, "{\"metadata\":{\"name\":\"old\",\"resourceVersion\":\"5\","
+                                       "\"deletionTimestamp\":\"2026-11-22T10:05:00Z\"},"
+                                       "\"status\":{\"phase\":\"Terminating\"}}");
+    assert_int_equal(m->n_labels, 0);
+    assert_true(m->deleting);
+    kube_obj_unref(m);
+
+    decode_fails(KUBE_KIND_NAMESPACE, "{\"metadata\":{\"resourceVersion\":\"1\"}}",
+                 "namespace: metadata.name: missing");
+    decode_fails(KUBE_KIND_NAMESPACE, "{\"metadata\":{\"name\":\"a\"}}",
+                 "namespace a: metadata.resourceVersion: missing");
+    decode_fails(KUBE_KIND_NAMESPACE,
+                 "{\"metadata\":{\"name\":\"a\",\"resourceVersion\":\"1\",\"labels\":[\"x\"]}}",
+                 "namespace a: metadata.labels: must be a map of strings");
+    decode_fails(KUBE_KIND_NAMESPACE,
+                 "{\"metadata\":{\"name\":\"a\",\"resourceVersion\":\"1\",\"labels\":{\"team\":"
+                 "true}}}",
+                 "namespace a: metadata.labels[\"team\"]: must be a string");
+
+    /* Cached by name (no namespace). */
+    kube_cache *c = kube_cache_new(KUBE_KIND_NAMESPACE);
+    assert_non_null(c);
+    m = decode_ok(KUBE_KIND_NAMESPACE,
+                  "{\"metadata\":{\"name\":\"ml\",\"resourceVersion\":\"1\",\"labels\":"
+                  "{\"team\":\"ml\"}}}");
+    const kube_meta *old = NULL;
+    assert_int_equal(kube_cache_put(c, m, &old), 0);
+    assert_null(old);
+    const kube_meta *got = kube_cache_get(c, NULL, "ml");
+    assert_non_null(got);
+    assert_string_equal(kube_meta_label(got, "team"), "ml");
+    kube_obj_unref(got);
+    assert_null(kube_cache_get(c, NULL, "other"));
+    kube_cache_free(c);
+}
+
 static void test_cache_indexes(void **state)
 {
     (void)state;
@@ -677,6 +747,7 @@ int main(void)
         cmocka_unit_test(test_pod_required_affinity),
         cmocka_unit_test(test_pod_affinity_invalid),
         cmocka_unit_test(test_node_cm_pdb_job),
+        cmocka_unit_test(test_namespace),
         cmocka_unit_test(test_cache_indexes),
         cmocka_unit_test(test_cache_many),
         cmocka_unit_test(test_cache_concurrent),

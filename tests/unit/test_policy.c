@@ -144,6 +144,13 @@ static void assert_same_settings(const ds_policy *a, const ds_policy *b)
         assert_string_equal(a->opt_in_selector.key[i], b->opt_in_selector.key[i]);
         assert_string_equal(a->opt_in_selector.value[i], b->opt_in_selector.value[i]);
     }
+    assert_int_equal(a->opt_in_namespace_selector.n, b->opt_in_namespace_selector.n);
+    for (size_t i = 0; i < a->opt_in_namespace_selector.n; i++) {
+        assert_string_equal(a->opt_in_namespace_selector.key[i],
+                            b->opt_in_namespace_selector.key[i]);
+        assert_string_equal(a->opt_in_namespace_selector.value[i],
+                            b->opt_in_namespace_selector.value[i]);
+    }
     assert_int_equal(a->protected_namespaces.n, b->protected_namespaces.n);
     for (size_t i = 0; i < a->protected_namespaces.n; i++)
         assert_string_equal(a->protected_namespaces.name[i], b->protected_namespaces.name[i]);
@@ -197,6 +204,7 @@ static void test_defaults_are_the_papers(void **state)
     const char *gpus[] = {"nvidia.com/gpu", "amd.com/gpu"};
     assert_names(&p.gpu_resource_names, 2, gpus);
     assert_int_equal(p.opt_in_selector.n, 0);
+    assert_int_equal(p.opt_in_namespace_selector.n, 0); /* every namespace */
     const char *ns[] = {"kube-system"};
     assert_names(&p.protected_namespaces, 1, ns);
     const char *pcs[] = {"system-cluster-critical", "system-node-critical"};
@@ -287,6 +295,10 @@ static void test_full_document(void **state)
         "    cooldown: 168h\n"
         "    podSelector: {matchLabels: {dagsched.io/preemptable: \"true\", tier: batch, "
         "empty: \"\"}}\n"
+        "    namespaceSelector:\n"
+        "      matchLabels:\n"
+        "        team.example.com/preemption: opted-in\n"
+        "        env: \"batch\"\n"
         "    protectedNamespaces: []\n"
         "    protectedPriorityClasses:\n"
         "      - system-node-critical\n"
@@ -333,6 +345,11 @@ static void test_full_document(void **state)
     assert_string_equal(p.opt_in_selector.value[1], "batch");
     assert_string_equal(p.opt_in_selector.key[2], "empty");
     assert_string_equal(p.opt_in_selector.value[2], "");
+    assert_int_equal(p.opt_in_namespace_selector.n, 2);
+    assert_string_equal(p.opt_in_namespace_selector.key[0], "team.example.com/preemption");
+    assert_string_equal(p.opt_in_namespace_selector.value[0], "opted-in");
+    assert_string_equal(p.opt_in_namespace_selector.key[1], "env");
+    assert_string_equal(p.opt_in_namespace_selector.value[1], "batch");
     assert_int_equal(p.protected_namespaces.n, 0);
     const char *pcs[] = {"system-node-critical", "high.priority"};
     assert_names(&p.protected_priority_classes, 2, pcs);
@@ -349,6 +366,50 @@ static void test_null_selector_selects_all(void **state)
     assert_int_equal(p.opt_in_selector.n, 0);
     parse_ok(SPEC("{preemption: {podSelector: {matchLabels: {}}}}"), &p);
     assert_int_equal(p.opt_in_selector.n, 0);
+
+    /* The same for the namespace selector: absent, {}, null or empty matchLabels. */
+    const char *docs[] = {
+        SPEC("{preemption: {}}"),
+        SPEC("{preemption: {namespaceSelector: {}}}"),
+        SPEC("{preemption: {namespaceSelector: ~}}"),
+        HEAD "spec:\n  preemption:\n    namespaceSelector:\n",
+        SPEC("{preemption: {namespaceSelector: {matchLabels: ~}}}"),
+        SPEC("{preemption: {namespaceSelector: {matchLabels: {}}}}"),
+    };
+    for (size_t i = 0; i < sizeof docs / sizeof docs[0]; i++) {
+        parse_ok(docs[i], &p);
+        assert_int_equal(p.opt_in_namespace_selector.n, 0);
+    }
+}
+
+/* The two opt-in selectors are separate fields: one never fills the other. */
+static void test_selectors_are_separate(void **state)
+{
+    (void)state;
+    ds_policy p;
+    parse_ok(SPEC("{preemption: {namespaceSelector: {matchLabels: {team: ml}}}}"), &p);
+    assert_int_equal(p.opt_in_selector.n, 0);
+    assert_int_equal(p.opt_in_namespace_selector.n, 1);
+    assert_string_equal(p.opt_in_namespace_selector.key[0], "team");
+    assert_string_equal(p.opt_in_namespace_selector.value[0], "ml");
+    parse_ok(SPEC("{preemption: {podSelector: {matchLabels: {team: ml}}}}"), &p);
+    assert_int_equal(p.opt_in_selector.n, 1);
+    assert_int_equal(p.opt_in_namespace_selector.n, 0);
+    parse_ok(SPEC("{preemption: {podSelector: {matchLabels: {app: etl}}, "
+                  "namespaceSelector: {matchLabels: {team: ml, env: prod}}}}"),
+             &p);
+    assert_int_equal(p.opt_in_selector.n, 1);
+    assert_string_equal(p.opt_in_selector.key[0], "app");
+    assert_int_equal(p.opt_in_namespace_selector.n, 2);
+    assert_string_equal(p.opt_in_namespace_selector.key[1], "env");
+    assert_string_equal(p.opt_in_namespace_selector.value[1], "prod");
+    /* Namespace labels are matched like pod labels (all entries, exact values). */
+    const char *keys[] = {"kubernetes.io/metadata.name", "team", "env"};
+    const char *vals[] = {"ml-batch", "ml", "prod"};
+    const char *stage[] = {"ml-batch", "ml", "staging"};
+    assert_true(ds_selector_matches(&p.opt_in_namespace_selector, keys, vals, 3));
+    assert_false(ds_selector_matches(&p.opt_in_namespace_selector, keys, stage, 3));
+    assert_false(ds_selector_matches(&p.opt_in_namespace_selector, keys, vals, 2));
 }
 
 /* ---- shipped policies ---- */
@@ -517,6 +578,14 @@ static void test_document_errors(void **state)
         {SPEC("{preemption: {rhoo: 2}}"), "spec.preemption.rhoo: unknown field"},
         {SPEC("{preemption: {podSelector: {matchExpressions: []}}}"),
          "spec.preemption.podSelector.matchExpressions: unknown field"},
+        {SPEC("{preemption: {namespaceSelector: {matchExpressions: []}}}"),
+         "spec.preemption.namespaceSelector.matchExpressions: unknown field"},
+        {SPEC("{preemption: {namespaceSelector: {names: [batch]}}}"),
+         "spec.preemption.namespaceSelector.names: unknown field"},
+        {SPEC("{preemption: {namespaceSelector: {matchLabels: {a: b}, matchLabels: {c: d}}}}"),
+         "spec.preemption.namespaceSelector.matchLabels: duplicate key"},
+        {SPEC("{preemption: {nameSpaceSelector: {}}}"),
+         "spec.preemption.nameSpaceSelector: unknown field"},
         {SPEC("{\"a b\": 1}"), "spec[\"a b\"]: unknown field"},
         {SPEC("{Priority: {}}"), "spec.Priority: unknown field"},
         {HEAD "spec:\n  preemption:\n    rho: 2\n    rho: 3\n",
@@ -616,6 +685,22 @@ static void test_type_errors(void **state)
          "spec.preemption.podSelector.matchLabels[\"tier\"]: must be a string (got null)"},
         {SPEC("{preemption: {podSelector: [a]}}"),
          "spec.preemption.podSelector: must be a mapping (got a list)"},
+        {SPEC("{preemption: {namespaceSelector: [a]}}"),
+         "spec.preemption.namespaceSelector: must be a mapping (got a list)"},
+        {SPEC("{preemption: {namespaceSelector: batch}}"),
+         "spec.preemption.namespaceSelector: must be a mapping (got \"batch\")"},
+        {SPEC("{preemption: {namespaceSelector: {matchLabels: [a]}}}"),
+         "spec.preemption.namespaceSelector.matchLabels: must be a mapping (got a list)"},
+        {SPEC("{preemption: {namespaceSelector: {matchLabels: team}}}"),
+         "spec.preemption.namespaceSelector.matchLabels: must be a mapping (got \"team\")"},
+        {SPEC("{preemption: {namespaceSelector: {matchLabels: {preempt: yes}}}}"),
+         "spec.preemption.namespaceSelector.matchLabels[\"preempt\"]: must be a string; quote it "
+         "(got yes)"},
+        {SPEC("{preemption: {namespaceSelector: {matchLabels: {tier: }}}}"),
+         "spec.preemption.namespaceSelector.matchLabels[\"tier\"]: must be a string (got null)"},
+        {SPEC("{preemption: {namespaceSelector: {matchLabels: {tier: {a: b}}}}}"),
+         "spec.preemption.namespaceSelector.matchLabels[\"tier\"]: must be a string (got a "
+         "mapping)"},
     };
     run_cases(cases, sizeof cases / sizeof cases[0]);
 }
@@ -758,6 +843,19 @@ static void test_name_errors(void **state)
          "spec.preemption.podSelector.matchLabels[\"tier\"]: " LABEL_VALUE_REASON " (got \"a b\")"},
         {SPEC("{preemption: {podSelector: {matchLabels: {tier: a, tier: b}}}}"),
          "spec.preemption.podSelector.matchLabels[\"tier\"]: duplicate key"},
+        {SPEC("{preemption: {namespaceSelector: {matchLabels: {-bad: x}}}}"),
+         "spec.preemption.namespaceSelector.matchLabels: key " QUALIFIED_NAME_REASON
+         " (got \"-bad\")"},
+        {SPEC("{preemption: {namespaceSelector: {matchLabels: {\"Team.io/x\": y}}}}"),
+         "spec.preemption.namespaceSelector.matchLabels: key " QUALIFIED_PREFIX_REASON
+         " (got \"Team.io/x\")"},
+        {SPEC("{preemption: {namespaceSelector: {matchLabels: {\"\": y}}}}"),
+         "spec.preemption.namespaceSelector.matchLabels: key must not be empty (got \"\")"},
+        {SPEC("{preemption: {namespaceSelector: {matchLabels: {tier: batch-}}}}"),
+         "spec.preemption.namespaceSelector.matchLabels[\"tier\"]: " LABEL_VALUE_REASON
+         " (got \"batch-\")"},
+        {SPEC("{preemption: {namespaceSelector: {matchLabels: {team: a, team: b}}}}"),
+         "spec.preemption.namespaceSelector.matchLabels[\"team\"]: duplicate key"},
     };
     run_cases(cases, sizeof cases / sizeof cases[0]);
 }
@@ -837,6 +935,23 @@ static void test_list_limits(void **state)
     snprintf(doc + pos, sizeof doc - pos, "}}}}\n");
     expect_error(doc, "spec.preemption.podSelector.matchLabels: must have at most 16 entries (got "
                       "17)");
+
+    pos = (size_t)snprintf(doc, sizeof doc, "%s",
+                           SPEC("{preemption: {namespaceSelector: {matchLabels: {"));
+    pos -= 1;
+    for (int i = 0; i < DS_POLICY_MAX_LABELS + 1; i++)
+        pos += (size_t)snprintf(doc + pos, sizeof doc - pos, "%sk%d: v", i ? ", " : "", i);
+    snprintf(doc + pos, sizeof doc - pos, "}}}}\n");
+    expect_error(doc, "spec.preemption.namespaceSelector.matchLabels: must have at most 16 entries "
+                      "(got 17)");
+    /* Exactly 16 entries is fine. */
+    cut = strstr(doc, ", k16: v");
+    assert_non_null(cut);
+    snprintf(cut, sizeof doc - (size_t)(cut - doc), "}}}}\n");
+    parse_ok(doc, &p);
+    assert_int_equal(p.opt_in_namespace_selector.n, DS_POLICY_MAX_LABELS);
+    assert_string_equal(p.opt_in_namespace_selector.key[15], "k15");
+    assert_int_equal(p.opt_in_selector.n, 0);
 }
 
 static void test_yaml_syntax_errors(void **state)
@@ -1089,6 +1204,31 @@ static void test_validate_code_built(void **state)
     expect_invalid(&p, "spec.preemption.podSelector.matchLabels: key must not be empty (got \"\")");
 
     ds_policy_defaults(&p);
+    p.opt_in_namespace_selector.n = DS_POLICY_MAX_LABELS + 1;
+    expect_invalid(&p, "spec.preemption.namespaceSelector.matchLabels: must have at most 16 "
+                       "entries (got 17)");
+    p.opt_in_namespace_selector.n = 2;
+    strcpy(p.opt_in_namespace_selector.key[0], "team");
+    strcpy(p.opt_in_namespace_selector.key[1], "team");
+    expect_invalid(&p, "spec.preemption.namespaceSelector.matchLabels[\"team\"]: duplicate key");
+    strcpy(p.opt_in_namespace_selector.key[1], "env");
+    strcpy(p.opt_in_namespace_selector.value[1], "prod_");
+    expect_invalid(&p, "spec.preemption.namespaceSelector.matchLabels[\"env\"]: " LABEL_VALUE_REASON
+                       " (got \"prod_\")");
+    memset(p.opt_in_namespace_selector.value[1], 'v', sizeof p.opt_in_namespace_selector.value[1]);
+    expect_invalid(&p, "spec.preemption.namespaceSelector.matchLabels[\"env\"]: must be at most 63 "
+                       "characters (not NUL-terminated)");
+    memset(p.opt_in_namespace_selector.key[1], 'k', sizeof p.opt_in_namespace_selector.key[1]);
+    expect_invalid(&p, "spec.preemption.namespaceSelector.matchLabels: key must be at most 317 "
+                       "characters (not NUL-terminated)");
+    strcpy(p.opt_in_namespace_selector.key[1], "Env");
+    strcpy(p.opt_in_namespace_selector.value[1], "prod");
+    assert_int_equal(ds_policy_validate(&p, &err), 0); /* upper case is fine in a label name */
+    strcpy(p.opt_in_namespace_selector.key[1], "Example.com/env");
+    expect_invalid(&p, "spec.preemption.namespaceSelector.matchLabels: key " QUALIFIED_PREFIX_REASON
+                       " (got \"Example.com/env\")");
+
+    ds_policy_defaults(&p);
     p.priority.w_remaining = p.priority.w_waiting = p.priority.w_slack = 0.0;
     expect_invalid(&p, "spec.priority.weights: must not all be 0");
 }
@@ -1215,6 +1355,7 @@ int main(void)
         cmocka_unit_test(test_absent_fields_keep_defaults),
         cmocka_unit_test(test_full_document),
         cmocka_unit_test(test_null_selector_selects_all),
+        cmocka_unit_test(test_selectors_are_separate),
         cmocka_unit_test(test_every_shipped_policy_parses),
         cmocka_unit_test(test_shipped_default),
         cmocka_unit_test(test_shipped_packing_first),
