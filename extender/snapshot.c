@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "model_input.h"
+#include "node_speed.h"
 #include "victim.h"
 
 bool ext_pod_occupies_node(const kube_pod *p)
@@ -143,7 +144,10 @@ static int build_nodes(ext_snapshot *s, const ext_build_input *in, ds_err *err)
         ext_node *en = &s->nodes[idx];
         en->name = name;
         en->view.allocatable = n->allocatable;
-        en->view.speed = kube_node_speed(n, in->policy, max_cpu, max_mem);
+        en->view.speed = ds_node_speed_label(kube_meta_label(&n->meta, in->policy->speed_label),
+                                             (double)n->allocatable.v[DS_RES_CPU],
+                                             (double)n->allocatable.v[DS_RES_MEMORY], max_cpu,
+                                             max_mem, in->policy);
         s->max_speed = fmax(s->max_speed, en->view.speed);
         s->n_nodes++;
     }

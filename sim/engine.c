@@ -16,6 +16,7 @@
 #include "evheap.h"
 #include "joborder.h"
 #include "kube_preempt.h"
+#include "node_speed.h"
 #include "victim.h"
 #include "wqueue.h"
 
@@ -981,13 +982,9 @@ static int setup(engine *e)
     for (size_t n = 0; n < w->n_nodes; n++) {
         const sim_node_def *nd = &w->nodes[n];
         e->nodes[n].alloc = nd->allocatable;
-        double speed = nd->speed;
-        if (!(speed > 0))
-            speed = ds_node_rate((double)nd->allocatable.v[DS_RES_CPU],
-                                 (double)nd->allocatable.v[DS_RES_MEMORY], max_cpu, max_mem,
-                                 e->c->pol.theta_cpu, e->c->pol.theta_memory);
-        if (!(speed > 0))
-            return ds_err_set(e->err, "node \"%s\": speed must be > 0 (got %g)", nd->name, speed);
+        double speed =
+            ds_node_speed(nd->speed, (double)nd->allocatable.v[DS_RES_CPU],
+                          (double)nd->allocatable.v[DS_RES_MEMORY], max_cpu, max_mem, &e->c->pol);
         e->nodes[n].speed = speed;
         if (speed > e->max_speed)
             e->max_speed = speed;
