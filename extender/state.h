@@ -97,9 +97,9 @@ const ext_node *ext_snapshot_node(const ext_snapshot *s, const char *name);
 /* The namespace named `name`, or NULL when the snapshot does not know it. O(1) expected. */
 const kube_namespace *ext_snapshot_namespace(const ext_snapshot *s, const char *name);
 
-/* Whether a pod may be evicted under the policy: not in a protected namespace, not of a protected
- * priority class, in a namespace matching the namespace selector (ns: the pod's namespace, NULL
- * when unknown, which matches no selector but an empty one) and matching the pod selector. */
+/* Whether a pod may be evicted under the policy: the evictor filter of lib/evictor.h, which the
+ * controller applies too (ns: the pod's namespace, NULL when unknown, which matches no namespace
+ * selector but an empty one). */
 bool ext_pod_evictable(const kube_pod *p, const kube_namespace *ns, const ds_policy *pol);
 
 /* A pod counts on its node while bound and not Succeeded or Failed. */
