@@ -8,8 +8,6 @@
 
 #include "evictor.h"
 
-#define MINUTE_S 60.0
-
 const char *ctl_guard_name(ctl_guard g)
 {
     static const char *const names[] = {
@@ -110,36 +108,35 @@ void ctl_guard_describe(ctl_guard g, const ctl_pod *pod, char *buf, size_t size)
 
 double ctl_budget_window(const ds_policy *p)
 {
-    double w = MINUTE_S;
-    if (p->preemption.epoch_s > w)
-        w = p->preemption.epoch_s;
-    if (p->cooldown_s > w)
-        w = p->cooldown_s;
-    return w;
+    return ds_evict_budget_window(p);
+}
+
+/* A ledger entry as lib/evict_budget.h counts it (pending and evicted entries count). */
+static bool ledger_mark(const void *ctx, size_t i, ds_evict_mark *m)
+{
+    const ctl_ledger_entry *e = &((const ctl_ledger *)ctx)->e[i];
+    *m = (ds_evict_mark){.at = e->at, .ns = e->victim_ns, .node = e->node};
+    return ctl_ledger_entry_counts(e);
 }
 
 void ctl_budget_init(ctl_budget *b, const ds_policy *p, const ctl_ledger *l, double now)
 {
+    ds_evict_history h = {.n = l->n, .get = ledger_mark, .ctx = l};
+    ds_evict_budget_init(&b->limits, p, h, now);
+    b->total_left = b->limits.total_left;
     b->now = now;
     b->ledger = l;
     b->policy = p;
-    size_t used = ctl_ledger_count_since(l, now - MINUTE_S, NULL, NULL);
-    b->total_left = used >= p->max_evictions_per_minute ? 0 : p->max_evictions_per_minute - used;
 }
 
 size_t ctl_budget_namespace_left(const ctl_budget *b, const char *ns)
 {
-    size_t used = ctl_ledger_count_since(b->ledger, b->now - MINUTE_S, ns, NULL);
-    size_t max = b->policy->max_evictions_per_namespace;
-    return used >= max ? 0 : max - used;
+    return ds_evict_budget_namespace_left(&b->limits, ns);
 }
 
 size_t ctl_budget_node_left(const ctl_budget *b, const char *node)
 {
-    size_t used =
-        ctl_ledger_count_since(b->ledger, b->now - b->policy->preemption.epoch_s, NULL, node);
-    size_t max = b->policy->max_evictions_per_node;
-    return used >= max ? 0 : max - used;
+    return ds_evict_budget_node_left(&b->limits, node);
 }
 
 /* A label set of the snapshot, read by lib/evictor.h. */
@@ -211,10 +208,8 @@ ctl_guard ctl_guard_victim(const ds_policy *p, const ctl_budget *b, const ctl_po
     g = pdb_guard(pod);
     if (g != CTL_GUARD_OK)
         return g;
-    if (!isnan(pod->evicted_at) && b->now - pod->evicted_at < p->cooldown_s)
-        return CTL_GUARD_COOLDOWN;
-    double last = ctl_ledger_last_for_victim(b->ledger, pod->uid);
-    if (!isnan(last) && b->now - last < p->cooldown_s)
+    if (ds_evict_cooling(p, pod->evicted_at, b->now) ||
+        ds_evict_cooling(p, ctl_ledger_last_for_victim(b->ledger, pod->uid), b->now))
         return CTL_GUARD_COOLDOWN;
     if (ctl_budget_namespace_left(b, pod->ns) == 0)
         return CTL_GUARD_NAMESPACE_LIMIT;
@@ -229,8 +224,7 @@ ctl_guard ctl_guard_victim(const ds_policy *p, const ctl_budget *b, const ctl_po
 bool ctl_guard_preemptor_cooling(const ds_policy *p, const ctl_ledger *l, const ctl_pod *pod,
                                  double now)
 {
-    double last = ctl_ledger_last_for_preemptor(l, pod->uid);
-    return !isnan(last) && now - last < p->cooldown_s;
+    return ds_evict_cooling(p, ctl_ledger_last_for_preemptor(l, pod->uid), now);
 }
 
 bool ctl_guard_pair_ok(const ctl_pod *preemptor, const ctl_pod *victim)

@@ -31,11 +31,11 @@ typedef struct ds_evict_candidate {
 
 typedef enum ds_evict_reason {
     DS_EVICT_OK = 0,
-    DS_EVICT_PROTECTED_NS,      /* in spec.preemption.protectedNamespaces */
-    DS_EVICT_PROTECTED_CLASS,   /* of a class in spec.preemption.protectedPriorityClasses */
-    DS_EVICT_NS_NOT_OPTED_IN,   /* namespace not selected by spec.preemption.namespaceSelector */
-    DS_EVICT_NS_UNKNOWN,        /* namespaceSelector set and the namespace not seen yet */
-    DS_EVICT_NOT_OPTED_IN,      /* not selected by spec.preemption.podSelector */
+    DS_EVICT_PROTECTED_NS,    /* in spec.preemption.protectedNamespaces */
+    DS_EVICT_PROTECTED_CLASS, /* of a class in spec.preemption.protectedPriorityClasses */
+    DS_EVICT_NS_NOT_OPTED_IN, /* namespace not selected by spec.preemption.namespaceSelector */
+    DS_EVICT_NS_UNKNOWN,      /* namespaceSelector set and the namespace not seen yet */
+    DS_EVICT_NOT_OPTED_IN,    /* not selected by spec.preemption.podSelector */
 } ds_evict_reason;
 
 /* The first check the pod fails, DS_EVICT_OK when it may be evicted. */

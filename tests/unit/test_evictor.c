@@ -105,8 +105,7 @@ static void test_names(void **state)
     (void)state;
     assert_string_equal(ds_evict_reason_name(DS_EVICT_OK), "ok");
     assert_string_equal(ds_evict_reason_name(DS_EVICT_PROTECTED_NS), "protected-namespace");
-    assert_string_equal(ds_evict_reason_name(DS_EVICT_PROTECTED_CLASS),
-                        "protected-priority-class");
+    assert_string_equal(ds_evict_reason_name(DS_EVICT_PROTECTED_CLASS), "protected-priority-class");
     assert_string_equal(ds_evict_reason_name(DS_EVICT_NS_NOT_OPTED_IN), "namespace-not-opted-in");
     assert_string_equal(ds_evict_reason_name(DS_EVICT_NS_UNKNOWN), "namespace-unknown");
     assert_string_equal(ds_evict_reason_name(DS_EVICT_NOT_OPTED_IN), "not-opted-in");
