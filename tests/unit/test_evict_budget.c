@@ -51,7 +51,7 @@ static void test_limits(void **state)
     ds_evict_budget b;
     ds_evict_history h = {.n = sizeof history / sizeof history[0], .get = get, .ctx = history};
     ds_evict_budget_init(&b, &p, h, 1000);
-    assert_int_equal(b.total_left, 1); /* 950, 991, 995, 999 */
+    assert_int_equal(b.total_left, 1);                            /* 950, 991, 995, 999 */
     assert_int_equal(ds_evict_budget_namespace_left(&b, "a"), 0); /* 950, 991, 999 */
     assert_int_equal(ds_evict_budget_namespace_left(&b, "b"), 2);
     assert_int_equal(ds_evict_budget_namespace_left(&b, "c"), 3);
