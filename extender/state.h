@@ -135,7 +135,11 @@ const ext_snapshot *ext_state_acquire(ext_state *st);
 kube_decode_opts ext_state_decode_opts(const ext_state *st);
 
 /* ext_ctx.tasks_succeeded for the live state (user = the ext_state): has every named task of job
- * ns/job a Succeeded pod in the pod informer's cache right now? */
+ * ns/job a Succeeded pod in the pod informer's cache right now? When not, and a missing task's pod
+ * still runs in that cache (kube-scheduler may have seen it finish a moment before the watch
+ * did), the job's pods are read from the API server: a synchronous GET on the calling (HTTP)
+ * thread under a mutex, at most 2 s, not retried, its answer shared for 250 ms per job. Any
+ * failure answers false (the task keeps waiting). */
 bool ext_state_tasks_succeeded(void *user, const char *ns, const char *job,
                                const char *const *tasks, size_t n);
 
