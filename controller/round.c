@@ -114,6 +114,24 @@ static void count_round(ctl_controller *c, const char *outcome)
     metrics_add(c->m.rounds, lv, 1);
 }
 
+/* Pods and nodes are decoded with the active policy's gpuResourceNames: when a reloaded policy
+ * changes them, both watches list again and decode every object with the new names. */
+static void apply_gpu_names(ctl_controller *c)
+{
+    const char *gpu[DS_POLICY_MAX_LIST];
+    size_t n = ds_name_list_ptrs(&c->policy.policy.gpu_resource_names, gpu);
+    kube_informer *infs[] = {c->pods, c->nodes};
+    for (size_t i = 0; i < 2; i++) {
+        ds_err err = {{0}};
+        int rc = kube_informer_set_gpu_names(infs[i], gpu, n, &err);
+        if (rc < 0)
+            KLOG_ERROR("policy", "gpuResourceNames: %s", err.msg);
+        else if (rc == 1)
+            KLOG_INFO("policy", "gpuResourceNames changed: decoding %s again",
+                      i == 0 ? "pods" : "nodes");
+    }
+}
+
 static void refresh_policy(ctl_controller *c)
 {
     kube_obj_list l = {0};
@@ -123,6 +141,7 @@ static void refresh_policy(ctl_controller *c)
     kube_policy_refresh(&c->policy, (const kube_configmap *const *)l.items, l.n, c->opt.policy_name,
                         &u);
     kube_policy_log("policy", c->opt.policy_name, &c->policy, &u);
+    apply_gpu_names(c);
     if (u.outcome == KUBE_POLICY_INVALID && ctl_may_write(c)) {
         kube_object_ref ref = {.api_version = "v1",
                                .kind = "ConfigMap",

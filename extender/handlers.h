@@ -35,7 +35,6 @@
 
 typedef struct ext_ctx {
     ext_limits limits;
-    kube_decode_opts decode; /* GPU resource names for decoding the request's Pod */
     /* Optional: has every named task of job ns/job a Succeeded pod in the live caches (which may
      * be newer than the snapshot)? Consulted only before answering "waiting for upstream tasks",
      * so that a task whose upstream tasks finished a moment ago is not held back by a snapshot

@@ -129,11 +129,6 @@ void ext_state_free(ext_state *st);
  * one is built (the caches have not synced yet). */
 const ext_snapshot *ext_state_acquire(ext_state *st);
 
-/* How objects are decoded (the GPU resource names of the default policy; a policy that changes
- * gpuResourceNames takes effect for decoding after a restart). For decoding request Pods the same
- * way. The arrays live as long as the state. */
-kube_decode_opts ext_state_decode_opts(const ext_state *st);
-
 /* ext_ctx.tasks_succeeded for the live state (user = the ext_state): has every named task of job
  * ns/job a Succeeded pod in the pod informer's cache right now? When not, and a missing task's pod
  * still runs in that cache (kube-scheduler may have seen it finish a moment before the watch
