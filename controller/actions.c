@@ -52,26 +52,6 @@ static void now_rfc3339(char *buf, size_t size)
     kube_format_microtime(kutil_wall_now(), buf, size);
 }
 
-/* Merge-patch annotations (pairs key, value; value NULL removes) onto a pod. */
-static int annotate(ctl_controller *c, const char *ns, const char *name, const char *const *kv,
-                    size_t n, ds_err *err)
-{
-    json_t *ann = json_object();
-    json_t *patch = json_pack("{s:{s:o}}", "metadata", "annotations", ann);
-    if (ann == NULL || patch == NULL) {
-        json_decref(patch);
-        return ds_err_set(err, "annotate: out of memory");
-    }
-    for (size_t i = 0; i < n; i++)
-        json_object_set_new(ann, kv[2 * i],
-                            kv[2 * i + 1] ? json_string(kv[2 * i + 1]) : json_null());
-    char path[600];
-    snprintf(path, sizeof path, "/api/v1/namespaces/%s/pods/%s", ns, name);
-    int rc = kube_patch_merge(c->client, path, patch, NULL, err);
-    json_decref(patch);
-    return rc;
-}
-
 static void upstream_list(const ctl_snapshot *s, const ctl_task_info *t, char *buf, size_t size)
 {
     const ds_job *j = ctl_snapshot_job_of(s, t);
@@ -123,7 +103,7 @@ void ctl_act_release_pod(ctl_controller *c, const ctl_snapshot *s, size_t i)
     char ts[40];
     now_rfc3339(ts, sizeof ts);
     const char *kv[] = {CTL_ANN_RELEASED_AT, ts};
-    if (annotate(c, p->ns, p->name, kv, 1, &err) != 0)
+    if (kube_annotate_pod_pairs(c->client, p->ns, p->name, kv, 1, &err) != 0)
         KLOG_WARN("release", "pod %s/%s: annotation %s: %s", p->ns, p->name, CTL_ANN_RELEASED_AT,
                   err.msg);
     kube_object_ref ref = pod_ref(p);
@@ -154,7 +134,7 @@ void ctl_act_nudge(ctl_controller *c, const ctl_snapshot *s, size_t i)
     now_rfc3339(ts, sizeof ts);
     const char *kv[] = {CTL_ANN_NUDGED_AT, ts};
     ds_err err = {{0}};
-    if (annotate(c, p->ns, p->name, kv, 1, &err) != 0) {
+    if (kube_annotate_pod_pairs(c->client, p->ns, p->name, kv, 1, &err) != 0) {
         KLOG_WARN("nudge", "pod %s/%s: %s", p->ns, p->name, err.msg);
         api_error(c, "nudge");
         return;
@@ -174,7 +154,7 @@ int ctl_act_publish(ctl_controller *c, const ctl_snapshot *s, size_t i, const ct
     const char *kv[] = {CTL_ANN_PRIORITY,       v->priority,      CTL_ANN_SLACK, v->slack,
                         CTL_ANN_LEVEL_DEADLINE, v->level_deadline};
     ds_err err = {{0}};
-    if (annotate(c, p->ns, p->name, kv, 3, &err) != 0) {
+    if (kube_annotate_pod_pairs(c->client, p->ns, p->name, kv, 3, &err) != 0) {
         KLOG_DEBUG("publish", "pod %s/%s: %s", p->ns, p->name, err.msg);
         api_error(c, "publish");
         return -1;
@@ -192,17 +172,11 @@ int ctl_act_publish(ctl_controller *c, const ctl_snapshot *s, size_t i, const ct
  * victim of lower priority still terminating) and drops it once the pod is bound. */
 static void nominate(ctl_controller *c, const ctl_pod *pre, const char *node)
 {
-    json_t *patch = json_pack("{s:{s:s}}", "status", "nominatedNodeName", node);
-    if (patch == NULL)
-        return;
-    char path[600];
-    snprintf(path, sizeof path, "/api/v1/namespaces/%s/pods/%s/status", pre->ns, pre->name);
     ds_err err = {{0}};
-    if (kube_patch_merge(c->client, path, patch, NULL, &err) != 0) {
+    if (kube_nominate_node(c->client, pre->ns, pre->name, node, &err) != 0) {
         KLOG_WARN("evict", "pod %s/%s: nominating node %s: %s", pre->ns, pre->name, node, err.msg);
         api_error(c, "nominate");
     }
-    json_decref(patch);
 }
 
 static void count_eviction(ctl_controller *c, const char *result, ds_preempt_reason r)
@@ -214,14 +188,10 @@ static void count_eviction(ctl_controller *c, const char *result, ds_preempt_rea
 /* Re-read a pod; "" reason when it is still as planned. */
 static int recheck(ctl_controller *c, const ctl_pod *p, bool want_bound, char *why, size_t size)
 {
-    char path[600];
-    snprintf(path, sizeof path, "/api/v1/namespaces/%s/pods/%s", p->ns, p->name);
     json_t *obj = NULL;
-    kube_response resp;
+    long status = 0;
     ds_err err = {{0}};
-    int rc = kube_get_json(c->client, path, &obj, &resp, &err);
-    long status = resp.status;
-    kube_response_free(&resp);
+    int rc = kube_get_named(c->client, "/api/v1", p->ns, "pods", p->name, &obj, &status, &err);
     if (rc != 0) {
         snprintf(why, size, "%s", status == 404 ? "it no longer exists" : err.msg);
         return status == 404 ? 1 : -1;
@@ -342,7 +312,7 @@ int ctl_act_evict(ctl_controller *c, const ctl_snapshot *s, const ds_policy *p,
     snprintf(ann, sizeof ann, "for %s/%s on node %s: %s", pre->ns, pre->name, node, reason);
     kube_format_microtime(now, ts, sizeof ts);
     const char *kv[] = {CTL_ANN_EVICTION_AT, ts, CTL_ANN_EVICTION_REASON, ann};
-    if (annotate(c, victim->ns, victim->name, kv, 2, &err) != 0) {
+    if (kube_annotate_pod_pairs(c->client, victim->ns, victim->name, kv, 2, &err) != 0) {
         KLOG_WARN("evict", "pod %s/%s: reason annotation: %s; not evicting", victim->ns,
                   victim->name, err.msg);
         set_result(c, victim, CTL_LEDGER_GONE, p);

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MINUTE_S 60.0
+#include "evictor.h"
 
 const char *ctl_guard_name(ctl_guard g)
 {
@@ -108,71 +108,73 @@ void ctl_guard_describe(ctl_guard g, const ctl_pod *pod, char *buf, size_t size)
 
 double ctl_budget_window(const ds_policy *p)
 {
-    double w = MINUTE_S;
-    if (p->preemption.epoch_s > w)
-        w = p->preemption.epoch_s;
-    if (p->cooldown_s > w)
-        w = p->cooldown_s;
-    return w;
+    return ds_evict_budget_window(p);
+}
+
+/* A ledger entry as lib/evict_budget.h counts it (pending and evicted entries count). */
+static bool ledger_mark(const void *ctx, size_t i, ds_evict_mark *m)
+{
+    const ctl_ledger_entry *e = &((const ctl_ledger *)ctx)->e[i];
+    *m = (ds_evict_mark){.at = e->at, .ns = e->victim_ns, .node = e->node};
+    return ctl_ledger_entry_counts(e);
 }
 
 void ctl_budget_init(ctl_budget *b, const ds_policy *p, const ctl_ledger *l, double now)
 {
+    ds_evict_history h = {.n = l->n, .get = ledger_mark, .ctx = l};
+    ds_evict_budget_init(&b->limits, p, h, now);
+    b->total_left = b->limits.total_left;
     b->now = now;
     b->ledger = l;
     b->policy = p;
-    size_t used = ctl_ledger_count_since(l, now - MINUTE_S, NULL, NULL);
-    b->total_left = used >= p->max_evictions_per_minute ? 0 : p->max_evictions_per_minute - used;
 }
 
 size_t ctl_budget_namespace_left(const ctl_budget *b, const char *ns)
 {
-    size_t used = ctl_ledger_count_since(b->ledger, b->now - MINUTE_S, ns, NULL);
-    size_t max = b->policy->max_evictions_per_namespace;
-    return used >= max ? 0 : max - used;
+    return ds_evict_budget_namespace_left(&b->limits, ns);
 }
 
 size_t ctl_budget_node_left(const ctl_budget *b, const char *node)
 {
-    size_t used =
-        ctl_ledger_count_since(b->ledger, b->now - b->policy->preemption.epoch_s, NULL, node);
-    size_t max = b->policy->max_evictions_per_node;
-    return used >= max ? 0 : max - used;
+    return ds_evict_budget_node_left(&b->limits, node);
 }
 
-/* Do these labels (a pod's or its namespace's) match the selector? */
-static bool labels_match(const ds_label_selector *sel, const ctl_kv *labels, size_t n)
+/* A label set of the snapshot, read by lib/evictor.h. */
+typedef struct kv_set {
+    const ctl_kv *kv;
+    size_t n;
+} kv_set;
+
+static const char *kv_set_get(const void *ctx, const char *key)
 {
-    if (sel->n == 0)
-        return true;
-    if (n == 0 || labels == NULL)
-        return false;
-    const char **keys = malloc(n * sizeof *keys);
-    const char **vals = malloc(n * sizeof *vals);
-    bool ok = false;
-    if (keys != NULL && vals != NULL) { /* on allocation failure: not opted in (safe side) */
-        for (size_t i = 0; i < n; i++) {
-            keys[i] = labels[i].key;
-            vals[i] = labels[i].value;
-        }
-        ok = ds_selector_matches(sel, keys, vals, n);
-    }
-    free(keys);
-    free(vals);
-    return ok;
+    const kv_set *l = ctx;
+    return l->kv != NULL ? ctl_kv_get(l->kv, l->n, key) : NULL;
 }
 
-/* spec.preemption.namespaceSelector: OK when it is empty or the pod's namespace matches it; a
- * namespace the controller has not seen matches no selector (safe side). */
-static ctl_guard namespace_guard(const ds_label_selector *sel, const ctl_pod *pod)
+/* The policy's evictor filter (lib/evictor.h), its reason as a guard. */
+static ctl_guard policy_guard(const ds_policy *p, const ctl_pod *pod)
 {
-    if (sel->n == 0)
+    kv_set labels = {pod->labels, pod->n_labels}, ns_labels = {pod->ns_labels, pod->n_ns_labels};
+    ds_evict_candidate c = {.ns = pod->ns,
+                            .priority_class = pod->priority_class,
+                            .labels = {kv_set_get, &labels},
+                            .ns_known = pod->ns_known,
+                            .ns_labels = {kv_set_get, &ns_labels}};
+    switch (ds_evictor_filter(p, &c)) {
+    case DS_EVICT_OK:
         return CTL_GUARD_OK;
-    if (!pod->ns_known)
-        return CTL_GUARD_NS_UNKNOWN;
-    if (!labels_match(sel, pod->ns_labels, pod->n_ns_labels))
+    case DS_EVICT_PROTECTED_NS:
+        return CTL_GUARD_PROTECTED_NS;
+    case DS_EVICT_PROTECTED_CLASS:
+        return CTL_GUARD_PROTECTED_CLASS;
+    case DS_EVICT_NS_NOT_OPTED_IN:
         return CTL_GUARD_NS_NOT_OPTED_IN;
-    return CTL_GUARD_OK;
+    case DS_EVICT_NS_UNKNOWN:
+        return CTL_GUARD_NS_UNKNOWN;
+    case DS_EVICT_NOT_OPTED_IN:
+        return CTL_GUARD_NOT_OPTED_IN;
+    }
+    return CTL_GUARD_NOT_OPTED_IN; /* an unknown reason: the safe side */
 }
 
 static ctl_guard pdb_guard(const ctl_pod *pod)
@@ -200,23 +202,14 @@ ctl_guard ctl_guard_victim(const ds_policy *p, const ctl_budget *b, const ctl_po
         return CTL_GUARD_NO_OWNER;
     if (pod->owner == CTL_OWNER_DAEMONSET)
         return CTL_GUARD_DAEMONSET;
-    if (ds_name_list_contains(&p->protected_namespaces, pod->ns))
-        return CTL_GUARD_PROTECTED_NS;
-    if (pod->priority_class[0] != '\0' &&
-        ds_name_list_contains(&p->protected_priority_classes, pod->priority_class))
-        return CTL_GUARD_PROTECTED_CLASS;
-    ctl_guard g = namespace_guard(&p->opt_in_namespace_selector, pod);
+    ctl_guard g = policy_guard(p, pod);
     if (g != CTL_GUARD_OK)
         return g;
-    if (!labels_match(&p->opt_in_selector, pod->labels, pod->n_labels))
-        return CTL_GUARD_NOT_OPTED_IN;
     g = pdb_guard(pod);
     if (g != CTL_GUARD_OK)
         return g;
-    if (!isnan(pod->evicted_at) && b->now - pod->evicted_at < p->cooldown_s)
-        return CTL_GUARD_COOLDOWN;
-    double last = ctl_ledger_last_for_victim(b->ledger, pod->uid);
-    if (!isnan(last) && b->now - last < p->cooldown_s)
+    if (ds_evict_cooling(p, pod->evicted_at, b->now) ||
+        ds_evict_cooling(p, ctl_ledger_last_for_victim(b->ledger, pod->uid), b->now))
         return CTL_GUARD_COOLDOWN;
     if (ctl_budget_namespace_left(b, pod->ns) == 0)
         return CTL_GUARD_NAMESPACE_LIMIT;
@@ -231,8 +224,7 @@ ctl_guard ctl_guard_victim(const ds_policy *p, const ctl_budget *b, const ctl_po
 bool ctl_guard_preemptor_cooling(const ds_policy *p, const ctl_ledger *l, const ctl_pod *pod,
                                  double now)
 {
-    double last = ctl_ledger_last_for_preemptor(l, pod->uid);
-    return !isnan(last) && now - last < p->cooldown_s;
+    return ds_evict_cooling(p, ctl_ledger_last_for_preemptor(l, pod->uid), now);
 }
 
 bool ctl_guard_pair_ok(const ctl_pod *preemptor, const ctl_pod *victim)

@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "evict_budget.h"
 #include "ledger.h"
 #include "policy.h"
 #include "view.h"
@@ -51,12 +52,13 @@ const char *ctl_guard_explain(ctl_guard g); /* a sentence fragment for logs and 
  * spec.preemption.namespaceSelector". Always NUL-terminated (cut short when size is too small). */
 void ctl_guard_describe(ctl_guard g, const ctl_pod *pod, char *buf, size_t size);
 
-/* Eviction budgets left now, from the ledger and the policy. */
+/* Eviction budgets left now: the limits of lib/evict_budget.h over the ledger. */
 typedef struct ctl_budget {
     size_t total_left; /* spec.preemption.maxEvictionsPerMinute minus those of the last minute */
     double now;
     const ctl_ledger *ledger;
     const ds_policy *policy;
+    ds_evict_budget limits;
 } ctl_budget;
 
 void ctl_budget_init(ctl_budget *b, const ds_policy *p, const ctl_ledger *l, double now);

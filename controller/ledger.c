@@ -76,23 +76,6 @@ int ctl_ledger_set_result(ctl_ledger *l, const char *victim_uid, const char *res
     return -1;
 }
 
-size_t ctl_ledger_count_since(const ctl_ledger *l, double since, const char *victim_ns,
-                              const char *node)
-{
-    size_t c = 0;
-    for (size_t i = 0; i < l->n; i++) {
-        const ctl_ledger_entry *e = &l->e[i];
-        if (e->at < since || !ctl_ledger_entry_counts(e))
-            continue;
-        if (victim_ns != NULL && strcmp(e->victim_ns, victim_ns) != 0)
-            continue;
-        if (node != NULL && strcmp(e->node, node) != 0)
-            continue;
-        c++;
-    }
-    return c;
-}
-
 double ctl_ledger_last_for_preemptor(const ctl_ledger *l, const char *preemptor_uid)
 {
     for (size_t i = l->n; i-- > 0;)

@@ -65,11 +65,6 @@ bool ctl_ledger_entry_counts(const ctl_ledger_entry *e);
 /* Record the outcome of the latest entry for this victim UID; -1 when there is none. */
 int ctl_ledger_set_result(ctl_ledger *l, const char *victim_uid, const char *result);
 
-/* Counting entries at or after `since`, optionally only those of a victim namespace / a node
- * (NULL: any). */
-size_t ctl_ledger_count_since(const ctl_ledger *l, double since, const char *victim_ns,
-                              const char *node);
-
 /* Latest counting eviction made for this preemptor (by UID), NAN when none. */
 double ctl_ledger_last_for_preemptor(const ctl_ledger *l, const char *preemptor_uid);
 

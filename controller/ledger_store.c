@@ -42,10 +42,8 @@ static int create_empty(ctl_ledger_store *s, ds_err *err)
                            CTL_LEDGER_KEY, "[]");
     if (cm == NULL)
         return ds_err_set(err, "ledger: out of memory");
-    char path[512];
-    snprintf(path, sizeof path, "/api/v1/namespaces/%s/configmaps", s->ns);
     json_t *out = NULL;
-    int rc = kube_create(s->client, path, cm, &out, err);
+    int rc = kube_create_configmap(s->client, s->ns, cm, &out, err);
     json_decref(cm);
     if (rc == 0) {
         rc = take_version(s, out, err);
@@ -59,13 +57,9 @@ int ctl_ledger_store_load(ctl_ledger_store *s, ds_err *err)
 {
     if (!kube_valid_name(s->ns) || !kube_valid_name(s->name))
         return ds_err_set(err, "ledger configmap: invalid name %s/%s", s->ns, s->name);
-    char path[512];
-    snprintf(path, sizeof path, "/api/v1/namespaces/%s/configmaps/%s", s->ns, s->name);
     json_t *cm = NULL;
-    kube_response resp;
-    int rc = kube_get_json(s->client, path, &cm, &resp, err);
-    long status = resp.status;
-    kube_response_free(&resp);
+    long status = 0;
+    int rc = kube_get_named(s->client, "/api/v1", s->ns, "configmaps", s->name, &cm, &status, err);
     if (rc != 0 && status == 404) {
         rc = create_empty(s, err);
         s->loaded = rc == 0;
@@ -110,24 +104,13 @@ int ctl_ledger_store_save(ctl_ledger_store *s, double now, double keep_s, ds_err
     free(text);
     if (cm == NULL)
         return ds_err_set(err, "ledger: out of memory");
-    char *body = json_dumps(cm, JSON_COMPACT);
+    json_t *out = NULL;
+    long status = 0;
+    int rc = kube_replace_configmap(s->client, s->ns, s->name, cm, &out, &status, err);
     json_decref(cm);
-    if (body == NULL)
-        return ds_err_set(err, "ledger: out of memory");
-    char path[512];
-    snprintf(path, sizeof path, "/api/v1/namespaces/%s/configmaps/%s", s->ns, s->name);
-    kube_response resp;
-    int rc = kube_request(s->client, "PUT", path, body, "application/json", &resp, err);
-    free(body);
-    long status = resp.status;
-    if (rc == 0) {
-        json_t *out = NULL;
-        rc = kube_response_json(&resp, path, &out, err);
-        if (rc == 0)
-            rc = take_version(s, out, err);
-        json_decref(out);
-    }
-    kube_response_free(&resp);
+    if (rc == 0)
+        rc = take_version(s, out, err);
+    json_decref(out);
     if (rc != 0 && status == 409) {
         KLOG_WARN("ledger", "configmap %s/%s changed meanwhile; reloading it", s->ns, s->name);
         ds_err keep = *err;

@@ -368,11 +368,11 @@ static int start_informer(ctl_controller *c, kube_kind kind, const char *ns, con
     io.namespace = ns;
     io.label_selector = selector;
     io.cb = cb;
-    io.decode.gpu_names = NULL;
-    io.decode.n_gpu_names = 0;
-    static const char *gpu_default[] = {"nvidia.com/gpu", "amd.com/gpu"};
-    io.decode.gpu_names = gpu_default;
-    io.decode.n_gpu_names = 2;
+    /* The active policy's gpuResourceNames (its documented default until a policy is read; a
+     * reloaded policy's list is applied in round.c). The informer copies them. */
+    const char *gpu[DS_POLICY_MAX_LIST];
+    io.decode.gpu_names = gpu;
+    io.decode.n_gpu_names = ds_name_list_ptrs(&c->policy.policy.gpu_resource_names, gpu);
     ds_err err = {{0}};
     if (kube_informer_new(c->client, &io, out, &err) != 0 || kube_informer_start(*out, &err) != 0) {
         KLOG_ERROR("main", "%s watch: %s", kube_kind_name(kind), err.msg);

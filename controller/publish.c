@@ -3,6 +3,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -130,4 +131,44 @@ void ctl_preemptor_message(const ctl_eviction *e, const ctl_pod *preemptor, cons
     snprintf(buf, size, "%s %s/%s (DSP priority %.3g) on node %s for this pod (%s)",
              dry_run ? "Would evict (dry run)" : "Evicting", victim->ns, victim->name,
              victim->task.eval.priority, node, why);
+}
+
+bool ctl_publish_due(const ctl_pod *p, double last, double now, bool urgent, bool cooling)
+{
+    if (p->state != CTL_POD_BOUND)
+        return !(last >= 0 && now - last < CTL_PUBLISH_PENDING_EVERY_S) && !cooling;
+    return !(last >= 0 && now - last < CTL_PUBLISH_RUNNING_EVERY_S) || urgent;
+}
+
+typedef struct pub_cand {
+    size_t pod;
+    double prio;
+} pub_cand;
+
+static int cmp_pub(const void *a, const void *b)
+{
+    const pub_cand *x = a, *y = b;
+    if (x->prio != y->prio)
+        return x->prio > y->prio ? -1 : 1;
+    return (x->pod > y->pod) - (x->pod < y->pod);
+}
+
+long ctl_publish_order(const ctl_pod *pods, size_t n, size_t *idx)
+{
+    pub_cand *cand = calloc(n ? n : 1, sizeof *cand);
+    if (cand == NULL)
+        return -1;
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++) {
+        const ctl_pod *p = &pods[i];
+        if (!p->task.evaluated || p->state == CTL_POD_SUCCEEDED || p->state == CTL_POD_FAILED ||
+            p->terminating)
+            continue;
+        cand[m++] = (pub_cand){i, p->task.eval.priority};
+    }
+    qsort(cand, m, sizeof *cand, cmp_pub);
+    for (size_t k = 0; k < m; k++)
+        idx[k] = cand[k].pod;
+    free(cand);
+    return (long)m;
 }

@@ -39,6 +39,24 @@ void ctl_publish_values(const ctl_task_info *t, ctl_dsp_values *out);
 bool ctl_publish_differs(const ctl_dsp_values *want, const char *priority, const char *slack,
                          const char *level_deadline);
 
+/* Pacing of annotation updates: every update of a pending pod makes kube-scheduler retry it and
+ * restarts its back-off, so a pending pod is updated at most every CTL_PUBLISH_PENDING_EVERY_S
+ * and never while an eviction made for it is cooling down (its room is on the way); a running pod
+ * at most every CTL_PUBLISH_RUNNING_EVERY_S unless it has just become urgent. */
+#define CTL_PUBLISH_PENDING_EVERY_S 120.0
+#define CTL_PUBLISH_RUNNING_EVERY_S 60.0
+
+/* May the pod's annotations be updated at `now`? last: when they were last updated (< 0: never);
+ * urgent: its slack is within the urgent threshold; cooling: an eviction made for it is cooling
+ * down (ctl_guard_preemptor_cooling). */
+bool ctl_publish_due(const ctl_pod *p, double last, double now, bool urgent, bool cooling);
+
+/* The pods whose annotations are kept up to date, in the order of updating (at most
+ * --max-annotation-updates a round): evaluated tasks that have not finished and are not
+ * terminating, highest DSP priority first (ties by index). idx receives their indices (room for
+ * n); returns how many. -1 on allocation failure. */
+long ctl_publish_order(const ctl_pod *pods, size_t n, size_t *idx);
+
 /* RFC 3339 UTC with seconds ("2026-01-02T03:04:05Z"); "none" when not finite. */
 void ctl_format_time(double epoch_s, char *buf, size_t size);
 

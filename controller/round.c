@@ -114,6 +114,24 @@ static void count_round(ctl_controller *c, const char *outcome)
     metrics_add(c->m.rounds, lv, 1);
 }
 
+/* Pods and nodes are decoded with the active policy's gpuResourceNames: when a reloaded policy
+ * changes them, both watches list again and decode every object with the new names. */
+static void apply_gpu_names(ctl_controller *c)
+{
+    const char *gpu[DS_POLICY_MAX_LIST];
+    size_t n = ds_name_list_ptrs(&c->policy.policy.gpu_resource_names, gpu);
+    kube_informer *infs[] = {c->pods, c->nodes};
+    for (size_t i = 0; i < 2; i++) {
+        ds_err err = {{0}};
+        int rc = kube_informer_set_gpu_names(infs[i], gpu, n, &err);
+        if (rc < 0)
+            KLOG_ERROR("policy", "gpuResourceNames: %s", err.msg);
+        else if (rc == 1)
+            KLOG_INFO("policy", "gpuResourceNames changed: decoding %s again",
+                      i == 0 ? "pods" : "nodes");
+    }
+}
+
 static void refresh_policy(ctl_controller *c)
 {
     kube_obj_list l = {0};
@@ -123,6 +141,7 @@ static void refresh_policy(ctl_controller *c)
     kube_policy_refresh(&c->policy, (const kube_configmap *const *)l.items, l.n, c->opt.policy_name,
                         &u);
     kube_policy_log("policy", c->opt.policy_name, &c->policy, &u);
+    apply_gpu_names(c);
     if (u.outcome == KUBE_POLICY_INVALID && ctl_may_write(c)) {
         kube_object_ref ref = {.api_version = "v1",
                                .kind = "ConfigMap",
@@ -314,49 +333,24 @@ static void do_preempt(ctl_controller *c, const ctl_snapshot *s, const ds_policy
     ctl_preempt_out_free(&out);
 }
 
-typedef struct pub_cand {
-    size_t pod;
-    double prio;
-} pub_cand;
-
-static int cmp_pub(const void *a, const void *b)
-{
-    double x = ((const pub_cand *)a)->prio, y = ((const pub_cand *)b)->prio;
-    return x > y ? -1 : x < y;
-}
-
-/* DSP annotations: only values that changed, at most --max-annotation-updates a round (highest
- * priority first), a running pod at most once a minute unless it just became urgent, a pending
- * pod at most every two minutes and never while an eviction made for it is cooling down (every
- * update of a pending pod makes kube-scheduler retry it and restarts its back-off). */
+/* DSP annotations: only values that changed, at most --max-annotation-updates a round, in the
+ * order and at the pace of publish.h. */
 static void do_publish(ctl_controller *c, const ctl_snapshot *s, const ds_policy *pol)
 {
-    pub_cand *cand = calloc(s->n_pod ? s->n_pod : 1, sizeof *cand);
-    if (cand == NULL)
-        return;
-    size_t n = 0;
     size_t by_state[DS_TASK_FAILED + 1] = {0};
-    for (size_t i = 0; i < s->n_pod; i++) {
-        const ctl_pod *p = &s->pod[i];
-        if (!p->task.evaluated)
-            continue;
-        if ((unsigned)p->task.state <= DS_TASK_FAILED)
-            by_state[p->task.state]++;
-        if (p->state == CTL_POD_SUCCEEDED || p->state == CTL_POD_FAILED || p->terminating)
-            continue;
-        cand[n].pod = i;
-        cand[n].prio = p->task.eval.priority;
-        n++;
-    }
+    for (size_t i = 0; i < s->n_pod; i++)
+        if (s->pod[i].task.evaluated && (unsigned)s->pod[i].task.state <= DS_TASK_FAILED)
+            by_state[s->pod[i].task.state]++;
     for (int st = 0; st <= DS_TASK_FAILED; st++) {
         const char *lv[] = {ds_task_state_name((ds_task_state)st)};
         metrics_set(c->m.tasks, lv, (double)by_state[st]);
     }
-    qsort(cand, n, sizeof *cand, cmp_pub);
+    size_t *order = calloc(s->n_pod ? s->n_pod : 1, sizeof *order);
+    long n = order != NULL ? ctl_publish_order(s->pod, s->n_pod, order) : -1;
     int budget = c->opt.max_annotation_updates;
-    for (size_t k = 0; k < n && budget > 0; k++) {
-        const ctl_pod *p = &s->pod[cand[k].pod];
-        const kube_meta *m = s->pods.items[cand[k].pod];
+    for (long k = 0; k < n && budget > 0; k++) {
+        const ctl_pod *p = &s->pod[order[k]];
+        const kube_meta *m = s->pods.items[order[k]];
         ctl_dsp_values v;
         ctl_publish_values(&p->task, &v);
         if (!ctl_publish_differs(&v, kube_meta_annotation(m, CTL_ANN_PRIORITY),
@@ -367,18 +361,17 @@ static void do_publish(ctl_controller *c, const ctl_snapshot *s, const ds_policy
         snprintf(key, sizeof key, "publish/%s", p->uid);
         double last = ctl_memo_get(&c->memo, key);
         bool urgent = ds_dsp_is_urgent(&p->task.eval, pol->urgent_threshold_s);
-        if (p->state != CTL_POD_BOUND) {
-            if ((last >= 0 && s->now - last < 120.0) ||
-                ctl_guard_preemptor_cooling(pol, &c->ledger.ledger, p, s->now))
-                continue;
-        } else if (last >= 0 && s->now - last < 60.0 && !urgent) {
+        bool cooling = p->state != CTL_POD_BOUND &&
+                       ctl_guard_preemptor_cooling(pol, &c->ledger.ledger, p, s->now);
+        if (!ctl_publish_due(p, last, s->now, urgent, cooling))
             continue;
-        }
-        if (ctl_act_publish(c, s, cand[k].pod, &v) == 0)
+        if (ctl_act_publish(c, s, order[k], &v) == 0)
             ctl_memo_put(&c->memo, key, s->now);
         budget--;
     }
-    free(cand);
+    if (n < 0)
+        KLOG_ERROR("publish", "out of memory ordering %zu pods", s->n_pod);
+    free(order);
 }
 
 void ctl_round(ctl_controller *c)

@@ -10,6 +10,7 @@
 #include "dsp.h"
 #include "joborder.h"
 #include "model_input.h"
+#include "node_speed.h"
 #include "timefmt.h"
 
 typedef struct node_speed {
@@ -242,8 +243,9 @@ static int build_nodes(ctl_snapshot *s, const ds_policy *pol, node_speed *speeds
             s->taint[t_used++] = (ctl_taint){kt->key, or_empty(kt->value), eff};
         }
         n->n_taints = kn->n_taints;
-        double sp = kube_node_speed(kn, pol, max_cpu, max_mem);
-        n->speed = isfinite(sp) && sp > 0.0 ? sp : 1.0;
+        n->speed = ds_node_speed_label(
+            kube_meta_label(&kn->meta, pol->speed_label), (double)kn->allocatable.v[DS_RES_CPU],
+            (double)kn->allocatable.v[DS_RES_MEMORY], max_cpu, max_mem, pol);
         speeds[i] = (node_speed){kn->meta.name, n->speed, i};
     }
     s->n_node = s->nodes.n;

@@ -90,8 +90,8 @@ static void pod_meta_str(const js_doc *d, long pod, const char *key, char *buf, 
 }
 
 /* The cached pod when the request's Pod is the version the snapshot has; else decode it. */
-static int pod_object(const ext_ctx *c, const ext_snapshot *s, const js_doc *d, long pod,
-                      const kube_pod **out, char err[EXT_ERR_MAX])
+static int pod_object(const ext_snapshot *s, const js_doc *d, long pod, const kube_pod **out,
+                      char err[EXT_ERR_MAX])
 {
     char uid[EXT_UID_MAX + 1], rv[64];
     pod_meta_str(d, pod, "uid", uid, sizeof uid);
@@ -115,9 +115,13 @@ static int pod_object(const ext_ctx *c, const ext_snapshot *s, const js_doc *d, 
         snprintf(err, EXT_ERR_MAX, "Pod: %s", je.text);
         return -1;
     }
+    /* Decoded as the snapshot's pods were: with its policy's gpuResourceNames. */
+    const char *gpu[DS_POLICY_MAX_LIST];
+    kube_decode_opts opts = {.gpu_names = gpu,
+                             .n_gpu_names = ds_name_list_ptrs(&s->policy.gpu_resource_names, gpu)};
     kube_meta *m = NULL;
     ds_err derr;
-    int rc = kube_obj_decode(KUBE_KIND_POD, j, &c->decode, &m, &derr);
+    int rc = kube_obj_decode(KUBE_KIND_POD, j, &opts, &m, &derr);
     json_decref(j);
     if (rc != 0) {
         kutil_sfmt(err, EXT_ERR_MAX, "Pod: %s", derr.msg);
@@ -238,7 +242,7 @@ static int resolve_pod(const ext_ctx *c, const ext_snapshot *s, const js_doc *d,
     memset(pc, 0, sizeof *pc);
     pc->task = DS_NONE;
     pc->job_idx = DS_NONE;
-    if (pod_object(c, s, d, pod, &pc->pod, err) != 0)
+    if (pod_object(s, d, pod, &pc->pod, err) != 0)
         return -1;
     const kube_pod *p = pc->pod;
     set_outcome_pod(o, p);

@@ -1,7 +1,15 @@
 /* handlers.h: the extender verbs (filter, prioritize, preempt) as functions of a request body and
  * a snapshot: parse the request, resolve the pod against the job model, apply the placement rules
- * of lib/placement.h, write the result. No locks, no I/O, no clock (the caller passes `now`), so
- * they are tested on recorded bodies and benchmarked without a server.
+ * of lib/placement.h, write the result. No clock (the caller passes `now`). The handlers
+ * themselves take no lock and do no I/O, so they are tested on recorded bodies and benchmarked
+ * without a server, with one exception, the optional ext_ctx.tasks_succeeded callback below:
+ * when the snapshot says a DAG task's upstream tasks have not all succeeded, and only then, the
+ * handler calls it, on the HTTP thread. The live implementation (ext_state_tasks_succeeded) reads
+ * the pod informer's cache (its lock, held for one index lookup) and, when a missing upstream
+ * task's pod is still running there, does one synchronous GET of the job's pods from the API
+ * server under the extender's check mutex (at most 2 s, no retry, the answer shared for 250 ms by
+ * all requests about that job). Without the callback (ctx.tasks_succeeded NULL, as in the tests
+ * and the benchmark) the contract holds fully.
  *
  * Rules in brief (docs/extender.md has the full text):
  *  - A pod outside any DAG job passes the filter on every node it fits and gets packing scores.
@@ -27,11 +35,11 @@
 
 typedef struct ext_ctx {
     ext_limits limits;
-    kube_decode_opts decode; /* GPU resource names for decoding the request's Pod */
     /* Optional: has every named task of job ns/job a Succeeded pod in the live caches (which may
      * be newer than the snapshot)? Consulted only before answering "waiting for upstream tasks",
      * so that a task whose upstream tasks finished a moment ago is not held back by a snapshot
-     * that has not caught up yet. */
+     * that has not caught up yet. It may lock and block (see the top of this file): the one
+     * place where a handler waits on anything but the CPU. */
     bool (*tasks_succeeded)(void *user, const char *ns, const char *job, const char *const *tasks,
                             size_t n);
     void *tasks_user;

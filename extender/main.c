@@ -332,7 +332,6 @@ int main(int argc, char **argv)
     ext_limits_default(&sv.ctx.limits);
     sv.ctx.limits.max_body = f.max_body;
     sv.ctx.limits.max_nodes = f.max_nodes;
-    sv.ctx.decode = ext_state_decode_opts(st);
     sv.ctx.tasks_succeeded = ext_state_tasks_succeeded;
     sv.ctx.tasks_user = st;
     if (ext_server_start(&sv, &srv, &err) != 0) {

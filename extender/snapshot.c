@@ -8,7 +8,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "evictor.h"
 #include "model_input.h"
+#include "node_speed.h"
 #include "victim.h"
 
 bool ext_pod_occupies_node(const kube_pod *p)
@@ -17,31 +19,19 @@ bool ext_pod_occupies_node(const kube_pod *p)
            p->phase != KUBE_POD_FAILED;
 }
 
-/* Do an object's labels match the selector? */
-static bool labels_match(const ds_label_selector *sel, const kube_meta *m)
+static const char *meta_label(const void *ctx, const char *key)
 {
-    if (sel->n == 0)
-        return true;
-    const char *keys[KUBE_OBJ_MAX_LABELS], *values[KUBE_OBJ_MAX_LABELS];
-    size_t n = m->n_labels < KUBE_OBJ_MAX_LABELS ? m->n_labels : KUBE_OBJ_MAX_LABELS;
-    for (size_t i = 0; i < n; i++) {
-        keys[i] = m->labels[i].key;
-        values[i] = m->labels[i].value;
-    }
-    return ds_selector_matches(sel, keys, values, n);
+    return kube_meta_label(ctx, key);
 }
 
 bool ext_pod_evictable(const kube_pod *p, const kube_namespace *ns, const ds_policy *pol)
 {
-    if (p->meta.ns != NULL && ds_name_list_contains(&pol->protected_namespaces, p->meta.ns))
-        return false;
-    if (p->priority_class != NULL &&
-        ds_name_list_contains(&pol->protected_priority_classes, p->priority_class))
-        return false;
-    if (pol->opt_in_namespace_selector.n > 0 &&
-        (ns == NULL || !labels_match(&pol->opt_in_namespace_selector, &ns->meta)))
-        return false; /* a namespace not seen yet is not opted in */
-    return labels_match(&pol->opt_in_selector, &p->meta);
+    ds_evict_candidate c = {.ns = p->meta.ns,
+                            .priority_class = p->priority_class,
+                            .labels = {meta_label, &p->meta},
+                            .ns_known = ns != NULL,
+                            .ns_labels = {meta_label, ns != NULL ? &ns->meta : NULL}};
+    return ds_evictor_filter(pol, &c) == DS_EVICT_OK;
 }
 
 const kube_namespace *ext_snapshot_namespace(const ext_snapshot *s, const char *name)
@@ -143,7 +133,10 @@ static int build_nodes(ext_snapshot *s, const ext_build_input *in, ds_err *err)
         ext_node *en = &s->nodes[idx];
         en->name = name;
         en->view.allocatable = n->allocatable;
-        en->view.speed = kube_node_speed(n, in->policy, max_cpu, max_mem);
+        en->view.speed = ds_node_speed_label(kube_meta_label(&n->meta, in->policy->speed_label),
+                                             (double)n->allocatable.v[DS_RES_CPU],
+                                             (double)n->allocatable.v[DS_RES_MEMORY], max_cpu,
+                                             max_mem, in->policy);
         s->max_speed = fmax(s->max_speed, en->view.speed);
         s->n_nodes++;
     }

@@ -57,9 +57,6 @@ struct ext_state {
     char *component;
     double debounce_s, max_delay_s, refresh_s;
     kube_informer *inf[INF_N];
-    ds_policy startup;                         /* defaults: GPU resource names for decoding */
-    const char *gpu_names[DS_POLICY_MAX_LIST]; /* into startup */
-    kube_decode_opts decode;
 
     pthread_mutex_t mu;
     pthread_cond_t cv;
@@ -297,6 +294,25 @@ static void set_gauge(metrics_family *f, const char *label, double v)
     metrics_set(f, label != NULL ? lv : NULL, v);
 }
 
+/* Pods and nodes are decoded with the active policy's gpuResourceNames: when a reloaded policy
+ * changes them, both watches list again and decode every object with the new names (the
+ * snapshots built meanwhile still count the old ones). */
+static void apply_gpu_names(ext_state *st)
+{
+    const char *gpu[DS_POLICY_MAX_LIST];
+    size_t n = ds_name_list_ptrs(&st->policy.policy.gpu_resource_names, gpu);
+    const int which[] = {INF_PODS, INF_NODES};
+    for (size_t i = 0; i < 2; i++) {
+        ds_err err = {{0}};
+        int rc = kube_informer_set_gpu_names(st->inf[which[i]], gpu, n, &err);
+        if (rc < 0)
+            KLOG_ERROR(COMPONENT, "gpuResourceNames: %s", err.msg);
+        else if (rc == 1)
+            KLOG_INFO(COMPONENT, "gpuResourceNames changed: decoding %s again",
+                      inf_names[which[i]]);
+    }
+}
+
 static void apply_policy(ext_state *st, const kube_obj_list *cms)
 {
     kube_policy_update u;
@@ -354,6 +370,7 @@ static void build_once(ext_state *st)
                   kube_informer_healthy(st->inf[i], 60.0) ? 1.0 : 0.0);
     }
     apply_policy(st, &l[INF_POLICIES]);
+    apply_gpu_names(st);
     ext_build_input in = {
         .nodes = (const kube_node *const *)l[INF_NODES].items,
         .n_nodes = l[INF_NODES].n,
@@ -462,7 +479,11 @@ static int new_informer(ext_state *st, kube_kind kind, const char *ns, const cha
     o.kind = kind;
     o.namespace = ns;
     o.label_selector = selector;
-    o.decode = st->decode;
+    /* The active policy's gpuResourceNames (the documented default until a policy is read; a
+     * reloaded list is applied by apply_gpu_names). The informer copies them. */
+    const char *gpu[DS_POLICY_MAX_LIST];
+    o.decode.gpu_names = gpu;
+    o.decode.n_gpu_names = ds_name_list_ptrs(&st->policy.policy.gpu_resource_names, gpu);
     o.cb = (kube_informer_callbacks){.on_add = cb_add,
                                      .on_update = cb_update,
                                      .on_delete = cb_add,
@@ -488,11 +509,6 @@ int ext_state_start(kube_client *client, const ext_state_opts *opts, ext_state *
     st->max_delay_s = opts->max_delay_s > 0 ? opts->max_delay_s : 0.25;
     st->refresh_s = opts->refresh_s > 0 ? opts->refresh_s : 5.0;
     kube_policy_state_init(&st->policy);
-    ds_policy_defaults(&st->startup);
-    for (size_t i = 0; i < st->startup.gpu_resource_names.n; i++)
-        st->gpu_names[i] = st->startup.gpu_resource_names.name[i];
-    st->decode.gpu_names = st->gpu_names;
-    st->decode.n_gpu_names = st->startup.gpu_resource_names.n;
     pthread_condattr_t ca;
     pthread_condattr_init(&ca);
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
@@ -710,11 +726,6 @@ bool ext_state_tasks_succeeded(void *user, const char *ns, const char *job,
     /* kube-scheduler may have seen an upstream pod finish a millisecond before our own watch
      * did; only a pod still running in our cache can be in that state. Ask the API server. */
     return running && api_tasks_done(st, ns, job, tasks, n);
-}
-
-kube_decode_opts ext_state_decode_opts(const ext_state *st)
-{
-    return st->decode;
 }
 
 bool ext_state_ready(ext_state *st)

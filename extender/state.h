@@ -97,9 +97,9 @@ const ext_node *ext_snapshot_node(const ext_snapshot *s, const char *name);
 /* The namespace named `name`, or NULL when the snapshot does not know it. O(1) expected. */
 const kube_namespace *ext_snapshot_namespace(const ext_snapshot *s, const char *name);
 
-/* Whether a pod may be evicted under the policy: not in a protected namespace, not of a protected
- * priority class, in a namespace matching the namespace selector (ns: the pod's namespace, NULL
- * when unknown, which matches no selector but an empty one) and matching the pod selector. */
+/* Whether a pod may be evicted under the policy: the evictor filter of lib/evictor.h, which the
+ * controller applies too (ns: the pod's namespace, NULL when unknown, which matches no namespace
+ * selector but an empty one). */
 bool ext_pod_evictable(const kube_pod *p, const kube_namespace *ns, const ds_policy *pol);
 
 /* A pod counts on its node while bound and not Succeeded or Failed. */
@@ -129,13 +129,12 @@ void ext_state_free(ext_state *st);
  * one is built (the caches have not synced yet). */
 const ext_snapshot *ext_state_acquire(ext_state *st);
 
-/* How objects are decoded (the GPU resource names of the default policy; a policy that changes
- * gpuResourceNames takes effect for decoding after a restart). For decoding request Pods the same
- * way. The arrays live as long as the state. */
-kube_decode_opts ext_state_decode_opts(const ext_state *st);
-
 /* ext_ctx.tasks_succeeded for the live state (user = the ext_state): has every named task of job
- * ns/job a Succeeded pod in the pod informer's cache right now? */
+ * ns/job a Succeeded pod in the pod informer's cache right now? When not, and a missing task's pod
+ * still runs in that cache (kube-scheduler may have seen it finish a moment before the watch
+ * did), the job's pods are read from the API server: a synchronous GET on the calling (HTTP)
+ * thread under a mutex, at most 2 s, not retried, its answer shared for 250 ms per job. Any
+ * failure answers false (the task keeps waiting). */
 bool ext_state_tasks_succeeded(void *user, const char *ns, const char *job,
                                const char *const *tasks, size_t n);
 

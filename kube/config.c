@@ -7,10 +7,10 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <yaml.h>
 
 #include "kutil.h"
 #include "log.h"
+#include "yaml_tree.h"
 
 /* Longest name, server URL or path accepted from a kubeconfig. */
 #define KCFG_MAX_STR 4096
@@ -45,52 +45,43 @@ void kube_config_free(kube_config *cfg)
     free(cfg);
 }
 
-/* ---- YAML navigation over a libyaml document ---- */
+/* ---- YAML navigation over the bounded tree of lib/yaml_tree.h ---- */
 
-static yaml_node_t *map_get(yaml_document_t *doc, yaml_node_t *map, const char *key)
-{
-    if (map == NULL || map->type != YAML_MAPPING_NODE)
-        return NULL;
-    for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top;
-         p++) {
-        yaml_node_t *k = yaml_document_get_node(doc, p->key);
-        if (k != NULL && k->type == YAML_SCALAR_NODE && strlen(key) == k->data.scalar.length &&
-            memcmp(k->data.scalar.value, key, k->data.scalar.length) == 0)
-            return yaml_document_get_node(doc, p->value);
-    }
-    return NULL;
-}
+/* A kubeconfig nests at most about seven levels (users[].user.exec.env[]); base64 certificates
+ * and keys are the longest scalars. */
+static const ds_yaml_limits kubeconfig_limits = {
+    .max_bytes = KUBE_CONFIG_MAX_FILE,
+    .max_depth = 16,
+    .max_nodes = 65536,
+    .max_scalar = KUBE_CONFIG_MAX_FILE,
+};
+
+typedef const ds_yaml_node ynode;
 
 /* Scalar value of map[key] as a string; *out NULL when absent or null. Errors name the field. */
-static int get_str(yaml_document_t *doc, yaml_node_t *map, const char *key, const char *where,
-                   const char **out, ds_err *err)
+static int get_str(ynode *map, const char *key, const char *where, const char **out, ds_err *err)
 {
     *out = NULL;
-    yaml_node_t *n = map_get(doc, map, key);
+    ynode *n = ds_yaml_get(map, key);
     if (n == NULL)
         return 0;
-    if (n->type != YAML_SCALAR_NODE)
+    if (n->kind != DS_YAML_SCALAR)
         return ds_err_set(err, "%s.%s: must be a string", where, key);
-    const char *v = (const char *)n->data.scalar.value;
-    if (strlen(v) != n->data.scalar.length)
-        return ds_err_set(err, "%s.%s: contains a NUL byte", where, key);
-    if (n->data.scalar.length > KCFG_MAX_STR && strstr(key, "-data") == NULL)
-        return ds_err_set(err, "%s.%s: too long (got %zu bytes, limit %d)", where, key,
-                          n->data.scalar.length, KCFG_MAX_STR);
+    if (n->len > KCFG_MAX_STR && strstr(key, "-data") == NULL)
+        return ds_err_set(err, "%s.%s: too long (got %zu bytes, limit %d)", where, key, n->len,
+                          KCFG_MAX_STR);
     /* An unquoted "null" or "~" or empty value is YAML null. */
-    if (n->data.scalar.style == YAML_PLAIN_SCALAR_STYLE &&
-        (strcmp(v, "") == 0 || strcmp(v, "~") == 0 || strcmp(v, "null") == 0))
+    if (ds_yaml_is_null(n))
         return 0;
-    *out = v;
+    *out = n->text;
     return 0;
 }
 
-static int get_bool(yaml_document_t *doc, yaml_node_t *map, const char *key, const char *where,
-                    bool *out, ds_err *err)
+static int get_bool(ynode *map, const char *key, const char *where, bool *out, ds_err *err)
 {
     *out = false;
     const char *v;
-    if (get_str(doc, map, key, where, &v, err) != 0)
+    if (get_str(map, key, where, &v, err) != 0)
         return -1;
     if (v == NULL)
         return 0;
@@ -105,24 +96,23 @@ static int get_bool(yaml_document_t *doc, yaml_node_t *map, const char *key, con
 
 /* Find the entry named `name` in the list map[list_key] (clusters, users, contexts) and return its
  * `inner` mapping (cluster, user, context). */
-static int find_named(yaml_document_t *doc, yaml_node_t *root, const char *list_key,
-                      const char *inner, const char *name, yaml_node_t **out, ds_err *err)
+static int find_named(ynode *root, const char *list_key, const char *inner, const char *name,
+                      ynode **out, ds_err *err)
 {
     *out = NULL;
-    yaml_node_t *list = map_get(doc, root, list_key);
+    ynode *list = ds_yaml_get(root, list_key);
     if (list == NULL)
         return ds_err_set(err, "%s: missing (looking for \"%s\")", list_key, name);
-    if (list->type != YAML_SEQUENCE_NODE)
+    if (list->kind != DS_YAML_SEQUENCE)
         return ds_err_set(err, "%s: must be a list", list_key);
-    for (yaml_node_item_t *it = list->data.sequence.items.start; it < list->data.sequence.items.top;
-         it++) {
-        yaml_node_t *e = yaml_document_get_node(doc, *it);
+    for (size_t i = 0; i < list->n; i++) {
+        ynode *e = list->child[i];
         const char *n;
-        if (get_str(doc, e, "name", list_key, &n, err) != 0)
+        if (get_str(e, "name", list_key, &n, err) != 0)
             return -1;
         if (n != NULL && strcmp(n, name) == 0) {
-            yaml_node_t *in = map_get(doc, e, inner);
-            if (in == NULL || in->type != YAML_MAPPING_NODE)
+            ynode *in = ds_yaml_get(e, inner);
+            if (in == NULL || in->kind != DS_YAML_MAPPING)
                 return ds_err_set(err, "%s[\"%s\"].%s: missing or not a mapping", list_key, name,
                                   inner);
             *out = in;
@@ -186,17 +176,16 @@ static int validate_server(const char *server, const char *field, ds_err *err)
     return 0;
 }
 
-static int fill_cluster(yaml_document_t *doc, yaml_node_t *c, const char *where, const char *path,
-                        kube_config *cfg, ds_err *err)
+static int fill_cluster(ynode *c, const char *where, const char *path, kube_config *cfg,
+                        ds_err *err)
 {
     const char *server, *ca, *ca_data, *sni;
     char field[KCFG_MAX_STR * 2];
-    if (get_str(doc, c, "server", where, &server, err) != 0 ||
-        get_str(doc, c, "certificate-authority", where, &ca, err) != 0 ||
-        get_str(doc, c, "certificate-authority-data", where, &ca_data, err) != 0 ||
-        get_str(doc, c, "tls-server-name", where, &sni, err) != 0 ||
-        get_bool(doc, c, "insecure-skip-tls-verify", where, &cfg->insecure_skip_tls_verify, err) !=
-            0)
+    if (get_str(c, "server", where, &server, err) != 0 ||
+        get_str(c, "certificate-authority", where, &ca, err) != 0 ||
+        get_str(c, "certificate-authority-data", where, &ca_data, err) != 0 ||
+        get_str(c, "tls-server-name", where, &sni, err) != 0 ||
+        get_bool(c, "insecure-skip-tls-verify", where, &cfg->insecure_skip_tls_verify, err) != 0)
         return -1;
     if (server == NULL)
         return ds_err_set(err, "%s.server: missing", where);
@@ -228,21 +217,20 @@ static int fill_cluster(yaml_document_t *doc, yaml_node_t *c, const char *where,
     return 0;
 }
 
-static int fill_user(yaml_document_t *doc, yaml_node_t *u, const char *where, const char *path,
-                     kube_config *cfg, ds_err *err)
+static int fill_user(ynode *u, const char *where, const char *path, kube_config *cfg, ds_err *err)
 {
     static const char *const unsupported[] = {"exec", "auth-provider", "username", "password"};
     for (size_t i = 0; i < sizeof unsupported / sizeof unsupported[0]; i++)
-        if (map_get(doc, u, unsupported[i]) != NULL)
+        if (ds_yaml_get(u, unsupported[i]) != NULL)
             return ds_err_set(err, "%s.%s: not supported (use a client certificate or a token)",
                               where, unsupported[i]);
     const char *cert, *cert_data, *key, *key_data, *token, *token_file;
-    if (get_str(doc, u, "client-certificate", where, &cert, err) != 0 ||
-        get_str(doc, u, "client-certificate-data", where, &cert_data, err) != 0 ||
-        get_str(doc, u, "client-key", where, &key, err) != 0 ||
-        get_str(doc, u, "client-key-data", where, &key_data, err) != 0 ||
-        get_str(doc, u, "token", where, &token, err) != 0 ||
-        get_str(doc, u, "tokenFile", where, &token_file, err) != 0)
+    if (get_str(u, "client-certificate", where, &cert, err) != 0 ||
+        get_str(u, "client-certificate-data", where, &cert_data, err) != 0 ||
+        get_str(u, "client-key", where, &key, err) != 0 ||
+        get_str(u, "client-key-data", where, &key_data, err) != 0 ||
+        get_str(u, "token", where, &token, err) != 0 ||
+        get_str(u, "tokenFile", where, &token_file, err) != 0)
         return -1;
     char field[KCFG_MAX_STR * 2];
     bool has_cert = cert != NULL || cert_data != NULL;
@@ -286,48 +274,45 @@ static int fill_user(yaml_document_t *doc, yaml_node_t *u, const char *where, co
     return 0;
 }
 
-static int parse_doc(yaml_document_t *doc, const char *path, const char *context, kube_config *cfg,
+static int parse_doc(ynode *root, const char *path, const char *context, kube_config *cfg,
                      ds_err *err)
 {
-    yaml_node_t *root = yaml_document_get_root_node(doc);
-    if (root == NULL)
-        return ds_err_set(err, "empty document");
-    if (root->type != YAML_MAPPING_NODE)
+    if (root->kind != DS_YAML_MAPPING)
         return ds_err_set(err, "top level must be a mapping");
     const char *ctx_name = context;
     if (ctx_name == NULL) {
-        if (get_str(doc, root, "current-context", "kubeconfig", &ctx_name, err) != 0)
+        if (get_str(root, "current-context", "kubeconfig", &ctx_name, err) != 0)
             return -1;
         if (ctx_name == NULL)
             return ds_err_set(err, "current-context: not set and no context given");
     }
-    yaml_node_t *ctx;
-    if (find_named(doc, root, "contexts", "context", ctx_name, &ctx, err) != 0)
+    ynode *ctx;
+    if (find_named(root, "contexts", "context", ctx_name, &ctx, err) != 0)
         return -1;
     char where[KCFG_MAX_STR + 64];
     snprintf(where, sizeof where, "contexts[\"%s\"].context", ctx_name);
     const char *cluster_name, *user_name, *ns;
-    if (get_str(doc, ctx, "cluster", where, &cluster_name, err) != 0 ||
-        get_str(doc, ctx, "user", where, &user_name, err) != 0 ||
-        get_str(doc, ctx, "namespace", where, &ns, err) != 0)
+    if (get_str(ctx, "cluster", where, &cluster_name, err) != 0 ||
+        get_str(ctx, "user", where, &user_name, err) != 0 ||
+        get_str(ctx, "namespace", where, &ns, err) != 0)
         return -1;
     if (cluster_name == NULL)
         return ds_err_set(err, "%s.cluster: missing", where);
     if (set_str(&cfg->namespace, ns != NULL ? ns : "default", err) != 0)
         return -1;
 
-    yaml_node_t *cl;
-    if (find_named(doc, root, "clusters", "cluster", cluster_name, &cl, err) != 0)
+    ynode *cl;
+    if (find_named(root, "clusters", "cluster", cluster_name, &cl, err) != 0)
         return -1;
     snprintf(where, sizeof where, "clusters[\"%s\"].cluster", cluster_name);
-    if (fill_cluster(doc, cl, where, path, cfg, err) != 0)
+    if (fill_cluster(cl, where, path, cfg, err) != 0)
         return -1;
     if (user_name != NULL) {
-        yaml_node_t *u;
-        if (find_named(doc, root, "users", "user", user_name, &u, err) != 0)
+        ynode *u;
+        if (find_named(root, "users", "user", user_name, &u, err) != 0)
             return -1;
         snprintf(where, sizeof where, "users[\"%s\"].user", user_name);
-        if (fill_user(doc, u, where, path, cfg, err) != 0)
+        if (fill_user(u, where, path, cfg, err) != 0)
             return -1;
     }
     char src[KCFG_MAX_STR * 2 + 64];
@@ -344,28 +329,22 @@ int kube_config_parse_kubeconfig(const char *text, size_t len, const char *path,
     if (len > KUBE_CONFIG_MAX_FILE)
         return ds_err_set(err, "%s: too large (got %zu bytes, limit %u)", path, len,
                           KUBE_CONFIG_MAX_FILE);
-    yaml_parser_t parser;
-    if (!yaml_parser_initialize(&parser))
-        return ds_err_set(err, "%s: cannot initialise the YAML parser", path);
-    yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
-    yaml_document_t doc;
-    if (!yaml_parser_load(&parser, &doc)) {
-        ds_err_set(err, "%s: invalid YAML at line %zu column %zu: %s", path,
-                   parser.problem_mark.line + 1, parser.problem_mark.column + 1,
-                   parser.problem != NULL ? parser.problem : "syntax error");
-        yaml_parser_delete(&parser);
+    ds_yaml_node *root = NULL;
+    if (ds_yaml_load(text, len, &kubeconfig_limits, &root, err) != 0) {
+        if (err != NULL && strcmp(err->msg, "YAML document: empty") == 0)
+            ds_err_set(err, "empty document");
+        ds_err_prefix(err, "%s", path);
         return -1;
     }
     kube_config *cfg = calloc(1, sizeof *cfg);
     int rc = -1;
     if (cfg == NULL)
         ds_err_set(err, "out of memory");
-    else if (parse_doc(&doc, path, context, cfg, err) == 0)
+    else if (parse_doc(root, path, context, cfg, err) == 0)
         rc = 0;
     else
         ds_err_prefix(err, "%s", path);
-    yaml_document_delete(&doc);
-    yaml_parser_delete(&parser);
+    ds_yaml_free(root);
     if (rc != 0) {
         kube_config_free(cfg);
         return -1;

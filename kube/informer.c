@@ -21,6 +21,12 @@ struct kube_informer {
     char *ns, *label_selector, *field_selector; /* owned copies */
     char *gpu_names_block;                      /* owned copies of decode.gpu_names */
     const char **gpu_names;
+    /* Names set by kube_informer_set_gpu_names, taken by the watch thread before its next list
+     * (under `lock`). */
+    bool redecode;
+    char *pending_block;
+    const char **pending_names;
+    size_t n_pending;
     kube_cache *cache;
     char what[128]; /* "pods in batch" for logs */
 
@@ -391,6 +397,8 @@ static watch_result watch_once(kube_informer *inf)
     return WATCH_FAILED;
 }
 
+static bool take_pending_names(kube_informer *inf);
+
 static void *informer_main(void *arg)
 {
     kube_informer *inf = arg;
@@ -415,6 +423,8 @@ static void *informer_main(void *arg)
         pthread_mutex_unlock(&inf->lock);
         if (atomic_load(&inf->hold))
             continue;
+        if (take_pending_names(inf))
+            need_list = true;
         if (need_list) {
             int r = list_and_replace(inf);
             if (r == 1)
@@ -452,6 +462,96 @@ static void *informer_main(void *arg)
     pthread_cond_broadcast(&inf->synced_cond);
     pthread_mutex_unlock(&inf->lock);
     return NULL;
+}
+
+/* Copies of names[0..n): one array plus one block of strings (both NULL when n is 0). */
+static int copy_names(const char *const *names, size_t n, const char ***arr, char **block)
+{
+    *arr = NULL;
+    *block = NULL;
+    if (n == 0)
+        return 0;
+    size_t total = 0;
+    for (size_t i = 0; i < n; i++)
+        total += strlen(names[i]) + 1;
+    *arr = calloc(n, sizeof **arr);
+    *block = malloc(total);
+    if (*arr == NULL || *block == NULL) {
+        free(*arr);
+        free(*block);
+        *arr = NULL;
+        *block = NULL;
+        return -1;
+    }
+    char *p = *block;
+    for (size_t i = 0; i < n; i++) {
+        size_t l = strlen(names[i]) + 1;
+        memcpy(p, names[i], l);
+        (*arr)[i] = p;
+        p += l;
+    }
+    return 0;
+}
+
+static bool same_names(const char *const *a, size_t na, const char *const *b, size_t nb)
+{
+    if (na != nb)
+        return false;
+    for (size_t i = 0; i < na; i++)
+        if (strcmp(a[i], b[i]) != 0)
+            return false;
+    return true;
+}
+
+/* Watch thread: take names set by kube_informer_set_gpu_names; true when the cache must be
+ * listed again to decode every object with them. */
+static bool take_pending_names(kube_informer *inf)
+{
+    pthread_mutex_lock(&inf->lock);
+    bool relist = inf->redecode;
+    if (relist) {
+        free(inf->gpu_names);
+        free(inf->gpu_names_block);
+        inf->gpu_names = inf->pending_names;
+        inf->gpu_names_block = inf->pending_block;
+        inf->opts.decode.gpu_names = inf->gpu_names;
+        inf->opts.decode.n_gpu_names = inf->n_pending;
+        inf->pending_names = NULL;
+        inf->pending_block = NULL;
+        inf->n_pending = 0;
+        inf->redecode = false;
+    }
+    pthread_mutex_unlock(&inf->lock);
+    if (relist)
+        KLOG_INFO("informer",
+                  "%s: GPU resource names changed; listing again to decode every object",
+                  inf->what);
+    return relist;
+}
+
+int kube_informer_set_gpu_names(kube_informer *inf, const char *const *names, size_t n, ds_err *err)
+{
+    pthread_mutex_lock(&inf->lock);
+    bool same = inf->redecode ? same_names(inf->pending_names, inf->n_pending, names, n)
+                              : same_names(inf->opts.decode.gpu_names, inf->opts.decode.n_gpu_names,
+                                           names, n);
+    pthread_mutex_unlock(&inf->lock);
+    if (same)
+        return 0;
+    const char **arr;
+    char *block;
+    if (copy_names(names, n, &arr, &block) != 0)
+        return ds_err_set(err, "%s: out of memory copying GPU resource names", inf->what);
+    pthread_mutex_lock(&inf->lock);
+    free(inf->pending_names);
+    free(inf->pending_block);
+    inf->pending_names = arr;
+    inf->pending_block = block;
+    inf->n_pending = n;
+    inf->redecode = true;
+    pthread_mutex_unlock(&inf->lock);
+    atomic_store(&inf->abort_watch, true); /* end the current watch: the thread lists again */
+    return 1;
 }
 
 static char *dup_opt(const char *s, bool *oom)
@@ -495,25 +595,9 @@ int kube_informer_new(kube_client *client, const kube_informer_opts *opts, kube_
     inf->opts.namespace = inf->ns;
     inf->opts.label_selector = inf->label_selector;
     inf->opts.field_selector = inf->field_selector;
-    /* Copy the gpu names: one array plus one block of strings. */
-    size_t ng = opts->decode.n_gpu_names, total = 0;
-    for (size_t i = 0; i < ng; i++)
-        total += strlen(opts->decode.gpu_names[i]) + 1;
-    if (ng > 0) {
-        inf->gpu_names = calloc(ng, sizeof *inf->gpu_names);
-        inf->gpu_names_block = malloc(total);
-        if (inf->gpu_names == NULL || inf->gpu_names_block == NULL) {
-            oom = true;
-        } else {
-            char *p = inf->gpu_names_block;
-            for (size_t i = 0; i < ng; i++) {
-                size_t l = strlen(opts->decode.gpu_names[i]) + 1;
-                memcpy(p, opts->decode.gpu_names[i], l);
-                inf->gpu_names[i] = p;
-                p += l;
-            }
-        }
-    }
+    if (copy_names(opts->decode.gpu_names, opts->decode.n_gpu_names, &inf->gpu_names,
+                   &inf->gpu_names_block) != 0)
+        oom = true;
     inf->opts.decode.gpu_names = inf->gpu_names;
     inf->cache = kube_cache_new(opts->kind);
     if (inf->cache == NULL)
@@ -575,6 +659,8 @@ void kube_informer_free(kube_informer *inf)
     free(inf->field_selector);
     free(inf->gpu_names);
     free(inf->gpu_names_block);
+    free(inf->pending_names);
+    free(inf->pending_block);
     pthread_mutex_destroy(&inf->lock);
     pthread_cond_destroy(&inf->synced_cond);
     free(inf);

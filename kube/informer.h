@@ -88,6 +88,15 @@ int kube_informer_list(kube_informer *inf, kube_obj_list *out);
 int kube_informer_by_index(kube_informer *inf, kube_index index, const char *value,
                            kube_obj_list *out);
 
+/* Decode with these extended resource names as GPUs from now on (a reloaded policy's
+ * gpuResourceNames). When they differ from the current ones, the current watch ends and the
+ * informer lists again, decoding every object anew: the cache then holds objects decoded with the
+ * new names (callbacks as for any relist: updates only for changed objects, then on_synced).
+ * Returns 1 when a relist was asked for, 0 when the names are the same, -1 on allocation failure.
+ * Names are copied. */
+int kube_informer_set_gpu_names(kube_informer *inf, const char *const *names, size_t n,
+                                ds_err *err);
+
 /* Diagnostics and tests: while held, the current watch is closed and none is opened; when
  * released, the next watch starts from the given resourceVersion if one was set with
  * kube_informer_debug_set_rv (e.g. a stale one, to exercise the 410 path). */

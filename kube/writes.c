@@ -254,21 +254,140 @@ int kube_set_job_suspend(kube_client *c, const char *ns, const char *job, bool s
     return rc;
 }
 
-int kube_annotate_pod(kube_client *c, const char *ns, const char *pod, const char *key,
-                      const char *value, ds_err *err)
+/* An annotation key: 1..317 bytes (a qualified name with a DNS subdomain prefix). */
+static bool valid_annotation_key(const char *key)
+{
+    return key != NULL && key[0] != '\0' && strlen(key) <= 317;
+}
+
+int kube_annotate_pod_pairs(kube_client *c, const char *ns, const char *pod, const char *const *kv,
+                            size_t n, ds_err *err)
 {
     if (check_names(ns, pod, err) != 0)
         return -1;
-    if (key == NULL || key[0] == '\0' || strlen(key) > 317)
-        return ds_err_set(err, "invalid annotation key");
-    json_t *v = value != NULL ? json_string(value) : json_null();
-    json_t *patch =
-        v != NULL ? json_pack("{s:{s:{s:o}}}", "metadata", "annotations", key, v) : NULL;
-    if (patch == NULL)
-        return ds_err_set(err, "annotation %s: value is not valid UTF-8 or out of memory", key);
+    json_t *ann = json_object();
+    json_t *patch = json_pack("{s:{s:o}}", "metadata", "annotations", ann);
+    if (ann == NULL || patch == NULL) {
+        json_decref(patch);
+        return ds_err_set(err, "annotate %s/%s: out of memory", ns, pod);
+    }
+    for (size_t i = 0; i < n; i++) {
+        const char *key = kv[2 * i], *value = kv[2 * i + 1];
+        if (!valid_annotation_key(key)) {
+            json_decref(patch);
+            return ds_err_set(err, "invalid annotation key");
+        }
+        json_t *v = value != NULL ? json_string(value) : json_null();
+        if (v == NULL || json_object_set_new(ann, key, v) != 0) {
+            json_decref(patch);
+            return ds_err_set(err, "annotation %s: value is not valid UTF-8 or out of memory", key);
+        }
+    }
     char path[600];
     snprintf(path, sizeof path, "/api/v1/namespaces/%s/pods/%s", ns, pod);
     int rc = kube_patch_merge(c, path, patch, NULL, err);
     json_decref(patch);
+    return rc;
+}
+
+int kube_annotate_pod(kube_client *c, const char *ns, const char *pod, const char *key,
+                      const char *value, ds_err *err)
+{
+    const char *kv[] = {key, value};
+    return kube_annotate_pod_pairs(c, ns, pod, kv, 1, err);
+}
+
+int kube_nominate_node(kube_client *c, const char *ns, const char *pod, const char *node,
+                       ds_err *err)
+{
+    if (check_names(ns, pod, err) != 0)
+        return -1;
+    if (!kube_valid_name(node))
+        return ds_err_set(err, "invalid node name \"%.64s\"", node ? node : "(null)");
+    json_t *patch = json_pack("{s:{s:s}}", "status", "nominatedNodeName", node);
+    if (patch == NULL)
+        return ds_err_set(err, "out of memory");
+    char path[640];
+    snprintf(path, sizeof path, "/api/v1/namespaces/%s/pods/%s/status", ns, pod);
+    int rc = kube_patch_merge(c, path, patch, NULL, err);
+    json_decref(patch);
+    return rc;
+}
+
+/* A resource name in a path: 1..63 of [a-z0-9]. */
+static bool valid_resource(const char *r)
+{
+    size_t n = r != NULL ? strlen(r) : 0;
+    if (n == 0 || n > 63)
+        return false;
+    for (size_t i = 0; i < n; i++)
+        if (!((r[i] >= 'a' && r[i] <= 'z') || (r[i] >= '0' && r[i] <= '9')))
+            return false;
+    return true;
+}
+
+/* An API prefix: "/api/v1" or "/apis/<group>/<version>" of [a-z0-9.-/]. */
+static bool valid_prefix(const char *p)
+{
+    if (p == NULL || (strcmp(p, "/api/v1") != 0 && strncmp(p, "/apis/", 6) != 0) || strlen(p) > 200)
+        return false;
+    for (const char *q = p; *q != '\0'; q++)
+        if (!((*q >= 'a' && *q <= 'z') || (*q >= '0' && *q <= '9') || *q == '.' || *q == '-' ||
+              *q == '/'))
+            return false;
+    return strstr(p, "..") == NULL && strstr(p, "//") == NULL;
+}
+
+int kube_get_named(kube_client *c, const char *api_prefix, const char *ns, const char *resource,
+                   const char *name, json_t **out, long *status, ds_err *err)
+{
+    *out = NULL;
+    if (status != NULL)
+        *status = 0;
+    if (check_names(ns, name, err) != 0)
+        return -1;
+    if (!valid_prefix(api_prefix) || !valid_resource(resource))
+        return ds_err_set(err, "invalid API path %.64s/%.64s", api_prefix ? api_prefix : "",
+                          resource ? resource : "");
+    char path[800];
+    snprintf(path, sizeof path, "%s/namespaces/%s/%s/%s", api_prefix, ns, resource, name);
+    kube_response resp;
+    int rc = kube_get_json(c, path, out, &resp, err);
+    if (status != NULL)
+        *status = resp.status;
+    kube_response_free(&resp);
+    return rc;
+}
+
+int kube_create_configmap(kube_client *c, const char *ns, const json_t *obj, json_t **out,
+                          ds_err *err)
+{
+    if (out != NULL)
+        *out = NULL;
+    if (ns == NULL || !kube_valid_name(ns))
+        return ds_err_set(err, "invalid namespace \"%.64s\"", ns ? ns : "(null)");
+    char path[512];
+    snprintf(path, sizeof path, "/api/v1/namespaces/%s/configmaps", ns);
+    return kube_create(c, path, obj, out, err);
+}
+
+int kube_replace_configmap(kube_client *c, const char *ns, const char *name, const json_t *obj,
+                           json_t **out, long *status, ds_err *err)
+{
+    if (out != NULL)
+        *out = NULL;
+    if (status != NULL)
+        *status = 0;
+    if (ns == NULL)
+        return ds_err_set(err, "invalid namespace \"(null)\"");
+    if (check_names(ns, name, err) != 0)
+        return -1;
+    char path[600];
+    snprintf(path, sizeof path, "/api/v1/namespaces/%s/configmaps/%s", ns, name);
+    kube_response resp;
+    int rc = send_json(c, NULL, "PUT", path, "application/json", obj, out, &resp, err);
+    if (status != NULL)
+        *status = resp.status;
+    kube_response_free(&resp);
     return rc;
 }

@@ -1,7 +1,9 @@
 /* writes.h: the changes dagsched makes to the cluster: patches (merge, JSON, strategic), created
- * objects and Events, evictions (policy/v1), scheduling-gate removal, Job suspension and pod
- * annotations. Every call goes through the request layer (retries on connection errors, 429
- * throttling and 5xx; Status messages in errors). Names are checked before they go into a URL. */
+ * objects and Events, evictions (policy/v1), scheduling-gate removal, Job suspension, pod
+ * annotations and nominations, and the ConfigMaps the controller keeps; and the read of one named
+ * object before such a change. Every call goes through the request layer (retries on connection
+ * errors, 429 throttling and 5xx; Status messages in errors). Names are checked before they go
+ * into a URL: every path that holds a namespace or an object name is built here. */
 #ifndef DAGSCHED_KUBE_WRITES_H
 #define DAGSCHED_KUBE_WRITES_H
 
@@ -69,6 +71,28 @@ int kube_set_job_suspend(kube_client *c, const char *ns, const char *job, bool s
 /* Set (value != NULL) or remove (value == NULL) one annotation on a pod. */
 int kube_annotate_pod(kube_client *c, const char *ns, const char *pod, const char *key,
                       const char *value, ds_err *err);
+
+/* Set (value != NULL) or remove (value == NULL) several annotations on a pod in one merge patch:
+ * kv holds n pairs (key, value). */
+int kube_annotate_pod_pairs(kube_client *c, const char *ns, const char *pod, const char *const *kv,
+                            size_t n, ds_err *err);
+/* Set status.nominatedNodeName of a pod (a merge patch of its status subresource), as
+ * kube-scheduler's own preemption does. */
+int kube_nominate_node(kube_client *c, const char *ns, const char *pod, const char *node,
+                       ds_err *err);
+
+/* GET one named object: api_prefix ("/api/v1", "/apis/batch/v1") + "/namespaces/<ns>/<resource>/
+ * <name>". *out receives it; *status (may be NULL) the HTTP status (404: not there). */
+int kube_get_named(kube_client *c, const char *api_prefix, const char *ns, const char *resource,
+                   const char *name, json_t **out, long *status, ds_err *err);
+/* Create a core/v1 ConfigMap in ns (obj: the whole object); *out (may be NULL) the created one. */
+int kube_create_configmap(kube_client *c, const char *ns, const json_t *obj, json_t **out,
+                          ds_err *err);
+/* Replace (PUT) the ConfigMap ns/name with obj; a metadata.resourceVersion in obj makes it
+ * conditional (409 when it changed meanwhile). *out (may be NULL) the stored object; *status
+ * (may be NULL) the HTTP status. */
+int kube_replace_configmap(kube_client *c, const char *ns, const char *name, const json_t *obj,
+                           json_t **out, long *status, ds_err *err);
 
 /* Format seconds since the epoch as RFC 3339 with microseconds ("2026-11-22T10:00:00.123456Z"),
  * as Kubernetes MicroTime fields expect. buf: at least 32 bytes. */

@@ -1,53 +1,46 @@
-/* jobgraph.c: strict parsing of the JobGraph document with libyaml (see jobgraph.h).
+/* jobgraph.c: strict parsing of the JobGraph document (see jobgraph.h).
  *
- * The document is loaded as a node tree and walked along the schema. Every node is visited at most
- * once: a second visit means a YAML alias, which is rejected (aliases would let a small document
- * describe an enormous graph). */
+ * The document is loaded with lib/yaml_tree.h, under the same kind of bounds as every other YAML
+ * document dagsched reads (size, nesting depth, node count, scalar length; anchors, aliases and
+ * tags refused), then walked along the schema. */
 #include "jobgraph.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <yaml.h>
 
 #include "annotations.h"
 #include "dag.h"
 #include "strmap.h"
 #include "strquote.h"
 #include "timefmt.h"
+#include "yaml_tree.h"
 
 #define PATH_MAX_LEN 160 /* field paths in messages (long unknown keys are cut) */
 
+/* The schema is five levels deep (document, spec, tasks, a task, dependsOn); every node takes at
+ * least one byte of input. */
+static const ds_yaml_limits jobgraph_limits = {
+    .max_bytes = DS_JOBGRAPH_MAX_BYTES,
+    .max_depth = 8,
+    .max_nodes = DS_JOBGRAPH_MAX_BYTES,
+    .max_scalar = 4096,
+};
+
 typedef struct gctx {
-    yaml_document_t *doc;
-    unsigned char *seen; /* per node id (1-based), set once visited */
-    size_t n_nodes;
     ds_err *err;
 } gctx;
 
-static const char *node_kind(const yaml_node_t *n)
+static const char *node_kind(const ds_yaml_node *n)
 {
-    switch (n->type) {
-    case YAML_MAPPING_NODE:
+    switch (n->kind) {
+    case DS_YAML_MAPPING:
         return "a mapping";
-    case YAML_SEQUENCE_NODE:
+    case DS_YAML_SEQUENCE:
         return "a list";
     default:
         return "a string";
     }
-}
-
-static bool is_null(const yaml_node_t *n)
-{
-    if (n->type != YAML_SCALAR_NODE)
-        return false;
-    if (n->tag != NULL && strcmp((const char *)n->tag, YAML_NULL_TAG) == 0)
-        return true;
-    if (n->data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
-        return false;
-    const char *v = (const char *)n->data.scalar.value;
-    return v[0] == '\0' || strcmp(v, "~") == 0 || strcmp(v, "null") == 0 ||
-           strcmp(v, "Null") == 0 || strcmp(v, "NULL") == 0;
 }
 
 /* out = path + "." + field (or field alone at the root), truncated to fit. */
@@ -74,64 +67,36 @@ static void index_path(char *out, const char *path, size_t i)
     out[pos] = '\0';
 }
 
-/* The node with this id, marked visited; NULL with err set on a second visit (an alias). */
-static yaml_node_t *visit(gctx *c, int id, const char *path)
+static int get_string(gctx *c, const ds_yaml_node *n, const char *path, const char **out)
 {
-    yaml_node_t *n = yaml_document_get_node(c->doc, id);
-    if (n == NULL || id < 1 || (size_t)id > c->n_nodes) {
-        ds_err_set(c->err, "%s: invalid YAML node", path);
-        return NULL;
-    }
-    if (c->seen[id - 1]) {
-        ds_err_set(c->err, "%s: YAML aliases are not supported", path);
-        return NULL;
-    }
-    c->seen[id - 1] = 1;
-    return n;
-}
-
-static int get_string(gctx *c, int id, const char *path, const char **out)
-{
-    yaml_node_t *n = visit(c, id, path);
-    if (n == NULL)
-        return -1;
-    if (n->type != YAML_SCALAR_NODE)
+    if (n->kind != DS_YAML_SCALAR)
         return ds_err_set(c->err, "%s: must be a string (got %s)", path, node_kind(n));
-    if (is_null(n))
+    if (ds_yaml_is_null(n))
         return ds_err_set(c->err, "%s: must be a string (got null)", path);
-    const char *v = (const char *)n->data.scalar.value;
-    if (strlen(v) != n->data.scalar.length)
-        return ds_err_set(c->err, "%s: contains a NUL character", path);
-    *out = v;
+    *out = n->text;
     return 0;
 }
 
-/* Walk a mapping whose allowed keys are names[0..n): ids[k] receives the value node id of key k (0
- * when absent). Unknown and duplicate keys are errors, but the walk continues so that the known
- * fields are all collected; the first error is reported at the end. */
-static int walk_mapping(gctx *c, int id, const char *path, const char *const *names, size_t n,
-                        int *ids)
+/* Walk a mapping whose allowed keys are names[0..n): vals[k] receives the value node of key k
+ * (NULL when absent). Unknown and duplicate keys are errors, but the walk continues so that the
+ * known fields are all collected; the first error is reported at the end. */
+static int walk_mapping(gctx *c, const ds_yaml_node *m, const char *path, const char *const *names,
+                        size_t n, const ds_yaml_node **vals)
 {
     for (size_t k = 0; k < n; k++)
-        ids[k] = 0;
-    yaml_node_t *m = visit(c, id, path[0] != '\0' ? path : "document");
-    if (m == NULL)
-        return -1;
-    if (m->type != YAML_MAPPING_NODE)
-        return ds_err_set(c->err, "%s: must be a mapping (got %s)",
-                          path[0] != '\0' ? path : "document", is_null(m) ? "null" : node_kind(m));
+        vals[k] = NULL;
+    const char *where = path[0] != '\0' ? path : "document";
+    if (m->kind != DS_YAML_MAPPING)
+        return ds_err_set(c->err, "%s: must be a mapping (got %s)", where,
+                          ds_yaml_is_null(m) ? "null" : node_kind(m));
     int rc = 0;
     ds_err first;
     first.msg[0] = '\0';
-    for (yaml_node_pair_t *p = m->data.mapping.pairs.start; p < m->data.mapping.pairs.top; p++) {
-        const char *where = path[0] != '\0' ? path : "document";
-        yaml_node_t *kn = visit(c, p->key, where);
-        if (kn == NULL)
-            return -1;
-        if (kn->type != YAML_SCALAR_NODE || is_null(kn) ||
-            strlen((const char *)kn->data.scalar.value) != kn->data.scalar.length)
+    for (size_t i = 0; i < m->n; i++) {
+        const ds_yaml_node *kn = m->child[2 * i];
+        if (kn->kind != DS_YAML_SCALAR || ds_yaml_is_null(kn))
             return ds_err_set(c->err, "%s: field names must be strings", where);
-        const char *key = (const char *)kn->data.scalar.value;
+        const char *key = kn->text;
         char sub[PATH_MAX_LEN];
         join(sub, path, key);
         size_t k = 0;
@@ -141,12 +106,12 @@ static int walk_mapping(gctx *c, int id, const char *path, const char *const *na
             if (rc == 0)
                 ds_err_set(&first, "%s: unknown field", sub);
             rc = -1;
-        } else if (ids[k] != 0) {
+        } else if (vals[k] != NULL) {
             if (rc == 0)
                 ds_err_set(&first, "%s: duplicate field", sub);
             rc = -1;
         } else {
-            ids[k] = p->value;
+            vals[k] = m->child[2 * i + 1];
         }
     }
     if (rc != 0 && c->err != NULL)
@@ -159,9 +124,9 @@ static int oom(gctx *c)
     return ds_err_set(c->err, "out of memory");
 }
 
-static int parse_name(gctx *c, int id, const char *path, const char **out)
+static int parse_name(gctx *c, const ds_yaml_node *n, const char *path, const char **out)
 {
-    if (get_string(c, id, path, out) != 0)
+    if (get_string(c, n, path, out) != 0)
         return -1;
     if (!ds_name_valid(*out, strlen(*out))) {
         char q[DS_QUOTE_BUF];
@@ -171,13 +136,13 @@ static int parse_name(gctx *c, int id, const char *path, const char **out)
     return 0;
 }
 
-static int parse_metadata(gctx *c, int id, ds_jobgraph *g)
+static int parse_metadata(gctx *c, const ds_yaml_node *m, ds_jobgraph *g)
 {
     static const char *const names[] = {"name"};
-    int ids[1];
-    if (walk_mapping(c, id, "metadata", names, 1, ids) != 0)
+    const ds_yaml_node *ids[1];
+    if (walk_mapping(c, m, "metadata", names, 1, ids) != 0)
         return -1;
-    if (ids[0] == 0)
+    if (ids[0] == NULL)
         return ds_err_set(c->err, "metadata.name: required");
     const char *name;
     if (parse_name(c, ids[0], "metadata.name", &name) != 0)
@@ -186,17 +151,18 @@ static int parse_metadata(gctx *c, int id, ds_jobgraph *g)
     return g->name == NULL ? oom(c) : 0;
 }
 
-static int parse_task(gctx *c, int id, size_t i, ds_jobgraph_task *t, size_t *n_edges)
+static int parse_task(gctx *c, const ds_yaml_node *m, size_t i, ds_jobgraph_task *t,
+                      size_t *n_edges)
 {
     static const char *const names[] = {"name", "runtime", "dependsOn"};
-    int ids[3];
+    const ds_yaml_node *ids[3];
     char path[PATH_MAX_LEN], sub[PATH_MAX_LEN];
     index_path(path, "spec.tasks", i);
-    if (walk_mapping(c, id, path, names, 3, ids) != 0)
+    if (walk_mapping(c, m, path, names, 3, ids) != 0)
         return -1;
 
     join(sub, path, "name");
-    if (ids[0] == 0)
+    if (ids[0] == NULL)
         return ds_err_set(c->err, "%s: required", sub);
     const char *name;
     if (parse_name(c, ids[0], sub, &name) != 0)
@@ -206,7 +172,7 @@ static int parse_task(gctx *c, int id, size_t i, ds_jobgraph_task *t, size_t *n_
         return oom(c);
 
     join(sub, path, "runtime");
-    if (ids[1] == 0)
+    if (ids[1] == NULL)
         return ds_err_set(c->err, "%s: required", sub);
     const char *rt;
     if (get_string(c, ids[1], sub, &rt) != 0)
@@ -216,16 +182,14 @@ static int parse_task(gctx *c, int id, size_t i, ds_jobgraph_task *t, size_t *n_
         return -1;
     }
 
-    if (ids[2] == 0)
+    if (ids[2] == NULL)
         return 0;
     join(sub, path, "dependsOn");
-    yaml_node_t *seq = visit(c, ids[2], sub);
-    if (seq == NULL)
-        return -1;
-    if (seq->type != YAML_SEQUENCE_NODE)
+    const ds_yaml_node *seq = ids[2];
+    if (seq->kind != DS_YAML_SEQUENCE)
         return ds_err_set(c->err, "%s: must be a list (got %s)", sub,
-                          is_null(seq) ? "null" : node_kind(seq));
-    size_t n = (size_t)(seq->data.sequence.items.top - seq->data.sequence.items.start);
+                          ds_yaml_is_null(seq) ? "null" : node_kind(seq));
+    size_t n = seq->n;
     if (n == 0)
         return 0;
     if (n > DS_DAG_MAX_EDGES - *n_edges)
@@ -239,7 +203,7 @@ static int parse_task(gctx *c, int id, size_t i, ds_jobgraph_task *t, size_t *n_
         char item[PATH_MAX_LEN];
         index_path(item, sub, k);
         const char *dep;
-        if (parse_name(c, seq->data.sequence.items.start[k], item, &dep) != 0)
+        if (parse_name(c, seq->child[k], item, &dep) != 0)
             return -1;
         t->depends_on[k] = strdup(dep);
         if (t->depends_on[k] == NULL)
@@ -249,15 +213,12 @@ static int parse_task(gctx *c, int id, size_t i, ds_jobgraph_task *t, size_t *n_
     return 0;
 }
 
-static int parse_tasks(gctx *c, int id, ds_jobgraph *g)
+static int parse_tasks(gctx *c, const ds_yaml_node *seq, ds_jobgraph *g)
 {
-    yaml_node_t *seq = visit(c, id, "spec.tasks");
-    if (seq == NULL)
-        return -1;
-    if (seq->type != YAML_SEQUENCE_NODE)
+    if (seq->kind != DS_YAML_SEQUENCE)
         return ds_err_set(c->err, "spec.tasks: must be a list (got %s)",
-                          is_null(seq) ? "null" : node_kind(seq));
-    size_t n = (size_t)(seq->data.sequence.items.top - seq->data.sequence.items.start);
+                          ds_yaml_is_null(seq) ? "null" : node_kind(seq));
+    size_t n = seq->n;
     if (n == 0)
         return ds_err_set(c->err, "spec.tasks: must list at least one task");
     if (n > DS_DAG_MAX_TASKS)
@@ -274,7 +235,7 @@ static int parse_tasks(gctx *c, int id, ds_jobgraph *g)
     for (size_t i = 0; i < n && rc == 0; i++) {
         ds_jobgraph_task *t = &g->tasks[i];
         g->n_tasks++;
-        rc = parse_task(c, seq->data.sequence.items.start[i], i, t, &n_edges);
+        rc = parse_task(c, seq->child[i], i, t, &n_edges);
         if (rc != 0)
             break;
         size_t other;
@@ -304,16 +265,16 @@ static int parse_tasks(gctx *c, int id, ds_jobgraph *g)
     return rc;
 }
 
-static int parse_spec(gctx *c, int id, ds_jobgraph *g)
+static int parse_spec(gctx *c, const ds_yaml_node *m, ds_jobgraph *g)
 {
     static const char *const names[] = {"deadline", "deadlineAfter", "tasks"};
-    int ids[3];
-    if (walk_mapping(c, id, "spec", names, 3, ids) != 0)
+    const ds_yaml_node *ids[3];
+    if (walk_mapping(c, m, "spec", names, 3, ids) != 0)
         return -1;
-    if (ids[0] != 0 && ids[1] != 0)
+    if (ids[0] != NULL && ids[1] != NULL)
         return ds_err_set(c->err, "spec: deadline and deadlineAfter are mutually exclusive");
     const char *s;
-    if (ids[0] != 0) {
+    if (ids[0] != NULL) {
         if (get_string(c, ids[0], "spec.deadline", &s) != 0)
             return -1;
         if (ds_timestamp_parse(s, &g->deadline, c->err) != 0) {
@@ -321,7 +282,7 @@ static int parse_spec(gctx *c, int id, ds_jobgraph *g)
             return -1;
         }
         g->deadline_kind = DS_DEADLINE_ABSOLUTE;
-    } else if (ids[1] != 0) {
+    } else if (ids[1] != NULL) {
         if (get_string(c, ids[1], "spec.deadlineAfter", &s) != 0)
             return -1;
         if (ds_duration_parse(s, &g->deadline, c->err) != 0) {
@@ -330,25 +291,21 @@ static int parse_spec(gctx *c, int id, ds_jobgraph *g)
         }
         g->deadline_kind = DS_DEADLINE_AFTER;
     }
-    if (ids[2] == 0)
+    if (ids[2] == NULL)
         return ds_err_set(c->err, "spec.tasks: required");
     return parse_tasks(c, ids[2], g);
 }
 
-static int parse_root(gctx *c, ds_jobgraph *g)
+static int parse_root(gctx *c, const ds_yaml_node *root, ds_jobgraph *g)
 {
     static const char *const names[] = {"apiVersion", "kind", "metadata", "spec"};
-    int ids[4];
-    yaml_node_t *root = yaml_document_get_root_node(c->doc);
-    if (root == NULL)
-        return ds_err_set(c->err, "empty document");
-    int root_id = (int)(root - c->doc->nodes.start) + 1;
-    int rc = walk_mapping(c, root_id, "", names, 4, ids);
+    const ds_yaml_node *ids[4];
+    int rc = walk_mapping(c, root, "", names, 4, ids);
     ds_err root_err = {{0}};
     if (rc != 0 && c->err != NULL)
         root_err = *c->err;
     /* Read metadata.name even when the root has a bad field, so the error can reach the job. */
-    if (ids[2] != 0) {
+    if (ids[2] != NULL) {
         if (parse_metadata(c, ids[2], g) != 0) {
             if (rc != 0 && c->err != NULL)
                 *c->err = root_err;
@@ -364,35 +321,23 @@ static int parse_root(gctx *c, ds_jobgraph *g)
     }
     const char *s;
     char q[DS_QUOTE_BUF];
-    if (ids[0] == 0)
+    if (ids[0] == NULL)
         return ds_err_set(c->err, "apiVersion: required");
     if (get_string(c, ids[0], "apiVersion", &s) != 0)
         return -1;
     if (strcmp(s, DS_JOBGRAPH_API_VERSION) != 0)
         return ds_err_set(c->err, "apiVersion: must be \"%s\" (got %s)", DS_JOBGRAPH_API_VERSION,
                           ds_quote(s, 64, q, sizeof q));
-    if (ids[1] == 0)
+    if (ids[1] == NULL)
         return ds_err_set(c->err, "kind: required");
     if (get_string(c, ids[1], "kind", &s) != 0)
         return -1;
     if (strcmp(s, DS_JOBGRAPH_KIND) != 0)
         return ds_err_set(c->err, "kind: must be \"%s\" (got %s)", DS_JOBGRAPH_KIND,
                           ds_quote(s, 64, q, sizeof q));
-    if (ids[3] == 0)
+    if (ids[3] == NULL)
         return ds_err_set(c->err, "spec: required");
     return parse_spec(c, ids[3], g);
-}
-
-static int syntax_error(const yaml_parser_t *p, ds_err *err)
-{
-    if (p->error == YAML_MEMORY_ERROR)
-        return ds_err_set(err, "out of memory");
-    const char *problem = p->problem != NULL ? p->problem : "invalid YAML";
-    if (p->context != NULL)
-        return ds_err_set(err, "line %zu, column %zu: %s %s", p->problem_mark.line + 1,
-                          p->problem_mark.column + 1, problem, p->context);
-    return ds_err_set(err, "line %zu, column %zu: %s", p->problem_mark.line + 1,
-                      p->problem_mark.column + 1, problem);
 }
 
 int ds_jobgraph_parse(const char *yaml, size_t len, ds_jobgraph *out, ds_err *err)
@@ -402,39 +347,15 @@ int ds_jobgraph_parse(const char *yaml, size_t len, ds_jobgraph *out, ds_err *er
         return ds_err_set(err, "empty document");
     if (len > DS_JOBGRAPH_MAX_BYTES)
         return ds_err_set(err, "too large (got %zu bytes, at most %d)", len, DS_JOBGRAPH_MAX_BYTES);
-    yaml_parser_t parser;
-    if (!yaml_parser_initialize(&parser))
-        return ds_err_set(err, "out of memory");
-    yaml_parser_set_input_string(&parser, (const unsigned char *)yaml, len);
-    yaml_document_t doc;
-    if (!yaml_parser_load(&parser, &doc)) {
-        syntax_error(&parser, err);
-        yaml_parser_delete(&parser);
+    ds_yaml_node *root = NULL;
+    if (ds_yaml_load(yaml, len, &jobgraph_limits, &root, err) != 0) {
+        if (err != NULL && strcmp(err->msg, "YAML document: empty") == 0)
+            ds_err_set(err, "empty document");
         return -1;
     }
-    int rc = 0;
-    if (yaml_document_get_root_node(&doc) != NULL) {
-        yaml_document_t next;
-        if (!yaml_parser_load(&parser, &next)) {
-            rc = syntax_error(&parser, err);
-        } else {
-            if (yaml_document_get_root_node(&next) != NULL)
-                rc = ds_err_set(err, "more than one YAML document");
-            yaml_document_delete(&next);
-        }
-    }
-    if (rc == 0) {
-        gctx c = {.doc = &doc, .err = err};
-        c.n_nodes = (size_t)(doc.nodes.top - doc.nodes.start);
-        c.seen = calloc(c.n_nodes + 1, 1);
-        if (c.seen == NULL)
-            rc = ds_err_set(err, "out of memory");
-        else
-            rc = parse_root(&c, out);
-        free(c.seen);
-    }
-    yaml_document_delete(&doc);
-    yaml_parser_delete(&parser);
+    gctx c = {.err = err};
+    int rc = parse_root(&c, root, out);
+    ds_yaml_free(root);
     if (rc != 0) {
         /* Keep only the name (see jobgraph.h). */
         char *name = out->name;

@@ -104,3 +104,22 @@ bool ds_name_list_contains(const ds_name_list *l, const char *name)
             return true;
     return false;
 }
+
+size_t ds_name_list_ptrs(const ds_name_list *l, const char **out)
+{
+    size_t m = l->n < DS_POLICY_MAX_LIST ? l->n : DS_POLICY_MAX_LIST;
+    for (size_t i = 0; i < m; i++)
+        out[i] = l->name[i];
+    return m;
+}
+
+bool ds_name_list_equal(const ds_name_list *a, const ds_name_list *b)
+{
+    if (a->n != b->n)
+        return false;
+    size_t m = a->n < DS_POLICY_MAX_LIST ? a->n : DS_POLICY_MAX_LIST;
+    for (size_t i = 0; i < m; i++)
+        if (strncmp(a->name[i], b->name[i], sizeof a->name[i]) != 0)
+            return false;
+    return true;
+}

@@ -91,4 +91,10 @@ bool ds_selector_matches(const ds_label_selector *sel, const char *const *keys,
 
 bool ds_name_list_contains(const ds_name_list *l, const char *name);
 
+/* Pointers to the names of l in out (room for DS_POLICY_MAX_LIST); returns how many. */
+size_t ds_name_list_ptrs(const ds_name_list *l, const char **out);
+
+/* Do two lists hold the same names in the same order? */
+bool ds_name_list_equal(const ds_name_list *a, const ds_name_list *b);
+
 #endif

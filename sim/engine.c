@@ -13,9 +13,11 @@
 #include <string.h>
 
 #include "dsp.h"
+#include "evict_budget.h"
 #include "evheap.h"
 #include "joborder.h"
 #include "kube_preempt.h"
+#include "node_speed.h"
 #include "victim.h"
 #include "wqueue.h"
 
@@ -98,8 +100,10 @@ typedef struct engine {
     double now, last_t;
     bool epoch_pending;
 
-    double *evict_times; /* ring of recent eviction times (anti-thrash per-minute cap) */
-    size_t evict_head, evict_count, evict_cap;
+    /* Recent evictions (anti-thrash limits of lib/evict_budget.h): DSP evictions name their node,
+     * kube-style ones count for the minute only. */
+    ds_evict_mark *evicts;
+    size_t n_evicts, evicts_cap;
 
     ds_order_params order; /* order across jobs (SIM_ORDER_KUBE_THEN_DSP) */
 
@@ -435,32 +439,50 @@ static void stop_run(engine *e, uint32_t job, uint32_t task)
     node_freed(e, t->node);
 }
 
-static int record_eviction_time(engine *e)
+/* All simulated jobs share one namespace. */
+#define SIM_NAMESPACE "sim"
+
+static int record_eviction(engine *e, const char *node)
 {
-    if (e->evict_cap == 0)
+    if (!e->p->anti_thrash)
         return 0;
-    e->evict_times[(e->evict_head + e->evict_count) % e->evict_cap] = e->now;
-    if (e->evict_count < e->evict_cap)
-        e->evict_count++;
-    else
-        e->evict_head = (e->evict_head + 1) % e->evict_cap;
+    if (e->n_evicts == e->evicts_cap) {
+        size_t cap = e->evicts_cap ? e->evicts_cap * 2 : 64;
+        ds_evict_mark *grown = realloc(e->evicts, cap * sizeof *grown);
+        if (grown == NULL)
+            return oom(e, "eviction history");
+        e->evicts = grown;
+        e->evicts_cap = cap;
+    }
+    e->evicts[e->n_evicts++] = (ds_evict_mark){.at = e->now, .ns = SIM_NAMESPACE, .node = node};
     return 0;
 }
 
-static size_t evictions_last_minute(engine *e)
+/* Drop the evictions no limit looks at any more. */
+static void prune_evictions(engine *e)
 {
-    while (e->evict_count > 0 && e->evict_times[e->evict_head] <= e->now - 60.0) {
-        e->evict_head = (e->evict_head + 1) % e->evict_cap;
-        e->evict_count--;
-    }
-    return e->evict_count;
+    double keep = ds_evict_budget_window(&e->c->pol);
+    size_t k = 0;
+    for (size_t i = 0; i < e->n_evicts; i++)
+        if (ds_evict_in_window(e->evicts[i].at, e->now, keep))
+            e->evicts[k++] = e->evicts[i];
+    e->n_evicts = k;
 }
 
-static int evict(engine *e, uint32_t job, uint32_t task)
+static bool evict_mark(const void *ctx, size_t i, ds_evict_mark *m)
+{
+    *m = ((const engine *)ctx)->evicts[i];
+    return true;
+}
+
+/* dsp: an eviction of DSP preemption, which counts on its node too. */
+static int evict(engine *e, uint32_t job, uint32_t task, bool dsp)
 {
     ejob *j = e->jobs[job];
     etask *t = &j->t[task];
     double done = (e->now - t->started_at) * e->nodes[t->node].speed;
+    if (record_eviction(e, dsp ? e->w->nodes[t->node].name : NULL) != 0)
+        return -1;
     stop_run(e, job, task);
     seg_close(e, t, SIM_SEG_EVICTED);
     if (!(t->flags & F_DISORDER_RUN)) {
@@ -478,7 +500,6 @@ static int evict(engine *e, uint32_t job, uint32_t task)
     t->last_evicted = e->now;
     t->gen++;
     e->r->preemptions++;
-    record_eviction_time(e);
     if (sim_evheap_push(&e->h, e->now + e->c->restart_delay_s, SIM_EV_REQUEUE, job, task, t->gen) !=
         0)
         return oom(e, "events");
@@ -770,7 +791,7 @@ static int kube_preemption(engine *e, bool *evicted_any)
         for (size_t v = 0; v < nv; v++)
             vr[v] = e->running[victims[v]];
         for (size_t v = 0; v < nv; v++) {
-            if (evict(e, vr[v].job, vr[v].task) != 0) {
+            if (evict(e, vr[v].job, vr[v].task, false) != 0) {
                 rc = -1;
                 break;
             }
@@ -815,17 +836,15 @@ static int dsp_preemption(engine *e)
     if (nw == 0 || nr == 0)
         return 0;
     ds_preempt_params pp = e->c->pol.preemption;
-    size_t per_node = SIZE_MAX;
+    ds_evict_budget budget = {0};
     if (e->p->rho_zero)
         pp.rho = 0;
     if (e->p->anti_thrash) {
-        size_t used = evictions_last_minute(e);
-        size_t cap = e->c->pol.max_evictions_per_minute;
-        /* all simulated jobs share one namespace */
-        if (e->c->pol.max_evictions_per_namespace < cap)
-            cap = e->c->pol.max_evictions_per_namespace;
-        pp.max_evictions = used >= cap ? 0 : cap - used;
-        per_node = e->c->pol.max_evictions_per_node;
+        prune_evictions(e);
+        ds_evict_history h = {.n = e->n_evicts, .get = evict_mark, .ctx = e};
+        ds_evict_budget_init(&budget, &e->c->pol, h, e->now);
+        size_t ns_left = ds_evict_budget_namespace_left(&budget, SIM_NAMESPACE);
+        pp.max_evictions = budget.total_left < ns_left ? budget.total_left : ns_left;
     } else {
         pp.min_run_s = 0;
         pp.max_evictions = SIZE_MAX;
@@ -863,7 +882,7 @@ static int dsp_preemption(engine *e)
         const ejob *j = e->jobs[e->running[i].job];
         const etask *t = &j->t[e->running[i].task];
         const ds_task_eval *ev = &j->ev[e->running[i].task];
-        bool cooled = !e->p->anti_thrash || e->now - t->last_evicted >= e->c->pol.cooldown_s;
+        bool cooled = !e->p->anti_thrash || !ds_evict_cooling(&e->c->pol, t->last_evicted, e->now);
         rt[i] = (ds_running_task){.job = j->active_pos,
                                   .task = e->running[i].task,
                                   .priority = ev->priority,
@@ -876,7 +895,8 @@ static int dsp_preemption(engine *e)
     }
     for (size_t n = 0; n < e->n_nodes; n++) {
         nf[n].free_ = node_free(e, n);
-        nf[n].evictions_left = per_node;
+        nf[n].evictions_left =
+            e->p->anti_thrash ? ds_evict_budget_node_left(&budget, e->w->nodes[n].name) : SIZE_MAX;
     }
     long nd =
         ds_select_victims(wt, nw, rt, nr, nf, e->n_nodes, dags, e->n_active, &pp, dec, nr, e->err);
@@ -891,7 +911,7 @@ static int dsp_preemption(engine *e)
         running_ref v = vref[x->running];
         etask *vt = &e->jobs[v.job]->t[v.task];
         if (vt->state == T_RUNNING) {
-            if (evict(e, v.job, v.task) != 0) {
+            if (evict(e, v.job, v.task, true) != 0) {
                 rc = -1;
                 goto out;
             }
@@ -981,25 +1001,15 @@ static int setup(engine *e)
     for (size_t n = 0; n < w->n_nodes; n++) {
         const sim_node_def *nd = &w->nodes[n];
         e->nodes[n].alloc = nd->allocatable;
-        double speed = nd->speed;
-        if (!(speed > 0))
-            speed = ds_node_rate((double)nd->allocatable.v[DS_RES_CPU],
-                                 (double)nd->allocatable.v[DS_RES_MEMORY], max_cpu, max_mem,
-                                 e->c->pol.theta_cpu, e->c->pol.theta_memory);
-        if (!(speed > 0))
-            return ds_err_set(e->err, "node \"%s\": speed must be > 0 (got %g)", nd->name, speed);
+        double speed =
+            ds_node_speed(nd->speed, (double)nd->allocatable.v[DS_RES_CPU],
+                          (double)nd->allocatable.v[DS_RES_MEMORY], max_cpu, max_mem, &e->c->pol);
         e->nodes[n].speed = speed;
         if (speed > e->max_speed)
             e->max_speed = speed;
         ds_res_add(&r->capacity, &nd->allocatable);
         r->node_speed[n] = speed;
         r->node_alloc[n] = nd->allocatable;
-    }
-    if (e->p->anti_thrash) {
-        e->evict_cap = e->c->pol.max_evictions_per_minute + 1;
-        e->evict_times = calloc(e->evict_cap, sizeof *e->evict_times);
-        if (e->evict_times == NULL)
-            return oom(e, "eviction history");
     }
     e->order = e->c->pol.order;
     sim_wq_init(&e->q, 0x5eed);
@@ -1019,7 +1029,7 @@ static void teardown(engine *e)
     free(e->allowed);
     free(e->running);
     free(e->handles);
-    free(e->evict_times);
+    free(e->evicts);
     sim_wq_free(&e->q);
     sim_evheap_free(&e->h);
 }

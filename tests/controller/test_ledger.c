@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "guards.h"
 #include "ledger.h"
 
 static ctl_ledger_entry entry(double at, const char *ns, const char *victim, const char *node,
@@ -44,18 +45,30 @@ static void test_counts_and_prune(void **state)
         assert_int_equal(ctl_ledger_add(&l, &es[i], NULL), 0);
     assert_int_equal(l.n, 3);
     assert_true(l.e[0].at == 100 && l.e[1].at == 110 && l.e[2].at == 130);
-    assert_int_equal(ctl_ledger_count_since(&l, 0, NULL, NULL), 3);
-    assert_int_equal(ctl_ledger_count_since(&l, 110, NULL, NULL), 2);
-    assert_int_equal(ctl_ledger_count_since(&l, 0, "a", NULL), 2);
-    assert_int_equal(ctl_ledger_count_since(&l, 0, NULL, "n1"), 2);
-    assert_int_equal(ctl_ledger_count_since(&l, 105, "a", "n2"), 1);
+    /* The limits over the ledger (lib/evict_budget.h): at 150, the last minute holds all three
+     * entries; at 170, the one of 110 is exactly a minute old and no longer counts. */
+    ds_policy pol;
+    ds_policy_defaults(&pol);
+    pol.max_evictions_per_minute = 10;
+    pol.max_evictions_per_namespace = 10;
+    pol.max_evictions_per_node = 10;
+    pol.preemption.epoch_s = 30;
+    ctl_budget b;
+    ctl_budget_init(&b, &pol, &l, 150);
+    assert_int_equal(b.total_left, 7);
+    assert_int_equal(ctl_budget_namespace_left(&b, "a"), 8);
+    assert_int_equal(ctl_budget_node_left(&b, "n1"), 9); /* 130 only: 100 is over an epoch old */
+    ctl_budget_init(&b, &pol, &l, 170);
+    assert_int_equal(b.total_left, 9);
+    assert_int_equal(ctl_budget_namespace_left(&b, "a"), 10);
     assert_true(ctl_ledger_last_for_preemptor(&l, "uid-p1") == 110);
     assert_true(isnan(ctl_ledger_last_for_preemptor(&l, "uid-p9")));
     assert_true(ctl_ledger_last_for_victim(&l, "uid-v2") == 130);
     /* A refused eviction counts for the victim's cooldown only. */
     assert_int_equal(ctl_ledger_set_result(&l, "uid-v3", CTL_LEDGER_REFUSED), 0);
     assert_int_equal(ctl_ledger_set_result(&l, "uid-none", CTL_LEDGER_REFUSED), -1);
-    assert_int_equal(ctl_ledger_count_since(&l, 0, "a", NULL), 1);
+    ctl_budget_init(&b, &pol, &l, 150);
+    assert_int_equal(ctl_budget_namespace_left(&b, "a"), 9);
     assert_true(ctl_ledger_last_for_preemptor(&l, "uid-p1") == 100);
     assert_true(ctl_ledger_last_for_victim(&l, "uid-v3") == 110);
     ctl_ledger_prune(&l, 200, 80); /* keep >= 120 */

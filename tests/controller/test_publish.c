@@ -1,5 +1,5 @@
-/* test_publish.c: unit tests of the DSP annotation values (rounding that limits updates) and of
- * the Event texts that explain an eviction. */
+/* test_publish.c: unit tests of the DSP annotation values (rounding that limits updates), the
+ * order and pace of annotation updates, and the Event texts that explain an eviction. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -75,10 +75,58 @@ static void test_messages(void **state)
     assert_string_equal(buf, "starving: it has waited 5m12s, at least tau 5m0s");
 }
 
+/* The pace of annotation updates: a pending pod every 2 minutes and never while cooling down, a
+ * running one every minute unless urgent; never updated before means due. */
+static void test_publish_due(void **state)
+{
+    (void)state;
+    ctl_pod run = t_running("ml", "r", "n1", 0, 0, 0.5, MILLI(1));
+    assert_true(ctl_publish_due(&run, -1, NOW, false, false));
+    assert_false(ctl_publish_due(&run, NOW - 59, NOW, false, false));
+    assert_true(ctl_publish_due(&run, NOW - 59, NOW, true, false)); /* just became urgent */
+    assert_true(ctl_publish_due(&run, NOW - 60, NOW, false, false));
+    assert_true(ctl_publish_due(&run, NOW - 60, NOW, false, true)); /* cooling: pending only */
+    ctl_pod wait = t_waiting("ml", "w", 0, 1, 0.9, 30, MILLI(1));
+    assert_true(ctl_publish_due(&wait, -1, NOW, false, false));
+    assert_false(ctl_publish_due(&wait, NOW - 119, NOW, true, false)); /* urgent: no exception */
+    assert_true(ctl_publish_due(&wait, NOW - 120, NOW, false, false));
+    assert_false(ctl_publish_due(&wait, -1, NOW, false, true));
+    assert_false(ctl_publish_due(&wait, NOW - 600, NOW, true, true));
+    wait.state = CTL_POD_GATED;
+    assert_false(ctl_publish_due(&wait, NOW - 60, NOW, false, false));
+}
+
+/* Highest DSP priority first, ties by index; finished, terminating and unevaluated pods are left
+ * out. */
+static void test_publish_order(void **state)
+{
+    (void)state;
+    ctl_pod pods[] = {
+        t_running("ml", "a", "n1", 0, 0, 0.2, MILLI(1)),
+        t_waiting("ml", "b", 0, 1, 0.9, 30, MILLI(1)),
+        t_running("ml", "c", "n1", 0, 2, 0.5, MILLI(1)),
+        t_running("ml", "d", "n1", 0, 3, 0.5, MILLI(1)),
+        t_running("ml", "e", "n1", 0, 4, 0.99, MILLI(1)),
+        t_running("ml", "f", "n1", 0, 5, 0.98, MILLI(1)),
+        t_pod("ml", "g", CTL_POD_PENDING),
+    };
+    pods[4].state = CTL_POD_SUCCEEDED;
+    pods[5].terminating = true;
+    size_t idx[7];
+    assert_int_equal(ctl_publish_order(pods, 7, idx), 4);
+    assert_int_equal(idx[0], 1);
+    assert_int_equal(idx[1], 2);
+    assert_int_equal(idx[2], 3);
+    assert_int_equal(idx[3], 0);
+    assert_int_equal(ctl_publish_order(pods, 0, idx), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_values),
+        cmocka_unit_test(test_publish_due),
+        cmocka_unit_test(test_publish_order),
         cmocka_unit_test(test_messages),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -13,7 +13,8 @@
 #      slow node kube-scheduler would prefer; the extender counts the node as too slow.
 #   4. Preemption and policy hot reload: a young low-priority victim is refused (minRunTime), a
 #      policy ConfigMap with minRunTime 0s is loaded (generation 2) and the same preemption then
-#      happens; an invalid policy update is refused, the policy stays, an Event is posted.
+#      happens; an invalid policy update is refused, the policy stays, an Event is posted; a
+#      policy that changes gpuResourceNames makes the pod and node watches decode again.
 #   5. Invalid job: a pod of a cyclic job is scheduled anyway and gets an InvalidJob Event.
 #   6. Restart: with the extender killed, a new pod stays pending; once it is back, the pod is
 #      scheduled.
@@ -232,6 +233,14 @@ test_preempt_and_policy() {
     fail "the InvalidPolicy event does not give the validation error"
   generation_is 2 || fail "an invalid policy changed the generation to $(policy_generation)"
   log "PASS policy: invalid update refused (generation stays 2, InvalidPolicy event)"
+
+  "$K" -n dagsched-system apply -f "$MANIFESTS/policy-gpu-names.yaml" >/dev/null
+  wait_for 20 "policy generation 3" generation_is 3
+  for what in pods nodes; do
+    wait_for 20 "the $what decoded again with the new gpuResourceNames" \
+      grep -q "gpuResourceNames changed: decoding $what again" "$EXT_LOG"
+  done
+  log "PASS policy: a reloaded gpuResourceNames makes the pod and node watches decode again"
 }
 
 # ---- 5. Invalid job ----

@@ -869,6 +869,58 @@ static void test_recorded_bodies(void **state)
     kube_obj_unref(&pods[0]->meta);
 }
 
+/* A node without cpu and memory (allocatable 0, as a node that reports nothing yet) next to a full
+ * one: Eq. 1 gives it 0, and its speed is the reference 1.0, as the controller has it. */
+static void test_zero_node_speed_is_reference(void **state)
+{
+    (void)state;
+    ds_policy pol;
+    ds_policy_defaults(&pol);
+    const kube_node *nodes[] = {fx_node("full", "8", "32Gi", NULL),
+                                fx_node("empty", "0", "0", NULL)};
+    ext_build_input in = {.nodes = nodes, .n_nodes = 2, .policy = &pol, .policy_generation = 1};
+    ext_snapshot *s;
+    ds_err err;
+    assert_int_equal(ext_snapshot_build(&in, &s, &err), 0);
+    assert_true(ext_snapshot_node(s, "full")->view.speed == 1.0);
+    assert_true(ext_snapshot_node(s, "empty")->view.speed == 1.0);
+    ext_snapshot_unref(s);
+    for (int i = 0; i < 2; i++)
+        kube_obj_unref(&nodes[i]->meta);
+}
+
+/* The request's Pod is decoded with the snapshot policy's gpuResourceNames, as the cached pods
+ * are: with example.com/gpu listed, a pod asking for one does not fit a node without GPUs. */
+static void test_request_pod_uses_policy_gpu_names(void **state)
+{
+    (void)state;
+    ds_policy pol;
+    ds_policy_defaults(&pol);
+    pol.gpu_resource_names.n = 1;
+    snprintf(pol.gpu_resource_names.name[0], sizeof pol.gpu_resource_names.name[0], "%s",
+             "example.com/gpu");
+    const kube_node *nodes[] = {fx_node("cpu-1", "8", "32Gi", NULL)};
+    ext_build_input in = {.nodes = nodes, .n_nodes = 1, .policy = &pol, .policy_generation = 2};
+    ext_snapshot *s;
+    ds_err err;
+    assert_int_equal(ext_snapshot_build(&in, &s, &err), 0);
+    const char *pod = "{\"metadata\":{\"name\":\"train\",\"namespace\":\"ml\",\"uid\":\"u-t\","
+                      "\"resourceVersion\":\"3\"},\"spec\":{\"containers\":[{\"name\":\"c\","
+                      "\"image\":\"x\",\"resources\":{\"requests\":{\"cpu\":\"1\","
+                      "\"example.com/gpu\":\"1\"}}}]}}";
+    char *body = body_for(pod, "\"cpu-1\"");
+    ext_outcome o;
+    char *out = run(ext_handle_filter, s, body, strlen(body), 0, 200, &o);
+    assert_string_equal(out, "{\"Nodes\":null,\"NodeNames\":[],\"FailedNodes\":{\"cpu-1\":"
+                             "\"dagsched: insufficient gpu (requested 1, free 0)\"},"
+                             "\"FailedAndUnresolvableNodes\":{},\"Error\":\"\"}");
+    free(out);
+    free(body);
+    ext_outcome_clear(&o);
+    ext_snapshot_unref(s);
+    kube_obj_unref(&nodes[0]->meta);
+}
+
 static void test_floor(void **state)
 {
     (void)state;
@@ -894,6 +946,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_not_ready),
+        cmocka_unit_test(test_zero_node_speed_is_reference),
+        cmocka_unit_test(test_request_pod_uses_policy_gpu_names),
         cmocka_unit_test(test_blocked_task_both_casings),
         cmocka_unit_test(test_live_caches_ahead_of_snapshot),
         cmocka_unit_test(test_runnable_deadline_and_fit),

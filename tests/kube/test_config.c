@@ -170,7 +170,9 @@ static void test_errors_name_file_and_field(void **state)
     assert_string_equal(err.msg, "kubeconfig: /nonexistent/kc: No such file or directory");
 
     expect_error("a: [", NULL,
-                 "/etc/kc: invalid YAML at line 2 column 1: did not find expected node content");
+                 "/etc/kc: line 2, column 1: invalid YAML: did not find expected node content "
+                 "(while parsing a flow node at line 2, column 1)");
+    expect_error("", NULL, "/etc/kc: empty document");
     expect_error("- 1\n", NULL, "/etc/kc: top level must be a mapping");
     expect_error("clusters: []\n", NULL, "/etc/kc: current-context: not set and no context given");
     expect_error(full_kubeconfig, "prod", "/etc/kc: contexts: no entry named \"prod\"");
@@ -217,6 +219,37 @@ static void test_errors_name_file_and_field(void **state)
                  "clusters: [{name: c, cluster: {server: 'https://h'}}]\n"
                  "users: [{name: u, user: {token: [a]}}]\n",
                  NULL, "/etc/kc: users[\"u\"].user.token: must be a string");
+}
+
+/* A kubeconfig is loaded under the bounds of every YAML document dagsched reads: an alias bomb
+ * is refused at its first anchor, nesting past 16 levels where it starts, and more than 4 MiB
+ * before it is parsed. */
+static void test_yaml_bounds(void **state)
+{
+    (void)state;
+    char *y = malloc(KUBE_CONFIG_MAX_FILE + 2);
+    assert_non_null(y);
+    int n = snprintf(y, KUBE_CONFIG_MAX_FILE, "%s", full_kubeconfig);
+    assert_true(n > 0);
+    size_t pos = (size_t)n;
+    pos += (size_t)sprintf(y + pos, "preferences:\n  a: &a [x, x, x, x, x, x, x, x, x, x]\n"
+                                    "  b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\n"
+                                    "  c: [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]\n");
+    expect_error(y, NULL, "/etc/kc: line 30, column 6: YAML anchors are not supported (got &a)");
+
+    pos = (size_t)n;
+    pos += (size_t)sprintf(y + pos, "preferences: ");
+    for (int i = 0; i < 10000; i++)
+        y[pos++] = '[';
+    for (int i = 0; i < 10000; i++)
+        y[pos++] = ']';
+    y[pos] = '\0';
+    expect_error(y, NULL, "/etc/kc: line 29, column 29: nesting deeper than 16 levels");
+
+    memset(y, ' ', KUBE_CONFIG_MAX_FILE + 1);
+    y[KUBE_CONFIG_MAX_FILE + 1] = '\0';
+    expect_error(y, NULL, "/etc/kc: too large (got 4194305 bytes, limit 4194304)");
+    free(y);
 }
 
 static void test_in_cluster(void **state)
@@ -324,6 +357,7 @@ int main(void)
         cmocka_unit_test(test_explicit_context_token_insecure),
         cmocka_unit_test(test_files_relative_to_kubeconfig),
         cmocka_unit_test(test_errors_name_file_and_field),
+        cmocka_unit_test(test_yaml_bounds),
         cmocka_unit_test(test_in_cluster),
         cmocka_unit_test(test_base64),
         cmocka_unit_test(test_log_formats),

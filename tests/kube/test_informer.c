@@ -1,7 +1,7 @@
 /* test_informer.c: the list+watch loop against a scripted loopback server: paginated list,
  * events applied in order with callbacks, bookmarks, 410 Gone -> relist and diff, reconnect after
- * a failure, request paths with selectors, status counters, and stopping (not spinning) when the
- * client is shut down under running informers. */
+ * a failure, request paths with selectors, status counters, decoding again with new GPU resource
+ * names, and stopping (not spinning) when the client is shut down under running informers. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -330,6 +330,77 @@ static void test_namespace_informer(void **state)
     kube_client_free(c2);
 }
 
+/* Lists answer one pod asking for an example.com/gpu; watches send a bookmark and end. */
+static void gpu_server(void *ud, const mock_request *req, mock_reply *rep, char *body_buf,
+                       size_t body_size)
+{
+    (void)ud;
+    (void)body_size;
+    memset(rep, 0, sizeof *rep);
+    rep->status = 200;
+    if (strstr(req->path, "watch=1") != NULL) {
+        rep->chunks[0] =
+            EVENT("BOOKMARK", "{\"kind\":\"Pod\",\"metadata\":{\"resourceVersion\":\"10\"}}");
+        return;
+    }
+    rep->body = body_buf;
+    snprintf(body_buf, body_size, "%s",
+             "{\"kind\":\"PodList\",\"metadata\":{\"resourceVersion\":\"10\"},\"items\":[{"
+             "\"metadata\":{\"name\":\"t\",\"namespace\":\"batch\",\"resourceVersion\":\"5\"},"
+             "\"spec\":{\"containers\":[{\"name\":\"c\",\"resources\":{\"requests\":{"
+             "\"example.com/gpu\":\"2\"}}}]}}]}");
+}
+
+static int64_t cached_gpus(kube_informer *inf)
+{
+    const kube_pod *p = (const kube_pod *)kube_informer_get(inf, "batch", "t");
+    if (p == NULL)
+        return -1;
+    int64_t g = p->requests.v[DS_RES_GPU];
+    kube_obj_unref(&p->meta);
+    return g;
+}
+
+/* A reloaded policy's gpuResourceNames: the informer lists again and every cached object is
+ * decoded with the new names. */
+static void test_set_gpu_names_redecodes(void **state)
+{
+    (void)state;
+    kube_log_setup(KUBE_LOG_ERROR, KUBE_LOG_TEXT, NULL);
+    mock_server m;
+    assert_int_equal(mock_start(&m), 0);
+    pthread_mutex_lock(&m.lock);
+    m.handler = gpu_server;
+    pthread_mutex_unlock(&m.lock);
+    kube_client *c = client_at(m.port, 0.01);
+    const char *nvidia[] = {"nvidia.com/gpu"}, *example[] = {"example.com/gpu"};
+    kube_informer_opts io = {.kind = KUBE_KIND_POD, .decode = {nvidia, 1}};
+    kube_informer *inf;
+    ds_err err = {{0}};
+    assert_int_equal(kube_informer_new(c, &io, &inf, &err), 0);
+    assert_int_equal(kube_informer_start(inf, &err), 0);
+    assert_true(kube_informer_wait_synced(inf, 10));
+    assert_int_equal(cached_gpus(inf), 0); /* example.com/gpu is not a GPU yet */
+    assert_int_equal(kube_informer_set_gpu_names(inf, nvidia, 1, &err), 0);
+    assert_int_equal(kube_informer_set_gpu_names(inf, example, 1, &err), 1);
+    assert_int_equal(kube_informer_set_gpu_names(inf, example, 1, &err), 0); /* pending already */
+    double deadline = kutil_mono_now() + 10;
+    while (cached_gpus(inf) != 2 && kutil_mono_now() < deadline)
+        usleep(10000);
+    assert_int_equal(cached_gpus(inf), 2);
+    assert_int_equal(kube_informer_set_gpu_names(inf, example, 1, &err), 0);
+    /* Back to none: decoded again, no GPU. */
+    assert_int_equal(kube_informer_set_gpu_names(inf, NULL, 0, &err), 1);
+    deadline = kutil_mono_now() + 10;
+    while (cached_gpus(inf) != 0 && kutil_mono_now() < deadline)
+        usleep(10000);
+    assert_int_equal(cached_gpus(inf), 0);
+    kube_informer_stop(inf);
+    kube_informer_free(inf);
+    kube_client_free(c);
+    mock_stop(&m);
+}
+
 /* kube_client_shutdown while informers run (one watching, one failing to reach its server):
  * every request of a shut-down client fails at once, so an informer that retried would spin,
  * logging "watch failed: cancelled" and "reconnecting" without pause. They must stop instead. */
@@ -431,6 +502,7 @@ int main(void)
         cmocka_unit_test(test_list_watch_gone_relist),
         cmocka_unit_test(test_unreachable_is_unhealthy),
         cmocka_unit_test(test_namespace_informer),
+        cmocka_unit_test(test_set_gpu_names_redecodes),
         cmocka_unit_test(test_client_shutdown_stops_informers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

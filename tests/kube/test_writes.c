@@ -1,6 +1,7 @@
 /* test_writes.c: writes against a scripted loopback server: eviction outcomes (accepted, blocked
  * by a PodDisruptionBudget, throttled then accepted, not found, uid precondition, other errors),
- * the exact patches sent for gates, Job suspension and annotations, and Events. */
+ * the exact patches sent for gates, Job suspension, annotations and nominations, Events, the
+ * controller's ConfigMap reads and writes, and the name checks before any path is built. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -164,11 +165,100 @@ static void test_patches_and_events(void **state)
     assert_false(kube_valid_name(""));
 }
 
+/* The writes the controller makes to pods and to its ledger ConfigMap: exact paths and bodies,
+ * statuses handed back, and names checked before they go into a URL (nothing is sent then). */
+static void test_controller_writes(void **state)
+{
+    (void)state;
+    kube_log_setup(KUBE_LOG_ERROR, KUBE_LOG_TEXT, NULL);
+    mock_server m;
+    assert_int_equal(mock_start(&m), 0);
+    mock_reply r[] = {
+        {.status = 200, .body = "{}"},
+        {.status = 200, .body = "{}"},
+        {.status = 200, .body = "{\"metadata\":{\"uid\":\"u1\"}}"},
+        {.status = 404,
+         .body = "{\"kind\":\"Status\",\"message\":\"configmaps \\\"l\\\" not found\","
+                 "\"reason\":\"NotFound\",\"code\":404}"},
+        {.status = 201, .body = "{\"metadata\":{\"resourceVersion\":\"7\"}}"},
+        {.status = 409,
+         .body = "{\"kind\":\"Status\",\"message\":\"the object has been modified\","
+                 "\"reason\":\"Conflict\",\"code\":409}"},
+    };
+    mock_script(&m, r, 6);
+    kube_client *c = client_for(&m);
+    ds_err err = {{0}};
+    const char *kv[] = {"dagsched.io/evicted-by", "ml/p2", "dagsched.io/evicted-at", NULL};
+    assert_int_equal(kube_annotate_pod_pairs(c, "batch", "p1", kv, 2, &err), 0);
+    assert_string_equal(m.requests[0].method, "PATCH");
+    assert_string_equal(m.requests[0].path, "/api/v1/namespaces/batch/pods/p1");
+    assert_string_equal(m.requests[0].content_type, "application/merge-patch+json");
+    assert_string_equal(m.requests[0].body,
+                        "{\"metadata\":{\"annotations\":{\"dagsched.io/evicted-by\":\"ml/p2\","
+                        "\"dagsched.io/evicted-at\":null}}}");
+    assert_int_equal(kube_nominate_node(c, "batch", "p1", "node-1", &err), 0);
+    assert_string_equal(m.requests[1].path, "/api/v1/namespaces/batch/pods/p1/status");
+    assert_string_equal(m.requests[1].body, "{\"status\":{\"nominatedNodeName\":\"node-1\"}}");
+    json_t *obj = NULL;
+    long status = 0;
+    assert_int_equal(kube_get_named(c, "/api/v1", "batch", "pods", "p1", &obj, &status, &err), 0);
+    assert_string_equal(m.requests[2].method, "GET");
+    assert_string_equal(m.requests[2].path, "/api/v1/namespaces/batch/pods/p1");
+    assert_int_equal(status, 200);
+    assert_string_equal(json_string_value(json_object_get(json_object_get(obj, "metadata"), "uid")),
+                        "u1");
+    json_decref(obj);
+    assert_int_equal(kube_get_named(c, "/api/v1", "sys", "configmaps", "l", &obj, &status, &err),
+                     -1);
+    assert_int_equal(status, 404);
+    assert_null(obj);
+    json_t *cm = json_pack("{s:s,s:s,s:{s:s}}", "apiVersion", "v1", "kind", "ConfigMap", "metadata",
+                           "name", "l");
+    json_t *out = NULL;
+    assert_int_equal(kube_create_configmap(c, "sys", cm, &out, &err), 0);
+    assert_string_equal(m.requests[4].method, "POST");
+    assert_string_equal(m.requests[4].path, "/api/v1/namespaces/sys/configmaps");
+    json_decref(out);
+    assert_int_equal(kube_replace_configmap(c, "sys", "l", cm, &out, &status, &err), -1);
+    assert_string_equal(m.requests[5].method, "PUT");
+    assert_string_equal(m.requests[5].path, "/api/v1/namespaces/sys/configmaps/l");
+    assert_int_equal(status, 409);
+    assert_null(out);
+    assert_int_equal(m.n_requests, 6);
+
+    /* Names that are not object names never reach a URL. */
+    assert_int_equal(kube_annotate_pod_pairs(c, "batch", "p1/eviction", kv, 2, &err), -1);
+    assert_string_equal(err.msg, "invalid name \"p1/eviction\"");
+    assert_int_equal(kube_annotate_pod_pairs(c, "../x", "p1", kv, 2, &err), -1);
+    assert_string_equal(err.msg, "invalid namespace \"../x\"");
+    const char *bad_key[] = {"", "v"};
+    assert_int_equal(kube_annotate_pod_pairs(c, "batch", "p1", bad_key, 1, &err), -1);
+    assert_string_equal(err.msg, "invalid annotation key");
+    assert_int_equal(kube_nominate_node(c, "batch", "p1", "n?x=1", &err), -1);
+    assert_string_equal(err.msg, "invalid node name \"n?x=1\"");
+    assert_int_equal(kube_get_named(c, "/api/v1", "batch", "pods", "P1", &obj, &status, &err), -1);
+    assert_string_equal(err.msg, "invalid name \"P1\"");
+    assert_int_equal(kube_get_named(c, "/api/v1/../x", "batch", "pods", "p1", &obj, NULL, &err),
+                     -1);
+    assert_string_equal(err.msg, "invalid API path /api/v1/../x/pods");
+    assert_int_equal(kube_get_named(c, "/api/v1", "batch", "pods/p2", "p1", &obj, NULL, &err), -1);
+    assert_int_equal(kube_create_configmap(c, "sys tem", cm, NULL, &err), -1);
+    assert_string_equal(err.msg, "invalid namespace \"sys tem\"");
+    assert_int_equal(kube_replace_configmap(c, "sys", "l%2F", cm, NULL, NULL, &err), -1);
+    assert_string_equal(err.msg, "invalid name \"l%2F\"");
+    assert_int_equal(kube_replace_configmap(c, NULL, "l", cm, NULL, NULL, &err), -1);
+    assert_int_equal(m.n_requests, 6);
+    json_decref(cm);
+    kube_client_free(c);
+    mock_stop(&m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_evict_outcomes),
         cmocka_unit_test(test_patches_and_events),
+        cmocka_unit_test(test_controller_writes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

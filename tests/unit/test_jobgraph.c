@@ -196,22 +196,26 @@ static void test_header_errors(void **state)
     expect("[1, 2]", "document: must be a mapping (got a list)", NULL);
     expect("", "empty document", NULL);
     expect("# only a comment\n", "empty document", NULL);
-    expect("{[a]: 1}", "document: field names must be strings", NULL);
+    expect("{[a]: 1}", "line 1, column 2: mapping keys must be scalars", NULL);
+    expect("{~: 1}", "document: field names must be strings", NULL);
 }
 
 static void test_yaml_errors(void **state)
 {
     (void)state;
     expect(HEAD "spec: {tasks: [}\n",
-           "line 4, column 16: did not find expected node content while parsing a flow node", NULL);
+           "line 4, column 16: invalid YAML: did not find expected node content (while parsing a "
+           "flow node at line 4, column 16)",
+           NULL);
     expect(HEAD "spec:\n  tasks: [{name: a, runtime: 1s}]\n---\nkind: JobGraph\n",
-           "more than one YAML document", NULL);
-    /* An alias would let a small document stand for a huge one. */
+           "line 6, column 1: only one YAML document is allowed", NULL);
+    /* An alias would let a small document stand for a huge one: anchors are refused where they
+     * are written. */
     expect(HEAD "spec:\n  tasks:\n    - {name: a, runtime: &r 1s}\n    - {name: b, runtime: *r}\n",
-           "spec.tasks[1].runtime: YAML aliases are not supported", "etl");
+           "line 6, column 26: YAML anchors are not supported (got &r)", NULL);
     /* Embedded NUL in a scalar. */
     expect(HEAD "spec:\n  tasks: [{name: a, runtime: \"1s\\0\"}]\n",
-           "spec.tasks[0].runtime: contains a NUL character", "etl");
+           "line 5, column 30: NUL characters are not allowed in scalars", NULL);
     /* Size bound. */
     size_t big = DS_JOBGRAPH_MAX_BYTES + 1;
     char *y = malloc(big);
@@ -223,6 +227,31 @@ static void test_yaml_errors(void **state)
     ds_err e = {{0}};
     assert_int_equal(ds_jobgraph_parse(NULL, 0, &g, &e), -1);
     assert_string_equal(e.msg, "empty document");
+}
+
+/* The bounds every YAML document dagsched reads is loaded under: a "billion laughs" alias bomb
+ * is refused at its first anchor, and nesting deeper than the schema at its limit, before the
+ * document is walked. */
+static void test_yaml_bounds(void **state)
+{
+    (void)state;
+    expect(HEAD "spec:\n  deadlineAfter: 10m\n  tasks:\n"
+                "    - &a {name: a, runtime: 1s}\n"
+                "    - &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\n"
+                "    - &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]\n"
+                "    - [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c]\n",
+           "line 7, column 7: YAML anchors are not supported (got &a)", NULL);
+    size_t depth = 10000;
+    char *y = malloc(strlen(HEAD) + 32 + 2 * depth);
+    assert_non_null(y);
+    size_t pos = (size_t)sprintf(y, HEAD "spec: {tasks: ");
+    for (size_t i = 0; i < depth; i++)
+        y[pos++] = '[';
+    for (size_t i = 0; i < depth; i++)
+        y[pos++] = ']';
+    pos += (size_t)sprintf(y + pos, "}\n");
+    expect_error(y, pos, "line 4, column 21: nesting deeper than 8 levels", NULL);
+    free(y);
 }
 
 /* The document need not be NUL-terminated: only `len` bytes are read. */
@@ -321,11 +350,11 @@ static void test_corrupted_documents(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_full_document),       cmocka_unit_test(test_deadline_after_and_none),
-        cmocka_unit_test(test_task_errors),         cmocka_unit_test(test_spec_errors),
-        cmocka_unit_test(test_header_errors),       cmocka_unit_test(test_yaml_errors),
-        cmocka_unit_test(test_length_bounded),      cmocka_unit_test(test_task_count_bound),
-        cmocka_unit_test(test_corrupted_documents),
+        cmocka_unit_test(test_full_document),    cmocka_unit_test(test_deadline_after_and_none),
+        cmocka_unit_test(test_task_errors),      cmocka_unit_test(test_spec_errors),
+        cmocka_unit_test(test_header_errors),    cmocka_unit_test(test_yaml_errors),
+        cmocka_unit_test(test_yaml_bounds),      cmocka_unit_test(test_length_bounded),
+        cmocka_unit_test(test_task_count_bound), cmocka_unit_test(test_corrupted_documents),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
