@@ -16,8 +16,9 @@ before its fence, blank lines allowed) by a marker saying what it is:
   <!-- snippet: workflow -->  an Argo Workflow (its CRD is not in the test cluster): the workflow
                               sets schedulerName: dagsched, and each template's pod (its metadata
                               and container) is applied as a Pod with --dry-run=server
-  <!-- snippet: scheduler-config -->  a KubeSchedulerConfiguration file: loaded and validated by the
-                              test cluster's own kube-scheduler (--config with --write-config-to)
+  <!-- snippet: scheduler-config -->  a KubeSchedulerConfiguration file: loaded, defaulted and
+                              validated by the test cluster's own kube-scheduler (--config with
+                              --write-config-to)
   <!-- snippet: sim-workload -->  a simulator Workload file: read by bin/dagsched-sim
                               (--workload with --write-workload)
   <!-- snippet: fragment -->  a fragment of an object (a few fields), not meant to be applied
@@ -211,6 +212,21 @@ def kube_scheduler():
     return exe
 
 
+def check_scheduler_config(where, text, fails):
+    """kube-scheduler loads, defaults and validates the file and writes it back (it ignores its
+    --kubeconfig flag when given --config, so the test cluster's kubeconfig is set in a copy)."""
+    objs = load_all(where, text, fails)
+    if objs is None:
+        return
+    if len(objs) != 1 or not isinstance(objs[0], dict):
+        fails.add(where, "a scheduler-config snippet must be one KubeSchedulerConfiguration")
+        return
+    cfg = objs[0]
+    cfg.setdefault("clientConnection", {}).setdefault("kubeconfig", os.environ["KUBECONFIG"])
+    check_file_tool(where, yaml.safe_dump(cfg), lambda src, out: [
+        kube_scheduler(), "--config", src, "--write-config-to", out], fails, "kube-scheduler")
+
+
 def load_all(where, text, fails):
     try:
         return [d for d in yaml.safe_load_all(text) if d is not None]
@@ -244,9 +260,7 @@ def main():
                 check_policy(where, text, cli, made, fails)
                 continue
             if marker == "scheduler-config":
-                check_file_tool(where, text, lambda src, out: [
-                    kube_scheduler(), "--config", src, "--write-config-to", out,
-                    "--kubeconfig", os.environ["KUBECONFIG"]], fails, "kube-scheduler")
+                check_scheduler_config(where, text, fails)
                 continue
             if marker == "sim-workload":
                 check_file_tool(where, text, lambda src, out: [sim, "--workload", src, "--write-workload", out],
