@@ -20,7 +20,8 @@
 #   DEMO_PARALLEL  1 (default): both runs at the same time; 0: one after the other
 #   DEMO_POLICY    SchedulingPolicy file (default policies/demo.yaml: default.yaml with its time
 #                  guards scaled to the demo's short tasks)
-#   DEMO_WORKLOAD  workload files (default: examples/*.yaml)
+#   DEMO_WORKLOAD  workload files (default: the PriorityClass and the three demo jobs of examples/:
+#                  deadline-priority-class, batch-backfill, etl-urgent, ml-pipeline)
 #   DEMO_TIMEOUT   seconds the workload may take in each run (default 420)
 #   DEMO_PLAIN     1: no in-place redraw (also when stdout is not a terminal), for CI logs
 #   DEMO_CHECK     1: after the report, assert its key claims (make demo-test): every job of
@@ -71,7 +72,7 @@ fi
 if [[ -n "${DEMO_WORKLOAD:-}" ]]; then
   read -r -a WORKLOAD <<<"$DEMO_WORKLOAD"
 else
-  WORKLOAD=(examples/*.yaml)
+  WORKLOAD=(examples/deadline-priority-class.yaml examples/batch-backfill.yaml examples/etl-urgent.yaml examples/ml-pipeline.yaml)
 fi
 for f in "${WORKLOAD[@]}"; do [[ -r "$f" ]] || die "workload file '$f' is not readable"; done
 has_run() { [[ " $RUNS " == *" $1 "* ]]; }
@@ -144,13 +145,14 @@ DAGSCHED_EXTRA_PACKAGES="$CLUSTER_PACKAGES" "$REPO_ROOT/hack/install-deps.sh"
   die "building the local Kubernetes failed; see $RUN_DIR/cluster-build.log"
 if has_run dagsched; then
   say "      building bin/dagsched-extender and bin/dagsched-controller (log: ${RUN_DIR#"$REPO_ROOT"/}/make.log)"
-  make --no-print-directory -j2 "$EXTENDER" "$CONTROLLER" >"$RUN_DIR/make.log" 2>&1 || true
-  missing=()
-  for b in "$EXTENDER" "$CONTROLLER"; do [[ -x "$b" ]] || missing+=("${b#"$REPO_ROOT"/}"); done
-  if ((${#missing[@]})); then
+  # make names the binaries relative to the repository root (mk/extender.mk, mk/controller.mk).
+  if ! make --no-print-directory -j2 -C "$REPO_ROOT" bin/dagsched-extender bin/dagsched-controller >"$RUN_DIR/make.log" 2>&1; then
     tail -n 15 "$RUN_DIR/make.log" >&2
-    die "${missing[*]} could not be built (see $RUN_DIR/make.log): the dagsched run needs the extender and the controller. DEMO_RUNS=default-scheduler runs the baseline alone."
+    die "building bin/dagsched-extender and bin/dagsched-controller failed (see $RUN_DIR/make.log): the dagsched run needs the extender and the controller. DEMO_RUNS=default-scheduler runs the baseline alone."
   fi
+  for b in "$EXTENDER" "$CONTROLLER"; do
+    [[ -x "$b" ]] || die "make succeeded but ${b#"$REPO_ROOT"/} is not an executable file (see $RUN_DIR/make.log)"
+  done
 fi
 python3 -c 'import yaml' 2>/dev/null || die "python3 with PyYAML is needed (Debian package python3-yaml)"
 # The workload is checked before any cluster starts.

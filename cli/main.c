@@ -1,0 +1,33 @@
+/* main.c: kubectl-dagsched, the kubectl plugin of dagsched (`kubectl dagsched ...` once the binary
+ * is on PATH). It calls the same core library as the extender and the controller, so what it says
+ * is what they compute. */
+#include <stdio.h>
+#include <string.h>
+
+#include "policy_cmd.h"
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: kubectl dagsched COMMAND ...\n\ncommands:\n");
+    policy_cmd_usage(f);
+    fprintf(f, "  help                          this text\n\n"
+               "exit codes: 0 done, 1 invalid input or failure, 2 bad usage\n");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
+    }
+    const char *cmd = argv[1];
+    if (strcmp(cmd, "help") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
+        usage(stdout);
+        return 0;
+    }
+    if (strcmp(cmd, "policy") == 0)
+        return policy_cmd(argc - 2, argv + 2);
+    fprintf(stderr, "kubectl-dagsched: unknown command \"%s\"\n", cmd);
+    usage(stderr);
+    return 2;
+}

@@ -1,0 +1,176 @@
+/* policy_cmd.c: `kubectl dagsched policy ...`: checks SchedulingPolicy files with the validator
+ * the extender and the controller use (lib/policy), and wraps a policy into the labelled ConfigMap
+ * that both components watch (see policy_cmd.h). */
+#include "policy_cmd.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "k8s_names.h"
+#include "policy.h"
+#include "policy_source.h"
+
+#define DEFAULT_NAMESPACE "dagsched-system"
+
+/* Read a whole file of at most DS_POLICY_MAX_BYTES into a NUL-terminated buffer ("-" = stdin). */
+static char *read_policy_file(const char *path, size_t *len)
+{
+    FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
+    if (f == NULL) {
+        fprintf(stderr, "kubectl-dagsched: %s: %s\n", path, strerror(errno));
+        return NULL;
+    }
+    char *buf = malloc(DS_POLICY_MAX_BYTES + 2);
+    size_t n = 0;
+    int bad = 0;
+    if (buf != NULL) {
+        n = fread(buf, 1, DS_POLICY_MAX_BYTES + 1, f);
+        bad = ferror(f);
+    }
+    if (f != stdin)
+        fclose(f);
+    if (buf == NULL) {
+        fprintf(stderr, "kubectl-dagsched: out of memory\n");
+        return NULL;
+    }
+    if (bad || n > DS_POLICY_MAX_BYTES) {
+        if (bad)
+            fprintf(stderr, "kubectl-dagsched: %s: read error\n", path);
+        else
+            fprintf(stderr, "kubectl-dagsched: %s: larger than the policy limit of %d bytes\n",
+                    path, DS_POLICY_MAX_BYTES);
+        free(buf);
+        return NULL;
+    }
+    buf[n] = '\0';
+    if (memchr(buf, '\0', n) != NULL) {
+        fprintf(stderr, "kubectl-dagsched: %s: holds a NUL byte (not a YAML document)\n", path);
+        free(buf);
+        return NULL;
+    }
+    *len = n;
+    return buf;
+}
+
+/* Parse and validate one file; prints "FILE: ERROR" on failure. */
+static int load(const char *path, char **text, size_t *len, ds_policy *pol)
+{
+    *text = read_policy_file(path, len);
+    if (*text == NULL)
+        return -1;
+    ds_err err = {{0}};
+    if (ds_policy_parse(*text, *len, pol, &err) != 0) {
+        fprintf(stderr, "%s: %s\n", path, err.msg);
+        free(*text);
+        *text = NULL;
+        return -1;
+    }
+    return 0;
+}
+
+static int cmd_validate(int argc, char **argv)
+{
+    if (argc < 1) {
+        fprintf(stderr, "kubectl-dagsched policy validate: expected one or more FILEs\n");
+        return 2;
+    }
+    int bad = 0;
+    for (int i = 0; i < argc; i++) {
+        char *text = NULL;
+        size_t len = 0;
+        ds_policy pol;
+        if (load(argv[i], &text, &len, &pol) != 0) {
+            bad = 1;
+            continue;
+        }
+        printf("%s: SchedulingPolicy \"%s\" is valid\n", argv[i], pol.name);
+        free(text);
+    }
+    return bad;
+}
+
+/* The ConfigMap as JSON (kubectl apply takes JSON as it takes YAML). */
+static json_t *configmap(const ds_policy *pol, const char *text, const char *ns)
+{
+    char name[DS_POLICY_NAME_MAX + sizeof KUBE_POLICY_CM_PREFIX];
+    snprintf(name, sizeof name, "%s%s", KUBE_POLICY_CM_PREFIX, pol->name);
+    return json_pack("{s:s, s:s, s:{s:s, s:s, s:{s:s, s:s}}, s:{s:s}}", "apiVersion", "v1", "kind",
+                     "ConfigMap", "metadata", "name", name, "namespace", ns, "labels",
+                     "dagsched.io/kind", "SchedulingPolicy", "app.kubernetes.io/name", "dagsched",
+                     "data", KUBE_POLICY_DATA_KEY, text);
+}
+
+static int cmd_configmap(int argc, char **argv)
+{
+    const char *ns = DEFAULT_NAMESPACE, *path = NULL;
+    for (int i = 0; i < argc; i++) {
+        if ((strcmp(argv[i], "-n") == 0 || strcmp(argv[i], "--namespace") == 0) && i + 1 < argc)
+            ns = argv[++i];
+        else if (strncmp(argv[i], "--namespace=", 12) == 0)
+            ns = argv[i] + 12;
+        else if (argv[i][0] == '-' && strcmp(argv[i], "-") != 0) {
+            fprintf(stderr, "kubectl-dagsched policy configmap: unknown option \"%s\"\n", argv[i]);
+            return 2;
+        } else if (path == NULL)
+            path = argv[i];
+        else {
+            fprintf(stderr, "kubectl-dagsched policy configmap: one FILE only\n");
+            return 2;
+        }
+    }
+    if (path == NULL) {
+        fprintf(stderr, "kubectl-dagsched policy configmap: expected a FILE\n");
+        return 2;
+    }
+    const char *why = ds_check_dns_label(ns);
+    if (why != NULL) {
+        fprintf(stderr, "kubectl-dagsched: --namespace: %s (got \"%.80s\")\n", why, ns);
+        return 2;
+    }
+    char *text = NULL;
+    size_t len = 0;
+    ds_policy pol;
+    if (load(path, &text, &len, &pol) != 0)
+        return 1;
+    json_t *cm = configmap(&pol, text, ns);
+    free(text);
+    if (cm == NULL) {
+        fprintf(stderr, "kubectl-dagsched: out of memory\n");
+        return 1;
+    }
+    int rc = json_dumpf(cm, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER) == 0 ? 0 : 1;
+    json_decref(cm);
+    if (rc == 0 && (fputc('\n', stdout) == EOF || fflush(stdout) != 0))
+        rc = 1;
+    if (rc != 0)
+        fprintf(stderr, "kubectl-dagsched: writing the ConfigMap failed\n");
+    return rc;
+}
+
+void policy_cmd_usage(FILE *f)
+{
+    fprintf(
+        f, "  policy validate FILE...       check SchedulingPolicy documents with the components'\n"
+           "                                validator; prints each error with its field path\n"
+           "  policy configmap FILE [-n NS] print the labelled ConfigMap that carries the policy\n"
+           "                                (namespace default " DEFAULT_NAMESPACE
+           "), for kubectl apply -f -\n");
+}
+
+int policy_cmd(int argc, char **argv)
+{
+    if (argc < 1) {
+        policy_cmd_usage(stderr);
+        return 2;
+    }
+    if (strcmp(argv[0], "validate") == 0)
+        return cmd_validate(argc - 1, argv + 1);
+    if (strcmp(argv[0], "configmap") == 0)
+        return cmd_configmap(argc - 1, argv + 1);
+    fprintf(stderr, "kubectl-dagsched policy: unknown command \"%s\"\n", argv[0]);
+    policy_cmd_usage(stderr);
+    return 2;
+}
