@@ -3,7 +3,8 @@
 #   bin/dagsched-controller                     the binary (release build)
 #   $(BUILD)/<variant>/libdsctl.a               the controller's pure decision modules
 #   make controller-unit-test / -asan           tests/controller/test_*.c (cmocka, no cluster)
-#   make controller-integration-test            tests/controller/it_*.sh on a local control plane
+#   make controller-integration-test            tests/controller/integration.sh on a local control
+#                                               plane, with the ASan+UBSan build of the binary
 #
 # The decision modules (view, ledger, guards, preempt, release, publish, tracker) are pure and
 # linked into the unit tests; the rest (actions, round, ledger_store, main...) talks to the API
@@ -64,8 +65,20 @@ $(BIN)/dagsched-controller: $(patsubst controller/%.c,$(BUILD)/rel/controller/%.
 		$(BUILD)/rel/libdskube.a $(BUILD)/rel/libdsruntime.a $(BUILD)/rel/libdagsched.a \
 		$(KUBE_LIBS) $(RUNTIME_LIBS) $(CTL_CORE_LIBS)
 
-controller-integration-test: $(BIN)/dagsched-controller
+# The same binary with AddressSanitizer and UndefinedBehaviorSanitizer, for the integration suite.
+$(BUILD)/asan/controller/main.o: CTL_CFLAGS += -DDAGSCHED_VERSION='"$(CTL_VERSION)"'
+$(BUILD)/asan/bin/dagsched-controller: $(patsubst controller/%.c,$(BUILD)/asan/controller/%.o,$(CTL_IO_SRCS)) \
+		$(BUILD)/asan/libdsctl.a $(BUILD)/asan/libdskube.a $(BUILD)/asan/libdsruntime.a \
+		$(BUILD)/asan/libdagsched.a
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_BASE) $(SAN_FLAGS) -o $@ $(filter %.o,$^) $(BUILD)/asan/libdsctl.a \
+		$(BUILD)/asan/libdskube.a $(BUILD)/asan/libdsruntime.a $(BUILD)/asan/libdagsched.a \
+		$(KUBE_LIBS) $(RUNTIME_LIBS) $(CTL_CORE_LIBS)
+
+# The suite runs the sanitizer build: a memory error, undefined behaviour or a leak at a graceful
+# exit fails it (tests/controller/integration.sh checks every controller's log).
+controller-integration-test: $(BUILD)/asan/bin/dagsched-controller
 	@DAGSCHED_EXTRA_PACKAGES="jq" hack/install-deps.sh
-	@tests/controller/integration.sh $(BIN)/dagsched-controller
+	@tests/controller/integration.sh $(BUILD)/asan/bin/dagsched-controller
 
 INTEGRATION_TESTS += controller-integration-test

@@ -22,6 +22,9 @@
 #   failover      two controllers, one leader; the leader is killed, the other takes over within
 #                 the lease duration and does not repeat the eviction already made
 #   apiserver     kube-apiserver restarted during operation: no wrong eviction, work resumes
+# The binary under test is normally the sanitizer build (make controller-integration-test): every
+# controller runs with AddressSanitizer (leaks checked at its graceful exit) and
+# UndefinedBehaviorSanitizer, and a sanitizer report in any controller's log fails the suite.
 # Usage: integration.sh BINARY          (prints "controller integration: N passed, M failed")
 #        integration.sh --inside BINARY (run by with-cluster.sh)
 # shellcheck disable=SC2317 # helpers are called through wait_until
@@ -85,7 +88,15 @@ declare -A CTL_PID
 start_ctl() { # NAME ARGS...
   local name="$1"
   shift
-  "$BIN" --kubeconfig "$KUBECONFIG" --log-level debug "$@" >"$LOGDIR/$name.log" 2>&1 &
+  # A name's earlier log is kept aside (NAME.log.1, .2, ...) for the sanitizer check at the end.
+  if [[ -f "$LOGDIR/$name.log" ]]; then
+    local n=1
+    while [[ -e "$LOGDIR/$name.log.$n" ]]; do n=$((n + 1)); done
+    mv "$LOGDIR/$name.log" "$LOGDIR/$name.log.$n"
+  fi
+  ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}" \
+    UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}" \
+    "$BIN" --kubeconfig "$KUBECONFIG" --log-level debug "$@" >"$LOGDIR/$name.log" 2>&1 &
   CTL_PID[$name]=$!
 }
 stop_ctl() { # NAME [SIGNAL]
@@ -520,5 +531,17 @@ scenario_apiserver() {
 for s in ${CONTROLLER_SCENARIOS:-dag_order urgent rho protections namespace_selector affinity dry_run failover apiserver}; do
   "scenario_$s"
 done
+stop_all
+SCENARIO=sanitizers
+sanitizer_reports() { grep -l -E 'ERROR: (AddressSanitizer|LeakSanitizer)|runtime error:' "$LOGDIR"/*.log "$LOGDIR"/*.log.* 2>/dev/null; }
+if reports="$(sanitizer_reports)"; then
+  failed "sanitizer reports in: $(echo "$reports" | xargs -n1 basename | tr '\n' ' ')"
+  for f in $reports; do
+    echo "---- sanitizer report in $f" >&2
+    grep -A 30 -E 'ERROR: (AddressSanitizer|LeakSanitizer)|runtime error:' "$f" | head -60 >&2
+  done
+else
+  pass "no AddressSanitizer, LeakSanitizer or UndefinedBehaviorSanitizer report in any controller log"
+fi
 echo "controller integration: $PASSED passed, $FAILED failed"
 [[ "$FAILED" -eq 0 ]]
