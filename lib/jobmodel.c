@@ -189,13 +189,28 @@ static int observe_graphs(builder *b, size_t n_graphs)
     return 0;
 }
 
+/* A duration annotation (runtime, deadline-after): Go syntax, at most DS_DURATION_ANN_MAX (one
+ * year; anything longer is a mistake, such as a missing unit prefix, that would make the task
+ * look endless). */
+static int parse_duration_ann(const char *s, double *out, ds_err *e)
+{
+    if (ds_duration_parse(s, out, e) != 0)
+        return -1;
+    if (*out > DS_DURATION_ANN_MAX_S) {
+        char q[DS_QUOTE_BUF];
+        return ds_err_set(e, "%s exceeds the limit " DS_DURATION_ANN_MAX,
+                          ds_quote(s, DS_DURATION_MAX_LEN, q, sizeof q));
+    }
+    return 0;
+}
+
 /* Parse one pod's dagsched annotations into pw (first error into pw->ann_error). */
 static int parse_annotations(builder *b, const ds_pod_obs *p, pod_work *pw)
 {
     ds_err e = {{0}};
     const char *what = NULL;
     if (p->runtime != NULL) {
-        if (ds_duration_parse(p->runtime, &pw->runtime_s, &e) == 0)
+        if (parse_duration_ann(p->runtime, &pw->runtime_s, &e) == 0)
             pw->runtime_set = true;
         else
             what = DS_ANN_RUNTIME;
@@ -213,7 +228,7 @@ static int parse_annotations(builder *b, const ds_pod_obs *p, pod_work *pw)
             what = DS_ANN_DEADLINE;
     }
     if (what == NULL && p->deadline_after != NULL) {
-        if (ds_duration_parse(p->deadline_after, &pw->deadline, &e) == 0)
+        if (parse_duration_ann(p->deadline_after, &pw->deadline, &e) == 0)
             pw->deadline_kind = DS_DEADLINE_AFTER;
         else
             what = DS_ANN_DEADLINE_AFTER;
