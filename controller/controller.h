@@ -53,6 +53,7 @@ typedef struct ctl_metrics {
     metrics_family *healthy;     /* gauge: caches synced and recent */
     metrics_family *tasks;       /* gauge {state} */
     metrics_family *annotations; /* counter: DSP annotation updates */
+    metrics_family *policy_dups; /* gauge: other ConfigMaps claiming the policy's name */
     metrics_family *api_errors;  /* counter {action} */
     metrics_family *guards;      /* gauge {guard}: running tasks held back by each guard */
 } ctl_metrics;

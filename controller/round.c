@@ -68,8 +68,12 @@ int ctl_metrics_init(ctl_metrics *m)
                                    "Running DAG tasks by the first eviction guard they fail "
                                    "(ok: evictable)",
                                    l_guard, 1, NULL, 0);
-    if (!m->evictions || !m->releases || !m->nudges || !m->urgent || !m->duration || !m->leader ||
-        !m->rounds || !m->healthy || !m->tasks || !m->annotations || !m->api_errors || !m->guards)
+    m->policy_dups = metrics_family_new(
+        m->reg, METRICS_GAUGE, "dagsched_controller_policy_duplicates",
+        "Other ConfigMaps claiming the active policy's name, ignored", NULL, 0, NULL, 0);
+    if (!m->policy_dups || !m->evictions || !m->releases || !m->nudges || !m->urgent ||
+        !m->duration || !m->leader || !m->rounds || !m->healthy || !m->tasks || !m->annotations ||
+        !m->api_errors || !m->guards)
         return -1;
     return 0;
 }
@@ -123,6 +127,7 @@ static void refresh_policy(ctl_controller *c)
     kube_policy_refresh(&c->policy, (const kube_configmap *const *)l.items, l.n, c->opt.policy_name,
                         &u);
     kube_policy_log("policy", c->opt.policy_name, &c->policy, &u);
+    metrics_set(c->m.policy_dups, NULL, (double)c->policy.duplicates);
     if (u.outcome == KUBE_POLICY_INVALID && ctl_may_write(c)) {
         kube_object_ref ref = {.api_version = "v1",
                                .kind = "ConfigMap",
