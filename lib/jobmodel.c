@@ -562,11 +562,37 @@ static int graph_mismatch_warnings(builder *b, const ds_job *j, const ds_jobgrap
     return 0;
 }
 
+/* The JobGraph's durations within the bounds of the annotations (DS_DURATION_ANN_MAX): 0, else
+ * the job error is set. */
+static int graph_durations_bounded(builder *b, ds_job *j, const ds_jobgraph *g)
+{
+    char field[64], got[64];
+    field[0] = '\0';
+    for (size_t t = 0; t < g->n_tasks && field[0] == '\0'; t++)
+        if (g->tasks[t].runtime_s > DS_DURATION_ANN_MAX_S) {
+            snprintf(field, sizeof field, "spec.tasks[%zu].runtime", t);
+            ds_duration_format(g->tasks[t].runtime_s, got, sizeof got);
+        }
+    if (field[0] == '\0' && g->deadline_kind == DS_DEADLINE_AFTER &&
+        g->deadline > DS_DURATION_ANN_MAX_S) {
+        snprintf(field, sizeof field, "spec.deadlineAfter");
+        ds_duration_format(g->deadline, got, sizeof got);
+    }
+    if (field[0] == '\0')
+        return 0;
+    ds_err em;
+    ds_err_set(&em, "JobGraph \"%s\": %s: %s exceeds the limit " DS_DURATION_ANN_MAX, j->graph,
+               field, got);
+    return set_job_error(b, j, em.msg);
+}
+
 /* A job declared by a JobGraph: the graph gives the DAG and the deadline; pods give states. */
 static int build_from_graph(builder *b, ds_job *j, size_t gi)
 {
     const ds_jobgraph *g = &b->parsed[gi];
     const ds_graph_obs *obs = &b->graphs[gi];
+    if (graph_durations_bounded(b, j, g) != 0 || !j->valid)
+        return 0;
     ds_err em;
     ds_task_spec *specs = ds_arena_calloc(&b->tmp, g->n_tasks, sizeof *specs);
     if (specs == NULL)
