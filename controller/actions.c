@@ -88,6 +88,24 @@ static void report_release(ctl_controller *c, const ctl_snapshot *s, const ctl_t
               ref->name, done, up, t->eval.priority);
 }
 
+void ctl_act_ungate(ctl_controller *c, const ctl_snapshot *s, size_t i)
+{
+    if (!ctl_may_write(c))
+        return;
+    const ctl_pod *p = &s->pod[i];
+    ds_err err = {{0}};
+    if (kube_remove_scheduling_gate(c->client, p->ns, p->name, CTL_GATE_DEPENDENCIES, &err) != 0) {
+        KLOG_WARN("release", "pod %s/%s: removing gate %s: %s", p->ns, p->name,
+                  CTL_GATE_DEPENDENCIES, err.msg);
+        api_error(c, "release");
+        return;
+    }
+    const char *lv[] = {"outside_dag"};
+    metrics_add(c->m.releases, lv, 1);
+    KLOG_INFO("release", "pod %s/%s: gate %s removed: %s (not a DAG task)", p->ns, p->name,
+              CTL_GATE_DEPENDENCIES, p->dagsched_error);
+}
+
 void ctl_act_release_pod(ctl_controller *c, const ctl_snapshot *s, size_t i)
 {
     if (!ctl_may_write(c))

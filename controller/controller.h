@@ -53,6 +53,7 @@ typedef struct ctl_metrics {
     metrics_family *healthy;     /* gauge: caches synced and recent */
     metrics_family *tasks;       /* gauge {state} */
     metrics_family *annotations; /* counter: DSP annotation updates */
+    metrics_family *policy_dups; /* gauge: other ConfigMaps claiming the policy's name */
     metrics_family *api_errors;  /* counter {action} */
     metrics_family *guards;      /* gauge {guard}: running tasks held back by each guard */
 } ctl_metrics;
@@ -99,6 +100,8 @@ void ctl_loop(ctl_controller *c);
 void ctl_act_release_pod(ctl_controller *c, const ctl_snapshot *s, size_t pod);
 void ctl_act_release_job(ctl_controller *c, const ctl_snapshot *s, size_t job);
 void ctl_act_nudge(ctl_controller *c, const ctl_snapshot *s, size_t pod);
+/* Remove the dagsched gate of a pod outside any DAG job (its dagsched metadata cannot be used). */
+void ctl_act_ungate(ctl_controller *c, const ctl_snapshot *s, size_t pod);
 int ctl_act_publish(ctl_controller *c, const ctl_snapshot *s, size_t pod, const ctl_dsp_values *v);
 /* Carry out one eviction of the plan; returns -1 when the round must stop evicting (the ledger
  * could not be written, leadership lost). */

@@ -22,6 +22,7 @@
 #define CTL_EV_RELEASED        "Released"                /* gate removed or Job resumed */
 #define CTL_EV_NUDGED          "UpstreamSucceeded"       /* retry asked of kube-scheduler */
 #define CTL_EV_JOB_INVALID     "InvalidJobGraph"         /* the job's DAG cannot be built */
+#define CTL_EV_POD_INVALID     "InvalidJob" /* the pod's dagsched metadata is beyond the bounds */
 
 #define CTL_PUB_VALUE_MAX 48
 #define CTL_MSG_MAX       1024

@@ -40,7 +40,8 @@ int ctl_release_plan(const ctl_release_in *in, ctl_release_out *out, ds_err *err
     size_t cap = in->n_pods + in->n_jobs;
     cand *c = calloc(cap ? cap : 1, sizeof *c);
     out->nudge = calloc(in->n_pods ? in->n_pods : 1, sizeof *out->nudge);
-    if (c == NULL || out->nudge == NULL) {
+    out->ungate = calloc(in->n_pods ? in->n_pods : 1, sizeof *out->ungate);
+    if (c == NULL || out->nudge == NULL || out->ungate == NULL) {
         free(c);
         ctl_release_out_free(out);
         return ds_err_set(err, "release round: out of memory");
@@ -48,6 +49,11 @@ int ctl_release_plan(const ctl_release_in *in, ctl_release_out *out, ds_err *err
     size_t nc = 0;
     for (size_t i = 0; i < in->n_pods; i++) {
         const ctl_pod *p = &in->pods[i];
+        if (p->dagsched_error != NULL && p->dagsched_error[0] != '\0') {
+            if (p->state == CTL_POD_GATED && !p->terminating)
+                out->ungate[out->n_ungate++] = i;
+            continue;
+        }
         if (p->task.job == DS_NO_TASK || p->terminating)
             continue;
         bool ready = p->task.state == DS_TASK_WAITING;
@@ -114,5 +120,6 @@ void ctl_release_out_free(ctl_release_out *out)
 {
     free(out->rel);
     free(out->nudge);
+    free(out->ungate);
     memset(out, 0, sizeof *out);
 }

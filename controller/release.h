@@ -8,6 +8,9 @@
  * tasks may be released and not yet bound at any time: pending pods of DAG tasks that are neither
  * gated nor bound, and unsuspended Jobs that have no pod yet, count against N.
  *
+ * A pod whose dagsched metadata cannot be used (ctl_pod.dagsched_error) is outside any DAG job:
+ * when it carries the gate, the gate is removed at once (ungate), so that it is never held.
+ *
  * A pod that kube-scheduler found unschedulable (the extender rejects pods whose upstream tasks
  * have not succeeded) and whose upstream tasks have all succeeded since is nudged once per
  * unschedulable episode: the controller updates an annotation, which makes kube-scheduler retry
@@ -42,6 +45,8 @@ typedef struct ctl_release_out {
     size_t n_rel;
     size_t *nudge; /* pod indexes to nudge */
     size_t n_nudge;
+    size_t *ungate; /* pods outside any DAG job whose gate is to be removed */
+    size_t n_ungate;
     size_t n_ready;   /* tasks ready to be released */
     size_t in_flight; /* released tasks not bound yet */
     size_t n_held;    /* ready tasks held back by maxConcurrentReleases */

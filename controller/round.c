@@ -68,8 +68,12 @@ int ctl_metrics_init(ctl_metrics *m)
                                    "Running DAG tasks by the first eviction guard they fail "
                                    "(ok: evictable)",
                                    l_guard, 1, NULL, 0);
-    if (!m->evictions || !m->releases || !m->nudges || !m->urgent || !m->duration || !m->leader ||
-        !m->rounds || !m->healthy || !m->tasks || !m->annotations || !m->api_errors || !m->guards)
+    m->policy_dups = metrics_family_new(
+        m->reg, METRICS_GAUGE, "dagsched_controller_policy_duplicates",
+        "Other ConfigMaps claiming the active policy's name, ignored", NULL, 0, NULL, 0);
+    if (!m->policy_dups || !m->evictions || !m->releases || !m->nudges || !m->urgent ||
+        !m->duration || !m->leader || !m->rounds || !m->healthy || !m->tasks || !m->annotations ||
+        !m->api_errors || !m->guards)
         return -1;
     return 0;
 }
@@ -142,6 +146,7 @@ static void refresh_policy(ctl_controller *c)
                         &u);
     kube_policy_log("policy", c->opt.policy_name, &c->policy, &u);
     apply_gpu_names(c);
+    metrics_set(c->m.policy_dups, NULL, (double)c->policy.duplicates);
     if (u.outcome == KUBE_POLICY_INVALID && ctl_may_write(c)) {
         kube_object_ref ref = {.api_version = "v1",
                                .kind = "ConfigMap",
@@ -206,6 +211,35 @@ static void report_invalid_jobs(ctl_controller *c, const ctl_snapshot *s)
     }
 }
 
+/* Pods whose dagsched labels or annotations cannot be used (beyond dagsched's bounds): one Warning
+ * Event InvalidJob per pod and reason while the pod waits to be scheduled (the memo keeps it from
+ * being repeated every round). Such a pod is outside any DAG job; do_release removes its gate. */
+static void report_invalid_pods(ctl_controller *c, const ctl_snapshot *s)
+{
+    for (size_t i = 0; i < s->n_pod; i++) {
+        const ctl_pod *p = &s->pod[i];
+        if (p->dagsched_error == NULL || p->dagsched_error[0] == '\0' || p->terminating ||
+            (p->state != CTL_POD_GATED && p->state != CTL_POD_PENDING &&
+             p->state != CTL_POD_UNSCHEDULABLE))
+            continue;
+        char key[1024];
+        snprintf(key, sizeof key, "invalid-pod/%s/%.900s", p->uid, p->dagsched_error);
+        if (ctl_memo_get(&c->memo, key) >= 0)
+            continue;
+        char msg[CTL_MSG_MAX];
+        snprintf(msg, sizeof msg,
+                 "%.700s: dagsched does not manage this pod and schedules it like a pod outside "
+                 "any DAG job%s",
+                 p->dagsched_error,
+                 p->state == CTL_POD_GATED ? "; its scheduling gate " CTL_GATE_DEPENDENCIES
+                                             " is removed"
+                                           : "");
+        ctl_event_pod(c, p, "Warning", CTL_EV_POD_INVALID, msg);
+        KLOG_WARN("jobs", "pod %s/%s: %s", p->ns, p->name, msg);
+        ctl_memo_put(&c->memo, key, s->now);
+    }
+}
+
 /* Pending DAG tasks whose required node affinity could not be decoded (malformed or over the
  * limits): the controller makes no eviction for them. One warning per pod and distinct reason. */
 static void report_invalid_affinity(ctl_controller *c, const ctl_snapshot *s)
@@ -253,6 +287,8 @@ static void do_release(ctl_controller *c, const ctl_snapshot *s, const ds_policy
                    out.n_held, out.in_flight, pol->max_concurrent_releases);
     for (size_t i = 0; i < out.n_nudge; i++)
         ctl_act_nudge(c, s, out.nudge[i]);
+    for (size_t i = 0; i < out.n_ungate; i++)
+        ctl_act_ungate(c, s, out.ungate[i]);
     ctl_release_out_free(&out);
 }
 
@@ -415,6 +451,7 @@ void ctl_round(ctl_controller *c)
         return;
     }
     report_invalid_jobs(c, &s);
+    report_invalid_pods(c, &s);
     report_invalid_affinity(c, &s);
     do_release(c, &s, &pol);
     if (!atomic_load(&c->need_ledger))

@@ -287,6 +287,7 @@ static void fill_pod(ctl_snapshot *s, size_t i, size_t *kv_used, size_t *tol_use
     p->has_required_affinity = kp->has_required_affinity;
     p->required_affinity = kp->required_affinity;
     p->affinity_error = or_empty(kp->affinity_error);
+    p->dagsched_error = or_empty(m->dagsched_error);
     p->owner = owner_kind(kp);
     p->mirror = kp->mirror || (kp->owner_kind != NULL && strcmp(kp->owner_kind, "Node") == 0);
     p->state = pod_state(kp);

@@ -104,6 +104,10 @@ typedef struct ctl_pod {
     bool has_required_affinity;
     ds_node_selector required_affinity;
     const char *affinity_error;
+    /* Why the pod's dagsched labels or annotations cannot be used (kube_meta.dagsched_error, e.g.
+     * "annotation dagsched.io/depends-on: 204800 bytes, limit 65536"), "" when they can: such a
+     * pod is outside any DAG job (task.job is DS_NO_TASK) and is never held back. */
+    const char *dagsched_error;
     ctl_owner_kind owner;
     bool mirror; /* a static pod's mirror (kubernetes.io/config.mirror) */
     ctl_pod_state state;

@@ -110,7 +110,9 @@ static int pod_object(const ext_snapshot *s, const js_doc *d, long pod, const ku
     size_t len;
     const char *js = ext_pod_json(d, pod, &len);
     json_error_t je;
-    json_t *j = json_loadb(js, len, 0, &je);
+    /* JSON_ALLOW_NUL: an annotation value may hold "\u0000" (the API server accepts it); the
+     * decoder checks every string it keeps for NUL characters. */
+    json_t *j = json_loadb(js, len, JSON_ALLOW_NUL, &je);
     if (j == NULL) {
         snprintf(err, EXT_ERR_MAX, "Pod: %s", je.text);
         return -1;
@@ -250,6 +252,11 @@ static int resolve_pod(const ext_ctx *c, const ext_snapshot *s, const js_doc *d,
     pc->place.runtime_s = 0;
     pc->place.level_deadline = INFINITY;
     pc->place.criticality = 0;
+    if (p->meta.dagsched_error != NULL) {
+        pc->cls = EXT_POD_INVALID_POD;
+        snprintf(o->note, sizeof o->note, "%s", p->meta.dagsched_error);
+        return 0;
+    }
     if (p->job_key == NULL) {
         pc->cls = EXT_POD_OUTSIDE;
         return 0;

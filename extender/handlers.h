@@ -17,6 +17,11 @@
  *    FailedAndUnresolvableNodes, with "dagsched: waiting for upstream tasks: a, b".
  *  - A pod of an invalid job (cycle, unknown upstream, bad annotation...) is handled as if it were
  *    outside any DAG, and the outcome says why so that the caller logs it and posts an Event.
+ *  - A pod whose dagsched labels or annotations are beyond dagsched's bounds (a 200 KB
+ *    depends-on...) is a pod dagsched does not manage: handled as outside any DAG, never a bad
+ *    request. A request is bad (400) only when it, or its Pod, is not what an API server and
+ *    kube-scheduler produce (malformed JSON, a Pod without name or namespace, fields of the
+ *    wrong type).
  *  - Nodes the pod does not fit fail (FailedNodes); with the policy's filterInfeasibleNodes, nodes
  *    on which it would miss its level deadline fail as long as a fitting node can make it.
  *  - Nodes unknown to the snapshot pass (never rejected for lack of information) with score 0.
@@ -57,6 +62,9 @@ typedef enum {
     EXT_POD_DAG,         /* a task of a valid job, runnable */
     EXT_POD_BLOCKED,     /* waiting for upstream tasks */
     EXT_POD_INVALID_JOB, /* job key present but the job (or the pod's task) is unusable */
+    EXT_POD_INVALID_POD, /* the pod's own dagsched metadata is beyond dagsched's bounds
+                          * (kube_meta.dagsched_error): outside any DAG; the controller posts
+                          * the Event */
 } ext_pod_class;
 
 /* What happened, for metrics, logs and Events. */
@@ -65,7 +73,7 @@ typedef struct ext_outcome {
     char error[EXT_ERR_MAX]; /* EXT_BAD_REQUEST / EXT_INTERNAL */
     ext_pod_class pod_class;
     char pod_ns[64], pod_name[254], pod_uid[64];
-    char note[DS_ERR_MAX]; /* EXT_POD_INVALID_JOB: why; EXT_POD_BLOCKED: the missing tasks */
+    char note[DS_ERR_MAX]; /* EXT_POD_INVALID_*: why; EXT_POD_BLOCKED: the missing tasks */
     const kube_pod *pod;   /* reference for Events (EXT_POD_INVALID_JOB), or NULL */
     size_t n_nodes;
     size_t n_passed;

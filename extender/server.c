@@ -60,6 +60,8 @@ static const char *class_name(ext_pod_class c)
         return "blocked";
     case EXT_POD_INVALID_JOB:
         return "invalid_job";
+    case EXT_POD_INVALID_POD:
+        return "invalid_pod";
     }
     return "unknown";
 }
@@ -131,6 +133,13 @@ static void log_outcome(ext_server *s, verb v, const ext_outcome *o, double secs
         if (queued)
             KLOG_WARN(COMPONENT, "pod %s/%s: %s", o->pod_ns, o->pod_name, msg);
     }
+    /* The controller posts the InvalidJob Event on such a pod (it also sees the pods that never
+     * reach the extender, e.g. gated ones); the extender says it in its log. */
+    if (o->pod_class == EXT_POD_INVALID_POD && v == VERB_FILTER)
+        KLOG_WARN(COMPONENT,
+                  "pod %s/%s: %s: dagsched does not manage the pod; scheduling it without DAG "
+                  "constraints",
+                  o->pod_ns, o->pod_name, o->note);
     if (!kube_log_enabled(KUBE_LOG_DEBUG))
         return;
     if (v == VERB_PREEMPT)
@@ -224,7 +233,7 @@ static int register_metrics(ext_server *s, ds_err *err)
                            "Nodes judged by the filter verb, by verdict.", verdict, 1, NULL, 0);
     s->m_pods = metrics_family_new(r, METRICS_COUNTER, "dagsched_extender_pods_total",
                                    "Pods seen by each verb, by class (outside_dag, dag, blocked, "
-                                   "invalid_job).",
+                                   "invalid_job, invalid_pod).",
                                    vc, 2, NULL, 0);
     s->m_victims =
         metrics_family_new(r, METRICS_COUNTER, "dagsched_extender_preempt_victims_total",

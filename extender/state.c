@@ -86,7 +86,7 @@ struct ext_state {
     size_t api_next;
 
     metrics_family *m_objects, *m_jobs, *m_build, *m_builds, *m_built_at, *m_policy_gen,
-        *m_policy_info, *m_policy_reloads, *m_events, *m_inf_healthy, *m_dsp_tasks;
+        *m_policy_info, *m_policy_reloads, *m_events, *m_inf_healthy, *m_dsp_tasks, *m_policy_dups;
 };
 
 static double mono_now(void)
@@ -124,6 +124,9 @@ static void register_metrics(ext_state *st, metrics_registry *r)
     st->m_policy_gen = metrics_family_new(
         r, METRICS_GAUGE, "dagsched_extender_policy_generation",
         "Generation of the active policy (1: built-in defaults; +1 per change).", NULL, 0, NULL, 0);
+    st->m_policy_dups = metrics_family_new(
+        r, METRICS_GAUGE, "dagsched_extender_policy_duplicates",
+        "Other ConfigMaps claiming the active policy's name, ignored.", NULL, 0, NULL, 0);
     const char *pi[] = {"policy", "source"};
     st->m_policy_info =
         metrics_family_new(r, METRICS_GAUGE, "dagsched_extender_policy_info",
@@ -343,6 +346,8 @@ static void apply_policy(ext_state *st, const kube_obj_list *cms)
     }
     if (st->m_policy_gen != NULL)
         metrics_set(st->m_policy_gen, NULL, (double)st->policy.generation);
+    if (st->m_policy_dups != NULL)
+        metrics_set(st->m_policy_dups, NULL, (double)st->policy.duplicates);
 }
 
 static bool all_synced(ext_state *st)

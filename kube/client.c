@@ -732,7 +732,9 @@ int kube_response_json(const kube_response *resp, const char *path, json_t **out
     json_error_t jerr;
     char p[256];
     path_for_msg(path, p, sizeof p);
-    *out = json_loadb(resp->body, resp->body_len, 0, &jerr);
+    /* JSON_ALLOW_NUL: the API server accepts "\u0000" in annotation values; one such pod must
+     * not make a whole list unreadable (the object decoder checks the strings it keeps). */
+    *out = json_loadb(resp->body, resp->body_len, JSON_ALLOW_NUL, &jerr);
     if (*out == NULL)
         return ds_err_set(err, "%s: invalid JSON in response at line %d column %d: %s", p,
                           jerr.line, jerr.column, jerr.text);

@@ -44,6 +44,13 @@ void kube_meta_obs(const kube_meta *m, ds_pod_obs *o)
     o->ns = or_empty(m->ns);
     o->name = or_empty(m->name);
     o->uid = or_empty(m->uid);
+    o->phase = DS_PHASE_PENDING;
+    o->created_at = time_or_nan(m->creation_ts);
+    o->started_at = NAN;
+    o->finished_at = NAN;
+    o->node_speed = 1.0;
+    if (m->dagsched_error != NULL)
+        return; /* its dagsched metadata cannot be used: outside any DAG job */
     o->job_label = kube_meta_label(m, DS_LABEL_JOB);
     o->argo_workflow = kube_meta_label(m, DS_LABEL_ARGO_WORKFLOW);
     o->task = kube_meta_label(m, DS_LABEL_TASK);
@@ -51,11 +58,6 @@ void kube_meta_obs(const kube_meta *m, ds_pod_obs *o)
     o->runtime = kube_meta_annotation(m, DS_ANN_RUNTIME);
     o->deadline = kube_meta_annotation(m, DS_ANN_DEADLINE);
     o->deadline_after = kube_meta_annotation(m, DS_ANN_DEADLINE_AFTER);
-    o->phase = DS_PHASE_PENDING;
-    o->created_at = time_or_nan(m->creation_ts);
-    o->started_at = NAN;
-    o->finished_at = NAN;
-    o->node_speed = 1.0;
 }
 
 void kube_pod_obs(const kube_pod *p, double node_speed, ds_pod_obs *o)

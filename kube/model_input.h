@@ -16,7 +16,9 @@
 int kube_model_phase(kube_pod_phase p);
 
 /* The identity, DAG labels and annotations and creation time of an object (a pod, or a batch Job
- * standing for its pod), with the phase pending, no times and speed 1.0. */
+ * standing for its pod), with the phase pending, no times and speed 1.0. An object whose dagsched
+ * metadata cannot be used (kube_meta.dagsched_error) is observed without DAG labels and
+ * annotations: outside any DAG job. */
 void kube_meta_obs(const kube_meta *m, ds_pod_obs *o);
 
 /* A pod as the job model observes it; node_speed: the processing rate of its node (1.0 when it

@@ -21,6 +21,7 @@ typedef struct dctx {
     void *temps[MAX_TEMPS]; /* temporary arrays, freed after packing */
     int n_temps;
     char affinity_error[DS_ERR_MAX]; /* a pod's kube_pod.affinity_error, packed with it */
+    char dagsched_error[DS_ERR_MAX]; /* kube_meta.dagsched_error, packed with it */
 } dctx;
 
 static int fail(dctx *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -319,6 +320,7 @@ static void pack_meta_strs(packer *p, kube_meta *m)
     pk_str(p, &m->name);
     pk_str(p, &m->uid);
     pk_str(p, &m->resource_version);
+    pk_str(p, &m->dagsched_error);
     pk_kv_strs(p, m->labels, m->n_labels);
     pk_kv_strs(p, m->annotations, m->n_annotations);
 }
@@ -487,6 +489,111 @@ bool kube_kind_namespaced(kube_kind kind)
     return kind != KUBE_KIND_NODE && kind != KUBE_KIND_NAMESPACE;
 }
 
+/* ---- labels and dagsched annotations ---- */
+
+/* Does the metadata carry dagsched metadata: a label or an annotation with the dagsched.io/
+ * prefix, or the Argo workflow label? */
+static bool carries_dagsched(const json_t *md)
+{
+    static const char *const maps[] = {"labels", "annotations"};
+    size_t pl = strlen(KUBE_ANNOTATION_PREFIX);
+    for (int i = 0; i < 2; i++) {
+        const char *k;
+        json_t *v;
+        json_object_foreach(json_object_get(md, maps[i]), k, v)
+        {
+            (void)v;
+            if (strncmp(k, KUBE_ANNOTATION_PREFIX, pl) == 0 ||
+                (i == 0 && strcmp(k, KUBE_LABEL_ARGO_WORKFLOW) == 0))
+                return true;
+        }
+    }
+    return false;
+}
+
+/* Whether a metadata map (its entries whose key starts with prefix; NULL: all) is beyond the
+ * bounds get_kvs applies; if so, why ("annotation dagsched.io/depends-on: 204800 bytes, limit
+ * 65536"). `what` names one entry ("label", "annotation"). A map of the wrong shape (not an
+ * object, a value that is not a string) is left to get_kvs, which rejects it. */
+static bool map_over_bounds(const json_t *map, const char *what, const char *prefix,
+                            size_t max_entries, size_t max_value, size_t max_total, char *why,
+                            size_t size)
+{
+    if (!json_is_object(map))
+        return false;
+    size_t pl = prefix ? strlen(prefix) : 0, n = 0, total = 0;
+    const char *k;
+    json_t *v;
+    json_object_foreach((json_t *)map, k, v)
+    {
+        if (prefix != NULL && strncmp(k, prefix, pl) != 0)
+            continue;
+        n++;
+        size_t kl = strlen(k);
+        if (kl > KUBE_OBJ_MAX_STR) {
+            snprintf(why, size, "%s key \"%.64s...\": %zu bytes, limit %d", what, k, kl,
+                     KUBE_OBJ_MAX_STR);
+            return true;
+        }
+        if (!json_is_string(v))
+            continue;
+        size_t vl = json_string_length(v);
+        if (vl > max_value) {
+            snprintf(why, size, "%s %.317s: %zu bytes, limit %zu", what, k, vl, max_value);
+            return true;
+        }
+        if (strlen(json_string_value(v)) != vl) {
+            snprintf(why, size, "%s %.317s: contains a NUL character", what, k);
+            return true;
+        }
+        total += kl + vl;
+    }
+    if (n > max_entries) {
+        snprintf(why, size, "%zu %s%s%ss, limit %zu", n, prefix ? prefix : "", prefix ? " " : "",
+                 what, max_entries);
+        return true;
+    }
+    if (total > max_total) {
+        snprintf(why, size, "%s%s%ss: %zu bytes in all, limit %zu", prefix ? prefix : "",
+                 prefix ? " " : "", what, total, max_total);
+        return true;
+    }
+    return false;
+}
+
+/* Labels and dagsched.io/ annotations. The API server accepts any number of labels and 256 KiB of
+ * annotations, more than dagsched keeps: for pods and batch Jobs, a map beyond dagsched's bounds
+ * does not fail the decoding but is left out, and when the object carries dagsched metadata,
+ * m->dagsched_error says why (the object is then outside any DAG job). Other kinds, and maps of
+ * the wrong shape, fail. */
+static int decode_meta_maps(dctx *d, kube_kind kind, const json_t *md, kube_meta *m)
+{
+    bool soft = kind == KUBE_KIND_POD || kind == KUBE_KIND_JOB;
+    char why_labels[DS_ERR_MAX], why_ann[DS_ERR_MAX];
+    bool drop_labels =
+        soft && map_over_bounds(json_object_get(md, "labels"), "label", NULL, KUBE_OBJ_MAX_LABELS,
+                                KUBE_OBJ_MAX_STR, KUBE_OBJ_MAX_LABELS * (size_t)KUBE_OBJ_MAX_STR,
+                                why_labels, sizeof why_labels);
+    bool drop_ann = soft && map_over_bounds(json_object_get(md, "annotations"), "annotation",
+                                            KUBE_ANNOTATION_PREFIX, KUBE_OBJ_MAX_ANNOTATIONS,
+                                            KUBE_OBJ_MAX_ANNOTATION, KUBE_OBJ_MAX_ANNOTATION_TOTAL,
+                                            why_ann, sizeof why_ann);
+    if ((!drop_labels &&
+         get_kvs(d, md, "labels", "metadata.", NULL, KUBE_OBJ_MAX_LABELS, KUBE_OBJ_MAX_STR,
+                 KUBE_OBJ_MAX_LABELS * (size_t)KUBE_OBJ_MAX_STR, &m->labels, &m->n_labels) != 0) ||
+        (!drop_ann &&
+         get_kvs(d, md, "annotations", "metadata.", KUBE_ANNOTATION_PREFIX,
+                 KUBE_OBJ_MAX_ANNOTATIONS, KUBE_OBJ_MAX_ANNOTATION, KUBE_OBJ_MAX_ANNOTATION_TOTAL,
+                 &m->annotations, &m->n_annotations) != 0))
+        return -1;
+    if ((drop_labels || drop_ann) && carries_dagsched(md)) {
+        snprintf(d->dagsched_error, sizeof d->dagsched_error, "%s",
+                 drop_labels ? why_labels : why_ann);
+        m->dagsched_error = d->dagsched_error;
+    }
+    return 0;
+}
+
 static int decode_meta(dctx *d, kube_kind kind, const json_t *obj, kube_meta *m)
 {
     m->kind = kind;
@@ -511,13 +618,7 @@ static int decode_meta(dctx *d, kube_kind kind, const json_t *obj, kube_meta *m)
         return -1;
     const json_t *del = json_object_get(md, "deletionTimestamp");
     m->deleting = del != NULL && !json_is_null(del);
-    if (get_kvs(d, md, "labels", "metadata.", NULL, KUBE_OBJ_MAX_LABELS, KUBE_OBJ_MAX_STR,
-                KUBE_OBJ_MAX_LABELS * (size_t)KUBE_OBJ_MAX_STR, &m->labels, &m->n_labels) != 0 ||
-        get_kvs(d, md, "annotations", "metadata.", KUBE_ANNOTATION_PREFIX, KUBE_OBJ_MAX_LABELS,
-                KUBE_OBJ_MAX_ANNOTATION, 4 * KUBE_OBJ_MAX_ANNOTATION, &m->annotations,
-                &m->n_annotations) != 0)
-        return -1;
-    return 0;
+    return decode_meta_maps(d, kind, md, m);
 }
 
 /* Add one resource map (requests, overhead, allocatable) into r. */
@@ -920,6 +1021,8 @@ static int decode_pod(dctx *d, const json_t *obj, const json_t *spec, const json
     if (decode_pod_scheduling(d, obj, spec, status, p) != 0)
         return -1;
     decode_required_affinity(d, spec, p);
+    if (m->dagsched_error != NULL)
+        return 0; /* outside any DAG job: no job key, no task */
     p->job_key = kube_meta_label(&p->meta, KUBE_LABEL_JOB);
     if (p->job_key == NULL)
         p->job_key = kube_meta_label(&p->meta, KUBE_LABEL_ARGO_WORKFLOW);

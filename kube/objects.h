@@ -6,12 +6,17 @@
  * Absent strings are NULL. Every typed struct starts with kube_meta, so a `kube_meta *` can be
  * cast to the struct of its kind.
  *
- * Bounds (a real API server never exceeds them; an object that does is rejected with a message):
- * KUBE_OBJ_MAX_LABELS labels, KUBE_OBJ_MAX_STR bytes per name/label/value string,
- * KUBE_OBJ_MAX_ANNOTATION bytes per kept annotation, KUBE_OBJ_MAX_CM_DATA bytes of ConfigMap
- * data. Only annotations with the prefix "dagsched.io/" are kept. A pod's required node
- * affinity is kept within the limits of lib/node_affinity.h (beyond them, or malformed, it is
- * recorded as invalid rather than rejected: see kube_pod). */
+ * Bounds: KUBE_OBJ_MAX_LABELS labels, KUBE_OBJ_MAX_STR bytes per name/label/value string,
+ * KUBE_OBJ_MAX_ANNOTATION bytes per kept annotation (KUBE_OBJ_MAX_ANNOTATIONS of them,
+ * KUBE_OBJ_MAX_ANNOTATION_TOTAL bytes in all), KUBE_OBJ_MAX_CM_DATA bytes of ConfigMap data.
+ * Only annotations with the prefix "dagsched.io/" are kept. An object beyond a bound that a real
+ * API server never exceeds (a name, a field's type, a timestamp...) is rejected with a message.
+ * Labels and dagsched.io/ annotations of pods and batch Jobs are the exception: the API server
+ * accepts any number of labels and 256 KiB of annotations, so beyond dagsched's bounds the object
+ * is still decoded, without the map concerned, and kube_meta.dagsched_error says why when the
+ * object carries dagsched metadata (see kube_meta). A pod's required node affinity is kept within
+ * the limits of lib/node_affinity.h (beyond them, or malformed, it is recorded as invalid rather
+ * than rejected: see kube_pod). */
 #ifndef DAGSCHED_KUBE_OBJECTS_H
 #define DAGSCHED_KUBE_OBJECTS_H
 
@@ -25,16 +30,18 @@
 #include "node_affinity.h"
 #include "resources.h"
 
-#define KUBE_OBJ_MAX_LABELS      256
-#define KUBE_OBJ_MAX_STR         1024
-#define KUBE_OBJ_MAX_ANNOTATION  (64u << 10)
-#define KUBE_OBJ_MAX_CM_ENTRIES  1024
-#define KUBE_OBJ_MAX_CM_DATA     (1u << 20)
-#define KUBE_OBJ_MAX_LIST        1024 /* containers, gates, selector terms, values */
-#define KUBE_ANNOTATION_PREFIX   "dagsched.io/"
-#define KUBE_LABEL_JOB           "dagsched.io/job"
-#define KUBE_LABEL_ARGO_WORKFLOW "workflows.argoproj.io/workflow"
-#define KUBE_LABEL_TASK          "dagsched.io/task"
+#define KUBE_OBJ_MAX_LABELS           256
+#define KUBE_OBJ_MAX_STR              1024
+#define KUBE_OBJ_MAX_ANNOTATION       (64u << 10)
+#define KUBE_OBJ_MAX_ANNOTATIONS      KUBE_OBJ_MAX_LABELS /* dagsched.io/ annotations kept */
+#define KUBE_OBJ_MAX_ANNOTATION_TOTAL (4 * KUBE_OBJ_MAX_ANNOTATION) /* their keys and values */
+#define KUBE_OBJ_MAX_CM_ENTRIES       1024
+#define KUBE_OBJ_MAX_CM_DATA          (1u << 20)
+#define KUBE_OBJ_MAX_LIST             1024 /* containers, gates, selector terms, values */
+#define KUBE_ANNOTATION_PREFIX        "dagsched.io/"
+#define KUBE_LABEL_JOB                "dagsched.io/job"
+#define KUBE_LABEL_ARGO_WORKFLOW      "workflows.argoproj.io/workflow"
+#define KUBE_LABEL_TASK               "dagsched.io/task"
 
 typedef enum {
     KUBE_KIND_POD,
@@ -65,6 +72,12 @@ typedef struct kube_meta {
     size_t n_labels;
     const kube_kv *annotations; /* dagsched.io/ annotations only */
     size_t n_annotations;
+    /* Pods and batch Jobs: why the object's dagsched metadata (dagsched.io/ labels and
+     * annotations, the Argo workflow label) cannot be used, e.g. "annotation
+     * dagsched.io/depends-on: 204800 bytes, limit 65536"; NULL when it can (or there is none).
+     * When set, the map over its bounds is not kept (labels or annotations empty), the pod's
+     * job_key and task_name are NULL, and dagsched treats the object as outside any DAG job. */
+    const char *dagsched_error;
     size_t alloc_bytes; /* size of the object's single allocation */
 } kube_meta;
 

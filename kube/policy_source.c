@@ -2,6 +2,7 @@
  * ConfigMaps (see policy_source.h). */
 #include "policy_source.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -55,30 +56,83 @@ static int parse_cm(const kube_configmap *cm, ds_policy *out, ds_err *err)
     return 0;
 }
 
-/* The ConfigMap holding policy `name`: by ConfigMap name first (the exact name before the
- * prefixed one), else by document name (then *parsed holds its policy). */
-static const kube_configmap *find(const kube_configmap *const *cms, size_t n, const char *name,
-                                  ds_policy *parsed, bool *have_parsed)
+/* How a ConfigMap claims policy `name`, best first; CLAIM_NONE when it does not. */
+enum { CLAIM_EXACT = 0, CLAIM_PREFIXED, CLAIM_DOCUMENT, CLAIM_NONE };
+
+static int claim_of(const kube_configmap *cm, const char *name, ds_policy *parsed)
+{
+    if (cm->meta.name == NULL)
+        return CLAIM_NONE;
+    if (strcmp(cm->meta.name, name) == 0)
+        return CLAIM_EXACT;
+    if (named(cm, name))
+        return CLAIM_PREFIXED;
+    ds_err err;
+    if (parse_cm(cm, parsed, &err) == 0 && strcmp(parsed->name, name) == 0)
+        return CLAIM_DOCUMENT;
+    return CLAIM_NONE;
+}
+
+/* Does claim (ka, a) come before (kb, b): the better claim, then the older ConfigMap (an unknown
+ * creation time last), then the first by name. */
+static bool claim_before(int ka, const kube_configmap *a, int kb, const kube_configmap *b)
+{
+    if (ka != kb)
+        return ka < kb;
+    double ta = a->meta.creation_ts > 0 ? a->meta.creation_ts : INFINITY;
+    double tb = b->meta.creation_ts > 0 ? b->meta.creation_ts : INFINITY;
+    if (ta != tb)
+        return ta < tb;
+    return strcmp(a->meta.name, b->meta.name) < 0;
+}
+
+/* Append "ns/name" of a duplicate to the state's list (cut with "and N more" when full). */
+static void note_duplicate(kube_policy_state *ps, const kube_configmap *cm, size_t *listed)
+{
+    char *buf = ps->duplicate_names;
+    size_t used = strlen(buf), room = sizeof ps->duplicate_names;
+    char one[KUBE_POLICY_SOURCE_MAX];
+    kutil_sfmt(one, sizeof one, "%s%s/%s", used > 0 ? ", " : "", or_empty(cm->meta.ns),
+               cm->meta.name);
+    if (*listed == ps->duplicates && used + strlen(one) + 24 < room) {
+        memcpy(buf + used, one, strlen(one) + 1);
+        (*listed)++;
+    }
+    ps->duplicates++;
+}
+
+/* The ConfigMap holding policy `name` (see policy_source.h), or NULL; when it claims the name by
+ * its document, *parsed holds its policy. Records the duplicates in ps. */
+static const kube_configmap *find(kube_policy_state *ps, const kube_configmap *const *cms, size_t n,
+                                  const char *name, ds_policy *parsed, bool *have_parsed)
 {
     *have_parsed = false;
     const kube_configmap *best = NULL;
+    int best_claim = CLAIM_NONE;
+    ds_policy cand;
+    memset(&cand, 0, sizeof cand); /* compared with memcmp by the caller once copied */
     for (size_t i = 0; i < n; i++) {
-        if (!named(cms[i], name))
+        int k = claim_of(cms[i], name, &cand);
+        if (k == CLAIM_NONE || (best != NULL && !claim_before(k, cms[i], best_claim, best)))
             continue;
-        if (best == NULL || strcmp(cms[i]->meta.name, name) == 0)
-            best = cms[i];
+        best = cms[i];
+        best_claim = k;
+        if (k == CLAIM_DOCUMENT)
+            *parsed = cand;
     }
-    if (best != NULL)
-        return best;
-    for (size_t i = 0; i < n; i++) {
-        ds_err err;
-        if (cms[i]->meta.name != NULL && parse_cm(cms[i], parsed, &err) == 0 &&
-            strcmp(parsed->name, name) == 0) {
-            *have_parsed = true;
-            return cms[i];
-        }
+    *have_parsed = best_claim == CLAIM_DOCUMENT;
+    ps->duplicates = 0;
+    ps->duplicate_names[0] = '\0';
+    size_t listed = 0;
+    for (size_t i = 0; i < n; i++)
+        if (cms[i] != best && claim_of(cms[i], name, &cand) != CLAIM_NONE)
+            note_duplicate(ps, cms[i], &listed);
+    if (ps->duplicates > listed) {
+        size_t used = strlen(ps->duplicate_names);
+        kutil_sfmt(ps->duplicate_names + used, sizeof ps->duplicate_names - used, " and %zu more",
+                   ps->duplicates - listed);
     }
-    return NULL;
+    return best;
 }
 
 void kube_policy_refresh(kube_policy_state *ps, const kube_configmap *const *cms, size_t n,
@@ -88,7 +142,14 @@ void kube_policy_refresh(kube_policy_state *ps, const kube_configmap *const *cms
     ds_policy parsed;
     memset(&parsed, 0, sizeof parsed); /* compared with memcmp below */
     bool have_parsed;
-    const kube_configmap *cm = find(cms, n, name, &parsed, &have_parsed);
+    size_t old_dups = ps->duplicates;
+    char old_names[KUBE_POLICY_SOURCE_MAX];
+    memcpy(old_names, ps->duplicate_names, sizeof old_names);
+    const kube_configmap *cm = find(ps, cms, n, name, &parsed, &have_parsed);
+    u->duplicates_changed =
+        old_dups != ps->duplicates || strcmp(old_names, ps->duplicate_names) != 0;
+    if (cm != NULL)
+        kutil_sfmt(u->chosen, sizeof u->chosen, "%s/%s", or_empty(cm->meta.ns), cm->meta.name);
     if (cm == NULL) {
         if (ps->from_configmap && ps->seen_uid[0] != '\0') {
             u->outcome = KUBE_POLICY_GONE;
@@ -138,9 +199,27 @@ const char *kube_policy_outcome_name(kube_policy_outcome o)
     return "unknown";
 }
 
+/* The duplicates' warning (see kube_policy_log). */
+static void log_duplicates(const char *component, const char *name, const kube_policy_state *ps,
+                           const kube_policy_update *u)
+{
+    if (!u->duplicates_changed)
+        return;
+    if (ps->duplicates == 0) {
+        KLOG_INFO(component, "policy %s: no other ConfigMap claims it any more", name);
+        return;
+    }
+    KLOG_WARN(component,
+              "policy %s is claimed by %zu ConfigMaps: using %s (the ConfigMap named %s, else "
+              "%s%s, else the oldest whose document is named %s), ignoring %s",
+              name, ps->duplicates + 1, u->chosen, name, KUBE_POLICY_CM_PREFIX, name, name,
+              ps->duplicate_names);
+}
+
 void kube_policy_log(const char *component, const char *name, const kube_policy_state *ps,
                      const kube_policy_update *u)
 {
+    log_duplicates(component, name, ps, u);
     switch (u->outcome) {
     case KUBE_POLICY_UNCHANGED:
         return;

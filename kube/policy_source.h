@@ -4,8 +4,12 @@
  * same rules.
  *
  * The ConfigMap of policy NAME is the one named NAME (preferred) or dagsched-policy-NAME, else one
- * whose document has metadata.name NAME. Its document is the value of the key "policy.yaml" (or of
- * its only key), parsed and validated by ds_policy_parse. A ConfigMap version (uid +
+ * whose document has metadata.name NAME; among several of those, the oldest (creationTimestamp),
+ * then the first by ConfigMap name, so the choice does not depend on the order of the list. Every
+ * other ConfigMap that claims NAME in one of these ways is a duplicate: it is ignored, counted in
+ * kube_policy_state.duplicates and named in the state (the caller logs it once per change with
+ * kube_policy_log and exports the count). Its document is the value of the key "policy.yaml" (or
+ * of its only key), parsed and validated by ds_policy_parse. A ConfigMap version (uid +
  * resourceVersion) is examined once:
  *  - a valid document with new content becomes the active policy and the generation goes up by
  *    one (a new version with the same content changes nothing);
@@ -41,6 +45,10 @@ typedef struct kube_policy_state {
     char seen_uid[128];                  /* last ConfigMap version examined */
     char seen_rv[64];
     bool from_configmap; /* the active policy came from a ConfigMap */
+    /* Other ConfigMaps claiming the policy's name, ignored: how many, and "ns/a, ns/b" (cut to
+     * fit, ending with "and N more"). */
+    size_t duplicates;
+    char duplicate_names[KUBE_POLICY_SOURCE_MAX];
 } kube_policy_state;
 
 typedef enum {
@@ -54,6 +62,8 @@ typedef struct kube_policy_update {
     kube_policy_outcome outcome;
     const kube_configmap *cm; /* the ConfigMap examined (borrowed from the input), or NULL */
     char error[DS_ERR_MAX];   /* KUBE_POLICY_INVALID: "configmap ns/x: data[policy.yaml]: ..." */
+    bool duplicates_changed;  /* the set of duplicate ConfigMaps changed (see the state) */
+    char chosen[KUBE_POLICY_SOURCE_MAX]; /* "ns/name" of the ConfigMap chosen, "" without one */
 } kube_policy_update;
 
 /* The built-in defaults, generation 1. */
@@ -69,7 +79,10 @@ const char *kube_policy_outcome_name(kube_policy_outcome o);
 
 /* Log an outcome on behalf of `component` (nothing for KUBE_POLICY_UNCHANGED): updated at info
  * ("policy default from configmap ns/x is active (generation 2)"), invalid at error ("invalid
- * policy, keeping policy default (generation 2) from ...: <error>"), gone at warn. */
+ * policy, keeping policy default (generation 2) from ...: <error>"), gone at warn. When the set of
+ * duplicates changed, a warning naming the ConfigMap used and those ignored ("policy default is
+ * claimed by 2 ConfigMaps: using dagsched-system/a (...), ignoring dagsched-system/b"), or an info
+ * line when none is left. */
 void kube_policy_log(const char *component, const char *name, const kube_policy_state *ps,
                      const kube_policy_update *u);
 

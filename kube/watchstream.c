@@ -118,7 +118,9 @@ int kube_watch_event_parse(const char *text, size_t len, kube_watch_event *ev, d
 {
     memset(ev, 0, sizeof *ev);
     json_error_t jerr;
-    json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
+    /* JSON_ALLOW_NUL: the API server accepts "\u0000" in annotation values; one such pod must
+     * not make the event unreadable (the object decoder checks the strings it keeps). */
+    json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL, &jerr);
     if (root == NULL)
         return ds_err_set(err, "watch event: invalid JSON at column %d: %s", jerr.column,
                           jerr.text);

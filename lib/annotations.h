@@ -24,7 +24,10 @@
 #define DS_KIND_JOBGRAPH       "JobGraph"
 #define DS_JOBGRAPH_DATA_KEY   "graph.yaml"
 
-#define DS_NAME_VALUE_MAX     63          /* a label value: job keys and task names */
+#define DS_NAME_VALUE_MAX     63                /* a label value: job keys and task names */
+#define DS_DURATION_ANN_MAX_S (8760.0 * 3600.0) /* dagsched.io/runtime, deadline-after: 8760h */
+#define DS_DURATION_ANN_MAX   "8760h"
+
 #define DS_DEPENDS_ON_MAX_LEN (64 * 1024) /* bytes of one depends-on annotation */
 
 /* Is s[0..len) usable as a job key or task name: a non-empty Kubernetes label value (at most 63

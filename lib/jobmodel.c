@@ -189,13 +189,28 @@ static int observe_graphs(builder *b, size_t n_graphs)
     return 0;
 }
 
+/* A duration annotation (runtime, deadline-after): Go syntax, at most DS_DURATION_ANN_MAX (one
+ * year; anything longer is a mistake, such as a missing unit prefix, that would make the task
+ * look endless). */
+static int parse_duration_ann(const char *s, double *out, ds_err *e)
+{
+    if (ds_duration_parse(s, out, e) != 0)
+        return -1;
+    if (*out > DS_DURATION_ANN_MAX_S) {
+        char q[DS_QUOTE_BUF];
+        return ds_err_set(e, "%s exceeds the limit " DS_DURATION_ANN_MAX,
+                          ds_quote(s, DS_DURATION_MAX_LEN, q, sizeof q));
+    }
+    return 0;
+}
+
 /* Parse one pod's dagsched annotations into pw (first error into pw->ann_error). */
 static int parse_annotations(builder *b, const ds_pod_obs *p, pod_work *pw)
 {
     ds_err e = {{0}};
     const char *what = NULL;
     if (p->runtime != NULL) {
-        if (ds_duration_parse(p->runtime, &pw->runtime_s, &e) == 0)
+        if (parse_duration_ann(p->runtime, &pw->runtime_s, &e) == 0)
             pw->runtime_set = true;
         else
             what = DS_ANN_RUNTIME;
@@ -213,7 +228,7 @@ static int parse_annotations(builder *b, const ds_pod_obs *p, pod_work *pw)
             what = DS_ANN_DEADLINE;
     }
     if (what == NULL && p->deadline_after != NULL) {
-        if (ds_duration_parse(p->deadline_after, &pw->deadline, &e) == 0)
+        if (parse_duration_ann(p->deadline_after, &pw->deadline, &e) == 0)
             pw->deadline_kind = DS_DEADLINE_AFTER;
         else
             what = DS_ANN_DEADLINE_AFTER;
@@ -547,11 +562,37 @@ static int graph_mismatch_warnings(builder *b, const ds_job *j, const ds_jobgrap
     return 0;
 }
 
+/* The JobGraph's durations within the bounds of the annotations (DS_DURATION_ANN_MAX): 0, else
+ * the job error is set. */
+static int graph_durations_bounded(builder *b, ds_job *j, const ds_jobgraph *g)
+{
+    char field[64], got[64];
+    field[0] = '\0';
+    for (size_t t = 0; t < g->n_tasks && field[0] == '\0'; t++)
+        if (g->tasks[t].runtime_s > DS_DURATION_ANN_MAX_S) {
+            snprintf(field, sizeof field, "spec.tasks[%zu].runtime", t);
+            ds_duration_format(g->tasks[t].runtime_s, got, sizeof got);
+        }
+    if (field[0] == '\0' && g->deadline_kind == DS_DEADLINE_AFTER &&
+        g->deadline > DS_DURATION_ANN_MAX_S) {
+        snprintf(field, sizeof field, "spec.deadlineAfter");
+        ds_duration_format(g->deadline, got, sizeof got);
+    }
+    if (field[0] == '\0')
+        return 0;
+    ds_err em;
+    ds_err_set(&em, "JobGraph \"%s\": %s: %s exceeds the limit " DS_DURATION_ANN_MAX, j->graph,
+               field, got);
+    return set_job_error(b, j, em.msg);
+}
+
 /* A job declared by a JobGraph: the graph gives the DAG and the deadline; pods give states. */
 static int build_from_graph(builder *b, ds_job *j, size_t gi)
 {
     const ds_jobgraph *g = &b->parsed[gi];
     const ds_graph_obs *obs = &b->graphs[gi];
+    if (graph_durations_bounded(b, j, g) != 0 || !j->valid)
+        return 0;
     ds_err em;
     ds_task_spec *specs = ds_arena_calloc(&b->tmp, g->n_tasks, sizeof *specs);
     if (specs == NULL)

@@ -18,6 +18,9 @@
 #   namespace-selector  with spec.preemption.namespaceSelector, the lowest-priority pods, in a
 #                 namespace without the label, are never evicted; the lowest-priority pod of the
 #                 labelled namespace is, and the guard shows in the metrics and the log
+#   invalid-pod   a gated DAG pod whose dagsched.io/depends-on is 200 KB (over dagsched's 64 KiB,
+#                 within the API server's 256 KiB): the controller removes its gate, it is
+#                 scheduled, and it gets one InvalidJob Event naming the field and the limit
 #   dry-run       --dry-run evicts nothing and reports what it would do (Events, metrics)
 #   failover      two controllers, one leader; the leader is killed, the other takes over within
 #                 the lease duration and does not repeat the eviction already made
@@ -445,6 +448,37 @@ scenario_namespace_selector() {
 }
 
 # ------------------------------------------------------------------------------------------------
+scenario_invalid_pod() {
+  SCENARIO=invalid-pod
+  fresh_ns inv
+  policy
+  start_ctl main --leader-elect=false --metrics-listen 127.0.0.1:18110
+  # kubectl create, not apply: apply would copy the annotation into last-applied-configuration,
+  # beyond the API server's 256 KiB.
+  python3 - <<'EOF' | K -n inv create -f - >/dev/null
+import json
+print(json.dumps({
+    "apiVersion": "v1", "kind": "Pod",
+    "metadata": {"name": "big", "labels": {"dagsched.io/job": "big", "dagsched.io/task": "b"},
+                 "annotations": {"dagsched.io/runtime": "3s",
+                                 "dagsched.io/depends-on": "a," * 102400}},
+    "spec": {"restartPolicy": "Never",
+             "schedulingGates": [{"name": "dagsched.io/dependencies"}],
+             "containers": [{"name": "main", "image": "busybox",
+                             "resources": {"requests": {"cpu": "1"}}}]}}))
+EOF
+  bound() { [[ -n "$(K -n inv get pod big -o jsonpath='{.spec.nodeName}' 2>/dev/null)" ]]; }
+  named() { events inv InvalidJob | grep -q "annotation dagsched.io/depends-on: 204800 bytes, limit 65536"; }
+  check "the gate is removed and the pod is scheduled" wait_until 30 bound
+  check "an InvalidJob Event names the field and the limit" wait_until 10 named
+  sleep 6 # three more rounds
+  check "the Event is posted once" test "$(event_count inv InvalidJob)" = 1
+  check "the gate removal is counted" test "$(metric 18110 'dagsched_controller_releases_total{kind="outside_dag"}')" = 1
+  check "the controller logs it" grep -q "pod inv/big: annotation dagsched.io/depends-on: 204800 bytes" "$LOGDIR/main.log"
+  cleanup inv
+}
+
+# ------------------------------------------------------------------------------------------------
 scenario_dry_run() {
   SCENARIO=dry-run
   fresh_ns dry
@@ -528,7 +562,7 @@ scenario_apiserver() {
   cleanup api
 }
 
-for s in ${CONTROLLER_SCENARIOS:-dag_order urgent rho protections namespace_selector affinity dry_run failover apiserver}; do
+for s in ${CONTROLLER_SCENARIOS:-dag_order urgent rho protections namespace_selector affinity invalid_pod dry_run failover apiserver}; do
   "scenario_$s"
 done
 stop_all

@@ -64,6 +64,36 @@ static void test_release_order_and_limit(void **state)
     ctl_release_out_free(&out);
 }
 
+/* A gated pod whose dagsched metadata cannot be used is outside any DAG job: its gate is removed
+ * at once, whatever the limit on concurrent releases; other pods with such metadata are left
+ * alone, and so is a gated pod that is no task but has usable metadata. */
+static void test_ungate_pods_outside_dag(void **state)
+{
+    (void)state;
+    const char *why = "annotation dagsched.io/depends-on: 204800 bytes, limit 65536";
+    ctl_pod pods[6] = {
+        t_pod("batch", "big-gated", CTL_POD_GATED),
+        t_pod("batch", "big-pending", CTL_POD_PENDING),
+        t_pod("batch", "big-leaving", CTL_POD_GATED),
+        t_pod("batch", "not-a-task", CTL_POD_GATED),
+        gated("ready", DS_TASK_WAITING, 0.5, 1),
+        gated("in-flight", DS_TASK_WAITING, 0.5, 1),
+    };
+    pods[0].dagsched_error = why;
+    pods[1].dagsched_error = why;
+    pods[2].dagsched_error = why;
+    pods[2].terminating = true;
+    pods[5].state = CTL_POD_PENDING;
+    ctl_release_in in = {.pods = pods, .n_pods = 6, .max_concurrent = 1};
+    ctl_release_out out;
+    assert_int_equal(ctl_release_plan(&in, &out, NULL), 0);
+    assert_int_equal(out.n_ungate, 1);
+    assert_int_equal(out.ungate[0], 0);
+    assert_int_equal(out.n_rel, 0); /* the one release allowed is in flight */
+    assert_int_equal(out.n_held, 1);
+    ctl_release_out_free(&out);
+}
+
 /* The policy's order across jobs (queue_pos, from lib/joborder) comes before DSP priority: a
  * short job's task is released ahead of a higher-priority task of a long job. */
 static void test_queue_order_first(void **state)
@@ -158,6 +188,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_release_order_and_limit),
         cmocka_unit_test(test_queue_order_first),
+        cmocka_unit_test(test_ungate_pods_outside_dag),
         cmocka_unit_test(test_suspended_jobs),
         cmocka_unit_test(test_nudges),
     };

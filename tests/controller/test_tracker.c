@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "release.h"
 #include "tracker.h"
 
 static const kube_meta *obj(kube_kind kind, const char *text)
@@ -234,11 +235,64 @@ static void test_unknown_namespace(void **state)
     ctl_snapshot_free(&s);
 }
 
+/* A gated pod whose dagsched annotation is over dagsched's bounds (a 70,000-byte runtime) is in
+ * the view, outside any DAG job, with the reason; the release plan removes its gate at once while
+ * the other task of its job is unaffected. */
+static void test_pod_over_bounds(void **state)
+{
+    (void)state;
+    kube_obj_list pods = {0}, nodes = {0}, pdbs = {0}, jobs = {0}, graphs = {0}, nss = {0};
+    add(&pods, obj(KUBE_KIND_POD,
+                   POD("a",
+                       ",\"labels\":{\"dagsched.io/job\":\"etl\",\"dagsched.io/task\":\"a\"},"
+                       "\"annotations\":{\"dagsched.io/runtime\":\"60s\"}",
+                       "", "{\"phase\":\"Pending\"}")));
+    size_t len = 70000 + 1024;
+    char *text = malloc(len);
+    assert_non_null(text);
+    int at = snprintf(text, len, "%s",
+                      POD("big",
+                          ",\"labels\":{\"dagsched.io/job\":\"etl\",\"dagsched.io/task\":"
+                          "\"big\"},\"annotations\":{\"dagsched.io/runtime\":\"@\"}",
+                          ",\"schedulingGates\":[{\"name\":\"dagsched.io/dependencies\"}]",
+                          "{\"phase\":\"Pending\"}"));
+    char *mark = strchr(text, '@');
+    assert_non_null(mark);
+    size_t tail = (size_t)at - (size_t)(mark + 1 - text);
+    memmove(mark + 70000, mark + 1, tail + 1);
+    memset(mark, '9', 69999);
+    mark[69999] = 's';
+    add(&pods, obj(KUBE_KIND_POD, text));
+    free(text);
+    ds_policy pol;
+    ds_policy_defaults(&pol);
+    ctl_snapshot s;
+    ds_err err = {{0}};
+    assert_int_equal(
+        ctl_snapshot_build(&pods, &nodes, &pdbs, &jobs, &graphs, &nss, &pol, 1e9, &s, &err), 0);
+    assert_int_equal(s.n_pod, 2);
+    assert_string_equal(s.pod[0].dagsched_error, "");
+    assert_true(s.pod[0].task.job != DS_NO_TASK);
+    assert_string_equal(s.pod[1].name, "big");
+    assert_string_equal(s.pod[1].dagsched_error,
+                        "annotation dagsched.io/runtime: 70000 bytes, limit 65536");
+    assert_int_equal(s.pod[1].state, CTL_POD_GATED);
+    assert_int_equal(s.pod[1].task.job, DS_NO_TASK);
+    ctl_release_in in = {.pods = s.pod, .n_pods = s.n_pod};
+    ctl_release_out out;
+    assert_int_equal(ctl_release_plan(&in, &out, &err), 0);
+    assert_int_equal(out.n_ungate, 1);
+    assert_int_equal(out.ungate[0], 1);
+    ctl_release_out_free(&out);
+    ctl_snapshot_free(&s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_snapshot),
         cmocka_unit_test(test_unknown_namespace),
+        cmocka_unit_test(test_pod_over_bounds),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -15,7 +15,9 @@
 #      policy ConfigMap with minRunTime 0s is loaded (generation 2) and the same preemption then
 #      happens; an invalid policy update is refused, the policy stays, an Event is posted; a
 #      policy that changes gpuResourceNames makes the pod and node watches decode again.
-#   5. Invalid job: a pod of a cyclic job is scheduled anyway and gets an InvalidJob Event.
+#   5. Invalid job: a pod of a cyclic job is scheduled anyway and gets an InvalidJob Event. A pod
+#      whose dagsched.io/depends-on is 200 KB (over dagsched's 64 KiB, within the API server's
+#      256 KiB) is scheduled like a pod outside any DAG instead of being refused with 400.
 #   6. Restart: with the extender killed, a new pod stays pending; once it is back, the pod is
 #      scheduled.
 #
@@ -253,6 +255,36 @@ test_invalid_job() {
   log "PASS invalid job: pods of a cyclic job scheduled without DAG constraints, InvalidJob event posted"
 }
 
+test_oversized_annotation() {
+  local ns=it-oversized before after
+  "$K" create namespace "$ns" >/dev/null
+  before="$(metric 'dagsched_extender_pods_total{verb="filter",class="invalid_pod"}')"
+  # kubectl create, not apply: apply would copy the annotation into last-applied-configuration,
+  # beyond the API server's 256 KiB.
+  python3 - <<'EOF' | "$K" -n "$ns" create -f - >/dev/null
+import json
+print(json.dumps({
+    "apiVersion": "v1", "kind": "Pod",
+    "metadata": {"name": "big", "labels": {"dagsched.io/job": "big", "dagsched.io/task": "b"},
+                 "annotations": {"dagsched.io/runtime": "2s",
+                                 "dagsched.io/depends-on": "a," * 102400}},
+    "spec": {"schedulerName": "dagsched", "restartPolicy": "Never",
+             "nodeSelector": {"dagsched.io/test": "dag"},
+             "containers": [{"name": "main", "image": "registry.example/etl:1.0",
+                             "resources": {"requests": {"cpu": "100m", "memory": "128Mi"}}}]}}))
+EOF
+  wait_for 30 "the pod with a 200 KB depends-on bound" bound "$ns" big
+  after="$(metric 'dagsched_extender_pods_total{verb="filter",class="invalid_pod"}')"
+  awk -v a="$after" -v b="$before" 'BEGIN {exit !(a > b)}' ||
+    fail "the filter did not count the pod as invalid_pod ($before -> $after)"
+  grep -q "pod $ns/big: annotation dagsched.io/depends-on: 204800 bytes, limit 65536" "$EXT_LOG" ||
+    fail "the extender did not log the oversized annotation"
+  if grep "filter: bad request" "$EXT_LOG" | grep -q "pod $ns/big\|dagsched.io/depends-on"; then
+    fail "the filter answered 400 for the pod"
+  fi
+  log "PASS oversized annotation: a pod with a 200 KB depends-on scheduled outside any DAG"
+}
+
 # ---- 6. Restart ----
 test_restart() {
   local ns=it-restart
@@ -274,6 +306,7 @@ test_packing
 test_deadline
 test_preempt_and_policy
 test_invalid_job
+test_oversized_annotation
 test_restart
 if grep " ERROR " "$EXT_LOG" | grep -v "invalid policy" | grep -q .; then
   fail "unexpected errors in the extender log"

@@ -518,6 +518,68 @@ static void test_pod_unknown_to_snapshot(void **state)
     world_free(&w);
 }
 
+/* A pod whose depends-on annotation is 200 KB (the API server accepts up to 256 KiB of
+ * annotations; dagsched keeps 64 KiB) is not a bad request: it is a pod dagsched does not
+ * manage, which passes the filter on every node it fits, like a pod outside any DAG. */
+static void test_over_limit_annotation_passes_through(void **state)
+{
+    (void)state;
+    world w;
+    world_init(&w, "Running");
+    double now = at("2026-11-22T10:31:00Z");
+    ext_snapshot *s = snap(&w, now);
+    size_t n_dep = 102400; /* "a," x 102400: 204800 bytes */
+    size_t len = 2 * n_dep + 1024;
+    char *pod = malloc(len);
+    assert_non_null(pod);
+    int at0 = snprintf(pod, len,
+                       "{\"metadata\":{\"name\":\"big\",\"namespace\":\"batch\",\"uid\":\"u-big\","
+                       "\"resourceVersion\":\"3\",\"labels\":{\"dagsched.io/job\":\"etl\","
+                       "\"dagsched.io/task\":\"big\"},\"annotations\":{"
+                       "\"dagsched.io/depends-on\":\"");
+    for (size_t i = 0; i < n_dep; i++)
+        memcpy(pod + at0 + 2 * i, "a,", 2);
+    snprintf(pod + at0 + 2 * n_dep, len - (size_t)at0 - 2 * n_dep,
+             "\"}},\"spec\":{\"containers\":[{\"name\":\"c\",\"image\":\"x\",\"resources\":"
+             "{\"requests\":{\"cpu\":\"100m\"}}}]}}");
+    char *body = body_for(pod, "\"kwok-node-0\",\"kwok-node-1\",\"kwok-node-2\"");
+    ext_outcome o;
+    char *out = run(ext_handle_filter, s, body, strlen(body), now, 200, &o);
+    assert_string_equal(out, "{\"Nodes\":null,\"NodeNames\":[\"kwok-node-0\",\"kwok-node-1\","
+                             "\"kwok-node-2\"],\"FailedNodes\":{},"
+                             "\"FailedAndUnresolvableNodes\":{},\"Error\":\"\"}");
+    assert_int_equal(o.pod_class, EXT_POD_INVALID_POD);
+    assert_string_equal(o.note, "annotation dagsched.io/depends-on: 204800 bytes, limit 65536");
+    assert_null(o.pod); /* no Event from the extender: the controller posts it */
+    assert_int_equal(o.n_passed, 3);
+    free(out);
+    out = run(ext_handle_prioritize, s, body, strlen(body), now, 200, &o);
+    assert_int_equal(o.pod_class, EXT_POD_INVALID_POD);
+    free(out);
+    free(body);
+    /* A NUL character in a dagsched annotation ("\u0000" is valid JSON and the API server
+     * accepts it) is the same kind of pod, not a malformed request. */
+    const char *nul = "{\"metadata\":{\"name\":\"nul\",\"namespace\":\"batch\",\"uid\":\"u-nul\","
+                      "\"resourceVersion\":\"3\",\"labels\":{\"dagsched.io/job\":\"etl\","
+                      "\"dagsched.io/task\":\"nul\"},\"annotations\":{\"dagsched.io/runtime\":"
+                      "\"1m\\u0000\"}},\"spec\":{}}";
+    body = body_for(nul, "\"kwok-node-0\"");
+    out = run(ext_handle_filter, s, body, strlen(body), now, 200, &o);
+    assert_int_equal(o.pod_class, EXT_POD_INVALID_POD);
+    assert_string_equal(o.note, "annotation dagsched.io/runtime: contains a NUL character");
+    free(out);
+    free(body);
+    /* A Pod that no API server produces is still a bad request. */
+    body = body_for("{\"metadata\":{\"namespace\":\"batch\"},\"spec\":{}}", "\"kwok-node-0\"");
+    out = run(ext_handle_filter, s, body, strlen(body), now, 400, &o);
+    assert_int_equal(o.kind, EXT_BAD_REQUEST);
+    free(out);
+    free(body);
+    free(pod);
+    ext_snapshot_unref(s);
+    world_free(&w);
+}
+
 static void test_invalid_job_passes_through(void **state)
 {
     (void)state;
@@ -955,6 +1017,7 @@ int main(void)
         cmocka_unit_test(test_packing_prefers_complementary_node),
         cmocka_unit_test(test_pod_unknown_to_snapshot),
         cmocka_unit_test(test_invalid_job_passes_through),
+        cmocka_unit_test(test_over_limit_annotation_passes_through),
         cmocka_unit_test(test_empty_nodes),
         cmocka_unit_test(test_preempt),
         cmocka_unit_test(test_preempt_namespace_selector),

@@ -344,9 +344,24 @@ static void test_status_parse(void **state)
     assert_false(kube_status_retryable(403));
 }
 
+/* A list whose objects hold "\u0000" in an annotation value (the API server accepts it) is
+ * still readable: one such pod must not hide all the others. */
+static void test_response_json_with_nul(void **state)
+{
+    (void)state;
+    char body[] = "{\"items\":[{\"metadata\":{\"annotations\":{\"a\":\"b\\u0000c\"}}}]}";
+    kube_response resp = {.status = 200, .body = body, .body_len = strlen(body)};
+    json_t *j = NULL;
+    ds_err err = {{0}};
+    assert_int_equal(kube_response_json(&resp, "/api/v1/pods", &j, &err), 0);
+    assert_int_equal(json_array_size(json_object_get(j, "items")), 1);
+    json_decref(j);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_response_json_with_nul),
         cmocka_unit_test_setup_teardown(test_retry_5xx_then_ok, setup, teardown),
         cmocka_unit_test_setup_teardown(test_no_retry_on_4xx_status_message, setup, teardown),
         cmocka_unit_test_setup_teardown(test_429_retry_or_answer, setup, teardown),

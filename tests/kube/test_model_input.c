@@ -9,6 +9,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "kube_test_util.h"
@@ -81,6 +82,40 @@ static void test_pod_obs(void **state)
     assert_int_equal(kube_model_phase(KUBE_POD_PENDING), DS_PHASE_PENDING);
     assert_int_equal(kube_model_phase(KUBE_POD_RUNNING), DS_PHASE_RUNNING);
     assert_int_equal(kube_model_phase(KUBE_POD_FAILED), DS_PHASE_FAILED);
+}
+
+/* A pod whose dagsched metadata is beyond dagsched's bounds (here a 70,000-byte runtime
+ * annotation) is observed outside any DAG job, although its labels are kept. */
+static void test_pod_obs_dagsched_error(void **state)
+{
+    (void)state;
+    size_t len = 70000 + 512;
+    char *text = malloc(len);
+    assert_non_null(text);
+    int at = snprintf(text, len,
+                      "{\"metadata\":{\"name\":\"etl-c\",\"namespace\":\"batch\",\"uid\":\"u-3\","
+                      "\"resourceVersion\":\"7\",\"creationTimestamp\":\"2026-11-22T10:00:00Z\","
+                      "\"labels\":{\"dagsched.io/job\":\"etl\",\"dagsched.io/task\":\"c\"},"
+                      "\"annotations\":{\"dagsched.io/depends-on\":\"a\","
+                      "\"dagsched.io/runtime\":\"");
+    memset(text + at, '9', 70000);
+    snprintf(text + at + 70000, len - (size_t)at - 70000, "s\"}},\"spec\":{}}");
+    kube_pod *p = (kube_pod *)decode(KUBE_KIND_POD, text);
+    free(text);
+    assert_string_equal(p->meta.dagsched_error,
+                        "annotation dagsched.io/runtime: 70001 bytes, limit 65536");
+    assert_string_equal(kube_meta_label(&p->meta, "dagsched.io/job"), "etl");
+    ds_pod_obs o;
+    kube_pod_obs(p, 1.0, &o);
+    assert_string_equal(o.name, "etl-c");
+    assert_null(o.job_label);
+    assert_null(o.argo_workflow);
+    assert_null(o.task);
+    assert_null(o.depends_on);
+    assert_null(o.runtime);
+    assert_int_equal(o.phase, DS_PHASE_PENDING);
+    assert_true(o.created_at == 1795341600.0);
+    kube_obj_unref(&p->meta);
 }
 
 static void test_job_meta_obs(void **state)
@@ -183,9 +218,8 @@ static void test_node_speed(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_pod_obs),
-        cmocka_unit_test(test_job_meta_obs),
-        cmocka_unit_test(test_graph_obs),
+        cmocka_unit_test(test_pod_obs),      cmocka_unit_test(test_pod_obs_dagsched_error),
+        cmocka_unit_test(test_job_meta_obs), cmocka_unit_test(test_graph_obs),
         cmocka_unit_test(test_node_speed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

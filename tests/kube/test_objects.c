@@ -22,7 +22,7 @@ static const kube_decode_opts dopts = {.gpu_names = gpus, .n_gpu_names = 1};
 static kube_meta *decode_ok(kube_kind kind, const char *text)
 {
     json_error_t jerr;
-    json_t *j = json_loads(text, 0, &jerr);
+    json_t *j = json_loads(text, JSON_ALLOW_NUL, &jerr);
     if (j == NULL)
         fail_msg("bad test JSON: %s", jerr.text);
     kube_meta *m = NULL;
@@ -36,7 +36,7 @@ static kube_meta *decode_ok(kube_kind kind, const char *text)
 static void decode_fails(kube_kind kind, const char *text, const char *message)
 {
     json_error_t jerr;
-    json_t *j = json_loads(text, 0, &jerr);
+    json_t *j = json_loads(text, JSON_ALLOW_NUL, &jerr);
     if (j == NULL)
         fail_msg("bad test JSON: %s", jerr.text);
     kube_meta *m = NULL;
@@ -231,16 +231,160 @@ static void test_pod_errors(void **state)
                  "{\"metadata\":{\"name\":\"p\",\"namespace\":\"a\",\"resourceVersion\":\"1\"},"
                  "\"spec\":{\"priority\":\"high\"}}",
                  "pod a/p: spec.priority: must be an integer");
-    /* Too many labels. */
-    char big[40000];
-    size_t n = (size_t)snprintf(big, sizeof big,
-                                "{\"metadata\":{\"name\":\"p\",\"namespace\":\"a\","
-                                "\"resourceVersion\":\"1\",\"labels\":{");
-    for (int i = 0; i < KUBE_OBJ_MAX_LABELS + 1; i++)
-        n += (size_t)snprintf(big + n, sizeof big - n, "%s\"l%d\":\"v\"", i ? "," : "", i);
-    snprintf(big + n, sizeof big - n, "}},\"spec\":{}}");
-    decode_fails(KUBE_KIND_POD, big,
-                 "pod a/p: metadata.labels: too many entries (got 257, limit 256)");
+}
+
+/* An object's JSON with the given labels and annotations (JSON map bodies, without braces) and
+ * a pod spec requesting 1 cpu; kind "Pod" or "Job". malloc'd. */
+static char *with_meta(const char *kind, const char *labels, const char *annotations)
+{
+    size_t len = strlen(labels) + strlen(annotations) + 512;
+    char *t = malloc(len);
+    assert_non_null(t);
+    snprintf(t, len,
+             "{\"kind\":\"%s\",\"metadata\":{\"name\":\"p\",\"namespace\":\"a\",\"uid\":\"u\","
+             "\"resourceVersion\":\"1\",\"labels\":{%s},\"annotations\":{%s}},"
+             "\"spec\":{\"schedulingGates\":[{\"name\":\"dagsched.io/dependencies\"}],"
+             "\"containers\":[{\"resources\":{\"requests\":{\"cpu\":\"1\"}}}]}}",
+             kind, labels, annotations);
+    return t;
+}
+
+/* n map entries "<prefix><i>":"<value>" separated by commas. malloc'd. */
+static char *entries(const char *prefix, int n, const char *value)
+{
+    size_t len = (size_t)n * (strlen(prefix) + strlen(value) + 16) + 1;
+    char *t = malloc(len);
+    assert_non_null(t);
+    size_t at = 0;
+    t[0] = '\0';
+    for (int i = 0; i < n; i++)
+        at +=
+            (size_t)snprintf(t + at, len - at, "%s\"%s%d\":\"%s\"", i ? "," : "", prefix, i, value);
+    return t;
+}
+
+/* A string of n copies of "a,". malloc'd. */
+static char *long_list(size_t n)
+{
+    char *t = malloc(2 * n + 1);
+    assert_non_null(t);
+    for (size_t i = 0; i < n; i++)
+        memcpy(t + 2 * i, "a,", 2);
+    t[2 * n] = '\0';
+    return t;
+}
+
+/* Decode a pod (or Job) that must decode; check its dagsched_error (NULL: none). */
+static kube_meta *decode_meta_case(const char *kind_name, const char *labels,
+                                   const char *annotations, const char *dagsched_error)
+{
+    char *t = with_meta(kind_name, labels, annotations);
+    kube_meta *m = decode_ok(strcmp(kind_name, "Job") == 0 ? KUBE_KIND_JOB : KUBE_KIND_POD, t);
+    free(t);
+    if (dagsched_error == NULL)
+        assert_null(m->dagsched_error);
+    else
+        assert_string_equal(m->dagsched_error, dagsched_error);
+    return m;
+}
+
+/* Labels and dagsched.io/ annotations beyond dagsched's bounds, which the API server accepts: the
+ * pod is still decoded, without the map concerned, outside any DAG job, with the reason. */
+static void test_pod_dagsched_over_limits(void **state)
+{
+    (void)state;
+    const char *dag = "\"dagsched.io/job\":\"etl\",\"dagsched.io/task\":\"b\",\"app\":\"x\"";
+    /* A depends-on of 200 KiB (the API server accepts 256 KiB of annotations). */
+    char *dep = long_list(102400);
+    size_t alen = strlen(dep) + 128;
+    char *ann = malloc(alen);
+    assert_non_null(ann);
+    snprintf(ann, alen, "\"dagsched.io/runtime\":\"1m\",\"dagsched.io/depends-on\":\"%s\"", dep);
+    kube_meta *m = decode_meta_case("Pod", dag, ann,
+                                    "annotation dagsched.io/depends-on: 204800 bytes, "
+                                    "limit 65536");
+    kube_pod *p = (kube_pod *)m;
+    assert_null(p->job_key);
+    assert_null(p->task_name);
+    assert_int_equal(m->n_annotations, 0);
+    assert_int_equal(m->n_labels, 3); /* labels are within their bounds: kept */
+    assert_string_equal(kube_meta_label(m, "app"), "x");
+    assert_int_equal(p->requests.v[DS_RES_CPU], 1000);
+    assert_int_equal(p->n_gates, 1);
+    kube_obj_unref(m);
+    /* The same on a batch Job. */
+    m = decode_meta_case("Job", dag, ann,
+                         "annotation dagsched.io/depends-on: 204800 bytes, limit 65536");
+    assert_int_equal(m->n_annotations, 0);
+    kube_obj_unref(m);
+    free(ann);
+    free(dep);
+
+    /* 257 labels, one of them dagsched's. */
+    char *many = entries("l", KUBE_OBJ_MAX_LABELS, "v");
+    size_t llen = strlen(many) + 64;
+    char *labels = malloc(llen);
+    assert_non_null(labels);
+    snprintf(labels, llen, "%s,\"dagsched.io/job\":\"etl\"", many);
+    m = decode_meta_case("Pod", labels, "\"dagsched.io/runtime\":\"1m\"", "257 labels, limit 256");
+    assert_int_equal(m->n_labels, 0);
+    assert_null(((kube_pod *)m)->job_key);
+    kube_obj_unref(m);
+    /* 257 labels on a pod without dagsched metadata: decoded without labels, no error. */
+    snprintf(labels, llen, "%s,\"app\":\"x\"", many);
+    m = decode_meta_case("Pod", labels, "\"other.io/a\":\"b\"", NULL);
+    assert_int_equal(m->n_labels, 0);
+    kube_obj_unref(m);
+    free(labels);
+    free(many);
+
+    /* 257 dagsched.io/ annotations. */
+    many = entries("dagsched.io/x", KUBE_OBJ_MAX_ANNOTATIONS + 1, "v");
+    m = decode_meta_case("Pod", "", many, "257 dagsched.io/ annotations, limit 256");
+    kube_obj_unref(m);
+    free(many);
+    /* Five annotations of 60,000 bytes: each within 64 KiB, 300,050 bytes in all. */
+    char *v = malloc(60001);
+    assert_non_null(v);
+    memset(v, 'x', 60000);
+    v[60000] = '\0';
+    many = entries("dagsched.io/x", 5, v);
+    m = decode_meta_case("Pod", dag, many,
+                         "dagsched.io/ annotations: 300070 bytes in all, limit 262144");
+    kube_obj_unref(m);
+    free(many);
+    free(v);
+    /* A NUL character in a value. */
+    m = decode_meta_case("Pod", dag, "\"dagsched.io/runtime\":\"1m\\u0000\"",
+                         "annotation dagsched.io/runtime: contains a NUL character");
+    kube_obj_unref(m);
+    /* Annotations without the dagsched.io/ prefix are not dagsched's: no bound applies. */
+    v = malloc(200001);
+    assert_non_null(v);
+    memset(v, 'x', 200000);
+    v[200000] = '\0';
+    many = entries("other.io/x", 1, v);
+    m = decode_meta_case("Pod", dag, many, NULL);
+    assert_string_equal(((kube_pod *)m)->job_key, "etl");
+    kube_obj_unref(m);
+    free(many);
+    free(v);
+
+    /* Other kinds still reject what is beyond the bounds; so do maps of the wrong shape. */
+    many = entries("l", KUBE_OBJ_MAX_LABELS + 1, "v");
+    size_t nlen = strlen(many) + 256;
+    char *node = malloc(nlen);
+    assert_non_null(node);
+    snprintf(node, nlen,
+             "{\"metadata\":{\"name\":\"n\",\"resourceVersion\":\"1\",\"labels\":{%s}}}", many);
+    decode_fails(KUBE_KIND_NODE, node,
+                 "node n: metadata.labels: too many entries (got 257, limit 256)");
+    free(node);
+    free(many);
+    decode_fails(KUBE_KIND_POD,
+                 "{\"metadata\":{\"name\":\"p\",\"namespace\":\"a\",\"resourceVersion\":\"1\","
+                 "\"annotations\":{\"dagsched.io/runtime\":7}},\"spec\":{}}",
+                 "pod a/p: metadata.annotations[\"dagsched.io/runtime\"]: must be a string");
 }
 
 /* A pod with the given spec.affinity JSON (or none). */
@@ -743,6 +887,7 @@ int main(void)
         cmocka_unit_test(test_pod),
         cmocka_unit_test(test_pod_minimal_and_argo),
         cmocka_unit_test(test_pod_errors),
+        cmocka_unit_test(test_pod_dagsched_over_limits),
         cmocka_unit_test(test_pod_node_scheduling_facts),
         cmocka_unit_test(test_pod_required_affinity),
         cmocka_unit_test(test_pod_affinity_invalid),

@@ -44,6 +44,23 @@ static kube_configmap *cm_with_data(const char *name, const char *uid, const cha
     return (kube_configmap *)m;
 }
 
+/* A policy ConfigMap created at `created` (RFC 3339) whose document is policy `policy_name`. */
+static kube_configmap *cm_policy_at(const char *name, const char *uid, const char *created,
+                                    const char *policy_name, const char *min_run)
+{
+    char doc[1024], text[4096];
+    policy_doc(doc, sizeof doc, policy_name, min_run, "2");
+    snprintf(text, sizeof text,
+             "{\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"%s\",\"namespace\":"
+             "\"dagsched-system\",\"uid\":\"%s\",\"resourceVersion\":\"1\","
+             "\"creationTimestamp\":\"%s\"},\"data\":{\"policy.yaml\":\"%s\"}}",
+             name, uid, created, doc);
+    kube_meta *m = ktest_decode(KUBE_KIND_CONFIGMAP, text);
+    if (m == NULL)
+        fail_msg("cannot decode the test ConfigMap");
+    return (kube_configmap *)m;
+}
+
 static kube_configmap *cm_policy(const char *name, const char *uid, const char *rv,
                                  const char *policy_name, const char *min_run, const char *rho)
 {
@@ -178,6 +195,76 @@ static void test_name_resolution(void **state)
                                  "(and not exactly one key to use instead)");
     assert_int_equal(ps.generation, 1);
     set_free(&s);
+}
+
+/* Several ConfigMaps claiming one policy name: the choice does not depend on the order of the
+ * list (the best claim, then the oldest, then the first by name), the others are counted and
+ * named, and a warning names them once per change. */
+static void test_duplicates(void **state)
+{
+    (void)state;
+    FILE *logf = tmpfile();
+    assert_non_null(logf);
+    kube_log_setup(KUBE_LOG_INFO, KUBE_LOG_TEXT, logf);
+    kube_configmap *zeta = cm_policy_at("zeta", "uz", "2026-01-01T00:00:00Z", "fast", "10s");
+    kube_configmap *alpha = cm_policy_at("alpha", "ua", "2026-03-01T00:00:00Z", "fast", "20s");
+    kube_configmap *beta = cm_policy_at("beta", "ub", "2026-01-01T00:00:00Z", "fast", "30s");
+    kube_configmap *other = cm_policy_at("other", "uo", "2025-01-01T00:00:00Z", "slow", "40s");
+    const kube_configmap *orders[2][4] = {{zeta, alpha, beta, other}, {other, beta, alpha, zeta}};
+    for (int o = 0; o < 2; o++) {
+        kube_policy_state ps;
+        kube_policy_update u;
+        kube_policy_state_init(&ps);
+        kube_policy_refresh(&ps, orders[o], 4, "fast", &u);
+        assert_int_equal(u.outcome, KUBE_POLICY_UPDATED);
+        /* zeta and beta are the oldest; beta comes first by name. */
+        assert_string_equal(ps.source, "configmap dagsched-system/beta");
+        assert_true(ps.policy.preemption.min_run_s == 30.0);
+        assert_string_equal(u.chosen, "dagsched-system/beta");
+        assert_int_equal(ps.duplicates, 2);
+        assert_true(u.duplicates_changed);
+        assert_string_equal(ps.duplicate_names,
+                            o == 0 ? "dagsched-system/zeta, dagsched-system/alpha"
+                                   : "dagsched-system/alpha, dagsched-system/zeta");
+        kube_policy_log("extender", "fast", &ps, &u);
+        /* The same list again: nothing new to say. */
+        kube_policy_refresh(&ps, orders[o], 4, "fast", &u);
+        assert_int_equal(u.outcome, KUBE_POLICY_UNCHANGED);
+        assert_false(u.duplicates_changed);
+        assert_int_equal(ps.duplicates, 2);
+        /* Without the duplicates: the change is reported, the count drops to 0. */
+        const kube_configmap *alone[1] = {beta};
+        kube_policy_refresh(&ps, alone, 1, "fast", &u);
+        assert_true(u.duplicates_changed);
+        assert_int_equal(ps.duplicates, 0);
+        assert_string_equal(ps.duplicate_names, "");
+        kube_policy_log("extender", "fast", &ps, &u);
+    }
+    /* A ConfigMap named after the policy comes before any document name, however old. */
+    kube_configmap *named_cm = cm_policy_at("fast", "uf", "2026-06-01T00:00:00Z", "x", "50s");
+    const kube_configmap *with_named[3] = {zeta, named_cm, beta};
+    kube_policy_state ps;
+    kube_policy_update u;
+    kube_policy_state_init(&ps);
+    kube_policy_refresh(&ps, with_named, 3, "fast", &u);
+    assert_string_equal(ps.source, "configmap dagsched-system/fast");
+    assert_int_equal(ps.duplicates, 2);
+    char logged[4096];
+    ktest_read_log(logf, logged, sizeof logged);
+    kube_log_setup(KUBE_LOG_INFO, KUBE_LOG_TEXT, NULL);
+    fclose(logf);
+    assert_non_null(strstr(logged,
+                           "WARN  extender: policy fast is claimed by 3 ConfigMaps: using "
+                           "dagsched-system/beta (the ConfigMap named fast, else "
+                           "dagsched-policy-fast, else the oldest whose document is named "
+                           "fast), ignoring dagsched-system/zeta, dagsched-system/alpha\n"));
+    assert_non_null(strstr(logged, "INFO  extender: policy fast: no other ConfigMap claims it any "
+                                   "more\n"));
+    kube_obj_unref(&zeta->meta);
+    kube_obj_unref(&alpha->meta);
+    kube_obj_unref(&beta->meta);
+    kube_obj_unref(&other->meta);
+    kube_obj_unref(&named_cm->meta);
 }
 
 static void test_invalid_keeps_previous(void **state)
@@ -333,6 +420,7 @@ int main(void)
         cmocka_unit_test(test_defaults_then_valid_load),
         cmocka_unit_test(test_name_resolution),
         cmocka_unit_test(test_invalid_keeps_previous),
+        cmocka_unit_test(test_duplicates),
         cmocka_unit_test(test_deletion),
         cmocka_unit_test(test_generation),
     };

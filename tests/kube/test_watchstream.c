@@ -244,6 +244,20 @@ static void test_event_errors(void **state)
     kube_splitter_free(&sp);
 }
 
+/* An annotation value holding "\u0000" (which the API server accepts) does not make the event
+ * unreadable. */
+static void test_event_with_nul(void **state)
+{
+    (void)state;
+    const char *text = "{\"type\":\"ADDED\",\"object\":{\"metadata\":{\"name\":\"x\","
+                       "\"resourceVersion\":\"5\",\"annotations\":{\"a\":\"b\\u0000c\"}}}}";
+    kube_watch_event ev;
+    ds_err err = {{0}};
+    assert_int_equal(kube_watch_event_parse(text, strlen(text), &ev, &err), 0);
+    assert_string_equal(ev.resource_version, "5");
+    kube_watch_event_clear(&ev);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -254,6 +268,7 @@ int main(void)
         cmocka_unit_test(test_three_pieces),
         cmocka_unit_test(test_malformed),
         cmocka_unit_test(test_event_errors),
+        cmocka_unit_test(test_event_with_nul),
     };
     return cmocka_run_group_tests(tests, load_fixture, free_fixture);
 }

@@ -337,6 +337,37 @@ static void test_default_runtime_warning(void **state)
     ds_jobset_free(&s);
 }
 
+/* dagsched.io/runtime and deadline-after are bounded by 8760h (one year): up to it the job is
+ * valid, beyond it invalid with a message naming the annotation and the limit. */
+static void test_duration_annotations_bounded(void **state)
+{
+    (void)state;
+    ds_pod_obs p[4];
+    p[0] = mkpod("max-a", "max", "a", NULL, "8760h");
+    p[0].deadline_after = "8760h";
+    p[1] = mkpod("longrt-a", "longrt", "a", NULL, "1000000h");
+    p[2] = mkpod("longdl-a", "longdl", "a", NULL, "1m");
+    p[2].deadline_after = "8760h1s";
+    p[3] = mkpod("hugert-a", "hugert", "a", NULL, "9999999999999999999h");
+    ds_jobset s;
+    build_ok(&s, p, 4, NULL, 0, T0);
+    const ds_job *j = job_named(&s, "max");
+    assert_true(j->valid);
+    assert_dbl_equal(j->dag.tasks[task_idx(j, "a")].runtime_s, 8760.0 * 3600.0, 0);
+    j = job_named(&s, "longrt");
+    assert_false(j->valid);
+    assert_string_equal(j->error, "pod \"longrt-a\": annotation dagsched.io/runtime: "
+                                  "\"1000000h\" exceeds the limit 8760h");
+    j = job_named(&s, "longdl");
+    assert_false(j->valid);
+    assert_string_equal(j->error, "pod \"longdl-a\": annotation dagsched.io/deadline-after: "
+                                  "\"8760h1s\" exceeds the limit 8760h");
+    j = job_named(&s, "hugert");
+    assert_false(j->valid);
+    assert_non_null(strstr(j->error, "annotation dagsched.io/runtime: "));
+    ds_jobset_free(&s);
+}
+
 static void test_deadlines_from_annotations(void **state)
 {
     (void)state;
@@ -541,6 +572,7 @@ int main(void)
         cmocka_unit_test(test_argo_label_and_namespaces),
         cmocka_unit_test(test_default_runtime_warning),
         cmocka_unit_test(test_deadlines_from_annotations),
+        cmocka_unit_test(test_duration_annotations_bounded),
         cmocka_unit_test(test_invalid_jobs_are_isolated),
         cmocka_unit_test(test_pending_upstream_format),
         cmocka_unit_test(test_bad_arguments),

@@ -221,6 +221,38 @@ static void test_graph_errors(void **state)
     ds_jobset_free(&s);
 }
 
+/* A JobGraph's run times and deadlineAfter are bounded like the annotations (8760h). */
+static void test_graph_durations_bounded(void **state)
+{
+    (void)state;
+    ds_graph_obs g[3];
+    g[0] = mkgraph("long-graph",
+                   GRAPH_HEAD "metadata: {name: long}\nspec:\n  tasks:\n"
+                              "    - {name: a, runtime: 1s}\n    - {name: b, runtime: 1000000h}\n",
+                   T0);
+    g[1] = mkgraph("late-graph",
+                   GRAPH_HEAD "metadata: {name: late}\nspec: {deadlineAfter: 9000h, "
+                              "tasks: [{name: a, runtime: 1s}]}\n",
+                   T0);
+    g[2] = mkgraph("max-graph",
+                   GRAPH_HEAD "metadata: {name: max}\nspec: {deadlineAfter: 8760h, "
+                              "tasks: [{name: a, runtime: 8760h}]}\n",
+                   T0);
+    ds_jobset s;
+    build_ok(&s, NULL, 0, g, 3, T0 + 1);
+    const ds_job *j = job_named(&s, "long");
+    assert_false(j->valid);
+    assert_string_equal(j->error, "JobGraph \"long-graph\": spec.tasks[1].runtime: 1000000h0m0s "
+                                  "exceeds the limit 8760h");
+    j = job_named(&s, "late");
+    assert_false(j->valid);
+    assert_string_equal(j->error, "JobGraph \"late-graph\": spec.deadlineAfter: 9000h0m0s exceeds "
+                                  "the limit 8760h");
+    j = job_named(&s, "max");
+    assert_true(j->valid);
+    ds_jobset_free(&s);
+}
+
 /* Ranks among the waiting tasks of all jobs. Lone waiting tasks without deadline and without
  * waiting time have priority w1 / (runtime / 60 s) = 0.5 * 60 / runtime (DSP Eq. 13). */
 static void test_wait_rank_across_jobs(void **state)
@@ -363,6 +395,7 @@ int main(void)
         cmocka_unit_test(test_graph_job_with_tasks_without_pods),
         cmocka_unit_test(test_graph_mismatch_warnings),
         cmocka_unit_test(test_graph_errors),
+        cmocka_unit_test(test_graph_durations_bounded),
         cmocka_unit_test(test_wait_rank_across_jobs),
         cmocka_unit_test(test_large_jobs),
     };
