@@ -71,7 +71,11 @@ save_tls() { # DIR
 }
 ca_data() { sched_config | python3 -c 'import sys, yaml; print(yaml.safe_load(sys.stdin)["extenders"][0]["tlsConfig"]["caData"])'; }
 checksum() { "$K" -n "$NS" get deployment dagsched-scheduler -o 'go-template={{index .spec.template.metadata.annotations "checksum/config"}}'; }
-same_ca() { [[ "$(ca_data | base64 -d)" == "$(cat "$1")" ]]; } # CA_FILE: is it the scheduler's caData?
+same_ca() { # CA_FILE: is it (a certificate) the scheduler's caData?
+  local want got
+  want=$(cat "$1") && got=$(ca_data | base64 -d) || return 1
+  [[ "$want" == "-----BEGIN CERTIFICATE-----"* && "$got" == "$want" ]]
+}
 checksum_is() { [[ "$(checksum)" == "$1" ]]; }
 renewed() { save_tls "$TLS/renew" && ! cmp -s "$TLS/install/tls.crt" "$TLS/renew/tls.crt"; }
 policies() { "$K" -n "$NS" get networkpolicy -o name | sort | tr '\n' ' '; }
