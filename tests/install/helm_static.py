@@ -208,6 +208,13 @@ check("ignorable extender", ext2["ignorable"] is True)
 eargs = deps2["dagsched-extender"]["spec"]["template"]["spec"]["containers"][0]["args"]
 check("extender TLS flags", "--tls-cert=/etc/dagsched/tls/tls.crt" in eargs)
 check("ServiceMonitor rendered", len(find(objs2, "ServiceMonitor")) == 1)
+sm_ext = find(objs2, "ServiceMonitor")[0]["spec"]["endpoints"][1]
+svc2 = find(objs2, "Service", "dagsched-extender")[0]
+check("ServiceMonitor scrapes the extender's port by its name, over HTTPS with the Secret's CA",
+      sm_ext["port"] == svc2["spec"]["ports"][0]["name"] == "https" and
+      sm_ext["scheme"] == "https" and
+      sm_ext["tlsConfig"] == {"serverName": "dagsched-extender.dagsched-system.svc",
+                              "ca": {"secret": {"name": "dagsched-tls", "key": "ca.crt"}}}, sm_ext)
 check("no PDB for single replicas", len(find(objs2, "PodDisruptionBudget")) == 0)
 check("controller may nominate the freed node",
       any(r["resources"] == ["pods/status"] and r["verbs"] == ["patch"] for r in ctrl_rules))
@@ -459,6 +466,11 @@ check("NOTES: every Event reason it names is one the controller posts",
       used and used <= REASONS, (used, REASONS))
 check("NOTES: policies change through values, not by editing the ConfigMap",
       "policy.spec" in n and "edit it" not in n, n)
+shown = re.findall(r"--set-json '([^']*)'", n)
+p = helm("template", "x", CHART, *[a for v in shown for a in ("--set-json", v)], ok=False)
+check("NOTES: the policy change it shows renders (and no --set-file, which gives a string)",
+      shown and p.returncode == 0 and "rho: 2" in p.stdout and "--set-file" not in n,
+      (shown, p.stderr[-300:]))
 check("NOTES: the extender URL is HTTPS", "https://dagsched-extender.dagsched-system.svc:8888" in n)
 n = notes("controller.dryRun=true")
 check("NOTES (dry-run): the Events a dry run posts",
