@@ -2,6 +2,9 @@
 # render-manifests.sh [OUT]: renders the Helm chart with its default values into the plain-YAML
 # install bundle (manifests/dagsched.yaml by default), preceded by the Namespace. The bundle is
 # committed; `make helm-test` fails when it is out of date with the chart.
+# One value differs from the defaults: the extender's certificate is read from the existing Secret
+# dagsched-extender-tls (made by hack/gen-extender-tls.sh), because a certificate generated at
+# render time would put a private key shared by every user into the repository.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${1:-manifests/dagsched.yaml}
@@ -11,7 +14,13 @@ tools=$(hack/install-helm.sh 2>/dev/null | tail -n 1)
 # dagsched install bundle, rendered from helm/dagsched with its default values by
 # hack/render-manifests.sh (do not edit by hand). Install with:
 #   kubectl apply -f manifests/dagsched.yaml
+#   hack/gen-extender-tls.sh | kubectl apply -f -   # the extender's certificate, see below
 # then set the scheduler image tag to your cluster's version if it is not v1.32.3.
+# The scheduler talks HTTPS to the extender with the certificate of the Secret
+# dagsched-system/dagsched-extender-tls (tls.crt, tls.key, ca.crt; valid for
+# dagsched-extender.dagsched-system.svc), which the bundle does not contain: the extender and
+# scheduler pods wait for it. Ingress NetworkPolicies admit only the scheduler on the extender's
+# port and only the namespace `monitoring` on the metrics ports. helm/dagsched/README.md has details.
 apiVersion: v1
 kind: Namespace
 metadata:
@@ -19,5 +28,6 @@ metadata:
   labels:
     pod-security.kubernetes.io/enforce: restricted
 YAML
-  "$tools/helm" template dagsched helm/dagsched --namespace dagsched-system
+  "$tools/helm" template dagsched helm/dagsched --namespace dagsched-system \
+    --set extender.tls.secretName=dagsched-extender-tls
 } >"$out"

@@ -12,7 +12,8 @@ INTEGRATION_TESTS += helm-test
 
 # The chart installed into a fresh real local control plane (see hack/cluster).
 .PHONY: install-test
-install-test:
-	@hack/cluster/with-cluster.sh tests/install/install_cluster.sh
+# The extender binary serves the installed certificate on 127.0.0.1 (the cluster's pods are fake).
+install-test: $(BIN)/dagsched-extender
+	@hack/cluster/with-cluster.sh tests/install/install_cluster.sh $(BIN)/dagsched-extender
 
 INTEGRATION_TESTS += install-test

@@ -1,8 +1,15 @@
 #!/usr/bin/env python3
 """helm_static.py: checks of the Helm chart that need no cluster: lint, schema validation, the
 objects rendered with default and non-default values, least-privilege RBAC, restricted pod
-security, and that manifests/ is in sync with the chart. Prints 'N passed, N failed'."""
+security, HTTPS between scheduler and extender (generated certificate, cert-manager, existing
+Secret, off), NetworkPolicies, NOTES.txt, and that manifests/ is in sync with the chart.
+Prints 'N passed, N failed'."""
+import base64
+import datetime
+import hashlib
 import os
+import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -11,6 +18,7 @@ import yaml
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 HELM = os.path.join(sys.argv[1], "helm")
+KUBECTL = os.path.join(sys.argv[1], "kubectl")
 CHART = os.path.join(ROOT, "helm", "dagsched")
 NS = "dagsched-system"
 
@@ -35,12 +43,15 @@ def helm(*args, ok=True):
     return p
 
 
-def render(*sets):
-    args = ["template", "dagsched", CHART, "--namespace", NS]
+def render_raw(*sets, chart=CHART):
+    args = ["template", "dagsched", chart, "--namespace", NS]
     for s in sets:
         args += ["--set", s] if not s.startswith("{") else ["--set-json", s[1:]]
-    out = helm(*args).stdout
-    return [d for d in yaml.safe_load_all(out) if d]
+    return helm(*args).stdout
+
+
+def render(*sets):
+    return [d for d in yaml.safe_load_all(render_raw(*sets)) if d]
 
 
 def find(objs, kind, name=None):
@@ -51,6 +62,14 @@ def containers(objs):
     for d in find(objs, "Deployment"):
         for c in d["spec"]["template"]["spec"]["containers"]:
             yield d, c
+
+
+def volume_of(dep, name):
+    """The secret source of one volume of a Deployment's pod (None when absent)."""
+    for v in dep["spec"]["template"]["spec"].get("volumes", []):
+        if v["name"] == name:
+            return v.get("secret")
+    return None
 
 
 def scheduler_config(objs):
@@ -67,15 +86,30 @@ for bad, why in [("extender.port=0", "greater than or equal to 1"),
                  ("scheduler.extender.httpTimeout=5", "httpTimeout")]:
     p = helm("template", "x", CHART, "--set", bad, ok=False)
     check(f"schema rejects {bad}", p.returncode != 0 and why in p.stderr, p.stderr[-300:])
-p = helm("template", "x", CHART, "--set", "extender.tls.enabled=true", ok=False)
-check("tls without a secret name is refused", p.returncode != 0 and "secretName is required" in p.stderr)
+for bad, why in [('networkPolicy.metricsFrom=[{"podSelectr":{}}]', "podSelectr"),
+                 ('networkPolicy.extenderFrom=[{"ipBlock":{}}]', "cidr"),
+                 ('extender.tls.certManager.issuerRef={"name":"x","kind":"Secret"}', "kind"),
+                 ('extender.tls.generated.validityDays=0', "validityDays")]:
+    p = helm("template", "x", CHART, "--set-json", bad, ok=False)
+    check(f"schema rejects {bad}", p.returncode != 0 and why in p.stderr, p.stderr[-300:])
+p = helm("template", "x", CHART, "--set", "extender.tls.secretName=mine",
+         "--set", "extender.tls.certManager.enabled=true", ok=False)
+check("an existing secret and cert-manager together are refused",
+      p.returncode != 0 and "are exclusive" in p.stderr, p.stderr[-300:])
+lint = helm("lint", CHART, "--strict", "--set", "extender.tls.certManager.enabled=true", ok=False)
+check("helm lint --strict (cert-manager)", lint.returncode == 0, lint.stdout + lint.stderr)
+lint = helm("lint", CHART, "--strict", "--set", "extender.tls.enabled=false",
+            "--set", "networkPolicy.enabled=false", ok=False)
+check("helm lint --strict (TLS and NetworkPolicies off)", lint.returncode == 0,
+      lint.stdout + lint.stderr)
 
 # --- default values
 objs = render()
 kinds = sorted({o["kind"] for o in objs})
 check("default render has the expected kinds",
-      kinds == ["ClusterRole", "ClusterRoleBinding", "ConfigMap", "Deployment",
-                "PodDisruptionBudget", "Role", "RoleBinding", "Service", "ServiceAccount"], kinds)
+      kinds == ["ClusterRole", "ClusterRoleBinding", "ConfigMap", "Deployment", "NetworkPolicy",
+                "PodDisruptionBudget", "Role", "RoleBinding", "Secret", "Service",
+                "ServiceAccount"], kinds)
 deps = {d["metadata"]["name"]: d for d in find(objs, "Deployment")}
 check("three deployments", sorted(deps) == ["dagsched-controller", "dagsched-extender",
                                            "dagsched-scheduler"], sorted(deps))
@@ -87,8 +121,8 @@ check("controller is not in dry-run by default", "--dry-run" not in ctrl_args)
 sc = scheduler_config(objs)
 ext = sc["extenders"][0]
 check("scheduler profile is dagsched", sc["profiles"][0]["schedulerName"] == "dagsched")
-check("extender URL", ext["urlPrefix"] == "http://dagsched-extender.dagsched-system.svc:8888",
-      ext["urlPrefix"])
+check("extender URL is HTTPS by default",
+      ext["urlPrefix"] == "https://dagsched-extender.dagsched-system.svc:8888", ext["urlPrefix"])
 check("extender verbs", (ext["filterVerb"], ext["prioritizeVerb"], ext["preemptVerb"]) ==
       ("filter", "prioritize", "preempt"))
 check("nodeCacheCapable", ext["nodeCacheCapable"] is True)
@@ -160,12 +194,27 @@ check("dry-run flag", "--dry-run" in ctrl2)
 check("leader election off", "--leader-elect=false" in ctrl2 and
       not any(a.startswith("--leader-elect-lease-name") for a in ctrl2))
 ext2 = scheduler_config(objs2)["extenders"][0]
-check("TLS URL and CA", ext2["urlPrefix"].startswith("https://") and ext2["enableHTTPS"] is True
-      and ext2["tlsConfig"]["caFile"] == "/etc/dagsched/tls/ca.crt", ext2)
+check("existing Secret: TLS URL and CA file", ext2["urlPrefix"].startswith("https://") and
+      ext2["enableHTTPS"] is True and ext2["tlsConfig"]["caFile"] == "/etc/dagsched/tls/ca.crt"
+      and "caData" not in ext2["tlsConfig"], ext2)
+check("existing Secret: the chart renders no Secret of its own", find(objs2, "Secret") == [])
+check("existing Secret: the scheduler mounts its ca.crt only",
+      volume_of(deps2["dagsched-scheduler"], "tls") ==
+      {"secretName": "dagsched-tls", "items": [{"key": "ca.crt", "path": "ca.crt"}]},
+      volume_of(deps2["dagsched-scheduler"], "tls"))
+check("existing Secret: the extender mounts it",
+      volume_of(deps2["dagsched-extender"], "tls") == {"secretName": "dagsched-tls"})
 check("ignorable extender", ext2["ignorable"] is True)
 eargs = deps2["dagsched-extender"]["spec"]["template"]["spec"]["containers"][0]["args"]
 check("extender TLS flags", "--tls-cert=/etc/dagsched/tls/tls.crt" in eargs)
 check("ServiceMonitor rendered", len(find(objs2, "ServiceMonitor")) == 1)
+sm_ext = find(objs2, "ServiceMonitor")[0]["spec"]["endpoints"][1]
+svc2 = find(objs2, "Service", "dagsched-extender")[0]
+check("ServiceMonitor scrapes the extender's port by its name, over HTTPS with the Secret's CA",
+      sm_ext["port"] == svc2["spec"]["ports"][0]["name"] == "https" and
+      sm_ext["scheme"] == "https" and
+      sm_ext["tlsConfig"] == {"serverName": "dagsched-extender.dagsched-system.svc",
+                              "ca": {"secret": {"name": "dagsched-tls", "key": "ca.crt"}}}, sm_ext)
 check("no PDB for single replicas", len(find(objs2, "PodDisruptionBudget")) == 0)
 check("controller may nominate the freed node",
       any(r["resources"] == ["pods/status"] and r["verbs"] == ["patch"] for r in ctrl_rules))
@@ -175,6 +224,282 @@ check("two policies", sorted(pols2) == ["dagsched-policy-default", "dagsched-pol
       sorted(pols2))
 check("policy values rendered",
       pols2["dagsched-policy-default"]["spec"]["preemption"] == {"rho": 2.5, "delta": 0.2})
+
+# --- HTTPS between kube-scheduler and the extender
+HOST = "dagsched-extender.dagsched-system.svc"
+
+
+def openssl(*args):
+    return subprocess.run(["openssl", *args], capture_output=True, text=True)
+
+
+def pem_files(d, **pems):
+    paths = {}
+    for name, pem in pems.items():
+        paths[name] = os.path.join(d, name)
+        with open(paths[name], "w") as f:
+            f.write(pem)
+    return paths
+
+
+def verifies(ca_pem, cert_pem, host):
+    """openssl verify: cert_pem chains to ca_pem and is valid for host."""
+    with tempfile.TemporaryDirectory() as d:
+        f = pem_files(d, ca=ca_pem, cert=cert_pem)
+        p = openssl("verify", "-CAfile", f["ca"], "-verify_hostname", host, f["cert"])
+        return p.returncode == 0, p.stdout + p.stderr
+
+
+def key_fits(cert_pem, key_pem):
+    with tempfile.TemporaryDirectory() as d:
+        f = pem_files(d, cert=cert_pem, key=key_pem)
+        a = openssl("x509", "-in", f["cert"], "-noout", "-pubkey").stdout
+        b = openssl("pkey", "-in", f["key"], "-pubout").stdout
+        return a != "" and a == b
+
+
+def validity_days(cert_pem):
+    with tempfile.TemporaryDirectory() as d:
+        f = pem_files(d, cert=cert_pem)
+        out = openssl("x509", "-in", f["cert"], "-noout", "-startdate", "-enddate").stdout
+    t = dict(line.split("=", 1) for line in out.splitlines())
+    fmt = "%b %d %H:%M:%S %Y GMT"
+    span = (datetime.datetime.strptime(" ".join(t["notAfter"].split()), fmt) -
+            datetime.datetime.strptime(" ".join(t["notBefore"].split()), fmt))
+    return span.total_seconds() / 86400
+
+
+def b64(s):
+    return base64.b64decode(s).decode()
+
+
+def container(dep):
+    return dep["spec"]["template"]["spec"]["containers"][0]
+
+
+def doc_text(raw, template):
+    """One rendered document's text as the template produced it (for checksums)."""
+    for d in raw.split("\n---\n"):
+        head = f"# Source: dagsched/templates/{template}\n"
+        if head in d:
+            return "\n" + d.split(head, 1)[1].rstrip("\n") + "\n"
+    return None
+
+
+raw = render_raw()
+objs = [d for d in yaml.safe_load_all(raw) if d]
+deps = {d["metadata"]["name"]: d for d in find(objs, "Deployment")}
+secrets = find(objs, "Secret")
+check("generated: one Secret dagsched-extender-tls of type kubernetes.io/tls",
+      [(x["metadata"]["name"], x["type"]) for x in secrets] ==
+      [("dagsched-extender-tls", "kubernetes.io/tls")], secrets)
+tls = {k: b64(v) for k, v in secrets[0]["data"].items()}
+check("generated: the Secret holds ca.crt, tls.crt and tls.key",
+      sorted(tls) == ["ca.crt", "tls.crt", "tls.key"], sorted(tls))
+for name in (HOST, HOST + ".cluster.local"):
+    ok, out = verifies(tls["ca.crt"], tls["tls.crt"], name)
+    check(f"generated: tls.crt chains to ca.crt and is valid for {name}", ok, out)
+ok, out = verifies(tls["ca.crt"], tls["tls.crt"], "evil.dagsched-system.svc")
+check("generated: tls.crt is not valid for another name", not ok, out)
+check("generated: tls.key is the key of tls.crt", key_fits(tls["tls.crt"], tls["tls.key"]))
+days = validity_days(tls["tls.crt"])
+check("generated: valid 3650 days by default", abs(days - 3650) < 1, days)
+ext = scheduler_config(objs)["extenders"][0]
+check("generated: enableHTTPS, caData is the Secret's ca.crt, serverName is the Service",
+      ext["enableHTTPS"] is True and ext["tlsConfig"] ==
+      {"caData": secrets[0]["data"]["ca.crt"], "serverName": HOST}, ext)
+annot = deps["dagsched-scheduler"]["spec"]["template"]["metadata"]["annotations"]
+cfg_text = doc_text(raw, "scheduler-config.yaml")
+check("generated: the scheduler's config checksum covers the same CA (one certificate per render)",
+      cfg_text is not None and
+      annot["checksum/config"] == hashlib.sha256(cfg_text.encode()).hexdigest(), annot)
+check("generated: the scheduler mounts no Secret (the key stays with the extender)",
+      volume_of(deps["dagsched-scheduler"], "tls") is None)
+ec = container(deps["dagsched-extender"])
+check("generated: extender TLS flags",
+      "--tls-cert=/etc/dagsched/tls/tls.crt" in ec["args"] and
+      "--tls-key=/etc/dagsched/tls/tls.key" in ec["args"], ec["args"])
+check("generated: the extender mounts the Secret at /etc/dagsched/tls",
+      volume_of(deps["dagsched-extender"], "tls") == {"secretName": "dagsched-extender-tls"} and
+      {"name": "tls", "mountPath": "/etc/dagsched/tls", "readOnly": True} in ec["volumeMounts"])
+check("generated: probes over HTTPS",
+      ec["livenessProbe"]["httpGet"]["scheme"] == "HTTPS" and
+      ec["readinessProbe"]["httpGet"]["scheme"] == "HTTPS")
+svc = find(objs, "Service", "dagsched-extender")[0]
+check("generated: port named https", svc["spec"]["ports"] ==
+      [{"name": "https", "port": 8888, "targetPort": "https"}] and
+      ec["ports"] == [{"name": "https", "containerPort": 8888}], svc["spec"]["ports"])
+objs30 = render("extender.tls.generated.validityDays=30")
+days = validity_days(b64(find(objs30, "Secret")[0]["data"]["tls.crt"]))
+check("generated: validityDays=30", abs(days - 30) < 1, days)
+
+# TLS off
+off = render("extender.tls.enabled=false")
+offdeps = {d["metadata"]["name"]: d for d in find(off, "Deployment")}
+oext = scheduler_config(off)["extenders"][0]
+check("TLS off: http URL, no enableHTTPS, no tlsConfig",
+      oext["urlPrefix"] == "http://dagsched-extender.dagsched-system.svc:8888" and
+      oext["enableHTTPS"] is False and "tlsConfig" not in oext, oext)
+oc = container(offdeps["dagsched-extender"])
+check("TLS off: no Secret, no TLS flags, no volumes",
+      find(off, "Secret") == [] and not any(a.startswith("--tls") for a in oc["args"]) and
+      "volumes" not in offdeps["dagsched-extender"]["spec"]["template"]["spec"] and
+      volume_of(offdeps["dagsched-scheduler"], "tls") is None)
+check("TLS off: HTTP probes, port named http",
+      oc["livenessProbe"]["httpGet"]["scheme"] == "HTTP" and oc["ports"][0]["name"] == "http")
+
+# cert-manager with the chart's own CA
+cm = render("extender.tls.certManager.enabled=true")
+cmdeps = {d["metadata"]["name"]: d for d in find(cm, "Deployment")}
+issuers = {i["metadata"]["name"]: i["spec"] for i in find(cm, "Issuer")}
+certs = {c["metadata"]["name"]: c["spec"] for c in find(cm, "Certificate")}
+check("cert-manager: no Secret rendered", find(cm, "Secret") == [])
+check("cert-manager: a selfSigned Issuer and a CA Issuer",
+      issuers.get("dagsched-selfsigned") == {"selfSigned": {}} and
+      issuers.get("dagsched-ca") == {"ca": {"secretName": "dagsched-ca"}}, issuers)
+check("cert-manager: the CA Certificate is self-signed and isCA",
+      certs.get("dagsched-ca", {}).get("isCA") is True and
+      certs["dagsched-ca"]["secretName"] == "dagsched-ca" and
+      certs["dagsched-ca"]["issuerRef"]["name"] == "dagsched-selfsigned", certs)
+serving = certs.get("dagsched-extender", {})
+check("cert-manager: the serving Certificate is for the Service, from the CA Issuer",
+      serving.get("dnsNames", [])[:2] == [HOST, HOST + ".cluster.local"] and
+      serving["issuerRef"] == {"name": "dagsched-ca", "kind": "Issuer", "group": "cert-manager.io"}
+      and "server auth" in serving["usages"], serving)
+check("cert-manager: duration and renewBefore", (serving.get("duration"),
+      serving.get("renewBefore")) == ("2160h", "360h"), serving)
+cmsecret = serving.get("secretName")
+check("cert-manager: the extender mounts the Certificate's Secret",
+      cmsecret == "dagsched-extender-cert-manager-tls" and
+      volume_of(cmdeps["dagsched-extender"], "tls") == {"secretName": cmsecret})
+check("cert-manager: the scheduler trusts the issuing CA from the Secret's ca.crt",
+      volume_of(cmdeps["dagsched-scheduler"], "tls") ==
+      {"secretName": cmsecret, "items": [{"key": "ca.crt", "path": "ca.crt"}]} and
+      scheduler_config(cm)["extenders"][0]["tlsConfig"] ==
+      {"caFile": "/etc/dagsched/tls/ca.crt", "serverName": HOST})
+cm2 = render("extender.tls.certManager.enabled=true",
+             '{extender.tls.certManager.issuerRef={"name":"corp-ca","kind":"ClusterIssuer"}')
+check("cert-manager with issuerRef: no Issuer of the chart's, one Certificate from that issuer",
+      find(cm2, "Issuer") == [] and
+      [c["spec"]["issuerRef"] for c in find(cm2, "Certificate")] ==
+      [{"name": "corp-ca", "kind": "ClusterIssuer", "group": "cert-manager.io"}],
+      find(cm2, "Certificate"))
+
+# --- NetworkPolicies
+
+
+def pod_labels(dep):
+    return dep["spec"]["template"]["metadata"]["labels"]
+
+
+def policies(objs_):
+    return {n["metadata"]["name"]: n["spec"] for n in find(objs_, "NetworkPolicy")}
+
+
+MONITORING = [{"namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": "monitoring"}}}]
+nps = policies(objs)
+check("three NetworkPolicies by default", sorted(nps) ==
+      ["dagsched-controller", "dagsched-extender", "dagsched-scheduler"], sorted(nps))
+for c in ("extender", "controller", "scheduler"):
+    n = nps.get(f"dagsched-{c}", {})
+    check(f"NetworkPolicy {c}: selects the {c} pods, ingress only",
+          n.get("podSelector") == {"matchLabels": pod_labels(deps[f"dagsched-{c}"])} and
+          n.get("policyTypes") == ["Ingress"], n)
+    check(f"NetworkPolicy {c}: every rule names its peers (a rule without `from` admits all)",
+          all(r.get("from") for r in n.get("ingress", [{}])), n)
+check("NetworkPolicy extender: port 8888 from the scheduler pods only",
+      nps["dagsched-extender"]["ingress"] ==
+      [{"from": [{"podSelector": {"matchLabels": pod_labels(deps["dagsched-scheduler"])}}],
+        "ports": [{"protocol": "TCP", "port": 8888}]}], nps["dagsched-extender"])
+check("NetworkPolicy controller: metrics port from the monitoring namespace",
+      nps["dagsched-controller"]["ingress"] ==
+      [{"from": MONITORING, "ports": [{"protocol": "TCP", "port": 10271}]}])
+check("NetworkPolicy scheduler: secure port 10259 from the monitoring namespace",
+      nps["dagsched-scheduler"]["ingress"] ==
+      [{"from": MONITORING, "ports": [{"protocol": "TCP", "port": 10259}]}] and
+      container(deps["dagsched-scheduler"])["ports"][0]["containerPort"] == 10259)
+check("networkPolicy.enabled=false renders none",
+      find(render("networkPolicy.enabled=false"), "NetworkPolicy") == [])
+np = policies(render("{networkPolicy.metricsFrom=[]", "extender.port=9443",
+                     "controller.metricsPort=9100"))
+check("metricsFrom=[] admits nobody on the metrics ports (ingress: [])",
+      np["dagsched-controller"]["ingress"] == [] and np["dagsched-scheduler"]["ingress"] == [], np)
+check("extender.port moves the extender's rule",
+      np["dagsched-extender"]["ingress"][0]["ports"] == [{"protocol": "TCP", "port": 9443}])
+extra = [{"ipBlock": {"cidr": "10.0.0.0/24"}}]
+np = policies(render('{networkPolicy.extenderFrom=[{"ipBlock":{"cidr":"10.0.0.0/24"}}]'))
+check("extenderFrom adds peers after the scheduler pods",
+      np["dagsched-extender"]["ingress"][0]["from"] ==
+      [{"podSelector": {"matchLabels": pod_labels(deps["dagsched-scheduler"])}}] + extra, np)
+np = policies(render("scheduler.enabled=false"))
+check("no chart scheduler, no extenderFrom: the extender admits nobody, no scheduler policy",
+      np["dagsched-extender"]["ingress"] == [] and "dagsched-scheduler" not in np, np)
+np = policies(render("scheduler.enabled=false",
+                     '{networkPolicy.extenderFrom=[{"ipBlock":{"cidr":"10.0.0.0/24"}}]'))
+check("no chart scheduler: the extender admits extenderFrom only",
+      np["dagsched-extender"]["ingress"][0]["from"] == extra, np)
+
+# --- NOTES.txt (rendered through a copy of the chart that exposes it as a ConfigMap)
+REASONS = set(re.findall(r'#define CTL_EV_\w+\s+"(\w+)"',
+                         open(os.path.join(ROOT, "controller", "publish.h")).read()))
+
+
+def notes(*sets):
+    with tempfile.TemporaryDirectory() as d:
+        chart = os.path.join(d, "dagsched")
+        shutil.copytree(CHART, chart)
+        shutil.copy(os.path.join(chart, "templates", "NOTES.txt"), os.path.join(chart, "notes.txt"))
+        with open(os.path.join(chart, "templates", "zz-notes.yaml"), "w") as f:
+            f.write('apiVersion: v1\nkind: ConfigMap\nmetadata: {name: notes}\n'
+                    'data: {notes: {{ tpl (.Files.Get "notes.txt") . | quote }}}\n')
+        out = render_raw(*sets, chart=chart)
+    return [o for o in yaml.safe_load_all(out) if o and o["metadata"]["name"] == "notes"][0][
+        "data"]["notes"]
+
+
+n = notes()
+check("NOTES: Events of every namespace, by the controller's reason",
+      "kubectl get events -A --field-selector reason=DagschedEvicted" in n, n)
+check("NOTES: no release-namespace-only Events query", "-n dagsched-system get events" not in n)
+used = set(re.findall(r"reason=(\w+)", n))
+check("NOTES: every Event reason it names is one the controller posts",
+      used and used <= REASONS, (used, REASONS))
+check("NOTES: policies change through values, not by editing the ConfigMap",
+      "policy.spec" in n and "edit it" not in n, n)
+shown = re.findall(r"--set-json '([^']*)'", n)
+p = helm("template", "x", CHART, *[a for v in shown for a in ("--set-json", v)], ok=False)
+check("NOTES: the policy change it shows renders (and no --set-file, which gives a string)",
+      shown and p.returncode == 0 and "rho: 2" in p.stdout and "--set-file" not in n,
+      (shown, p.stderr[-300:]))
+check("NOTES: the extender URL is HTTPS", "https://dagsched-extender.dagsched-system.svc:8888" in n)
+n = notes("controller.dryRun=true")
+check("NOTES (dry-run): the Events a dry run posts",
+      "reason=DagschedWouldEvict" in n and "reason=DagschedEvicted" not in n, n)
+n = notes("extender.tls.enabled=false", "networkPolicy.enabled=false")
+check("NOTES (TLS and NetworkPolicies off): both warned about",
+      "WARNING: plain HTTP" in n and "any pod in the cluster can reach" in n, n)
+
+# --- the bundle: no private key in the repository; the Secret it expects comes from the script
+with open(os.path.join(ROOT, "manifests", "dagsched.yaml")) as f:
+    bundle = [d for d in yaml.safe_load_all(f) if d]
+bdeps = {d["metadata"]["name"]: d for d in find(bundle, "Deployment")}
+check("bundle: no Secret (no shared private key)", find(bundle, "Secret") == [])
+check("bundle: HTTPS from the Secret dagsched-extender-tls, NetworkPolicies on",
+      volume_of(bdeps["dagsched-extender"], "tls") == {"secretName": "dagsched-extender-tls"} and
+      scheduler_config(bundle)["extenders"][0]["urlPrefix"].startswith("https://") and
+      len(find(bundle, "NetworkPolicy")) == 3)
+p = subprocess.run([os.path.join(ROOT, "hack", "gen-extender-tls.sh")], capture_output=True,
+                   text=True, env={**os.environ, "KUBECTL": KUBECTL})
+gen = yaml.safe_load(p.stdout) if p.returncode == 0 else {}
+check("gen-extender-tls.sh prints the Secret the bundle expects",
+      gen.get("metadata", {}).get("name") == "dagsched-extender-tls" and
+      gen["metadata"].get("namespace") == NS and gen.get("type") == "kubernetes.io/tls",
+      p.stderr or gen)
+if gen:
+    g = {k: b64(v) for k, v in gen["data"].items()}
+    ok, out = verifies(g["ca.crt"], g["tls.crt"], HOST)
+    check("gen-extender-tls.sh: tls.crt chains to ca.crt for the Service name", ok, out)
+    check("gen-extender-tls.sh: tls.key is the key of tls.crt", key_fits(g["tls.crt"], g["tls.key"]))
 
 # --- rendered policies parse with the product's own parser
 checker = os.environ.get("DAGSCHED_POLICY_CHECK")

@@ -1,11 +1,17 @@
 #!/usr/bin/env bash
-# install_cluster.sh: the chart against a real kube-apiserver (run inside hack/cluster/with-cluster.sh):
-# every rendered object passes server-side dry-run, `helm install` creates them, the Deployments
-# roll out on the fake nodes, each ServiceAccount is allowed exactly what it needs, and `helm
-# uninstall` removes everything. Prints 'N passed, N failed'.
+# install_cluster.sh EXTENDER_BIN: the chart against a real kube-apiserver (run inside
+# hack/cluster/with-cluster.sh): every rendered object passes server-side dry-run, `helm install`
+# creates them, the Deployments roll out on the fake nodes, each ServiceAccount is allowed exactly
+# what it needs, the generated certificate is right and survives `helm upgrade`, and `helm
+# uninstall` removes everything.
+# The extender pods are fake (kwok), so HTTPS is checked with the real extender binary on
+# 127.0.0.1, serving the certificate of the installed Secret, called by curl and by the cluster's
+# real kube-scheduler configured with the installed tlsConfig (caData, serverName) verbatim.
+# Prints 'N passed, N failed'.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 : "${KUBECONFIG:?run inside hack/cluster/with-cluster.sh}"
+EXT_BIN=$(realpath "${1:?usage: install_cluster.sh EXTENDER_BIN}")
 tools=$(hack/install-helm.sh | tail -n 1)
 HELM="$tools/helm"
 K="${KUBECTL:-$tools/kubectl}"
@@ -34,8 +40,15 @@ check "rendered non-default values pass server-side dry-run" \
     --set extender.tls.enabled=true --set extender.tls.secretName=dagsched-tls \
     --set controller.leaderElection.enabled=false --set-json 'policy.extra={\"strict\":{\"preemption\":{\"rho\":3}}}' \
     | '$K' apply --dry-run=server -f -"
+check "rendered variants (TLS off, no scheduler, NetworkPolicy peers) pass server-side dry-run" \
+  bash -c "'$HELM' template dagsched helm/dagsched -n $NS --set extender.tls.enabled=false \
+    --set scheduler.enabled=false --set-json 'networkPolicy.metricsFrom=[]' \
+    --set-json 'networkPolicy.extenderFrom=[{\"ipBlock\":{\"cidr\":\"10.0.0.0/24\"}},{\"namespaceSelector\":{\"matchLabels\":{\"team\":\"a\"}},\"podSelector\":{}}]' \
+    | '$K' apply --dry-run=server -f -"
 check "manifests/dagsched.yaml passes server-side dry-run" \
   "$K" apply --dry-run=server -f manifests/dagsched.yaml
+check "the Secret of hack/gen-extender-tls.sh passes server-side dry-run" \
+  bash -c "KUBECTL='$K' hack/gen-extender-tls.sh | '$K' apply --dry-run=server -f -"
 
 check "helm install" "$HELM" install dagsched helm/dagsched -n "$NS" --wait --timeout 120s
 for d in dagsched-extender dagsched-controller dagsched-scheduler; do
@@ -45,6 +58,119 @@ check "policy ConfigMap labelled for discovery" bash -c \
   "'$K' -n $NS get configmap -l dagsched.io/kind=SchedulingPolicy -o name | grep -qx configmap/dagsched-policy-default"
 check "extender Service" "$K" -n "$NS" get service dagsched-extender
 check "controller PDB" "$K" -n "$NS" get pdb dagsched-controller
+
+# --- the generated certificate
+HOST=dagsched-extender.$NS.svc
+TLS=$(mktemp -d /tmp/dagsched-install-tls.XXXXXX)
+secret_key() { # KEY: one key of the installed Secret, decoded
+  "$K" -n "$NS" get secret dagsched-extender-tls -o "go-template={{index .data \"$1\" | base64decode}}"
+}
+sched_config() { "$K" -n "$NS" get configmap dagsched-scheduler-config -o 'go-template={{index .data "scheduler-config.yaml"}}'; }
+save_tls() { # DIR
+  mkdir -p "$1" && for k in ca.crt tls.crt tls.key; do secret_key "$k" >"$1/$k" || return 1; done
+}
+ca_data() { sched_config | python3 -c 'import sys, yaml; print(yaml.safe_load(sys.stdin)["extenders"][0]["tlsConfig"]["caData"])'; }
+checksum() { "$K" -n "$NS" get deployment dagsched-scheduler -o 'go-template={{index .spec.template.metadata.annotations "checksum/config"}}'; }
+same_ca() { # CA_FILE: is it (a certificate) the scheduler's caData?
+  local want got
+  want=$(cat "$1") && got=$(ca_data | base64 -d) || return 1
+  [[ "$want" == "-----BEGIN CERTIFICATE-----"* && "$got" == "$want" ]]
+}
+checksum_is() { [[ "$(checksum)" == "$1" ]]; }
+renewed() { save_tls "$TLS/renew" && ! cmp -s "$TLS/install/tls.crt" "$TLS/renew/tls.crt"; }
+policies() { "$K" -n "$NS" get networkpolicy -o name | sort | tr '\n' ' '; }
+INSTALL_CHECKSUM=$(checksum)
+np=networkpolicy.networking.k8s.io
+check "three NetworkPolicies" [ "$(policies)" == "$np/dagsched-controller $np/dagsched-extender $np/dagsched-scheduler " ]
+check "Secret dagsched-extender-tls holds ca.crt, tls.crt, tls.key" save_tls "$TLS/install"
+check "tls.crt chains to ca.crt for $HOST" \
+  openssl verify -CAfile "$TLS/install/ca.crt" -verify_hostname "$HOST" "$TLS/install/tls.crt"
+check "tls.crt chains to ca.crt for $HOST.cluster.local" \
+  openssl verify -CAfile "$TLS/install/ca.crt" -verify_hostname "$HOST.cluster.local" "$TLS/install/tls.crt"
+check "the scheduler's caData is the Secret's ca.crt" same_ca "$TLS/install/ca.crt"
+
+# The real extender with the installed certificate and key, on 127.0.0.1.
+source hack/cluster/lib.sh
+PORT=$(pick_port)
+"$EXT_BIN" --kubeconfig "$KUBECONFIG" --listen "127.0.0.1:$PORT" --policy-namespace "$NS" \
+  --tls-cert "$TLS/install/tls.crt" --tls-key "$TLS/install/tls.key" >"$TLS/extender.log" 2>&1 &
+EXT_PID=$!
+trap 'kill "$EXT_PID" 2>/dev/null; wait "$EXT_PID" 2>/dev/null; rm -rf "$TLS"' EXIT
+https_as() { # NAME PATH: GET https://NAME:PORT/PATH with NAME resolved to 127.0.0.1, checked against ca.crt
+  curl -sS --fail --max-time 5 --cacert "$TLS/install/ca.crt" --resolve "$1:$PORT:127.0.0.1" \
+    "https://$1:$PORT$2"
+}
+for _ in $(seq 100); do https_as "$HOST" /healthz >/dev/null 2>&1 && break; sleep 0.2; done
+check "the extender serves HTTPS that verifies against the CA for $HOST" https_as "$HOST" /healthz
+check "... and for $HOST.cluster.local" https_as "$HOST.cluster.local" /healthz
+check "... and not for another name" expect_no https_as "evil.$NS.svc" /healthz
+check "... and not over plain HTTP" expect_no curl -sS --fail --max-time 5 "http://127.0.0.1:$PORT/healthz"
+
+sched_conf() { # CA_DATA OUT: the cluster's scheduler with the chart's extender entry, URL on 127.0.0.1
+  sched_config | CA="$1" PORT="$PORT" python3 -c '
+import os, sys, yaml
+chart = yaml.safe_load(sys.stdin)
+ext = chart["extenders"][0]
+ext["urlPrefix"] = "https://127.0.0.1:" + os.environ["PORT"]   # serverName still says the Service
+ext["tlsConfig"]["caData"] = os.environ["CA"]
+print(yaml.safe_dump({
+    "apiVersion": chart["apiVersion"], "kind": chart["kind"],
+    "clientConnection": {"kubeconfig": "@SCHEDULER_KUBECONFIG@"},
+    "leaderElection": {"leaderElect": False},
+    "profiles": [{"schedulerName": "default-scheduler"}, {"schedulerName": "dagsched"}],
+    "extenders": [ext]}))' >"$2"
+}
+pod() { # NAME: a pod for the dagsched profile
+  "$K" apply -f - <<YAML
+apiVersion: v1
+kind: Pod
+metadata: {name: $1, namespace: default}
+spec:
+  schedulerName: dagsched
+  containers: [{name: c, image: busybox, resources: {requests: {cpu: 100m, memory: 64Mi}}}]
+YAML
+}
+bound() { [[ -n "$("$K" -n default get pod "$1" -o 'jsonpath={.spec.nodeName}')" ]]; }
+filters_ok() { curl -s --cacert "$TLS/install/ca.crt" --resolve "$HOST:$PORT:127.0.0.1" \
+  "https://$HOST:$PORT/metrics" | awk '$1 == "dagsched_extender_requests_total{verb=\"filter\",result=\"ok\"}" {n = $2} END {exit !(n > 0)}'; }
+wait_until() { # SECONDS CMD...
+  local end=$((SECONDS + $1))
+  shift
+  until "$@"; do ((SECONDS < end)) || return 1; sleep 0.5; done
+}
+# A CA that did not sign the extender's certificate: kube-scheduler must refuse the extender.
+openssl req -x509 -newkey rsa:2048 -nodes -keyout "$TLS/other.key" -out "$TLS/other.crt" -days 1 \
+  -subj /CN=other-ca >/dev/null 2>&1
+sched_conf "$(base64 -w0 "$TLS/other.crt")" "$TLS/sched-wrong-ca.yaml"
+SCHEDULER_CONFIG="$TLS/sched-wrong-ca.yaml" hack/cluster/restart-component.sh kube-scheduler >/dev/null
+pod tls-wrong-ca >/dev/null
+check "kube-scheduler with another CA does not bind (certificate not trusted)" \
+  expect_no wait_until 10 bound tls-wrong-ca
+check "... and logs a certificate error" wait_until 20 grep -q "x509: certificate signed by unknown authority" \
+  "$CLUSTER_DIR/logs/kube-scheduler.log"
+"$K" -n default delete pod tls-wrong-ca --wait=false >/dev/null
+sched_conf "$(ca_data)" "$TLS/sched.yaml"
+SCHEDULER_CONFIG="$TLS/sched.yaml" hack/cluster/restart-component.sh kube-scheduler >/dev/null
+pod tls-chart-ca >/dev/null
+check "kube-scheduler with the chart's tlsConfig binds a dagsched pod through the extender" \
+  wait_until 30 bound tls-chart-ca
+check "... after HTTPS filter calls" filters_ok
+"$K" -n default delete pod tls-chart-ca --wait=false >/dev/null
+
+# --- helm upgrade keeps the certificate; deleting the Secret renews it
+check "helm upgrade" "$HELM" upgrade dagsched helm/dagsched -n "$NS" --reuse-values --wait --timeout 120s
+check "helm upgrade keeps the certificate and key" save_tls "$TLS/upgrade"
+check "... same tls.crt" cmp "$TLS/install/tls.crt" "$TLS/upgrade/tls.crt"
+check "... same tls.key" cmp "$TLS/install/tls.key" "$TLS/upgrade/tls.key"
+check "... same caData in the scheduler's config" same_ca "$TLS/install/ca.crt"
+check "... so the scheduler is not restarted (same config checksum)" checksum_is "$INSTALL_CHECKSUM"
+check "delete the Secret, helm upgrade: renewed" bash -c \
+  "'$K' -n $NS delete secret dagsched-extender-tls && '$HELM' upgrade dagsched helm/dagsched -n $NS --reuse-values --wait --timeout 120s"
+check "... a new certificate" renewed
+check "... that chains to the new ca.crt" \
+  openssl verify -CAfile "$TLS/renew/ca.crt" -verify_hostname "$HOST" "$TLS/renew/tls.crt"
+check "... the scheduler's caData follows" same_ca "$TLS/renew/ca.crt"
+check "... and the scheduler restarts (new config checksum)" expect_no checksum_is "$INSTALL_CHECKSUM"
 
 sa() { echo "system:serviceaccount:$NS:dagsched-$1"; }
 can() { "$K" auth can-i --as "$(sa "$1")" "${@:2}"; }

@@ -26,9 +26,81 @@ app.kubernetes.io/component: {{ .component }}
 {{- printf "%s:%s" .image.repository $tag -}}
 {{- end -}}
 
+{{/* The extender Service's DNS name, the name its certificate is issued for and checked against. */}}
+{{- define "dagsched.extenderHost" -}}
+{{- printf "%s-extender.%s.svc" (include "dagsched.fullname" .) .Release.Namespace -}}
+{{- end -}}
+
 {{- define "dagsched.extenderURL" -}}
 {{- $scheme := ternary "https" "http" .Values.extender.tls.enabled -}}
-{{- printf "%s://%s-extender.%s.svc:%d" $scheme (include "dagsched.fullname" .) .Release.Namespace (int .Values.extender.port) -}}
+{{- printf "%s://%s:%d" $scheme (include "dagsched.extenderHost" .) (int .Values.extender.port) -}}
+{{- end -}}
+
+{{/* Name of the extender's port (Service and container): protocol-aware proxies read it. */}}
+{{- define "dagsched.extenderPortName" -}}
+{{- ternary "https" "http" .Values.extender.tls.enabled -}}
+{{- end -}}
+
+{{/* Where the extender's certificate comes from: off, secret, certManager or generated. */}}
+{{- define "dagsched.tlsMode" -}}
+{{- $t := .Values.extender.tls -}}
+{{- if not $t.enabled -}}
+off
+{{- else if and $t.secretName $t.certManager.enabled -}}
+{{- fail "extender.tls.secretName and extender.tls.certManager.enabled are exclusive: set one" -}}
+{{- else if $t.secretName -}}
+secret
+{{- else if $t.certManager.enabled -}}
+certManager
+{{- else -}}
+generated
+{{- end -}}
+{{- end -}}
+
+{{/* The Secret that holds the extender's tls.crt, tls.key and ca.crt. */}}
+{{- define "dagsched.tlsSecretName" -}}
+{{- $mode := include "dagsched.tlsMode" . -}}
+{{- if eq $mode "secret" -}}
+{{- .Values.extender.tls.secretName -}}
+{{- else if eq $mode "certManager" -}}
+{{- printf "%s-extender-cert-manager-tls" (include "dagsched.fullname" .) -}}
+{{- else -}}
+{{- printf "%s-extender-tls" (include "dagsched.fullname" .) -}}
+{{- end -}}
+{{- end -}}
+
+{{/*
+The chart-generated certificate as YAML {ca.crt, tls.crt, tls.key}, values base64-encoded as in
+a Secret's data. The Secret of a previous install or upgrade is reused when it holds all three
+keys, so the certificate stays the same across upgrades; otherwise a new CA (its key is thrown
+away) and a serving certificate for the Service's DNS names are generated. `lookup` finds nothing
+under `helm template` and client-side dry-runs, which therefore show a new certificate each time.
+The result is kept in .Values for the rest of the render, so that every template (the Secret,
+the scheduler configuration and its checksum) sees the same certificate.
+*/}}
+{{- define "dagsched.generatedTLS" -}}
+{{- if not (hasKey .Values "__dagschedGeneratedTLS") -}}
+{{- $name := include "dagsched.tlsSecretName" . -}}
+{{- $existing := lookup "v1" "Secret" .Release.Namespace $name -}}
+{{- $old := dict -}}
+{{- if $existing -}}
+{{- $old = $existing.data | default dict -}}
+{{- end -}}
+{{- $data := dict -}}
+{{- if and (index $old "ca.crt") (index $old "tls.crt") (index $old "tls.key") -}}
+{{- $data = dict "ca.crt" (index $old "ca.crt") "tls.crt" (index $old "tls.crt") "tls.key" (index $old "tls.key") -}}
+{{- else -}}
+{{- $days := int .Values.extender.tls.generated.validityDays -}}
+{{- $host := include "dagsched.extenderHost" . -}}
+{{- $svc := printf "%s-extender" (include "dagsched.fullname" .) -}}
+{{- $ca := genCA (printf "%s-ca" $svc) $days -}}
+{{- $sans := list $host (printf "%s.cluster.local" $host) (printf "%s.%s" $svc .Release.Namespace) $svc -}}
+{{- $cert := genSignedCert $host nil $sans $days $ca -}}
+{{- $data = dict "ca.crt" ($ca.Cert | b64enc) "tls.crt" ($cert.Cert | b64enc) "tls.key" ($cert.Key | b64enc) -}}
+{{- end -}}
+{{- $_ := set .Values "__dagschedGeneratedTLS" $data -}}
+{{- end -}}
+{{- toYaml (get .Values "__dagschedGeneratedTLS") -}}
 {{- end -}}
 
 {{/* Pod-level settings common to the three Deployments. */}}
