@@ -76,3 +76,11 @@ fuzz-httpd-short: fuzz-deps
 	  $(BUILD)/fuzz/fuzz_httpd.log | grep -o '[0-9]*$$') runs, no failure"
 
 INTEGRATION_TESTS += fuzz-httpd-short
+
+# The pipelining attack replayed on both binaries against a fresh local control plane
+# (tests/runtime/pipelining-replay.sh): the extender's sanitizer build and the controller.
+.PHONY: runtime-replay-test
+runtime-replay-test: $(BUILD)/asan/bin/dagsched-extender $(BIN)/dagsched-controller
+	@tests/runtime/pipelining-replay.sh $(BUILD)/asan/bin/dagsched-extender $(BIN)/dagsched-controller
+
+INTEGRATION_TESTS += runtime-replay-test
