@@ -40,3 +40,47 @@ runtime-test-asan: $(addprefix $(BUILD)/asan/tests/runtime/,$(RUNTIME_TESTS)) $(
 		DAGSCHED_TEST_CERTS=$(BUILD)/testcerts ASAN_OPTIONS=detect_leaks=1 $$t; done
 
 INTEGRATION_TESTS += runtime-test runtime-test-asan
+
+# libFuzzer target over the server's request framing (tests/runtime/fuzz_httpd.c): a real server
+# in the fuzzer's process, the input cut into writes at fuzzer-chosen points. `make fuzz-httpd`
+# explores for FUZZ_SECONDS with random seeds; `make fuzz-httpd-short` (part of make test) runs
+# FUZZ_HTTPD_SHORT_RUNS inputs with a fixed seed from a fresh corpus seeded with
+# tests/runtime/fuzz_httpd_seeds (reproducible; about 30 s). Crashes are written to build/fuzz/.
+# fuzz-deps, FUZZ_CC and FUZZ_SECONDS come from mk/extender.mk.
+RT_FUZZ_FLAGS := $(CSTD) $(WARN) -g -O1 -Ilib -Iruntime \
+	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
+RT_FUZZ_SRCS  := runtime/httpd.c runtime/http1.c runtime/metrics.c lib/ds_error.c
+FUZZ_HTTPD_SHORT_RUNS ?= 6000
+
+$(BUILD)/fuzz/fuzz_httpd: tests/runtime/fuzz_httpd.c $(RT_FUZZ_SRCS) $(wildcard runtime/*.h lib/*.h)
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(RT_FUZZ_FLAGS) $< $(RT_FUZZ_SRCS) -o $@ $(RUNTIME_LIBS) -lm
+
+fuzz-httpd-run = mkdir -p $(BUILD)/fuzz/corpus-fuzz_httpd && \
+	$(BUILD)/fuzz/fuzz_httpd $(1) -max_len=65536 -timeout=20 -rss_limit_mb=2048 \
+		-print_final_stats=1 -artifact_prefix=$(BUILD)/fuzz/ $(BUILD)/fuzz/corpus-fuzz_httpd \
+		tests/runtime/fuzz_httpd_seeds
+
+.PHONY: fuzz-httpd fuzz-httpd-short
+fuzz-httpd: fuzz-deps
+	@$(MAKE) --no-print-directory $(BUILD)/fuzz/fuzz_httpd
+	$(call fuzz-httpd-run,-max_total_time=$(FUZZ_SECONDS))
+
+fuzz-httpd-short: fuzz-deps
+	@$(MAKE) --no-print-directory $(BUILD)/fuzz/fuzz_httpd
+	@rm -rf $(BUILD)/fuzz/corpus-fuzz_httpd && \
+	$(call fuzz-httpd-run,-seed=1 -runs=$(FUZZ_HTTPD_SHORT_RUNS)) >$(BUILD)/fuzz/fuzz_httpd.log 2>&1 || \
+	{ tail -n 60 $(BUILD)/fuzz/fuzz_httpd.log; \
+	  echo "fuzz-httpd-short: failed (log $(BUILD)/fuzz/fuzz_httpd.log)"; exit 1; }; \
+	echo "== fuzz_httpd: $$(grep -o 'stat::number_of_executed_units: *[0-9]*' \
+	  $(BUILD)/fuzz/fuzz_httpd.log | grep -o '[0-9]*$$') runs, no failure"
+
+INTEGRATION_TESTS += fuzz-httpd-short
+
+# The pipelining attack replayed on both binaries against a fresh local control plane
+# (tests/runtime/pipelining-replay.sh): the extender's sanitizer build and the controller.
+.PHONY: runtime-replay-test
+runtime-replay-test: $(BUILD)/asan/bin/dagsched-extender $(BIN)/dagsched-controller
+	@tests/runtime/pipelining-replay.sh $(BUILD)/asan/bin/dagsched-extender $(BIN)/dagsched-controller
+
+INTEGRATION_TESTS += runtime-replay-test

@@ -1,6 +1,9 @@
-/* httpd.c: HTTP(S) server on libwebsockets with exact-path routing, bounded bodies, per-request
- * metrics and certificate hot reload (see httpd.h). */
+/* httpd.c: HTTP(S) server with exact-path routing, bounded bodies, per-request metrics and
+ * certificate hot reload (see httpd.h). libwebsockets provides the event loop, the sockets and
+ * TLS (its raw-socket role); request framing is http1.c's, and connections are answered here. */
 #include "httpd.h"
+
+#include "http1.h"
 
 #include <libwebsockets.h>
 #include <pthread.h>
@@ -9,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <time.h>
 
@@ -18,16 +22,34 @@
 #define SERV_BUF      (128 * 1024)
 #define MAX_CERT_FILE (1024 * 1024)
 
+/* Connection timeouts, in seconds: an idle keep-alive connection; from the first byte of a request
+ * to its last; without progress writing an answer; and, after an answer that closes the
+ * connection, waiting for the client to close its side. */
+#define IDLE_TIMEOUT_S    60
+#define REQUEST_TIMEOUT_S 30
+#define WRITE_TIMEOUT_S   30
+#define LINGER_TIMEOUT_S  2
+
+/* One connection. Requests are read into `in` and answered one at a time, in order: while an
+ * answer is being written the connection is not read (lws rx flow control), so pipelined requests
+ * wait in the socket, a half-closed client's end of stream is seen only after its answers, and the
+ * buffer holds at most one request plus one read. */
 typedef struct conn {
-    char method[8];
-    char path[HTTPD_MAX_PATH];
-    bool have_request;
-    bool too_long;
-    char *body;
-    size_t len, cap;
+    char *in; /* received bytes not yet consumed; always room for a NUL after them */
+    size_t in_len, in_cap;
+    size_t scan; /* http1_parse_head resume point */
+    bool have_head;
+    http1_head head;
+    bool in_request;   /* some bytes of the next request have arrived; its deadline runs */
+    bool continue_due; /* send 100 Continue */
+    bool responding;   /* an answer is being written */
+    bool close_after;  /* close once the answer is out */
+    bool closing;      /* the answer is written; close once lws has sent it all */
+    bool lingering;    /* write side shut; discard input until the client closes */
+    char hdr[512];     /* status line and header fields of the answer */
+    size_t hdr_len;
     httpd_response resp;
-    bool headers_sent;
-    size_t sent;
+    size_t total, sent; /* bytes of hdr + body to send, and sent */
     struct timespec t0;
 } conn;
 
@@ -109,9 +131,9 @@ void httpd_respond_ready(httpd_response *resp, bool ready, const char *why_not)
         httpd_respond(resp, 503, "text/plain", why_not);
 }
 
-static void conn_reset(conn *c)
+static void conn_free(conn *c)
 {
-    free(c->body);
+    free(c->in);
     free(c->resp.body);
     memset(c, 0, sizeof *c);
 }
@@ -130,29 +152,27 @@ static const httpd_route *find_route(const httpd *h, const char *method, const c
     return NULL;
 }
 
-/* Run the handler (or produce the error response) for a complete request. */
-static void dispatch(httpd *h, conn *c)
+static void respond_error(httpd_response *resp, int status, const char *why)
+{
+    char body[160];
+    snprintf(body, sizeof body, "{\"error\":\"%s\"}", why);
+    httpd_respond(resp, status, "application/json", body);
+}
+
+/* Run the handler (or produce the error response) for a complete, well-framed request. */
+static void dispatch(httpd *h, conn *c, const char *body, size_t body_len)
 {
     memset(&c->resp, 0, sizeof c->resp);
     c->resp.status = 200;
     c->resp.content_type = "application/json";
-    if (c->too_long) {
-        httpd_respond(&c->resp, 414, "application/json", "{\"error\":\"request path too long\"}");
-        return;
-    }
     bool known;
-    const httpd_route *r = find_route(h, c->method, c->path, &known);
+    const httpd_route *r = find_route(h, c->head.method, c->head.path, &known);
     if (r == NULL) {
-        if (known)
-            httpd_respond(&c->resp, 405, "application/json", "{\"error\":\"method not allowed\"}");
-        else
-            httpd_respond(&c->resp, 404, "application/json", "{\"error\":\"not found\"}");
+        respond_error(&c->resp, known ? 405 : 404, known ? "method not allowed" : "not found");
         return;
     }
-    httpd_request req = {.method = c->method,
-                         .path = c->path,
-                         .body = c->body != NULL ? c->body : "",
-                         .body_len = c->len};
+    httpd_request req = {
+        .method = c->head.method, .path = c->head.path, .body = body, .body_len = body_len};
     r->fn(r->ctx, &req, &c->resp);
     if (c->resp.status < 100 || c->resp.status > 599)
         c->resp.status = 500;
@@ -166,7 +186,7 @@ static void record(httpd *h, conn *c)
 {
     const char *label = "other";
     for (size_t i = 0; i < h->n_routes; i++)
-        if (strcmp(h->routes[i].path, c->path) == 0)
+        if (strcmp(h->routes[i].path, c->head.path) == 0)
             label = h->routes[i].path;
     char code[8];
     snprintf(code, sizeof code, "%d", c->resp.status);
@@ -176,51 +196,231 @@ static void record(httpd *h, conn *c)
     metrics_observe(h->m_latency, lv, elapsed_s(&c->t0));
 }
 
-/* Write headers, then the body in chunks; returns -1 to close the connection. */
-static int write_response(httpd *h, struct lws *wsi, conn *c)
+/* The most bytes a connection buffers: one request of the largest allowed size plus one read. */
+static size_t in_limit(const httpd *h)
 {
-    unsigned char buf[LWS_PRE + CHUNK];
-    unsigned char *start = buf + LWS_PRE, *p = start, *end = buf + sizeof buf;
-    if (!c->headers_sent) {
-        if (c->resp.body_len == 0)
-            record(h, c); /* before the last byte leaves, so readers see it counted */
-        if (lws_add_http_common_headers(wsi, (unsigned int)c->resp.status, c->resp.content_type,
-                                        (lws_filepos_t)c->resp.body_len, &p, end) ||
-            lws_finalize_write_http_header(wsi, start, &p, end))
-            return -1;
-        c->headers_sent = true;
-        if (c->resp.body_len == 0) {
-            conn_reset(c);
-            return lws_http_transaction_completed(wsi) ? -1 : 0;
-        }
-        lws_callback_on_writable(wsi);
-        return 0;
-    }
-    size_t left = c->resp.body_len - c->sent;
-    size_t n = left < CHUNK ? left : CHUNK;
-    memcpy(start, c->resp.body + c->sent, n);
-    bool final = n == left;
-    if (final)
-        record(h, c);
-    if (lws_write(wsi, start, n, final ? LWS_WRITE_HTTP_FINAL : LWS_WRITE_HTTP) != (int)n)
-        return -1;
-    c->sent += n;
-    if (!final) {
-        lws_callback_on_writable(wsi);
-        return 0;
-    }
-    conn_reset(c);
-    return lws_http_transaction_completed(wsi) ? -1 : 0;
+    return 2 * HTTP1_MAX_LEADING_EMPTY_LINES + HTTPD_MAX_REQUEST_LINE + 2 + HTTPD_MAX_HEADER_BYTES +
+           2 + h->max_body + CHUNK;
 }
 
-static int reject_too_large(struct lws *wsi, conn *c, httpd *h)
+static int append_input(httpd *h, conn *c, const void *in, size_t len)
+{
+    size_t limit = in_limit(h);
+    if (len > limit - c->in_len)
+        return -1;
+    if (c->in_len + len + 1 > c->in_cap) {
+        size_t cap = c->in_cap ? c->in_cap : 4096;
+        while (cap < c->in_len + len + 1)
+            cap *= 2;
+        if (cap > limit + 1)
+            cap = limit + 1;
+        char *nb = realloc(c->in, cap);
+        if (nb == NULL)
+            return -1;
+        c->in = nb;
+        c->in_cap = cap;
+    }
+    memcpy(c->in + c->in_len, in, len);
+    c->in_len += len;
+    return 0;
+}
+
+/* Drop the first n bytes of the input; give back a large buffer once it is mostly empty. */
+static void consume_input(conn *c, size_t n)
+{
+    if (c->in == NULL)
+        return;
+    memmove(c->in, c->in + n, c->in_len - n);
+    c->in_len -= n;
+    if (c->in_len == 0) {
+        free(c->in);
+        c->in = NULL;
+        c->in_cap = 0;
+    } else if (c->in_cap > 4 * CHUNK && c->in_len < CHUNK) {
+        char *nb = realloc(c->in, 2 * CHUNK);
+        if (nb != NULL) {
+            c->in = nb;
+            c->in_cap = 2 * CHUNK;
+        }
+    }
+}
+
+static void start_request_clock(struct lws *wsi, conn *c)
+{
+    c->in_request = true;
+    clock_gettime(CLOCK_MONOTONIC, &c->t0);
+    lws_set_timeout(wsi, PENDING_TIMEOUT_USER_OK, REQUEST_TIMEOUT_S);
+}
+
+/* Begin writing c->resp; the connection is not read until it is out. */
+static void start_response(struct lws *wsi, conn *c, bool close_after, bool head_only)
+{
+    c->close_after = close_after;
+    c->continue_due = false;
+    c->responding = true;
+    c->sent = 0;
+    int n = snprintf(c->hdr, sizeof c->hdr,
+                     "HTTP/1.1 %d %s\r\nContent-Type: %.200s\r\nContent-Length: %zu\r\n%s\r\n",
+                     c->resp.status, http1_reason(c->resp.status), c->resp.content_type,
+                     c->resp.body_len,
+                     close_after      ? "Connection: close\r\n"
+                     : c->head.http10 ? "Connection: keep-alive\r\n"
+                                      : "");
+    c->hdr_len = n > 0 && (size_t)n < sizeof c->hdr ? (size_t)n : 0;
+    c->total = c->hdr_len + (head_only ? 0 : c->resp.body_len);
+    lws_rx_flow_control(wsi, 0);
+    lws_set_timeout(wsi, PENDING_TIMEOUT_USER_OK, WRITE_TIMEOUT_S);
+    lws_callback_on_writable(wsi);
+}
+
+/* A request that cannot be framed: answer and close, since where the next one starts is unknown. */
+static void reject(struct lws *wsi, conn *c, int status, const char *why)
 {
     memset(&c->resp, 0, sizeof c->resp);
-    c->resp.status = 413;
-    record(h, c);
-    conn_reset(c);
-    lws_return_http_status(wsi, 413, "request body too large");
-    return -1;
+    respond_error(&c->resp, status, why);
+    consume_input(c, c->in_len);
+    start_response(wsi, c, true, false);
+}
+
+/* Answer the complete request at the start of the input. */
+static void run_request(httpd *h, struct lws *wsi, conn *c)
+{
+    size_t end = c->head.head_len + c->head.content_length;
+    char saved = c->in[end]; /* the body is handed over NUL-terminated, in place */
+    c->in[end] = '\0';
+    dispatch(h, c, c->in + c->head.head_len, c->head.content_length);
+    c->in[end] = saved;
+    consume_input(c, end);
+    start_response(wsi, c, !c->head.keep_alive, strcmp(c->head.method, "HEAD") == 0);
+}
+
+/* Make progress on the buffered input: parse, answer a complete request, or wait for more. */
+static void advance(httpd *h, struct lws *wsi, conn *c)
+{
+    if (c->responding || c->closing || c->lingering)
+        return;
+    if (!c->have_head && c->in_len > 0) {
+        http1_result r = http1_parse_head(c->in, c->in_len, h->max_body, &c->scan, &c->head);
+        if (r == HTTP1_ERROR) {
+            reject(wsi, c, c->head.error_status, c->head.error);
+            return;
+        }
+        if (r == HTTP1_OK) {
+            c->have_head = true;
+            if (c->head.expect_continue && c->in_len - c->head.head_len < c->head.content_length) {
+                c->continue_due = true;
+                lws_callback_on_writable(wsi);
+            }
+        }
+    }
+    if (c->have_head && c->in_len - c->head.head_len >= c->head.content_length) {
+        run_request(h, wsi, c);
+        return;
+    }
+    lws_rx_flow_control(wsi, 1);
+}
+
+static int on_rx(httpd *h, struct lws *wsi, conn *c, const void *in, size_t len)
+{
+    if (c->lingering)
+        return 0; /* the answer is out; the rest is discarded */
+    if (!c->in_request)
+        start_request_clock(wsi, c);
+    if (append_input(h, c, in, len) != 0)
+        return -1;
+    advance(h, wsi, c);
+    return 0;
+}
+
+/* The answer has been handed to lws: next request, or close. */
+static void finish_response(httpd *h, struct lws *wsi, conn *c)
+{
+    free(c->resp.body);
+    memset(&c->resp, 0, sizeof c->resp);
+    c->responding = false;
+    c->have_head = false;
+    c->scan = 0;
+    c->in_request = false;
+    if (c->close_after) {
+        /* Written, perhaps not yet sent: lws calls back once its buffer is drained. */
+        c->closing = true;
+        lws_callback_on_writable(wsi);
+        return;
+    }
+    if (c->in_len > 0)
+        start_request_clock(wsi, c);
+    else
+        lws_set_timeout(wsi, PENDING_TIMEOUT_USER_OK, IDLE_TIMEOUT_S);
+    advance(h, wsi, c);
+}
+
+/* Shut the write side and read until the client closes (bounded by a timeout), so that bytes it
+ * sent after the request do not turn the close into a reset that could destroy the answer. */
+static int linger(struct lws *wsi, conn *c)
+{
+    c->closing = false;
+    c->lingering = true;
+    consume_input(c, c->in_len);
+    if (lws_is_ssl(wsi))
+        return -1; /* lws closes the TLS session itself */
+    int fd = (int)lws_get_socket_fd(wsi);
+    if (fd < 0 || shutdown(fd, SHUT_WR) != 0)
+        return -1;
+    lws_set_timeout(wsi, PENDING_TIMEOUT_USER_OK, LINGER_TIMEOUT_S);
+    lws_rx_flow_control(wsi, 1);
+    return 0;
+}
+
+static int write_continue(struct lws *wsi)
+{
+    static const char msg[] = "HTTP/1.1 100 Continue\r\n\r\n";
+    unsigned char buf[LWS_PRE + sizeof msg];
+    memcpy(buf + LWS_PRE, msg, sizeof msg - 1);
+    return lws_write(wsi, buf + LWS_PRE, sizeof msg - 1, LWS_WRITE_RAW) < (int)sizeof msg - 1 ? -1
+                                                                                              : 0;
+}
+
+/* Write the next chunk of the answer (status line and header fields, then the body). */
+static int on_writeable(httpd *h, struct lws *wsi, conn *c)
+{
+    if (c->lingering)
+        return 0;
+    if (c->closing)
+        return linger(wsi, c);
+    if (!c->responding) {
+        if (!c->continue_due)
+            return 0;
+        c->continue_due = false;
+        return write_continue(wsi);
+    }
+    unsigned char buf[LWS_PRE + CHUNK];
+    unsigned char *start = buf + LWS_PRE;
+    size_t n = 0;
+    while (n < CHUNK && c->sent + n < c->total) {
+        size_t at = c->sent + n;
+        if (at < c->hdr_len) {
+            size_t k = c->hdr_len - at < CHUNK - n ? c->hdr_len - at : CHUNK - n;
+            memcpy(start + n, c->hdr + at, k);
+            n += k;
+        } else {
+            size_t off = at - c->hdr_len, left = c->total - at;
+            size_t k = left < CHUNK - n ? left : CHUNK - n;
+            memcpy(start + n, c->resp.body + off, k);
+            n += k;
+        }
+    }
+    bool final = c->sent + n == c->total;
+    if (final)
+        record(h, c); /* before the last byte leaves, so readers see it counted */
+    if (lws_write(wsi, start, n, LWS_WRITE_RAW) < (int)n)
+        return -1;
+    c->sent += n;
+    lws_set_timeout(wsi, PENDING_TIMEOUT_USER_OK, WRITE_TIMEOUT_S);
+    if (final)
+        finish_response(h, wsi, c);
+    else
+        lws_callback_on_writable(wsi);
+    return 0;
 }
 
 static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in,
@@ -231,82 +431,23 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
     httpd *h = vh != NULL ? lws_vhost_user(vh) : NULL;
 
     switch (reason) {
-    case LWS_CALLBACK_HTTP: {
+    case LWS_CALLBACK_RAW_ADOPT:
         if (h == NULL || c == NULL)
             return -1;
-        conn_reset(c);
-        clock_gettime(CLOCK_MONOTONIC, &c->t0);
-        char *uri = NULL;
-        int uri_len = 0;
-        int m = lws_http_get_uri_and_method(wsi, &uri, &uri_len);
-        const char *method = m == LWSHUMETH_GET    ? "GET"
-                             : m == LWSHUMETH_POST ? "POST"
-                             : m == LWSHUMETH_PUT  ? "PUT"
-                             : m == LWSHUMETH_HEAD ? "HEAD"
-                                                   : "OTHER";
-        snprintf(c->method, sizeof c->method, "%s", method);
-        const char *path = in != NULL ? (const char *)in : "/";
-        if (strlen(path) >= sizeof c->path) {
-            c->too_long = true;
-            snprintf(c->path, sizeof c->path, "/");
-        } else {
-            snprintf(c->path, sizeof c->path, "%s", path);
-        }
-        c->have_request = true;
-        if (m == LWSHUMETH_POST || m == LWSHUMETH_PUT) {
-            char cl[32];
-            if (lws_hdr_copy(wsi, cl, sizeof cl, WSI_TOKEN_HTTP_CONTENT_LENGTH) > 0) {
-                char *endp;
-                unsigned long long v = strtoull(cl, &endp, 10);
-                if (*endp != '\0' || v > h->max_body)
-                    return reject_too_large(wsi, c, h);
-                if (v == 0) {
-                    dispatch(h, c);
-                    lws_callback_on_writable(wsi);
-                }
-            }
-            return 0; /* wait for the body */
-        }
-        dispatch(h, c);
-        lws_callback_on_writable(wsi);
+        memset(c, 0, sizeof *c);
+        lws_set_timeout(wsi, PENDING_TIMEOUT_USER_OK, IDLE_TIMEOUT_S);
         return 0;
-    }
-    case LWS_CALLBACK_HTTP_BODY: {
-        if (h == NULL || c == NULL || !c->have_request)
+    case LWS_CALLBACK_RAW_RX:
+        if (h == NULL || c == NULL)
             return -1;
-        if (c->len + len > h->max_body)
-            return reject_too_large(wsi, c, h);
-        if (c->len + len + 1 > c->cap) {
-            size_t cap = c->cap ? c->cap : 4096;
-            while (cap < c->len + len + 1)
-                cap *= 2;
-            if (cap > h->max_body + 1)
-                cap = h->max_body + 1;
-            char *nb = realloc(c->body, cap);
-            if (nb == NULL)
-                return -1;
-            c->body = nb;
-            c->cap = cap;
-        }
-        memcpy(c->body + c->len, in, len);
-        c->len += len;
-        c->body[c->len] = '\0';
-        return 0;
-    }
-    case LWS_CALLBACK_HTTP_BODY_COMPLETION:
-        if (h == NULL || c == NULL || !c->have_request)
+        return on_rx(h, wsi, c, in, len);
+    case LWS_CALLBACK_RAW_WRITEABLE:
+        if (h == NULL || c == NULL)
             return -1;
-        dispatch(h, c);
-        lws_callback_on_writable(wsi);
-        return 0;
-    case LWS_CALLBACK_HTTP_WRITEABLE:
-        if (h == NULL || c == NULL || !c->have_request)
-            return 0;
-        return write_response(h, wsi, c);
-    case LWS_CALLBACK_CLOSED_HTTP:
-    case LWS_CALLBACK_HTTP_DROP_PROTOCOL:
+        return on_writeable(h, wsi, c);
+    case LWS_CALLBACK_RAW_CLOSE:
         if (c != NULL)
-            conn_reset(c);
+            conn_free(c);
         return 0;
     default:
         break;
@@ -498,7 +639,9 @@ int httpd_start(const httpd_opts *o, httpd **out, ds_err *err)
     }
 
     lws_set_log_level(0, NULL); /* failures are reported through ds_err and our own logs */
-    h->protocols[0] = (struct lws_protocols){.name = "http",
+    /* lws carries bytes (and TLS); HTTP framing is ours (http1.c): accepted sockets are bound to
+     * the raw-socket role with this protocol. */
+    h->protocols[0] = (struct lws_protocols){.name = "dagsched-http1",
                                              .callback = callback,
                                              .per_session_data_size = sizeof(conn),
                                              .rx_buffer_size = CHUNK};
@@ -521,7 +664,10 @@ int httpd_start(const httpd_opts *o, httpd **out, ds_err *err)
     info.protocols = h->protocols;
     info.vhost_name = "dagsched";
     info.user = h;
-    info.options = LWS_SERVER_OPTION_DISABLE_IPV6;
+    info.options =
+        LWS_SERVER_OPTION_DISABLE_IPV6 | LWS_SERVER_OPTION_ADOPT_APPLY_LISTEN_ACCEPT_CONFIG;
+    info.listen_accept_role = "raw-skt";
+    info.listen_accept_protocol = "dagsched-http1";
     if (h->tls_cert != NULL) {
         info.ssl_cert_filepath = h->tls_cert;
         info.ssl_private_key_filepath = h->tls_key;

@@ -1,12 +1,17 @@
-/* httpd.h: the HTTP(S) server both binaries use (extender verbs, /healthz, /readyz, /metrics),
- * built on libwebsockets.
+/* httpd.h: the HTTP(S) server both binaries use (extender verbs, /healthz, /readyz, /metrics):
+ * HTTP/1.1 with keep-alive, on libwebsockets' event loop, sockets and TLS, with our own request
+ * framing (http1.h).
  *
  * Requests are dispatched by exact method + path to handlers that receive the whole body (bounded
- * by max_body: larger requests get 413 and the connection is closed). Handlers run on the server's
- * own service thread, one at a time, and fill in a response whose body the server frees. With a
- * certificate and key the server speaks HTTPS only and reloads both files when they change on disk
- * (checked every few seconds), without dropping the listener. Every request is counted in the
- * registry given (requests by path and code, latency histogram by path). */
+ * by max_body: larger requests get 413 and the connection is closed). Each connection is answered
+ * one request at a time, in order: pipelined requests are answered in turn, and a client that
+ * half-closes after its requests still gets its answers. A request that cannot be framed
+ * (malformed request line or header field, malformed, duplicate or conflicting Content-Length,
+ * Transfer-Encoding, limits below) gets its error status and the connection is closed. Handlers run
+ * on the server's own service thread, one at a time, and fill in a response whose body the server
+ * frees. With a certificate and key the server speaks HTTPS only and reloads both files when they
+ * change on disk (checked every few seconds), without dropping the listener. Every request is
+ * counted in the registry given (requests by path and code, latency histogram by path). */
 #ifndef DAGSCHED_HTTPD_H
 #define DAGSCHED_HTTPD_H
 
@@ -16,7 +21,10 @@
 #include "ds_error.h"
 #include "metrics.h"
 
-#define HTTPD_MAX_PATH 256
+#define HTTPD_MAX_PATH          256   /* longer paths get 414 */
+#define HTTPD_MAX_REQUEST_LINE  8192  /* method, request target and version; longer gets 414 */
+#define HTTPD_MAX_HEADER_BYTES  16384 /* all header fields together; more gets 431 */
+#define HTTPD_MAX_HEADER_FIELDS 100   /* header field lines; more gets 431 */
 
 typedef struct httpd_request {
     const char *method; /* "GET", "POST" */

@@ -1,16 +1,25 @@
-/* test_httpd.c: the HTTP(S) server on loopback, driven by libcurl: routing, status codes, body
- * limits, large responses, keep-alive, metrics, TLS certificate hot reload, and the /healthz,
- * /metrics and /readyz helpers. */
+/* test_httpd.c: the HTTP(S) server on loopback, driven by libcurl and by raw sockets: routing,
+ * status codes, body limits, large responses, keep-alive, metrics, TLS certificate hot reload, the
+ * /healthz, /metrics and /readyz helpers, and hostile framing (pipelined requests, half-close,
+ * malformed or duplicate Content-Length, over-long request lines and headers, slow clients). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <arpa/inet.h>
 #include <curl/curl.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -63,9 +72,11 @@ static void h_health(void *ctx, const httpd_request *req, httpd_response *resp)
     httpd_respond(resp, 200, "text/plain", "ok");
 }
 
+/* Answers the body's length and first byte; counts its calls in *ctx when given. */
 static void h_echo_len(void *ctx, const httpd_request *req, httpd_response *resp)
 {
-    (void)ctx;
+    if (ctx != NULL)
+        atomic_fetch_add((atomic_int *)ctx, 1);
     char buf[64];
     snprintf(buf, sizeof buf, "{\"len\":%zu,\"first\":\"%c\"}", req->body_len,
              req->body_len ? req->body[0] : '-');
@@ -100,18 +111,27 @@ typedef struct {
     metrics_registry *m;
     char base[64];
     CURL *curl;
+    atomic_int calls; /* handler calls of POST /filter */
+    httpd_route routes[3];
 } fixture;
+
+/* A test that hangs the server fails by this alarm instead of blocking the suite. */
+#define TEST_WATCHDOG_S 30
 
 static int setup(void **state)
 {
     fixture *f = calloc(1, sizeof *f);
     if (f == NULL)
         return -1;
+    alarm(TEST_WATCHDOG_S);
     f->m = metrics_registry_new();
+    atomic_init(&f->calls, 0);
+    memcpy(f->routes, routes, sizeof routes);
+    f->routes[1].ctx = &f->calls;
     httpd_opts o = {.host = "127.0.0.1",
                     .port = 0,
                     .max_body = 64 * 1024,
-                    .routes = routes,
+                    .routes = f->routes,
                     .n_routes = sizeof routes / sizeof routes[0],
                     .metrics = f->m,
                     .metrics_prefix = "test"};
@@ -133,6 +153,7 @@ static int teardown(void **state)
     httpd_stop(f->h);
     metrics_registry_free(f->m);
     free(f);
+    alarm(0);
     return 0;
 }
 
@@ -373,6 +394,437 @@ static void test_shared_handlers(void **state)
     free(resp.body);
 }
 
+/* ---- Raw-socket clients: exact bytes on the wire, for framing the libcurl tests cannot send. ----
+ */
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+static int connect_lo(int port)
+{
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    assert_true(fd >= 0);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    assert_int_equal(connect(fd, (struct sockaddr *)&a, sizeof a), 0);
+    int one = 1;
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    return fd;
+}
+
+static void send_all(int fd, const char *p, size_t n)
+{
+    while (n > 0) {
+        ssize_t w = send(fd, p, n, MSG_NOSIGNAL);
+        assert_true(w > 0);
+        p += w;
+        n -= (size_t)w;
+    }
+}
+
+static void send_str(int fd, const char *s)
+{
+    send_all(fd, s, strlen(s));
+}
+
+#define MAX_RESP 8
+typedef struct {
+    int n; /* complete responses read (interim 100 Continue not counted) */
+    int code[MAX_RESP];
+    char body[MAX_RESP][128];
+    bool closed[MAX_RESP]; /* the response said Connection: close */
+    bool eof;              /* the server closed the connection */
+    bool malformed;        /* bytes that are not a well-formed response */
+    char raw[64 * 1024];
+    size_t len, used;
+} responses;
+
+static const char *find_ci(const char *hay, size_t n, const char *needle)
+{
+    size_t k = strlen(needle);
+    for (size_t i = 0; i + k <= n; i++)
+        if (strncasecmp(hay + i, needle, k) == 0)
+            return hay + i;
+    return NULL;
+}
+
+/* Parse complete responses from r->raw[r->used..]; false when more bytes are needed. */
+static bool parse_one(responses *r)
+{
+    const char *p = r->raw + r->used;
+    size_t left = r->len - r->used;
+    if (left < 12)
+        return false;
+    if (strncmp(p, "HTTP/1.1 ", 9) != 0 || p[9] < '1' || p[9] > '5') {
+        r->malformed = true;
+        return false;
+    }
+    const char *end = NULL;
+    for (size_t i = 0; i + 4 <= left; i++)
+        if (memcmp(p + i, "\r\n\r\n", 4) == 0) {
+            end = p + i + 4;
+            break;
+        }
+    if (end == NULL)
+        return false;
+    int code = atoi(p + 9);
+    size_t hlen = (size_t)(end - p);
+    if (code == 100) {
+        r->used += hlen;
+        return true;
+    }
+    const char *cl = find_ci(p, hlen, "\r\nContent-Length:");
+    if (cl == NULL) {
+        r->malformed = true;
+        return false;
+    }
+    size_t blen = strtoul(cl + 17, NULL, 10);
+    if (left < hlen + blen)
+        return false;
+    if (r->n < MAX_RESP) {
+        r->code[r->n] = code;
+        r->closed[r->n] = find_ci(p, hlen, "\r\nConnection: close\r\n") != NULL;
+        size_t c = blen < sizeof r->body[0] - 1 ? blen : sizeof r->body[0] - 1;
+        memcpy(r->body[r->n], end, c);
+        r->body[r->n][c] = '\0';
+    }
+    r->n++;
+    r->used += hlen + blen;
+    return true;
+}
+
+/* Read until `want` responses arrived (then also wait for EOF if `until_eof`), EOF, or timeout. */
+static void read_responses(int fd, int want, bool until_eof, double timeout_s, responses *r)
+{
+    double deadline = now_s() + timeout_s;
+    for (;;) {
+        while (parse_one(r))
+            ;
+        if (r->eof || r->malformed || (r->n >= want && !until_eof))
+            return;
+        double left = deadline - now_s();
+        if (left <= 0)
+            return;
+        struct pollfd pfd = {.fd = fd, .events = POLLIN};
+        if (poll(&pfd, 1, (int)(left * 1000) + 1) <= 0)
+            continue;
+        if (r->len == sizeof r->raw) {
+            r->malformed = true;
+            return;
+        }
+        ssize_t n = recv(fd, r->raw + r->len, sizeof r->raw - r->len, 0);
+        if (n <= 0) {
+            r->eof = true;
+            while (parse_one(r))
+                ;
+            return;
+        }
+        r->len += (size_t)n;
+    }
+}
+
+static responses *new_responses(void)
+{
+    responses *r = calloc(1, sizeof *r);
+    assert_non_null(r);
+    return r;
+}
+
+static size_t post(char *buf, size_t size, const char *body)
+{
+    int n = snprintf(buf, size,
+                     "POST /filter HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\n"
+                     "Content-Length: %zu\r\n\r\n%s",
+                     strlen(body), body);
+    assert_true(n > 0 && (size_t)n < size);
+    return (size_t)n;
+}
+
+/* The server still answers /healthz promptly on a new connection (libcurl). */
+static void assert_healthy(fixture *f)
+{
+    char url[128];
+    snprintf(url, sizeof url, "%s/healthz", f->base);
+    sink b;
+    double t0 = now_s();
+    assert_int_equal(request(f->curl, url, NULL, 0, &b), 200);
+    free(b.data);
+    assert_true(now_s() - t0 < 2.0);
+}
+
+/* CPU used by the process over a quiet half second: a spinning service thread uses all of it. */
+static void assert_idle(void)
+{
+    struct timespec a, b;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &a);
+    usleep(500 * 1000);
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &b);
+    double used = (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9;
+    assert_true(used < 0.1);
+}
+
+/* n POSTs with bodies "a", "bb", "ccc"... in one write: n answers, in order, one handler call each.
+ */
+static void pipelined(fixture *f, int n)
+{
+    char all[2048] = "", one[256], body[16];
+    size_t len = 0;
+    for (int i = 0; i < n; i++) {
+        memset(body, 'a' + i, (size_t)i + 1);
+        body[i + 1] = '\0';
+        size_t k = post(one, sizeof one, body);
+        memcpy(all + len, one, k);
+        len += k;
+    }
+    int fd = connect_lo(httpd_port(f->h));
+    send_all(fd, all, len);
+    responses *r = new_responses();
+    read_responses(fd, n, false, 5, r);
+    assert_false(r->malformed);
+    assert_int_equal(r->n, n);
+    for (int i = 0; i < n; i++) {
+        char want[64];
+        snprintf(want, sizeof want, "{\"len\":%d,\"first\":\"%c\"}", i + 1, 'a' + i);
+        assert_int_equal(r->code[i], 200);
+        assert_string_equal(r->body[i], want);
+    }
+    /* Nothing more comes: no re-dispatch of an empty body. */
+    read_responses(fd, n + 1, false, 0.5, r);
+    assert_int_equal(r->n, n);
+    assert_int_equal(atomic_load(&f->calls), n);
+    /* The connection is still usable for a further request. */
+    len = post(one, sizeof one, "zz");
+    send_all(fd, one, len);
+    read_responses(fd, n + 1, false, 5, r);
+    assert_int_equal(r->n, n + 1);
+    assert_string_equal(r->body[n], "{\"len\":2,\"first\":\"z\"}");
+    close(fd);
+    free(r);
+    assert_idle();
+    assert_healthy(f);
+    assert_int_equal(atomic_load(&f->calls), n + 1);
+}
+
+static void test_pipelined_two(void **state)
+{
+    pipelined(*state, 2);
+}
+
+static void test_pipelined_three(void **state)
+{
+    pipelined(*state, 3);
+}
+
+/* The second request is sent before the first answer is read: right after the first (in its own
+ * write, racing the server's reading of the first) or a moment later (the answer waits unread). */
+static void test_second_before_first_read(void **state)
+{
+    fixture *f = *state;
+    int rounds = 10;
+    for (int i = 0; i < rounds; i++) {
+        int fd = connect_lo(httpd_port(f->h));
+        char req[256];
+        size_t n = post(req, sizeof req, "{\"a\":1}");
+        send_all(fd, req, n);
+        if (i == rounds - 1)
+            usleep(200 * 1000);
+        n = post(req, sizeof req, "[]");
+        send_all(fd, req, n);
+        responses *r = new_responses();
+        read_responses(fd, 2, false, 5, r);
+        assert_int_equal(r->n, 2);
+        assert_string_equal(r->body[0], "{\"len\":7,\"first\":\"{\"}");
+        assert_string_equal(r->body[1], "{\"len\":2,\"first\":\"[\"}");
+        close(fd);
+        free(r);
+    }
+    assert_idle();
+    assert_healthy(f);
+    assert_int_equal(atomic_load(&f->calls), 2 * rounds);
+}
+
+/* A client that shuts down its sending side after a complete request still gets its answer. */
+static void test_half_close(void **state)
+{
+    fixture *f = *state;
+    for (int pipelined_n = 1; pipelined_n <= 2; pipelined_n++) {
+        int fd = connect_lo(httpd_port(f->h));
+        char req[256];
+        size_t n = post(req, sizeof req, "xyz");
+        for (int i = 0; i < pipelined_n; i++)
+            send_all(fd, req, n);
+        assert_int_equal(shutdown(fd, SHUT_WR), 0);
+        responses *r = new_responses();
+        read_responses(fd, pipelined_n, true, 5, r);
+        assert_int_equal(r->n, pipelined_n);
+        for (int i = 0; i < pipelined_n; i++) {
+            assert_int_equal(r->code[i], 200);
+            assert_string_equal(r->body[i], "{\"len\":3,\"first\":\"x\"}");
+        }
+        assert_true(r->eof); /* and then the server closes its side */
+        close(fd);
+        free(r);
+    }
+    assert_healthy(f);
+}
+
+/* Send raw bytes on a new connection; expect one answer `code`, then the connection closed. */
+static void expect_status_and_close(fixture *f, const char *bytes, size_t len, int code)
+{
+    int fd = connect_lo(httpd_port(f->h));
+    send_all(fd, bytes, len);
+    responses *r = new_responses();
+    read_responses(fd, 1, true, 5, r);
+    if (r->n != 1 || r->code[0] != code || !r->eof)
+        fail_msg("sent %.60s...: got %d answers (first %d), eof %d; want one %d then close", bytes,
+                 r->n, r->n > 0 ? r->code[0] : 0, r->eof, code);
+    assert_true(r->closed[0]);
+    assert_false(r->malformed);
+    close(fd);
+    free(r);
+}
+
+static void expect_str(fixture *f, const char *bytes, int code)
+{
+    expect_status_and_close(f, bytes, strlen(bytes), code);
+}
+
+static void test_bad_content_length(void **state)
+{
+    fixture *f = *state;
+    const char *bad[] = {
+        "POST /filter HTTP/1.1\r\nHost: t\r\nContent-Length: abc\r\n\r\nabc",
+        "POST /filter HTTP/1.1\r\nHost: t\r\nContent-Length: 3x\r\n\r\nabc",
+        "POST /filter HTTP/1.1\r\nHost: t\r\nContent-Length: -3\r\n\r\nabc",
+        "POST /filter HTTP/1.1\r\nHost: t\r\nContent-Length: +3\r\n\r\nabc",
+        "POST /filter HTTP/1.1\r\nHost: t\r\nContent-Length: \r\n\r\nabc",
+        "POST /filter HTTP/1.1\r\nHost: t\r\nContent-Length: 3, 3\r\n\r\nabc",
+        "POST /filter HTTP/1.1\r\nHost: t\r\nContent-Length: 3\r\nContent-Length: 3\r\n\r\nabc",
+        "POST /filter HTTP/1.1\r\nHost: t\r\nContent-Length: 3\r\ncontent-length: 4\r\n\r\nabcd",
+        "POST /filter HTTP/1.1\r\nHost: t\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n"
+        "\r\n3\r\nabc\r\n0\r\n\r\n",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        expect_str(f, bad[i], 400);
+    /* A well-formed length above the limit, even one that overflows 64 bits, is 413. */
+    expect_str(f, "POST /filter HTTP/1.1\r\nHost: t\r\nContent-Length: 65537\r\n\r\n", 413);
+    expect_str(
+        f, "POST /filter HTTP/1.1\r\nHost: t\r\nContent-Length: 99999999999999999999999\r\n\r\n",
+        413);
+    assert_int_equal(atomic_load(&f->calls), 0);
+    assert_healthy(f);
+}
+
+static void test_bad_request_line(void **state)
+{
+    fixture *f = *state;
+    expect_str(f, "GARBAGE\r\n\r\n", 400);
+    expect_str(f, "GET healthz HTTP/1.1\r\nHost: t\r\n\r\n", 400);
+    expect_str(f, "GET /healthz  HTTP/1.1\r\nHost: t\r\n\r\n", 400);
+    expect_str(f, "GET /healthz HTTP/1.1 x\r\nHost: t\r\n\r\n", 400);
+    expect_str(f, "GET /healthz HTTP/1.1\r\n bad: fold\r\n\r\n", 400);
+    expect_str(f, "GET /healthz HTTP/1.1\r\nNo colon here\r\n\r\n", 400);
+    expect_str(f, "GET /healthz HTTP/1.1\r\nBad : space\r\n\r\n", 400);
+    expect_str(f, "GET /healthz HTTP/1.1\r\nHost: t\rx\r\n\r\n", 400);
+    expect_status_and_close(f, "GET /\0 HTTP/1.1\r\n\r\n", 19, 400);
+    expect_str(f, "GET /healthz HTTP/3.0\r\nHost: t\r\n\r\n", 505);
+    /* A request after a bad one on the same connection is not answered: framing is lost. */
+    expect_str(f, "BAD\r\n\r\nGET /healthz HTTP/1.1\r\nHost: t\r\n\r\n", 400);
+    assert_healthy(f);
+}
+
+static void test_long_uri(void **state)
+{
+    fixture *f = *state;
+    size_t n = 20000;
+    char *req = malloc(n + 64);
+    assert_non_null(req);
+    strcpy(req, "GET /");
+    memset(req + 5, 'a', n);
+    strcpy(req + 5 + n, " HTTP/1.1\r\nHost: t\r\n\r\n");
+    expect_str(f, req, 414);
+    /* A path longer than any route (the limit is HTTPD_MAX_PATH) is 414 as well. */
+    strcpy(req, "GET /");
+    memset(req + 5, 'b', HTTPD_MAX_PATH);
+    strcpy(req + 5 + HTTPD_MAX_PATH, " HTTP/1.1\r\nHost: t\r\n\r\n");
+    expect_str(f, req, 414);
+    free(req);
+    assert_healthy(f);
+}
+
+static void test_long_header(void **state)
+{
+    fixture *f = *state;
+    size_t n = 40000;
+    char *req = malloc(n + 128);
+    assert_non_null(req);
+    strcpy(req, "GET /healthz HTTP/1.1\r\nHost: t\r\nX-Big: ");
+    size_t k = strlen(req);
+    memset(req + k, 'h', n);
+    strcpy(req + k + n, "\r\n\r\n");
+    expect_str(f, req, 431);
+    /* Too many header fields, each small. */
+    strcpy(req, "GET /healthz HTTP/1.1\r\nHost: t\r\n");
+    for (int i = 0; i < HTTPD_MAX_HEADER_FIELDS + 1; i++)
+        snprintf(req + strlen(req), 64, "X-H%d: v\r\n", i);
+    strcat(req, "\r\n");
+    expect_str(f, req, 431);
+    free(req);
+    assert_healthy(f);
+}
+
+/* A client sending one byte at a time does not hold up another client. */
+static void test_slow_client(void **state)
+{
+    fixture *f = *state;
+    int fd = connect_lo(httpd_port(f->h));
+    char req[256];
+    size_t n = post(req, sizeof req, "slow");
+    for (size_t i = 0; i < n; i++) {
+        send_all(fd, req + i, 1);
+        if (i % 16 == 0)
+            assert_healthy(f);
+        usleep(10 * 1000);
+    }
+    responses *r = new_responses();
+    read_responses(fd, 1, false, 5, r);
+    assert_int_equal(r->n, 1);
+    assert_string_equal(r->body[0], "{\"len\":4,\"first\":\"s\"}");
+    close(fd);
+    free(r);
+}
+
+/* Expect: 100-continue gets the interim answer before the body is sent. */
+static void test_expect_continue(void **state)
+{
+    fixture *f = *state;
+    int fd = connect_lo(httpd_port(f->h));
+    send_str(fd, "POST /filter HTTP/1.1\r\nHost: t\r\nContent-Length: 2\r\nExpect: 100-continue"
+                 "\r\n\r\n");
+    responses *r = new_responses();
+    read_responses(fd, 0, false, 0, r);
+    double deadline = now_s() + 5;
+    while (r->len < 25 && now_s() < deadline) {
+        struct pollfd pfd = {.fd = fd, .events = POLLIN};
+        if (poll(&pfd, 1, 100) > 0) {
+            ssize_t k = recv(fd, r->raw + r->len, sizeof r->raw - r->len, 0);
+            assert_true(k > 0);
+            r->len += (size_t)k;
+        }
+    }
+    assert_memory_equal(r->raw, "HTTP/1.1 100 Continue\r\n\r\n", 25);
+    send_str(fd, "ok");
+    read_responses(fd, 1, false, 5, r);
+    assert_int_equal(r->n, 1);
+    assert_string_equal(r->body[0], "{\"len\":2,\"first\":\"o\"}");
+    close(fd);
+    free(r);
+}
+
 int main(void)
 {
     curl_global_init(CURL_GLOBAL_DEFAULT);
@@ -385,7 +837,19 @@ int main(void)
         cmocka_unit_test(test_bad_options),
         cmocka_unit_test(test_tls_and_reload),
         cmocka_unit_test(test_shared_handlers),
+        cmocka_unit_test_setup_teardown(test_pipelined_two, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_pipelined_three, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_second_before_first_read, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_half_close, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_bad_content_length, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_bad_request_line, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_long_uri, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_long_header, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_slow_client, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_expect_continue, setup, teardown),
     };
+    if (getenv("DAGSCHED_TEST_FILTER") != NULL) /* e.g. "test_pipelined*" */
+        cmocka_set_test_filter(getenv("DAGSCHED_TEST_FILTER"));
     int rc = cmocka_run_group_tests_name("httpd", tests, NULL, NULL);
     curl_global_cleanup();
     return rc;

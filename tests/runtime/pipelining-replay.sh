@@ -1,0 +1,171 @@
+#!/usr/bin/env bash
+# pipelining-replay.sh: replays the pipelining attack on the HTTP servers of both real binaries
+# (the extender's API port and the controller's metrics/health port), each started against a
+# fresh local control plane (hack/cluster/with-cluster.sh).
+#
+# The attack, for ATTACK_SECONDS (default 4) per binary in a bounded loop: connections that each
+# send two POST requests with bodies in one write (the second asks to close), read the answers
+# for at most 1 s, and close. Then, per binary:
+#   - both requests of the first connection were answered;
+#   - the process is alive and its resident memory grew by less than RSS_BOUND_KB (20 MB);
+#   - its log grew by less than LOG_BOUND_KB (2 MB) during the attack and by less than 64 KB in
+#     the 2 s after it (no runaway logging), and it used less than half a core in those 2 s
+#     (no spinning service thread);
+#   - GET /healthz answers 200 within 2 s;
+#   - SIGTERM ends it within 10 s, with exit status 0 (the extender under test is the sanitizer
+#     build: a memory error, undefined behaviour or a leak at its exit fails this).
+#
+# Usage: tests/runtime/pipelining-replay.sh EXTENDER_BINARY CONTROLLER_BINARY
+#        (make runtime-replay-test; wrap in flock /tmp/dagsched-cluster.lock by hand)
+set -euo pipefail
+ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
+
+if [[ "${1:-}" != "--inside" ]]; then
+  [[ $# -eq 2 && -x "$1" && -x "$2" ]] || {
+    echo "pipelining-replay: usage: $0 EXTENDER_BINARY CONTROLLER_BINARY (run make first)" >&2
+    exit 1
+  }
+  EXT_BIN="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
+  CTL_BIN="$(cd "$(dirname "$2")" && pwd)/$(basename "$2")"
+  export EXT_BIN CTL_BIN
+  exec "$ROOT/hack/cluster/with-cluster.sh" -- "$0" --inside
+fi
+
+# ---- inside the cluster (CLUSTER_DIR, KUBECONFIG, KUBECTL exported) ----
+LOG_PREFIX=pipelining-replay
+# shellcheck source=hack/cluster/lib.sh
+source "$ROOT/hack/cluster/lib.sh"
+ATTACK_SECONDS="${ATTACK_SECONDS:-4}"
+RSS_BOUND_KB=$((20 * 1024))
+LOG_BOUND_KB=$((2 * 1024))
+QUIET_LOG_BOUND_B=$((64 * 1024))
+LOGDIR="$CLUSTER_DIR/logs"
+mkdir -p "$LOGDIR"
+
+log() { echo "pipelining-replay: $*"; }
+declare -A PID=()
+stop_all() {
+  local n
+  for n in "${!PID[@]}"; do kill -KILL "${PID[$n]}" 2>/dev/null || true; done
+}
+trap stop_all EXIT
+fail() {
+  log "FAIL: $*"
+  local f
+  for f in "$LOGDIR"/replay-*.log; do
+    [[ -f "$f" ]] && { log "--- tail of $f"; tail -n 15 "$f" | cut -c1-300; }
+  done
+  exit 1
+}
+
+healthz_code() { curl -s -m 2 -o /dev/null -w '%{http_code}' "http://127.0.0.1:$1/healthz" || true; }
+
+wait_healthy() { # NAME PORT
+  local i
+  for ((i = 0; i < 150; i++)); do
+    [[ "$(healthz_code "$2")" == 200 ]] && return 0
+    kill -0 "${PID[$1]}" 2>/dev/null || fail "$1 exited at start"
+    sleep 0.2
+  done
+  fail "$1 did not answer /healthz within 30 s"
+}
+
+rss_kb() { awk '/^VmRSS:/ {print $2}' "/proc/$1/status"; }
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+size_of() { stat -c %s "$1"; }
+
+# One attack connection: two pipelined POSTs with bodies in one write; prints the answers' status
+# lines. Bounded: at most 1 s of reading.
+attack_once() { # PORT PATH
+  local body='{"Pod":{}}' fd
+  local req1="POST $2 HTTP/1.1"$'\r\n'"Host: replay"$'\r\n'"Content-Type: application/json"$'\r\n'"Content-Length: ${#body}"$'\r\n\r\n'"$body"
+  local req2="POST $2 HTTP/1.1"$'\r\n'"Host: replay"$'\r\n'"Connection: close"$'\r\n'"Content-Type: application/json"$'\r\n'"Content-Length: ${#body}"$'\r\n\r\n'"$body"
+  exec {fd}<>"/dev/tcp/127.0.0.1/$1" || return 0
+  printf '%s%s' "$req1" "$req2" >&"$fd" 2>/dev/null || true
+  timeout 1 cat <&"$fd" 2>/dev/null | grep -a -o 'HTTP/1\.[01] [0-9][0-9][0-9]' || true
+  exec {fd}>&-
+}
+
+FAILURES=()
+bad() { log "$1"; FAILURES+=("$1"); }
+elapsed() { awk -v a="$1" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }'; }
+
+replay() { # NAME PORT PATH LOG
+  local name="$1" port="$2" path="$3" logf="$4" pid="${PID[$1]}"
+  local rss0 log0 first n=0 deadline
+  rss0="$(rss_kb "$pid")"
+  log0="$(size_of "$logf")"
+  first="$(attack_once "$port" "$path" | wc -l)"
+  deadline=$((SECONDS + ATTACK_SECONDS))
+  while ((SECONDS < deadline && n < 5000)); do
+    attack_once "$port" "$path" >/dev/null
+    n=$((n + 1))
+  done
+  kill -0 "$pid" 2>/dev/null || fail "$name died under the attack"
+  local rss1 log1 t0 t1 log2 hz
+  hz="$(getconf CLK_TCK)"
+  rss1="$(rss_kb "$pid")"
+  log1="$(size_of "$logf")"
+  t0="$(cpu_ticks "$pid")"
+  sleep 2
+  t1="$(cpu_ticks "$pid")"
+  log2="$(size_of "$logf")"
+  log "$name: $((n + 1)) attack connections; the first got $first of 2 answers;" \
+    "RSS ${rss0} -> ${rss1} kB; log +$(((log1 - log0) / 1024)) kB during the attack," \
+    "+$((log2 - log1)) B in the 2 s after; CPU $((t1 - t0)) of $((2 * hz)) ticks in those 2 s"
+  ((first == 2)) || bad "$name: the two pipelined requests got $first answers (want 2)"
+  ((rss1 - rss0 < RSS_BOUND_KB)) ||
+    bad "$name: RSS grew by $((rss1 - rss0)) kB (bound $RSS_BOUND_KB kB)"
+  (((log1 - log0) / 1024 < LOG_BOUND_KB)) ||
+    bad "$name: log grew by $(((log1 - log0) / 1024)) kB during the attack (bound $LOG_BOUND_KB kB)"
+  ((log2 - log1 < QUIET_LOG_BOUND_B)) ||
+    bad "$name: log still growing after the attack (+$((log2 - log1)) B in 2 s)"
+  ((t1 - t0 < hz)) || bad "$name: busy after the attack ($((t1 - t0)) ticks of CPU in 2 s)"
+  local t code
+  t="$(date +%s.%N)"
+  code="$(healthz_code "$port")"
+  if [[ "$code" == 200 ]]; then
+    log "$name: /healthz 200 in $(elapsed "$t") s"
+  else
+    bad "$name: /healthz answered '$code' after the attack (want 200 within 2 s)"
+  fi
+  t="$(date +%s.%N)"
+  kill -TERM "$pid"
+  local i status=0
+  for ((i = 0; i < 100; i++)); do
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.1
+  done
+  if kill -0 "$pid" 2>/dev/null; then
+    bad "$name: still running 10 s after SIGTERM (killed)"
+    kill -KILL "$pid" 2>/dev/null || true
+  fi
+  wait "$pid" || status=$?
+  unset "PID[$name]"
+  if ((status == 0)); then
+    log "$name: ended by SIGTERM in $(elapsed "$t") s, exit status 0"
+  else
+    bad "$name: exit status $status after SIGTERM"
+  fi
+}
+
+"$KUBECTL" create namespace dagsched-system >/dev/null
+ext_port="$(pick_port)"
+ctl_port="$ext_port"
+while [[ "$ctl_port" == "$ext_port" ]]; do ctl_port="$(pick_port)"; done
+ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}" \
+  UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}" \
+  "$EXT_BIN" --kubeconfig "$KUBECONFIG" --listen "127.0.0.1:$ext_port" \
+  --policy-namespace dagsched-system >"$LOGDIR/replay-extender.log" 2>&1 &
+PID[extender]=$!
+"$CTL_BIN" --kubeconfig "$KUBECONFIG" --leader-elect=false \
+  --metrics-listen "127.0.0.1:$ctl_port" >"$LOGDIR/replay-controller.log" 2>&1 &
+PID[controller]=$!
+wait_healthy extender "$ext_port"
+wait_healthy controller "$ctl_port"
+log "extender on :$ext_port, controller on :$ctl_port"
+
+replay extender "$ext_port" /filter "$LOGDIR/replay-extender.log"
+replay controller "$ctl_port" /healthz "$LOGDIR/replay-controller.log"
+((${#FAILURES[@]} == 0)) || fail "${#FAILURES[@]} check(s) failed: ${FAILURES[*]}"
+log "PASS"
