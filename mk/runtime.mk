@@ -78,9 +78,9 @@ fuzz-httpd-short: fuzz-deps
 INTEGRATION_TESTS += fuzz-httpd-short
 
 # The pipelining attack replayed on both binaries against a fresh local control plane
-# (tests/runtime/pipelining-replay.sh): the extender's sanitizer build and the controller.
+# (tests/runtime/pipelining-replay.sh): the sanitizer builds of both binaries.
 .PHONY: runtime-replay-test
-runtime-replay-test: $(BUILD)/asan/bin/dagsched-extender $(BIN)/dagsched-controller
-	@tests/runtime/pipelining-replay.sh $(BUILD)/asan/bin/dagsched-extender $(BIN)/dagsched-controller
+runtime-replay-test: $(BUILD)/asan/bin/dagsched-extender $(BUILD)/asan/bin/dagsched-controller
+	@tests/runtime/pipelining-replay.sh $(BUILD)/asan/bin/dagsched-extender $(BUILD)/asan/bin/dagsched-controller
 
 INTEGRATION_TESTS += runtime-replay-test
