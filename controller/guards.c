@@ -30,6 +30,7 @@ const char *ctl_guard_name(ctl_guard g)
         "namespace-limit",
         "min-run-time",
         "no-slack",
+        "cross-namespace",
     };
     _Static_assert(sizeof names / sizeof names[0] == CTL_GUARD_N, "a name for every guard");
     if ((size_t)g < sizeof names / sizeof names[0])
@@ -79,6 +80,9 @@ const char *ctl_guard_explain(ctl_guard g)
         return "has run less than the minimum run time";
     case CTL_GUARD_NO_SLACK:
         return "cannot afford a delay of one epoch";
+    case CTL_GUARD_CROSS_NAMESPACE:
+        return "is in another namespace than the preemptor, which the policy does not trust for "
+               "it (spec.preemption.crossNamespace)";
     case CTL_GUARD_N:
         break;
     }
@@ -227,9 +231,11 @@ bool ctl_guard_preemptor_cooling(const ds_policy *p, const ctl_ledger *l, const 
     return ds_evict_cooling(p, ctl_ledger_last_for_preemptor(l, pod->uid), now);
 }
 
-bool ctl_guard_pair_ok(const ctl_pod *preemptor, const ctl_pod *victim)
+ds_pair_reason ctl_guard_pair(const ds_policy *p, const ctl_pod *preemptor, const ctl_pod *victim)
 {
-    return victim->k8s_priority <= preemptor->k8s_priority;
+    ds_preempt_side a = {preemptor->ns, preemptor->k8s_priority};
+    ds_preempt_side b = {victim->ns, victim->k8s_priority};
+    return ds_preempt_pair_check(p, &a, &b);
 }
 
 static bool tolerates(const ctl_pod *pod, const ctl_taint *t)

@@ -135,6 +135,10 @@ const char *ds_victim_verdict_name(ds_victim_verdict v)
         return "priority-gap";
     case DS_VICTIM_PREEMPTOR_BARRED:
         return "preemptor-barred";
+    case DS_VICTIM_UNSAVABLE:
+        return "preemptor-unsavable";
+    case DS_VICTIM_CROSS_NAMESPACE:
+        return "cross-namespace";
     }
     return "unknown";
 }
@@ -168,9 +172,9 @@ static ds_victim_verdict judge(const ds_place_preemptor *a, ds_preemptor_mode mo
 
 long ds_place_preempt_node(const ds_place_preemptor *a, ds_preemptor_mode mode,
                            const ds_dag *preemptor_dag, const ds_node_view *node,
-                           const ds_running_task *const *victims, size_t n, double pbar_half,
-                           const ds_preempt_params *p, ds_victim_verdict *out, bool *keep_node,
-                           ds_err *err)
+                           const ds_running_task *const *victims, const ds_pair_reason *pair,
+                           size_t n, double pbar_half, const ds_preempt_params *p,
+                           ds_victim_verdict *out, bool *keep_node, ds_err *err)
 {
     *keep_node = false;
     unsigned char *mark = NULL;
@@ -198,10 +202,16 @@ long ds_place_preempt_node(const ds_place_preemptor *a, ds_preemptor_mode mode,
         ds_dag_mark_ancestors(preemptor_dag, a->task.task, mark, stack);
     }
 
+    bool lost = in_dag && mode != DS_PREEMPTOR_BARRED &&
+                !ds_preemptor_savable(a->task.t_allow_s, a->task.t_rem_s, node->speed);
     ds_node_view after = *node;
     long kept = 0;
     for (size_t i = 0; i < n; i++) {
         out[i] = judge(a, mode, mark, victims[i], pbar_half, p);
+        if (out[i] == DS_VICTIM_KEEP && lost)
+            out[i] = DS_VICTIM_UNSAVABLE;
+        if (out[i] == DS_VICTIM_KEEP && pair != NULL && pair[i] != DS_PAIR_OK)
+            out[i] = DS_VICTIM_CROSS_NAMESPACE;
         if (out[i] == DS_VICTIM_KEEP) {
             kept++;
             ds_res_sub(&after.requested, &victims[i]->request);

@@ -68,6 +68,7 @@ void ds_policy_defaults(ds_policy *p)
     add_name(&p->protected_namespaces, "kube-system");
     add_name(&p->protected_priority_classes, "system-cluster-critical");
     add_name(&p->protected_priority_classes, "system-node-critical");
+    p->cross_ns_require_higher = true; /* and no trusted namespace: preemption within a namespace */
 
     p->max_concurrent_releases = 0; /* unlimited */
 }

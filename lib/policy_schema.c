@@ -130,6 +130,15 @@ static const ds_pfield namespace_selector_fields[] = {
     END,
 };
 
+static const ds_pfield cross_namespace_fields[] = {
+    {.name = "trustedNamespaces",
+     .type = DS_PF_NAME_LIST,
+     .offset = OFF(cross_ns_trusted),
+     .syntax = DS_SYN_DNS_LABEL},
+    BOOL("requireHigherPriority", cross_ns_require_higher),
+    END,
+};
+
 static const ds_pfield preemption_fields[] = {
     BOOL("enabled", preemption_enabled),
     DURATION("epoch", preemption.epoch_s, 1.0, "1s", HOUR, "1h"),
@@ -152,6 +161,7 @@ static const ds_pfield preemption_fields[] = {
      .type = DS_PF_NAME_LIST,
      .offset = OFF(protected_priority_classes),
      .syntax = DS_SYN_DNS_SUBDOMAIN},
+    SECTION("crossNamespace", cross_namespace_fields, 0),
     END,
 };
 

@@ -6,6 +6,8 @@
  *   Phase 1: waiting tasks by descending priority; an urgent (t_allow <= epsilon) or starving
  *     (tau > 0 and t_wait >= tau) task that fits no node as things stand evicts preemptable running
  *     tasks it does not depend on (condition C2), on the one node where that makes it fit.
+ *   In both phases a node is a place to make room only when the preemptor can still meet its
+ *   deadline there if it starts now (lib/preempt_rules.h): no eviction for a lost deadline.
  *   Phase 2: the first ceil(delta * n_waiting) waiting tasks by descending priority, skipping the
  *     phase-1 ones and those that fit already, may evict running tasks they do not depend on whose
  *     priority is lower by a normalised gap: P_hat = P_A - P_B > 0 and (rho = 0 or
@@ -30,6 +32,8 @@
 #include "victim.h"
 
 #include <math.h>
+
+#include "preempt_rules.h"
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,6 +75,7 @@ typedef struct vctx {
     size_t n_nodes;
     const ds_dag *const *jobs;
     const ds_preempt_params *p;
+    const ds_node_free *nodes; /* [n_nodes] the caller's, for the node speeds */
 
     ds_res *free_;      /* [n_nodes] */
     size_t *budget;     /* [n_nodes] evictions left */
@@ -86,6 +91,7 @@ typedef struct vctx {
     uint32_t mark_gen;      /* one generation per preemptor */
     bool marked;            /* the current preemptor's ancestors are marked */
     bool c2_excluded;       /* C2 excluded a candidate of the current preemptor */
+    bool speed_excluded;    /* a node was skipped: the current preemptor cannot be saved there */
     size_t *stack;          /* scratch for the ancestor walk, as large as the largest DAG */
     size_t *cand;           /* [n_running] eligible victims on one node, ascending priority */
     unsigned char *in_plan; /* [n_running] by candidate position */
@@ -193,10 +199,17 @@ static int check_inputs(const ds_waiting_task *waiting, size_t n_waiting,
         if (!isfinite(t->t_wait_s) || t->t_wait_s < 0.0)
             return ds_err_set(err, "waiting[%zu].t_wait_s: must be a finite number >= 0 (got %g)",
                               i, t->t_wait_s);
+        if (!isfinite(t->t_rem_s) || t->t_rem_s < 0.0)
+            return ds_err_set(err, "waiting[%zu].t_rem_s: must be a finite number >= 0 (got %g)", i,
+                              t->t_rem_s);
         if (check_request(&t->request, "waiting", i, err) ||
             check_task_ref(t->job, t->task, jobs, n_jobs, "waiting", i, err))
             return -1;
     }
+    for (size_t n = 0; n < n_nodes; n++)
+        if (!isfinite(nodes[n].speed) || nodes[n].speed < 0.0)
+            return ds_err_set(err, "nodes[%zu].speed: must be a finite number >= 0 (got %g)", n,
+                              nodes[n].speed);
     for (size_t i = 0; i < n_running; i++) {
         const ds_running_task *t = &running[i];
         if (!isfinite(t->priority))
@@ -552,13 +565,23 @@ static void remember_failure(vctx *c, const ds_res *req)
  * 2, by the gap test) whose eviction makes room on its node; ties go to the lower node, then the
  * lower running index. On success c->best[0] holds it and its node is returned; SIZE_MAX when
  * none. */
+/* Can preemptor a still meet its deadline if it starts now on node n? Remembered per preemptor,
+ * so that a failure caused by the deadline is not taken for a failure of the request alone. */
+static bool savable_on(vctx *c, const ds_waiting_task *a, size_t n)
+{
+    if (ds_preemptor_savable(a->t_allow_s, a->t_rem_s, c->nodes[n].speed))
+        return true;
+    c->speed_excluded = true;
+    return false;
+}
+
 static size_t single_victim(vctx *c, const ds_waiting_task *a, bool phase2)
 {
     size_t best_node = SIZE_MAX;
     double best_prio = 0.0;
     for (size_t n = 0; n < c->n_nodes; n++) {
         if (c->budget[n] == 0 || c->node_live[n] == 0 ||
-            !could_fit(&a->request, &c->free_[n], &c->room[n]))
+            !could_fit(&a->request, &c->free_[n], &c->room[n]) || !savable_on(c, a, n))
             continue;
         for (size_t j = c->node_start[n]; j < c->node_start[n + 1]; j++) {
             size_t ri = c->by_node[j];
@@ -596,7 +619,8 @@ static size_t multi_victim(vctx *c, const ds_waiting_task *a, bool phase2, size_
             k = c->budget[n];
         if (k > left)
             k = left;
-        if (k == 0 || c->node_live[n] == 0 || !could_fit(&a->request, &c->free_[n], &c->room[n]))
+        if (k == 0 || c->node_live[n] == 0 || !could_fit(&a->request, &c->free_[n], &c->room[n]) ||
+            !savable_on(c, a, n))
             continue;
         size_t np = plan_on_node(c, a, n, phase2, k, best_prio, best_n > 0);
         if (np == 0)
@@ -626,6 +650,7 @@ static void try_preempt(vctx *c, size_t ai, ds_preempt_reason reason, bool phase
     c->mark_gen++;
     c->marked = false;
     c->c2_excluded = false;
+    c->speed_excluded = false;
 
     size_t best_n = 1, best_node;
     if (single)
@@ -634,7 +659,7 @@ static void try_preempt(vctx *c, size_t ai, ds_preempt_reason reason, bool phase
         best_node = multi_victim(c, a, phase2, &best_n);
     if (best_node == SIZE_MAX) {
         /* Only C2 depends on the preemptor's job; the gap test only tightens for later ones. */
-        if (single && !c->c2_excluded)
+        if (single && !c->c2_excluded && !c->speed_excluded)
             remember_failure(c, &a->request);
         return;
     }
@@ -803,6 +828,7 @@ long ds_select_victims(const ds_waiting_task *waiting, size_t n_waiting,
     for (size_t i = 0; i < n_cand; i++)
         c.lowest[i] = rorder[i].idx;
 
+    c.nodes = nodes;
     for (size_t n = 0; n < n_nodes; n++) {
         c.free_[n] = nodes[n].free_;
         c.budget[n] = nodes[n].evictions_left;

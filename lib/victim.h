@@ -33,6 +33,7 @@ typedef struct ds_waiting_task {
     double priority;
     double t_allow_s; /* INFINITY without deadline */
     double t_wait_s;
+    double t_rem_s; /* remaining run time at reference speed; 0 when unknown */
     ds_res request;
 } ds_waiting_task;
 
@@ -50,6 +51,7 @@ typedef struct ds_running_task {
 typedef struct ds_node_free {
     ds_res free_;          /* allocatable minus requests of running pods */
     size_t evictions_left; /* per-node budget for this call */
+    double speed;          /* the node's rate g(k); 0 = 1.0 (lib/preempt_rules.h, savable) */
 } ds_node_free;
 
 typedef enum {
@@ -67,7 +69,9 @@ typedef struct ds_decision {
     double normalised_gap; /* P_hat / P_bar (INFINITY when P_bar = 0) */
 } ds_decision;
 
-/* Run Algorithm 1. `jobs` has n_jobs DAGs (may be NULL when n_jobs is 0). Among nodes where
+/* Run Algorithm 1. `jobs` has n_jobs DAGs (may be NULL when n_jobs is 0). A preemptor makes room
+ * only on a node where it can still meet its deadline if it starts now (ds_preemptor_savable with
+ * its t_allow_s, t_rem_s and the node's speed): a passed deadline preempts nothing. Among nodes where
  * equally good plans make room (same highest victim priority, same number of victims), the node
  * with the lower index wins: a caller expresses a preference between nodes (e.g. faster ones
  * first) by their order in `nodes`. Decisions go to out

@@ -14,7 +14,10 @@
 #include "preempt.h"
 
 /* Two 4-cpu nodes full of a low-priority job's 2-cpu tasks (priorities n1: 0.5, 0.3; n2: 0.4,
- * 0.6) and one urgent 2-cpu task of another job (slack 5 s, priority 0.2). */
+ * 0.6) in namespace "batch" and one urgent 2-cpu task of another job (slack 5 s, priority 0.2)
+ * in namespace "prod". The scene's policy trusts "prod" to preempt across namespaces at equal
+ * Kubernetes priority, so that the other guards can be tested on it; the pair rule itself is
+ * tested with the default policy (test_cross_namespace_*). */
 typedef struct scene {
     ds_dag low, urg;
     const ds_dag *dags[2];
@@ -27,6 +30,14 @@ typedef struct scene {
 } scene;
 
 enum { R0 = 0, R1, R2, R3, W };
+
+/* spec.preemption.crossNamespace: {trustedNamespaces: [ns], requireHigherPriority: higher}. */
+static void trust(ds_policy *p, const char *ns, bool higher)
+{
+    p->cross_ns_trusted.n = 1;
+    snprintf(p->cross_ns_trusted.name[0], sizeof p->cross_ns_trusted.name[0], "%s", ns);
+    p->cross_ns_require_higher = higher;
+}
 
 static void scene_init(scene *s)
 {
@@ -44,6 +55,7 @@ static void scene_init(scene *s)
     s->pods[W] = t_waiting("prod", "w", 1, 0, 0.2, 5.0, MILLI(2));
     s->n_pods = 5;
     ds_policy_defaults(&s->pol);
+    trust(&s->pol, "prod", false);
     ctl_ledger_init(&s->ledger);
 }
 
@@ -422,6 +434,80 @@ static void test_kubernetes_priority_pair(void **state)
     s.pods[W].k8s_priority = 1000; /* equal: allowed */
     plan(&s, &out);
     assert_int_equal(out.ev[0].victim, R1);
+    ctl_preempt_out_free(&out);
+    scene_free(&s);
+}
+
+/* The default policy keeps preemption within a namespace: the urgent "prod" task evicts none of
+ * the "batch" pods, which show the cross-namespace guard; in its own namespace it evicts. */
+static void test_cross_namespace_default(void **state)
+{
+    (void)state;
+    scene s;
+    scene_init(&s);
+    ds_policy_defaults(&s.pol);
+    ctl_preempt_out out;
+    plan(&s, &out);
+    assert_int_equal(out.n_ev, 0);
+    assert_int_equal(out.guard[R1], CTL_GUARD_CROSS_NAMESPACE);
+    assert_string_equal(ctl_guard_name(CTL_GUARD_CROSS_NAMESPACE), "cross-namespace");
+    ctl_preempt_out_free(&out);
+    s.pods[W].ns = "batch";
+    plan(&s, &out);
+    assert_int_equal(out.n_ev, 1);
+    assert_int_equal(out.ev[0].victim, R1);
+    ctl_preempt_out_free(&out);
+    scene_free(&s);
+}
+
+/* A trusted namespace preempts across namespaces only with a strictly higher Kubernetes priority
+ * (requireHigherPriority: true, the default), never against a higher one. */
+static void test_cross_namespace_trusted(void **state)
+{
+    (void)state;
+    scene s;
+    scene_init(&s);
+    trust(&s.pol, "prod", true);
+    ctl_preempt_out out;
+    plan(&s, &out);
+    assert_int_equal(out.n_ev, 0); /* equal priority 0 */
+    ctl_preempt_out_free(&out);
+    s.pods[W].k8s_priority = 100;
+    plan(&s, &out);
+    assert_int_equal(out.n_ev, 1);
+    assert_int_equal(out.ev[0].victim, R1);
+    ctl_preempt_out_free(&out);
+    trust(&s.pol, "staging", true); /* another namespace is trusted, not "prod" */
+    plan(&s, &out);
+    assert_int_equal(out.n_ev, 0);
+    ctl_preempt_out_free(&out);
+    scene_free(&s);
+}
+
+/* A preemptor whose deadline has passed (slack -1 h) or that would miss it on every node even if
+ * it started now evicts nothing: no eviction can save it. A fast node can still save a task
+ * whose slack at reference speed is slightly negative. */
+static void test_lost_deadline_never_preempts(void **state)
+{
+    (void)state;
+    scene s;
+    scene_init(&s);
+    s.pods[W].task.eval.t_allow_s = -3600.0;
+    ctl_preempt_out out;
+    plan(&s, &out);
+    assert_int_equal(out.n_ev, 0);
+    assert_int_equal(out.n_urgent, 1); /* still counted as urgent, just not preempting */
+    ctl_preempt_out_free(&out);
+    /* Slack -5 s with 20 s of work left: lost at speed 1, saved on a node of speed 2 (10 s). */
+    s.pods[W].task.eval.t_allow_s = -5.0;
+    s.pods[W].task.eval.t_rem_s = 20.0;
+    plan(&s, &out);
+    assert_int_equal(out.n_ev, 0);
+    ctl_preempt_out_free(&out);
+    s.nodes[1].speed = 2.0;
+    plan(&s, &out);
+    assert_int_equal(out.n_ev, 1);
+    assert_int_equal(out.ev[0].victim, R2); /* n2, the only node where it can still make it */
     ctl_preempt_out_free(&out);
     scene_free(&s);
 }
@@ -941,6 +1027,9 @@ int main(void)
         cmocka_unit_test(test_namespace_limit_within_round),
         cmocka_unit_test(test_kubernetes_priority_pair),
         cmocka_unit_test(test_other_guards),
+        cmocka_unit_test(test_cross_namespace_default),
+        cmocka_unit_test(test_cross_namespace_trusted),
+        cmocka_unit_test(test_lost_deadline_never_preempts),
         cmocka_unit_test(test_namespace_selector),
         cmocka_unit_test(test_guard_texts),
         cmocka_unit_test(test_nodes),
