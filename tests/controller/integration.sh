@@ -25,6 +25,9 @@
 #   failover      two controllers, one leader; the leader is killed, the other takes over within
 #                 the lease duration and does not repeat the eviction already made
 #   apiserver     kube-apiserver restarted during operation: no wrong eviction, work resumes
+#   tenants       a full namespace; a task whose deadline passed an hour ago and an urgent task
+#                 of another namespace at equal Kubernetes priority evict nothing (both counted
+#                 as urgent); an urgent task of the same namespace then evicts exactly one pod
 # The binary under test is normally the sanitizer build (make controller-integration-test): every
 # controller runs with AddressSanitizer (leaks checked at its graceful exit) and
 # UndefinedBehaviorSanitizer, and a sanitizer report in any controller's log fails the suite.
@@ -562,7 +565,35 @@ scenario_apiserver() {
   cleanup api
 }
 
-for s in ${CONTROLLER_SCENARIOS:-dag_order urgent rho protections namespace_selector affinity invalid_pod dry_run failover apiserver}; do
+# ------------------------------------------------------------------------------------------------
+tenants_urgent_is() { [[ "$(metric 18111 dagsched_controller_urgent_pending_tasks)" == "$1" ]]; }
+tenants_cross_guarded() { (("$(metric 18111 'dagsched_controller_guarded_tasks{guard="cross-namespace"}')" >= 1)); }
+tenants_evicted_is() { [[ "$(event_count tenant-b DagschedEvicted)" == "$1" ]]; }
+scenario_tenants() {
+  SCENARIO=tenants
+  fresh_ns tenant-a tenant-b
+  policy
+  start_ctl main --leader-elect=false --metrics-listen 127.0.0.1:18111
+  fill tenant-b 2h 3h 4h 5h
+  # Urgent by its slack (-1 h), but no eviction can save a deadline that has passed.
+  job tenant-b late 2 10s "$(date -u -d '-3600 sec' +%Y-%m-%dT%H:%M:%SZ)"
+  # Another tenant, the same Kubernetes priority as the running pods, a deadline it could meet.
+  job tenant-a other 2 10s "$(deadline_in 45)"
+  check "the controller sees both urgent tasks" wait_until 30 tenants_urgent_is 2
+  check "the other namespace's pods show the cross-namespace guard" wait_until 15 tenants_cross_guarded
+  sleep 8 # four epochs
+  check "a passed deadline and another namespace's urgent task evict nothing" tenants_evicted_is 0
+  check "no eviction is made for the other namespace's task" test "$(event_count tenant-a DagschedEvicting)" = 0
+  # The controller acts: an urgent task of the same namespace gets exactly one eviction.
+  job tenant-b urgent 2 10s "$(deadline_in 40)" dagsched-urgent
+  check "an urgent task of the same namespace evicts one pod" wait_until 30 tenants_evicted_is 1
+  sleep 6
+  check "and only one" tenants_evicted_is 1
+  check "still none for the other namespace's task" test "$(event_count tenant-a DagschedEvicting)" = 0
+  cleanup tenant-a tenant-b
+}
+
+for s in ${CONTROLLER_SCENARIOS:-dag_order urgent rho protections namespace_selector affinity invalid_pod dry_run failover apiserver tenants}; do
   "scenario_$s"
 done
 stop_all
