@@ -74,8 +74,9 @@ double ctl_budget_window(const ds_policy *p);
 /* Every guard for one running pod, first failing one returned. */
 ctl_guard ctl_guard_victim(const ds_policy *p, const ctl_budget *b, const ctl_pod *pod);
 
-/* Is a waiting pod barred from preempting now because an eviction was made for it within the
- * cooldown (its room is on the way)? */
+/* Is a waiting pod barred from preempting now because an eviction was made for it (or for its
+ * task's earlier pods) within the cooldown, so its room is on the way, or because its task was
+ * itself evicted within the cooldown (a victim's replacement never evicts others: no cascade)? */
 bool ctl_guard_preemptor_cooling(const ds_policy *p, const ctl_ledger *l, const ctl_pod *pod,
                                  double now);
 

@@ -345,6 +345,71 @@ static void test_victim_cooldown(void **state)
     scene_free(&s);
 }
 
+/* Cooldowns follow the task, not the pod: R1 is the replacement of batch/low/t1's pod evicted
+ * 30 s ago (another UID and name): it is not evicted again; and a waiting task that was itself
+ * evicted within the cooldown evicts nobody (no cascade), while it would once the cooldown is
+ * over. */
+static void test_cooldown_follows_the_task(void **state)
+{
+    (void)state;
+    scene s;
+    scene_init(&s);
+    s.pods[R1].task.job_name = "low";
+    s.pods[R1].task.task_name = "t1";
+    s.pods[W].task.job_name = "urg";
+    s.pods[W].task.task_name = "t0";
+    ctl_ledger_entry e;
+    memset(&e, 0, sizeof e);
+    e.at = NOW - 30;
+    strcpy(e.victim_ns, "batch");
+    strcpy(e.victim_name, "r1-old");
+    strcpy(e.victim_uid, "uid-r1-old");
+    strcpy(e.victim_job, "low");
+    strcpy(e.victim_task, "t1");
+    strcpy(e.node, "n1");
+    strcpy(e.preemptor_ns, "elsewhere");
+    strcpy(e.preemptor_name, "x");
+    strcpy(e.preemptor_uid, "uid-x");
+    strcpy(e.reason, "urgent");
+    strcpy(e.result, CTL_LEDGER_EVICTED);
+    assert_int_equal(ctl_ledger_add(&s.ledger, &e, NULL), 0);
+    ctl_preempt_out out;
+    plan(&s, &out);
+    assert_int_equal(out.guard[R1], CTL_GUARD_COOLDOWN);
+    assert_int_equal(out.n_ev, 1);
+    assert_int_equal(out.ev[0].victim, R2);
+    ctl_preempt_out_free(&out);
+    /* The urgent task's own earlier pod was evicted 30 s ago: its replacement evicts nobody. */
+    strcpy(e.victim_ns, "prod");
+    strcpy(e.victim_job, "urg");
+    strcpy(e.victim_task, "t0");
+    strcpy(e.victim_uid, "uid-w-old");
+    assert_int_equal(ctl_ledger_add(&s.ledger, &e, NULL), 0);
+    plan(&s, &out);
+    assert_int_equal(out.n_ev, 0);
+    assert_int_equal(out.n_cooling, 1);
+    ctl_preempt_out_free(&out);
+    /* An eviction made for the task's earlier pod holds its replacement back too. */
+    ctl_ledger_clear(&s.ledger);
+    strcpy(e.victim_job, "");
+    strcpy(e.preemptor_ns, "prod");
+    strcpy(e.preemptor_job, "urg");
+    strcpy(e.preemptor_task, "t0");
+    assert_int_equal(ctl_ledger_add(&s.ledger, &e, NULL), 0);
+    plan(&s, &out);
+    assert_int_equal(out.n_ev, 0);
+    assert_int_equal(out.n_cooling, 1);
+    ctl_preempt_out_free(&out);
+    /* After the cooldown (default 5 min) the task may preempt again. */
+    ctl_ledger_clear(&s.ledger);
+    e.at = NOW - 400;
+    assert_int_equal(ctl_ledger_add(&s.ledger, &e, NULL), 0);
+    plan(&s, &out);
+    assert_int_equal(out.n_ev, 1);
+    ctl_preempt_out_free(&out);
+    scene_free(&s);
+}
+
 static void test_limits(void **state)
 {
     (void)state;
@@ -1023,6 +1088,7 @@ int main(void)
         cmocka_unit_test(test_rho),
         cmocka_unit_test(test_preemptor_cooldown),
         cmocka_unit_test(test_victim_cooldown),
+        cmocka_unit_test(test_cooldown_follows_the_task),
         cmocka_unit_test(test_limits),
         cmocka_unit_test(test_namespace_limit_within_round),
         cmocka_unit_test(test_kubernetes_priority_pair),
