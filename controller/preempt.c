@@ -202,6 +202,9 @@ static int build_tasks(plan_state *s, const ctl_budget *b, ds_err *err)
             r->priority = p->task.eval.priority;
             r->t_allow_s = p->task.eval.t_allow_s;
             r->ran_s = ran > 0.0 && isfinite(ran) ? ran : 0.0;
+            r->t_rem_s = isfinite(p->task.eval.t_rem_s) && p->task.eval.t_rem_s > 0.0
+                             ? p->task.eval.t_rem_s
+                             : 0.0;
             r->request = p->request;
             r->node = node;
             r->evictable = g == CTL_GUARD_OK;

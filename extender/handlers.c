@@ -586,6 +586,8 @@ static int victim_view(const ext_snapshot *s, const char *uid, size_t node_idx, 
         v->task = pr->task;
         v->priority = isfinite(j->eval[pr->task].priority) ? j->eval[pr->task].priority : 0;
         v->t_allow_s = j->eval[pr->task].t_allow_s;
+        double rem = j->eval[pr->task].t_rem_s;
+        v->t_rem_s = isfinite(rem) && rem > 0 ? rem : 0;
     }
     return 1;
 }

@@ -92,9 +92,10 @@ typedef enum {
     DS_VICTIM_PREEMPTOR_BARRED, /* the preemptor may not preempt at all */
     DS_VICTIM_UNSAVABLE,        /* the preemptor would miss its deadline on this node anyway */
     DS_VICTIM_CROSS_NAMESPACE,  /* the pair rule of lib/preempt_rules.h refuses this victim */
+    DS_VICTIM_NO_PAYOFF,        /* evicting it would throw away more than it saves (exchange) */
 } ds_victim_verdict;
 
-#define DS_VICTIM_VERDICTS (DS_VICTIM_CROSS_NAMESPACE + 1) /* number of verdicts */
+#define DS_VICTIM_VERDICTS (DS_VICTIM_NO_PAYOFF + 1) /* number of verdicts */
 
 const char *ds_victim_verdict_name(ds_victim_verdict v); /* "keep", "unknown", "ancestor", ... */
 
@@ -111,6 +112,9 @@ const char *ds_victim_verdict_name(ds_victim_verdict v); /* "keep", "unknown", "
  * - A DAG preemptor with a deadline that it cannot meet on this node even if it starts now
  *   (ds_preemptor_savable with its t_allow_s, t_rem_s and node->speed) keeps no victim
  *   (DS_VICTIM_UNSAVABLE): a lost deadline is saved by no eviction.
+ * - With p->payoff, a DAG preemptor keeps a victim only when the eviction pays
+ *   (ds_eviction_pays with its slack on this node and the victim's ran_s and t_rem_s), else
+ *   DS_VICTIM_NO_PAYOFF.
  * - pair: NULL, or for each victim the verdict of ds_preempt_pair_check (who may preempt whom);
  *   a victim whose verdict is not DS_PAIR_OK is refused (DS_VICTIM_CROSS_NAMESPACE).
  * Verdicts go to out (n entries). Returns the number of kept victims, or -1 with err set on

@@ -144,6 +144,8 @@ static const ds_pfield preemption_fields[] = {
     DURATION("epoch", preemption.epoch_s, 1.0, "1s", HOUR, "1h"),
     NUMBER("delta", preemption.delta, 0.0, 1.0, 0),
     NUMBER("rho", preemption.rho, 1.0, 1000.0, DS_PF_LO_OPEN | DS_PF_ZERO_OK),
+    {.name = "normalisation", .type = DS_PF_GAP_NORM, .offset = OFF(preemption.norm)},
+    BOOL("payoff", preemption.payoff),
     DURATION("tau", preemption.tau_s, 0.0, "0s", WEEK, "168h"),
     DURATION("minRunTime", preemption.min_run_s, 0.0, "0s", DAY, "24h"),
     COUNT("maxVictimsPerPreemptor", preemption.max_victims_per_preemptor, 1, 64),

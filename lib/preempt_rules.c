@@ -5,17 +5,32 @@
 #include <math.h>
 #include <string.h>
 
-bool ds_preemptor_savable(double t_allow_s, double t_rem_s, double speed)
+double ds_preemptor_slack_on(double t_allow_s, double t_rem_s, double speed)
 {
-    if (isnan(t_allow_s))
-        return false;
-    if (isinf(t_allow_s))
-        return t_allow_s > 0.0;
+    if (isnan(t_allow_s) || isinf(t_allow_s))
+        return t_allow_s;
     if (!(speed > 0.0) || !isfinite(speed))
         speed = 1.0;
     double rem = t_rem_s > 0.0 && isfinite(t_rem_s) ? t_rem_s : 0.0;
     /* Slack on this node: level deadline - now - t_rem / speed. */
-    return t_allow_s + rem * (1.0 - 1.0 / speed) >= 0.0;
+    return t_allow_s + rem * (1.0 - 1.0 / speed);
+}
+
+bool ds_preemptor_savable(double t_allow_s, double t_rem_s, double speed)
+{
+    double slack = ds_preemptor_slack_on(t_allow_s, t_rem_s, speed);
+    return !isnan(slack) && slack >= 0.0;
+}
+
+bool ds_eviction_pays(double preemptor_slack_s, bool preemptor_has_deadline, double victim_ran_s,
+                      double victim_rem_s)
+{
+    if (!(victim_rem_s > 0.0) || !isfinite(victim_rem_s))
+        return true;
+    double afford = preemptor_has_deadline && preemptor_slack_s > 0.0 ? preemptor_slack_s : 0.0;
+    double saved = victim_rem_s - afford;
+    double lost = victim_ran_s > 0.0 && isfinite(victim_ran_s) ? victim_ran_s : 0.0;
+    return saved > 0.0 && saved > lost;
 }
 
 static bool same_ns(const char *a, const char *b)

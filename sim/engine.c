@@ -840,6 +840,8 @@ static int dsp_preemption(engine *e)
     ds_evict_budget budget = {0};
     if (e->p->rho_zero)
         pp.rho = 0;
+    if (e->p->paper_gap)
+        pp.norm = DS_NORM_PAPER;
     if (e->p->anti_thrash) {
         prune_evictions(e);
         ds_evict_history h = {.n = e->n_evicts, .get = evict_mark, .ctx = e};
@@ -885,14 +887,16 @@ static int dsp_preemption(engine *e)
         const etask *t = &j->t[e->running[i].task];
         const ds_task_eval *ev = &j->ev[e->running[i].task];
         bool cooled = !e->p->anti_thrash || !ds_evict_cooling(&e->c->pol, t->last_evicted, e->now);
-        rt[i] = (ds_running_task){.job = j->active_pos,
-                                  .task = e->running[i].task,
-                                  .priority = ev->priority,
-                                  .t_allow_s = ev->t_allow_s,
-                                  .ran_s = e->now - t->started_at,
-                                  .request = t->req,
-                                  .node = t->node,
-                                  .evictable = cooled};
+        rt[i] =
+            (ds_running_task){.job = j->active_pos,
+                              .task = e->running[i].task,
+                              .priority = ev->priority,
+                              .t_allow_s = ev->t_allow_s,
+                              .ran_s = e->now - t->started_at,
+                              .t_rem_s = isfinite(ev->t_rem_s) && ev->t_rem_s > 0 ? ev->t_rem_s : 0,
+                              .request = t->req,
+                              .node = t->node,
+                              .evictable = cooled};
         vref[i] = e->running[i];
     }
     for (size_t n = 0; n < e->n_nodes; n++) {

@@ -254,7 +254,9 @@ static void test_ancestor_never_evicted(void **state)
     ds_dag_free(&chain);
 }
 
-/* rho: a gap of exactly one average neighbour gap is not enough at rho 1.5, but is at rho 0. */
+/* rho with the paper's normalisation: a gap of exactly one average neighbour gap is not enough at
+ * rho 1.5, but is at rho 0. (The default normalisation, the ratio, is tested in
+ * tests/unit/test_preempt_rules.c.) */
 static void test_rho(void **state)
 {
     (void)state;
@@ -268,6 +270,7 @@ static void test_rho(void **state)
     pods[1] = t_waiting("batch", "high", 1, 0, 1.1, INFINITY, MILLI(4));
     ds_policy pol;
     ds_policy_defaults(&pol);
+    pol.preemption.norm = DS_NORM_PAPER;
     ctl_ledger l;
     ctl_ledger_init(&l);
     ctl_preempt_in in = {.pods = pods,

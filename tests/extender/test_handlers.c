@@ -650,7 +650,7 @@ static void add_victims(world *w)
                               .uid = "uid-victim-a",
                               .job = "report",
                               .task = "a",
-                              .runtime = "1h",
+                              .runtime = "4h", /* 59 min done, 3 h left: evicting it pays */
                               .node = "kwok-node-0",
                               .phase = "Running",
                               .cpu = "4",
@@ -743,7 +743,7 @@ static void test_preempt_rules(void **state)
                                .uid = "uid-victim-d",
                                .job = "report",
                                .task = "a",
-                               .runtime = "1h",
+                               .runtime = "4h",
                                .node = "kwok-node-0",
                                .phase = "Running",
                                .cpu = "100m",
