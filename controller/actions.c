@@ -247,6 +247,14 @@ static void ledger_entry(ctl_ledger_entry *le, const ctl_pod *victim, const ctl_
     snprintf(le->preemptor_uid, sizeof le->preemptor_uid, "%s", pre->uid);
     snprintf(le->reason, sizeof le->reason, "%s", ds_reason_name(r));
     snprintf(le->result, sizeof le->result, CTL_LEDGER_PENDING);
+    if (victim->task.job_name != NULL && victim->task.task_name != NULL) {
+        snprintf(le->victim_job, sizeof le->victim_job, "%s", victim->task.job_name);
+        snprintf(le->victim_task, sizeof le->victim_task, "%s", victim->task.task_name);
+    }
+    if (pre->task.job_name != NULL && pre->task.task_name != NULL) {
+        snprintf(le->preemptor_job, sizeof le->preemptor_job, "%s", pre->task.job_name);
+        snprintf(le->preemptor_task, sizeof le->preemptor_task, "%s", pre->task.task_name);
+    }
 }
 
 static void set_result(ctl_controller *c, const ctl_pod *victim, const char *result,

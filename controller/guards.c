@@ -30,6 +30,7 @@ const char *ctl_guard_name(ctl_guard g)
         "namespace-limit",
         "min-run-time",
         "no-slack",
+        "cross-namespace",
     };
     _Static_assert(sizeof names / sizeof names[0] == CTL_GUARD_N, "a name for every guard");
     if ((size_t)g < sizeof names / sizeof names[0])
@@ -79,6 +80,9 @@ const char *ctl_guard_explain(ctl_guard g)
         return "has run less than the minimum run time";
     case CTL_GUARD_NO_SLACK:
         return "cannot afford a delay of one epoch";
+    case CTL_GUARD_CROSS_NAMESPACE:
+        return "is in another namespace than the preemptor, which the policy does not trust for "
+               "it (spec.preemption.crossNamespace)";
     case CTL_GUARD_N:
         break;
     }
@@ -188,6 +192,19 @@ static ctl_guard pdb_guard(const ctl_pod *pod)
     return CTL_GUARD_OK;
 }
 
+/* Was the pod's task (any of its pods: a replacement has a new UID) evicted (as_victim) or given
+ * an eviction as the preemptor (else) within the cooldown? */
+static bool task_cooling(const ds_policy *p, const ctl_ledger *l, const ctl_pod *pod, double now,
+                         bool as_victim)
+{
+    if (pod->task.job_name == NULL || pod->task.task_name == NULL || pod->ns == NULL)
+        return false;
+    ctl_task_ref t = {pod->ns, pod->task.job_name, pod->task.task_name};
+    double at =
+        as_victim ? ctl_ledger_last_task_evicted(l, &t) : ctl_ledger_last_task_preempted(l, &t);
+    return ds_evict_cooling(p, at, now);
+}
+
 ctl_guard ctl_guard_victim(const ds_policy *p, const ctl_budget *b, const ctl_pod *pod)
 {
     if (pod->task.job == DS_NO_TASK || !pod->task.evaluated)
@@ -209,7 +226,8 @@ ctl_guard ctl_guard_victim(const ds_policy *p, const ctl_budget *b, const ctl_po
     if (g != CTL_GUARD_OK)
         return g;
     if (ds_evict_cooling(p, pod->evicted_at, b->now) ||
-        ds_evict_cooling(p, ctl_ledger_last_for_victim(b->ledger, pod->uid), b->now))
+        ds_evict_cooling(p, ctl_ledger_last_for_victim(b->ledger, pod->uid), b->now) ||
+        task_cooling(p, b->ledger, pod, b->now, true))
         return CTL_GUARD_COOLDOWN;
     if (ctl_budget_namespace_left(b, pod->ns) == 0)
         return CTL_GUARD_NAMESPACE_LIMIT;
@@ -224,12 +242,15 @@ ctl_guard ctl_guard_victim(const ds_policy *p, const ctl_budget *b, const ctl_po
 bool ctl_guard_preemptor_cooling(const ds_policy *p, const ctl_ledger *l, const ctl_pod *pod,
                                  double now)
 {
-    return ds_evict_cooling(p, ctl_ledger_last_for_preemptor(l, pod->uid), now);
+    return ds_evict_cooling(p, ctl_ledger_last_for_preemptor(l, pod->uid), now) ||
+           task_cooling(p, l, pod, now, false) || task_cooling(p, l, pod, now, true);
 }
 
-bool ctl_guard_pair_ok(const ctl_pod *preemptor, const ctl_pod *victim)
+ds_pair_reason ctl_guard_pair(const ds_policy *p, const ctl_pod *preemptor, const ctl_pod *victim)
 {
-    return victim->k8s_priority <= preemptor->k8s_priority;
+    ds_preempt_side a = {preemptor->ns, preemptor->k8s_priority};
+    ds_preempt_side b = {victim->ns, victim->k8s_priority};
+    return ds_preempt_pair_check(p, &a, &b);
 }
 
 static bool tolerates(const ctl_pod *pod, const ctl_taint *t)

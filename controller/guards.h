@@ -19,6 +19,7 @@
 #include "evict_budget.h"
 #include "ledger.h"
 #include "policy.h"
+#include "preempt_rules.h"
 #include "view.h"
 
 typedef enum ctl_guard {
@@ -41,6 +42,7 @@ typedef enum ctl_guard {
     CTL_GUARD_NAMESPACE_LIMIT, /* the namespace's evictions per minute are used up */
     CTL_GUARD_MIN_RUN_TIME,    /* ran less than spec.preemption.minRunTime */
     CTL_GUARD_NO_SLACK,        /* its own allowable waiting time is within one epoch */
+    CTL_GUARD_CROSS_NAMESPACE, /* a preemptor of another namespace may not evict it (pair rule) */
     CTL_GUARD_N                /* number of guards (not a guard) */
 } ctl_guard;
 
@@ -72,14 +74,17 @@ double ctl_budget_window(const ds_policy *p);
 /* Every guard for one running pod, first failing one returned. */
 ctl_guard ctl_guard_victim(const ds_policy *p, const ctl_budget *b, const ctl_pod *pod);
 
-/* Is a waiting pod barred from preempting now because an eviction was made for it within the
- * cooldown (its room is on the way)? */
+/* Is a waiting pod barred from preempting now because an eviction was made for it (or for its
+ * task's earlier pods) within the cooldown, so its room is on the way, or because its task was
+ * itself evicted within the cooldown (a victim's replacement never evicts others: no cascade)? */
 bool ctl_guard_preemptor_cooling(const ds_policy *p, const ctl_ledger *l, const ctl_pod *pod,
                                  double now);
 
-/* Pair guard: never evict a pod whose Kubernetes priority is above the preemptor's (its
- * replacement would preempt the preemptor back through kube-scheduler). */
-bool ctl_guard_pair_ok(const ctl_pod *preemptor, const ctl_pod *victim);
+/* Pair guard, lib/preempt_rules.h: never evict a pod whose Kubernetes priority is above the
+ * preemptor's (its replacement would preempt the preemptor back through kube-scheduler), nor a
+ * pod of another namespace unless the policy trusts the preemptor's namespace (and then only of a
+ * strictly lower Kubernetes priority, unless the policy says otherwise). */
+ds_pair_reason ctl_guard_pair(const ds_policy *p, const ctl_pod *preemptor, const ctl_pod *victim);
 
 /* Can the preemptor run on the node as far as the controller can tell: node schedulable,
  * spec.nodeSelector matched, the required node affinity

@@ -92,16 +92,48 @@ double ctl_ledger_last_for_victim(const ctl_ledger *l, const char *victim_uid)
     return NAN;
 }
 
+static bool is_task(const char *ns, const char *job, const char *task, const ctl_task_ref *t)
+{
+    return job[0] != '\0' && strcmp(ns, t->ns) == 0 && strcmp(job, t->job) == 0 &&
+           strcmp(task, t->task) == 0;
+}
+
+double ctl_ledger_last_task_evicted(const ctl_ledger *l, const ctl_task_ref *t)
+{
+    for (size_t i = l->n; i-- > 0;) {
+        const ctl_ledger_entry *e = &l->e[i];
+        if (is_task(e->victim_ns, e->victim_job, e->victim_task, t))
+            return e->at;
+    }
+    return NAN;
+}
+
+double ctl_ledger_last_task_preempted(const ctl_ledger *l, const ctl_task_ref *t)
+{
+    for (size_t i = l->n; i-- > 0;) {
+        const ctl_ledger_entry *e = &l->e[i];
+        if (is_task(e->preemptor_ns, e->preemptor_job, e->preemptor_task, t) &&
+            ctl_ledger_entry_counts(e))
+            return e->at;
+    }
+    return NAN;
+}
+
 /* Field table shared by encoding and decoding. */
 typedef struct lfield {
     const char *json;
     size_t off;
     size_t size;
+    bool optional; /* absent in older ledgers: read as "" */
 } lfield;
 
 #define LF(name, member)                                                                           \
     {                                                                                              \
-        name, offsetof(ctl_ledger_entry, member), sizeof(((ctl_ledger_entry *)0)->member)          \
+        name, offsetof(ctl_ledger_entry, member), sizeof(((ctl_ledger_entry *)0)->member), false   \
+    }
+#define LF_OPT(name, member)                                                                       \
+    {                                                                                              \
+        name, offsetof(ctl_ledger_entry, member), sizeof(((ctl_ledger_entry *)0)->member), true    \
     }
 
 static const lfield lfields[] = {
@@ -114,6 +146,10 @@ static const lfield lfields[] = {
     LF("preemptorUID", preemptor_uid),
     LF("reason", reason),
     LF("result", result),
+    LF_OPT("victimJob", victim_job),
+    LF_OPT("victimTask", victim_task),
+    LF_OPT("preemptorJob", preemptor_job),
+    LF_OPT("preemptorTask", preemptor_task),
 };
 #define N_LFIELDS (sizeof lfields / sizeof lfields[0])
 
@@ -171,7 +207,10 @@ int ctl_ledger_decode(const char *text, size_t len, ctl_ledger *l, ds_err *err)
         }
         e.at = json_number_value(at);
         for (size_t f = 0; f < N_LFIELDS; f++) {
-            const char *v = json_string_value(json_object_get(o, lfields[f].json));
+            json_t *jv = json_object_get(o, lfields[f].json);
+            if (jv == NULL && lfields[f].optional)
+                continue;
+            const char *v = json_string_value(jv);
             if (v == NULL) {
                 ds_err_set(err, "eviction ledger[%zu].%s: must be a string", i, lfields[f].json);
                 goto fail;

@@ -20,6 +20,7 @@
 #define CTL_NS_MAX           64  /* a namespace name (63) + NUL */
 #define CTL_NAME_MAX         254 /* an object name (253) + NUL */
 #define CTL_UID_MAX          64
+#define CTL_TASK_NAME_MAX    64 /* a job or task name (63) + NUL */
 
 typedef struct ctl_ledger_entry {
     double at; /* seconds since the epoch */
@@ -32,6 +33,13 @@ typedef struct ctl_ledger_entry {
     char preemptor_uid[CTL_UID_MAX];
     char reason[16]; /* ds_reason_name */
     char result[16]; /* CTL_LEDGER_* below */
+    /* The DAG tasks involved (job and task names in the job model; "" when unknown, as in
+     * ledgers written before they were recorded). Cooldowns follow the task, not the pod: a
+     * victim's replacement pod is the same task. */
+    char victim_job[CTL_TASK_NAME_MAX];
+    char victim_task[CTL_TASK_NAME_MAX];
+    char preemptor_job[CTL_TASK_NAME_MAX];
+    char preemptor_task[CTL_TASK_NAME_MAX];
 } ctl_ledger_entry;
 
 /* Outcomes of an eviction. "pending" is written before the Eviction API is called and stays when
@@ -71,11 +79,23 @@ double ctl_ledger_last_for_preemptor(const ctl_ledger *l, const char *preemptor_
 /* Latest eviction of this victim (by UID), whatever its outcome; NAN when none. */
 double ctl_ledger_last_for_victim(const ctl_ledger *l, const char *victim_uid);
 
+/* A DAG task: namespace, job and task names (none may be NULL or ""). */
+typedef struct ctl_task_ref {
+    const char *ns, *job, *task;
+} ctl_task_ref;
+
+/* Latest eviction of any pod of this task (whatever its outcome), NAN when none. */
+double ctl_ledger_last_task_evicted(const ctl_ledger *l, const ctl_task_ref *t);
+
+/* Latest counting eviction made for any pod of this task as the preemptor, NAN when none. */
+double ctl_ledger_last_task_preempted(const ctl_ledger *l, const ctl_task_ref *t);
+
 /* JSON text (malloc'd, caller frees); NULL on allocation failure. */
 char *ctl_ledger_encode(const ctl_ledger *l);
 
 /* Parse JSON text (as written by ctl_ledger_encode) into *l, replacing its content. Entries with
- * missing or wrong fields are an error naming the entry; so is text over CTL_LEDGER_MAX_BYTES. */
+ * missing or wrong fields are an error naming the entry; so is text over CTL_LEDGER_MAX_BYTES.
+ * The task fields (victimJob, victimTask, preemptorJob, preemptorTask) may be absent. */
 int ctl_ledger_decode(const char *text, size_t len, ctl_ledger *l, ds_err *err);
 
 #endif

@@ -143,6 +143,7 @@ static int build_nodes(plan_state *s, const ctl_budget *b, ds_err *err)
         s->nix[a].name = in->nodes[s->order[a]].name;
         s->nix[a].idx = a;
         s->nf[a].free_ = in->nodes[s->order[a]].allocatable;
+        s->nf[a].speed = node_speed(&in->nodes[s->order[a]]);
     }
     qsort(s->nix, in->n_nodes, sizeof *s->nix, cmp_node_ix);
     for (size_t i = 0; i < in->n_pods; i++) {
@@ -201,6 +202,9 @@ static int build_tasks(plan_state *s, const ctl_budget *b, ds_err *err)
             r->priority = p->task.eval.priority;
             r->t_allow_s = p->task.eval.t_allow_s;
             r->ran_s = ran > 0.0 && isfinite(ran) ? ran : 0.0;
+            r->t_rem_s = isfinite(p->task.eval.t_rem_s) && p->task.eval.t_rem_s > 0.0
+                             ? p->task.eval.t_rem_s
+                             : 0.0;
             r->request = p->request;
             r->node = node;
             r->evictable = g == CTL_GUARD_OK;
@@ -229,6 +233,9 @@ static int build_tasks(plan_state *s, const ctl_budget *b, ds_err *err)
         w->t_wait_s = isfinite(p->task.eval.t_wait_s) && p->task.eval.t_wait_s > 0.0
                           ? p->task.eval.t_wait_s
                           : 0.0;
+        w->t_rem_s = isfinite(p->task.eval.t_rem_s) && p->task.eval.t_rem_s > 0.0
+                         ? p->task.eval.t_rem_s
+                         : 0.0;
         w->request = p->request;
         s->wait_pod[s->n_wait++] = i;
     }
@@ -257,8 +264,11 @@ static bool check_plan(plan_state *s, const ctl_budget *b, size_t from, size_t t
     for (size_t d = from; d < to; d++) {
         size_t ri = s->dec[d].running;
         const ctl_pod *vic = &in->pods[s->run_pod[ri]];
-        if (!ctl_guard_pair_ok(pre, vic)) {
+        ds_pair_reason pr = ctl_guard_pair(in->policy, pre, vic);
+        if (pr != DS_PAIR_OK) {
             s->excluded[ri] = true;
+            if (pr != DS_PAIR_HIGHER_PRIORITY)
+                s->out->guard[s->run_pod[ri]] = CTL_GUARD_CROSS_NAMESPACE;
             ok = false;
             continue;
         }

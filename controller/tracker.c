@@ -171,6 +171,8 @@ static void fill_task(const ctl_snapshot *s, size_t obs, ctl_task_info *t, bool 
     t->evaluated = false;
     t->has_upstream = false;
     t->queue_pos = SIZE_MAX;
+    t->job_name = NULL;
+    t->task_name = NULL;
     if (obs == DS_NONE || obs >= s->js.n_pods)
         return;
     const ds_pod_result *r = &s->js.pods[obs];
@@ -186,6 +188,8 @@ static void fill_task(const ctl_snapshot *s, size_t obs, ctl_task_info *t, bool 
     t->evaluated = true;
     t->has_upstream = j->dag.tasks[r->task].n_up > 0;
     t->queue_pos = s->queue_pos[s->pos_base[r->job] + r->task];
+    t->job_name = j->name;
+    t->task_name = j->dag.tasks[r->task].name;
 }
 
 static void pdb_facts(const ctl_snapshot *s, const kube_pod *kp, ctl_pod *p)

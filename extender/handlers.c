@@ -551,6 +551,7 @@ static void preemptor_view(const ext_snapshot *s, const pod_ctx *pc, ds_place_pr
     a->task.priority = e->priority;
     a->task.t_allow_s = e->t_allow_s;
     a->task.t_wait_s = isfinite(e->t_wait_s) && e->t_wait_s > 0 ? e->t_wait_s : 0;
+    a->task.t_rem_s = isfinite(e->t_rem_s) && e->t_rem_s > 0 ? e->t_rem_s : 0;
     double rank = ds_jobset_wait_rank(&s->jobs, pc->job, pc->task);
     if (rank >= 0 && s->jobs.n_waiting > 0)
         a->rank = (size_t)lround((1.0 - rank) * (double)(s->jobs.n_waiting - 1));
@@ -585,8 +586,24 @@ static int victim_view(const ext_snapshot *s, const char *uid, size_t node_idx, 
         v->task = pr->task;
         v->priority = isfinite(j->eval[pr->task].priority) ? j->eval[pr->task].priority : 0;
         v->t_allow_s = j->eval[pr->task].t_allow_s;
+        double rem = j->eval[pr->task].t_rem_s;
+        v->t_rem_s = isfinite(rem) && rem > 0 ? rem : 0;
     }
     return 1;
+}
+
+/* Who may preempt whom (lib/preempt_rules.h) for a DAG preemptor and a victim of the snapshot;
+ * the preemptor is the Pod of the request. */
+static ds_pair_reason victim_pair(const ext_snapshot *s, const kube_pod *pre, const char *uid,
+                                  const ds_policy *pol)
+{
+    size_t idx = ds_jobset_find_pod(&s->jobs, uid);
+    if (idx == DS_NONE || idx >= s->n_pods || pre == NULL)
+        return DS_PAIR_CROSS_NS_UNTRUSTED; /* unknown: never evict what cannot be checked */
+    const kube_pod *v = s->pods[idx];
+    ds_preempt_side a = {pre->meta.ns, pre->priority};
+    ds_preempt_side b = {v->meta.ns, v->priority};
+    return ds_preempt_pair_check(pol, &a, &b);
 }
 
 void ext_handle_preempt(const ext_ctx *c, const ext_snapshot *s, const char *body, size_t len,
@@ -631,8 +648,9 @@ void ext_handle_preempt(const ext_ctx *c, const ext_snapshot *s, const char *bod
     ds_running_task *vstore = calloc(max_v ? max_v : 1, sizeof *vstore);
     const ds_running_task **vptr = calloc(max_v ? max_v : 1, sizeof *vptr);
     ds_victim_verdict *verd = calloc(max_v ? max_v : 1, sizeof *verd);
+    ds_pair_reason *pair = calloc(max_v ? max_v : 1, sizeof *pair);
     if (keep == NULL || kept == NULL || kept_store == NULL || vstore == NULL || vptr == NULL ||
-        verd == NULL) {
+        verd == NULL || pair == NULL) {
         reply_oom(r, o);
         goto out;
     }
@@ -647,11 +665,15 @@ void ext_handle_preempt(const ext_ctx *c, const ext_snapshot *s, const char *bod
             o->victims_refused[DS_VICTIM_UNKNOWN] += vn->n_pods;
             continue; /* unknown node: dropped */
         }
-        for (size_t j = 0; j < vn->n_pods; j++)
+        for (size_t j = 0; j < vn->n_pods; j++) {
             vptr[j] = victim_view(s, vn->uids[j], node_idx, now, &vstore[j]) ? &vstore[j] : NULL;
+            pair[j] = DS_PAIR_OK;
+            if (vptr[j] != NULL && mode != DS_PREEMPTOR_OUTSIDE)
+                pair[j] = victim_pair(s, pc.pod, vn->uids[j], &s->policy);
+        }
         ds_err derr;
-        long nk = ds_place_preempt_node(&pre, mode, dag, &s->nodes[node_idx].view, vptr, vn->n_pods,
-                                        s->pbar_half, pp, verd, &keep[i], &derr);
+        long nk = ds_place_preempt_node(&pre, mode, dag, &s->nodes[node_idx].view, vptr, pair,
+                                        vn->n_pods, s->pbar_half, pp, verd, &keep[i], &derr);
         if (nk < 0) {
             keep[i] = false;
             o->victims_refused[DS_VICTIM_UNKNOWN] += vn->n_pods;
@@ -678,6 +700,7 @@ out:
     free(vstore);
     free(vptr);
     free(verd);
+    free(pair);
     ext_preempt_args_free(&a);
     pod_ctx_free(&pc);
 }

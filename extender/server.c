@@ -101,7 +101,7 @@ static void record(ext_server *s, verb v, const ext_outcome *o, double secs)
         add1(s->m_filter_nodes, "unknown_node", (double)o->n_unknown);
     } else if (v == VERB_PREEMPT) {
         add1(s->m_victims, "keep", (double)o->n_victims_kept);
-        for (int k = 1; k <= DS_VICTIM_PREEMPTOR_BARRED; k++)
+        for (int k = 1; k < DS_VICTIM_VERDICTS; k++)
             add1(s->m_victims, ds_victim_verdict_name((ds_victim_verdict)k),
                  (double)o->victims_refused[k]);
         add1(s->m_preempt_nodes, "kept", (double)o->n_nodes_kept);

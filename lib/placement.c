@@ -135,6 +135,12 @@ const char *ds_victim_verdict_name(ds_victim_verdict v)
         return "priority-gap";
     case DS_VICTIM_PREEMPTOR_BARRED:
         return "preemptor-barred";
+    case DS_VICTIM_UNSAVABLE:
+        return "preemptor-unsavable";
+    case DS_VICTIM_CROSS_NAMESPACE:
+        return "cross-namespace";
+    case DS_VICTIM_NO_PAYOFF:
+        return "no-payoff";
     }
     return "unknown";
 }
@@ -161,16 +167,16 @@ static ds_victim_verdict judge(const ds_place_preemptor *a, ds_preemptor_mode mo
         break;
     }
     if (mode == DS_PREEMPTOR_PRIORITY && b->job != DS_NO_TASK &&
-        !ds_gap_passes(a->task.priority, b->priority, pbar_half, p->rho))
+        !ds_pair_gap_passes(p, a->task.priority, b->priority, pbar_half))
         return DS_VICTIM_PRIORITY_GAP;
     return DS_VICTIM_KEEP;
 }
 
 long ds_place_preempt_node(const ds_place_preemptor *a, ds_preemptor_mode mode,
                            const ds_dag *preemptor_dag, const ds_node_view *node,
-                           const ds_running_task *const *victims, size_t n, double pbar_half,
-                           const ds_preempt_params *p, ds_victim_verdict *out, bool *keep_node,
-                           ds_err *err)
+                           const ds_running_task *const *victims, const ds_pair_reason *pair,
+                           size_t n, double pbar_half, const ds_preempt_params *p,
+                           ds_victim_verdict *out, bool *keep_node, ds_err *err)
 {
     *keep_node = false;
     unsigned char *mark = NULL;
@@ -198,10 +204,20 @@ long ds_place_preempt_node(const ds_place_preemptor *a, ds_preemptor_mode mode,
         ds_dag_mark_ancestors(preemptor_dag, a->task.task, mark, stack);
     }
 
+    double slack = ds_preemptor_slack_on(a->task.t_allow_s, a->task.t_rem_s, node->speed);
+    bool lost = in_dag && mode != DS_PREEMPTOR_BARRED && !(slack >= 0.0);
     ds_node_view after = *node;
     long kept = 0;
     for (size_t i = 0; i < n; i++) {
         out[i] = judge(a, mode, mark, victims[i], pbar_half, p);
+        if (out[i] == DS_VICTIM_KEEP && lost)
+            out[i] = DS_VICTIM_UNSAVABLE;
+        if (out[i] == DS_VICTIM_KEEP && in_dag && p->payoff &&
+            !ds_eviction_pays(slack, isfinite(a->task.t_allow_s), victims[i]->ran_s,
+                              victims[i]->t_rem_s))
+            out[i] = DS_VICTIM_NO_PAYOFF;
+        if (out[i] == DS_VICTIM_KEEP && pair != NULL && pair[i] != DS_PAIR_OK)
+            out[i] = DS_VICTIM_CROSS_NAMESPACE;
         if (out[i] == DS_VICTIM_KEEP) {
             kept++;
             ds_res_sub(&after.requested, &victims[i]->request);

@@ -18,6 +18,7 @@
 #include "dsp.h"
 #include "resources.h"
 #include "sailfish.h"
+#include "preempt_rules.h"
 #include "victim.h"
 
 /* The pod being placed. */
@@ -89,7 +90,12 @@ typedef enum {
     DS_VICTIM_TOO_LITTLE_SLACK, /* t_allow <= epoch */
     DS_VICTIM_PRIORITY_GAP,     /* the normalised priority gap test failed */
     DS_VICTIM_PREEMPTOR_BARRED, /* the preemptor may not preempt at all */
+    DS_VICTIM_UNSAVABLE,        /* the preemptor would miss its deadline on this node anyway */
+    DS_VICTIM_CROSS_NAMESPACE,  /* the pair rule of lib/preempt_rules.h refuses this victim */
+    DS_VICTIM_NO_PAYOFF,        /* evicting it would throw away more than it saves (exchange) */
 } ds_victim_verdict;
+
+#define DS_VICTIM_VERDICTS (DS_VICTIM_NO_PAYOFF + 1) /* number of verdicts */
 
 const char *ds_victim_verdict_name(ds_victim_verdict v); /* "keep", "unknown", "ancestor", ... */
 
@@ -103,12 +109,20 @@ const char *ds_victim_verdict_name(ds_victim_verdict v); /* "keep", "unknown", "
  * - node: the node's view with the victims still counted in `requested`. The node stays a
  *   candidate (*keep_node) only when the kept victims (at least one) free enough room for the
  *   preemptor's request.
+ * - A DAG preemptor with a deadline that it cannot meet on this node even if it starts now
+ *   (ds_preemptor_savable with its t_allow_s, t_rem_s and node->speed) keeps no victim
+ *   (DS_VICTIM_UNSAVABLE): a lost deadline is saved by no eviction.
+ * - With p->payoff, a DAG preemptor keeps a victim only when the eviction pays
+ *   (ds_eviction_pays with its slack on this node and the victim's ran_s and t_rem_s), else
+ *   DS_VICTIM_NO_PAYOFF.
+ * - pair: NULL, or for each victim the verdict of ds_preempt_pair_check (who may preempt whom);
+ *   a victim whose verdict is not DS_PAIR_OK is refused (DS_VICTIM_CROSS_NAMESPACE).
  * Verdicts go to out (n entries). Returns the number of kept victims, or -1 with err set on
  * allocation failure or an inconsistent input (a victim task index outside the DAG). */
 long ds_place_preempt_node(const ds_place_preemptor *a, ds_preemptor_mode mode,
                            const ds_dag *preemptor_dag, const ds_node_view *node,
-                           const ds_running_task *const *victims, size_t n, double pbar_half,
-                           const ds_preempt_params *p, ds_victim_verdict *out, bool *keep_node,
-                           ds_err *err);
+                           const ds_running_task *const *victims, const ds_pair_reason *pair,
+                           size_t n, double pbar_half, const ds_preempt_params *p,
+                           ds_victim_verdict *out, bool *keep_node, ds_err *err);
 
 #endif

@@ -69,6 +69,12 @@ typedef struct ds_policy {
     ds_name_list protected_namespaces; /* default kube-system */
     ds_name_list
         protected_priority_classes; /* default system-cluster-critical, system-node-critical */
+    /* spec.preemption.crossNamespace: who may preempt pods of another namespace
+     * (lib/preempt_rules.h). Default: no namespace is trusted, so preemption stays within a
+     * namespace; a trusted preemptor needs a strictly higher Kubernetes priority than its victim
+     * unless requireHigherPriority is false. */
+    ds_name_list cross_ns_trusted;
+    bool cross_ns_require_higher; /* default true */
 
     /* spec.release */
     size_t max_concurrent_releases; /* 0 = unlimited (default) */

@@ -257,6 +257,16 @@ static int parse_job_order(const ds_pfield *f, const ds_yaml_node *v, const char
     return 0;
 }
 
+static int parse_gap_norm(const ds_pfield *f, const ds_yaml_node *v, const char *path, ds_policy *p,
+                          ds_err *err)
+{
+    ds_gap_norm n;
+    if (v->kind != DS_YAML_SCALAR || ds_gap_norm_parse(v->text, &n) != 0)
+        return type_error(path, "one of ratio, paper", v, err);
+    *(ds_gap_norm *)field_ptr(p, f) = n;
+    return 0;
+}
+
 static int parse_string(const ds_pfield *f, const ds_yaml_node *v, const char *path, ds_policy *p,
                         ds_err *err)
 {
@@ -361,6 +371,8 @@ static int parse_field(const ds_pfield *f, const ds_yaml_node *v, const char *pa
         return parse_slack_term(f, v, path, p, err);
     case DS_PF_JOB_ORDER:
         return parse_job_order(f, v, path, p, err);
+    case DS_PF_GAP_NORM:
+        return parse_gap_norm(f, v, path, p, err);
     case DS_PF_STRING:
         return parse_string(f, v, path, p, err);
     case DS_PF_NAME_LIST:

@@ -130,11 +130,22 @@ static const ds_pfield namespace_selector_fields[] = {
     END,
 };
 
+static const ds_pfield cross_namespace_fields[] = {
+    {.name = "trustedNamespaces",
+     .type = DS_PF_NAME_LIST,
+     .offset = OFF(cross_ns_trusted),
+     .syntax = DS_SYN_DNS_LABEL},
+    BOOL("requireHigherPriority", cross_ns_require_higher),
+    END,
+};
+
 static const ds_pfield preemption_fields[] = {
     BOOL("enabled", preemption_enabled),
     DURATION("epoch", preemption.epoch_s, 1.0, "1s", HOUR, "1h"),
     NUMBER("delta", preemption.delta, 0.0, 1.0, 0),
     NUMBER("rho", preemption.rho, 1.0, 1000.0, DS_PF_LO_OPEN | DS_PF_ZERO_OK),
+    {.name = "normalisation", .type = DS_PF_GAP_NORM, .offset = OFF(preemption.norm)},
+    BOOL("payoff", preemption.payoff),
     DURATION("tau", preemption.tau_s, 0.0, "0s", WEEK, "168h"),
     DURATION("minRunTime", preemption.min_run_s, 0.0, "0s", DAY, "24h"),
     COUNT("maxVictimsPerPreemptor", preemption.max_victims_per_preemptor, 1, 64),
@@ -152,6 +163,7 @@ static const ds_pfield preemption_fields[] = {
      .type = DS_PF_NAME_LIST,
      .offset = OFF(protected_priority_classes),
      .syntax = DS_SYN_DNS_SUBDOMAIN},
+    SECTION("crossNamespace", cross_namespace_fields, 0),
     END,
 };
 

@@ -124,6 +124,12 @@ static int check_fields(const ds_policy *p, const ds_pfield *fields, const char 
                                   path, (int)o);
             break;
         }
+        case DS_PF_GAP_NORM: {
+            ds_gap_norm n = *(const ds_gap_norm *)at;
+            if (n != DS_NORM_RATIO && n != DS_NORM_PAPER)
+                return ds_err_set(err, "%s: must be one of ratio, paper (got %d)", path, (int)n);
+            break;
+        }
         case DS_PF_STRING:
             if (check_terminated(at, f->size, path, "", err) != 0 ||
                 ds_pf_check_syntax(f->syntax, path, "", at, err) != 0)

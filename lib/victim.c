@@ -6,6 +6,8 @@
  *   Phase 1: waiting tasks by descending priority; an urgent (t_allow <= epsilon) or starving
  *     (tau > 0 and t_wait >= tau) task that fits no node as things stand evicts preemptable running
  *     tasks it does not depend on (condition C2), on the one node where that makes it fit.
+ *   In both phases a node is a place to make room only when the preemptor can still meet its
+ *   deadline there if it starts now (lib/preempt_rules.h): no eviction for a lost deadline.
  *   Phase 2: the first ceil(delta * n_waiting) waiting tasks by descending priority, skipping the
  *     phase-1 ones and those that fit already, may evict running tasks they do not depend on whose
  *     priority is lower by a normalised gap: P_hat = P_A - P_B > 0 and (rho = 0 or
@@ -30,6 +32,8 @@
 #include "victim.h"
 
 #include <math.h>
+
+#include "preempt_rules.h"
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,6 +75,7 @@ typedef struct vctx {
     size_t n_nodes;
     const ds_dag *const *jobs;
     const ds_preempt_params *p;
+    const ds_node_free *nodes; /* [n_nodes] the caller's, for the node speeds */
 
     ds_res *free_;      /* [n_nodes] */
     size_t *budget;     /* [n_nodes] evictions left */
@@ -81,18 +86,21 @@ typedef struct vctx {
     ds_res *room;       /* [n_nodes] per resource, the sum of the K largest live requests */
     size_t *lowest;     /* every candidate, ascending priority (ties: lower index) */
     size_t n_cand, lowest_pos;
-    size_t live;            /* live candidates in all */
-    uint32_t *mark;         /* mark[t] == mark_gen: t is an ancestor of the current preemptor */
-    uint32_t mark_gen;      /* one generation per preemptor */
-    bool marked;            /* the current preemptor's ancestors are marked */
-    bool c2_excluded;       /* C2 excluded a candidate of the current preemptor */
-    size_t *stack;          /* scratch for the ancestor walk, as large as the largest DAG */
-    size_t *cand;           /* [n_running] eligible victims on one node, ascending priority */
-    unsigned char *in_plan; /* [n_running] by candidate position */
-    size_t *plan;           /* [n_running] candidate positions */
-    size_t *best;           /* [n_running] running indexes of the best plan so far */
-    int64_t *topk;          /* [DS_RES_N * topk_cap] largest requests per resource */
-    size_t topk_cap;        /* min(max_victims_per_preemptor, n_running) */
+    size_t live;             /* live candidates in all */
+    uint32_t *mark;          /* mark[t] == mark_gen: t is an ancestor of the current preemptor */
+    uint32_t mark_gen;       /* one generation per preemptor */
+    bool marked;             /* the current preemptor's ancestors are marked */
+    bool c2_excluded;        /* C2 excluded a candidate of the current preemptor */
+    bool preemptor_excluded; /* a node or victim was skipped for a reason of the current
+                              * preemptor's (deadline, exchange rule): not a failure of its
+                              * request alone */
+    size_t *stack;           /* scratch for the ancestor walk, as large as the largest DAG */
+    size_t *cand;            /* [n_running] eligible victims on one node, ascending priority */
+    unsigned char *in_plan;  /* [n_running] by candidate position */
+    size_t *plan;            /* [n_running] candidate positions */
+    size_t *best;            /* [n_running] running indexes of the best plan so far */
+    int64_t *topk;           /* [DS_RES_N * topk_cap] largest requests per resource */
+    size_t topk_cap;         /* min(max_victims_per_preemptor, n_running) */
     ds_res fail[DS_VICTIM_FAIL_CAP]; /* requests that found no victim since the last decision */
     size_t n_fail;
 
@@ -193,10 +201,17 @@ static int check_inputs(const ds_waiting_task *waiting, size_t n_waiting,
         if (!isfinite(t->t_wait_s) || t->t_wait_s < 0.0)
             return ds_err_set(err, "waiting[%zu].t_wait_s: must be a finite number >= 0 (got %g)",
                               i, t->t_wait_s);
+        if (!isfinite(t->t_rem_s) || t->t_rem_s < 0.0)
+            return ds_err_set(err, "waiting[%zu].t_rem_s: must be a finite number >= 0 (got %g)", i,
+                              t->t_rem_s);
         if (check_request(&t->request, "waiting", i, err) ||
             check_task_ref(t->job, t->task, jobs, n_jobs, "waiting", i, err))
             return -1;
     }
+    for (size_t n = 0; n < n_nodes; n++)
+        if (!isfinite(nodes[n].speed) || nodes[n].speed < 0.0)
+            return ds_err_set(err, "nodes[%zu].speed: must be a finite number >= 0 (got %g)", n,
+                              nodes[n].speed);
     for (size_t i = 0; i < n_running; i++) {
         const ds_running_task *t = &running[i];
         if (!isfinite(t->priority))
@@ -208,6 +223,9 @@ static int check_inputs(const ds_waiting_task *waiting, size_t n_waiting,
         if (!isfinite(t->ran_s) || t->ran_s < 0.0)
             return ds_err_set(err, "running[%zu].ran_s: must be a finite number >= 0 (got %g)", i,
                               t->ran_s);
+        if (!isfinite(t->t_rem_s) || t->t_rem_s < 0.0)
+            return ds_err_set(err, "running[%zu].t_rem_s: must be a finite number >= 0 (got %g)", i,
+                              t->t_rem_s);
         if (t->node >= n_nodes)
             return ds_err_set(err,
                               "running[%zu].node: must be below the number of nodes %zu "
@@ -296,6 +314,40 @@ double ds_normalised_gap(double pa, double pb, double pbar_half)
     if (!(pbar_half > 0.0))
         return INFINITY;
     return (pa / 2.0 - pb / 2.0) / pbar_half;
+}
+
+bool ds_pair_gap_passes(const ds_preempt_params *p, double pa, double pb, double pbar_half)
+{
+    if (p->norm != DS_NORM_RATIO)
+        return ds_gap_passes(pa, pb, pbar_half, p->rho);
+    if (!(pa > pb))
+        return false;
+    if (p->rho == 0.0 || !(pb > 0.0))
+        return true;
+    return pa / p->rho > pb; /* pa / pb > rho without an overflowing product */
+}
+
+double ds_pair_normalised_gap(const ds_preempt_params *p, double pa, double pb, double pbar_half)
+{
+    if (p->norm != DS_NORM_RATIO)
+        return ds_normalised_gap(pa, pb, pbar_half);
+    return pb > 0.0 ? pa / pb : INFINITY;
+}
+
+const char *ds_gap_norm_name(ds_gap_norm n)
+{
+    return n == DS_NORM_RATIO ? "ratio" : n == DS_NORM_PAPER ? "paper" : "unknown";
+}
+
+int ds_gap_norm_parse(const char *s, ds_gap_norm *out)
+{
+    if (strcmp(s, "ratio") == 0)
+        *out = DS_NORM_RATIO;
+    else if (strcmp(s, "paper") == 0)
+        *out = DS_NORM_PAPER;
+    else
+        return -1;
+    return 0;
 }
 
 /* Tolerant of floating error (0.7 * 10 = 7.000...1). */
@@ -391,6 +443,28 @@ static size_t greedy_plan(vctx *c, const ds_res *req, const ds_res *free_, size_
     return lacking ? 0 : np;
 }
 
+/* Can preemptor a still meet its deadline if it starts now on node n? Remembered per preemptor,
+ * so that a failure caused by the deadline is not taken for a failure of the request alone. */
+static bool savable_on(vctx *c, const ds_waiting_task *a, size_t n)
+{
+    if (ds_preemptor_savable(a->t_allow_s, a->t_rem_s, c->nodes[n].speed))
+        return true;
+    c->preemptor_excluded = true;
+    return false;
+}
+
+/* The exchange rule (lib/preempt_rules.h) for preemptor a and victim b on node n. */
+static bool pays(vctx *c, const ds_waiting_task *a, const ds_running_task *b, size_t n)
+{
+    if (!c->p->payoff)
+        return true;
+    double slack = ds_preemptor_slack_on(a->t_allow_s, a->t_rem_s, c->nodes[n].speed);
+    if (ds_eviction_pays(slack, isfinite(a->t_allow_s), b->ran_s, b->t_rem_s))
+        return true;
+    c->preemptor_excluded = true;
+    return false;
+}
+
 /* Per resource, the kk largest requests seen so far, descending: c->topk[d * topk_cap + i]. */
 static void topk_insert(vctx *c, const ds_res *x, size_t cnt[DS_RES_N], size_t kk)
 {
@@ -443,9 +517,9 @@ static size_t plan_on_node(vctx *c, const ds_waiting_task *a, size_t n, bool pha
         const ds_running_task *b = &c->r[ri];
         if (have_bound && b->priority > bound_prio)
             break; /* ascending: nothing further can win */
-        if (!preemptable(c, ri) || !independent(c, a, b))
+        if (!preemptable(c, ri) || !independent(c, a, b) || !pays(c, a, b, n))
             continue;
-        if (phase2 && !ds_gap_passes(a->priority, b->priority, c->pbar_half, c->p->rho))
+        if (phase2 && !ds_pair_gap_passes(c->p, a->priority, b->priority, c->pbar_half))
             continue;
         c->cand[nc++] = ri;
     }
@@ -558,7 +632,7 @@ static size_t single_victim(vctx *c, const ds_waiting_task *a, bool phase2)
     double best_prio = 0.0;
     for (size_t n = 0; n < c->n_nodes; n++) {
         if (c->budget[n] == 0 || c->node_live[n] == 0 ||
-            !could_fit(&a->request, &c->free_[n], &c->room[n]))
+            !could_fit(&a->request, &c->free_[n], &c->room[n]) || !savable_on(c, a, n))
             continue;
         for (size_t j = c->node_start[n]; j < c->node_start[n + 1]; j++) {
             size_t ri = c->by_node[j];
@@ -567,9 +641,9 @@ static size_t single_victim(vctx *c, const ds_waiting_task *a, bool phase2)
                 break; /* ascending: this node cannot do better */
             if (c->taken[ri])
                 continue;
-            if (phase2 && !ds_gap_passes(a->priority, b->priority, c->pbar_half, c->p->rho))
+            if (phase2 && !ds_pair_gap_passes(c->p, a->priority, b->priority, c->pbar_half))
                 break; /* the gap only shrinks from here */
-            if (!independent(c, a, b))
+            if (!independent(c, a, b) || !pays(c, a, b, n))
                 continue;
             ds_res room = c->free_[n];
             ds_res_add(&room, &b->request);
@@ -596,7 +670,8 @@ static size_t multi_victim(vctx *c, const ds_waiting_task *a, bool phase2, size_
             k = c->budget[n];
         if (k > left)
             k = left;
-        if (k == 0 || c->node_live[n] == 0 || !could_fit(&a->request, &c->free_[n], &c->room[n]))
+        if (k == 0 || c->node_live[n] == 0 || !could_fit(&a->request, &c->free_[n], &c->room[n]) ||
+            !savable_on(c, a, n))
             continue;
         size_t np = plan_on_node(c, a, n, phase2, k, best_prio, best_n > 0);
         if (np == 0)
@@ -626,6 +701,7 @@ static void try_preempt(vctx *c, size_t ai, ds_preempt_reason reason, bool phase
     c->mark_gen++;
     c->marked = false;
     c->c2_excluded = false;
+    c->preemptor_excluded = false;
 
     size_t best_n = 1, best_node;
     if (single)
@@ -634,7 +710,7 @@ static void try_preempt(vctx *c, size_t ai, ds_preempt_reason reason, bool phase
         best_node = multi_victim(c, a, phase2, &best_n);
     if (best_node == SIZE_MAX) {
         /* Only C2 depends on the preemptor's job; the gap test only tightens for later ones. */
-        if (single && !c->c2_excluded)
+        if (single && !c->c2_excluded && !c->preemptor_excluded)
             remember_failure(c, &a->request);
         return;
     }
@@ -648,7 +724,7 @@ static void try_preempt(vctx *c, size_t ai, ds_preempt_reason reason, bool phase
             .node = best_node,
             .reason = reason,
             .gap = a->priority - b->priority,
-            .normalised_gap = ds_normalised_gap(a->priority, b->priority, c->pbar_half),
+            .normalised_gap = ds_pair_normalised_gap(c->p, a->priority, b->priority, c->pbar_half),
         };
         c->taken[ri] = true;
         ds_res_add(&c->free_[best_node], &b->request);
@@ -803,6 +879,7 @@ long ds_select_victims(const ds_waiting_task *waiting, size_t n_waiting,
     for (size_t i = 0; i < n_cand; i++)
         c.lowest[i] = rorder[i].idx;
 
+    c.nodes = nodes;
     for (size_t n = 0; n < n_nodes; n++) {
         c.free_[n] = nodes[n].free_;
         c.budget[n] = nodes[n].evictions_left;
@@ -859,7 +936,7 @@ long ds_select_victims(const ds_waiting_task *waiting, size_t n_waiting,
             continue;
         double low;
         if (!lowest_live(&c, &low) ||
-            !ds_gap_passes(waiting[ai].priority, low, c.pbar_half, p->rho))
+            !ds_pair_gap_passes(p, waiting[ai].priority, low, c.pbar_half))
             break;
         try_preempt(&c, ai, DS_REASON_PRIORITY, true);
     }

@@ -15,11 +15,20 @@
 
 #define DS_NO_TASK ((size_t)-1)
 
+/* How the priority gap of a (preemptor, victim) pair is normalised before it is compared with rho
+ * (docs/model.md, "Preemption"). */
+typedef enum ds_gap_norm {
+    DS_NORM_PAPER = 0, /* DSP: P_hat / P_bar, P_bar = (P_max - P_min) / (n - 1) over all tasks */
+    DS_NORM_RATIO = 1, /* P_A / P_B: depends on the pair alone (the policy's default) */
+} ds_gap_norm;
+
 typedef struct ds_preempt_params {
     double epsilon_s; /* urgent when t_allow <= epsilon; default 30 */
     double epoch_s;   /* preemptable only when t_allow > epoch; default 10 */
     double delta;     /* fraction of waiting tasks (by priority) tried; default 0.35 */
     double rho;       /* normalised gap threshold, 0 or > 1; default 1.5 (0: DSP w/o PP) */
+    ds_gap_norm norm; /* how the gap is normalised; the policy's default is DS_NORM_RATIO */
+    bool payoff;      /* evict only when it pays (ds_eviction_pays); the policy's default is true */
     double tau_s;     /* starvation guard on waiting time; 0 = off (default) */
     double min_run_s; /* a victim must have run this long; default 60 */
     size_t max_victims_per_preemptor; /* victims evicted on one node for one preemptor; default 1 */
@@ -33,6 +42,7 @@ typedef struct ds_waiting_task {
     double priority;
     double t_allow_s; /* INFINITY without deadline */
     double t_wait_s;
+    double t_rem_s; /* remaining run time at reference speed; 0 when unknown */
     ds_res request;
 } ds_waiting_task;
 
@@ -41,7 +51,9 @@ typedef struct ds_running_task {
     size_t task;
     double priority;
     double t_allow_s;
-    double ran_s; /* time since it started */
+    double ran_s;   /* time since it started */
+    double t_rem_s; /* remaining run time on its node (DSP's t_rem of a running task); 0 when
+                     * unknown: no exchange test */
     ds_res request;
     size_t node;    /* index into the nodes array */
     bool evictable; /* opted in, not protected, its disruption budget allows an eviction */
@@ -50,6 +62,7 @@ typedef struct ds_running_task {
 typedef struct ds_node_free {
     ds_res free_;          /* allocatable minus requests of running pods */
     size_t evictions_left; /* per-node budget for this call */
+    double speed;          /* the node's rate g(k); 0 = 1.0 (lib/preempt_rules.h, savable) */
 } ds_node_free;
 
 typedef enum {
@@ -67,9 +80,11 @@ typedef struct ds_decision {
     double normalised_gap; /* P_hat / P_bar (INFINITY when P_bar = 0) */
 } ds_decision;
 
-/* Run Algorithm 1. `jobs` has n_jobs DAGs (may be NULL when n_jobs is 0). Among nodes where
- * equally good plans make room (same highest victim priority, same number of victims), the node
- * with the lower index wins: a caller expresses a preference between nodes (e.g. faster ones
+/* Run Algorithm 1. `jobs` has n_jobs DAGs (may be NULL when n_jobs is 0). A preemptor makes room
+ * only on a node where it can still meet its deadline if it starts now (ds_preemptor_savable with
+ * its t_allow_s, t_rem_s and the node's speed): a passed deadline preempts nothing. Among nodes
+ * where equally good plans make room (same highest victim priority, same number of victims), the
+ * node with the lower index wins: a caller expresses a preference between nodes (e.g. faster ones
  * first) by their order in `nodes`. Decisions go to out
  * (capacity out_cap; a preemptor with several victims produces one decision per victim, all with
  * the same node). Returns the number of decisions, or -1 with err set on invalid input / allocation
@@ -103,6 +118,20 @@ bool ds_gap_passes(double pa, double pb, double pbar_half, double rho);
 
 /* P_hat / P_bar (INFINITY when P_bar = 0). */
 double ds_normalised_gap(double pa, double pb, double pbar_half);
+
+/* The pair test under the parameters' normalisation: with DS_NORM_PAPER ds_gap_passes; with
+ * DS_NORM_RATIO P_A > P_B and (rho = 0, or P_B <= 0, or P_A / P_B > rho). The ratio test reads
+ * nothing but the pair, so no task joining or leaving the cluster changes its answer. */
+bool ds_pair_gap_passes(const ds_preempt_params *p, double pa, double pb, double pbar_half);
+
+/* The normalised gap reported with a decision: P_hat / P_bar (paper) or P_A / P_B (ratio;
+ * INFINITY when P_B <= 0). */
+double ds_pair_normalised_gap(const ds_preempt_params *p, double pa, double pb, double pbar_half);
+
+const char *ds_gap_norm_name(ds_gap_norm n); /* "paper", "ratio" */
+
+/* Parse "paper" or "ratio"; -1 otherwise. */
+int ds_gap_norm_parse(const char *s, ds_gap_norm *out);
 
 /* How many waiting tasks (the first by priority) may preempt on priority: ceil(delta * n). */
 size_t ds_delta_count(double delta, size_t n_waiting);

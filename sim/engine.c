@@ -18,6 +18,7 @@
 #include "joborder.h"
 #include "kube_preempt.h"
 #include "node_speed.h"
+#include "preempt_rules.h"
 #include "victim.h"
 #include "wqueue.h"
 
@@ -839,6 +840,8 @@ static int dsp_preemption(engine *e)
     ds_evict_budget budget = {0};
     if (e->p->rho_zero)
         pp.rho = 0;
+    if (e->p->paper_gap)
+        pp.norm = DS_NORM_PAPER;
     if (e->p->anti_thrash) {
         prune_evictions(e);
         ds_evict_history h = {.n = e->n_evicts, .get = evict_mark, .ctx = e};
@@ -876,6 +879,7 @@ static int dsp_preemption(engine *e)
                                   .priority = ev->priority,
                                   .t_allow_s = ev->t_allow_s,
                                   .t_wait_s = e->now - j->t[qn->task].runnable_since,
+                                  .t_rem_s = ev->t_rem_s,
                                   .request = j->t[qn->task].req};
     }
     for (size_t i = 0; i < nr; i++) {
@@ -883,18 +887,21 @@ static int dsp_preemption(engine *e)
         const etask *t = &j->t[e->running[i].task];
         const ds_task_eval *ev = &j->ev[e->running[i].task];
         bool cooled = !e->p->anti_thrash || !ds_evict_cooling(&e->c->pol, t->last_evicted, e->now);
-        rt[i] = (ds_running_task){.job = j->active_pos,
-                                  .task = e->running[i].task,
-                                  .priority = ev->priority,
-                                  .t_allow_s = ev->t_allow_s,
-                                  .ran_s = e->now - t->started_at,
-                                  .request = t->req,
-                                  .node = t->node,
-                                  .evictable = cooled};
+        rt[i] =
+            (ds_running_task){.job = j->active_pos,
+                              .task = e->running[i].task,
+                              .priority = ev->priority,
+                              .t_allow_s = ev->t_allow_s,
+                              .ran_s = e->now - t->started_at,
+                              .t_rem_s = isfinite(ev->t_rem_s) && ev->t_rem_s > 0 ? ev->t_rem_s : 0,
+                              .request = t->req,
+                              .node = t->node,
+                              .evictable = cooled};
         vref[i] = e->running[i];
     }
     for (size_t n = 0; n < e->n_nodes; n++) {
         nf[n].free_ = node_free(e, n);
+        nf[n].speed = e->nodes[n].speed;
         nf[n].evictions_left =
             e->p->anti_thrash ? ds_evict_budget_node_left(&budget, e->w->nodes[n].name) : SIZE_MAX;
     }
@@ -905,9 +912,26 @@ static int dsp_preemption(engine *e)
         rc = -1;
         goto out;
     }
-    /* Apply: evict each decision's victim; once a preemptor's victims are gone, bind it. */
+    /* Apply: evict each decision's victim; once a preemptor's victims are gone, bind it. A
+     * preemptor whose plan has a victim it may not evict (lib/preempt_rules.h: a higher Kubernetes
+     * priority; the simulated cluster is one namespace) is dropped whole. */
     for (long d = 0; d < nd; d++) {
         const ds_decision *x = &dec[d];
+        if (d == 0 || dec[d - 1].waiting != x->waiting) {
+            const sim_wq_node *qa = sim_wq_get(&e->q, e->handles[x->waiting]);
+            ds_preempt_side a = {"default", e->jobs[qa->job]->priority};
+            bool ok = true;
+            for (long g = d; g < nd && dec[g].waiting == x->waiting; g++) {
+                ds_preempt_side b = {"default", e->jobs[vref[dec[g].running].job]->priority};
+                if (ds_preempt_pair_check(&e->c->pol, &a, &b) != DS_PAIR_OK)
+                    ok = false;
+            }
+            if (!ok) {
+                while (d + 1 < nd && dec[d + 1].waiting == x->waiting)
+                    d++;
+                continue;
+            }
+        }
         running_ref v = vref[x->running];
         etask *vt = &e->jobs[v.job]->t[v.task];
         if (vt->state == T_RUNNING) {

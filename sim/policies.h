@@ -41,6 +41,7 @@ typedef struct sim_policy_desc {
     bool kube_preemption; /* kube-scheduler priority preemption */
     bool dsp_preemption;  /* DSP Algorithm 1 every epoch */
     bool rho_zero;        /* DSP without normalised-priority preemption */
+    bool paper_gap;       /* the paper's normalisation (P_bar) whatever the policy says */
     bool anti_thrash;     /* min run time, evictions per node/minute, cooldown from the policy */
     bool criticality;     /* prefer fast nodes by DSP rank */
     bool deadline_filter; /* honour spec.deadlines.filterInfeasibleNodes */

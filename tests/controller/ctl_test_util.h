@@ -35,7 +35,8 @@ static inline ctl_pod t_pod(const char *ns, const char *name, ctl_pod_state stat
     return p;
 }
 
-/* A running DAG task on a node, started 10 minutes ago, no deadline. */
+/* A running DAG task on a node, started 10 minutes ago with an hour left, no deadline: evicting
+ * it pays for a waiting task (lib/preempt_rules.h, exchange rule). */
 static inline ctl_pod t_running(const char *ns, const char *name, const char *node, size_t job,
                                 size_t task, double prio, int64_t cpu)
 {
@@ -50,7 +51,7 @@ static inline ctl_pod t_running(const char *ns, const char *name, const char *no
     p.task.eval.priority = prio;
     p.task.eval.t_allow_s = INFINITY;
     p.task.eval.level_deadline = INFINITY;
-    p.task.eval.t_rem_s = 60;
+    p.task.eval.t_rem_s = 3600;
     return p;
 }
 
@@ -69,7 +70,7 @@ static inline ctl_pod t_waiting(const char *ns, const char *name, size_t job, si
     p.task.eval.priority = prio;
     p.task.eval.t_allow_s = t_allow;
     p.task.eval.level_deadline = isfinite(t_allow) ? NOW + t_allow + 60 : INFINITY;
-    p.task.eval.t_rem_s = 60;
+    p.task.eval.t_rem_s = 3600;
     p.task.eval.t_wait_s = 5;
     return p;
 }

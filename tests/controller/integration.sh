@@ -25,6 +25,12 @@
 #   failover      two controllers, one leader; the leader is killed, the other takes over within
 #                 the lease duration and does not repeat the eviction already made
 #   apiserver     kube-apiserver restarted during operation: no wrong eviction, work resumes
+#   cascade       an urgent task evicts the only opted-in pod, whose deadline task's replacement
+#                 is then urgent itself; another pod opted in afterwards is not evicted for it
+#                 within the cooldown: a victim's replacement never evicts others
+#   tenants       a full namespace; a task whose deadline passed an hour ago and an urgent task
+#                 of another namespace at equal Kubernetes priority evict nothing (both counted
+#                 as urgent); an urgent task of the same namespace then evicts exactly one pod
 # The binary under test is normally the sanitizer build (make controller-integration-test): every
 # controller runs with AddressSanitizer (leaks checked at its graceful exit) and
 # UndefinedBehaviorSanitizer, and a sanitizer report in any controller's log fails the suite.
@@ -562,7 +568,85 @@ scenario_apiserver() {
   cleanup api
 }
 
-for s in ${CONTROLLER_SCENARIOS:-dag_order urgent rho protections namespace_selector affinity invalid_pod dry_run failover apiserver}; do
+# ------------------------------------------------------------------------------------------------
+cascade_evicted_is() { [[ "$(event_count cas DagschedEvicted)" == "$1" ]]; }
+cascade_urgent_waiting() { (("$(metric 18112 dagsched_controller_urgent_pending_tasks)" >= 1)); }
+scenario_cascade() {
+  SCENARIO=cascade
+  fresh_ns cas
+  # Tasks are urgent within 150 s of their deadline; only pods labelled preemptable may go.
+  K apply -f - >/dev/null <<EOF
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: dagsched-policy-default
+  namespace: dagsched-system
+  labels: {dagsched.io/kind: SchedulingPolicy}
+data:
+  policy.yaml: |
+    apiVersion: dagsched.io/v1alpha1
+    kind: SchedulingPolicy
+    metadata: {name: default}
+    spec:
+      deadlines: {urgentThreshold: 150s}
+      preemption:
+        epoch: 2s
+        minRunTime: 0s
+        cooldown: 60s
+        maxEvictionsPerNode: 1
+        maxEvictionsPerMinute: 10
+        podSelector: {matchLabels: {dagsched-test/preemptable: "true"}}
+EOF
+  start_ctl main --leader-elect=false --metrics-listen 127.0.0.1:18112
+  job cas low-2h 2 2h
+  job cas low-3h 2 3h
+  job cas low-4h 2 4h
+  # 100 s of work, deadline in 200 s: preemptable while it runs (slack 100 s), urgent once it
+  # waits again.
+  job cas victim 2 100s "$(deadline_in 200)" - dagsched-test/preemptable=true
+  wait_until 60 all_running cas 4 || true
+  local victim_uid
+  victim_uid="$(pod_uid cas "$(pod_of cas victim)")"
+  job cas urgent 2 60s "$(deadline_in 80)" dagsched-urgent
+  check "the urgent task evicts the only opted-in pod" wait_until 40 cascade_evicted_is 1
+  check "the victim was the opted-in pod" bash -c "! $KUBECTL -n cas get pods -o jsonpath='{.items[*].metadata.uid}' | grep -q $victim_uid"
+  # Now another pod may be evicted, and the victim's replacement is urgent and finds no room.
+  K -n cas label pod "$(pod_of cas low-4h)" dagsched-test/preemptable=true >/dev/null
+  check "the replacement is urgent and waiting" wait_until 20 cascade_urgent_waiting
+  sleep 12 # six epochs
+  check "the victim's replacement evicts nobody within the cooldown" cascade_evicted_is 1
+  check "the newly opted-in pod still runs" test "$(phase_of cas "$(pod_of cas low-4h)")" = Running
+  cleanup cas
+}
+
+tenants_urgent_is() { [[ "$(metric 18111 dagsched_controller_urgent_pending_tasks)" == "$1" ]]; }
+tenants_cross_guarded() { (("$(metric 18111 'dagsched_controller_guarded_tasks{guard="cross-namespace"}')" >= 1)); }
+tenants_evicted_is() { [[ "$(event_count tenant-b DagschedEvicted)" == "$1" ]]; }
+scenario_tenants() {
+  SCENARIO=tenants
+  fresh_ns tenant-a tenant-b
+  policy
+  start_ctl main --leader-elect=false --metrics-listen 127.0.0.1:18111
+  fill tenant-b 2h 3h 4h 5h
+  # Urgent by its slack (-1 h), but no eviction can save a deadline that has passed.
+  job tenant-b late 2 10s "$(date -u -d '-3600 sec' +%Y-%m-%dT%H:%M:%SZ)"
+  # Another tenant, the same Kubernetes priority as the running pods, a deadline it could meet.
+  job tenant-a other 2 10s "$(deadline_in 45)"
+  check "the controller sees both urgent tasks" wait_until 30 tenants_urgent_is 2
+  check "the other namespace's pods show the cross-namespace guard" wait_until 15 tenants_cross_guarded
+  sleep 8 # four epochs
+  check "a passed deadline and another namespace's urgent task evict nothing" tenants_evicted_is 0
+  check "no eviction is made for the other namespace's task" test "$(event_count tenant-a DagschedEvicting)" = 0
+  # The controller acts: an urgent task of the same namespace gets exactly one eviction.
+  job tenant-b urgent 2 10s "$(deadline_in 40)" dagsched-urgent
+  check "an urgent task of the same namespace evicts one pod" wait_until 30 tenants_evicted_is 1
+  sleep 6
+  check "and only one" tenants_evicted_is 1
+  check "still none for the other namespace's task" test "$(event_count tenant-a DagschedEvicting)" = 0
+  cleanup tenant-a tenant-b
+}
+
+for s in ${CONTROLLER_SCENARIOS:-dag_order urgent rho protections namespace_selector affinity invalid_pod dry_run failover apiserver tenants cascade}; do
   "scenario_$s"
 done
 stop_all

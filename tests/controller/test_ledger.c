@@ -98,6 +98,10 @@ static void test_json_round_trip(void **state)
     ctl_ledger_init(&l);
     ctl_ledger_init(&m);
     ctl_ledger_entry e = entry(1700000000.25, "batch", "etl-1", "node-3", "urgent-0");
+    strcpy(e.victim_job, "etl");
+    strcpy(e.victim_task, "load");
+    strcpy(e.preemptor_job, "urgent");
+    strcpy(e.preemptor_task, "main");
     assert_int_equal(ctl_ledger_add(&l, &e, NULL), 0);
     char *s = ctl_ledger_encode(&l);
     assert_non_null(s);
@@ -105,14 +109,56 @@ static void test_json_round_trip(void **state)
                            "\"etl-1\",\"victimUID\":\"uid-etl-1\",\"node\":\"node-3\","
                            "\"preemptorNamespace\":\"prod\",\"preemptor\":\"urgent-0\","
                            "\"preemptorUID\":\"uid-urgent-0\",\"reason\":\"urgent\","
-                           "\"result\":\"evicted\"}]");
+                           "\"result\":\"evicted\",\"victimJob\":\"etl\",\"victimTask\":\"load\","
+                           "\"preemptorJob\":\"urgent\",\"preemptorTask\":\"main\"}]");
     ds_err err = {{0}};
     assert_int_equal(ctl_ledger_decode(s, strlen(s), &m, &err), 0);
     assert_int_equal(m.n, 1);
     assert_memory_equal(&m.e[0], &l.e[0], sizeof e);
     free(s);
+    /* A ledger written before the task fields were recorded still decodes (tasks unknown). */
+    const char *old = "[{\"at\":5,\"victimNamespace\":\"batch\",\"victim\":\"v\",\"victimUID\":"
+                      "\"u\",\"node\":\"n\",\"preemptorNamespace\":\"prod\",\"preemptor\":\"p\","
+                      "\"preemptorUID\":\"w\",\"reason\":\"urgent\",\"result\":\"evicted\"}]";
+    assert_int_equal(ctl_ledger_decode(old, strlen(old), &m, &err), 0);
+    assert_int_equal(m.n, 1);
+    assert_string_equal(m.e[0].victim_job, "");
+    ctl_task_ref none = {"batch", "", ""};
+    assert_true(isnan(ctl_ledger_last_task_evicted(&m, &none)));
     ctl_ledger_free(&l);
     ctl_ledger_free(&m);
+}
+
+/* Cooldowns follow the task: any pod of batch/etl/load (a replacement has a new UID and name). */
+static void test_task_lookup(void **state)
+{
+    (void)state;
+    ctl_ledger l;
+    ctl_ledger_init(&l);
+    ctl_ledger_entry a = entry(100, "batch", "etl-load-x1", "n", "urgent-0");
+    strcpy(a.victim_job, "etl");
+    strcpy(a.victim_task, "load");
+    strcpy(a.preemptor_job, "urgent");
+    strcpy(a.preemptor_task, "main");
+    ctl_ledger_entry b = entry(200, "batch", "etl-load-x2", "n", "urgent-1");
+    strcpy(b.victim_job, "etl");
+    strcpy(b.victim_task, "load");
+    strcpy(b.preemptor_job, "urgent");
+    strcpy(b.preemptor_task, "main");
+    strcpy(b.result, CTL_LEDGER_REFUSED);
+    assert_int_equal(ctl_ledger_add(&l, &a, NULL), 0);
+    assert_int_equal(ctl_ledger_add(&l, &b, NULL), 0);
+    ctl_task_ref load = {"batch", "etl", "load"};
+    ctl_task_ref other_ns = {"prod", "etl", "load"};
+    ctl_task_ref other_task = {"batch", "etl", "extract"};
+    ctl_task_ref urgent = {"prod", "urgent", "main"};
+    assert_true(ctl_ledger_last_task_evicted(&l, &load) == 200); /* any outcome */
+    assert_true(isnan(ctl_ledger_last_task_evicted(&l, &other_ns)));
+    assert_true(isnan(ctl_ledger_last_task_evicted(&l, &other_task)));
+    assert_true(ctl_ledger_last_task_preempted(&l, &urgent) ==
+                100); /* the refused one does not count */
+    assert_true(isnan(ctl_ledger_last_task_preempted(&l, &load)));
+    ctl_ledger_free(&l);
 }
 
 static void test_json_errors(void **state)
@@ -140,9 +186,8 @@ static void test_json_errors(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_counts_and_prune),
-        cmocka_unit_test(test_bound),
-        cmocka_unit_test(test_json_round_trip),
+        cmocka_unit_test(test_counts_and_prune), cmocka_unit_test(test_bound),
+        cmocka_unit_test(test_json_round_trip),  cmocka_unit_test(test_task_lookup),
         cmocka_unit_test(test_json_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

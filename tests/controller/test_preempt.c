@@ -14,7 +14,10 @@
 #include "preempt.h"
 
 /* Two 4-cpu nodes full of a low-priority job's 2-cpu tasks (priorities n1: 0.5, 0.3; n2: 0.4,
- * 0.6) and one urgent 2-cpu task of another job (slack 5 s, priority 0.2). */
+ * 0.6) in namespace "batch" and one urgent 2-cpu task of another job (slack 5 s, priority 0.2)
+ * in namespace "prod". The scene's policy trusts "prod" to preempt across namespaces at equal
+ * Kubernetes priority, so that the other guards can be tested on it; the pair rule itself is
+ * tested with the default policy (test_cross_namespace_*). */
 typedef struct scene {
     ds_dag low, urg;
     const ds_dag *dags[2];
@@ -27,6 +30,14 @@ typedef struct scene {
 } scene;
 
 enum { R0 = 0, R1, R2, R3, W };
+
+/* spec.preemption.crossNamespace: {trustedNamespaces: [ns], requireHigherPriority: higher}. */
+static void trust(ds_policy *p, const char *ns, bool higher)
+{
+    p->cross_ns_trusted.n = 1;
+    snprintf(p->cross_ns_trusted.name[0], sizeof p->cross_ns_trusted.name[0], "%s", ns);
+    p->cross_ns_require_higher = higher;
+}
 
 static void scene_init(scene *s)
 {
@@ -44,6 +55,7 @@ static void scene_init(scene *s)
     s->pods[W] = t_waiting("prod", "w", 1, 0, 0.2, 5.0, MILLI(2));
     s->n_pods = 5;
     ds_policy_defaults(&s->pol);
+    trust(&s->pol, "prod", false);
     ctl_ledger_init(&s->ledger);
 }
 
@@ -242,7 +254,9 @@ static void test_ancestor_never_evicted(void **state)
     ds_dag_free(&chain);
 }
 
-/* rho: a gap of exactly one average neighbour gap is not enough at rho 1.5, but is at rho 0. */
+/* rho with the paper's normalisation: a gap of exactly one average neighbour gap is not enough at
+ * rho 1.5, but is at rho 0. (The default normalisation, the ratio, is tested in
+ * tests/unit/test_preempt_rules.c.) */
 static void test_rho(void **state)
 {
     (void)state;
@@ -256,6 +270,7 @@ static void test_rho(void **state)
     pods[1] = t_waiting("batch", "high", 1, 0, 1.1, INFINITY, MILLI(4));
     ds_policy pol;
     ds_policy_defaults(&pol);
+    pol.preemption.norm = DS_NORM_PAPER;
     ctl_ledger l;
     ctl_ledger_init(&l);
     ctl_preempt_in in = {.pods = pods,
@@ -329,6 +344,71 @@ static void test_victim_cooldown(void **state)
     plan(&s, &out);
     assert_int_equal(out.guard[R1], CTL_GUARD_COOLDOWN);
     assert_int_equal(out.ev[0].victim, R2);
+    ctl_preempt_out_free(&out);
+    scene_free(&s);
+}
+
+/* Cooldowns follow the task, not the pod: R1 is the replacement of batch/low/t1's pod evicted
+ * 30 s ago (another UID and name): it is not evicted again; and a waiting task that was itself
+ * evicted within the cooldown evicts nobody (no cascade), while it would once the cooldown is
+ * over. */
+static void test_cooldown_follows_the_task(void **state)
+{
+    (void)state;
+    scene s;
+    scene_init(&s);
+    s.pods[R1].task.job_name = "low";
+    s.pods[R1].task.task_name = "t1";
+    s.pods[W].task.job_name = "urg";
+    s.pods[W].task.task_name = "t0";
+    ctl_ledger_entry e;
+    memset(&e, 0, sizeof e);
+    e.at = NOW - 30;
+    strcpy(e.victim_ns, "batch");
+    strcpy(e.victim_name, "r1-old");
+    strcpy(e.victim_uid, "uid-r1-old");
+    strcpy(e.victim_job, "low");
+    strcpy(e.victim_task, "t1");
+    strcpy(e.node, "n1");
+    strcpy(e.preemptor_ns, "elsewhere");
+    strcpy(e.preemptor_name, "x");
+    strcpy(e.preemptor_uid, "uid-x");
+    strcpy(e.reason, "urgent");
+    strcpy(e.result, CTL_LEDGER_EVICTED);
+    assert_int_equal(ctl_ledger_add(&s.ledger, &e, NULL), 0);
+    ctl_preempt_out out;
+    plan(&s, &out);
+    assert_int_equal(out.guard[R1], CTL_GUARD_COOLDOWN);
+    assert_int_equal(out.n_ev, 1);
+    assert_int_equal(out.ev[0].victim, R2);
+    ctl_preempt_out_free(&out);
+    /* The urgent task's own earlier pod was evicted 30 s ago: its replacement evicts nobody. */
+    strcpy(e.victim_ns, "prod");
+    strcpy(e.victim_job, "urg");
+    strcpy(e.victim_task, "t0");
+    strcpy(e.victim_uid, "uid-w-old");
+    assert_int_equal(ctl_ledger_add(&s.ledger, &e, NULL), 0);
+    plan(&s, &out);
+    assert_int_equal(out.n_ev, 0);
+    assert_int_equal(out.n_cooling, 1);
+    ctl_preempt_out_free(&out);
+    /* An eviction made for the task's earlier pod holds its replacement back too. */
+    ctl_ledger_clear(&s.ledger);
+    strcpy(e.victim_job, "");
+    strcpy(e.preemptor_ns, "prod");
+    strcpy(e.preemptor_job, "urg");
+    strcpy(e.preemptor_task, "t0");
+    assert_int_equal(ctl_ledger_add(&s.ledger, &e, NULL), 0);
+    plan(&s, &out);
+    assert_int_equal(out.n_ev, 0);
+    assert_int_equal(out.n_cooling, 1);
+    ctl_preempt_out_free(&out);
+    /* After the cooldown (default 5 min) the task may preempt again. */
+    ctl_ledger_clear(&s.ledger);
+    e.at = NOW - 400;
+    assert_int_equal(ctl_ledger_add(&s.ledger, &e, NULL), 0);
+    plan(&s, &out);
+    assert_int_equal(out.n_ev, 1);
     ctl_preempt_out_free(&out);
     scene_free(&s);
 }
@@ -422,6 +502,80 @@ static void test_kubernetes_priority_pair(void **state)
     s.pods[W].k8s_priority = 1000; /* equal: allowed */
     plan(&s, &out);
     assert_int_equal(out.ev[0].victim, R1);
+    ctl_preempt_out_free(&out);
+    scene_free(&s);
+}
+
+/* The default policy keeps preemption within a namespace: the urgent "prod" task evicts none of
+ * the "batch" pods, which show the cross-namespace guard; in its own namespace it evicts. */
+static void test_cross_namespace_default(void **state)
+{
+    (void)state;
+    scene s;
+    scene_init(&s);
+    ds_policy_defaults(&s.pol);
+    ctl_preempt_out out;
+    plan(&s, &out);
+    assert_int_equal(out.n_ev, 0);
+    assert_int_equal(out.guard[R1], CTL_GUARD_CROSS_NAMESPACE);
+    assert_string_equal(ctl_guard_name(CTL_GUARD_CROSS_NAMESPACE), "cross-namespace");
+    ctl_preempt_out_free(&out);
+    s.pods[W].ns = "batch";
+    plan(&s, &out);
+    assert_int_equal(out.n_ev, 1);
+    assert_int_equal(out.ev[0].victim, R1);
+    ctl_preempt_out_free(&out);
+    scene_free(&s);
+}
+
+/* A trusted namespace preempts across namespaces only with a strictly higher Kubernetes priority
+ * (requireHigherPriority: true, the default), never against a higher one. */
+static void test_cross_namespace_trusted(void **state)
+{
+    (void)state;
+    scene s;
+    scene_init(&s);
+    trust(&s.pol, "prod", true);
+    ctl_preempt_out out;
+    plan(&s, &out);
+    assert_int_equal(out.n_ev, 0); /* equal priority 0 */
+    ctl_preempt_out_free(&out);
+    s.pods[W].k8s_priority = 100;
+    plan(&s, &out);
+    assert_int_equal(out.n_ev, 1);
+    assert_int_equal(out.ev[0].victim, R1);
+    ctl_preempt_out_free(&out);
+    trust(&s.pol, "staging", true); /* another namespace is trusted, not "prod" */
+    plan(&s, &out);
+    assert_int_equal(out.n_ev, 0);
+    ctl_preempt_out_free(&out);
+    scene_free(&s);
+}
+
+/* A preemptor whose deadline has passed (slack -1 h) or that would miss it on every node even if
+ * it started now evicts nothing: no eviction can save it. A fast node can still save a task
+ * whose slack at reference speed is slightly negative. */
+static void test_lost_deadline_never_preempts(void **state)
+{
+    (void)state;
+    scene s;
+    scene_init(&s);
+    s.pods[W].task.eval.t_allow_s = -3600.0;
+    ctl_preempt_out out;
+    plan(&s, &out);
+    assert_int_equal(out.n_ev, 0);
+    assert_int_equal(out.n_urgent, 1); /* still counted as urgent, just not preempting */
+    ctl_preempt_out_free(&out);
+    /* Slack -5 s with 20 s of work left: lost at speed 1, saved on a node of speed 2 (10 s). */
+    s.pods[W].task.eval.t_allow_s = -5.0;
+    s.pods[W].task.eval.t_rem_s = 20.0;
+    plan(&s, &out);
+    assert_int_equal(out.n_ev, 0);
+    ctl_preempt_out_free(&out);
+    s.nodes[1].speed = 2.0;
+    plan(&s, &out);
+    assert_int_equal(out.n_ev, 1);
+    assert_int_equal(out.ev[0].victim, R2); /* n2, the only node where it can still make it */
     ctl_preempt_out_free(&out);
     scene_free(&s);
 }
@@ -937,10 +1091,14 @@ int main(void)
         cmocka_unit_test(test_rho),
         cmocka_unit_test(test_preemptor_cooldown),
         cmocka_unit_test(test_victim_cooldown),
+        cmocka_unit_test(test_cooldown_follows_the_task),
         cmocka_unit_test(test_limits),
         cmocka_unit_test(test_namespace_limit_within_round),
         cmocka_unit_test(test_kubernetes_priority_pair),
         cmocka_unit_test(test_other_guards),
+        cmocka_unit_test(test_cross_namespace_default),
+        cmocka_unit_test(test_cross_namespace_trusted),
+        cmocka_unit_test(test_lost_deadline_never_preempts),
         cmocka_unit_test(test_namespace_selector),
         cmocka_unit_test(test_guard_texts),
         cmocka_unit_test(test_nodes),

@@ -650,7 +650,7 @@ static void add_victims(world *w)
                               .uid = "uid-victim-a",
                               .job = "report",
                               .task = "a",
-                              .runtime = "1h",
+                              .runtime = "4h", /* 59 min done, 3 h left: evicting it pays */
                               .node = "kwok-node-0",
                               .phase = "Running",
                               .cpu = "4",
@@ -724,6 +724,82 @@ static void test_preempt(void **state)
                              "\"uid-victim-a\"}],\"NumPDBViolations\":0}}}");
     assert_string_equal(o.preemptor_mode, "outside-dag");
     assert_int_equal(o.victims_refused[DS_VICTIM_UNKNOWN], 3);
+    free(out);
+    ext_snapshot_unref(s);
+    world_free(&w);
+}
+
+/* Who may preempt whom, and lost deadlines, on the preempt verb (lib/preempt_rules.h). The
+ * preemptor (batch/etl-transform, Kubernetes priority 0) is offered report-a (batch) on
+ * kwok-node-0 and report-c of namespace "other" (priority 0) on kwok-node-1. */
+static void test_preempt_rules(void **state)
+{
+    (void)state;
+    world w;
+    world_init(&w, "Succeeded");
+    add_victims(&w);
+    add_pod(&w, &(fx_pod_spec){.ns = "other",
+                               .name = "report-c",
+                               .uid = "uid-victim-d",
+                               .job = "report",
+                               .task = "a",
+                               .runtime = "4h",
+                               .node = "kwok-node-0",
+                               .phase = "Running",
+                               .cpu = "100m",
+                               .mem = "64Mi",
+                               .created = "2026-11-22T10:00:00Z",
+                               .started = "2026-11-22T10:00:00Z"});
+    /* The recorded request's Pod, offered report-a and report-c, both on the fast kwok-node-0. */
+    size_t n;
+    char *rec = tu_read_data("preempt_meta.json", &n);
+    char *cut = strstr(rec, ",\"NodeNameToMetaVictims\"");
+    assert_non_null(cut);
+    *cut = '\0';
+    char req[8192];
+    int len = snprintf(req, sizeof req,
+                       "%s,\"NodeNameToMetaVictims\":{\"kwok-node-0\":{\"Pods\":[{\"UID\":"
+                       "\"uid-victim-a\"},{\"UID\":\"uid-victim-d\"}],\"NumPDBViolations\":0}}}",
+                       rec);
+    free(rec);
+    assert_true(len > 0 && (size_t)len < sizeof req);
+    double now = at("2026-11-22T10:58:40Z");
+    const char *only_a = "{\"NodeNameToMetaVictims\":{\"kwok-node-0\":{\"Pods\":[{\"UID\":"
+                         "\"uid-victim-a\"}],\"NumPDBViolations\":0}}}";
+    /* Default policy: report-c is in another namespace, which the policy does not trust. */
+    ext_snapshot *s = snap(&w, now);
+    ext_outcome o;
+    char *out = run(ext_handle_preempt, s, req, (size_t)len, now, 200, &o);
+    assert_string_equal(out, only_a);
+    assert_string_equal(o.preemptor_mode, "urgent");
+    assert_int_equal(o.victims_refused[DS_VICTIM_CROSS_NAMESPACE], 1);
+    assert_int_equal(o.victims_refused[DS_VICTIM_UNKNOWN], 0);
+    free(out);
+    ext_snapshot_unref(s);
+    /* batch trusted, but equal Kubernetes priority: still refused; allowed without the
+     * strictly-higher rule. */
+    w.policy.cross_ns_trusted.n = 1;
+    strcpy(w.policy.cross_ns_trusted.name[0], "batch");
+    s = snap(&w, now);
+    out = run(ext_handle_preempt, s, req, (size_t)len, now, 200, &o);
+    assert_int_equal(o.victims_refused[DS_VICTIM_CROSS_NAMESPACE], 1);
+    free(out);
+    ext_snapshot_unref(s);
+    w.policy.cross_ns_require_higher = false;
+    s = snap(&w, now);
+    out = run(ext_handle_preempt, s, req, (size_t)len, now, 200, &o);
+    assert_int_equal(o.victims_refused[DS_VICTIM_CROSS_NAMESPACE], 0);
+    assert_int_equal(o.n_victims_kept, 2);
+    free(out);
+    ext_snapshot_unref(s);
+    /* 11:05, five minutes after the deadline: still urgent, but no eviction can save it. */
+    now = at("2026-11-22T11:05:00Z");
+    s = snap(&w, now);
+    out = run(ext_handle_preempt, s, req, (size_t)len, now, 200, &o);
+    assert_string_equal(out, "{\"NodeNameToMetaVictims\":{}}");
+    assert_string_equal(o.preemptor_mode, "urgent");
+    assert_int_equal(o.victims_refused[DS_VICTIM_UNSAVABLE], 2);
+    assert_int_equal(o.n_victims_kept, 0);
     free(out);
     ext_snapshot_unref(s);
     world_free(&w);
@@ -1021,6 +1097,7 @@ int main(void)
         cmocka_unit_test(test_empty_nodes),
         cmocka_unit_test(test_preempt),
         cmocka_unit_test(test_preempt_namespace_selector),
+        cmocka_unit_test(test_preempt_rules),
         cmocka_unit_test(test_malformed_bodies),
         cmocka_unit_test(test_recorded_bodies),
         cmocka_unit_test(test_floor),

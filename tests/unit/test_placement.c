@@ -271,8 +271,8 @@ static void test_preempt_rules(void **state)
     ds_victim_verdict v[9];
     bool keep = false;
     ds_err err;
-    long kept =
-        ds_place_preempt_node(&a, DS_PREEMPTOR_PRIORITY, &d, &n, vs, 9, 0.5, &p, v, &keep, &err);
+    long kept = ds_place_preempt_node(&a, DS_PREEMPTOR_PRIORITY, &d, &n, vs, NULL, 9, 0.5, &p, v,
+                                      &keep, &err);
     assert_int_equal(kept, 3);
     assert_int_equal(v[0], DS_VICTIM_ANCESTOR);
     assert_int_equal(v[1], DS_VICTIM_KEEP);
@@ -287,7 +287,8 @@ static void test_preempt_rules(void **state)
     assert_string_equal(ds_victim_verdict_name(v[3]), "priority-gap");
 
     /* Urgent: no gap test, but C2 and the protections still hold. */
-    kept = ds_place_preempt_node(&a, DS_PREEMPTOR_URGENT, &d, &n, vs, 9, 0.5, &p, v, &keep, &err);
+    kept = ds_place_preempt_node(&a, DS_PREEMPTOR_URGENT, &d, &n, vs, NULL, 9, 0.5, &p, v, &keep,
+                                 &err);
     assert_int_equal(kept, 4);
     assert_int_equal(v[0], DS_VICTIM_ANCESTOR);
     assert_int_equal(v[3], DS_VICTIM_KEEP);
@@ -295,22 +296,23 @@ static void test_preempt_rules(void **state)
     /* The preemptor itself is never its own victim (a stale copy of it still running). */
     ds_running_task self = victim(0, 2, 0, 1000);
     const ds_running_task *selfv[] = {&self};
-    kept =
-        ds_place_preempt_node(&a, DS_PREEMPTOR_URGENT, &d, &n, selfv, 1, 0.5, &p, v, &keep, &err);
+    kept = ds_place_preempt_node(&a, DS_PREEMPTOR_URGENT, &d, &n, selfv, NULL, 1, 0.5, &p, v, &keep,
+                                 &err);
     assert_int_equal(kept, 0);
     assert_int_equal(v[0], DS_VICTIM_ANCESTOR);
     assert_false(keep);
 
     /* Barred preemptor: nothing is evicted, the node is dropped. */
-    kept = ds_place_preempt_node(&a, DS_PREEMPTOR_BARRED, &d, &n, vs, 9, 0.5, &p, v, &keep, &err);
+    kept = ds_place_preempt_node(&a, DS_PREEMPTOR_BARRED, &d, &n, vs, NULL, 9, 0.5, &p, v, &keep,
+                                 &err);
     assert_int_equal(kept, 0);
     assert_int_equal(v[1], DS_VICTIM_PREEMPTOR_BARRED);
     assert_false(keep);
 
     /* A preemptor outside any DAG: C2 and the gap test do not apply. */
     ds_place_preemptor o = preemptor(DS_NO_TASK, 0, 0, 2000);
-    kept =
-        ds_place_preempt_node(&o, DS_PREEMPTOR_OUTSIDE, NULL, &n, vs, 9, 0.5, &p, v, &keep, &err);
+    kept = ds_place_preempt_node(&o, DS_PREEMPTOR_OUTSIDE, NULL, &n, vs, NULL, 9, 0.5, &p, v, &keep,
+                                 &err);
     assert_int_equal(kept, 5);
     assert_int_equal(v[0], DS_VICTIM_KEEP);
     assert_int_equal(v[3], DS_VICTIM_KEEP);
@@ -335,18 +337,21 @@ static void test_preempt_drops_node_that_no_longer_fits(void **state)
     ds_victim_verdict v[2];
     bool keep = true;
     ds_err err;
-    assert_int_equal(
-        ds_place_preempt_node(&a, DS_PREEMPTOR_URGENT, &d, &n, vs, 2, 0.5, &p, v, &keep, &err), 1);
+    assert_int_equal(ds_place_preempt_node(&a, DS_PREEMPTOR_URGENT, &d, &n, vs, NULL, 2, 0.5, &p, v,
+                                           &keep, &err),
+                     1);
     assert_false(keep);
     /* With both evictable the node stays. */
     big.evictable = true;
-    assert_int_equal(
-        ds_place_preempt_node(&a, DS_PREEMPTOR_URGENT, &d, &n, vs, 2, 0.5, &p, v, &keep, &err), 2);
+    assert_int_equal(ds_place_preempt_node(&a, DS_PREEMPTOR_URGENT, &d, &n, vs, NULL, 2, 0.5, &p, v,
+                                           &keep, &err),
+                     2);
     assert_true(keep);
     /* Memory counts too: the node also needs 1Gi free for the preemptor. */
     n.requested.v[DS_RES_MEMORY] = 64 * GI + 2 * GI;
-    assert_int_equal(
-        ds_place_preempt_node(&a, DS_PREEMPTOR_URGENT, &d, &n, vs, 2, 0.5, &p, v, &keep, &err), 2);
+    assert_int_equal(ds_place_preempt_node(&a, DS_PREEMPTOR_URGENT, &d, &n, vs, NULL, 2, 0.5, &p, v,
+                                           &keep, &err),
+                     2);
     assert_false(keep);
     ds_dag_free(&d);
 }
@@ -393,16 +398,17 @@ static void test_preempt_bad_input(void **state)
     ds_victim_verdict v[1];
     bool keep = true;
     ds_err err;
-    assert_int_equal(
-        ds_place_preempt_node(&a, DS_PREEMPTOR_URGENT, &d, &n, NULL, 0, 0.5, &p, v, &keep, &err),
-        -1);
+    assert_int_equal(ds_place_preempt_node(&a, DS_PREEMPTOR_URGENT, &d, &n, NULL, NULL, 0, 0.5, &p,
+                                           v, &keep, &err),
+                     -1);
     assert_string_equal(err.msg, "preemptor task: must be below the 4 tasks of its job (got 7)");
     assert_false(keep);
     a.task.task = 2;
     ds_running_task bad = victim(0, 9, 0, 1000);
     const ds_running_task *vs[] = {&bad};
-    assert_int_equal(
-        ds_place_preempt_node(&a, DS_PREEMPTOR_URGENT, &d, &n, vs, 1, 0.5, &p, v, &keep, &err), -1);
+    assert_int_equal(ds_place_preempt_node(&a, DS_PREEMPTOR_URGENT, &d, &n, vs, NULL, 1, 0.5, &p, v,
+                                           &keep, &err),
+                     -1);
     assert_string_equal(
         err.msg, "victims[0].task: must be below the 4 tasks of the preemptor's job (got 9)");
     ds_dag_free(&d);

@@ -1,0 +1,68 @@
+/* preempt_rules.c: whether a preemptor can still be saved, and who may preempt whom (see
+ * preempt_rules.h). */
+#include "preempt_rules.h"
+
+#include <math.h>
+#include <string.h>
+
+double ds_preemptor_slack_on(double t_allow_s, double t_rem_s, double speed)
+{
+    if (isnan(t_allow_s) || isinf(t_allow_s))
+        return t_allow_s;
+    if (!(speed > 0.0) || !isfinite(speed))
+        speed = 1.0;
+    double rem = t_rem_s > 0.0 && isfinite(t_rem_s) ? t_rem_s : 0.0;
+    /* Slack on this node: level deadline - now - t_rem / speed. */
+    return t_allow_s + rem * (1.0 - 1.0 / speed);
+}
+
+bool ds_preemptor_savable(double t_allow_s, double t_rem_s, double speed)
+{
+    double slack = ds_preemptor_slack_on(t_allow_s, t_rem_s, speed);
+    return !isnan(slack) && slack >= 0.0;
+}
+
+bool ds_eviction_pays(double preemptor_slack_s, bool preemptor_has_deadline, double victim_ran_s,
+                      double victim_rem_s)
+{
+    if (!(victim_rem_s > 0.0) || !isfinite(victim_rem_s))
+        return true;
+    double afford = preemptor_has_deadline && preemptor_slack_s > 0.0 ? preemptor_slack_s : 0.0;
+    double saved = victim_rem_s - afford;
+    double lost = victim_ran_s > 0.0 && isfinite(victim_ran_s) ? victim_ran_s : 0.0;
+    return saved > 0.0 && saved > lost;
+}
+
+static bool same_ns(const char *a, const char *b)
+{
+    return a != NULL && b != NULL && strcmp(a, b) == 0;
+}
+
+ds_pair_reason ds_preempt_pair_check(const ds_policy *p, const ds_preempt_side *a,
+                                     const ds_preempt_side *b)
+{
+    if (b->priority > a->priority)
+        return DS_PAIR_HIGHER_PRIORITY;
+    if (same_ns(a->ns, b->ns))
+        return DS_PAIR_OK;
+    if (a->ns == NULL || !ds_name_list_contains(&p->cross_ns_trusted, a->ns))
+        return DS_PAIR_CROSS_NS_UNTRUSTED;
+    if (p->cross_ns_require_higher && !(a->priority > b->priority))
+        return DS_PAIR_CROSS_NS_NOT_HIGHER;
+    return DS_PAIR_OK;
+}
+
+const char *ds_pair_reason_name(ds_pair_reason r)
+{
+    switch (r) {
+    case DS_PAIR_OK:
+        return "ok";
+    case DS_PAIR_HIGHER_PRIORITY:
+        return "higher-priority";
+    case DS_PAIR_CROSS_NS_UNTRUSTED:
+        return "cross-namespace-untrusted";
+    case DS_PAIR_CROSS_NS_NOT_HIGHER:
+        return "cross-namespace-not-higher";
+    }
+    return "unknown";
+}
