@@ -85,28 +85,3 @@ void kube_graph_obs(const kube_configmap *cm, ds_graph_obs *o)
     o->len = strlen(o->yaml);
     o->created_at = time_or_nan(cm->meta.creation_ts);
 }
-
-/* A speed label's value: a finite number > 0, else NAN. */
-static double parse_speed(const char *s)
-{
-    if (s == NULL || *s == '\0')
-        return NAN;
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (errno != 0 || *end != '\0' || !isfinite(v) || v <= 0.0)
-        return NAN;
-    return v;
-}
-
-double kube_node_speed(const kube_node *n, const ds_policy *pol, double max_cpu, double max_mem)
-{
-    double s = pol->speed_label[0] != '\0'
-                   ? parse_speed(kube_meta_label(&n->meta, pol->speed_label))
-                   : NAN;
-    if (!isnan(s))
-        return s;
-    return ds_node_rate((double)n->allocatable.v[DS_RES_CPU],
-                        (double)n->allocatable.v[DS_RES_MEMORY], max_cpu, max_mem, pol->theta_cpu,
-                        pol->theta_memory);
-}

@@ -28,9 +28,4 @@ void kube_pod_obs(const kube_pod *p, double node_speed, ds_pod_obs *o);
 /* A JobGraph ConfigMap as the job model reads it (data["graph.yaml"], "" when absent). */
 void kube_graph_obs(const kube_configmap *cm, ds_graph_obs *o);
 
-/* The processing rate of a node: the value of the policy's speed label when it holds a positive
- * number, else Eq. 1 (ds_node_rate) on its allocatable CPU and memory relative to the largest
- * node's (max_cpu, max_mem). */
-double kube_node_speed(const kube_node *n, const ds_policy *pol, double max_cpu, double max_mem);
-
 #endif

@@ -168,59 +168,13 @@ static void test_graph_obs(void **state)
     kube_obj_unref(&cm->meta);
 }
 
-static kube_node *node(const char *speed_label_value, const char *cpu, const char *mem)
-{
-    char text[1024];
-    char labels[256] = "";
-    if (speed_label_value != NULL)
-        snprintf(labels, sizeof labels, ",\"labels\":{\"dagsched.io/speed\":\"%s\"}",
-                 speed_label_value);
-    snprintf(text, sizeof text,
-             "{\"metadata\":{\"name\":\"n\",\"resourceVersion\":\"1\"%s},"
-             "\"status\":{\"allocatable\":{\"cpu\":\"%s\",\"memory\":\"%s\"}}}",
-             labels, cpu, mem);
-    return (kube_node *)decode(KUBE_KIND_NODE, text);
-}
-
-static void test_node_speed(void **state)
-{
-    (void)state;
-    ds_policy pol;
-    ds_policy_defaults(&pol); /* theta 0.5 / 0.5, label dagsched.io/speed */
-    /* Eq. 1 relative to the largest node: 0.5 * 2/4 + 0.5 * 8/8 = 0.75. */
-    kube_node *n = node(NULL, "2", "8Gi");
-    double max_cpu = 4000, max_mem = 8.0 * 1024 * 1024 * 1024;
-    assert_true(fabs(kube_node_speed(n, &pol, max_cpu, max_mem) - 0.75) < 1e-12);
-    kube_obj_unref(&n->meta);
-
-    /* A valid label wins. */
-    n = node("1.5", "2", "8Gi");
-    assert_true(kube_node_speed(n, &pol, max_cpu, max_mem) == 1.5);
-    /* ...unless the policy names no label. */
-    char saved[sizeof pol.speed_label];
-    memcpy(saved, pol.speed_label, sizeof saved);
-    pol.speed_label[0] = '\0';
-    assert_true(fabs(kube_node_speed(n, &pol, max_cpu, max_mem) - 0.75) < 1e-12);
-    memcpy(pol.speed_label, saved, sizeof saved);
-    kube_obj_unref(&n->meta);
-
-    /* Values that are not a positive finite number fall back to Eq. 1. */
-    const char *bad[] = {"0", "-2", "fast", "1.5x", "1e999", ""};
-    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        n = node(bad[i], "2", "8Gi");
-        double s = kube_node_speed(n, &pol, max_cpu, max_mem);
-        if (fabs(s - 0.75) >= 1e-12)
-            fail_msg("speed label \"%s\": got %g, expected 0.75", bad[i], s);
-        kube_obj_unref(&n->meta);
-    }
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_pod_obs),      cmocka_unit_test(test_pod_obs_dagsched_error),
-        cmocka_unit_test(test_job_meta_obs), cmocka_unit_test(test_graph_obs),
-        cmocka_unit_test(test_node_speed),
+        cmocka_unit_test(test_pod_obs),
+        cmocka_unit_test(test_pod_obs_dagsched_error),
+        cmocka_unit_test(test_job_meta_obs),
+        cmocka_unit_test(test_graph_obs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
