@@ -68,10 +68,9 @@ void ds_policy_defaults(ds_policy *p)
     add_name(&p->protected_namespaces, "kube-system");
     add_name(&p->protected_priority_classes, "system-cluster-critical");
     add_name(&p->protected_priority_classes, "system-node-critical");
+    /* A pair test that means the same at any cluster size, and evictions only when they pay. */
     p->preemption.norm = DS_NORM_RATIO;
     p->preemption.payoff = true;
-        /* an eviction must save more time than it throws away */ /* a pair test that means the same
-                                                                     at any cluster size */
     p->cross_ns_require_higher = true; /* and no trusted namespace: preemption within a namespace */
 
     p->max_concurrent_releases = 0; /* unlimited */
