@@ -80,7 +80,7 @@ typedef struct ext_outcome {
     size_t n_no_fit, n_too_slow, n_unknown, n_blocked;
     size_t n_victims_in, n_victims_kept, n_nodes_kept;
     size_t victims_refused[DS_VICTIM_VERDICTS]; /* by ds_victim_verdict */
-    const char *preemptor_mode;                             /* ds_preemptor_mode_name */
+    const char *preemptor_mode;                 /* ds_preemptor_mode_name */
     bool live_override; /* upstream tasks done per the live caches, not yet per the snapshot */
 } ext_outcome;
 
