@@ -488,12 +488,18 @@ class TestExamples(unittest.TestCase):
         jobs = {}
         for t in self.tasks:
             jobs.setdefault(t.job, []).append(t)
-        self.assertEqual(sorted(jobs), ["backfill", "etl", "ml"])
+        self.assertEqual(sorted(jobs), ["backfill", "etl", "hello", "ml"])
         for name, ts_ in jobs.items():
             dls = {t.manifest["spec"]["template"]["metadata"]["annotations"].get("dagsched.io/deadline-after") for t in ts_}
             self.assertEqual(len(dls), 1, f"job {name}: every task states the same deadline")
         self.assertEqual(len(jobs["backfill"]), 8)
         self.assertTrue(all(not t.depends_on for t in jobs["backfill"]))
+        # The hello DAG: a chain of three small tasks that fits one 2-CPU node.
+        self.assertEqual([(t.name, t.depends_on) for t in jobs["hello"]],
+                         [("fetch", []), ("greet", ["fetch"]), ("report", ["greet"])])
+        for t in jobs["hello"]:
+            req = t.manifest["spec"]["template"]["spec"]["containers"][0]["resources"]["requests"]
+            self.assertEqual(req, {"cpu": "100m", "memory": "32Mi"})
 
 
 class TestSchedulerConfig(unittest.TestCase):
