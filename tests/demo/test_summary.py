@@ -529,6 +529,12 @@ class TestSchedulerConfig(unittest.TestCase):
         for line in ("filterVerb: filter", "prioritizeVerb: prioritize", "preemptVerb: preempt",
                      "nodeCacheCapable: true"):
             self.assertIn(line, template)
+        # The same client rate limits as the chart's scheduler.
+        conn = cfg["clientConnection"]
+        self.assertEqual((conn["qps"], conn["burst"]),
+                         (sched["clientConnection"]["qps"], sched["clientConnection"]["burst"]))
+        self.assertIn("qps: {{ .Values.scheduler.clientConnection.qps }}", template)
+        self.assertIn("burst: {{ .Values.scheduler.clientConnection.burst }}", template)
         self.assertEqual(set(ext) - {"urlPrefix", "filterVerb", "prioritizeVerb", "preemptVerb", "weight",
                                      "httpTimeout", "nodeCacheCapable", "ignorable", "enableHTTPS"}, set())
 

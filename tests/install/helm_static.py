@@ -83,7 +83,8 @@ check("helm lint --strict", lint.returncode == 0, lint.stdout + lint.stderr)
 for bad, why in [("extender.port=0", "greater than or equal to 1"),
                  ("controller.logFormat=xml", "controller.logFormat"),
                  ("nosuchkey=1", "nosuchkey"),
-                 ("scheduler.extender.httpTimeout=5", "httpTimeout")]:
+                 ("scheduler.extender.httpTimeout=5", "httpTimeout"),
+                 ("scheduler.clientConnection.burst=0", "burst")]:
     p = helm("template", "x", CHART, "--set", bad, ok=False)
     check(f"schema rejects {bad}", p.returncode != 0 and why in p.stderr, p.stderr[-300:])
 for bad, why in [('networkPolicy.metricsFrom=[{"podSelectr":{}}]', "podSelectr"),
@@ -121,6 +122,11 @@ check("controller is not in dry-run by default", "--dry-run" not in ctrl_args)
 sc = scheduler_config(objs)
 ext = sc["extenders"][0]
 check("scheduler profile is dagsched", sc["profiles"][0]["schedulerName"] == "dagsched")
+check("scheduler client rate limits (not kube-scheduler's 50/100)",
+      (sc["clientConnection"]["qps"], sc["clientConnection"]["burst"]) == (200, 400), sc.get("clientConnection"))
+c2 = scheduler_config(render("scheduler.clientConnection.qps=75",
+                             "scheduler.clientConnection.burst=150"))["clientConnection"]
+check("scheduler client rate limits follow the values", (c2["qps"], c2["burst"]) == (75, 150), c2)
 check("extender URL is HTTPS by default",
       ext["urlPrefix"] == "https://dagsched-extender.dagsched-system.svc:8888", ext["urlPrefix"])
 check("extender verbs", (ext["filterVerb"], ext["prioritizeVerb"], ext["preemptVerb"]) ==
