@@ -7,6 +7,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "../common/ds_assert.h"
+
 #include <math.h>
 #include <string.h>
 
@@ -55,16 +57,16 @@ static void test_summary(void **state)
     ds_job_summary s;
     ds_err err = {{0}};
     assert_int_equal(ds_job_summarise(&d, st, ev, 1600, 1000, &s, &err), 0);
-    assert_float_equal(s.remaining_work_s, 390, 1e-9);
-    assert_float_equal(s.remaining_path_s, 260, 1e-9);
-    assert_float_equal(s.slack_s, 340, 1e-9);
+    assert_double_near(s.remaining_work_s, 390, 1e-9);
+    assert_double_near(s.remaining_path_s, 260, 1e-9);
+    assert_double_near(s.slack_s, 340, 1e-9);
     assert_int_equal(s.unfinished, 6);
 
     /* Without a deadline the slack is infinite; the rest is the same. */
     evaluate(&d, st, ev, INFINITY);
     assert_int_equal(ds_job_summarise(&d, st, ev, INFINITY, 1000, &s, &err), 0);
     assert_true(isinf(s.slack_s) && s.slack_s > 0);
-    assert_float_equal(s.remaining_work_s, 390, 1e-9);
+    assert_double_near(s.remaining_work_s, 390, 1e-9);
 
     /* T2 finished and T5 failed: work = 30 + 10 + 40 + 50 = 130; T5 counts 0 but T2's path is
      * max(10, 0) = 10, T3's 80: longest 80; slack at 1200 with the deadline at 1600: 320. */
@@ -72,9 +74,9 @@ static void test_summary(void **state)
     st[1].state = DS_TASK_SUCCEEDED;
     st[4].state = DS_TASK_FAILED;
     assert_int_equal(ds_job_summarise(&d, st, ev, 1600, 1200, &s, &err), 0);
-    assert_float_equal(s.remaining_work_s, 130, 1e-9);
-    assert_float_equal(s.remaining_path_s, 80, 1e-9);
-    assert_float_equal(s.slack_s, 320, 1e-9);
+    assert_double_near(s.remaining_work_s, 130, 1e-9);
+    assert_double_near(s.remaining_path_s, 80, 1e-9);
+    assert_double_near(s.slack_s, 320, 1e-9);
     assert_int_equal(s.unfinished, 4);
 
     /* Every task done: nothing left, the slack is what remains of the deadline (negative when
@@ -82,9 +84,9 @@ static void test_summary(void **state)
     for (size_t i = 0; i < 7; i++)
         st[i].state = DS_TASK_SUCCEEDED;
     assert_int_equal(ds_job_summarise(&d, st, ev, 1600, 1700, &s, &err), 0);
-    assert_float_equal(s.remaining_work_s, 0, 0);
-    assert_float_equal(s.remaining_path_s, 0, 0);
-    assert_float_equal(s.slack_s, -100, 1e-9);
+    assert_double_near(s.remaining_work_s, 0, 0);
+    assert_double_near(s.remaining_path_s, 0, 0);
+    assert_double_near(s.slack_s, -100, 1e-9);
     assert_int_equal(s.unfinished, 0);
     ds_dag_free(&d);
 }
@@ -265,9 +267,9 @@ static void test_jobset_queue_order(void **state)
     assert_int_equal(ds_dag_find(&big->dag, "a", &ta), 0);
     assert_int_equal(ds_dag_find(&big->dag, "d", &td), 0);
     assert_int_equal(ds_dag_find(&small->dag, "x", &tx), 0);
-    assert_dbl_equal(big->eval[ta].priority, 1.8, 1e-9);
-    assert_dbl_equal(big->eval[td].priority, 1.3, 1e-9);
-    assert_dbl_equal(small->eval[tx].priority, 0.6, 1e-9);
+    assert_double_near(big->eval[ta].priority, 1.8, 1e-9);
+    assert_double_near(big->eval[td].priority, 1.3, 1e-9);
+    assert_double_near(small->eval[tx].priority, 0.6, 1e-9);
 
     ds_task_ref out[3];
     ds_err err = {{0}};

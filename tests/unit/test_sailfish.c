@@ -6,6 +6,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "../common/ds_assert.h"
+
 #include <math.h>
 
 #include "sailfish.h"
@@ -37,12 +39,12 @@ static void test_dominant(void **state)
 static void test_dv_paper(void **state)
 {
     (void)state;
-    assert_float_equal(ds_dv(T_J, T_I, 3), 10.5, 1e-12);
-    assert_float_equal(ds_dv(T_S, T_I, 3), 22.5, 1e-12);
+    assert_double_near(ds_dv(T_J, T_I, 3), 10.5, 1e-12);
+    assert_double_near(ds_dv(T_S, T_I, 3), 22.5, 1e-12);
     /* Symmetric, zero against itself. */
-    assert_float_equal(ds_dv(T_I, T_S, 3), 22.5, 1e-12);
-    assert_float_equal(ds_dv(T_I, T_I, 3), 0.0, 1e-12);
-    assert_float_equal(ds_dv(T_I, T_S, 0), 0.0, 1e-12);
+    assert_double_near(ds_dv(T_I, T_S, 3), 22.5, 1e-12);
+    assert_double_near(ds_dv(T_I, T_I, 3), 0.0, 1e-12);
+    assert_double_near(ds_dv(T_I, T_S, 0), 0.0, 1e-12);
 }
 
 static void test_partner_paper(void **state)
@@ -64,7 +66,7 @@ static void test_partner_same_dominant_excluded(void **state)
     (void)state;
     /* (10,0,0) has the largest DV with T_i (28.5) but shares its dominant resource (cpu). */
     const double cands[3 * 3] = {10, 0, 0, 2, 4, 2, 9, 1, 1};
-    assert_float_equal(ds_dv(&cands[0], T_I, 3), 28.5, 1e-12);
+    assert_double_near(ds_dv(&cands[0], T_I, 3), 28.5, 1e-12);
     size_t out = 99;
     assert_int_equal(ds_complementary_partner(T_I, cands, 3, 3, &out), 0);
     assert_int_equal(out, 1);
@@ -153,15 +155,15 @@ static void test_score_prefers_complementary_node(void **state)
 
     assert_true(a.fits);
     /* DV((0.25,0.0625),(0.25,0.5)) = 0.4375^2/2, normalised by m/2 = 1. */
-    assert_float_equal(a.complementarity, 0.095703125, 1e-12);
+    assert_double_near(a.complementarity, 0.095703125, 1e-12);
     /* Free after placement: cpu 0.5, mem 7/16 -> mean 0.46875. */
-    assert_float_equal(a.best_fit, 0.53125, 1e-12);
-    assert_float_equal(a.speed, 0.0, 1e-12);
+    assert_double_near(a.best_fit, 0.53125, 1e-12);
+    assert_double_near(a.speed, 0.0, 1e-12);
     assert_int_equal(a.score, 3); /* 10 * (0.4*0.0957 + 0.4*0.53125) = 2.51 */
 
     assert_true(b.fits);
-    assert_float_equal(b.complementarity, 0.0, 1e-12); /* both cpu-dominant */
-    assert_float_equal(b.best_fit, 0.53125, 1e-12);
+    assert_double_near(b.complementarity, 0.0, 1e-12); /* both cpu-dominant */
+    assert_double_near(b.best_fit, 0.53125, 1e-12);
     assert_int_equal(b.score, 2); /* 10 * 0.4 * 0.53125 = 2.125 */
     assert_true(a.score > b.score);
 
@@ -169,8 +171,8 @@ static void test_score_prefers_complementary_node(void **state)
     ds_node_view empty = node_view(4000, 16 * GI, 0, 0, 1.0);
     ds_node_score e;
     ds_score_node(&req, &empty, 0.0, 1.0, &p, &e);
-    assert_float_equal(e.complementarity, 0.0, 1e-12);
-    assert_float_equal(e.best_fit, 0.15625, 1e-12);
+    assert_double_near(e.complementarity, 0.0, 1e-12);
+    assert_double_near(e.best_fit, 0.15625, 1e-12);
     assert_int_equal(e.score, 1);
 }
 
@@ -183,8 +185,8 @@ static void test_score_full_complementarity(void **state)
     ds_node_score s;
     ds_score_node(&req, &n, 0.0, 1.0, &only_c, &s);
     assert_true(s.fits);
-    assert_float_equal(s.complementarity, 1.0, 1e-12);
-    assert_float_equal(s.best_fit, 1.0, 1e-12);
+    assert_double_near(s.complementarity, 1.0, 1e-12);
+    assert_double_near(s.best_fit, 1.0, 1e-12);
     assert_int_equal(s.score, 10);
 
     /* All weights zero: fits, but the score is 0. */
@@ -208,8 +210,8 @@ static void test_score_critical_prefers_fast(void **state)
     ds_node_score s, f;
     ds_score_node(&req, &slow, 1.0, 2.0, NULL, &s); /* NULL: default weights 0.4/0.4/0.2 */
     ds_score_node(&req, &fast, 1.0, 2.0, NULL, &f);
-    assert_float_equal(s.speed, 0.5, 1e-12);
-    assert_float_equal(f.speed, 1.0, 1e-12);
+    assert_double_near(s.speed, 0.5, 1e-12);
+    assert_double_near(f.speed, 1.0, 1e-12);
     assert_int_equal(s.score, 2); /* 10 * (0.4*0.15625 + 0.2*0.5) = 1.625 */
     assert_int_equal(f.score, 3); /* 10 * (0.4*0.15625 + 0.2*1.0) = 2.625 */
 
@@ -217,13 +219,13 @@ static void test_score_critical_prefers_fast(void **state)
     ds_score_node(&req, &slow, 0.0, 2.0, NULL, &s);
     ds_score_node(&req, &fast, 0.0, 2.0, NULL, &f);
     assert_int_equal(s.score, f.score);
-    assert_float_equal(f.speed, 0.0, 1e-12);
+    assert_double_near(f.speed, 0.0, 1e-12);
 
     /* Half critical, and no speed information at all. */
     ds_score_node(&req, &fast, 0.5, 2.0, NULL, &f);
-    assert_float_equal(f.speed, 0.5, 1e-12);
+    assert_double_near(f.speed, 0.5, 1e-12);
     ds_score_node(&req, &fast, 1.0, 0.0, NULL, &f);
-    assert_float_equal(f.speed, 0.0, 1e-12);
+    assert_double_near(f.speed, 0.0, 1e-12);
 }
 
 static void test_score_not_fitting(void **state)
@@ -235,8 +237,8 @@ static void test_score_not_fitting(void **state)
     ds_score_node(&too_big, &n, 1.0, 2.0, NULL, &s);
     assert_false(s.fits);
     assert_int_equal(s.score, 0);
-    assert_float_equal(s.speed, 0.0, 1e-12);
-    assert_float_equal(s.best_fit, 0.0, 1e-12);
+    assert_double_near(s.speed, 0.0, 1e-12);
+    assert_double_near(s.best_fit, 0.0, 1e-12);
 
     /* The load leaves less than the request. */
     ds_res req = {{1000, 1 * GI, 0, 0}};
@@ -256,8 +258,8 @@ static void test_score_not_fitting(void **state)
     ds_res rest = {{1000, 4 * GI, 0, 0}};
     ds_score_node(&rest, &nearly, 0.0, 1.0, NULL, &s);
     assert_true(s.fits);
-    assert_float_equal(s.best_fit, 1.0, 1e-12);
-    assert_float_equal(s.complementarity, 0.0, 1e-12);
+    assert_double_near(s.best_fit, 1.0, 1e-12);
+    assert_double_near(s.complementarity, 0.0, 1e-12);
     assert_int_equal(s.score, 4);
 }
 
@@ -274,9 +276,9 @@ static void test_score_gpu_dimension(void **state)
     assert_true(s.fits);
     /* a = (0.125, 0.0625, 0.25), b = (0.5, 0.125, 0): DV = (0.375^2 + 0.0625^2 + 0.25^2) / 2
      * = 0.103515625; / 1.5 = 0.0690104166... */
-    assert_float_equal(s.complementarity, 0.103515625 / 1.5, 1e-12);
+    assert_double_near(s.complementarity, 0.103515625 / 1.5, 1e-12);
     /* free after: cpu 3/8, mem 26/32, gpu 3/4 -> mean (0.375 + 0.8125 + 0.75) / 3 = 0.6458333 */
-    assert_float_equal(s.best_fit, 1.0 - (0.375 + 0.8125 + 0.75) / 3.0, 1e-12);
+    assert_double_near(s.best_fit, 1.0 - (0.375 + 0.8125 + 0.75) / 3.0, 1e-12);
     assert_int_equal(s.score, 2); /* 10 * 0.4 * (0.0690 + 0.3542) = 1.693 */
 }
 

@@ -8,6 +8,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "../common/ds_assert.h"
+
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -113,8 +115,8 @@ static void test_normalised_gap(void **state)
     p.rho = 0;
     assert_int_equal(select_plain(w, 1, r, 3, n, 1, &p, out), 1);
     assert_decision(&out[0], 0, 0, 0, DS_REASON_PRIORITY);
-    assert_float_equal(out[0].gap, 1.0, 1e-12);
-    assert_float_equal(out[0].normalised_gap, 1.0, 1e-12);
+    assert_double_near(out[0].gap, 1.0, 1e-12);
+    assert_double_near(out[0].normalised_gap, 1.0, 1e-12);
 
     /* The test is strict: 2.5 - 1.0 = 1.5 is not above rho = 1.5 (P_bar still 1). */
     w[0].priority = 2.5;
@@ -126,8 +128,8 @@ static void test_normalised_gap(void **state)
     w[0].priority = 2.9;
     assert_int_equal(select_plain(w, 1, r, 3, n, 1, &p, out), 1);
     assert_decision(&out[0], 0, 0, 0, DS_REASON_PRIORITY);
-    assert_float_equal(out[0].gap, 1.9, 1e-12);
-    assert_float_equal(out[0].normalised_gap, 1.9, 1e-12);
+    assert_double_near(out[0].gap, 1.9, 1e-12);
+    assert_double_near(out[0].normalised_gap, 1.9, 1e-12);
 
     /* Phase 2 never evicts a task of higher or equal priority (P_hat <= 0), even with rho = 0. */
     p.rho = 0;
@@ -147,7 +149,7 @@ static void test_huge_priorities(void **state)
     assert_int_equal(select_plain(w, 1, r, 1, n, 1, &p, out), 0); /* ratio 1 <= 1.5 */
     p.rho = 0;
     assert_int_equal(select_plain(w, 1, r, 1, n, 1, &p, out), 1);
-    assert_float_equal(out[0].normalised_gap, 1.0, 1e-12);
+    assert_double_near(out[0].normalised_gap, 1.0, 1e-12);
     assert_true(isinf(out[0].gap) && out[0].gap > 0);
 }
 
@@ -181,7 +183,7 @@ static void test_ancestor_never_chosen(void **state)
     long got = ds_select_victims(w, 1, r, 3, n, 3, jobs, 2, &p, out, N_OUT, &err);
     assert_int_equal(got, 1);
     assert_decision(&out[0], 0, 2, 1, DS_REASON_URGENT);
-    assert_float_equal(out[0].gap, 4.5, 1e-12);
+    assert_double_near(out[0].gap, 4.5, 1e-12);
 
     /* Without d, nothing can be evicted. */
     got = ds_select_victims(w, 1, r, 2, n, 3, jobs, 2, &p, out, N_OUT, &err);
@@ -233,7 +235,7 @@ static void test_urgent_per_node_fit(void **state)
     assert_int_equal(select_plain(w, 1, r, 5, n, 3, &p, out), 1);
     /* Urgent preempts regardless of priority (the victim 0.3 is above the preemptor 0.05). */
     assert_decision(&out[0], 0, 3, 2, DS_REASON_URGENT);
-    assert_float_equal(out[0].gap, -0.25, 1e-12);
+    assert_double_near(out[0].gap, -0.25, 1e-12);
 
     /* Epsilon is inclusive: t_allow = 30 is urgent, 30.5 is not (and phase 2 refuses: the
      * preemptor's priority is lower than any useful victim's). */
@@ -353,7 +355,7 @@ static void test_starvation(void **state)
     p.tau_s = 60;
     assert_int_equal(select_plain(w, 1, r, 1, n, 1, &p, out), 1);
     assert_decision(&out[0], 0, 0, 0, DS_REASON_STARVATION);
-    assert_float_equal(out[0].gap, -0.4, 1e-12);
+    assert_double_near(out[0].gap, -0.4, 1e-12);
 
     w[0].t_wait_s = 60; /* inclusive */
     assert_int_equal(select_plain(w, 1, r, 1, n, 1, &p, out), 1);
@@ -512,7 +514,7 @@ static void test_equal_priorities(void **state)
     ds_node_free n[] = {node(0, 0, 1)};
     ds_decision out[N_OUT];
     assert_int_equal(select_plain(w, 1, r, 1, n, 1, &p, out), 1);
-    assert_float_equal(out[0].gap, 0.0, 0);
+    assert_double_near(out[0].gap, 0.0, 0);
     assert_true(isinf(out[0].normalised_gap));
     /* Not urgent: no priority-based eviction. */
     w[0].t_allow_s = INFINITY;
