@@ -107,7 +107,8 @@ NUMBER_RE = re.compile(r"(?<![\w.])(\d+\.?\d*(?:[eE][+-]?\d+)?)([uUlLfF]*)(?![\w
 RETURN_RE = re.compile(r"\breturn\s+([^;]+?)\s*;")
 COND_RE = re.compile(r"\b(if|while)\s*\(")
 FMINMAX_RE = re.compile(r"\b(fmax|fmin)\(")
-NO_DELETE = re.compile(r"^(return|break|continue|case|default|else|goto)\b|^[{}]")
+# Deleting free() only leaks: the AddressSanitizer unit suite catches that, these rel runs cannot.
+NO_DELETE = re.compile(r"^(return|break|continue|case|default|else|goto)\b|^[{}]|^free\(")
 
 
 def binary_mutants(masked):
@@ -188,8 +189,11 @@ def generate(path, text):
         found += [(m.start(1), "fmin-fmax", m.group(1), "fmin" if m.group(1) == "fmax" else "fmax")
                   for m in FMINMAX_RE.finditer(masked)]
         found += list(delete_mutant(masked, line, prev_end))
+        seen = set()  # "return 0" -> "return 1" is also the constant mutant: plant it once
         for col, op, old, new in sorted(found, key=lambda f: (f[0], f[1], f[3])):
-            out.append(Mutant(path, no, col, op, old, new, line))
+            if (col, old, new) not in seen:
+                seen.add((col, old, new))
+                out.append(Mutant(path, no, col, op, old, new, line))
         prev_end = stripped[-1]
     return out
 

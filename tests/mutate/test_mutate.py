@@ -22,6 +22,9 @@ class GenerateTest(unittest.TestCase):
             "1:14 relational: '<' -> '>'",
         ])
 
+    def test_same_change_planted_once(self):
+        self.assertEqual(described("    return 0;"), ["1:12 constant: '0' -> '1'"])
+
     def test_comments_strings_and_preprocessor_are_left_alone(self):
         text = ("#define X(a) ((a) + 1)\n"
                 "/* a < b\n"
@@ -48,7 +51,7 @@ class GenerateTest(unittest.TestCase):
         self.assertFalse(any("negate" in o for o in described("    if (a &&\n        b)")))
 
     def test_delete_only_whole_statements(self):
-        text = "{\n    x = f(a,\n          b);\n    y += 2;\n    return y;\n}"
+        text = "{\n    x = f(a,\n          b);\n    y += 2;\n    free(p);\n    return y;\n}"
         deletes = [o for o in described(text) if "delete" in o]
         self.assertEqual(deletes, ["4:5 delete: 'y += 2;' -> ';'"])
 
