@@ -99,7 +99,7 @@ static void test_load(void **state)
     assert_int_equal(j1->tasks[2].n_up, 2);
     assert_int_equal(j1->tasks[2].up[0], 0);
     assert_int_equal(j1->tasks[2].up[1], 1);
-    assert_true(isinf(j1->deadline_s));
+    assert_double_inf(j1->deadline_s, 1);
     assert_true(j1->deadline_factor >= p.deadline_factor_min &&
                 j1->deadline_factor <= p.deadline_factor_max);
 

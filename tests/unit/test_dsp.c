@@ -118,8 +118,8 @@ static void test_fig2_ordering(void **state)
         assert_double_near(ev[6].priority, 0.5, 1e-12);
         assert_double_near(ev[1].priority, 1.5, 1e-12);
         assert_double_near(ev[0].priority, 4.5, 1e-12);
-        assert_true(isinf(ev[0].t_allow_s) && ev[0].t_allow_s > 0);
-        assert_true(isinf(ev[0].level_deadline));
+        assert_double_inf(ev[0].t_allow_s, 1);
+        assert_double_inf(ev[0].level_deadline, 1);
     }
     ds_dag_free(&d);
 }
@@ -199,7 +199,7 @@ static void test_level_deadlines(void **state)
     assert_double_near(dl[1], 4680, 0);
     ds_level_deadlines(&d, INFINITY, dl);
     for (int l = 1; l <= 3; l++)
-        assert_true(isinf(dl[l]) && dl[l] > 0);
+        assert_double_inf(dl[l], 1);
 
     /* The evaluation uses the same deadlines: x (level 1, waiting) has t_allow 4680 - 4000 - 40. */
     ds_task_status st[6] = {running(3990, 1), waiting(3990), blocked(),
@@ -442,6 +442,20 @@ static void test_saturation(void **state)
     ds_dag_free(&d);
 }
 
+/* A job without tasks: nothing to evaluate, success, and no arrays are needed. */
+static void test_empty_dag(void **state)
+{
+    (void)state;
+    ds_dag d;
+    ds_err err = {{0}};
+    assert_int_equal(ds_dag_build(&d, NULL, 0, &err), 0);
+    ds_priority_params p = defaults();
+    assert_int_equal(ds_dsp_evaluate(&d, NULL, 2000, 1000, &p, NULL, &err), 0);
+    assert_int_equal(ds_dsp_evaluate(&d, NULL, INFINITY, 1000, &p, NULL, &err), 0);
+    assert_string_equal(err.msg, "");
+    ds_dag_free(&d);
+}
+
 static void test_node_rate(void **state)
 {
     (void)state;
@@ -463,6 +477,13 @@ static void test_node_rate(void **state)
     assert_double_near(ds_node_rate(0, 0, 16, 64, 0.5, 0.5), 0, 0);
     assert_double_near(ds_node_rate(-8, 32, 16, 64, 0.5, 0.5), 0.25, 1e-12);
     assert_double_near(ds_node_rate(8, 32, 16, 64, -1, 0.5), 0.25, 1e-12);
+    /* Capacities and amounts below 1 (a cluster of half-core nodes): 0.25 of 0.5 cores, 0.5 of
+     * 2 GiB: 0.5 * 0.5 + 0.5 * 0.25 = 0.375. */
+    assert_double_near(ds_node_rate(0.25, 0.5, 0.5, 2, 0.5, 0.5), 0.375, 1e-12);
+    /* No memory figure, 0.25 of a 0.5-core cpu capacity: 0.5 * 0.5 + 0.5 * 1 = 0.75. */
+    assert_double_near(ds_node_rate(0.25, 0, 0.5, 0, 0.5, 0.5), 0.75, 1e-12);
+    /* No cpu figure, 0.25 of a 0.5 GiB memory capacity: 0.7 * 1 + 0.3 * 0.5 = 0.85. */
+    assert_double_near(ds_node_rate(0.25, 0.25, 0, 0.5, 0.7, 0.3), 0.85, 1e-12);
 
     /* Eq. 2: 100 s on a node of rate 0.5 takes 200 s. */
     assert_true(ds_can_finish_by(100, 0.5, 1000, 1200));
@@ -488,6 +509,7 @@ int main(void)
         cmocka_unit_test(test_urgent),
         cmocka_unit_test(test_invalid),
         cmocka_unit_test(test_saturation),
+        cmocka_unit_test(test_empty_dag),
         cmocka_unit_test(test_node_rate),
     };
     return cmocka_run_group_tests_name("dsp", tests, NULL, NULL);

@@ -83,8 +83,8 @@ static void test_levels_and_states_as_pods_progress(void **state)
     expect_pending(j, "a", 0, "");
     expect_pending(j, "b", 1, "a");
     expect_pending(j, "d", 2, "b, c");
-    assert_true(isinf(j->deadline));
-    assert_true(isinf(j->eval[task_idx(j, "a")].level_deadline));
+    assert_double_inf(j->deadline, 1);
+    assert_double_inf(j->eval[task_idx(j, "a")].level_deadline, 1);
     assert_double_near(j->created_at, T0, 0);
     /* Every pod is the primary pod of its task, without error or warning. */
     for (size_t i = 0; i < 4; i++) {

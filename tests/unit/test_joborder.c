@@ -65,8 +65,18 @@ static void test_summary(void **state)
     /* Without a deadline the slack is infinite; the rest is the same. */
     evaluate(&d, st, ev, INFINITY);
     assert_int_equal(ds_job_summarise(&d, st, ev, INFINITY, 1000, &s, &err), 0);
-    assert_true(isinf(s.slack_s) && s.slack_s > 0);
+    assert_double_inf(s.slack_s, 1);
     assert_double_near(s.remaining_work_s, 390, 1e-9);
+
+    /* A job without tasks: nothing left, the whole time to the deadline is slack. */
+    ds_dag empty;
+    assert_int_equal(ds_dag_build(&empty, NULL, 0, &err), 0);
+    assert_int_equal(ds_job_summarise(&empty, NULL, NULL, 1600, 1000, &s, &err), 0);
+    assert_double_near(s.remaining_work_s, 0, 0);
+    assert_double_near(s.remaining_path_s, 0, 0);
+    assert_double_near(s.slack_s, 600, 0);
+    assert_int_equal(s.unfinished, 0);
+    ds_dag_free(&empty);
 
     /* T2 finished and T5 failed: work = 30 + 10 + 40 + 50 = 130; T5 counts 0 but T2's path is
      * max(10, 0) = 10, T3's 80: longest 80; slack at 1200 with the deadline at 1600: 320. */
@@ -215,6 +225,14 @@ static void test_starvation(void **state)
     assert_true(ds_order_key_cmp(&k_starved, &k_small) < 0);
     assert_true(ds_order_key_cmp(&k_small, &k_almost) < 0);
 
+    /* Thresholds below a second work too: 0.5 s. */
+    p.starvation_s = 0.5;
+    ds_task_eval brief = task(1000, 0.75), not_yet = task(1000, 0.25);
+    ds_order_key_of(&p, &large, &brief, &k_older);
+    assert_key(&k_older, 0, 0, 0, -0.75);
+    ds_order_key_of(&p, &large, &not_yet, &k_older);
+    assert_key(&k_older, 1, 10000, 200, -1000);
+
     /* 0 turns the threshold off. */
     p.starvation_s = 0;
     ds_order_key_of(&p, &large, &older, &k_older);
@@ -314,6 +332,14 @@ static void test_jobset_queue_order(void **state)
 
     assert_int_equal(ds_jobset_queue_order(&s, &p, now, out, 2, &err), -1);
     assert_string_equal(err.msg, "queue order: room for 3 waiting tasks is needed (got 2)");
+    assert_int_equal(ds_jobset_queue_order(&s, &p, now, NULL, 3, &err), -1);
+    assert_string_equal(err.msg, "queue order: room for 3 waiting tasks is needed (got 0)");
+    /* Nothing waiting: no room needed. */
+    ds_jobset none;
+    memset(&none, 0, sizeof none);
+    err.msg[0] = '\0';
+    assert_int_equal(ds_jobset_queue_order(&none, &p, now, NULL, 0, &err), 0);
+    assert_string_equal(err.msg, "");
     assert_int_equal(ds_jobset_queue_order(&s, NULL, now, out, 3, &err), -1);
     assert_string_equal(err.msg, "queue order: order is missing");
     assert_int_equal(ds_jobset_queue_order(NULL, &p, now, out, 3, &err), -1);

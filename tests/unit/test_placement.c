@@ -8,6 +8,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "../common/ds_assert.h"
+
 #include <math.h>
 #include <stdbool.h>
 #include <string.h>
@@ -107,7 +109,7 @@ static void test_filter_level_deadline(void **state)
     p.level_deadline = 1150;
     assert_int_equal(ds_place_filter(&p, two, 2, 1000, true, v), 1);
     assert_int_equal(v[0], DS_NODE_TOO_SLOW);
-    assert_true(isinf(ds_place_finish_time(&p, &stuck, 1000)));
+    assert_double_inf(ds_place_finish_time(&p, &stuck, 1000), 1);
 }
 
 static void test_shortfall(void **state)
@@ -364,7 +366,7 @@ static void test_shared_predicates(void **state)
     assert_true(ds_gap_passes(5, 4, 0.5, 0));
     assert_false(ds_gap_passes(5, 4, 0.0, 1.5)); /* P_bar = 0 with rho > 1 */
     assert_true(ds_normalised_gap(5, 3, 0.5) == 2.0);
-    assert_true(isinf(ds_normalised_gap(5, 3, 0.0)));
+    assert_double_inf(ds_normalised_gap(5, 3, 0.0), 1);
     assert_int_equal(ds_delta_count(0.35, 10), 4);
     assert_int_equal(ds_delta_count(0.7, 10), 7);
     assert_int_equal(ds_delta_count(0, 10), 0);
@@ -408,9 +410,33 @@ static void test_preempt_bad_input(void **state)
     ds_dag_free(&d);
 }
 
+/* The names that logs, events and metrics carry. */
+static void test_names(void **state)
+{
+    (void)state;
+    const char *modes[] = {"urgent", "starving", "priority", "outside-dag", "barred"};
+    const ds_preemptor_mode mode_of[] = {DS_PREEMPTOR_URGENT, DS_PREEMPTOR_STARVING,
+                                         DS_PREEMPTOR_PRIORITY, DS_PREEMPTOR_OUTSIDE,
+                                         DS_PREEMPTOR_BARRED};
+    for (size_t i = 0; i < 5; i++)
+        assert_string_equal(ds_preemptor_mode_name(mode_of[i]), modes[i]);
+    assert_string_equal(ds_preemptor_mode_name((ds_preemptor_mode)99), "unknown");
+
+    const char *verdicts[] = {"keep",      "unknown",          "ancestor",     "not-evictable",
+                              "too-young", "too-little-slack", "priority-gap", "preemptor-barred"};
+    const ds_victim_verdict verdict_of[] = {DS_VICTIM_KEEP,         DS_VICTIM_UNKNOWN,
+                                            DS_VICTIM_ANCESTOR,     DS_VICTIM_NOT_EVICTABLE,
+                                            DS_VICTIM_TOO_YOUNG,    DS_VICTIM_TOO_LITTLE_SLACK,
+                                            DS_VICTIM_PRIORITY_GAP, DS_VICTIM_PREEMPTOR_BARRED};
+    for (size_t i = 0; i < 8; i++)
+        assert_string_equal(ds_victim_verdict_name(verdict_of[i]), verdicts[i]);
+    assert_string_equal(ds_victim_verdict_name((ds_victim_verdict)99), "unknown");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_names),
         cmocka_unit_test(test_filter_fit_and_unknown),
         cmocka_unit_test(test_filter_level_deadline),
         cmocka_unit_test(test_shortfall),

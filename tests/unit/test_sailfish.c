@@ -85,6 +85,16 @@ static void test_partner_same_dominant_excluded(void **state)
     assert_int_equal(ds_complementary_partner(T_I, NULL, 0, 3, &out), -1);
 }
 
+/* A partner dominant in the first resource (index 0) counts: memory-dominant T_j pairs with
+ * cpu-dominant T_i. */
+static void test_partner_first_resource_dominant(void **state)
+{
+    (void)state;
+    size_t out = 99;
+    assert_int_equal(ds_complementary_partner(T_J, T_I, 1, 3, &out), 0);
+    assert_int_equal(out, 0);
+}
+
 static void test_partner_tie_lowest_index(void **state)
 {
     (void)state;
@@ -160,6 +170,14 @@ static void test_score_prefers_complementary_node(void **state)
     assert_double_near(a.best_fit, 0.53125, 1e-12);
     assert_double_near(a.speed, 0.0, 1e-12);
     assert_int_equal(a.score, 3); /* 10 * (0.4*0.0957 + 0.4*0.53125) = 2.51 */
+    /* Weights are relative: 2/2/1 is 0.4/0.4/0.2. */
+    ds_pack_params twice = {2.0, 2.0, 1.0};
+    ds_node_score a2;
+    ds_score_node(&req, &mem_loaded, 0.0, 1.0, &twice, &a2);
+    assert_int_equal(a2.score, 3);
+    ds_pack_params best_fit_only = {0.0, 3.0, 0.0};
+    ds_score_node(&req, &mem_loaded, 0.0, 1.0, &best_fit_only, &a2);
+    assert_int_equal(a2.score, 5); /* 10 * 0.53125 */
 
     assert_true(b.fits);
     assert_double_near(b.complementarity, 0.0, 1e-12); /* both cpu-dominant */
@@ -226,6 +244,11 @@ static void test_score_critical_prefers_fast(void **state)
     assert_double_near(f.speed, 0.5, 1e-12);
     ds_score_node(&req, &fast, 1.0, 0.0, NULL, &f);
     assert_double_near(f.speed, 0.0, 1e-12);
+
+    /* Speeds below 1: 0.25 against the fastest 0.5. */
+    ds_node_view slower = node_view(4000, 16 * GI, 0, 0, 0.25);
+    ds_score_node(&req, &slower, 1.0, 0.5, NULL, &s);
+    assert_double_near(s.speed, 0.5, 1e-12);
 }
 
 static void test_score_not_fitting(void **state)
@@ -289,6 +312,7 @@ int main(void)
         cmocka_unit_test(test_dv_paper),
         cmocka_unit_test(test_partner_paper),
         cmocka_unit_test(test_partner_same_dominant_excluded),
+        cmocka_unit_test(test_partner_first_resource_dominant),
         cmocka_unit_test(test_partner_tie_lowest_index),
         cmocka_unit_test(test_best_fit),
         cmocka_unit_test(test_score_prefers_complementary_node),

@@ -150,7 +150,7 @@ static void test_huge_priorities(void **state)
     p.rho = 0;
     assert_int_equal(select_plain(w, 1, r, 1, n, 1, &p, out), 1);
     assert_double_near(out[0].normalised_gap, 1.0, 1e-12);
-    assert_true(isinf(out[0].gap) && out[0].gap > 0);
+    assert_double_inf(out[0].gap, 1);
 }
 
 /* Job DAG a -> b -> c, plus d independent. c (waiting, urgent) must not evict a (transitive
@@ -402,6 +402,47 @@ static void test_multi_victim(void **state)
     assert_decision(&out[0], 0, 0, 0, DS_REASON_URGENT);
 }
 
+/* A four-step greedy plan on one node (up to 4 victims) for a pod needing 1000 cpu and 2Gi.
+ * Candidates by ascending priority: z 0.05 (only another resource), c0 0.1 (500, 0),
+ * c1 0.2 (1000, 512Mi), c2 0.3 (0, 512Mi), c3 0.4 (0, 1Gi). Only with c3 do the candidates cover
+ * the request, so c3 is the top victim: it leaves (1000, 1Gi) missing. No candidate completes
+ * that; the first that reduces it is c0 (z reduces nothing): (500, 1Gi) missing. Again none
+ * completes; c1 reduces: (0, 512Mi) missing, which c2 completes. c0 is then unnecessary (c1 has
+ * its cpu) and is dropped: victims c1, c2, c3, in ascending priority. */
+static void test_greedy_plan_drops_helpers(void **state)
+{
+    (void)state;
+    ds_preempt_params p = params();
+    p.max_victims_per_preemptor = 4;
+    ds_waiting_task w[] = {urgent(5, 1000, 2 * GI)};
+    ds_running_task r[] = {running(0.4, 0, GI, 0), running(0.2, 1000, GI / 2, 0),
+                           running(0.05, 0, 0, 0), running(0.3, 0, GI / 2, 0),
+                           running(0.1, 500, 0, 0)};
+    r[2].request.v[2] = 1;
+    ds_node_free n[] = {node(0, 0, 4)};
+    ds_decision out[N_OUT];
+    assert_int_equal(select_plain(w, 1, r, 5, n, 1, &p, out), 3);
+    assert_decision(&out[0], 0, 1, 0, DS_REASON_URGENT);
+    assert_decision(&out[1], 0, 3, 0, DS_REASON_URGENT);
+    assert_decision(&out[2], 0, 0, 0, DS_REASON_URGENT);
+
+    /* Dropping is cumulative: (4000, 4Gi) needed; c0 0.1 (0, 1Gi), c1 0.2 (0, 1Gi), c2 0.3
+     * (0, 2Gi), c3 0.4 (1000, 0), top c4 0.5 (3000, 1Gi). The greedy steps take c0, c1, c2 (each
+     * only reduces), then c3 completes: (4000, 5Gi). c1 is unnecessary and goes; without it c0 is
+     * necessary (dropping both leaves 3Gi) and stays: victims c0, c2, c3, c4. */
+    p.max_victims_per_preemptor = 5;
+    w[0] = urgent(5, 4000, 4 * GI);
+    ds_running_task r5[] = {running(0.1, 0, GI, 0), running(0.2, 0, GI, 0),
+                            running(0.3, 0, 2 * GI, 0), running(0.4, 1000, 0, 0),
+                            running(0.5, 3000, GI, 0)};
+    n[0].evictions_left = 5;
+    assert_int_equal(select_plain(w, 1, r5, 5, n, 1, &p, out), 4);
+    assert_decision(&out[0], 0, 0, 0, DS_REASON_URGENT);
+    assert_decision(&out[1], 0, 2, 0, DS_REASON_URGENT);
+    assert_decision(&out[2], 0, 3, 0, DS_REASON_URGENT);
+    assert_decision(&out[3], 0, 4, 0, DS_REASON_URGENT);
+}
+
 /* Among nodes: the lowest highest-victim priority wins; ties go to fewer victims, then the lower
  * node index. A helper victim that is not needed is not evicted. */
 static void test_node_choice(void **state)
@@ -515,7 +556,7 @@ static void test_equal_priorities(void **state)
     ds_decision out[N_OUT];
     assert_int_equal(select_plain(w, 1, r, 1, n, 1, &p, out), 1);
     assert_double_near(out[0].gap, 0.0, 0);
-    assert_true(isinf(out[0].normalised_gap));
+    assert_double_inf(out[0].normalised_gap, 1);
     /* Not urgent: no priority-based eviction. */
     w[0].t_allow_s = INFINITY;
     p.rho = 0;
@@ -999,6 +1040,7 @@ int main(void)
         cmocka_unit_test(test_state_update),
         cmocka_unit_test(test_starvation),
         cmocka_unit_test(test_multi_victim),
+        cmocka_unit_test(test_greedy_plan_drops_helpers),
         cmocka_unit_test(test_node_choice),
         cmocka_unit_test(test_already_fits),
         cmocka_unit_test(test_delta),
