@@ -107,8 +107,9 @@ NUMBER_RE = re.compile(r"(?<![\w.])(\d+\.?\d*(?:[eE][+-]?\d+)?)([uUlLfF]*)(?![\w
 RETURN_RE = re.compile(r"\breturn\s+([^;]+?)\s*;")
 COND_RE = re.compile(r"\b(if|while)\s*\(")
 FMINMAX_RE = re.compile(r"\b(fmax|fmin)\(")
-# Deleting free() only leaks: the AddressSanitizer unit suite catches that, these rel runs cannot.
-NO_DELETE = re.compile(r"^(return|break|continue|case|default|else|goto)\b|^[{}]|^free\(")
+# Deleting free() or a free_*() helper only leaks: the AddressSanitizer unit suite catches that,
+# these rel runs cannot.
+NO_DELETE = re.compile(r"^(return|break|continue|case|default|else|goto)\b|^[{}]|^free\w*\(")
 
 
 def binary_mutants(masked):

@@ -51,7 +51,7 @@ class GenerateTest(unittest.TestCase):
         self.assertFalse(any("negate" in o for o in described("    if (a &&\n        b)")))
 
     def test_delete_only_whole_statements(self):
-        text = "{\n    x = f(a,\n          b);\n    y += 2;\n    free(p);\n    return y;\n}"
+        text = "{\n    x = f(a,\n          b);\n    y += 2;\n    free(p);\n    free_ctx(&c);\n    return y;\n}"
         deletes = [o for o in described(text) if "delete" in o]
         self.assertEqual(deletes, ["4:5 delete: 'y += 2;' -> ';'"])
 
