@@ -442,6 +442,60 @@ static void test_saturation(void **state)
     ds_dag_free(&d);
 }
 
+/* A priority that overflows downwards is held at -DBL_MAX: the literal slack term with a huge
+ * weight and a deadline long past: 0.5 / 1 + 1e300 * (-1e12 - 60) / 60 = -inf. */
+static void test_negative_saturation(void **state)
+{
+    (void)state;
+    ds_task_spec specs[] = {{"a", 60, NULL, 0}};
+    ds_dag d;
+    assert_int_equal(ds_dag_build(&d, specs, 1, NULL), 0);
+    ds_task_status st[] = {waiting(0)};
+    ds_task_eval ev[1];
+    ds_priority_params p = defaults();
+    p.slack_term = DS_SLACK_LITERAL;
+    p.w_slack = 1e300;
+    assert_int_equal(ds_dsp_evaluate(&d, st, -1e12, 0, &p, ev, NULL), 0);
+    assert_double_near(ev[0].t_allow_s, -1e12 - 60, 1e-15);
+    assert_true(ev[0].priority == -DBL_MAX);
+    ds_dag_free(&d);
+}
+
+/* A time scale below a second is valid: leaf a (1 s, waited 0) with time_scale 0.5 s:
+ * 0.5 / (1 / 0.5) = 0.25. */
+static void test_subsecond_time_scale(void **state)
+{
+    (void)state;
+    ds_task_spec specs[] = {{"a", 1, NULL, 0}};
+    ds_dag d;
+    assert_int_equal(ds_dag_build(&d, specs, 1, NULL), 0);
+    ds_task_status st[] = {waiting(100)};
+    ds_task_eval ev[1];
+    ds_priority_params p = defaults();
+    p.time_scale_s = 0.5;
+    ds_err err = {{0}};
+    assert_int_equal(ds_dsp_evaluate(&d, st, INFINITY, 100, &p, ev, &err), 0);
+    assert_double_near(ev[0].priority, 0.25, 1e-12);
+    ds_dag_free(&d);
+}
+
+/* ds_level_deadlines ignores a missing DAG or output array, and writes nothing then. */
+static void test_level_deadlines_missing_args(void **state)
+{
+    (void)state;
+    ds_task_spec specs[] = {{"a", 10, NULL, 0}};
+    ds_dag d;
+    assert_int_equal(ds_dag_build(&d, specs, 1, NULL), 0);
+    double dl[2] = {-1, -1};
+    ds_level_deadlines(NULL, 100, dl);
+    ds_level_deadlines(&d, 100, NULL);
+    assert_double_near(dl[0], -1, 0);
+    assert_double_near(dl[1], -1, 0);
+    ds_level_deadlines(&d, 100, dl);
+    assert_double_near(dl[1], 100, 0);
+    ds_dag_free(&d);
+}
+
 /* A job without tasks: nothing to evaluate, success, and no arrays are needed. */
 static void test_empty_dag(void **state)
 {
@@ -477,6 +531,10 @@ static void test_node_rate(void **state)
     assert_double_near(ds_node_rate(0, 0, 16, 64, 0.5, 0.5), 0, 0);
     assert_double_near(ds_node_rate(-8, 32, 16, 64, 0.5, 0.5), 0.25, 1e-12);
     assert_double_near(ds_node_rate(8, 32, 16, 64, -1, 0.5), 0.25, 1e-12);
+    assert_double_near(ds_node_rate(8, 32, 16, 64, 0.5, -1), 0.25, 1e-12);
+    assert_double_near(ds_node_rate(8, 32, 16, 64, 0.5, NAN), 0.25, 1e-12);
+    /* No figures: the reference rate, whatever the weights sum to. */
+    assert_double_near(ds_node_rate(8, 32, 0, 0, 0.6, 0.2), 1.0, 0);
     /* Capacities and amounts below 1 (a cluster of half-core nodes): 0.25 of 0.5 cores, 0.5 of
      * 2 GiB: 0.5 * 0.5 + 0.5 * 0.25 = 0.375. */
     assert_double_near(ds_node_rate(0.25, 0.5, 0.5, 2, 0.5, 0.5), 0.375, 1e-12);
@@ -509,6 +567,9 @@ int main(void)
         cmocka_unit_test(test_urgent),
         cmocka_unit_test(test_invalid),
         cmocka_unit_test(test_saturation),
+        cmocka_unit_test(test_negative_saturation),
+        cmocka_unit_test(test_subsecond_time_scale),
+        cmocka_unit_test(test_level_deadlines_missing_args),
         cmocka_unit_test(test_empty_dag),
         cmocka_unit_test(test_node_rate),
     };

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "jobmodel_helpers.h"
+#include "jobstate.h"
 
 /* 2026-11-22T10:00:00Z */
 #define DEADLINE_TEXT  "2026-11-22T10:00:00Z"
@@ -489,6 +490,15 @@ static void test_pending_upstream_format(void **state)
     /* When they do not all fit: as many as fit, then how many more. */
     assert_int_equal(ds_job_pending_upstream(j, z, buf, 20), 3);
     assert_string_equal(buf, "alpha and 2 more");
+    /* Exactly enough room (16 characters and the terminator). A name is written only when the
+     * "and N more" that may follow it fits too: "alpha, beta and 1 more" needs 23 bytes, so 22
+     * stops after alpha, 23 gives the full list (the last name needs no "more"). */
+    assert_int_equal(ds_job_pending_upstream(j, z, buf, 17), 3);
+    assert_string_equal(buf, "alpha and 2 more");
+    assert_int_equal(ds_job_pending_upstream(j, z, buf, 22), 3);
+    assert_string_equal(buf, "alpha and 2 more");
+    assert_int_equal(ds_job_pending_upstream(j, z, buf, 23), 3);
+    assert_string_equal(buf, "alpha, beta, delta");
     assert_int_equal(ds_job_pending_upstream(j, z, buf, 8), 3);
     assert_string_equal(buf, "3 tasks");
     assert_int_equal(ds_job_pending_upstream(j, z, buf, 1), 3);
@@ -497,6 +507,54 @@ static void test_pending_upstream_format(void **state)
     assert_int_equal(ds_job_pending_upstream(j, 99, buf, sizeof buf), 0);
     assert_string_equal(buf, "");
     ds_jobset_free(&s);
+}
+
+/* Details of the task states: unknown times are NaN; a succeeded upstream without a finish time
+ * counts from its start, then from its creation; the state names; which pod represents a task. */
+static void test_state_details(void **state)
+{
+    (void)state;
+    ds_pod_obs p[4];
+    diamond(p, "etl");
+    ds_jobset s;
+    build_ok(&s, p, 4, NULL, 0, T0 + 5);
+    const ds_job *j = job_named(&s, "etl");
+    assert_int_equal(state_of(j, "b"), DS_TASK_BLOCKED);
+    assert_double_nan(j->status[task_idx(j, "b")].runnable_since);
+    assert_double_nan(j->status[task_idx(j, "b")].started_at);
+    assert_double_nan(j->status[task_idx(j, "a")].started_at); /* waiting */
+    assert_double_near(ds_jobset_wait_rank(NULL, j, task_idx(j, "a")), -1.0, 0);
+    assert_double_near(ds_jobset_wait_rank(&s, NULL, 0), -1.0, 0);
+    ds_jobset_free(&s);
+
+    /* a succeeded, finish time unknown, started at T0+30: b is runnable since T0+30. */
+    p[PA].phase = DS_PHASE_SUCCEEDED;
+    p[PA].bound = true;
+    p[PA].started_at = T0 + 30;
+    build_ok(&s, p, 4, NULL, 0, T0 + 100);
+    j = job_named(&s, "etl");
+    assert_int_equal(state_of(j, "b"), DS_TASK_WAITING);
+    assert_double_near(j->status[task_idx(j, "b")].runnable_since, T0 + 30, 0);
+    ds_jobset_free(&s);
+
+    const char *names[] = {"blocked", "waiting", "running", "succeeded", "failed"};
+    const ds_task_state states[] = {DS_TASK_BLOCKED, DS_TASK_WAITING, DS_TASK_RUNNING,
+                                    DS_TASK_SUCCEEDED, DS_TASK_FAILED};
+    for (size_t i = 0; i < 5; i++)
+        assert_string_equal(ds_task_state_name(states[i]), names[i]);
+    assert_string_equal(ds_task_state_name((ds_task_state)99), "unknown");
+
+    /* Among live pods of a task the newest represents it, whatever the names (which only break
+     * ties); an unknown creation time is the oldest. */
+    ds_pod_obs older = mkpod("x-2", "etl", "x", NULL, "1m");
+    ds_pod_obs newer = mkpod("x-1", "etl", "x", NULL, "1m");
+    newer.created_at = T0 + 10;
+    assert_true(ds_pod_obs_better(&newer, &older));
+    assert_false(ds_pod_obs_better(&older, &newer));
+    ds_pod_obs unknown = mkpod("x-9", "etl", "x", NULL, "1m");
+    unknown.created_at = NAN;
+    assert_true(ds_pod_obs_better(&older, &unknown));
+    assert_false(ds_pod_obs_better(&unknown, &older));
 }
 
 static void test_bad_arguments(void **state)
@@ -545,6 +603,7 @@ int main(void)
         cmocka_unit_test(test_deadlines_from_annotations),
         cmocka_unit_test(test_invalid_jobs_are_isolated),
         cmocka_unit_test(test_pending_upstream_format),
+        cmocka_unit_test(test_state_details),
         cmocka_unit_test(test_bad_arguments),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

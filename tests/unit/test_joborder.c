@@ -68,6 +68,20 @@ static void test_summary(void **state)
     assert_double_inf(s.slack_s, 1);
     assert_double_near(s.remaining_work_s, 390, 1e-9);
 
+    /* Nothing started: T1 waiting, the rest blocked. Work 60 + 120 + 30 + 10 + 200 + 40 + 50 =
+     * 510; longest path T1 T2 T5 = 380; slack 1600 - 1000 - 380 = 220. */
+    st[0] = (ds_task_status){DS_TASK_WAITING, 1000, 0, 0};
+    for (size_t i = 1; i < 7; i++)
+        st[i] = (ds_task_status){DS_TASK_BLOCKED, 0, 0, 0};
+    ds_priority_params pp;
+    ds_priority_defaults(&pp);
+    assert_int_equal(ds_dsp_evaluate(&d, st, 1600, 1000, &pp, ev, &err), 0);
+    assert_int_equal(ds_job_summarise(&d, st, ev, 1600, 1000, &s, &err), 0);
+    assert_double_near(s.remaining_work_s, 510, 1e-12);
+    assert_double_near(s.remaining_path_s, 380, 1e-12);
+    assert_double_near(s.slack_s, 220, 1e-12);
+    assert_int_equal(s.unfinished, 7);
+
     /* A job without tasks: nothing left, the whole time to the deadline is slack. */
     ds_dag empty;
     assert_int_equal(ds_dag_build(&empty, NULL, 0, &err), 0);

@@ -110,6 +110,21 @@ static void test_filter_level_deadline(void **state)
     assert_int_equal(ds_place_filter(&p, two, 2, 1000, true, v), 1);
     assert_int_equal(v[0], DS_NODE_TOO_SLOW);
     assert_double_inf(ds_place_finish_time(&p, &stuck, 1000), 1);
+
+    /* A negative or unknown runtime is no estimate: finished now, and no deadline test even when
+     * the deadline has passed (993: the speed-1 node would "finish" -5 s at 995, the speed-0.5
+     * node at 990). */
+    p.runtime_s = 0.5; /* below a second still counts: 0.5 / 0.5 */
+    assert_double_near(ds_place_finish_time(&p, &slow, 1000), 1001, 0);
+    p.runtime_s = NAN;
+    assert_double_near(ds_place_finish_time(&p, &fast, 1000), 1000, 0);
+    p.runtime_s = -5;
+    assert_double_near(ds_place_finish_time(&p, &fast, 1000), 1000, 0);
+    p.level_deadline = 993;
+    const ds_node_view *mixed[] = {&slow, &fast};
+    assert_int_equal(ds_place_filter(&p, mixed, 2, 1000, true, v), 2);
+    assert_int_equal(v[0], DS_NODE_OK);
+    assert_int_equal(v[1], DS_NODE_OK);
 }
 
 static void test_shortfall(void **state)
@@ -123,6 +138,11 @@ static void test_shortfall(void **state)
     r.v[DS_RES_CPU] = 3001;
     assert_int_equal(ds_place_shortfall(&r, &n), DS_RES_CPU);
     ds_res g = {{0, 0, 0, 1}};
+    assert_int_equal(ds_place_shortfall(&g, &n), DS_RES_GPU);
+    /* A node with one gpu, none in use, takes a one-gpu pod. */
+    n.allocatable.v[DS_RES_GPU] = 1;
+    assert_int_equal(ds_place_shortfall(&g, &n), -1);
+    g.v[DS_RES_GPU] = 2;
     assert_int_equal(ds_place_shortfall(&g, &n), DS_RES_GPU);
 }
 
@@ -307,6 +327,36 @@ static void test_preempt_rules(void **state)
     kept = ds_place_preempt_node(&a, DS_PREEMPTOR_BARRED, &d, &n, vs, 9, 0.5, &p, v, &keep, &err);
     assert_int_equal(kept, 0);
     assert_int_equal(v[1], DS_VICTIM_PREEMPTOR_BARRED);
+    assert_false(keep);
+
+    /* Every victim index is checked against the preemptor's DAG, not only the first. */
+    ds_running_task stale = victim(0, 7, 0, 1000);
+    const ds_running_task *badv[] = {&sib, &stale};
+    assert_int_equal(
+        ds_place_preempt_node(&a, DS_PREEMPTOR_URGENT, &d, &n, badv, 2, 0.5, &p, v, &keep, &err),
+        -1);
+    assert_string_equal(err.msg, "victims[1].task: must be below the 4 tasks of the preemptor's "
+                                 "job (got 7)");
+
+    /* Keeping the node: with victims, only when at least one is kept and frees enough room; with
+     * no victims proposed, when the preemptor fits as it is; never for a barred preemptor. */
+    ds_node_view roomy = node(8000, 64 * GI, 4000, 9 * GI, 1.0);
+    const ds_running_task *protv[] = {&prot};
+    kept = ds_place_preempt_node(&a, DS_PREEMPTOR_URGENT, &d, &roomy, protv, 1, 0.5, &p, v, &keep,
+                                 &err);
+    assert_int_equal(kept, 0);
+    assert_false(keep); /* the 2 cpu would fit, but the only victim is refused */
+    const ds_running_task *sibv[] = {&sib};
+    kept = ds_place_preempt_node(&a, DS_PREEMPTOR_URGENT, &d, &roomy, sibv, 1, 0.5, &p, v, &keep,
+                                 &err);
+    assert_int_equal(kept, 1);
+    assert_true(keep);
+    kept = ds_place_preempt_node(&a, DS_PREEMPTOR_URGENT, &d, &roomy, NULL, 0, 0.5, &p, v, &keep,
+                                 &err);
+    assert_int_equal(kept, 0);
+    assert_true(keep);
+    kept = ds_place_preempt_node(&a, DS_PREEMPTOR_BARRED, &d, &roomy, NULL, 0, 0.5, &p, v, &keep,
+                                 &err);
     assert_false(keep);
 
     /* A preemptor outside any DAG: C2 and the gap test do not apply. */

@@ -139,6 +139,9 @@ static void test_best_fit(void **state)
     ds_res gpu_req = {{100, 1, 0, 1}};
     ds_res bogus_free = {{4000, 8 * GI, 0, 1}};
     assert_int_equal(ds_best_fit(&gpu_req, &bogus_free, alloc, 1, &out), -1);
+    /* Likewise cpu on a node without allocatable cpu. */
+    ds_res no_cpu = {{0, 8 * GI, 0, 0}}, cpu_free = {{4000, 8 * GI, 0, 0}};
+    assert_int_equal(ds_best_fit(&req, &cpu_free, &no_cpu, 1, &out), -1);
     assert_int_equal(ds_best_fit(&req, NULL, NULL, 0, &out), -1);
 }
 

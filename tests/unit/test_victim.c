@@ -443,6 +443,23 @@ static void test_greedy_plan_drops_helpers(void **state)
     assert_decision(&out[3], 0, 4, 0, DS_REASON_URGENT);
 }
 
+/* Resource sums near INT64_MAX saturate instead of wrapping: a node with almost INT64_MAX bytes
+ * of free memory still takes the single victim that frees enough cpu (two victims allowed, so
+ * the multi-victim bound on the three candidates is computed). */
+static void test_huge_free_memory(void **state)
+{
+    (void)state;
+    ds_preempt_params p = params();
+    p.max_victims_per_preemptor = 2;
+    ds_waiting_task w[] = {urgent(5, 1000, 1)};
+    ds_running_task r[] = {running(0.1, 200, 100, 0), running(0.2, 200, 100, 0),
+                           running(0.3, 1000, 100, 0)};
+    ds_node_free n[] = {node(0, INT64_MAX - 10, 3)};
+    ds_decision out[N_OUT];
+    assert_int_equal(select_plain(w, 1, r, 3, n, 1, &p, out), 1);
+    assert_decision(&out[0], 0, 2, 0, DS_REASON_URGENT);
+}
+
 /* Among nodes: the lowest highest-victim priority wins; ties go to fewer victims, then the lower
  * node index. A helper victim that is not needed is not evicted. */
 static void test_node_choice(void **state)
@@ -476,6 +493,11 @@ static void test_node_choice(void **state)
     /* Node 0 with an extra lowest-priority task whose memory is not needed once the other two
      * are chosen: needed are 1000 cpu and 1Gi; victims 0.05 (0 cpu, 1Gi), 0.1 (500, 1Gi),
      * 0.2 (500, 0). The greedy plan takes 0.2 first, then 0.1 completes the fit: 0.05 stays. */
+    /* A later node with a lower top victim beats an earlier one found first. */
+    ds_running_task r_later[] = {running(0.5, 1000, GI, 0), running(0.3, 1000, GI, 1)};
+    assert_int_equal(select_plain(w, 1, r_later, 2, n, 2, &p, out), 1);
+    assert_decision(&out[0], 0, 1, 1, DS_REASON_URGENT);
+
     ds_running_task r2[] = {running(0.05, 0, GI, 0), running(0.1, 500, GI, 0),
                             running(0.2, 500, 0, 0)};
     assert_int_equal(select_plain(w, 1, r2, 3, n, 1, &p, out), 2);
@@ -1041,6 +1063,7 @@ int main(void)
         cmocka_unit_test(test_starvation),
         cmocka_unit_test(test_multi_victim),
         cmocka_unit_test(test_greedy_plan_drops_helpers),
+        cmocka_unit_test(test_huge_free_memory),
         cmocka_unit_test(test_node_choice),
         cmocka_unit_test(test_already_fits),
         cmocka_unit_test(test_delta),
