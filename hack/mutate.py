@@ -21,6 +21,7 @@ import random
 import re
 import shlex
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -349,8 +350,16 @@ def summary_line(label, counts):
             f"build-error {counts['build-error']:3d}  score {score}")
 
 
+def interrupt(signum, _frame):
+    raise KeyboardInterrupt(f"signal {signum}")
+
+
 def main(argv):
     args = parse_args(argv)
+    # Ctrl-C and kill both end the run cleanly (the temporary tree removed, partial results
+    # reported), also when started in the background with SIGINT ignored.
+    signal.signal(signal.SIGINT, interrupt)
+    signal.signal(signal.SIGTERM, interrupt)
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     plan = []
     for path in args.files:
