@@ -358,6 +358,7 @@ static void test_deadlines_from_annotations(void **state)
     p[5].deadline_after = "600s";
     p[6] = mkpod("z-1", "rel", "z", "y", "1m");
     p[6].deadline = "2026-11-18T11:16:10Z";
+    set_running(&p[4], T0 - 10, 1.0);
     ds_jobset s;
     build_ok(&s, p, 7, NULL, 0, T0 + 1);
 
@@ -380,6 +381,11 @@ static void test_deadlines_from_annotations(void **state)
     assert_double_near(j->created_at, T0 - 30, 0);
     assert_double_near(j->deadline, T0 + 570, 0);
     assert_double_near(j->level_deadline[1], T0 + 570 - 120, 0);
+    /* x runs since T0 - 10: 60 - 11 = 49 s left; its slack is finite like a waiting task's:
+     * (T0 + 450) - (T0 + 1) - 49 = 400. */
+    assert_int_equal(state_of(j, "x"), DS_TASK_RUNNING);
+    assert_double_near(j->eval[task_idx(j, "x")].t_rem_s, 49, 1e-9);
+    assert_double_near(j->eval[task_idx(j, "x")].t_allow_s, 400, 1e-9);
     ds_jobset_free(&s);
 }
 
