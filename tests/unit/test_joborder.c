@@ -354,6 +354,9 @@ static void test_jobset_queue_order(void **state)
     err.msg[0] = '\0';
     assert_int_equal(ds_jobset_queue_order(&none, &p, now, NULL, 0, &err), 0);
     assert_string_equal(err.msg, "");
+    /* A bad time fails the first job's summary; the error names the job. */
+    assert_int_equal(ds_jobset_queue_order(&s, &p, NAN, out, 3, &err), -1);
+    assert_string_equal(err.msg, "job default/big: now: must be a finite time (got nan)");
     assert_int_equal(ds_jobset_queue_order(&s, NULL, now, out, 3, &err), -1);
     assert_string_equal(err.msg, "queue order: order is missing");
     assert_int_equal(ds_jobset_queue_order(NULL, &p, now, out, 3, &err), -1);
