@@ -368,6 +368,9 @@ static void test_invalid(void **state)
     expect_eval_error(&d, st, 100, 50, &p,
                       "priority.time_scale_s: must be a finite number of seconds > 0 (got 0)");
     p = ok;
+    p.min_remaining_s = 0; /* a task with no time left would get an infinite priority */
+    expect_eval_error(&d, st, 100, 50, &p,
+                      "priority.min_remaining_s: must be a finite number of seconds > 0 (got 0)");
     p.min_remaining_s = -1;
     expect_eval_error(&d, st, 100, 50, &p,
                       "priority.min_remaining_s: must be a finite number of seconds > 0 (got -1)");
@@ -479,8 +482,9 @@ static void test_subsecond_time_scale(void **state)
     ds_dag_free(&d);
 }
 
-/* ds_level_deadlines ignores a missing DAG or output array, and writes nothing then. */
-static void test_level_deadlines_missing_args(void **state)
+/* Edges: ds_level_deadlines with a missing DAG or output array, or a DAG without levels, writes
+ * nothing, and never the unused slot 0; a one-task evaluation without its status array fails. */
+static void test_edge_arguments(void **state)
 {
     (void)state;
     ds_task_spec specs[] = {{"a", 10, NULL, 0}};
@@ -493,7 +497,24 @@ static void test_level_deadlines_missing_args(void **state)
     assert_double_near(dl[1], -1, 0);
     ds_level_deadlines(&d, 100, dl);
     assert_double_near(dl[1], 100, 0);
+    assert_double_near(dl[0], -1, 0); /* there is no level 0 */
     ds_dag_free(&d);
+
+    /* A job without tasks has no levels: nothing is written. */
+    assert_int_equal(ds_dag_build(&d, NULL, 0, NULL), 0);
+    ds_level_deadlines(&d, 100, dl);
+    assert_double_near(dl[0], -1, 0);
+    ds_dag_free(&d);
+
+    /* The evaluation of a one-task job needs its status and output arrays. */
+    ds_dag one;
+    assert_int_equal(ds_dag_build(&one, specs, 1, NULL), 0);
+    ds_priority_params p = defaults();
+    ds_task_eval ev[1];
+    ds_err err = {{0}};
+    assert_int_equal(ds_dsp_evaluate(&one, NULL, 100, 50, &p, ev, &err), -1);
+    assert_string_equal(err.msg, "priority: task status array is missing");
+    ds_dag_free(&one);
 }
 
 /* A job without tasks: nothing to evaluate, success, and no arrays are needed. */
@@ -569,7 +590,7 @@ int main(void)
         cmocka_unit_test(test_saturation),
         cmocka_unit_test(test_negative_saturation),
         cmocka_unit_test(test_subsecond_time_scale),
-        cmocka_unit_test(test_level_deadlines_missing_args),
+        cmocka_unit_test(test_edge_arguments),
         cmocka_unit_test(test_empty_dag),
         cmocka_unit_test(test_node_rate),
     };
