@@ -8,6 +8,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "../common/ds_assert.h"
+
 #include "engine.h"
 #include "metrics.h"
 #include "sim_test_util.h"
@@ -43,16 +45,16 @@ static void test_chain_makespan(void **state)
         run_ok(&w, policies[p], 1.0, &r);
         sim_metrics m = {0};
         assert_int_equal(sim_metrics_compute(&r, &m), 0);
-        assert_float_equal(m.makespan_s, 30.0, 1e-9);
-        assert_float_equal(r.jobs[0].completion, 30.0, 1e-9);
+        assert_double_near(m.makespan_s, 30.0, 1e-9);
+        assert_double_near(r.jobs[0].completion, 30.0, 1e-9);
         assert_int_equal(r.starts, 3);
         assert_int_equal(r.disorders, 0);
         assert_int_equal(r.preemptions, 0);
         /* cpu: 500m of 1000m busy for the whole makespan */
-        assert_float_equal(m.util_cpu, 0.5, 1e-9);
+        assert_double_near(m.util_cpu, 0.5, 1e-9);
         assert_int_equal(r.n_segs, 3);
-        assert_float_equal(r.segs[1].start, 5.0, 1e-9);
-        assert_float_equal(r.segs[1].end, 15.0, 1e-9);
+        assert_double_near(r.segs[1].start, 5.0, 1e-9);
+        assert_double_near(r.segs[1].end, 15.0, 1e-9);
         sim_result_free(&r);
         sim_workload_free(&w);
     }
@@ -79,21 +81,21 @@ static void test_preemption_restarts_victim(void **state)
         run_ok(&w, "default", 0.0, &r);
         assert_int_equal(r.preemptions, 1);
         assert_int_equal(r.preempt_kube, 1);
-        assert_float_equal(r.jobs[1].completion, 30.0, 1e-9);
-        assert_float_equal(r.jobs[0].completion, checkpoint ? 120.0 : 130.0, 1e-9);
-        assert_float_equal(r.lost_work_s, checkpoint ? 0.0 : 10.0, 1e-9);
+        assert_double_near(r.jobs[1].completion, 30.0, 1e-9);
+        assert_double_near(r.jobs[0].completion, checkpoint ? 120.0 : 130.0, 1e-9);
+        assert_double_near(r.lost_work_s, checkpoint ? 0.0 : 10.0, 1e-9);
         assert_int_equal(r.starts, 3);
         /* the Gantt record shows the evicted run 0..10 */
         assert_int_equal(r.n_segs, 3);
         assert_int_equal(r.segs[0].outcome, SIM_SEG_EVICTED);
-        assert_float_equal(r.segs[0].end, 10.0, 1e-9);
+        assert_double_near(r.segs[0].end, 10.0, 1e-9);
         sim_result_free(&r);
 
         /* equal priorities: no preemption, high waits until 100 and ends at 120 */
         high->priority = 0;
         run_ok(&w, "default", 0.0, &r);
         assert_int_equal(r.preemptions, 0);
-        assert_float_equal(r.jobs[1].completion, 120.0, 1e-9);
+        assert_double_near(r.jobs[1].completion, 120.0, 1e-9);
         sim_result_free(&r);
         sim_workload_free(&w);
     }
@@ -120,21 +122,21 @@ static void test_dsp_urgent_preemption(void **state)
         run_ok(&w, policies[p], 0.0, &r);
         assert_int_equal(r.preemptions, 1);
         assert_int_equal(r.preempt_urgent, 1);
-        assert_float_equal(r.jobs[1].completion, 30.0, 1e-9);
-        assert_float_equal(r.jobs[0].completion, 130.0, 1e-9);
+        assert_double_near(r.jobs[1].completion, 30.0, 1e-9);
+        assert_double_near(r.jobs[0].completion, 130.0, 1e-9);
         sim_metrics m = {0};
         assert_int_equal(sim_metrics_compute(&r, &m), 0);
-        assert_float_equal(m.deadline_met_ratio, 1.0, 1e-12); /* only b has a deadline */
+        assert_double_near(m.deadline_met_ratio, 1.0, 1e-12); /* only b has a deadline */
         sim_result_free(&r);
     }
     /* default (no DSP) lets b wait: it ends at 120 and misses its deadline */
     sim_result r;
     run_ok(&w, "default", 0.0, &r);
     assert_int_equal(r.preemptions, 0);
-    assert_float_equal(r.jobs[1].completion, 120.0, 1e-9);
+    assert_double_near(r.jobs[1].completion, 120.0, 1e-9);
     sim_metrics m = {0};
     assert_int_equal(sim_metrics_compute(&r, &m), 0);
-    assert_float_equal(m.deadline_met_ratio, 0.0, 1e-12);
+    assert_double_near(m.deadline_met_ratio, 0.0, 1e-12);
     sim_result_free(&r);
     sim_workload_free(&w);
 }
@@ -159,7 +161,7 @@ static void test_disorder_counter(void **state)
     run_ok(&w, "default", 1.0, &r);
     assert_int_equal(r.disorders, 2);
     assert_int_equal(r.failures, 2);
-    assert_float_equal(r.jobs[0].completion, 50.0, 1e-9);
+    assert_double_near(r.jobs[0].completion, 50.0, 1e-9);
     assert_int_equal(r.n_segs, 4);
     sim_result_free(&r);
     run_ok(&w, "tetris", 1.0, &r);
@@ -169,14 +171,14 @@ static void test_disorder_counter(void **state)
     for (size_t p = 0; p < 4; p++) {
         run_ok(&w, aware[p], 1.0, &r);
         assert_int_equal(r.disorders, 0);
-        assert_float_equal(r.jobs[0].completion, 30.0, 1e-9);
+        assert_double_near(r.jobs[0].completion, 30.0, 1e-9);
         sim_result_free(&r);
     }
     /* released by a workflow engine, even default has no disorder */
     j->release = SIM_RELEASE_ON_UPSTREAM;
     run_ok(&w, "default", 1.0, &r);
     assert_int_equal(r.disorders, 0);
-    assert_float_equal(r.jobs[0].completion, 30.0, 1e-9);
+    assert_double_near(r.jobs[0].completion, 30.0, 1e-9);
     sim_result_free(&r);
     sim_workload_free(&w);
 }
@@ -252,8 +254,8 @@ static void test_order_across_jobs(void **state)
         if (sim_run(&w, &c, &r, &err) != 0)
             fail_msg("sim_run: %s", err.msg);
         assert_int_equal(r.preemptions, 0);
-        assert_float_equal(r.jobs[0].completion, 350.0, 1e-9);
-        assert_float_equal(r.jobs[1].completion, paper ? 150.0 : 50.0, 1e-9);
+        assert_double_near(r.jobs[0].completion, 350.0, 1e-9);
+        assert_double_near(r.jobs[1].completion, paper ? 150.0 : 50.0, 1e-9);
         sim_result_free(&r);
         sim_workload_free(&w);
     }

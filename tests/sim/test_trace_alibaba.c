@@ -7,6 +7,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "../common/ds_assert.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -77,16 +79,16 @@ static void test_load(void **state)
     assert_string_equal(w.jobs[1].name, "j_1");
     assert_string_equal(w.jobs[2].name, "j_4");
     assert_string_equal(w.jobs[3].name, "j_7");
-    assert_float_equal(w.jobs[0].arrival_s, 0, 1e-12);
-    assert_float_equal(w.jobs[1].arrival_s, 10, 1e-12);
-    assert_float_equal(w.jobs[2].arrival_s, 310, 1e-12);
-    assert_float_equal(w.jobs[3].arrival_s, 710, 1e-12);
+    assert_double_near(w.jobs[0].arrival_s, 0, 1e-12);
+    assert_double_near(w.jobs[1].arrival_s, 10, 1e-12);
+    assert_double_near(w.jobs[2].arrival_s, 310, 1e-12);
+    assert_double_near(w.jobs[3].arrival_s, 710, 1e-12);
 
     const sim_job_def *j1 = find_job(&w, "j_1");
     assert_non_null(j1);
     assert_int_equal(j1->n_tasks, 3);
     assert_string_equal(j1->tasks[0].name, "M1");
-    assert_float_equal(j1->tasks[0].runtime_s, 60, 1e-12);
+    assert_double_near(j1->tasks[0].runtime_s, 60, 1e-12);
     assert_int_equal(j1->tasks[0].request.v[DS_RES_CPU], 1000); /* plan_cpu 100 = 1 core */
     assert_int_equal(j1->tasks[1].request.v[DS_RES_CPU], 500);
     int64_t mem = (int64_t)ceil(0.39 / 100.0 * p.machine_memory_bytes);
@@ -97,13 +99,13 @@ static void test_load(void **state)
     assert_int_equal(j1->tasks[2].n_up, 2);
     assert_int_equal(j1->tasks[2].up[0], 0);
     assert_int_equal(j1->tasks[2].up[1], 1);
-    assert_true(isinf(j1->deadline_s));
+    assert_double_inf(j1->deadline_s, 1);
     assert_true(j1->deadline_factor >= p.deadline_factor_min &&
                 j1->deadline_factor <= p.deadline_factor_max);
 
     const sim_job_def *j4 = find_job(&w, "j_4");
     assert_int_equal(j4->n_tasks, 2);
-    assert_float_equal(j4->tasks[1].runtime_s, 1, 1e-12); /* end == start: at least 1 s */
+    assert_double_near(j4->tasks[1].runtime_s, 1, 1e-12); /* end == start: at least 1 s */
     assert_int_equal(j4->tasks[1].n_up, 1);               /* the edge to task 7 is dropped */
 
     const sim_job_def *j7 = find_job(&w, "j_7");
@@ -120,7 +122,7 @@ static void test_load(void **state)
         fail_msg("%s", err.msg);
     assert_int_equal(r.disorders, 0);
     /* j_1 arrives at 10: 60 + 30 + 50 s on speed-1 nodes */
-    assert_float_equal(r.jobs[1].completion, 150, 1e-9);
+    assert_double_near(r.jobs[1].completion, 150, 1e-9);
     sim_result_free(&r);
     sim_workload_free(&w);
 }

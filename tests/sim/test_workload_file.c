@@ -6,6 +6,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "../common/ds_assert.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -63,10 +65,10 @@ static void test_parse(void **state)
     const sim_job_def *etl = &w.jobs[0];
     assert_string_equal(etl->name, "etl");
     assert_int_equal(etl->priority, 100);
-    assert_float_equal(etl->deadline_s, 1800, 1e-9);
+    assert_double_near(etl->deadline_s, 1800, 1e-9);
     assert_int_equal(etl->release, SIM_RELEASE_ON_UPSTREAM);
     assert_int_equal(etl->n_tasks, 3);
-    assert_float_equal(etl->tasks[0].runtime_s, 90, 1e-9);
+    assert_double_near(etl->tasks[0].runtime_s, 90, 1e-9);
     assert_true(etl->tasks[0].checkpoint);  /* job default */
     assert_false(etl->tasks[1].checkpoint); /* task override */
     assert_int_equal(etl->tasks[1].request.v[DS_RES_MEMORY], 4LL << 30);
@@ -74,9 +76,9 @@ static void test_parse(void **state)
     assert_int_equal(etl->tasks[2].up[0], 1);
     assert_int_equal(etl->tasks[2].up[1], 0);
     const sim_job_def *late = &w.jobs[1];
-    assert_float_equal(late->arrival_s, 60, 1e-9);
-    assert_true(isinf(late->deadline_s));
-    assert_float_equal(late->deadline_factor, 2, 1e-12);
+    assert_double_near(late->arrival_s, 60, 1e-9);
+    assert_double_inf(late->deadline_s, 1);
+    assert_double_near(late->deadline_factor, 2, 1e-12);
     assert_int_equal(late->release, SIM_RELEASE_UPFRONT);
     assert_int_equal(sim_workload_validate(&w, &err), 0);
     sim_workload_free(&w);
@@ -150,11 +152,11 @@ static void test_round_trip(void **state)
         assert_int_equal(sim_workload_job(&g, j, &d, &owned, &err), 0);
         const sim_job_def *x = &r.jobs[j];
         assert_string_equal(x->name, d.name);
-        assert_float_equal(x->arrival_s, d.arrival_s, 1e-6);
-        assert_float_equal(x->deadline_factor, d.deadline_factor, 1e-12);
+        assert_double_near(x->arrival_s, d.arrival_s, 1e-6);
+        assert_double_near(x->deadline_factor, d.deadline_factor, 1e-12);
         assert_int_equal(x->n_tasks, d.n_tasks);
         for (size_t t = 0; t < d.n_tasks; t++) {
-            assert_float_equal(x->tasks[t].runtime_s, d.tasks[t].runtime_s, 1e-6);
+            assert_double_near(x->tasks[t].runtime_s, d.tasks[t].runtime_s, 1e-6);
             assert_memory_equal(&x->tasks[t].request, &d.tasks[t].request, sizeof(ds_res));
             assert_int_equal(x->tasks[t].n_up, d.tasks[t].n_up);
             for (size_t k = 0; k < d.tasks[t].n_up; k++)

@@ -5,19 +5,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "../common/ds_assert.h"
 #include "jobmodel.h"
-
-/* cmocka 1.1's assert_float_equal converts to float, far too coarse for epoch times: compare
- * doubles (equal infinities compare equal). */
-#define assert_dbl_equal(a, b, eps) expect_dbl((a), (b), (eps), #a, __FILE__, __LINE__)
-static inline void expect_dbl(double a, double b, double eps, const char *expr, const char *file,
-                              int line)
-{
-    if (a == b || fabs(a - b) <= eps)
-        return;
-    print_error("%s: %.9f != %.9f\n", expr, a, b);
-    _fail(file, line);
-}
 
 #define NS "default"
 #define T0 1795000000.0 /* 2026-11-18T11:06:40Z */

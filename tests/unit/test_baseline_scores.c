@@ -7,6 +7,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "../common/ds_assert.h"
+
 #include "baseline_scores.h"
 #include "kube_preempt.h"
 
@@ -58,10 +60,10 @@ static void test_tetris_alignment(void **state)
     ds_res requested = {{1000, 2 * GI, 0, 0}};
     ds_res pod = {{1000, 1 * GI, 0, 0}};
     /* 0.25 * 0.75 + 0.125 * 0.75 = 0.28125 */
-    assert_float_equal(ds_tetris_alignment(&pod, &requested, &alloc), 0.28125, 1e-12);
+    assert_double_near(ds_tetris_alignment(&pod, &requested, &alloc), 0.28125, 1e-12);
     /* an over-committed node contributes 0 free */
     ds_res over = {{5000, 8 * GI, 0, 0}};
-    assert_float_equal(ds_tetris_alignment(&pod, &over, &alloc), 0.0, 1e-12);
+    assert_double_near(ds_tetris_alignment(&pod, &over, &alloc), 0.0, 1e-12);
     /* a node with more free resources aligns better with the same pod */
     ds_res empty = {{0, 0, 0, 0}};
     assert_true(ds_tetris_alignment(&pod, &empty, &alloc) >

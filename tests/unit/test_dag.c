@@ -7,6 +7,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "../common/ds_assert.h"
+
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -81,12 +83,12 @@ static void test_small_dag(void **state)
     assert_int_equal(d.tasks[f].n_down, 0);
 
     /* Longest runtime per level: {a 10, e 30}, {b 5, c 20}, {d 1}, {f 2}. */
-    assert_float_equal(d.level_max_runtime[1], 30, 0);
-    assert_float_equal(d.level_max_runtime[2], 20, 0);
-    assert_float_equal(d.level_max_runtime[3], 1, 0);
-    assert_float_equal(d.level_max_runtime[4], 2, 0);
+    assert_double_near(d.level_max_runtime[1], 30, 0);
+    assert_double_near(d.level_max_runtime[2], 20, 0);
+    assert_double_near(d.level_max_runtime[3], 1, 0);
+    assert_double_near(d.level_max_runtime[4], 2, 0);
     /* Longest chain a -> c -> d -> f = 10 + 20 + 1 + 2 = 33 (e -> f is 32). */
-    assert_float_equal(ds_dag_critical_path(&d), 33, 1e-12);
+    assert_double_near(ds_dag_critical_path(&d), 33, 1e-12);
 
     /* Ancestors of f: everything else; of d: a, b, c. */
     unsigned char mark[6] = {0};
@@ -134,7 +136,7 @@ static void test_fig2(void **state)
         assert_int_equal(d.tasks[i].level, want[i]);
     assert_int_equal(d.topo[0], 0);
     assert_topo_valid(&d);
-    assert_float_equal(ds_dag_critical_path(&d), 3, 0);
+    assert_double_near(ds_dag_critical_path(&d), 3, 0);
 
     /* One mark array collects the ancestors of T5 (T1, T2), then also of T6 (adds T3). */
     unsigned char mark[7] = {0};
@@ -156,7 +158,7 @@ static void test_empty(void **state)
     assert_int_equal(d.n, 0);
     assert_int_equal(d.n_levels, 0);
     assert_non_null(d.level_max_runtime);
-    assert_float_equal(ds_dag_critical_path(&d), 0, 0);
+    assert_double_near(ds_dag_critical_path(&d), 0, 0);
     assert_int_equal(ds_dag_find(&d, "a", NULL), -1);
     ds_dag_free(&d);
 }
@@ -329,8 +331,8 @@ static void test_deep_chain(void **state)
         assert_int_equal(d.tasks[idx].level, (int)i + 1);
         assert_int_equal(d.topo[i], idx);
     }
-    assert_float_equal(ds_dag_critical_path(&d), (double)n, 0);
-    assert_float_equal(d.level_max_runtime[n], 1, 0);
+    assert_double_near(ds_dag_critical_path(&d), (double)n, 0);
+    assert_double_near(d.level_max_runtime[n], 1, 0);
 
     unsigned char *mark = calloc(n, 1);
     size_t *stack = malloc(n * sizeof *stack);
@@ -396,7 +398,7 @@ static void test_large_job(void **state)
         assert_true(i < WIDTH || d.tasks[i].n_up >= 1);
     }
     for (int l = 1; l <= LAYERS; l++)
-        assert_float_equal(d.level_max_runtime[l], 6, 0);
+        assert_double_near(d.level_max_runtime[l], 6, 0);
     assert_topo_valid(&d);
     ds_dag_free(&d);
 }

@@ -7,6 +7,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "../common/ds_assert.h"
+
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
@@ -26,13 +28,13 @@ static void test_defaults(void **state)
 {
     (void)state;
     ds_priority_params p = defaults();
-    assert_float_equal(p.gamma, 0.5, 0);
-    assert_float_equal(p.w_remaining, 0.5, 0);
-    assert_float_equal(p.w_waiting, 0.3, 0);
-    assert_float_equal(p.w_slack, 0.2, 0);
+    assert_double_near(p.gamma, 0.5, 0);
+    assert_double_near(p.w_remaining, 0.5, 0);
+    assert_double_near(p.w_waiting, 0.3, 0);
+    assert_double_near(p.w_slack, 0.2, 0);
     assert_int_equal(p.slack_term, DS_SLACK_URGENCY);
-    assert_float_equal(p.time_scale_s, 60, 0);
-    assert_float_equal(p.min_remaining_s, 1, 0);
+    assert_double_near(p.time_scale_s, 60, 0);
+    assert_double_near(p.min_remaining_s, 1, 0);
 }
 
 static ds_task_status blocked(void)
@@ -83,41 +85,41 @@ static void test_fig2_ordering(void **state)
     ds_priority_params p = defaults();
     assert_int_equal(ds_dsp_evaluate(&d, st, 1600, 1000, &p, ev, &err), 0);
     for (size_t i = 3; i < 7; i++)
-        assert_float_equal(ev[i].priority, 0.52, 1e-12);
-    assert_float_equal(ev[1].priority, 1.56, 1e-12);
-    assert_float_equal(ev[2].priority, 1.56, 1e-12);
-    assert_float_equal(ev[0].priority, 4.68, 1e-12);
+        assert_double_near(ev[i].priority, 0.52, 1e-12);
+    assert_double_near(ev[1].priority, 1.56, 1e-12);
+    assert_double_near(ev[2].priority, 1.56, 1e-12);
+    assert_double_near(ev[0].priority, 4.68, 1e-12);
     for (size_t i = 1; i < 3; i++) {
         assert_true(ev[0].priority > ev[i].priority);
         for (size_t j = 3; j < 7; j++)
             assert_true(ev[i].priority > ev[j].priority);
     }
     /* T1: t_wait 60 s, t_allow = 1480 - 1000 - 60 = 420; T2: 1540 - 1000 - 60 = 480. */
-    assert_float_equal(ev[0].t_wait_s, 60, 0);
-    assert_float_equal(ev[0].level_deadline, 1480, 0);
-    assert_float_equal(ev[0].t_allow_s, 420, 0);
-    assert_float_equal(ev[1].level_deadline, 1540, 0);
-    assert_float_equal(ev[1].t_allow_s, 480, 0);
-    assert_float_equal(ev[1].t_wait_s, 0, 0);
-    assert_float_equal(ev[6].t_allow_s, 540, 0);
+    assert_double_near(ev[0].t_wait_s, 60, 0);
+    assert_double_near(ev[0].level_deadline, 1480, 0);
+    assert_double_near(ev[0].t_allow_s, 420, 0);
+    assert_double_near(ev[1].level_deadline, 1540, 0);
+    assert_double_near(ev[1].t_allow_s, 480, 0);
+    assert_double_near(ev[1].t_wait_s, 0, 0);
+    assert_double_near(ev[6].t_allow_s, 540, 0);
 
     p.slack_term = DS_SLACK_LITERAL;
     assert_int_equal(ds_dsp_evaluate(&d, st, 1600, 1000, &p, ev, &err), 0);
     for (size_t i = 3; i < 7; i++)
-        assert_float_equal(ev[i].priority, 2.3, 1e-12);
-    assert_float_equal(ev[1].priority, 6.9, 1e-12);
-    assert_float_equal(ev[2].priority, 6.9, 1e-12);
-    assert_float_equal(ev[0].priority, 20.7, 1e-12);
+        assert_double_near(ev[i].priority, 2.3, 1e-12);
+    assert_double_near(ev[1].priority, 6.9, 1e-12);
+    assert_double_near(ev[2].priority, 6.9, 1e-12);
+    assert_double_near(ev[0].priority, 20.7, 1e-12);
 
     /* Without a deadline: no slack term under either form; leaves 0.5, T2 1.5, T1 4.5. */
     for (int form = 0; form < 2; form++) {
         p.slack_term = form == 0 ? DS_SLACK_URGENCY : DS_SLACK_LITERAL;
         assert_int_equal(ds_dsp_evaluate(&d, st, INFINITY, 1000, &p, ev, &err), 0);
-        assert_float_equal(ev[6].priority, 0.5, 1e-12);
-        assert_float_equal(ev[1].priority, 1.5, 1e-12);
-        assert_float_equal(ev[0].priority, 4.5, 1e-12);
-        assert_true(isinf(ev[0].t_allow_s) && ev[0].t_allow_s > 0);
-        assert_true(isinf(ev[0].level_deadline));
+        assert_double_near(ev[6].priority, 0.5, 1e-12);
+        assert_double_near(ev[1].priority, 1.5, 1e-12);
+        assert_double_near(ev[0].priority, 4.5, 1e-12);
+        assert_double_inf(ev[0].t_allow_s, 1);
+        assert_double_inf(ev[0].level_deadline, 1);
     }
     ds_dag_free(&d);
 }
@@ -150,30 +152,30 @@ static void test_exact_priorities(void **state)
     ds_err err = {{0}};
     assert_int_equal(ds_dsp_evaluate(&d, st, 11200, 10000, &p, ev, &err), 0);
 
-    assert_float_equal(ev[2].priority, 87.0 / 170.0, 1e-12);
-    assert_float_equal(ev[3].priority, 8.0 / 45.0, 1e-12);
-    assert_float_equal(ev[4].priority, 1.616, 1e-12);
-    assert_float_equal(ev[1].priority, 4.0 / 15.0, 1e-12);
-    assert_float_equal(ev[0].priority, 397.0 / 340.0, 1e-12);
+    assert_double_near(ev[2].priority, 87.0 / 170.0, 1e-12);
+    assert_double_near(ev[3].priority, 8.0 / 45.0, 1e-12);
+    assert_double_near(ev[4].priority, 1.616, 1e-12);
+    assert_double_near(ev[1].priority, 4.0 / 15.0, 1e-12);
+    assert_double_near(ev[0].priority, 397.0 / 340.0, 1e-12);
 
-    assert_float_equal(ev[0].t_rem_s, 20, 1e-9);
-    assert_float_equal(ev[0].t_wait_s, 0, 0);
-    assert_float_equal(ev[0].level_deadline, 10720, 0);
-    assert_float_equal(ev[0].t_allow_s, 700, 1e-9);
-    assert_float_equal(ev[4].t_rem_s, 30, 0);
-    assert_float_equal(ev[4].t_wait_s, 120, 0);
-    assert_float_equal(ev[4].t_allow_s, 690, 0);
-    assert_float_equal(ev[1].t_rem_s, 300, 0);
-    assert_float_equal(ev[1].level_deadline, 11020, 0);
-    assert_float_equal(ev[1].t_allow_s, 720, 0);
-    assert_float_equal(ev[3].level_deadline, 11200, 0);
+    assert_double_near(ev[0].t_rem_s, 20, 1e-9);
+    assert_double_near(ev[0].t_wait_s, 0, 0);
+    assert_double_near(ev[0].level_deadline, 10720, 0);
+    assert_double_near(ev[0].t_allow_s, 700, 1e-9);
+    assert_double_near(ev[4].t_rem_s, 30, 0);
+    assert_double_near(ev[4].t_wait_s, 120, 0);
+    assert_double_near(ev[4].t_allow_s, 690, 0);
+    assert_double_near(ev[1].t_rem_s, 300, 0);
+    assert_double_near(ev[1].level_deadline, 11020, 0);
+    assert_double_near(ev[1].t_allow_s, 720, 0);
+    assert_double_near(ev[3].level_deadline, 11200, 0);
 
     /* gamma 0.25 scales the chain by 1.25 per level: B = 1.25 * 8/45 = 2/9,
      * A = 1.25 * (2/9 + 87/170) = 1.25 * 1123/1530 = 1123/1224. */
     p.gamma = 0.25;
     assert_int_equal(ds_dsp_evaluate(&d, st, 11200, 10000, &p, ev, &err), 0);
-    assert_float_equal(ev[1].priority, 2.0 / 9.0, 1e-12);
-    assert_float_equal(ev[0].priority, 1123.0 / 1224.0, 1e-12);
+    assert_double_near(ev[1].priority, 2.0 / 9.0, 1e-12);
+    assert_double_near(ev[0].priority, 1123.0 / 1224.0, 1e-12);
     ds_dag_free(&d);
 }
 
@@ -192,12 +194,12 @@ static void test_level_deadlines(void **state)
     assert_int_equal(d.n_levels, 3);
     double dl[4];
     ds_level_deadlines(&d, 5000, dl);
-    assert_float_equal(dl[3], 5000, 0);
-    assert_float_equal(dl[2], 4930, 0);
-    assert_float_equal(dl[1], 4680, 0);
+    assert_double_near(dl[3], 5000, 0);
+    assert_double_near(dl[2], 4930, 0);
+    assert_double_near(dl[1], 4680, 0);
     ds_level_deadlines(&d, INFINITY, dl);
     for (int l = 1; l <= 3; l++)
-        assert_true(isinf(dl[l]) && dl[l] > 0);
+        assert_double_inf(dl[l], 1);
 
     /* The evaluation uses the same deadlines: x (level 1, waiting) has t_allow 4680 - 4000 - 40. */
     ds_task_status st[6] = {running(3990, 1), waiting(3990), blocked(),
@@ -205,11 +207,11 @@ static void test_level_deadlines(void **state)
     ds_task_eval ev[6];
     ds_priority_params p = defaults();
     assert_int_equal(ds_dsp_evaluate(&d, st, 5000, 4000, &p, ev, NULL), 0);
-    assert_float_equal(ev[1].level_deadline, 4680, 0);
-    assert_float_equal(ev[1].t_allow_s, 640, 0);
-    assert_float_equal(ev[5].level_deadline, 5000, 0);
-    assert_float_equal(ev[5].t_allow_s, 990, 0);
-    assert_float_equal(ev[3].level_deadline, 4930, 0);
+    assert_double_near(ev[1].level_deadline, 4680, 0);
+    assert_double_near(ev[1].t_allow_s, 640, 0);
+    assert_double_near(ev[5].level_deadline, 5000, 0);
+    assert_double_near(ev[5].t_allow_s, 990, 0);
+    assert_double_near(ev[3].level_deadline, 4930, 0);
     ds_dag_free(&d);
 }
 
@@ -235,30 +237,30 @@ static void test_allowable_waiting(void **state)
     ds_priority_params p = defaults();
     ds_err err = {{0}};
     assert_int_equal(ds_dsp_evaluate(&d, st, now + 1000, now, &p, ev, &err), 0);
-    assert_float_equal(ev[0].t_rem_s, 300, 0);
-    assert_float_equal(ev[0].t_wait_s, 0, 0);
-    assert_float_equal(ev[0].t_allow_s, 700, 0);
-    assert_float_equal(ev[1].t_rem_s, 50, 0);
-    assert_float_equal(ev[1].t_allow_s, 950, 0);
-    assert_float_equal(ev[2].t_rem_s, 1, 0);
-    assert_float_equal(ev[2].t_allow_s, 999, 0);
-    assert_float_equal(ev[3].t_rem_s, 0, 0);
-    assert_float_equal(ev[3].t_allow_s, 1000, 0);
-    assert_float_equal(ev[4].t_rem_s, 150, 0);
-    assert_float_equal(ev[4].t_allow_s, 850, 0);
+    assert_double_near(ev[0].t_rem_s, 300, 0);
+    assert_double_near(ev[0].t_wait_s, 0, 0);
+    assert_double_near(ev[0].t_allow_s, 700, 0);
+    assert_double_near(ev[1].t_rem_s, 50, 0);
+    assert_double_near(ev[1].t_allow_s, 950, 0);
+    assert_double_near(ev[2].t_rem_s, 1, 0);
+    assert_double_near(ev[2].t_allow_s, 999, 0);
+    assert_double_near(ev[3].t_rem_s, 0, 0);
+    assert_double_near(ev[3].t_allow_s, 1000, 0);
+    assert_double_near(ev[4].t_rem_s, 150, 0);
+    assert_double_near(ev[4].t_allow_s, 850, 0);
     /* Running tasks never have waiting time. */
     for (size_t i = 1; i < 5; i++)
-        assert_float_equal(ev[i].t_wait_s, 0, 0);
+        assert_double_near(ev[i].t_wait_s, 0, 0);
     /* The succeeded task enters Eq. 13 with the 1 s floor: 0.5 / (1/60) + 0.2 / (1 + 1000/60)
      * = 30 + 0.2 * 60 / 1060. */
-    assert_float_equal(ev[3].priority, 30 + 12.0 / 1060.0, 1e-12);
+    assert_double_near(ev[3].priority, 30 + 12.0 / 1060.0, 1e-12);
 
     /* A smaller floor changes only the overrun task: 0.25 s. */
     p.min_remaining_s = 0.25;
     assert_int_equal(ds_dsp_evaluate(&d, st, now + 1000, now, &p, ev, &err), 0);
-    assert_float_equal(ev[2].t_rem_s, 0.25, 0);
-    assert_float_equal(ev[2].t_allow_s, 999.75, 0);
-    assert_float_equal(ev[1].t_rem_s, 50, 0);
+    assert_double_near(ev[2].t_rem_s, 0.25, 0);
+    assert_double_near(ev[2].t_allow_s, 999.75, 0);
+    assert_double_near(ev[1].t_rem_s, 50, 0);
     ds_dag_free(&d);
 }
 
@@ -285,11 +287,11 @@ static void test_slack_terms(void **state)
         p.slack_term = DS_SLACK_URGENCY;
         assert_int_equal(ds_dsp_evaluate(&d, &st, deadlines[k], now, &p, &ev, NULL), 0);
         urg[k] = ev.priority;
-        assert_float_equal(urg[k], want_urgency[k], 1e-12);
+        assert_double_near(urg[k], want_urgency[k], 1e-12);
         p.slack_term = DS_SLACK_LITERAL;
         assert_int_equal(ds_dsp_evaluate(&d, &st, deadlines[k], now, &p, &ev, NULL), 0);
         lit[k] = ev.priority;
-        assert_float_equal(lit[k], want_literal[k], 1e-12);
+        assert_double_near(lit[k], want_literal[k], 1e-12);
     }
     /* Less slack, more priority under urgency; the opposite under the literal form. */
     assert_true(urg[2] > urg[0] && urg[0] > urg[1] && urg[1] > urg[3]);
@@ -299,7 +301,7 @@ static void test_slack_terms(void **state)
     p.w_slack = 0;
     ds_task_eval ev;
     assert_int_equal(ds_dsp_evaluate(&d, &st, now + 30, now, &p, &ev, NULL), 0);
-    assert_float_equal(ev.priority, 1.4, 1e-12);
+    assert_double_near(ev.priority, 1.4, 1e-12);
     ds_dag_free(&d);
 }
 
@@ -366,6 +368,9 @@ static void test_invalid(void **state)
     expect_eval_error(&d, st, 100, 50, &p,
                       "priority.time_scale_s: must be a finite number of seconds > 0 (got 0)");
     p = ok;
+    p.min_remaining_s = 0; /* a task with no time left would get an infinite priority */
+    expect_eval_error(&d, st, 100, 50, &p,
+                      "priority.min_remaining_s: must be a finite number of seconds > 0 (got 0)");
     p.min_remaining_s = -1;
     expect_eval_error(&d, st, 100, 50, &p,
                       "priority.min_remaining_s: must be a finite number of seconds > 0 (got -1)");
@@ -430,8 +435,8 @@ static void test_saturation(void **state)
     ds_priority_params p = defaults();
     assert_int_equal(ds_dsp_evaluate(&d, st, INFINITY, 0, &p, ev, NULL), 0);
     /* Leaf: 0.5 / (1/60) = 30; its parent 45. */
-    assert_float_equal(ev[N - 1].priority, 30, 1e-9);
-    assert_float_equal(ev[N - 2].priority, 45, 1e-9);
+    assert_double_near(ev[N - 1].priority, 30, 1e-9);
+    assert_double_near(ev[N - 2].priority, 45, 1e-9);
     for (size_t i = 0; i + 1 < N; i++) {
         assert_true(isfinite(ev[i].priority));
         assert_true(ev[i].priority >= ev[i + 1].priority);
@@ -440,27 +445,124 @@ static void test_saturation(void **state)
     ds_dag_free(&d);
 }
 
+/* A priority that overflows downwards is held at -DBL_MAX: the literal slack term with a huge
+ * weight and a deadline long past: 0.5 / 1 + 1e300 * (-1e12 - 60) / 60 = -inf. */
+static void test_negative_saturation(void **state)
+{
+    (void)state;
+    ds_task_spec specs[] = {{"a", 60, NULL, 0}};
+    ds_dag d;
+    assert_int_equal(ds_dag_build(&d, specs, 1, NULL), 0);
+    ds_task_status st[] = {waiting(0)};
+    ds_task_eval ev[1];
+    ds_priority_params p = defaults();
+    p.slack_term = DS_SLACK_LITERAL;
+    p.w_slack = 1e300;
+    assert_int_equal(ds_dsp_evaluate(&d, st, -1e12, 0, &p, ev, NULL), 0);
+    assert_double_near(ev[0].t_allow_s, -1e12 - 60, 1e-15);
+    assert_true(ev[0].priority == -DBL_MAX);
+    ds_dag_free(&d);
+}
+
+/* A time scale below a second is valid: leaf a (1 s, waited 0) with time_scale 0.5 s:
+ * 0.5 / (1 / 0.5) = 0.25. */
+static void test_subsecond_time_scale(void **state)
+{
+    (void)state;
+    ds_task_spec specs[] = {{"a", 1, NULL, 0}};
+    ds_dag d;
+    assert_int_equal(ds_dag_build(&d, specs, 1, NULL), 0);
+    ds_task_status st[] = {waiting(100)};
+    ds_task_eval ev[1];
+    ds_priority_params p = defaults();
+    p.time_scale_s = 0.5;
+    ds_err err = {{0}};
+    assert_int_equal(ds_dsp_evaluate(&d, st, INFINITY, 100, &p, ev, &err), 0);
+    assert_double_near(ev[0].priority, 0.25, 1e-12);
+    ds_dag_free(&d);
+}
+
+/* Edges: ds_level_deadlines with a missing DAG or output array, or a DAG without levels, writes
+ * nothing, and never the unused slot 0; a one-task evaluation without its status array fails. */
+static void test_edge_arguments(void **state)
+{
+    (void)state;
+    ds_task_spec specs[] = {{"a", 10, NULL, 0}};
+    ds_dag d;
+    assert_int_equal(ds_dag_build(&d, specs, 1, NULL), 0);
+    double dl[2] = {-1, -1};
+    ds_level_deadlines(NULL, 100, dl);
+    ds_level_deadlines(&d, 100, NULL);
+    assert_double_near(dl[0], -1, 0);
+    assert_double_near(dl[1], -1, 0);
+    ds_level_deadlines(&d, 100, dl);
+    assert_double_near(dl[1], 100, 0);
+    assert_double_near(dl[0], -1, 0); /* there is no level 0 */
+    ds_dag_free(&d);
+
+    /* A job without tasks has no levels: nothing is written. */
+    assert_int_equal(ds_dag_build(&d, NULL, 0, NULL), 0);
+    ds_level_deadlines(&d, 100, dl);
+    assert_double_near(dl[0], -1, 0);
+    ds_dag_free(&d);
+
+    /* The evaluation of a one-task job needs its status and output arrays. */
+    ds_dag one;
+    assert_int_equal(ds_dag_build(&one, specs, 1, NULL), 0);
+    ds_priority_params p = defaults();
+    ds_task_eval ev[1];
+    ds_err err = {{0}};
+    assert_int_equal(ds_dsp_evaluate(&one, NULL, 100, 50, &p, ev, &err), -1);
+    assert_string_equal(err.msg, "priority: task status array is missing");
+    ds_dag_free(&one);
+}
+
+/* A job without tasks: nothing to evaluate, success, and no arrays are needed. */
+static void test_empty_dag(void **state)
+{
+    (void)state;
+    ds_dag d;
+    ds_err err = {{0}};
+    assert_int_equal(ds_dag_build(&d, NULL, 0, &err), 0);
+    ds_priority_params p = defaults();
+    assert_int_equal(ds_dsp_evaluate(&d, NULL, 2000, 1000, &p, NULL, &err), 0);
+    assert_int_equal(ds_dsp_evaluate(&d, NULL, INFINITY, 1000, &p, NULL, &err), 0);
+    assert_string_equal(err.msg, "");
+    ds_dag_free(&d);
+}
+
 static void test_node_rate(void **state)
 {
     (void)state;
     /* 8 of 16 cores, 32 of 64 GiB: 0.5 * 0.5 + 0.5 * 0.5 = 0.5. */
-    assert_float_equal(ds_node_rate(8, 32, 16, 64, 0.5, 0.5), 0.5, 1e-12);
+    assert_double_near(ds_node_rate(8, 32, 16, 64, 0.5, 0.5), 0.5, 1e-12);
     /* The largest node: 1. */
-    assert_float_equal(ds_node_rate(16, 64, 16, 64, 0.5, 0.5), 1.0, 1e-12);
+    assert_double_near(ds_node_rate(16, 64, 16, 64, 0.5, 0.5), 1.0, 1e-12);
     /* 16 cores, 16 GiB: 0.5 * 1 + 0.5 * 0.25 = 0.625. */
-    assert_float_equal(ds_node_rate(16, 16, 16, 64, 0.5, 0.5), 0.625, 1e-12);
+    assert_double_near(ds_node_rate(16, 16, 16, 64, 0.5, 0.5), 0.625, 1e-12);
     /* theta 0.7 / 0.3, 4 of 16 cores, 64 of 64 GiB: 0.7 * 0.25 + 0.3 * 1 = 0.475. */
-    assert_float_equal(ds_node_rate(4, 64, 16, 64, 0.7, 0.3), 0.475, 1e-12);
+    assert_double_near(ds_node_rate(4, 64, 16, 64, 0.7, 0.3), 0.475, 1e-12);
     /* No figures at all: the reference rate. */
-    assert_float_equal(ds_node_rate(0, 0, 0, 0, 0.5, 0.5), 1.0, 0);
-    assert_float_equal(ds_node_rate(8, 32, 0, 0, 0.7, 0.3), 1.0, 0);
+    assert_double_near(ds_node_rate(0, 0, 0, 0, 0.5, 0.5), 1.0, 0);
+    assert_double_near(ds_node_rate(8, 32, 0, 0, 0.7, 0.3), 1.0, 0);
     /* No memory figure in the cluster: every node counts as the largest in memory:
      * 0.5 * 0.5 + 0.5 * 1 = 0.75. */
-    assert_float_equal(ds_node_rate(8, 0, 16, 0, 0.5, 0.5), 0.75, 1e-12);
+    assert_double_near(ds_node_rate(8, 0, 16, 0, 0.5, 0.5), 0.75, 1e-12);
     /* Nothing allocatable; negative inputs count as 0. */
-    assert_float_equal(ds_node_rate(0, 0, 16, 64, 0.5, 0.5), 0, 0);
-    assert_float_equal(ds_node_rate(-8, 32, 16, 64, 0.5, 0.5), 0.25, 1e-12);
-    assert_float_equal(ds_node_rate(8, 32, 16, 64, -1, 0.5), 0.25, 1e-12);
+    assert_double_near(ds_node_rate(0, 0, 16, 64, 0.5, 0.5), 0, 0);
+    assert_double_near(ds_node_rate(-8, 32, 16, 64, 0.5, 0.5), 0.25, 1e-12);
+    assert_double_near(ds_node_rate(8, 32, 16, 64, -1, 0.5), 0.25, 1e-12);
+    assert_double_near(ds_node_rate(8, 32, 16, 64, 0.5, -1), 0.25, 1e-12);
+    assert_double_near(ds_node_rate(8, 32, 16, 64, 0.5, NAN), 0.25, 1e-12);
+    /* No figures: the reference rate, whatever the weights sum to. */
+    assert_double_near(ds_node_rate(8, 32, 0, 0, 0.6, 0.2), 1.0, 0);
+    /* Capacities and amounts below 1 (a cluster of half-core nodes): 0.25 of 0.5 cores, 0.5 of
+     * 2 GiB: 0.5 * 0.5 + 0.5 * 0.25 = 0.375. */
+    assert_double_near(ds_node_rate(0.25, 0.5, 0.5, 2, 0.5, 0.5), 0.375, 1e-12);
+    /* No memory figure, 0.25 of a 0.5-core cpu capacity: 0.5 * 0.5 + 0.5 * 1 = 0.75. */
+    assert_double_near(ds_node_rate(0.25, 0, 0.5, 0, 0.5, 0.5), 0.75, 1e-12);
+    /* No cpu figure, 0.25 of a 0.5 GiB memory capacity: 0.7 * 1 + 0.3 * 0.5 = 0.85. */
+    assert_double_near(ds_node_rate(0.25, 0.25, 0, 0.5, 0.7, 0.3), 0.85, 1e-12);
 
     /* Eq. 2: 100 s on a node of rate 0.5 takes 200 s. */
     assert_true(ds_can_finish_by(100, 0.5, 1000, 1200));
@@ -486,6 +588,10 @@ int main(void)
         cmocka_unit_test(test_urgent),
         cmocka_unit_test(test_invalid),
         cmocka_unit_test(test_saturation),
+        cmocka_unit_test(test_negative_saturation),
+        cmocka_unit_test(test_subsecond_time_scale),
+        cmocka_unit_test(test_edge_arguments),
+        cmocka_unit_test(test_empty_dag),
         cmocka_unit_test(test_node_rate),
     };
     return cmocka_run_group_tests_name("dsp", tests, NULL, NULL);

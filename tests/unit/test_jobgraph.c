@@ -6,6 +6,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "../common/ds_assert.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,16 +45,16 @@ static void test_full_document(void **state)
     assert_int_equal(ds_jobgraph_parse(y, strlen(y), &g, &e), 0);
     assert_string_equal(g.name, "etl");
     assert_int_equal(g.deadline_kind, DS_DEADLINE_ABSOLUTE);
-    assert_dbl_equal(g.deadline, DEADLINE_EPOCH, 0);
+    assert_double_near(g.deadline, DEADLINE_EPOCH, 0);
     assert_int_equal(g.n_tasks, 3);
     assert_string_equal(g.tasks[0].name, "extract");
-    assert_dbl_equal(g.tasks[0].runtime_s, 90, 0);
+    assert_double_near(g.tasks[0].runtime_s, 90, 0);
     assert_int_equal(g.tasks[0].n_depends_on, 0);
     assert_string_equal(g.tasks[1].name, "transform");
-    assert_dbl_equal(g.tasks[1].runtime_s, 180, 0);
+    assert_double_near(g.tasks[1].runtime_s, 180, 0);
     assert_int_equal(g.tasks[1].n_depends_on, 1);
     assert_string_equal(g.tasks[1].depends_on[0], "extract");
-    assert_dbl_equal(g.tasks[2].runtime_s, 90, 0);
+    assert_double_near(g.tasks[2].runtime_s, 90, 0);
     assert_int_equal(g.tasks[2].n_depends_on, 2);
     assert_string_equal(g.tasks[2].depends_on[0], "transform");
     assert_string_equal(g.tasks[2].depends_on[1], "extract");
@@ -68,8 +70,8 @@ static void test_deadline_after_and_none(void **state)
     ds_err e = {{0}};
     assert_int_equal(ds_jobgraph_parse(y, strlen(y), &g, &e), 0);
     assert_int_equal(g.deadline_kind, DS_DEADLINE_AFTER);
-    assert_dbl_equal(g.deadline, 600, 0);
-    assert_dbl_equal(g.tasks[0].runtime_s, 0, 0);
+    assert_double_near(g.deadline, 600, 0);
+    assert_double_near(g.tasks[0].runtime_s, 0, 0);
     ds_jobgraph_free(&g);
 
     y = HEAD "spec:\n  tasks: [{name: a, runtime: 1s, dependsOn: []}]\n";

@@ -7,12 +7,15 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "../common/ds_assert.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "jobmodel_helpers.h"
+#include "jobstate.h"
 
 /* 2026-11-22T10:00:00Z */
 #define DEADLINE_TEXT  "2026-11-22T10:00:00Z"
@@ -45,7 +48,7 @@ static void expect_eval_consistent(const ds_job *j, double now)
     ds_err e = {{0}};
     assert_int_equal(ds_dsp_evaluate(&j->dag, j->status, j->deadline, now, &pp, ev, &e), 0);
     for (size_t t = 0; t < j->dag.n; t++)
-        assert_dbl_equal(ev[t].priority, j->eval[t].priority, 0);
+        assert_double_near(ev[t].priority, j->eval[t].priority, 0);
     free(ev);
 }
 
@@ -71,19 +74,19 @@ static void test_levels_and_states_as_pods_progress(void **state)
     assert_int_equal(j->dag.tasks[task_idx(j, "b")].level, 2);
     assert_int_equal(j->dag.tasks[task_idx(j, "c")].level, 2);
     assert_int_equal(j->dag.tasks[task_idx(j, "d")].level, 3);
-    assert_dbl_equal(j->dag.tasks[task_idx(j, "b")].runtime_s, 120, 0);
-    assert_dbl_equal(j->dag.tasks[task_idx(j, "d")].runtime_s, 90, 0);
+    assert_double_near(j->dag.tasks[task_idx(j, "b")].runtime_s, 120, 0);
+    assert_double_near(j->dag.tasks[task_idx(j, "d")].runtime_s, 90, 0);
     assert_int_equal(state_of(j, "a"), DS_TASK_WAITING);
-    assert_dbl_equal(j->status[task_idx(j, "a")].runnable_since, T0, 0);
+    assert_double_near(j->status[task_idx(j, "a")].runnable_since, T0, 0);
     assert_int_equal(state_of(j, "b"), DS_TASK_BLOCKED);
     assert_int_equal(state_of(j, "c"), DS_TASK_BLOCKED);
     assert_int_equal(state_of(j, "d"), DS_TASK_BLOCKED);
     expect_pending(j, "a", 0, "");
     expect_pending(j, "b", 1, "a");
     expect_pending(j, "d", 2, "b, c");
-    assert_true(isinf(j->deadline));
-    assert_true(isinf(j->eval[task_idx(j, "a")].level_deadline));
-    assert_dbl_equal(j->created_at, T0, 0);
+    assert_double_inf(j->deadline, 1);
+    assert_double_inf(j->eval[task_idx(j, "a")].level_deadline, 1);
+    assert_double_near(j->created_at, T0, 0);
     /* Every pod is the primary pod of its task, without error or warning. */
     for (size_t i = 0; i < 4; i++) {
         const ds_pod_result *r = pod_res(&s, p[i].uid);
@@ -96,8 +99,8 @@ static void test_levels_and_states_as_pods_progress(void **state)
         assert_null(r->warning);
     }
     assert_int_equal(s.n_waiting, 1);
-    assert_dbl_equal(ds_jobset_wait_rank(&s, j, task_idx(j, "a")), 1.0, 0);
-    assert_dbl_equal(ds_jobset_wait_rank(&s, j, task_idx(j, "b")), -1.0, 0);
+    assert_double_near(ds_jobset_wait_rank(&s, j, task_idx(j, "a")), 1.0, 0);
+    assert_double_near(ds_jobset_wait_rank(&s, j, task_idx(j, "b")), -1.0, 0);
     /* DSP: a task's priority exceeds each of its children's (Eq. 12). */
     assert_true(j->eval[task_idx(j, "a")].priority > j->eval[task_idx(j, "b")].priority);
     assert_true(j->eval[task_idx(j, "b")].priority > j->eval[task_idx(j, "d")].priority);
@@ -109,8 +112,8 @@ static void test_levels_and_states_as_pods_progress(void **state)
     build_ok(&s, p, 4, NULL, 0, T0 + 20);
     j = job_named(&s, "etl");
     assert_int_equal(state_of(j, "a"), DS_TASK_RUNNING);
-    assert_dbl_equal(j->status[task_idx(j, "a")].started_at, T0 + 10, 0);
-    assert_dbl_equal(j->status[task_idx(j, "a")].speed, 2.0, 0);
+    assert_double_near(j->status[task_idx(j, "a")].started_at, T0 + 10, 0);
+    assert_double_near(j->status[task_idx(j, "a")].speed, 2.0, 0);
     assert_int_equal(state_of(j, "b"), DS_TASK_BLOCKED);
     assert_int_equal(s.n_waiting, 0);
     expect_pending(j, "b", 1, "a");
@@ -124,16 +127,16 @@ static void test_levels_and_states_as_pods_progress(void **state)
     assert_int_equal(state_of(j, "a"), DS_TASK_SUCCEEDED);
     assert_int_equal(state_of(j, "b"), DS_TASK_WAITING);
     assert_int_equal(state_of(j, "c"), DS_TASK_WAITING);
-    assert_dbl_equal(j->status[task_idx(j, "b")].runnable_since, T0 + 40, 0);
-    assert_dbl_equal(j->status[task_idx(j, "c")].runnable_since, T0 + 40, 0);
+    assert_double_near(j->status[task_idx(j, "b")].runnable_since, T0 + 40, 0);
+    assert_double_near(j->status[task_idx(j, "c")].runnable_since, T0 + 40, 0);
     assert_int_equal(state_of(j, "d"), DS_TASK_BLOCKED);
     expect_pending(j, "b", 0, "");
     expect_pending(j, "d", 2, "b, c");
     assert_int_equal(s.n_waiting, 2);
     /* b and c each feed only d: equal priorities (Eq. 12), so an equal (top) rank. */
-    assert_dbl_equal(j->eval[task_idx(j, "b")].priority, j->eval[task_idx(j, "c")].priority, 0);
-    assert_dbl_equal(ds_jobset_wait_rank(&s, j, task_idx(j, "b")), 1.0, 0);
-    assert_dbl_equal(ds_jobset_wait_rank(&s, j, task_idx(j, "c")), 1.0, 0);
+    assert_double_near(j->eval[task_idx(j, "b")].priority, j->eval[task_idx(j, "c")].priority, 0);
+    assert_double_near(ds_jobset_wait_rank(&s, j, task_idx(j, "b")), 1.0, 0);
+    assert_double_near(ds_jobset_wait_rank(&s, j, task_idx(j, "c")), 1.0, 0);
     ds_jobset_free(&s);
 
     /* 4. b succeeded at T0+200, c is running: d still waits for c. */
@@ -151,7 +154,7 @@ static void test_levels_and_states_as_pods_progress(void **state)
     build_ok(&s, p, 4, NULL, 0, T0 + 220);
     j = job_named(&s, "etl");
     assert_int_equal(state_of(j, "d"), DS_TASK_WAITING);
-    assert_dbl_equal(j->status[task_idx(j, "d")].runnable_since, T0 + 200, 0);
+    assert_double_near(j->status[task_idx(j, "d")].runnable_since, T0 + 200, 0);
     expect_pending(j, "d", 0, "");
     ds_jobset_free(&s);
 
@@ -159,7 +162,7 @@ static void test_levels_and_states_as_pods_progress(void **state)
     p[PD].created_at = T0 + 250;
     build_ok(&s, p, 4, NULL, 0, T0 + 260);
     j = job_named(&s, "etl");
-    assert_dbl_equal(j->status[task_idx(j, "d")].runnable_since, T0 + 250, 0);
+    assert_double_near(j->status[task_idx(j, "d")].runnable_since, T0 + 250, 0);
     ds_jobset_free(&s);
 
     /* 6. d bound but not started (no startTime): running since its creation, speed 1 when the
@@ -169,8 +172,8 @@ static void test_levels_and_states_as_pods_progress(void **state)
     build_ok(&s, p, 4, NULL, 0, T0 + 270);
     j = job_named(&s, "etl");
     assert_int_equal(state_of(j, "d"), DS_TASK_RUNNING);
-    assert_dbl_equal(j->status[task_idx(j, "d")].started_at, T0 + 250, 0);
-    assert_dbl_equal(j->status[task_idx(j, "d")].speed, 1.0, 0);
+    assert_double_near(j->status[task_idx(j, "d")].started_at, T0 + 250, 0);
+    assert_double_near(j->status[task_idx(j, "d")].speed, 1.0, 0);
     ds_jobset_free(&s);
     set_done(&p[PD], DS_PHASE_SUCCEEDED, T0 + 400);
     build_ok(&s, p, 4, NULL, 0, T0 + 410);
@@ -239,12 +242,12 @@ static void test_duplicate_pods_per_task(void **state)
     size_t x = task_idx(j, "x"), y = task_idx(j, "y"), z = task_idx(j, "z"), w = task_idx(j, "w");
     assert_int_equal(j->task_pod[x], 1);
     assert_int_equal(state_of(j, "x"), DS_TASK_WAITING);
-    assert_dbl_equal(j->status[x].runnable_since, T0 + 100, 0);
+    assert_double_near(j->status[x].runnable_since, T0 + 100, 0);
     assert_int_equal(j->task_pod[y], 4);
     assert_int_equal(state_of(j, "y"), DS_TASK_SUCCEEDED);
     assert_int_equal(j->task_pod[z], 6);
     assert_int_equal(state_of(j, "z"), DS_TASK_WAITING);
-    assert_dbl_equal(j->status[z].runnable_since, T0 + 40, 0);
+    assert_double_near(j->status[z].runnable_since, T0 + 40, 0);
     assert_int_equal(j->task_pod[w], 7);
     /* Every pod maps to its task; only the representative is primary. */
     const char *names[] = {"x-1", "x-2", "x-3", "y-1", "y-2", "z-1", "z-2", "w-b", "w-a"};
@@ -329,7 +332,7 @@ static void test_default_runtime_warning(void **state)
     ds_jobset s;
     build_ok(&s, p, 2, NULL, 0, T0);
     const ds_job *j = job_named(&s, "etl");
-    assert_dbl_equal(j->dag.tasks[task_idx(j, "a")].runtime_s, DS_DEFAULT_RUNTIME_S, 0);
+    assert_double_near(j->dag.tasks[task_idx(j, "a")].runtime_s, DS_DEFAULT_RUNTIME_S, 0);
     assert_string_equal(pod_res(&s, "a-1")->warning,
                         "annotation dagsched.io/runtime is missing: assuming 60s");
     assert_null(pod_res(&s, "a-1")->error);
@@ -386,28 +389,34 @@ static void test_deadlines_from_annotations(void **state)
     p[5].deadline_after = "600s";
     p[6] = mkpod("z-1", "rel", "z", "y", "1m");
     p[6].deadline = "2026-11-18T11:16:10Z";
+    set_running(&p[4], T0 - 10, 1.0);
     ds_jobset s;
     build_ok(&s, p, 7, NULL, 0, T0 + 1);
 
     const ds_job *j = job_named(&s, "abs");
     assert_true(j->valid);
-    assert_dbl_equal(j->deadline, DEADLINE_EPOCH, 0);
+    assert_double_near(j->deadline, DEADLINE_EPOCH, 0);
     /* Level deadlines: L3 = D; L2 = D - 90 (longest at level 3); L1 = L2 - 120 (longest at 2). */
-    assert_dbl_equal(j->level_deadline[3], DEADLINE_EPOCH, 0);
-    assert_dbl_equal(j->level_deadline[2], DEADLINE_EPOCH - 90, 0);
-    assert_dbl_equal(j->level_deadline[1], DEADLINE_EPOCH - 210, 0);
-    assert_dbl_equal(j->eval[task_idx(j, "a")].level_deadline, DEADLINE_EPOCH - 210, 0);
-    assert_dbl_equal(j->eval[task_idx(j, "c")].level_deadline, DEADLINE_EPOCH - 90, 0);
-    assert_dbl_equal(j->eval[task_idx(j, "d")].level_deadline, DEADLINE_EPOCH, 0);
+    assert_double_near(j->level_deadline[3], DEADLINE_EPOCH, 0);
+    assert_double_near(j->level_deadline[2], DEADLINE_EPOCH - 90, 0);
+    assert_double_near(j->level_deadline[1], DEADLINE_EPOCH - 210, 0);
+    assert_double_near(j->eval[task_idx(j, "a")].level_deadline, DEADLINE_EPOCH - 210, 0);
+    assert_double_near(j->eval[task_idx(j, "c")].level_deadline, DEADLINE_EPOCH - 90, 0);
+    assert_double_near(j->eval[task_idx(j, "d")].level_deadline, DEADLINE_EPOCH, 0);
     /* a waits: t_allow = level deadline - now - runtime. */
-    assert_dbl_equal(j->eval[task_idx(j, "a")].t_allow_s, DEADLINE_EPOCH - 210 - (T0 + 1) - 60,
-                     1e-6);
+    assert_double_near(j->eval[task_idx(j, "a")].t_allow_s, DEADLINE_EPOCH - 210 - (T0 + 1) - 60,
+                       1e-6);
 
     j = job_named(&s, "rel");
     assert_true(j->valid);
-    assert_dbl_equal(j->created_at, T0 - 30, 0);
-    assert_dbl_equal(j->deadline, T0 + 570, 0);
-    assert_dbl_equal(j->level_deadline[1], T0 + 570 - 120, 0);
+    assert_double_near(j->created_at, T0 - 30, 0);
+    assert_double_near(j->deadline, T0 + 570, 0);
+    assert_double_near(j->level_deadline[1], T0 + 570 - 120, 0);
+    /* x runs since T0 - 10: 60 - 11 = 49 s left; its slack is finite like a waiting task's:
+     * (T0 + 450) - (T0 + 1) - 49 = 400. */
+    assert_int_equal(state_of(j, "x"), DS_TASK_RUNNING);
+    assert_double_near(j->eval[task_idx(j, "x")].t_rem_s, 49, 1e-9);
+    assert_double_near(j->eval[task_idx(j, "x")].t_allow_s, 400, 1e-9);
     ds_jobset_free(&s);
 }
 
@@ -483,7 +492,7 @@ static void test_invalid_jobs_are_isolated(void **state)
             assert_int_equal(s.pods[j->pods[m]].task, DS_NONE);
         }
         assert_int_equal(ds_job_pending_upstream(j, 0, NULL, 0), 0);
-        assert_dbl_equal(ds_jobset_wait_rank(&s, j, 0), -1.0, 0);
+        assert_double_near(ds_jobset_wait_rank(&s, j, 0), -1.0, 0);
     }
     assert_string_equal(pod_res(&s, "badname")->error,
                         "label dagsched.io/job: job name must be 1 to 63 letters, digits, '-', "
@@ -493,7 +502,7 @@ static void test_invalid_jobs_are_isolated(void **state)
     assert_int_equal(s.n_jobs, 8);
     /* Only the valid job's waiting task counts. */
     assert_int_equal(s.n_waiting, 1);
-    assert_dbl_equal(ds_jobset_wait_rank(&s, good, task_idx(good, "g1")), 1.0, 0);
+    assert_double_near(ds_jobset_wait_rank(&s, good, task_idx(good, "g1")), 1.0, 0);
     ds_jobset_free(&s);
 }
 
@@ -518,6 +527,15 @@ static void test_pending_upstream_format(void **state)
     /* When they do not all fit: as many as fit, then how many more. */
     assert_int_equal(ds_job_pending_upstream(j, z, buf, 20), 3);
     assert_string_equal(buf, "alpha and 2 more");
+    /* Exactly enough room (16 characters and the terminator). A name is written only when the
+     * "and N more" that may follow it fits too: "alpha, beta and 1 more" needs 23 bytes, so 22
+     * stops after alpha, 23 gives the full list (the last name needs no "more"). */
+    assert_int_equal(ds_job_pending_upstream(j, z, buf, 17), 3);
+    assert_string_equal(buf, "alpha and 2 more");
+    assert_int_equal(ds_job_pending_upstream(j, z, buf, 22), 3);
+    assert_string_equal(buf, "alpha and 2 more");
+    assert_int_equal(ds_job_pending_upstream(j, z, buf, 23), 3);
+    assert_string_equal(buf, "alpha, beta, delta");
     assert_int_equal(ds_job_pending_upstream(j, z, buf, 8), 3);
     assert_string_equal(buf, "3 tasks");
     assert_int_equal(ds_job_pending_upstream(j, z, buf, 1), 3);
@@ -526,6 +544,54 @@ static void test_pending_upstream_format(void **state)
     assert_int_equal(ds_job_pending_upstream(j, 99, buf, sizeof buf), 0);
     assert_string_equal(buf, "");
     ds_jobset_free(&s);
+}
+
+/* Details of the task states: unknown times are NaN; a succeeded upstream without a finish time
+ * counts from its start, then from its creation; the state names; which pod represents a task. */
+static void test_state_details(void **state)
+{
+    (void)state;
+    ds_pod_obs p[4];
+    diamond(p, "etl");
+    ds_jobset s;
+    build_ok(&s, p, 4, NULL, 0, T0 + 5);
+    const ds_job *j = job_named(&s, "etl");
+    assert_int_equal(state_of(j, "b"), DS_TASK_BLOCKED);
+    assert_double_nan(j->status[task_idx(j, "b")].runnable_since);
+    assert_double_nan(j->status[task_idx(j, "b")].started_at);
+    assert_double_nan(j->status[task_idx(j, "a")].started_at); /* waiting */
+    assert_double_near(ds_jobset_wait_rank(NULL, j, task_idx(j, "a")), -1.0, 0);
+    assert_double_near(ds_jobset_wait_rank(&s, NULL, 0), -1.0, 0);
+    ds_jobset_free(&s);
+
+    /* a succeeded, finish time unknown, started at T0+30: b is runnable since T0+30. */
+    p[PA].phase = DS_PHASE_SUCCEEDED;
+    p[PA].bound = true;
+    p[PA].started_at = T0 + 30;
+    build_ok(&s, p, 4, NULL, 0, T0 + 100);
+    j = job_named(&s, "etl");
+    assert_int_equal(state_of(j, "b"), DS_TASK_WAITING);
+    assert_double_near(j->status[task_idx(j, "b")].runnable_since, T0 + 30, 0);
+    ds_jobset_free(&s);
+
+    const char *names[] = {"blocked", "waiting", "running", "succeeded", "failed"};
+    const ds_task_state states[] = {DS_TASK_BLOCKED, DS_TASK_WAITING, DS_TASK_RUNNING,
+                                    DS_TASK_SUCCEEDED, DS_TASK_FAILED};
+    for (size_t i = 0; i < 5; i++)
+        assert_string_equal(ds_task_state_name(states[i]), names[i]);
+    assert_string_equal(ds_task_state_name((ds_task_state)99), "unknown");
+
+    /* Among live pods of a task the newest represents it, whatever the names (which only break
+     * ties); an unknown creation time is the oldest. */
+    ds_pod_obs older = mkpod("x-2", "etl", "x", NULL, "1m");
+    ds_pod_obs newer = mkpod("x-1", "etl", "x", NULL, "1m");
+    newer.created_at = T0 + 10;
+    assert_true(ds_pod_obs_better(&newer, &older));
+    assert_false(ds_pod_obs_better(&older, &newer));
+    ds_pod_obs unknown = mkpod("x-9", "etl", "x", NULL, "1m");
+    unknown.created_at = NAN;
+    assert_true(ds_pod_obs_better(&older, &unknown));
+    assert_false(ds_pod_obs_better(&unknown, &older));
 }
 
 static void test_bad_arguments(void **state)
@@ -575,6 +641,7 @@ int main(void)
         cmocka_unit_test(test_duration_annotations_bounded),
         cmocka_unit_test(test_invalid_jobs_are_isolated),
         cmocka_unit_test(test_pending_upstream_format),
+        cmocka_unit_test(test_state_details),
         cmocka_unit_test(test_bad_arguments),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -7,6 +7,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "../common/ds_assert.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -64,22 +66,22 @@ static void test_graph_job_with_tasks_without_pods(void **state)
     assert_int_equal(j->dag.tasks[task_idx(j, "report")].level, 1);
     assert_int_equal(j->dag.tasks[task_idx(j, "transform")].level, 2);
     assert_int_equal(j->dag.tasks[task_idx(j, "load")].level, 3);
-    assert_dbl_equal(j->dag.tasks[task_idx(j, "transform")].runtime_s, 180, 0);
+    assert_double_near(j->dag.tasks[task_idx(j, "transform")].runtime_s, 180, 0);
     /* Job start = the ConfigMap's creation (earlier than every pod); deadline = start + 1h. */
-    assert_dbl_equal(j->created_at, T0 - 50, 0);
-    assert_dbl_equal(j->deadline, T0 - 50 + 3600, 0);
-    assert_dbl_equal(j->level_deadline[3], T0 - 50 + 3600, 0);
-    assert_dbl_equal(j->level_deadline[2], T0 - 50 + 3600 - 60, 0);
-    assert_dbl_equal(j->level_deadline[1], T0 - 50 + 3600 - 60 - 180, 0);
+    assert_double_near(j->created_at, T0 - 50, 0);
+    assert_double_near(j->deadline, T0 - 50 + 3600, 0);
+    assert_double_near(j->level_deadline[3], T0 - 50 + 3600, 0);
+    assert_double_near(j->level_deadline[2], T0 - 50 + 3600 - 60, 0);
+    assert_double_near(j->level_deadline[1], T0 - 50 + 3600 - 60 - 180, 0);
 
     assert_int_equal(state_of(j, "extract"), DS_TASK_SUCCEEDED);
     assert_int_equal(j->task_pod[task_idx(j, "extract")], 0);
     assert_int_equal(state_of(j, "transform"), DS_TASK_WAITING);
-    assert_dbl_equal(j->status[task_idx(j, "transform")].runnable_since, T0 + 120, 0);
+    assert_double_near(j->status[task_idx(j, "transform")].runnable_since, T0 + 120, 0);
     /* report has no pod yet: waiting since the job started; it counts but has no pod. */
     assert_int_equal(state_of(j, "report"), DS_TASK_WAITING);
     assert_int_equal(j->task_pod[task_idx(j, "report")], DS_NONE);
-    assert_dbl_equal(j->status[task_idx(j, "report")].runnable_since, T0 - 50, 0);
+    assert_double_near(j->status[task_idx(j, "report")].runnable_since, T0 - 50, 0);
     assert_int_equal(state_of(j, "load"), DS_TASK_BLOCKED);
     assert_int_equal(j->task_pod[task_idx(j, "load")], DS_NONE);
     char buf[64];
@@ -132,7 +134,7 @@ static void test_graph_mismatch_warnings(void **state)
     build_ok(&s, p, 3, &g, 1, T0 + 1);
     const ds_job *j = job_named(&s, "etl");
     assert_true(j->valid);
-    assert_dbl_equal(j->deadline, 1795341600.0, 0);
+    assert_double_near(j->deadline, 1795341600.0, 0);
     assert_null(pod_res(&s, "b-1")->warning);
     assert_string_equal(
         pod_res(&s, "b-2")->warning,
@@ -268,17 +270,17 @@ static void test_wait_rank_across_jobs(void **state)
     build_ok(&s, p, 5, NULL, 0, T0);
     assert_int_equal(s.n_waiting, 4);
     const ds_job *r1 = job_named(&s, "r1"), *r2 = job_named(&s, "r2"), *r3 = job_named(&s, "r3");
-    assert_dbl_equal(r1->eval[0].priority, 0.5, 1e-12);
-    assert_dbl_equal(r2->eval[0].priority, 0.05, 1e-12);
+    assert_double_near(r1->eval[0].priority, 0.5, 1e-12);
+    assert_double_near(r2->eval[0].priority, 0.05, 1e-12);
     /* d has a dependent (e, blocked): priority (1 + gamma) * P(e) = 1.5 * 0.5 = 0.75. */
-    assert_dbl_equal(r3->eval[task_idx(r3, "d")].priority, 0.75, 1e-12);
+    assert_double_near(r3->eval[task_idx(r3, "d")].priority, 0.75, 1e-12);
     /* Sorted: d (0.75), a = c (0.5), b (0.05); rank = 1 - (strictly higher) / (n - 1). */
-    assert_dbl_equal(ds_jobset_wait_rank(&s, r3, task_idx(r3, "d")), 1.0, 0);
-    assert_dbl_equal(ds_jobset_wait_rank(&s, r1, 0), 2.0 / 3.0, 1e-12);
-    assert_dbl_equal(ds_jobset_wait_rank(&s, r3, task_idx(r3, "c")), 2.0 / 3.0, 1e-12);
-    assert_dbl_equal(ds_jobset_wait_rank(&s, r2, 0), 0.0, 0);
-    assert_dbl_equal(ds_jobset_wait_rank(&s, r3, task_idx(r3, "e")), -1.0, 0);
-    assert_dbl_equal(ds_jobset_wait_rank(&s, r3, 99), -1.0, 0);
+    assert_double_near(ds_jobset_wait_rank(&s, r3, task_idx(r3, "d")), 1.0, 0);
+    assert_double_near(ds_jobset_wait_rank(&s, r1, 0), 2.0 / 3.0, 1e-12);
+    assert_double_near(ds_jobset_wait_rank(&s, r3, task_idx(r3, "c")), 2.0 / 3.0, 1e-12);
+    assert_double_near(ds_jobset_wait_rank(&s, r2, 0), 0.0, 0);
+    assert_double_near(ds_jobset_wait_rank(&s, r3, task_idx(r3, "e")), -1.0, 0);
+    assert_double_near(ds_jobset_wait_rank(&s, r3, 99), -1.0, 0);
     ds_jobset_free(&s);
 }
 
@@ -364,7 +366,7 @@ static void test_large_jobs(void **state)
         assert_int_equal(big->status[r->task].state, want);
         if (want == DS_TASK_WAITING) {
             waiting++;
-            assert_dbl_equal(big->status[r->task].runnable_since, T0 + 50, 0);
+            assert_double_near(big->status[r->task].runnable_since, T0 + 50, 0);
         }
     }
     assert_int_equal(waiting, WIDTH);
@@ -377,8 +379,8 @@ static void test_large_jobs(void **state)
     assert_true(bg->valid);
     assert_int_equal(bg->dag.n, n_big);
     assert_int_equal(bg->dag.n_levels, LEVELS);
-    assert_dbl_equal(bg->deadline, T0 + 7200, 0);
-    assert_dbl_equal(bg->level_deadline[1], T0 + 7200 - 60.0 * (LEVELS - 1), 0);
+    assert_double_near(bg->deadline, T0 + 7200, 0);
+    assert_double_near(bg->level_deadline[1], T0 + 7200 - 60.0 * (LEVELS - 1), 0);
     /* Waiting: level 6 of big, the first task of each small job, level 1 of the graph. */
     assert_int_equal(s.n_waiting, WIDTH + SMALL + WIDTH);
     ds_jobset_free(&s);

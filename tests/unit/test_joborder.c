@@ -7,6 +7,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "../common/ds_assert.h"
+
 #include <math.h>
 #include <string.h>
 
@@ -55,16 +57,40 @@ static void test_summary(void **state)
     ds_job_summary s;
     ds_err err = {{0}};
     assert_int_equal(ds_job_summarise(&d, st, ev, 1600, 1000, &s, &err), 0);
-    assert_float_equal(s.remaining_work_s, 390, 1e-9);
-    assert_float_equal(s.remaining_path_s, 260, 1e-9);
-    assert_float_equal(s.slack_s, 340, 1e-9);
+    assert_double_near(s.remaining_work_s, 390, 1e-9);
+    assert_double_near(s.remaining_path_s, 260, 1e-9);
+    assert_double_near(s.slack_s, 340, 1e-9);
     assert_int_equal(s.unfinished, 6);
 
     /* Without a deadline the slack is infinite; the rest is the same. */
     evaluate(&d, st, ev, INFINITY);
     assert_int_equal(ds_job_summarise(&d, st, ev, INFINITY, 1000, &s, &err), 0);
-    assert_true(isinf(s.slack_s) && s.slack_s > 0);
-    assert_float_equal(s.remaining_work_s, 390, 1e-9);
+    assert_double_inf(s.slack_s, 1);
+    assert_double_near(s.remaining_work_s, 390, 1e-9);
+
+    /* Nothing started: T1 waiting, the rest blocked. Work 60 + 120 + 30 + 10 + 200 + 40 + 50 =
+     * 510; longest path T1 T2 T5 = 380; slack 1600 - 1000 - 380 = 220. */
+    st[0] = (ds_task_status){DS_TASK_WAITING, 1000, 0, 0};
+    for (size_t i = 1; i < 7; i++)
+        st[i] = (ds_task_status){DS_TASK_BLOCKED, 0, 0, 0};
+    ds_priority_params pp;
+    ds_priority_defaults(&pp);
+    assert_int_equal(ds_dsp_evaluate(&d, st, 1600, 1000, &pp, ev, &err), 0);
+    assert_int_equal(ds_job_summarise(&d, st, ev, 1600, 1000, &s, &err), 0);
+    assert_double_near(s.remaining_work_s, 510, 1e-12);
+    assert_double_near(s.remaining_path_s, 380, 1e-12);
+    assert_double_near(s.slack_s, 220, 1e-12);
+    assert_int_equal(s.unfinished, 7);
+
+    /* A job without tasks: nothing left, the whole time to the deadline is slack. */
+    ds_dag empty;
+    assert_int_equal(ds_dag_build(&empty, NULL, 0, &err), 0);
+    assert_int_equal(ds_job_summarise(&empty, NULL, NULL, 1600, 1000, &s, &err), 0);
+    assert_double_near(s.remaining_work_s, 0, 0);
+    assert_double_near(s.remaining_path_s, 0, 0);
+    assert_double_near(s.slack_s, 600, 0);
+    assert_int_equal(s.unfinished, 0);
+    ds_dag_free(&empty);
 
     /* T2 finished and T5 failed: work = 30 + 10 + 40 + 50 = 130; T5 counts 0 but T2's path is
      * max(10, 0) = 10, T3's 80: longest 80; slack at 1200 with the deadline at 1600: 320. */
@@ -72,9 +98,9 @@ static void test_summary(void **state)
     st[1].state = DS_TASK_SUCCEEDED;
     st[4].state = DS_TASK_FAILED;
     assert_int_equal(ds_job_summarise(&d, st, ev, 1600, 1200, &s, &err), 0);
-    assert_float_equal(s.remaining_work_s, 130, 1e-9);
-    assert_float_equal(s.remaining_path_s, 80, 1e-9);
-    assert_float_equal(s.slack_s, 320, 1e-9);
+    assert_double_near(s.remaining_work_s, 130, 1e-9);
+    assert_double_near(s.remaining_path_s, 80, 1e-9);
+    assert_double_near(s.slack_s, 320, 1e-9);
     assert_int_equal(s.unfinished, 4);
 
     /* Every task done: nothing left, the slack is what remains of the deadline (negative when
@@ -82,9 +108,9 @@ static void test_summary(void **state)
     for (size_t i = 0; i < 7; i++)
         st[i].state = DS_TASK_SUCCEEDED;
     assert_int_equal(ds_job_summarise(&d, st, ev, 1600, 1700, &s, &err), 0);
-    assert_float_equal(s.remaining_work_s, 0, 0);
-    assert_float_equal(s.remaining_path_s, 0, 0);
-    assert_float_equal(s.slack_s, -100, 1e-9);
+    assert_double_near(s.remaining_work_s, 0, 0);
+    assert_double_near(s.remaining_path_s, 0, 0);
+    assert_double_near(s.slack_s, -100, 1e-9);
     assert_int_equal(s.unfinished, 0);
     ds_dag_free(&d);
 }
@@ -213,6 +239,14 @@ static void test_starvation(void **state)
     assert_true(ds_order_key_cmp(&k_starved, &k_small) < 0);
     assert_true(ds_order_key_cmp(&k_small, &k_almost) < 0);
 
+    /* Thresholds below a second work too: 0.5 s. */
+    p.starvation_s = 0.5;
+    ds_task_eval brief = task(1000, 0.75), not_yet = task(1000, 0.25);
+    ds_order_key_of(&p, &large, &brief, &k_older);
+    assert_key(&k_older, 0, 0, 0, -0.75);
+    ds_order_key_of(&p, &large, &not_yet, &k_older);
+    assert_key(&k_older, 1, 10000, 200, -1000);
+
     /* 0 turns the threshold off. */
     p.starvation_s = 0;
     ds_order_key_of(&p, &large, &older, &k_older);
@@ -265,9 +299,9 @@ static void test_jobset_queue_order(void **state)
     assert_int_equal(ds_dag_find(&big->dag, "a", &ta), 0);
     assert_int_equal(ds_dag_find(&big->dag, "d", &td), 0);
     assert_int_equal(ds_dag_find(&small->dag, "x", &tx), 0);
-    assert_dbl_equal(big->eval[ta].priority, 1.8, 1e-9);
-    assert_dbl_equal(big->eval[td].priority, 1.3, 1e-9);
-    assert_dbl_equal(small->eval[tx].priority, 0.6, 1e-9);
+    assert_double_near(big->eval[ta].priority, 1.8, 1e-9);
+    assert_double_near(big->eval[td].priority, 1.3, 1e-9);
+    assert_double_near(small->eval[tx].priority, 0.6, 1e-9);
 
     ds_task_ref out[3];
     ds_err err = {{0}};
@@ -312,6 +346,17 @@ static void test_jobset_queue_order(void **state)
 
     assert_int_equal(ds_jobset_queue_order(&s, &p, now, out, 2, &err), -1);
     assert_string_equal(err.msg, "queue order: room for 3 waiting tasks is needed (got 2)");
+    assert_int_equal(ds_jobset_queue_order(&s, &p, now, NULL, 3, &err), -1);
+    assert_string_equal(err.msg, "queue order: room for 3 waiting tasks is needed (got 0)");
+    /* Nothing waiting: no room needed. */
+    ds_jobset none;
+    memset(&none, 0, sizeof none);
+    err.msg[0] = '\0';
+    assert_int_equal(ds_jobset_queue_order(&none, &p, now, NULL, 0, &err), 0);
+    assert_string_equal(err.msg, "");
+    /* A bad time fails the first job's summary; the error names the job. */
+    assert_int_equal(ds_jobset_queue_order(&s, &p, NAN, out, 3, &err), -1);
+    assert_string_equal(err.msg, "job default/big: now: must be a finite time (got nan)");
     assert_int_equal(ds_jobset_queue_order(&s, NULL, now, out, 3, &err), -1);
     assert_string_equal(err.msg, "queue order: order is missing");
     assert_int_equal(ds_jobset_queue_order(NULL, &p, now, out, 3, &err), -1);

@@ -8,6 +8,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "../common/ds_assert.h"
+
 #include <math.h>
 #include <stdbool.h>
 #include <string.h>
@@ -107,7 +109,22 @@ static void test_filter_level_deadline(void **state)
     p.level_deadline = 1150;
     assert_int_equal(ds_place_filter(&p, two, 2, 1000, true, v), 1);
     assert_int_equal(v[0], DS_NODE_TOO_SLOW);
-    assert_true(isinf(ds_place_finish_time(&p, &stuck, 1000)));
+    assert_double_inf(ds_place_finish_time(&p, &stuck, 1000), 1);
+
+    /* A negative or unknown runtime is no estimate: finished now, and no deadline test even when
+     * the deadline has passed (993: the speed-1 node would "finish" -5 s at 995, the speed-0.5
+     * node at 990). */
+    p.runtime_s = 0.5; /* below a second still counts: 0.5 / 0.5 */
+    assert_double_near(ds_place_finish_time(&p, &slow, 1000), 1001, 0);
+    p.runtime_s = NAN;
+    assert_double_near(ds_place_finish_time(&p, &fast, 1000), 1000, 0);
+    p.runtime_s = -5;
+    assert_double_near(ds_place_finish_time(&p, &fast, 1000), 1000, 0);
+    p.level_deadline = 993;
+    const ds_node_view *mixed[] = {&slow, &fast};
+    assert_int_equal(ds_place_filter(&p, mixed, 2, 1000, true, v), 2);
+    assert_int_equal(v[0], DS_NODE_OK);
+    assert_int_equal(v[1], DS_NODE_OK);
 }
 
 static void test_shortfall(void **state)
@@ -121,6 +138,11 @@ static void test_shortfall(void **state)
     r.v[DS_RES_CPU] = 3001;
     assert_int_equal(ds_place_shortfall(&r, &n), DS_RES_CPU);
     ds_res g = {{0, 0, 0, 1}};
+    assert_int_equal(ds_place_shortfall(&g, &n), DS_RES_GPU);
+    /* A node with one gpu, none in use, takes a one-gpu pod. */
+    n.allocatable.v[DS_RES_GPU] = 1;
+    assert_int_equal(ds_place_shortfall(&g, &n), -1);
+    g.v[DS_RES_GPU] = 2;
     assert_int_equal(ds_place_shortfall(&g, &n), DS_RES_GPU);
 }
 
@@ -309,6 +331,36 @@ static void test_preempt_rules(void **state)
     assert_int_equal(v[1], DS_VICTIM_PREEMPTOR_BARRED);
     assert_false(keep);
 
+    /* Every victim index is checked against the preemptor's DAG, not only the first. */
+    ds_running_task stale = victim(0, 7, 0, 1000);
+    const ds_running_task *badv[] = {&sib, &stale};
+    assert_int_equal(
+        ds_place_preempt_node(&a, DS_PREEMPTOR_URGENT, &d, &n, badv, 2, 0.5, &p, v, &keep, &err),
+        -1);
+    assert_string_equal(err.msg, "victims[1].task: must be below the 4 tasks of the preemptor's "
+                                 "job (got 7)");
+
+    /* Keeping the node: with victims, only when at least one is kept and frees enough room; with
+     * no victims proposed, when the preemptor fits as it is; never for a barred preemptor. */
+    ds_node_view roomy = node(8000, 64 * GI, 4000, 9 * GI, 1.0);
+    const ds_running_task *protv[] = {&prot};
+    kept = ds_place_preempt_node(&a, DS_PREEMPTOR_URGENT, &d, &roomy, protv, 1, 0.5, &p, v, &keep,
+                                 &err);
+    assert_int_equal(kept, 0);
+    assert_false(keep); /* the 2 cpu would fit, but the only victim is refused */
+    const ds_running_task *sibv[] = {&sib};
+    kept = ds_place_preempt_node(&a, DS_PREEMPTOR_URGENT, &d, &roomy, sibv, 1, 0.5, &p, v, &keep,
+                                 &err);
+    assert_int_equal(kept, 1);
+    assert_true(keep);
+    kept = ds_place_preempt_node(&a, DS_PREEMPTOR_URGENT, &d, &roomy, NULL, 0, 0.5, &p, v, &keep,
+                                 &err);
+    assert_int_equal(kept, 0);
+    assert_true(keep);
+    kept = ds_place_preempt_node(&a, DS_PREEMPTOR_BARRED, &d, &roomy, NULL, 0, 0.5, &p, v, &keep,
+                                 &err);
+    assert_false(keep);
+
     /* A preemptor outside any DAG: C2 and the gap test do not apply. */
     ds_place_preemptor o = preemptor(DS_NO_TASK, 0, 0, 2000);
     kept = ds_place_preempt_node(&o, DS_PREEMPTOR_OUTSIDE, NULL, &n, vs, NULL, 9, 0.5, &p, v, &keep,
@@ -369,7 +421,7 @@ static void test_shared_predicates(void **state)
     assert_true(ds_gap_passes(5, 4, 0.5, 0));
     assert_false(ds_gap_passes(5, 4, 0.0, 1.5)); /* P_bar = 0 with rho > 1 */
     assert_true(ds_normalised_gap(5, 3, 0.5) == 2.0);
-    assert_true(isinf(ds_normalised_gap(5, 3, 0.0)));
+    assert_double_inf(ds_normalised_gap(5, 3, 0.0), 1);
     assert_int_equal(ds_delta_count(0.35, 10), 4);
     assert_int_equal(ds_delta_count(0.7, 10), 7);
     assert_int_equal(ds_delta_count(0, 10), 0);
@@ -414,9 +466,33 @@ static void test_preempt_bad_input(void **state)
     ds_dag_free(&d);
 }
 
+/* The names that logs, events and metrics carry. */
+static void test_names(void **state)
+{
+    (void)state;
+    const char *modes[] = {"urgent", "starving", "priority", "outside-dag", "barred"};
+    const ds_preemptor_mode mode_of[] = {DS_PREEMPTOR_URGENT, DS_PREEMPTOR_STARVING,
+                                         DS_PREEMPTOR_PRIORITY, DS_PREEMPTOR_OUTSIDE,
+                                         DS_PREEMPTOR_BARRED};
+    for (size_t i = 0; i < 5; i++)
+        assert_string_equal(ds_preemptor_mode_name(mode_of[i]), modes[i]);
+    assert_string_equal(ds_preemptor_mode_name((ds_preemptor_mode)99), "unknown");
+
+    const char *verdicts[] = {"keep",      "unknown",          "ancestor",     "not-evictable",
+                              "too-young", "too-little-slack", "priority-gap", "preemptor-barred"};
+    const ds_victim_verdict verdict_of[] = {DS_VICTIM_KEEP,         DS_VICTIM_UNKNOWN,
+                                            DS_VICTIM_ANCESTOR,     DS_VICTIM_NOT_EVICTABLE,
+                                            DS_VICTIM_TOO_YOUNG,    DS_VICTIM_TOO_LITTLE_SLACK,
+                                            DS_VICTIM_PRIORITY_GAP, DS_VICTIM_PREEMPTOR_BARRED};
+    for (size_t i = 0; i < 8; i++)
+        assert_string_equal(ds_victim_verdict_name(verdict_of[i]), verdicts[i]);
+    assert_string_equal(ds_victim_verdict_name((ds_victim_verdict)99), "unknown");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_names),
         cmocka_unit_test(test_filter_fit_and_unknown),
         cmocka_unit_test(test_filter_level_deadline),
         cmocka_unit_test(test_shortfall),

@@ -8,6 +8,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "../common/ds_assert.h"
+
 #include <dirent.h>
 #include <math.h>
 #include <stdio.h>
@@ -170,37 +172,37 @@ static void test_defaults_are_the_papers(void **state)
     ds_policy_defaults(&p);
     assert_string_equal(p.name, "default");
     /* DSP paper: gamma 0.5, w1..w3 = 0.5, 0.3, 0.2, theta 0.5/0.5, delta 0.35. */
-    assert_float_equal(p.priority.gamma, 0.5, 0);
-    assert_float_equal(p.priority.w_remaining, 0.5, 0);
-    assert_float_equal(p.priority.w_waiting, 0.3, 0);
-    assert_float_equal(p.priority.w_slack, 0.2, 0);
-    assert_float_equal(p.theta_cpu, 0.5, 0);
-    assert_float_equal(p.theta_memory, 0.5, 0);
-    assert_float_equal(p.preemption.delta, 0.35, 0);
+    assert_double_near(p.priority.gamma, 0.5, 0);
+    assert_double_near(p.priority.w_remaining, 0.5, 0);
+    assert_double_near(p.priority.w_waiting, 0.3, 0);
+    assert_double_near(p.priority.w_slack, 0.2, 0);
+    assert_double_near(p.theta_cpu, 0.5, 0);
+    assert_double_near(p.theta_memory, 0.5, 0);
+    assert_double_near(p.preemption.delta, 0.35, 0);
     /* Design resolutions: urgency slack term, 60 s time scale, 1 s floor, rho 1.5, epsilon 30 s,
      * epoch 10 s, tau off. */
     assert_int_equal(p.priority.slack_term, DS_SLACK_URGENCY);
-    assert_float_equal(p.priority.time_scale_s, 60.0, 0);
-    assert_float_equal(p.priority.min_remaining_s, 1.0, 0);
-    assert_float_equal(p.preemption.rho, 1.5, 0);
-    assert_float_equal(p.urgent_threshold_s, 30.0, 0);
-    assert_float_equal(p.preemption.epsilon_s, 30.0, 0);
-    assert_float_equal(p.preemption.epoch_s, 10.0, 0);
-    assert_float_equal(p.preemption.tau_s, 0.0, 0);
+    assert_double_near(p.priority.time_scale_s, 60.0, 0);
+    assert_double_near(p.priority.min_remaining_s, 1.0, 0);
+    assert_double_near(p.preemption.rho, 1.5, 0);
+    assert_double_near(p.urgent_threshold_s, 30.0, 0);
+    assert_double_near(p.preemption.epsilon_s, 30.0, 0);
+    assert_double_near(p.preemption.epoch_s, 10.0, 0);
+    assert_double_near(p.preemption.tau_s, 0.0, 0);
     /* Anti-thrash limits and the rest. */
-    assert_float_equal(p.preemption.min_run_s, 60.0, 0);
+    assert_double_near(p.preemption.min_run_s, 60.0, 0);
     assert_int_equal(p.preemption.max_victims_per_preemptor, 1);
     assert_int_equal(p.max_evictions_per_node, 1);
     assert_int_equal(p.max_evictions_per_namespace, 5);
     assert_int_equal(p.max_evictions_per_minute, 10);
     assert_int_equal(p.preemption.max_evictions, 10);
-    assert_float_equal(p.cooldown_s, 300.0, 0);
+    assert_double_near(p.cooldown_s, 300.0, 0);
     assert_true(p.preemption_enabled);
     assert_true(p.filter_infeasible_nodes);
     assert_string_equal(p.speed_label, "dagsched.io/speed");
-    assert_float_equal(p.packing.w_complementarity, 0.4, 0);
-    assert_float_equal(p.packing.w_best_fit, 0.4, 0);
-    assert_float_equal(p.packing.w_speed, 0.2, 0);
+    assert_double_near(p.packing.w_complementarity, 0.4, 0);
+    assert_double_near(p.packing.w_best_fit, 0.4, 0);
+    assert_double_near(p.packing.w_speed, 0.2, 0);
     const char *gpus[] = {"nvidia.com/gpu", "amd.com/gpu"};
     assert_names(&p.gpu_resource_names, 2, gpus);
     assert_int_equal(p.opt_in_selector.n, 0);
@@ -213,7 +215,7 @@ static void test_defaults_are_the_papers(void **state)
     /* Order across jobs, measured in the simulator (docs/simulator.md): jobs with the least
      * remaining work first, tasks waiting 20 minutes before everything else. */
     assert_int_equal(p.order.job_order, DS_ORDER_SHORTEST_REMAINING);
-    assert_float_equal(p.order.starvation_s, 1200.0, 0);
+    assert_double_near(p.order.starvation_s, 1200.0, 0);
 
     ds_err err = {{0}};
     assert_int_equal(ds_policy_validate(&p, &err), 0);
@@ -248,11 +250,11 @@ static void test_absent_fields_keep_defaults(void **state)
     parse_ok(SPEC("{preemption: {rho: 2.5, maxEvictionsPerMinute: 20}, deadlines: "
                   "{urgentThreshold: 1m30s}, packing: {gpuResourceNames: []}}"),
              &p);
-    assert_float_equal(p.preemption.rho, 2.5, 0);
+    assert_double_near(p.preemption.rho, 2.5, 0);
     assert_int_equal(p.max_evictions_per_minute, 20);
     assert_int_equal(p.preemption.max_evictions, 20); /* mirrors maxEvictionsPerMinute */
-    assert_float_equal(p.urgent_threshold_s, 90.0, 0);
-    assert_float_equal(p.preemption.epsilon_s, 90.0, 0); /* mirrors urgentThreshold */
+    assert_double_near(p.urgent_threshold_s, 90.0, 0);
+    assert_double_near(p.preemption.epsilon_s, 90.0, 0); /* mirrors urgentThreshold */
     assert_int_equal(p.gpu_resource_names.n, 0);
     /* Everything else as before. */
     p.preemption.rho = def.preemption.rho;
@@ -307,37 +309,37 @@ static void test_full_document(void **state)
     ds_policy p;
     parse_ok(doc, &p);
     assert_string_equal(p.name, "example");
-    assert_float_equal(p.priority.gamma, 0.25, 0);
-    assert_float_equal(p.priority.w_remaining, 1.0, 0);
-    assert_float_equal(p.priority.w_waiting, 0.0, 0);
-    assert_float_equal(p.priority.w_slack, 0.25, 0);
+    assert_double_near(p.priority.gamma, 0.25, 0);
+    assert_double_near(p.priority.w_remaining, 1.0, 0);
+    assert_double_near(p.priority.w_waiting, 0.0, 0);
+    assert_double_near(p.priority.w_slack, 0.25, 0);
     assert_int_equal(p.priority.slack_term, DS_SLACK_LITERAL);
-    assert_float_equal(p.priority.time_scale_s, 120.0, 0);
-    assert_float_equal(p.priority.min_remaining_s, 0.25, 1e-12);
+    assert_double_near(p.priority.time_scale_s, 120.0, 0);
+    assert_double_near(p.priority.min_remaining_s, 0.25, 1e-12);
     assert_int_equal(p.order.job_order, DS_ORDER_LEAST_SLACK);
-    assert_float_equal(p.order.starvation_s, 90.0, 0);
-    assert_float_equal(p.theta_cpu, 0.75, 0);
-    assert_float_equal(p.theta_memory, 0.25, 0);
+    assert_double_near(p.order.starvation_s, 90.0, 0);
+    assert_double_near(p.theta_cpu, 0.75, 0);
+    assert_double_near(p.theta_memory, 0.25, 0);
     assert_string_equal(p.speed_label, "example.com/node-speed");
-    assert_float_equal(p.urgent_threshold_s, 0.0, 0);
-    assert_float_equal(p.preemption.epsilon_s, 0.0, 0);
+    assert_double_near(p.urgent_threshold_s, 0.0, 0);
+    assert_double_near(p.preemption.epsilon_s, 0.0, 0);
     assert_false(p.filter_infeasible_nodes);
-    assert_float_equal(p.packing.w_complementarity, 1.0, 0);
-    assert_float_equal(p.packing.w_best_fit, 0.0, 0);
+    assert_double_near(p.packing.w_complementarity, 1.0, 0);
+    assert_double_near(p.packing.w_best_fit, 0.0, 0);
     const char *gpus[] = {"gpu.intel.com/i915"};
     assert_names(&p.gpu_resource_names, 1, gpus);
     assert_false(p.preemption_enabled);
-    assert_float_equal(p.preemption.epoch_s, 3600.0, 0);
-    assert_float_equal(p.preemption.delta, 1.0, 0);
-    assert_float_equal(p.preemption.rho, 0.0, 0);
-    assert_float_equal(p.preemption.tau_s, 0.05, 1e-12);
-    assert_float_equal(p.preemption.min_run_s, 0.0, 0);
+    assert_double_near(p.preemption.epoch_s, 3600.0, 0);
+    assert_double_near(p.preemption.delta, 1.0, 0);
+    assert_double_near(p.preemption.rho, 0.0, 0);
+    assert_double_near(p.preemption.tau_s, 0.05, 1e-12);
+    assert_double_near(p.preemption.min_run_s, 0.0, 0);
     assert_int_equal(p.preemption.max_victims_per_preemptor, 64);
     assert_int_equal(p.max_evictions_per_node, 1000);
     assert_int_equal(p.max_evictions_per_namespace, 10000);
     assert_int_equal(p.max_evictions_per_minute, 10000);
     assert_int_equal(p.preemption.max_evictions, 10000);
-    assert_float_equal(p.cooldown_s, 604800.0, 0);
+    assert_double_near(p.cooldown_s, 604800.0, 0);
     assert_int_equal(p.opt_in_selector.n, 3);
     assert_string_equal(p.opt_in_selector.key[0], "dagsched.io/preemptable");
     assert_string_equal(p.opt_in_selector.value[0], "true");
@@ -454,31 +456,31 @@ static void test_shipped_packing_first(void **state)
     (void)state;
     ds_policy p;
     parse_file("policies/packing-first.yaml", &p);
-    assert_float_equal(p.priority.w_remaining, 0.4, 0);
-    assert_float_equal(p.priority.w_waiting, 0.5, 0);
-    assert_float_equal(p.priority.w_slack, 0.1, 0);
-    assert_float_equal(p.priority.time_scale_s, 300.0, 0);
-    assert_float_equal(p.priority.min_remaining_s, 5.0, 0);
-    assert_float_equal(p.theta_cpu, 0.3, 0);
-    assert_float_equal(p.theta_memory, 0.7, 0);
-    assert_float_equal(p.urgent_threshold_s, 10.0, 0);
-    assert_float_equal(p.preemption.epsilon_s, 10.0, 0);
+    assert_double_near(p.priority.w_remaining, 0.4, 0);
+    assert_double_near(p.priority.w_waiting, 0.5, 0);
+    assert_double_near(p.priority.w_slack, 0.1, 0);
+    assert_double_near(p.priority.time_scale_s, 300.0, 0);
+    assert_double_near(p.priority.min_remaining_s, 5.0, 0);
+    assert_double_near(p.theta_cpu, 0.3, 0);
+    assert_double_near(p.theta_memory, 0.7, 0);
+    assert_double_near(p.urgent_threshold_s, 10.0, 0);
+    assert_double_near(p.preemption.epsilon_s, 10.0, 0);
     assert_false(p.filter_infeasible_nodes);
-    assert_float_equal(p.packing.w_complementarity, 0.5, 0);
-    assert_float_equal(p.packing.w_best_fit, 0.45, 0);
-    assert_float_equal(p.packing.w_speed, 0.05, 0);
+    assert_double_near(p.packing.w_complementarity, 0.5, 0);
+    assert_double_near(p.packing.w_best_fit, 0.45, 0);
+    assert_double_near(p.packing.w_speed, 0.05, 0);
     const char *gpus[] = {"nvidia.com/gpu"};
     assert_names(&p.gpu_resource_names, 1, gpus);
     assert_true(p.preemption_enabled);
-    assert_float_equal(p.preemption.epoch_s, 30.0, 0);
-    assert_float_equal(p.preemption.delta, 0.2, 0);
-    assert_float_equal(p.preemption.rho, 3.0, 0);
-    assert_float_equal(p.preemption.tau_s, 1800.0, 0);
-    assert_float_equal(p.preemption.min_run_s, 600.0, 0);
+    assert_double_near(p.preemption.epoch_s, 30.0, 0);
+    assert_double_near(p.preemption.delta, 0.2, 0);
+    assert_double_near(p.preemption.rho, 3.0, 0);
+    assert_double_near(p.preemption.tau_s, 1800.0, 0);
+    assert_double_near(p.preemption.min_run_s, 600.0, 0);
     assert_int_equal(p.max_evictions_per_namespace, 2);
     assert_int_equal(p.max_evictions_per_minute, 4);
     assert_int_equal(p.preemption.max_evictions, 4);
-    assert_float_equal(p.cooldown_s, 1800.0, 0);
+    assert_double_near(p.cooldown_s, 1800.0, 0);
     assert_int_equal(p.opt_in_selector.n, 1);
     assert_string_equal(p.opt_in_selector.key[0], "dagsched.io/preemptable");
     assert_string_equal(p.opt_in_selector.value[0], "true");
@@ -492,27 +494,27 @@ static void test_shipped_deadline_strict(void **state)
     (void)state;
     ds_policy p;
     parse_file("policies/deadline-strict.yaml", &p);
-    assert_float_equal(p.priority.gamma, 0.8, 0);
-    assert_float_equal(p.priority.w_remaining, 0.3, 0);
-    assert_float_equal(p.priority.w_waiting, 0.1, 0);
-    assert_float_equal(p.priority.w_slack, 0.6, 0);
-    assert_float_equal(p.theta_cpu, 0.6, 0);
-    assert_float_equal(p.theta_memory, 0.4, 0);
-    assert_float_equal(p.urgent_threshold_s, 120.0, 0);
-    assert_float_equal(p.preemption.epsilon_s, 120.0, 0);
+    assert_double_near(p.priority.gamma, 0.8, 0);
+    assert_double_near(p.priority.w_remaining, 0.3, 0);
+    assert_double_near(p.priority.w_waiting, 0.1, 0);
+    assert_double_near(p.priority.w_slack, 0.6, 0);
+    assert_double_near(p.theta_cpu, 0.6, 0);
+    assert_double_near(p.theta_memory, 0.4, 0);
+    assert_double_near(p.urgent_threshold_s, 120.0, 0);
+    assert_double_near(p.preemption.epsilon_s, 120.0, 0);
     assert_true(p.filter_infeasible_nodes);
-    assert_float_equal(p.packing.w_speed, 0.5, 0);
-    assert_float_equal(p.packing.w_complementarity, 0.25, 0);
-    assert_float_equal(p.preemption.epoch_s, 5.0, 0);
-    assert_float_equal(p.preemption.delta, 0.5, 0);
-    assert_float_equal(p.preemption.rho, 1.2, 0);
-    assert_float_equal(p.preemption.tau_s, 900.0, 0);
-    assert_float_equal(p.preemption.min_run_s, 30.0, 0);
+    assert_double_near(p.packing.w_speed, 0.5, 0);
+    assert_double_near(p.packing.w_complementarity, 0.25, 0);
+    assert_double_near(p.preemption.epoch_s, 5.0, 0);
+    assert_double_near(p.preemption.delta, 0.5, 0);
+    assert_double_near(p.preemption.rho, 1.2, 0);
+    assert_double_near(p.preemption.tau_s, 900.0, 0);
+    assert_double_near(p.preemption.min_run_s, 30.0, 0);
     assert_int_equal(p.preemption.max_victims_per_preemptor, 2);
     assert_int_equal(p.max_evictions_per_node, 2);
     assert_int_equal(p.max_evictions_per_namespace, 10);
     assert_int_equal(p.max_evictions_per_minute, 20);
-    assert_float_equal(p.cooldown_s, 120.0, 0);
+    assert_double_near(p.cooldown_s, 120.0, 0);
     assert_int_equal(p.opt_in_selector.n, 0);
     const char *ns[] = {"kube-system", "ingress-nginx"};
     assert_names(&p.protected_namespaces, 2, ns);

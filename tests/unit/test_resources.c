@@ -5,6 +5,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "../common/ds_assert.h"
+
 #include "resources.h"
 
 static void test_kinds(void **state)
@@ -57,10 +59,10 @@ static void test_normalise(void **state)
     ds_res cap = {{2000, 4096, 0, 4}};
     double out[DS_RES_N];
     ds_res_normalise(&x, &cap, out);
-    assert_float_equal(out[DS_RES_CPU], 0.25, 1e-12);
-    assert_float_equal(out[DS_RES_MEMORY], 0.25, 1e-12);
-    assert_float_equal(out[DS_RES_EPHEMERAL], 0.0, 1e-12);
-    assert_float_equal(out[DS_RES_GPU], 0.25, 1e-12);
+    assert_double_near(out[DS_RES_CPU], 0.25, 1e-12);
+    assert_double_near(out[DS_RES_MEMORY], 0.25, 1e-12);
+    assert_double_near(out[DS_RES_EPHEMERAL], 0.0, 1e-12);
+    assert_double_near(out[DS_RES_GPU], 0.25, 1e-12);
 }
 
 int main(void)

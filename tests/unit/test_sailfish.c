@@ -6,6 +6,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "../common/ds_assert.h"
+
 #include <math.h>
 
 #include "sailfish.h"
@@ -37,12 +39,12 @@ static void test_dominant(void **state)
 static void test_dv_paper(void **state)
 {
     (void)state;
-    assert_float_equal(ds_dv(T_J, T_I, 3), 10.5, 1e-12);
-    assert_float_equal(ds_dv(T_S, T_I, 3), 22.5, 1e-12);
+    assert_double_near(ds_dv(T_J, T_I, 3), 10.5, 1e-12);
+    assert_double_near(ds_dv(T_S, T_I, 3), 22.5, 1e-12);
     /* Symmetric, zero against itself. */
-    assert_float_equal(ds_dv(T_I, T_S, 3), 22.5, 1e-12);
-    assert_float_equal(ds_dv(T_I, T_I, 3), 0.0, 1e-12);
-    assert_float_equal(ds_dv(T_I, T_S, 0), 0.0, 1e-12);
+    assert_double_near(ds_dv(T_I, T_S, 3), 22.5, 1e-12);
+    assert_double_near(ds_dv(T_I, T_I, 3), 0.0, 1e-12);
+    assert_double_near(ds_dv(T_I, T_S, 0), 0.0, 1e-12);
 }
 
 static void test_partner_paper(void **state)
@@ -64,7 +66,7 @@ static void test_partner_same_dominant_excluded(void **state)
     (void)state;
     /* (10,0,0) has the largest DV with T_i (28.5) but shares its dominant resource (cpu). */
     const double cands[3 * 3] = {10, 0, 0, 2, 4, 2, 9, 1, 1};
-    assert_float_equal(ds_dv(&cands[0], T_I, 3), 28.5, 1e-12);
+    assert_double_near(ds_dv(&cands[0], T_I, 3), 28.5, 1e-12);
     size_t out = 99;
     assert_int_equal(ds_complementary_partner(T_I, cands, 3, 3, &out), 0);
     assert_int_equal(out, 1);
@@ -81,6 +83,16 @@ static void test_partner_same_dominant_excluded(void **state)
     const double zero_cand[3] = {0, 0, 0};
     assert_int_equal(ds_complementary_partner(T_I, zero_cand, 1, 3, &out), -1);
     assert_int_equal(ds_complementary_partner(T_I, NULL, 0, 3, &out), -1);
+}
+
+/* A partner dominant in the first resource (index 0) counts: memory-dominant T_j pairs with
+ * cpu-dominant T_i. */
+static void test_partner_first_resource_dominant(void **state)
+{
+    (void)state;
+    size_t out = 99;
+    assert_int_equal(ds_complementary_partner(T_J, T_I, 1, 3, &out), 0);
+    assert_int_equal(out, 0);
 }
 
 static void test_partner_tie_lowest_index(void **state)
@@ -127,6 +139,9 @@ static void test_best_fit(void **state)
     ds_res gpu_req = {{100, 1, 0, 1}};
     ds_res bogus_free = {{4000, 8 * GI, 0, 1}};
     assert_int_equal(ds_best_fit(&gpu_req, &bogus_free, alloc, 1, &out), -1);
+    /* Likewise cpu on a node without allocatable cpu. */
+    ds_res no_cpu = {{0, 8 * GI, 0, 0}}, cpu_free = {{4000, 8 * GI, 0, 0}};
+    assert_int_equal(ds_best_fit(&req, &cpu_free, &no_cpu, 1, &out), -1);
     assert_int_equal(ds_best_fit(&req, NULL, NULL, 0, &out), -1);
 }
 
@@ -153,15 +168,23 @@ static void test_score_prefers_complementary_node(void **state)
 
     assert_true(a.fits);
     /* DV((0.25,0.0625),(0.25,0.5)) = 0.4375^2/2, normalised by m/2 = 1. */
-    assert_float_equal(a.complementarity, 0.095703125, 1e-12);
+    assert_double_near(a.complementarity, 0.095703125, 1e-12);
     /* Free after placement: cpu 0.5, mem 7/16 -> mean 0.46875. */
-    assert_float_equal(a.best_fit, 0.53125, 1e-12);
-    assert_float_equal(a.speed, 0.0, 1e-12);
+    assert_double_near(a.best_fit, 0.53125, 1e-12);
+    assert_double_near(a.speed, 0.0, 1e-12);
     assert_int_equal(a.score, 3); /* 10 * (0.4*0.0957 + 0.4*0.53125) = 2.51 */
+    /* Weights are relative: 2/2/1 is 0.4/0.4/0.2. */
+    ds_pack_params twice = {2.0, 2.0, 1.0};
+    ds_node_score a2;
+    ds_score_node(&req, &mem_loaded, 0.0, 1.0, &twice, &a2);
+    assert_int_equal(a2.score, 3);
+    ds_pack_params best_fit_only = {0.0, 3.0, 0.0};
+    ds_score_node(&req, &mem_loaded, 0.0, 1.0, &best_fit_only, &a2);
+    assert_int_equal(a2.score, 5); /* 10 * 0.53125 */
 
     assert_true(b.fits);
-    assert_float_equal(b.complementarity, 0.0, 1e-12); /* both cpu-dominant */
-    assert_float_equal(b.best_fit, 0.53125, 1e-12);
+    assert_double_near(b.complementarity, 0.0, 1e-12); /* both cpu-dominant */
+    assert_double_near(b.best_fit, 0.53125, 1e-12);
     assert_int_equal(b.score, 2); /* 10 * 0.4 * 0.53125 = 2.125 */
     assert_true(a.score > b.score);
 
@@ -169,8 +192,8 @@ static void test_score_prefers_complementary_node(void **state)
     ds_node_view empty = node_view(4000, 16 * GI, 0, 0, 1.0);
     ds_node_score e;
     ds_score_node(&req, &empty, 0.0, 1.0, &p, &e);
-    assert_float_equal(e.complementarity, 0.0, 1e-12);
-    assert_float_equal(e.best_fit, 0.15625, 1e-12);
+    assert_double_near(e.complementarity, 0.0, 1e-12);
+    assert_double_near(e.best_fit, 0.15625, 1e-12);
     assert_int_equal(e.score, 1);
 }
 
@@ -183,8 +206,8 @@ static void test_score_full_complementarity(void **state)
     ds_node_score s;
     ds_score_node(&req, &n, 0.0, 1.0, &only_c, &s);
     assert_true(s.fits);
-    assert_float_equal(s.complementarity, 1.0, 1e-12);
-    assert_float_equal(s.best_fit, 1.0, 1e-12);
+    assert_double_near(s.complementarity, 1.0, 1e-12);
+    assert_double_near(s.best_fit, 1.0, 1e-12);
     assert_int_equal(s.score, 10);
 
     /* All weights zero: fits, but the score is 0. */
@@ -208,8 +231,8 @@ static void test_score_critical_prefers_fast(void **state)
     ds_node_score s, f;
     ds_score_node(&req, &slow, 1.0, 2.0, NULL, &s); /* NULL: default weights 0.4/0.4/0.2 */
     ds_score_node(&req, &fast, 1.0, 2.0, NULL, &f);
-    assert_float_equal(s.speed, 0.5, 1e-12);
-    assert_float_equal(f.speed, 1.0, 1e-12);
+    assert_double_near(s.speed, 0.5, 1e-12);
+    assert_double_near(f.speed, 1.0, 1e-12);
     assert_int_equal(s.score, 2); /* 10 * (0.4*0.15625 + 0.2*0.5) = 1.625 */
     assert_int_equal(f.score, 3); /* 10 * (0.4*0.15625 + 0.2*1.0) = 2.625 */
 
@@ -217,13 +240,18 @@ static void test_score_critical_prefers_fast(void **state)
     ds_score_node(&req, &slow, 0.0, 2.0, NULL, &s);
     ds_score_node(&req, &fast, 0.0, 2.0, NULL, &f);
     assert_int_equal(s.score, f.score);
-    assert_float_equal(f.speed, 0.0, 1e-12);
+    assert_double_near(f.speed, 0.0, 1e-12);
 
     /* Half critical, and no speed information at all. */
     ds_score_node(&req, &fast, 0.5, 2.0, NULL, &f);
-    assert_float_equal(f.speed, 0.5, 1e-12);
+    assert_double_near(f.speed, 0.5, 1e-12);
     ds_score_node(&req, &fast, 1.0, 0.0, NULL, &f);
-    assert_float_equal(f.speed, 0.0, 1e-12);
+    assert_double_near(f.speed, 0.0, 1e-12);
+
+    /* Speeds below 1: 0.25 against the fastest 0.5. */
+    ds_node_view slower = node_view(4000, 16 * GI, 0, 0, 0.25);
+    ds_score_node(&req, &slower, 1.0, 0.5, NULL, &s);
+    assert_double_near(s.speed, 0.5, 1e-12);
 }
 
 static void test_score_not_fitting(void **state)
@@ -235,8 +263,8 @@ static void test_score_not_fitting(void **state)
     ds_score_node(&too_big, &n, 1.0, 2.0, NULL, &s);
     assert_false(s.fits);
     assert_int_equal(s.score, 0);
-    assert_float_equal(s.speed, 0.0, 1e-12);
-    assert_float_equal(s.best_fit, 0.0, 1e-12);
+    assert_double_near(s.speed, 0.0, 1e-12);
+    assert_double_near(s.best_fit, 0.0, 1e-12);
 
     /* The load leaves less than the request. */
     ds_res req = {{1000, 1 * GI, 0, 0}};
@@ -256,8 +284,8 @@ static void test_score_not_fitting(void **state)
     ds_res rest = {{1000, 4 * GI, 0, 0}};
     ds_score_node(&rest, &nearly, 0.0, 1.0, NULL, &s);
     assert_true(s.fits);
-    assert_float_equal(s.best_fit, 1.0, 1e-12);
-    assert_float_equal(s.complementarity, 0.0, 1e-12);
+    assert_double_near(s.best_fit, 1.0, 1e-12);
+    assert_double_near(s.complementarity, 0.0, 1e-12);
     assert_int_equal(s.score, 4);
 }
 
@@ -274,9 +302,9 @@ static void test_score_gpu_dimension(void **state)
     assert_true(s.fits);
     /* a = (0.125, 0.0625, 0.25), b = (0.5, 0.125, 0): DV = (0.375^2 + 0.0625^2 + 0.25^2) / 2
      * = 0.103515625; / 1.5 = 0.0690104166... */
-    assert_float_equal(s.complementarity, 0.103515625 / 1.5, 1e-12);
+    assert_double_near(s.complementarity, 0.103515625 / 1.5, 1e-12);
     /* free after: cpu 3/8, mem 26/32, gpu 3/4 -> mean (0.375 + 0.8125 + 0.75) / 3 = 0.6458333 */
-    assert_float_equal(s.best_fit, 1.0 - (0.375 + 0.8125 + 0.75) / 3.0, 1e-12);
+    assert_double_near(s.best_fit, 1.0 - (0.375 + 0.8125 + 0.75) / 3.0, 1e-12);
     assert_int_equal(s.score, 2); /* 10 * 0.4 * (0.0690 + 0.3542) = 1.693 */
 }
 
@@ -287,6 +315,7 @@ int main(void)
         cmocka_unit_test(test_dv_paper),
         cmocka_unit_test(test_partner_paper),
         cmocka_unit_test(test_partner_same_dominant_excluded),
+        cmocka_unit_test(test_partner_first_resource_dominant),
         cmocka_unit_test(test_partner_tie_lowest_index),
         cmocka_unit_test(test_best_fit),
         cmocka_unit_test(test_score_prefers_complementary_node),

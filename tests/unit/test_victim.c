@@ -8,6 +8,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "../common/ds_assert.h"
+
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -113,8 +115,8 @@ static void test_normalised_gap(void **state)
     p.rho = 0;
     assert_int_equal(select_plain(w, 1, r, 3, n, 1, &p, out), 1);
     assert_decision(&out[0], 0, 0, 0, DS_REASON_PRIORITY);
-    assert_float_equal(out[0].gap, 1.0, 1e-12);
-    assert_float_equal(out[0].normalised_gap, 1.0, 1e-12);
+    assert_double_near(out[0].gap, 1.0, 1e-12);
+    assert_double_near(out[0].normalised_gap, 1.0, 1e-12);
 
     /* The test is strict: 2.5 - 1.0 = 1.5 is not above rho = 1.5 (P_bar still 1). */
     w[0].priority = 2.5;
@@ -126,8 +128,8 @@ static void test_normalised_gap(void **state)
     w[0].priority = 2.9;
     assert_int_equal(select_plain(w, 1, r, 3, n, 1, &p, out), 1);
     assert_decision(&out[0], 0, 0, 0, DS_REASON_PRIORITY);
-    assert_float_equal(out[0].gap, 1.9, 1e-12);
-    assert_float_equal(out[0].normalised_gap, 1.9, 1e-12);
+    assert_double_near(out[0].gap, 1.9, 1e-12);
+    assert_double_near(out[0].normalised_gap, 1.9, 1e-12);
 
     /* Phase 2 never evicts a task of higher or equal priority (P_hat <= 0), even with rho = 0. */
     p.rho = 0;
@@ -147,8 +149,8 @@ static void test_huge_priorities(void **state)
     assert_int_equal(select_plain(w, 1, r, 1, n, 1, &p, out), 0); /* ratio 1 <= 1.5 */
     p.rho = 0;
     assert_int_equal(select_plain(w, 1, r, 1, n, 1, &p, out), 1);
-    assert_float_equal(out[0].normalised_gap, 1.0, 1e-12);
-    assert_true(isinf(out[0].gap) && out[0].gap > 0);
+    assert_double_near(out[0].normalised_gap, 1.0, 1e-12);
+    assert_double_inf(out[0].gap, 1);
 }
 
 /* Job DAG a -> b -> c, plus d independent. c (waiting, urgent) must not evict a (transitive
@@ -181,7 +183,7 @@ static void test_ancestor_never_chosen(void **state)
     long got = ds_select_victims(w, 1, r, 3, n, 3, jobs, 2, &p, out, N_OUT, &err);
     assert_int_equal(got, 1);
     assert_decision(&out[0], 0, 2, 1, DS_REASON_URGENT);
-    assert_float_equal(out[0].gap, 4.5, 1e-12);
+    assert_double_near(out[0].gap, 4.5, 1e-12);
 
     /* Without d, nothing can be evicted. */
     got = ds_select_victims(w, 1, r, 2, n, 3, jobs, 2, &p, out, N_OUT, &err);
@@ -233,7 +235,7 @@ static void test_urgent_per_node_fit(void **state)
     assert_int_equal(select_plain(w, 1, r, 5, n, 3, &p, out), 1);
     /* Urgent preempts regardless of priority (the victim 0.3 is above the preemptor 0.05). */
     assert_decision(&out[0], 0, 3, 2, DS_REASON_URGENT);
-    assert_float_equal(out[0].gap, -0.25, 1e-12);
+    assert_double_near(out[0].gap, -0.25, 1e-12);
 
     /* Epsilon is inclusive: t_allow = 30 is urgent, 30.5 is not (and phase 2 refuses: the
      * preemptor's priority is lower than any useful victim's). */
@@ -353,7 +355,7 @@ static void test_starvation(void **state)
     p.tau_s = 60;
     assert_int_equal(select_plain(w, 1, r, 1, n, 1, &p, out), 1);
     assert_decision(&out[0], 0, 0, 0, DS_REASON_STARVATION);
-    assert_float_equal(out[0].gap, -0.4, 1e-12);
+    assert_double_near(out[0].gap, -0.4, 1e-12);
 
     w[0].t_wait_s = 60; /* inclusive */
     assert_int_equal(select_plain(w, 1, r, 1, n, 1, &p, out), 1);
@@ -400,6 +402,64 @@ static void test_multi_victim(void **state)
     assert_decision(&out[0], 0, 0, 0, DS_REASON_URGENT);
 }
 
+/* A four-step greedy plan on one node (up to 4 victims) for a pod needing 1000 cpu and 2Gi.
+ * Candidates by ascending priority: z 0.05 (only another resource), c0 0.1 (500, 0),
+ * c1 0.2 (1000, 512Mi), c2 0.3 (0, 512Mi), c3 0.4 (0, 1Gi). Only with c3 do the candidates cover
+ * the request, so c3 is the top victim: it leaves (1000, 1Gi) missing. No candidate completes
+ * that; the first that reduces it is c0 (z reduces nothing): (500, 1Gi) missing. Again none
+ * completes; c1 reduces: (0, 512Mi) missing, which c2 completes. c0 is then unnecessary (c1 has
+ * its cpu) and is dropped: victims c1, c2, c3, in ascending priority. */
+static void test_greedy_plan_drops_helpers(void **state)
+{
+    (void)state;
+    ds_preempt_params p = params();
+    p.max_victims_per_preemptor = 4;
+    ds_waiting_task w[] = {urgent(5, 1000, 2 * GI)};
+    ds_running_task r[] = {running(0.4, 0, GI, 0), running(0.2, 1000, GI / 2, 0),
+                           running(0.05, 0, 0, 0), running(0.3, 0, GI / 2, 0),
+                           running(0.1, 500, 0, 0)};
+    r[2].request.v[2] = 1;
+    ds_node_free n[] = {node(0, 0, 4)};
+    ds_decision out[N_OUT];
+    assert_int_equal(select_plain(w, 1, r, 5, n, 1, &p, out), 3);
+    assert_decision(&out[0], 0, 1, 0, DS_REASON_URGENT);
+    assert_decision(&out[1], 0, 3, 0, DS_REASON_URGENT);
+    assert_decision(&out[2], 0, 0, 0, DS_REASON_URGENT);
+
+    /* Dropping is cumulative: (4000, 4Gi) needed; c0 0.1 (0, 1Gi), c1 0.2 (0, 1Gi), c2 0.3
+     * (0, 2Gi), c3 0.4 (1000, 0), top c4 0.5 (3000, 1Gi). The greedy steps take c0, c1, c2 (each
+     * only reduces), then c3 completes: (4000, 5Gi). c1 is unnecessary and goes; without it c0 is
+     * necessary (dropping both leaves 3Gi) and stays: victims c0, c2, c3, c4. */
+    p.max_victims_per_preemptor = 5;
+    w[0] = urgent(5, 4000, 4 * GI);
+    ds_running_task r5[] = {running(0.1, 0, GI, 0), running(0.2, 0, GI, 0),
+                            running(0.3, 0, 2 * GI, 0), running(0.4, 1000, 0, 0),
+                            running(0.5, 3000, GI, 0)};
+    n[0].evictions_left = 5;
+    assert_int_equal(select_plain(w, 1, r5, 5, n, 1, &p, out), 4);
+    assert_decision(&out[0], 0, 0, 0, DS_REASON_URGENT);
+    assert_decision(&out[1], 0, 2, 0, DS_REASON_URGENT);
+    assert_decision(&out[2], 0, 3, 0, DS_REASON_URGENT);
+    assert_decision(&out[3], 0, 4, 0, DS_REASON_URGENT);
+}
+
+/* Resource sums near INT64_MAX saturate instead of wrapping: a node with almost INT64_MAX bytes
+ * of free memory still takes the single victim that frees enough cpu (two victims allowed, so
+ * the multi-victim bound on the three candidates is computed). */
+static void test_huge_free_memory(void **state)
+{
+    (void)state;
+    ds_preempt_params p = params();
+    p.max_victims_per_preemptor = 2;
+    ds_waiting_task w[] = {urgent(5, 1000, 1)};
+    ds_running_task r[] = {running(0.1, 200, 100, 0), running(0.2, 200, 100, 0),
+                           running(0.3, 1000, 100, 0)};
+    ds_node_free n[] = {node(0, INT64_MAX - 10, 3)};
+    ds_decision out[N_OUT];
+    assert_int_equal(select_plain(w, 1, r, 3, n, 1, &p, out), 1);
+    assert_decision(&out[0], 0, 2, 0, DS_REASON_URGENT);
+}
+
 /* Among nodes: the lowest highest-victim priority wins; ties go to fewer victims, then the lower
  * node index. A helper victim that is not needed is not evicted. */
 static void test_node_choice(void **state)
@@ -433,6 +493,11 @@ static void test_node_choice(void **state)
     /* Node 0 with an extra lowest-priority task whose memory is not needed once the other two
      * are chosen: needed are 1000 cpu and 1Gi; victims 0.05 (0 cpu, 1Gi), 0.1 (500, 1Gi),
      * 0.2 (500, 0). The greedy plan takes 0.2 first, then 0.1 completes the fit: 0.05 stays. */
+    /* A later node with a lower top victim beats an earlier one found first. */
+    ds_running_task r_later[] = {running(0.5, 1000, GI, 0), running(0.3, 1000, GI, 1)};
+    assert_int_equal(select_plain(w, 1, r_later, 2, n, 2, &p, out), 1);
+    assert_decision(&out[0], 0, 1, 1, DS_REASON_URGENT);
+
     ds_running_task r2[] = {running(0.05, 0, GI, 0), running(0.1, 500, GI, 0),
                             running(0.2, 500, 0, 0)};
     assert_int_equal(select_plain(w, 1, r2, 3, n, 1, &p, out), 2);
@@ -512,8 +577,8 @@ static void test_equal_priorities(void **state)
     ds_node_free n[] = {node(0, 0, 1)};
     ds_decision out[N_OUT];
     assert_int_equal(select_plain(w, 1, r, 1, n, 1, &p, out), 1);
-    assert_float_equal(out[0].gap, 0.0, 0);
-    assert_true(isinf(out[0].normalised_gap));
+    assert_double_near(out[0].gap, 0.0, 0);
+    assert_double_inf(out[0].normalised_gap, 1);
     /* Not urgent: no priority-based eviction. */
     w[0].t_allow_s = INFINITY;
     p.rho = 0;
@@ -997,6 +1062,8 @@ int main(void)
         cmocka_unit_test(test_state_update),
         cmocka_unit_test(test_starvation),
         cmocka_unit_test(test_multi_victim),
+        cmocka_unit_test(test_greedy_plan_drops_helpers),
+        cmocka_unit_test(test_huge_free_memory),
         cmocka_unit_test(test_node_choice),
         cmocka_unit_test(test_already_fits),
         cmocka_unit_test(test_delta),
