@@ -334,9 +334,9 @@ static void test_preempt_rules(void **state)
     /* Every victim index is checked against the preemptor's DAG, not only the first. */
     ds_running_task stale = victim(0, 7, 0, 1000);
     const ds_running_task *badv[] = {&sib, &stale};
-    assert_int_equal(
-        ds_place_preempt_node(&a, DS_PREEMPTOR_URGENT, &d, &n, badv, 2, 0.5, &p, v, &keep, &err),
-        -1);
+    assert_int_equal(ds_place_preempt_node(&a, DS_PREEMPTOR_URGENT, &d, &n, badv, NULL, 2, 0.5, &p,
+                                           v, &keep, &err),
+                     -1);
     assert_string_equal(err.msg, "victims[1].task: must be below the 4 tasks of the preemptor's "
                                  "job (got 7)");
 
@@ -344,21 +344,21 @@ static void test_preempt_rules(void **state)
      * no victims proposed, when the preemptor fits as it is; never for a barred preemptor. */
     ds_node_view roomy = node(8000, 64 * GI, 4000, 9 * GI, 1.0);
     const ds_running_task *protv[] = {&prot};
-    kept = ds_place_preempt_node(&a, DS_PREEMPTOR_URGENT, &d, &roomy, protv, 1, 0.5, &p, v, &keep,
-                                 &err);
+    kept = ds_place_preempt_node(&a, DS_PREEMPTOR_URGENT, &d, &roomy, protv, NULL, 1, 0.5, &p, v,
+                                 &keep, &err);
     assert_int_equal(kept, 0);
     assert_false(keep); /* the 2 cpu would fit, but the only victim is refused */
     const ds_running_task *sibv[] = {&sib};
-    kept = ds_place_preempt_node(&a, DS_PREEMPTOR_URGENT, &d, &roomy, sibv, 1, 0.5, &p, v, &keep,
-                                 &err);
+    kept = ds_place_preempt_node(&a, DS_PREEMPTOR_URGENT, &d, &roomy, sibv, NULL, 1, 0.5, &p, v,
+                                 &keep, &err);
     assert_int_equal(kept, 1);
     assert_true(keep);
-    kept = ds_place_preempt_node(&a, DS_PREEMPTOR_URGENT, &d, &roomy, NULL, 0, 0.5, &p, v, &keep,
-                                 &err);
+    kept = ds_place_preempt_node(&a, DS_PREEMPTOR_URGENT, &d, &roomy, NULL, NULL, 0, 0.5, &p, v,
+                                 &keep, &err);
     assert_int_equal(kept, 0);
     assert_true(keep);
-    kept = ds_place_preempt_node(&a, DS_PREEMPTOR_BARRED, &d, &roomy, NULL, 0, 0.5, &p, v, &keep,
-                                 &err);
+    kept = ds_place_preempt_node(&a, DS_PREEMPTOR_BARRED, &d, &roomy, NULL, NULL, 0, 0.5, &p, v,
+                                 &keep, &err);
     assert_false(keep);
 
     /* A preemptor outside any DAG: C2 and the gap test do not apply. */
