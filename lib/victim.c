@@ -382,13 +382,14 @@ static bool need_of(const ds_res *req, const ds_res *room, ds_res *need)
     return lacking;
 }
 
-/* Build ctx->plan (candidate positions, mandatory top victim first) of at most k victims among
- * cand[0..top], with cand[top] included, that makes `req` fit on the node whose free resources are
- * `free_`. Lowest-priority helpers first: each step takes the lowest-priority candidate that
- * completes the fit, else the lowest-priority one that reduces a missing resource. Victims that
- * turn out unnecessary are dropped at the end. Returns the plan size, 0 when none. */
-static size_t greedy_plan(vctx *c, const ds_res *req, const ds_res *free_, size_t top, size_t k)
+/* One greedy pass: ctx->plan (candidate positions, mandatory top victim first) of at most `limit`
+ * victims among cand[0..top], with cand[top] included, that makes `req` fit on the node whose free
+ * resources are `free_`. Lowest-priority helpers first: each step takes the lowest-priority
+ * candidate that completes the fit, else the lowest-priority one that reduces a missing resource.
+ * Victims that turn out unnecessary are dropped at the end. Returns the plan size, 0 when none. */
+static size_t greedy_pass(vctx *c, const ds_res *req, const ds_res *free_, size_t top, size_t limit)
 {
+    size_t k = limit;
     ds_res cur = *free_;
     ds_res_add(&cur, &c->r[c->cand[top]].request);
     size_t np = 0;
@@ -441,6 +442,20 @@ static size_t greedy_plan(vctx *c, const ds_res *req, const ds_res *free_, size_
     for (size_t i = 0; i < np; i++)
         c->in_plan[c->plan[i]] = 0;
     return lacking ? 0 : np;
+}
+
+/* A plan of at most k victims (see greedy_pass). A greedy pass limited to k can spend a slot on a
+ * small helper and run out of slots, although a plan of k exists that the same pass finds when it
+ * may take more and then drops the helpers that turned out unnecessary; so when the limited pass
+ * fails, an unlimited one is tried and kept if its pruned plan has at most k victims. Still a
+ * heuristic (the exact problem is a multi-dimensional cover): docs/model.md states the bound. */
+static size_t greedy_plan(vctx *c, const ds_res *req, const ds_res *free_, size_t top, size_t k)
+{
+    size_t np = greedy_pass(c, req, free_, top, k);
+    if (np > 0 || k > top)
+        return np;
+    np = greedy_pass(c, req, free_, top, top + 1);
+    return np <= k ? np : 0;
 }
 
 /* Can preemptor a still meet its deadline if it starts now on node n? Remembered per preemptor,
