@@ -132,6 +132,8 @@ static int check_params(const ds_preempt_params *p, ds_err *err)
     if (p->max_victims_per_preemptor < 1)
         return ds_err_set(err, "max_victims_per_preemptor: must be >= 1 (got %zu)",
                           p->max_victims_per_preemptor);
+    if (p->pbar_given && (!isfinite(p->pbar_half) || p->pbar_half < 0.0))
+        return ds_err_set(err, "pbar_half: must be a finite number >= 0 (got %g)", p->pbar_half);
     return 0;
 }
 
@@ -296,6 +298,33 @@ double ds_pbar_half(double pmin, double pmax, size_t n)
     if (n < 2 || !(pmax >= pmin))
         return 0.0;
     return (pmax / 2.0 - pmin / 2.0) / (double)(n - 1);
+}
+
+void ds_pbar_acc_init(ds_pbar_acc *acc)
+{
+    acc->pmin = INFINITY;
+    acc->pmax = -INFINITY;
+    acc->n = 0;
+}
+
+void ds_pbar_acc_add_job(ds_pbar_acc *acc, const ds_task_status *st, const ds_task_eval *ev,
+                         size_t n)
+{
+    for (size_t t = 0; t < n; t++) {
+        if (st[t].state != DS_TASK_WAITING && st[t].state != DS_TASK_RUNNING)
+            continue;
+        double p = ev[t].priority;
+        if (!isfinite(p))
+            continue;
+        acc->pmin = fmin(acc->pmin, p);
+        acc->pmax = fmax(acc->pmax, p);
+        acc->n++;
+    }
+}
+
+double ds_pbar_acc_half(const ds_pbar_acc *acc)
+{
+    return acc->n >= 2 ? ds_pbar_half(acc->pmin, acc->pmax, acc->n) : 0.0;
 }
 
 /* Computed on halves so that the differences of finite priorities stay finite. */
@@ -888,7 +917,7 @@ long ds_select_victims(const ds_waiting_task *waiting, size_t n_waiting,
             rorder[nc++] = (prio_ix){running[i].priority, i};
     }
     size_t n_all = n_waiting + n_running;
-    c.pbar_half = ds_pbar_half(pmin, pmax, n_all);
+    c.pbar_half = p->pbar_given ? p->pbar_half : ds_pbar_half(pmin, pmax, n_all);
 
     qsort(rorder, n_cand, sizeof *rorder, cmp_asc);
     for (size_t i = 0; i < n_cand; i++)
