@@ -20,7 +20,7 @@
  * (docs/model.md, "Preemption"). */
 typedef enum ds_gap_norm {
     DS_NORM_PAPER = 0, /* DSP: P_hat / P_bar, P_bar = (P_max - P_min) / (n - 1) over all tasks */
-    DS_NORM_RATIO = 1, /* P_A / P_B: depends on the pair alone (the policy's default) */
+    DS_NORM_RATIO = 1, /* P_A / P_B: depends on the pair alone */
 } ds_gap_norm;
 
 typedef struct ds_preempt_params {
@@ -32,7 +32,7 @@ typedef struct ds_preempt_params {
      * otherwise computed over the waiting and running tasks passed to ds_select_victims. */
     bool pbar_given;
     double pbar_half;
-    ds_gap_norm norm; /* how the gap is normalised; the policy's default is DS_NORM_RATIO */
+    ds_gap_norm norm; /* how the gap is normalised; the policy's default is DS_NORM_PAPER */
     bool payoff;      /* evict only when it pays (ds_eviction_pays); the policy's default is true */
     double tau_s;     /* starvation guard on waiting time; 0 = off (default) */
     double min_run_s; /* a victim must have run this long; default 60 */

@@ -370,12 +370,12 @@ static void test_ratio_gap(void **state)
     assert_int_equal(ds_gap_norm_parse("Ratio", &n), -1);
     ds_policy pol;
     ds_policy_defaults(&pol);
-    assert_int_equal(pol.preemption.norm, DS_NORM_RATIO);
+    assert_int_equal(pol.preemption.norm, DS_NORM_PAPER);
     const char *doc = "apiVersion: dagsched.io/v1alpha1\nkind: SchedulingPolicy\n"
-                      "metadata: {name: t}\nspec:\n  preemption: {normalisation: paper}\n";
+                      "metadata: {name: t}\nspec:\n  preemption: {normalisation: ratio}\n";
     ds_err err = {{0}};
     assert_int_equal(ds_policy_parse(doc, strlen(doc), &pol, &err), 0);
-    assert_int_equal(pol.preemption.norm, DS_NORM_PAPER);
+    assert_int_equal(pol.preemption.norm, DS_NORM_RATIO);
     const char *bad = "apiVersion: dagsched.io/v1alpha1\nkind: SchedulingPolicy\n"
                       "metadata: {name: t}\nspec:\n  preemption: {normalisation: rank}\n";
     assert_int_equal(ds_policy_parse(bad, strlen(bad), &pol, &err), -1);
