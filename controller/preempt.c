@@ -319,6 +319,8 @@ static long run_once(plan_state *s, const ctl_budget *b, const bool *active,
     ds_preempt_params params = in->policy->preemption;
     params.epsilon_s = in->policy->urgent_threshold_s;
     params.max_evictions = b->total_left - s->n_acc;
+    params.pbar_given = in->pbar_given;
+    params.pbar_half = in->pbar_half;
     for (size_t i = 0; i < s->n_wait; i++) {
         s->wsel[i] = s->wait[i];
         if (!active[i])

@@ -39,6 +39,10 @@ typedef struct ctl_preempt_in {
     const ds_policy *policy;
     const ctl_ledger *ledger;
     double now;
+    /* P_bar / 2 of the whole job model (ctl_snapshot_pbar_half), for the paper's normalisation;
+     * when pbar_given is false it is computed over the tasks offered to the algorithm. */
+    bool pbar_given;
+    double pbar_half;
 } ctl_preempt_in;
 
 typedef struct ctl_eviction {

@@ -328,7 +328,9 @@ static void do_preempt(ctl_controller *c, const ctl_snapshot *s, const ds_policy
                          .n_jobs = s->js.n_jobs,
                          .policy = pol,
                          .ledger = &c->ledger.ledger,
-                         .now = s->now};
+                         .now = s->now,
+                         .pbar_given = true,
+                         .pbar_half = ctl_snapshot_pbar_half(s)};
     ctl_preempt_out out;
     ds_err err = {{0}};
     if (ctl_preempt_plan(&in, &out, &err) != 0) {

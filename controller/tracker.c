@@ -12,6 +12,7 @@
 #include "model_input.h"
 #include "node_speed.h"
 #include "timefmt.h"
+#include "victim.h"
 
 typedef struct node_speed {
     const char *name;
@@ -489,6 +490,18 @@ void ctl_snapshot_free(ctl_snapshot *s)
     free(s->tol);
     free(s->taint);
     memset(s, 0, sizeof *s);
+}
+
+double ctl_snapshot_pbar_half(const ctl_snapshot *s)
+{
+    ds_pbar_acc acc;
+    ds_pbar_acc_init(&acc);
+    for (size_t j = 0; j < s->js.n_jobs; j++) {
+        const ds_job *job = &s->js.jobs[j];
+        if (job->valid)
+            ds_pbar_acc_add_job(&acc, job->status, job->eval, job->dag.n);
+    }
+    return ds_pbar_acc_half(&acc);
 }
 
 const ds_job *ctl_snapshot_job_of(const ctl_snapshot *s, const ctl_task_info *t)

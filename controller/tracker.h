@@ -63,6 +63,10 @@ int ctl_snapshot_build(kube_obj_list *pods, kube_obj_list *nodes, kube_obj_list 
 const ctl_namespace *ctl_snapshot_namespace(const ctl_snapshot *s, const char *name);
 void ctl_snapshot_free(ctl_snapshot *s);
 
+/* P_bar / 2 over the snapshot's DAG tasks (ds_pbar_acc: every waiting or running task of a valid
+ * job), the population the extender and the simulator use too. */
+double ctl_snapshot_pbar_half(const ctl_snapshot *s);
+
 /* The job of a pod or batch Job in the snapshot (NULL when it is not part of a job). */
 const ds_job *ctl_snapshot_job_of(const ctl_snapshot *s, const ctl_task_info *t);
 

@@ -192,29 +192,19 @@ static int build_pods(ext_snapshot *s, const ext_build_input *in, ds_pod_obs *ob
     return 0;
 }
 
-/* P_bar over every waiting and running task of the valid jobs. */
+/* P_bar over every waiting and running task of the valid jobs (ds_pbar_acc, the population the
+ * controller and the simulator use too). */
 static void compute_pbar(ext_snapshot *s)
 {
-    double pmin = INFINITY, pmax = -INFINITY;
-    size_t n = 0;
+    ds_pbar_acc acc;
+    ds_pbar_acc_init(&acc);
     for (size_t j = 0; j < s->jobs.n_jobs; j++) {
         const ds_job *job = &s->jobs.jobs[j];
-        if (!job->valid)
-            continue;
-        for (size_t t = 0; t < job->dag.n; t++) {
-            ds_task_state st = job->status[t].state;
-            if (st != DS_TASK_WAITING && st != DS_TASK_RUNNING)
-                continue;
-            double p = job->eval[t].priority;
-            if (!isfinite(p))
-                continue;
-            pmin = fmin(pmin, p);
-            pmax = fmax(pmax, p);
-            n++;
-        }
+        if (job->valid)
+            ds_pbar_acc_add_job(&acc, job->status, job->eval, job->dag.n);
     }
-    s->n_dsp_tasks = n;
-    s->pbar_half = n >= 2 ? ds_pbar_half(pmin, pmax, n) : 0.0;
+    s->n_dsp_tasks = acc.n;
+    s->pbar_half = ds_pbar_acc_half(&acc);
 }
 
 int ext_snapshot_build(const ext_build_input *in, ext_snapshot **out, ds_err *err)

@@ -68,8 +68,9 @@ void ds_policy_defaults(ds_policy *p)
     add_name(&p->protected_namespaces, "kube-system");
     add_name(&p->protected_priority_classes, "system-cluster-critical");
     add_name(&p->protected_priority_classes, "system-node-critical");
-    /* A pair test that means the same at any cluster size, and evictions only when they pay. */
-    p->preemption.norm = DS_NORM_RATIO;
+    /* The paper's normalisation (the pair-only ratio is an option, see docs/model.md), and
+     * evictions only when they pay. */
+    p->preemption.norm = DS_NORM_PAPER;
     p->preemption.payoff = true;
     p->cross_ns_require_higher = true; /* and no trusted namespace: preemption within a namespace */
 

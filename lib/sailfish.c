@@ -142,12 +142,14 @@ void ds_score_node(const ds_res *request, const ds_node_view *node, double criti
         return;
     out->fits = true;
 
-    /* Pod demand and node load over the used dimensions, normalised by allocatable. */
+    /* Pod demand and node load over the dimensions in use, normalised by allocatable: a kind the
+     * node has but neither the pod requests nor the node's pods use (an idle GPU under a pod
+     * without GPU) says nothing about packing, and counting it would dilute the others. */
     double a[DS_RES_N], b[DS_RES_N];
     size_t m = 0;
     double free_sum = 0.0;
     for (int k = 0; k < DS_RES_N; k++) {
-        if (alloc->v[k] <= 0)
+        if (alloc->v[k] <= 0 || (request->v[k] <= 0 && node->requested.v[k] <= 0))
             continue;
         double cap = (double)alloc->v[k];
         a[m] = clamp01((double)request->v[k] / cap);

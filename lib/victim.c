@@ -132,6 +132,8 @@ static int check_params(const ds_preempt_params *p, ds_err *err)
     if (p->max_victims_per_preemptor < 1)
         return ds_err_set(err, "max_victims_per_preemptor: must be >= 1 (got %zu)",
                           p->max_victims_per_preemptor);
+    if (p->pbar_given && (!isfinite(p->pbar_half) || p->pbar_half < 0.0))
+        return ds_err_set(err, "pbar_half: must be a finite number >= 0 (got %g)", p->pbar_half);
     return 0;
 }
 
@@ -298,6 +300,33 @@ double ds_pbar_half(double pmin, double pmax, size_t n)
     return (pmax / 2.0 - pmin / 2.0) / (double)(n - 1);
 }
 
+void ds_pbar_acc_init(ds_pbar_acc *acc)
+{
+    acc->pmin = INFINITY;
+    acc->pmax = -INFINITY;
+    acc->n = 0;
+}
+
+void ds_pbar_acc_add_job(ds_pbar_acc *acc, const ds_task_status *st, const ds_task_eval *ev,
+                         size_t n)
+{
+    for (size_t t = 0; t < n; t++) {
+        if (st[t].state != DS_TASK_WAITING && st[t].state != DS_TASK_RUNNING)
+            continue;
+        double p = ev[t].priority;
+        if (!isfinite(p))
+            continue;
+        acc->pmin = fmin(acc->pmin, p);
+        acc->pmax = fmax(acc->pmax, p);
+        acc->n++;
+    }
+}
+
+double ds_pbar_acc_half(const ds_pbar_acc *acc)
+{
+    return acc->n >= 2 ? ds_pbar_half(acc->pmin, acc->pmax, acc->n) : 0.0;
+}
+
 /* Computed on halves so that the differences of finite priorities stay finite. */
 bool ds_gap_passes(double pa, double pb, double pbar_half, double rho)
 {
@@ -382,13 +411,14 @@ static bool need_of(const ds_res *req, const ds_res *room, ds_res *need)
     return lacking;
 }
 
-/* Build ctx->plan (candidate positions, mandatory top victim first) of at most k victims among
- * cand[0..top], with cand[top] included, that makes `req` fit on the node whose free resources are
- * `free_`. Lowest-priority helpers first: each step takes the lowest-priority candidate that
- * completes the fit, else the lowest-priority one that reduces a missing resource. Victims that
- * turn out unnecessary are dropped at the end. Returns the plan size, 0 when none. */
-static size_t greedy_plan(vctx *c, const ds_res *req, const ds_res *free_, size_t top, size_t k)
+/* One greedy pass: ctx->plan (candidate positions, mandatory top victim first) of at most `limit`
+ * victims among cand[0..top], with cand[top] included, that makes `req` fit on the node whose free
+ * resources are `free_`. Lowest-priority helpers first: each step takes the lowest-priority
+ * candidate that completes the fit, else the lowest-priority one that reduces a missing resource.
+ * Victims that turn out unnecessary are dropped at the end. Returns the plan size, 0 when none. */
+static size_t greedy_pass(vctx *c, const ds_res *req, const ds_res *free_, size_t top, size_t limit)
 {
+    size_t k = limit;
     ds_res cur = *free_;
     ds_res_add(&cur, &c->r[c->cand[top]].request);
     size_t np = 0;
@@ -441,6 +471,20 @@ static size_t greedy_plan(vctx *c, const ds_res *req, const ds_res *free_, size_
     for (size_t i = 0; i < np; i++)
         c->in_plan[c->plan[i]] = 0;
     return lacking ? 0 : np;
+}
+
+/* A plan of at most k victims (see greedy_pass). A greedy pass limited to k can spend a slot on a
+ * small helper and run out of slots, although a plan of k exists that the same pass finds when it
+ * may take more and then drops the helpers that turned out unnecessary; so when the limited pass
+ * fails, an unlimited one is tried and kept if its pruned plan has at most k victims. Still a
+ * heuristic (the exact problem is a multi-dimensional cover): docs/model.md states the bound. */
+static size_t greedy_plan(vctx *c, const ds_res *req, const ds_res *free_, size_t top, size_t k)
+{
+    size_t np = greedy_pass(c, req, free_, top, k);
+    if (np > 0 || k > top)
+        return np;
+    np = greedy_pass(c, req, free_, top, top + 1);
+    return np <= k ? np : 0;
 }
 
 /* Can preemptor a still meet its deadline if it starts now on node n? Remembered per preemptor,
@@ -873,7 +917,7 @@ long ds_select_victims(const ds_waiting_task *waiting, size_t n_waiting,
             rorder[nc++] = (prio_ix){running[i].priority, i};
     }
     size_t n_all = n_waiting + n_running;
-    c.pbar_half = ds_pbar_half(pmin, pmax, n_all);
+    c.pbar_half = p->pbar_given ? p->pbar_half : ds_pbar_half(pmin, pmax, n_all);
 
     qsort(rorder, n_cand, sizeof *rorder, cmp_asc);
     for (size_t i = 0; i < n_cand; i++)

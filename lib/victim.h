@@ -10,6 +10,7 @@
 #include <stddef.h>
 
 #include "dag.h"
+#include "dsp.h"
 #include "ds_error.h"
 #include "resources.h"
 
@@ -19,7 +20,7 @@
  * (docs/model.md, "Preemption"). */
 typedef enum ds_gap_norm {
     DS_NORM_PAPER = 0, /* DSP: P_hat / P_bar, P_bar = (P_max - P_min) / (n - 1) over all tasks */
-    DS_NORM_RATIO = 1, /* P_A / P_B: depends on the pair alone (the policy's default) */
+    DS_NORM_RATIO = 1, /* P_A / P_B: depends on the pair alone */
 } ds_gap_norm;
 
 typedef struct ds_preempt_params {
@@ -27,7 +28,11 @@ typedef struct ds_preempt_params {
     double epoch_s;   /* preemptable only when t_allow > epoch; default 10 */
     double delta;     /* fraction of waiting tasks (by priority) tried; default 0.35 */
     double rho;       /* normalised gap threshold, 0 or > 1; default 1.5 (0: DSP w/o PP) */
-    ds_gap_norm norm; /* how the gap is normalised; the policy's default is DS_NORM_RATIO */
+    /* P_bar / 2 of the population above (ds_pbar_acc), when the caller knows it (pbar_given);
+     * otherwise computed over the waiting and running tasks passed to ds_select_victims. */
+    bool pbar_given;
+    double pbar_half;
+    ds_gap_norm norm; /* how the gap is normalised; the policy's default is DS_NORM_PAPER */
     bool payoff;      /* evict only when it pays (ds_eviction_pays); the policy's default is true */
     double tau_s;     /* starvation guard on waiting time; 0 = off (default) */
     double min_run_s; /* a victim must have run this long; default 60 */
@@ -111,6 +116,24 @@ ds_preemptable_status ds_running_preemptable(const ds_running_task *b, const ds_
 /* P_bar / 2 for n priorities spanning pmin..pmax: (pmax - pmin) / (n - 1) / 2, 0 when n < 2.
  * Halved so that gaps between huge finite priorities never overflow. */
 double ds_pbar_half(double pmin, double pmax, size_t n);
+
+/* The population of the paper's P_bar, one definition for the controller, the extender and the
+ * simulator: the DSP priorities of every task of a valid DAG job that is waiting (runnable, not
+ * running) or running, whether or not a pod of it exists yet or kube-scheduler has tried it.
+ * Accumulate job by job, then read P_bar / 2. */
+typedef struct ds_pbar_acc {
+    double pmin, pmax;
+    size_t n;
+} ds_pbar_acc;
+
+void ds_pbar_acc_init(ds_pbar_acc *acc);
+
+/* Add the waiting and running tasks among a job's n tasks (status and DSP evaluation per task);
+ * non-finite priorities are skipped. */
+void ds_pbar_acc_add_job(ds_pbar_acc *acc, const ds_task_status *st, const ds_task_eval *ev,
+                         size_t n);
+
+double ds_pbar_acc_half(const ds_pbar_acc *acc); /* ds_pbar_half over the tasks added */
 
 /* The normalised-gap test: P_hat = pa - pb > 0 and (rho = 0 or (P_bar > 0 and P_hat / P_bar >
  * rho)). */

@@ -842,6 +842,16 @@ static int dsp_preemption(engine *e)
         pp.rho = 0;
     if (e->p->paper_gap)
         pp.norm = DS_NORM_PAPER;
+    /* P_bar over the same population as the controller and the extender: every waiting or
+     * running task of the jobs in the system (ds_pbar_acc). */
+    ds_pbar_acc acc;
+    ds_pbar_acc_init(&acc);
+    for (size_t a = 0; a < e->n_active; a++) {
+        const ejob *j = e->jobs[e->active[a]];
+        ds_pbar_acc_add_job(&acc, j->st, j->ev, j->dag.n);
+    }
+    pp.pbar_given = true;
+    pp.pbar_half = ds_pbar_acc_half(&acc);
     if (e->p->anti_thrash) {
         prune_evictions(e);
         ds_evict_history h = {.n = e->n_evicts, .get = evict_mark, .ctx = e};

@@ -9,6 +9,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "../common/ds_assert.h"
+
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -368,12 +370,12 @@ static void test_ratio_gap(void **state)
     assert_int_equal(ds_gap_norm_parse("Ratio", &n), -1);
     ds_policy pol;
     ds_policy_defaults(&pol);
-    assert_int_equal(pol.preemption.norm, DS_NORM_RATIO);
+    assert_int_equal(pol.preemption.norm, DS_NORM_PAPER);
     const char *doc = "apiVersion: dagsched.io/v1alpha1\nkind: SchedulingPolicy\n"
-                      "metadata: {name: t}\nspec:\n  preemption: {normalisation: paper}\n";
+                      "metadata: {name: t}\nspec:\n  preemption: {normalisation: ratio}\n";
     ds_err err = {{0}};
     assert_int_equal(ds_policy_parse(doc, strlen(doc), &pol, &err), 0);
-    assert_int_equal(pol.preemption.norm, DS_NORM_PAPER);
+    assert_int_equal(pol.preemption.norm, DS_NORM_RATIO);
     const char *bad = "apiVersion: dagsched.io/v1alpha1\nkind: SchedulingPolicy\n"
                       "metadata: {name: t}\nspec:\n  preemption: {normalisation: rank}\n";
     assert_int_equal(ds_policy_parse(bad, strlen(bad), &pol, &err), -1);
@@ -480,6 +482,65 @@ static void test_unrelated_tasks_never_flip(void **state)
     free(r);
 }
 
+/* The paper's P_bar population, one definition (ds_pbar_acc): waiting and running tasks of the
+ * jobs added, whatever the caller offers to Algorithm 1; and a given P_bar overrides the one
+ * computed over the offered tasks. */
+static void test_pbar_population(void **state)
+{
+    (void)state;
+    ds_task_status st[5] = {{.state = DS_TASK_WAITING},
+                            {.state = DS_TASK_RUNNING},
+                            {.state = DS_TASK_BLOCKED},
+                            {.state = DS_TASK_SUCCEEDED},
+                            {.state = DS_TASK_WAITING}};
+    ds_task_eval ev[5] = {{.priority = 1.0},
+                          {.priority = 5.0},
+                          {.priority = 100.0},
+                          {.priority = -100.0},
+                          {.priority = NAN}};
+    ds_pbar_acc acc;
+    ds_pbar_acc_init(&acc);
+    assert_double_near(ds_pbar_acc_half(&acc), 0.0, 0);
+    ds_pbar_acc_add_job(&acc, st, ev, 5);
+    assert_int_equal(acc.n, 2); /* blocked, succeeded and NaN left out */
+    assert_double_near(ds_pbar_acc_half(&acc), (5.0 - 1.0) / 1.0 / 2.0, 1e-12);
+    ds_task_status st2[1] = {{.state = DS_TASK_WAITING}};
+    ds_task_eval ev2[1] = {{.priority = 3.0}};
+    ds_pbar_acc_add_job(&acc, st2, ev2, 1);
+    assert_double_near(ds_pbar_acc_half(&acc), (5.0 - 1.0) / 2.0 / 2.0, 1e-12);
+
+    /* Phase 2 under the paper's rule: A 2.0 waiting, B 1.0 running, alone P_bar = 1, gap 1 / 1 =
+     * 1 <= rho 1.5: nothing. With the job model's P_bar given (0.5: many tasks in between) the
+     * gap is 2 > 1.5: B is evicted. */
+    ds_preempt_params p = {.epsilon_s = 30,
+                           .epoch_s = 10,
+                           .delta = 1.0,
+                           .rho = 1.5,
+                           .norm = DS_NORM_PAPER,
+                           .max_victims_per_preemptor = 1,
+                           .max_evictions = 10};
+    ds_waiting_task w = {
+        .job = DS_NO_TASK, .priority = 2.0, .t_allow_s = INFINITY, .request = {{2000, GI, 0, 0}}};
+    ds_running_task r = {.job = DS_NO_TASK,
+                         .priority = 1.0,
+                         .t_allow_s = INFINITY,
+                         .ran_s = 600,
+                         .request = {{2000, GI, 0, 0}},
+                         .node = 0,
+                         .evictable = true};
+    ds_node_free n = {.free_ = {{0, 0, 0, 0}}, .evictions_left = 5, .speed = 1};
+    ds_decision out[4];
+    ds_err err = {{0}};
+    assert_int_equal(ds_select_victims(&w, 1, &r, 1, &n, 1, NULL, 0, &p, out, 4, &err), 0);
+    p.pbar_given = true;
+    p.pbar_half = 0.25;
+    assert_int_equal(ds_select_victims(&w, 1, &r, 1, &n, 1, NULL, 0, &p, out, 4, &err), 1);
+    assert_double_near(out[0].normalised_gap, 2.0, 1e-12);
+    p.pbar_half = NAN;
+    assert_int_equal(ds_select_victims(&w, 1, &r, 1, &n, 1, NULL, 0, &p, out, 4, &err), -1);
+    assert_non_null(strstr(err.msg, "pbar_half"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -493,6 +554,7 @@ int main(void)
         cmocka_unit_test(test_unsavable_failure_not_shared),
         cmocka_unit_test(test_place_preempt_node),
         cmocka_unit_test(test_ratio_gap),
+        cmocka_unit_test(test_pbar_population),
         cmocka_unit_test(test_unrelated_tasks_never_flip),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

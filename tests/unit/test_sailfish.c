@@ -308,6 +308,40 @@ static void test_score_gpu_dimension(void **state)
     assert_int_equal(s.score, 2); /* 10 * 0.4 * (0.0690 + 0.3542) = 1.693 */
 }
 
+/* An idle GPU under a pod that requests none is not a packing dimension: on an 8-cpu, 32Gi,
+ * 4-gpu node with 6 cpu and 4Gi in use, a 1-cpu 16Gi pod is scored over cpu and memory only.
+ * a = (0.125, 0.5), b = (0.75, 0.125): dominants differ; DV = (0.625^2 + 0.375^2) / 2 =
+ * 0.265625, / (m/2 = 1) = 0.265625. Free after: cpu 1/8, memory 12/32: best fit 1 - 0.5/2 =
+ * 0.75. Score 10 * 0.4 * (0.265625 + 0.75) = 4.06 -> 4 (with the idle gpu counted it was 3). */
+static void test_score_idle_gpu_ignored(void **state)
+{
+    (void)state;
+    ds_node_view n = {
+        .allocatable = {{8000, 32 * GI, 0, 4}}, .requested = {{6000, 4 * GI, 0, 0}}, .speed = 1.0};
+    ds_res req = {{1000, 16 * GI, 0, 0}};
+    ds_node_score s;
+    ds_score_node(&req, &n, 0.0, 1.0, NULL, &s);
+    assert_true(s.fits);
+    assert_double_near(s.complementarity, 0.265625, 1e-12);
+    assert_double_near(s.best_fit, 0.75, 1e-12);
+    assert_int_equal(s.score, 4);
+    /* The same node without the gpu scores the same: the idle gpu changes nothing. */
+    ds_node_view plain = n;
+    plain.allocatable.v[DS_RES_GPU] = 0;
+    ds_node_score t;
+    ds_score_node(&req, &plain, 0.0, 1.0, NULL, &t);
+    assert_int_equal(t.score, s.score);
+    assert_double_near(t.best_fit, s.best_fit, 0);
+    /* A gpu in use by the node's pods is a dimension again (their load is what a pod complements).
+     */
+    n.requested.v[DS_RES_GPU] = 2;
+    ds_score_node(&req, &n, 0.0, 1.0, NULL, &s);
+    /* a = (0.125, 0.5, 0), b = (0.75, 0.125, 0.5): DV = (0.390625 + 0.140625 + 0.25) / 2 =
+     * 0.390625, / 1.5; free after: 1/8, 12/32, 2/4 -> best fit 1 - 1/3. */
+    assert_double_near(s.complementarity, 0.390625 / 1.5, 1e-12);
+    assert_double_near(s.best_fit, 1.0 - (0.125 + 0.375 + 0.5) / 3.0, 1e-12);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -323,6 +357,7 @@ int main(void)
         cmocka_unit_test(test_score_critical_prefers_fast),
         cmocka_unit_test(test_score_not_fitting),
         cmocka_unit_test(test_score_gpu_dimension),
+        cmocka_unit_test(test_score_idle_gpu_ignored),
     };
     return cmocka_run_group_tests_name("sailfish", tests, NULL, NULL);
 }

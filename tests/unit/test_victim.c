@@ -402,6 +402,32 @@ static void test_multi_victim(void **state)
     assert_decision(&out[0], 0, 0, 0, DS_REASON_URGENT);
 }
 
+/* Three victims allowed. Candidates on the node by ascending priority: h0 0.1 (100 cpu), h1 0.2
+ * (2000 cpu), h2 0.3 (4Gi), top 0.4 (2000 cpu); the preemptor needs 4000 cpu and 4Gi of a full
+ * node. A greedy pass limited to three takes top, then h0 (the lowest that reduces the missing
+ * cpu), then h1, and runs out of slots with memory missing; {top, h1, h2} makes room. It is found,
+ * as it was with four slots allowed (then h0 was dropped as unnecessary). */
+static void test_multi_victim_slot_spent_on_helper(void **state)
+{
+    (void)state;
+    ds_preempt_params p = params();
+    p.max_victims_per_preemptor = 3;
+    ds_waiting_task w[] = {urgent(5, 4000, 4 * GI)};
+    ds_running_task r[] = {running(0.1, 100, 0, 0), running(0.2, 2000, 0, 0),
+                           running(0.3, 0, 4 * GI, 0), running(0.4, 2000, 0, 0)};
+    ds_node_free n[] = {node(0, 0, 5)};
+    ds_decision out[N_OUT];
+    assert_int_equal(select_plain(w, 1, r, 4, n, 1, &p, out), 3);
+    assert_decision(&out[0], 0, 1, 0, DS_REASON_URGENT);
+    assert_decision(&out[1], 0, 2, 0, DS_REASON_URGENT);
+    assert_decision(&out[2], 0, 3, 0, DS_REASON_URGENT);
+    p.max_victims_per_preemptor = 4; /* the same three */
+    assert_int_equal(select_plain(w, 1, r, 4, n, 1, &p, out), 3);
+    assert_decision(&out[2], 0, 3, 0, DS_REASON_URGENT);
+    p.max_victims_per_preemptor = 2; /* no two make room */
+    assert_int_equal(select_plain(w, 1, r, 4, n, 1, &p, out), 0);
+}
+
 /* A four-step greedy plan on one node (up to 4 victims) for a pod needing 1000 cpu and 2Gi.
  * Candidates by ascending priority: z 0.05 (only another resource), c0 0.1 (500, 0),
  * c1 0.2 (1000, 512Mi), c2 0.3 (0, 512Mi), c3 0.4 (0, 1Gi). Only with c3 do the candidates cover
@@ -1062,6 +1088,7 @@ int main(void)
         cmocka_unit_test(test_state_update),
         cmocka_unit_test(test_starvation),
         cmocka_unit_test(test_multi_victim),
+        cmocka_unit_test(test_multi_victim_slot_spent_on_helper),
         cmocka_unit_test(test_greedy_plan_drops_helpers),
         cmocka_unit_test(test_huge_free_memory),
         cmocka_unit_test(test_node_choice),
