@@ -19,6 +19,12 @@ CFLAGS_BASE := $(CSTD) $(WARN) -g -Ilib -MMD -MP
 OPT_FLAGS := -O2
 SAN_FLAGS := -O1 -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
+# One version for every binary and image: the chart's appVersion, and the git commit built
+# (`make DAGSCHED_GIT=...` where the tree has no .git, as in an image build).
+DAGSCHED_VERSION := $(shell sed -n 's/^appVersion: *"\{0,1\}\([^"]*\)"\{0,1\} *$$/\1/p' helm/dagsched/Chart.yaml)
+DAGSCHED_GIT     ?= $(shell git describe --always --dirty 2>/dev/null || echo unknown)
+VERSION_FLAGS    := -DDAGSCHED_VERSION='"$(DAGSCHED_VERSION)"' -DDAGSCHED_GIT='"$(DAGSCHED_GIT)"'
+
 # External libraries (Debian packages installed by hack/install-deps.sh).
 YAML_LIBS    := -lyaml
 CMOCKA_LIBS  := -lcmocka

@@ -15,7 +15,10 @@
 #include "timefmt.h"
 
 #ifndef DAGSCHED_VERSION
-#define DAGSCHED_VERSION "dev"
+#define DAGSCHED_VERSION "unknown"
+#endif
+#ifndef DAGSCHED_GIT
+#define DAGSCHED_GIT "unknown"
 #endif
 
 static volatile sig_atomic_t g_signal;
@@ -244,7 +247,7 @@ static int parse_flags(int argc, char **argv, flags *f)
             usage(stdout);
             exit(0);
         case OPT_VERSION:
-            printf("dagsched-controller %s\n", DAGSCHED_VERSION);
+            printf("dagsched-controller %s (git %s)\n", DAGSCHED_VERSION, DAGSCHED_GIT);
             exit(0);
         default:
             fprintf(stderr, "dagsched-controller: unknown or incomplete flag %s (see --help)\n",
@@ -511,8 +514,8 @@ int main(int argc, char **argv)
         kube_config_free(cfg);
         return 1;
     }
-    KLOG_INFO("main", "dagsched-controller %s: API server %s (%s)%s", DAGSCHED_VERSION, cfg->server,
-              cfg->source, c.opt.dry_run ? ", dry run" : "");
+    KLOG_INFO("main", "dagsched-controller %s (git %s): API server %s (%s)%s", DAGSCHED_VERSION,
+              DAGSCHED_GIT, cfg->server, cfg->source, c.opt.dry_run ? ", dry run" : "");
     kube_config_free(cfg);
     ctl_ledger_store_init(&c.ledger, c.client, c.opt.policy_namespace, c.opt.ledger_name);
     atomic_store(&c.need_ledger, true);

@@ -8,7 +8,9 @@ RUN apt-get update && apt-get install -y --no-install-recommends \
     && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY . .
-RUN make bin/dagsched-extender
+# The commit built (the build context has no .git): docker build --build-arg DAGSCHED_GIT=...
+ARG DAGSCHED_GIT=unknown
+RUN make bin/dagsched-extender DAGSCHED_GIT="$DAGSCHED_GIT"
 
 FROM debian:bookworm-slim
 RUN apt-get update && apt-get install -y --no-install-recommends \

@@ -18,7 +18,7 @@
 #include "state.h"
 
 #ifndef DAGSCHED_VERSION
-#define DAGSCHED_VERSION "0.1.0"
+#define DAGSCHED_VERSION "unknown"
 #endif
 #ifndef DAGSCHED_GIT
 #define DAGSCHED_GIT "unknown"

@@ -13,7 +13,8 @@ for tool in docker kind kubectl helm; do
 done
 kind get clusters | grep -qx "$CLUSTER_NAME" || kind create cluster --name "$CLUSTER_NAME"
 for c in extender controller; do
-  docker build -f "docker/$c.Dockerfile" -t "dagsched/dagsched-$c:$TAG" .
+  docker build -f "docker/$c.Dockerfile" -t "dagsched/dagsched-$c:$TAG" \
+    --build-arg DAGSCHED_GIT="$(git describe --always --dirty 2>/dev/null || echo unknown)" .
   kind load docker-image --name "$CLUSTER_NAME" "dagsched/dagsched-$c:$TAG"
 done
 k8s_version=$(kubectl --context "kind-$CLUSTER_NAME" version -o json | python3 -c \

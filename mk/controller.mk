@@ -54,8 +54,7 @@ controller-unit-test-asan: $(CTL_UNIT_ASAN)
 INTEGRATION_TESTS += controller-unit-test controller-unit-test-asan
 
 # The binary: the decision modules, the I/O modules, the Kubernetes client and the HTTP runtime.
-CTL_VERSION := $(shell git describe --always --dirty 2>/dev/null || echo dev)
-$(BUILD)/rel/controller/main.o: CTL_CFLAGS += -DDAGSCHED_VERSION='"$(CTL_VERSION)"'
+$(BUILD)/rel/controller/main.o: CTL_CFLAGS += $(VERSION_FLAGS)
 BINARIES += $(BIN)/dagsched-controller
 $(BIN)/dagsched-controller: $(patsubst controller/%.c,$(BUILD)/rel/controller/%.o,$(CTL_IO_SRCS)) \
 		$(BUILD)/rel/libdsctl.a $(BUILD)/rel/libdskube.a $(BUILD)/rel/libdsruntime.a \
@@ -66,7 +65,7 @@ $(BIN)/dagsched-controller: $(patsubst controller/%.c,$(BUILD)/rel/controller/%.
 		$(KUBE_LIBS) $(RUNTIME_LIBS) $(CTL_CORE_LIBS)
 
 # The same binary with AddressSanitizer and UndefinedBehaviorSanitizer, for the integration suite.
-$(BUILD)/asan/controller/main.o: CTL_CFLAGS += -DDAGSCHED_VERSION='"$(CTL_VERSION)"'
+$(BUILD)/asan/controller/main.o: CTL_CFLAGS += $(VERSION_FLAGS)
 $(BUILD)/asan/bin/dagsched-controller: $(patsubst controller/%.c,$(BUILD)/asan/controller/%.o,$(CTL_IO_SRCS)) \
 		$(BUILD)/asan/libdsctl.a $(BUILD)/asan/libdskube.a $(BUILD)/asan/libdsruntime.a \
 		$(BUILD)/asan/libdagsched.a

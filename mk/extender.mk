@@ -30,14 +30,11 @@ endef
 $(eval $(call extender_variant,rel,$(OPT_FLAGS)))
 $(eval $(call extender_variant,asan,$(SAN_FLAGS)))
 
-EXT_VERSION := 0.1.0
-EXT_GIT     := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 
 $(BIN)/dagsched-extender: extender/main.c $(BUILD)/rel/libdsextender.a $(BUILD)/rel/libdsruntime.a \
 		$(BUILD)/rel/libdskube.a $(BUILD)/rel/libdagsched.a
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_BASE) $(OPT_FLAGS) $(EXT_CFLAGS) -DDAGSCHED_VERSION='"$(EXT_VERSION)"' \
-		-DDAGSCHED_GIT='"$(EXT_GIT)"' -MF $(BUILD)/rel/extender/main.d $< -o $@ \
+	$(CC) $(CFLAGS_BASE) $(OPT_FLAGS) $(EXT_CFLAGS) $(VERSION_FLAGS) -MF $(BUILD)/rel/extender/main.d $< -o $@ \
 		$(BUILD)/rel/libdsextender.a \
 		$(BUILD)/rel/libdsruntime.a $(BUILD)/rel/libdskube.a $(BUILD)/rel/libdagsched.a \
 		$(EXT_LIBS) $(RUNTIME_LIBS) $(KUBE_LIBS) $(LIBS_COMMON)
@@ -48,8 +45,7 @@ BINARIES += $(BIN)/dagsched-extender
 $(BUILD)/asan/bin/dagsched-extender: extender/main.c $(BUILD)/asan/libdsextender.a \
 		$(BUILD)/asan/libdsruntime.a $(BUILD)/asan/libdskube.a $(BUILD)/asan/libdagsched.a
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_BASE) $(SAN_FLAGS) $(EXT_CFLAGS) -DDAGSCHED_VERSION='"$(EXT_VERSION)"' \
-		-DDAGSCHED_GIT='"$(EXT_GIT)"' -MF $(BUILD)/asan/extender/main.d $< -o $@ \
+	$(CC) $(CFLAGS_BASE) $(SAN_FLAGS) $(EXT_CFLAGS) $(VERSION_FLAGS) -MF $(BUILD)/asan/extender/main.d $< -o $@ \
 		$(BUILD)/asan/libdsextender.a \
 		$(BUILD)/asan/libdsruntime.a $(BUILD)/asan/libdskube.a $(BUILD)/asan/libdagsched.a \
 		$(EXT_LIBS) $(RUNTIME_LIBS) $(KUBE_LIBS) $(LIBS_COMMON)

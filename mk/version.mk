@@ -1,0 +1,10 @@
+# mk/version.mk: one version for both binaries and the images (DAGSCHED_VERSION, the chart's
+# appVersion, and DAGSCHED_GIT, defined in the top-level Makefile).
+#
+#   make version-test   both binaries' --version name the chart's appVersion and the same commit
+
+.PHONY: version-test
+version-test: $(BIN)/dagsched-extender $(BIN)/dagsched-controller
+	@tests/version/check.sh $(BIN)/dagsched-extender $(BIN)/dagsched-controller
+
+INTEGRATION_TESTS += version-test
