@@ -80,7 +80,7 @@ typedef struct ctl_controller {
     bool was_healthy;
 } ctl_controller;
 
-/* Metrics registration. -1 on allocation failure. */
+/* The controller object (controller.c): metrics registration, -1 on allocation failure. */
 int ctl_metrics_init(ctl_metrics *m);
 
 /* Wake the decision loop (from informer callbacks). */

@@ -158,6 +158,181 @@ static int report_cycle(const ds_dag_task *tasks, size_t n, const size_t *indeg,
     return ds_err_set(err, "%s", buf);
 }
 
+/* The arrays of a DAG being built, owned here until they move into the ds_dag. */
+typedef struct dag_build {
+    const ds_task_spec *specs;
+    size_t n, n_slots, n_edges;
+    ds_dag_task *tasks;
+    char *names;
+    size_t *up_pool, *down_pool, *topo, *slots;
+    size_t *a, *b; /* scratch[0..n), scratch[n..2n) */
+    size_t *scratch;
+    double *finish, *lmr;
+    int n_levels;
+    double critical;
+} dag_build;
+
+static void dag_build_free(dag_build *d)
+{
+    free(d->tasks);
+    free(d->names);
+    free(d->up_pool);
+    free(d->down_pool);
+    free(d->topo);
+    free(d->slots);
+    free(d->scratch);
+    free(d->finish);
+    free(d->lmr);
+}
+
+/* Bounds first (without reading upstream entries), then each spec: the number of upstream
+ * entries and the bytes of the names. */
+static int check_specs(const ds_task_spec *specs, size_t n, size_t *raw_edges, size_t *name_bytes,
+                       ds_err *err)
+{
+    size_t edges = 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t k = specs[i].n_upstream;
+        edges = k > SIZE_MAX - edges ? SIZE_MAX : edges + k;
+    }
+    if (edges > DS_DAG_MAX_EDGES)
+        return ds_err_set(err, "job: too many dependencies: at most %d (got %zu)", DS_DAG_MAX_EDGES,
+                          edges);
+    size_t bytes = 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t len = 0;
+        if (check_spec(&specs[i], i, &len, err) != 0)
+            return -1;
+        bytes += len + 1;
+    }
+    *raw_edges = edges;
+    *name_bytes = bytes;
+    return 0;
+}
+
+/* Names and the name index; duplicate names are an error. */
+static int index_names(dag_build *d, ds_err *err)
+{
+    for (size_t s = 0; s < d->n_slots; s++)
+        d->slots[s] = NO_INDEX;
+    size_t off = 0;
+    for (size_t i = 0; i < d->n; i++) {
+        size_t len = strlen(d->specs[i].name);
+        memcpy(d->names + off, d->specs[i].name, len + 1);
+        d->tasks[i].name = d->names + off;
+        d->tasks[i].runtime_s = d->specs[i].runtime_s;
+        d->tasks[i].level = 1;
+        off += len + 1;
+        if (index_insert(d->slots, d->n_slots, d->tasks, i) != NO_INDEX)
+            return ds_err_set(err, "duplicate task name \"%s\"", d->tasks[i].name);
+    }
+    return 0;
+}
+
+/* Upstream lists: resolve names, drop duplicate entries, count dependents (in b). */
+static int resolve_upstream(dag_build *d, ds_err *err)
+{
+    for (size_t i = 0; i < d->n; i++) {
+        d->a[i] = NO_INDEX;
+        d->b[i] = 0;
+    }
+    size_t pos = 0;
+    for (size_t i = 0; i < d->n; i++) {
+        ds_dag_task *t = &d->tasks[i];
+        t->up = d->up_pool + pos;
+        for (size_t k = 0; k < d->specs[i].n_upstream; k++) {
+            const char *un = d->specs[i].upstream[k];
+            size_t j = NO_INDEX;
+            if (strnlen(un, DS_TASK_NAME_MAX + 1) <= DS_TASK_NAME_MAX)
+                j = index_lookup(d->slots, d->n_slots, d->tasks, un);
+            if (j == NO_INDEX)
+                return ds_err_set(err, "task \"%s\": depends on unknown task \"%.*s\"", t->name,
+                                  DS_TASK_NAME_MAX, un);
+            if (d->a[j] == i)
+                continue;
+            d->a[j] = i;
+            d->up_pool[pos++] = j;
+            t->n_up++;
+            d->b[j]++;
+        }
+    }
+    d->n_edges = pos;
+    return 0;
+}
+
+/* Dependent lists, in spec order. */
+static int link_dependents(dag_build *d, ds_err *err)
+{
+    d->down_pool = malloc((d->n_edges > 0 ? d->n_edges : 1) * sizeof *d->down_pool);
+    if (d->down_pool == NULL)
+        return ds_err_set(err, "job: out of memory building a DAG of %zu tasks", d->n);
+    size_t pos = 0;
+    for (size_t j = 0; j < d->n; j++) {
+        d->tasks[j].down = d->down_pool + pos;
+        pos += d->b[j];
+    }
+    for (size_t i = 0; i < d->n; i++)
+        for (size_t k = 0; k < d->tasks[i].n_up; k++) {
+            ds_dag_task *u = &d->tasks[d->tasks[i].up[k]];
+            u->down[u->n_down++] = i;
+        }
+    return 0;
+}
+
+/* Kahn's algorithm: topo doubles as the queue; levels follow the edges as they are removed. A
+ * cycle is reported with its path. */
+static int order_and_level(dag_build *d, ds_err *err)
+{
+    size_t head = 0, tail = 0;
+    for (size_t i = 0; i < d->n; i++) {
+        d->a[i] = d->tasks[i].n_up;
+        if (d->a[i] == 0)
+            d->topo[tail++] = i;
+    }
+    while (head < tail) {
+        size_t v = d->topo[head++];
+        for (size_t k = 0; k < d->tasks[v].n_down; k++) {
+            size_t w = d->tasks[v].down[k];
+            if (d->tasks[v].level + 1 > d->tasks[w].level)
+                d->tasks[w].level = d->tasks[v].level + 1;
+            if (--d->a[w] == 0)
+                d->topo[tail++] = w;
+        }
+    }
+    if (tail < d->n)
+        return report_cycle(d->tasks, d->n, d->a, d->b, err);
+    return 0;
+}
+
+/* Levels' longest runtimes and the critical path. */
+static int summarise_levels(dag_build *d, ds_err *err)
+{
+    int n_levels = 0;
+    for (size_t i = 0; i < d->n; i++)
+        if (d->tasks[i].level > n_levels)
+            n_levels = d->tasks[i].level;
+    d->lmr = calloc((size_t)n_levels + 1, sizeof *d->lmr);
+    if (d->lmr == NULL)
+        return ds_err_set(err, "job: out of memory building a DAG of %zu tasks", d->n);
+    double critical = 0;
+    for (size_t t = 0; t < d->n; t++) {
+        size_t v = d->topo[t];
+        const ds_dag_task *tv = &d->tasks[v];
+        if (tv->runtime_s > d->lmr[tv->level])
+            d->lmr[tv->level] = tv->runtime_s;
+        double before = 0;
+        for (size_t k = 0; k < tv->n_up; k++)
+            if (d->finish[tv->up[k]] > before)
+                before = d->finish[tv->up[k]];
+        d->finish[v] = before + tv->runtime_s;
+        if (d->finish[v] > critical)
+            critical = d->finish[v];
+    }
+    d->n_levels = n_levels;
+    d->critical = critical;
+    return 0;
+}
+
 int ds_dag_build(ds_dag *out, const ds_task_spec *specs, size_t n, ds_err *err)
 {
     if (out == NULL)
@@ -173,182 +348,52 @@ int ds_dag_build(ds_dag *out, const ds_task_spec *specs, size_t n, ds_err *err)
             return ds_err_set(err, "job: out of memory");
         return 0;
     }
+    size_t raw_edges = 0, name_bytes = 0;
+    if (check_specs(specs, n, &raw_edges, &name_bytes, err) != 0)
+        return -1;
 
-    /* Bounds first (without reading upstream entries), then each spec. */
-    size_t raw_edges = 0;
-    for (size_t i = 0; i < n; i++) {
-        size_t k = specs[i].n_upstream;
-        raw_edges = k > SIZE_MAX - raw_edges ? SIZE_MAX : raw_edges + k;
+    dag_build d = {.specs = specs, .n = n, .n_slots = 8};
+    while (d.n_slots < 2 * n)
+        d.n_slots *= 2;
+    d.tasks = calloc(n, sizeof *d.tasks);
+    d.names = malloc(name_bytes);
+    d.up_pool = malloc((raw_edges > 0 ? raw_edges : 1) * sizeof *d.up_pool);
+    d.topo = malloc(n * sizeof *d.topo);
+    d.slots = malloc(d.n_slots * sizeof *d.slots);
+    d.scratch = malloc(2 * n * sizeof *d.scratch);
+    d.finish = malloc(n * sizeof *d.finish);
+    if (d.tasks == NULL || d.names == NULL || d.up_pool == NULL || d.topo == NULL ||
+        d.slots == NULL || d.scratch == NULL || d.finish == NULL) {
+        dag_build_free(&d);
+        return ds_err_set(err, "job: out of memory building a DAG of %zu tasks", n);
     }
-    if (raw_edges > DS_DAG_MAX_EDGES)
-        return ds_err_set(err, "job: too many dependencies: at most %d (got %zu)", DS_DAG_MAX_EDGES,
-                          raw_edges);
-    size_t name_bytes = 0;
-    for (size_t i = 0; i < n; i++) {
-        size_t len = 0;
-        if (check_spec(&specs[i], i, &len, err) != 0)
-            return -1;
-        name_bytes += len + 1;
-    }
-
-    size_t n_slots = 8;
-    while (n_slots < 2 * n)
-        n_slots *= 2;
-
-    int rc = -1;
-    ds_dag_task *tasks = calloc(n, sizeof *tasks);
-    char *names = malloc(name_bytes);
-    size_t *up_pool = malloc((raw_edges > 0 ? raw_edges : 1) * sizeof *up_pool);
-    size_t *down_pool = NULL;
-    size_t *topo = malloc(n * sizeof *topo);
-    size_t *slots = malloc(n_slots * sizeof *slots);
-    size_t *scratch = malloc(2 * n * sizeof *scratch);
-    double *finish = malloc(n * sizeof *finish);
-    double *lmr = NULL;
-    if (tasks == NULL || names == NULL || up_pool == NULL || topo == NULL || slots == NULL ||
-        scratch == NULL || finish == NULL) {
-        ds_err_set(err, "job: out of memory building a DAG of %zu tasks", n);
-        goto done;
-    }
-    size_t *a = scratch;     /* per task: upstream stamp, then remaining in-degree */
-    size_t *b = scratch + n; /* per task: dependent count, then cycle walk */
-
-    /* Names and the name index. */
-    for (size_t s = 0; s < n_slots; s++)
-        slots[s] = NO_INDEX;
-    size_t off = 0;
-    for (size_t i = 0; i < n; i++) {
-        size_t len = strlen(specs[i].name);
-        memcpy(names + off, specs[i].name, len + 1);
-        tasks[i].name = names + off;
-        tasks[i].runtime_s = specs[i].runtime_s;
-        tasks[i].level = 1;
-        off += len + 1;
-        if (index_insert(slots, n_slots, tasks, i) != NO_INDEX) {
-            ds_err_set(err, "duplicate task name \"%s\"", tasks[i].name);
-            goto done;
-        }
+    d.a = d.scratch;     /* per task: upstream stamp, then remaining in-degree */
+    d.b = d.scratch + n; /* per task: dependent count, then cycle walk */
+    if (index_names(&d, err) != 0 || resolve_upstream(&d, err) != 0 ||
+        link_dependents(&d, err) != 0 || order_and_level(&d, err) != 0 ||
+        summarise_levels(&d, err) != 0) {
+        dag_build_free(&d);
+        return -1;
     }
 
-    /* Upstream lists: resolve names, drop duplicate entries, count dependents. */
-    for (size_t i = 0; i < n; i++) {
-        a[i] = NO_INDEX;
-        b[i] = 0;
-    }
-    size_t pos = 0;
-    for (size_t i = 0; i < n; i++) {
-        tasks[i].up = up_pool + pos;
-        for (size_t k = 0; k < specs[i].n_upstream; k++) {
-            const char *un = specs[i].upstream[k];
-            size_t j = NO_INDEX;
-            if (strnlen(un, DS_TASK_NAME_MAX + 1) <= DS_TASK_NAME_MAX)
-                j = index_lookup(slots, n_slots, tasks, un);
-            if (j == NO_INDEX) {
-                ds_err_set(err, "task \"%s\": depends on unknown task \"%.*s\"", tasks[i].name,
-                           DS_TASK_NAME_MAX, un);
-                goto done;
-            }
-            if (a[j] == i)
-                continue;
-            a[j] = i;
-            up_pool[pos++] = j;
-            tasks[i].n_up++;
-            b[j]++;
-        }
-    }
-    size_t n_edges = pos;
-
-    /* Dependent lists, in spec order. */
-    down_pool = malloc((n_edges > 0 ? n_edges : 1) * sizeof *down_pool);
-    if (down_pool == NULL) {
-        ds_err_set(err, "job: out of memory building a DAG of %zu tasks", n);
-        goto done;
-    }
-    pos = 0;
-    for (size_t j = 0; j < n; j++) {
-        tasks[j].down = down_pool + pos;
-        pos += b[j];
-    }
-    for (size_t i = 0; i < n; i++)
-        for (size_t k = 0; k < tasks[i].n_up; k++) {
-            ds_dag_task *u = &tasks[tasks[i].up[k]];
-            u->down[u->n_down++] = i;
-        }
-
-    /* Kahn's algorithm: topo doubles as the queue; levels follow the edges as they are removed. */
-    size_t head = 0, tail = 0;
-    for (size_t i = 0; i < n; i++) {
-        a[i] = tasks[i].n_up;
-        if (a[i] == 0)
-            topo[tail++] = i;
-    }
-    while (head < tail) {
-        size_t v = topo[head++];
-        for (size_t k = 0; k < tasks[v].n_down; k++) {
-            size_t w = tasks[v].down[k];
-            if (tasks[v].level + 1 > tasks[w].level)
-                tasks[w].level = tasks[v].level + 1;
-            if (--a[w] == 0)
-                topo[tail++] = w;
-        }
-    }
-    if (tail < n) {
-        report_cycle(tasks, n, a, b, err);
-        goto done;
-    }
-
-    /* Levels' longest runtimes and the critical path. */
-    int n_levels = 0;
-    for (size_t i = 0; i < n; i++)
-        if (tasks[i].level > n_levels)
-            n_levels = tasks[i].level;
-    lmr = calloc((size_t)n_levels + 1, sizeof *lmr);
-    if (lmr == NULL) {
-        ds_err_set(err, "job: out of memory building a DAG of %zu tasks", n);
-        goto done;
-    }
-    double critical = 0;
-    for (size_t t = 0; t < n; t++) {
-        size_t v = topo[t];
-        const ds_dag_task *tv = &tasks[v];
-        if (tv->runtime_s > lmr[tv->level])
-            lmr[tv->level] = tv->runtime_s;
-        double before = 0;
-        for (size_t k = 0; k < tv->n_up; k++)
-            if (finish[tv->up[k]] > before)
-                before = finish[tv->up[k]];
-        finish[v] = before + tv->runtime_s;
-        if (finish[v] > critical)
-            critical = finish[v];
-    }
-
-    out->tasks = tasks;
+    out->tasks = d.tasks;
     out->n = n;
-    out->topo = topo;
-    out->n_levels = n_levels;
-    out->level_max_runtime = lmr;
-    out->slots = slots;
-    out->n_slots = n_slots;
-    out->critical_path_s = critical;
-    tasks = NULL;
-    names = NULL;
-    up_pool = NULL;
-    down_pool = NULL;
-    topo = NULL;
-    slots = NULL;
-    lmr = NULL;
-    rc = 0;
-done:
-    free(tasks);
-    free(names);
-    free(up_pool);
-    free(down_pool);
-    free(topo);
-    free(slots);
-    free(scratch);
-    free(finish);
-    free(lmr);
-    return rc;
+    out->topo = d.topo;
+    out->n_levels = d.n_levels;
+    out->level_max_runtime = d.lmr;
+    out->slots = d.slots;
+    out->n_slots = d.n_slots;
+    out->critical_path_s = d.critical;
+    /* The names and the edge pools belong to the ds_dag now (ds_dag_free). */
+    d.tasks = NULL;
+    d.names = NULL;
+    d.up_pool = NULL;
+    d.down_pool = NULL;
+    d.topo = NULL;
+    d.slots = NULL;
+    d.lmr = NULL;
+    dag_build_free(&d);
+    return 0;
 }
 
 void ds_dag_free(ds_dag *d)

@@ -106,6 +106,10 @@ typedef struct vctx {
 
     double pbar_half; /* P_bar / 2, so that gaps of huge priorities never overflow */
 
+    prio_ix *worder; /* [n_waiting] heap of waiting tasks (each phase builds its own) */
+    prio_ix *rorder; /* [n_cand] candidates by ascending priority, while indexing */
+    bool *handled;   /* [n_waiting] taken in phase 1 */
+
     ds_decision *out;
     size_t n_out;
     size_t limit; /* min(max_evictions, out_cap) */
@@ -811,7 +815,7 @@ static prio_ix heap_pop(prio_ix *h, size_t *n)
     return top;
 }
 
-static void free_ctx(vctx *c, prio_ix *worder, prio_ix *rorder, bool *handled)
+static void free_ctx(vctx *c)
 {
     free(c->free_);
     free(c->budget);
@@ -828,9 +832,9 @@ static void free_ctx(vctx *c, prio_ix *worder, prio_ix *rorder, bool *handled)
     free(c->plan);
     free(c->best);
     free(c->topk);
-    free(worder);
-    free(rorder);
-    free(handled);
+    free(c->worder);
+    free(c->rorder);
+    free(c->handled);
 }
 
 /* Can running task b ever be a victim in this call? */
@@ -838,6 +842,136 @@ static bool candidate(const ds_running_task *b, const ds_node_free *nodes,
                       const ds_preempt_params *p)
 {
     return ds_running_preemptable(b, p) == DS_PREEMPTABLE && nodes[b->node].evictions_left > 0;
+}
+
+/* Allocate the call's working state for n_waiting, n_running (n_cand of them candidates) and
+ * n_nodes; 0, or -1 with everything freed. */
+static int alloc_ctx(vctx *c, size_t n_waiting, size_t n_running, size_t n_nodes, size_t max_dag)
+{
+    size_t n_cand = c->n_cand;
+    c->worder = calloc(n_waiting, sizeof *c->worder);
+    c->rorder = calloc(n_cand, sizeof *c->rorder);
+    c->handled = calloc(n_waiting, sizeof *c->handled);
+    c->free_ = calloc(n_nodes, sizeof *c->free_);
+    c->budget = calloc(n_nodes, sizeof *c->budget);
+    c->taken = calloc(n_running, sizeof *c->taken);
+    c->by_node = calloc(n_cand, sizeof *c->by_node);
+    c->node_start = calloc(n_nodes + 1, sizeof *c->node_start);
+    c->node_live = calloc(n_nodes, sizeof *c->node_live);
+    c->room = calloc(n_nodes, sizeof *c->room);
+    c->lowest = calloc(n_cand, sizeof *c->lowest);
+    c->mark = calloc(max_dag, sizeof *c->mark);
+    c->stack = calloc(max_dag, sizeof *c->stack);
+    c->cand = calloc(n_cand, sizeof *c->cand);
+    c->in_plan = calloc(n_cand, 1);
+    c->plan = calloc(n_cand, sizeof *c->plan);
+    c->best = calloc(n_cand, sizeof *c->best);
+    c->topk_cap =
+        c->p->max_victims_per_preemptor < n_cand ? c->p->max_victims_per_preemptor : n_cand;
+    c->topk = calloc((size_t)DS_RES_N * c->topk_cap, sizeof *c->topk);
+    if (c->worder == NULL || c->rorder == NULL || c->handled == NULL || c->free_ == NULL ||
+        c->budget == NULL || c->taken == NULL || c->by_node == NULL || c->node_start == NULL ||
+        c->node_live == NULL || c->room == NULL || c->lowest == NULL || c->mark == NULL ||
+        c->stack == NULL || c->cand == NULL || c->in_plan == NULL || c->plan == NULL ||
+        c->best == NULL || c->topk == NULL) {
+        free_ctx(c);
+        return -1;
+    }
+    return 0;
+}
+
+/* P_bar (kept halved), the candidates by ascending priority, grouped by node, and each node's
+ * state. */
+static void index_candidates(vctx *c, size_t n_waiting, size_t n_running)
+{
+    const ds_waiting_task *waiting = c->w;
+    const ds_running_task *running = c->r;
+    const ds_preempt_params *p = c->p;
+    double pmin = waiting[0].priority, pmax = waiting[0].priority;
+    for (size_t i = 0; i < n_waiting; i++) {
+        pmin = fmin(pmin, waiting[i].priority);
+        pmax = fmax(pmax, waiting[i].priority);
+    }
+    size_t nc = 0;
+    for (size_t i = 0; i < n_running; i++) {
+        pmin = fmin(pmin, running[i].priority);
+        pmax = fmax(pmax, running[i].priority);
+        if (candidate(&running[i], c->nodes, p))
+            c->rorder[nc++] = (prio_ix){running[i].priority, i};
+    }
+    c->pbar_half = p->pbar_given ? p->pbar_half : ds_pbar_half(pmin, pmax, n_waiting + n_running);
+
+    qsort(c->rorder, c->n_cand, sizeof *c->rorder, cmp_asc);
+    for (size_t i = 0; i < c->n_cand; i++)
+        c->lowest[i] = c->rorder[i].idx;
+
+    for (size_t n = 0; n < c->n_nodes; n++) {
+        c->free_[n] = c->nodes[n].free_;
+        c->budget[n] = c->nodes[n].evictions_left;
+    }
+    /* Group candidates by node, keeping ascending priority within each node. */
+    for (size_t i = 0; i < c->n_cand; i++)
+        c->node_start[running[c->rorder[i].idx].node + 1]++;
+    for (size_t n = 0; n < c->n_nodes; n++) {
+        c->node_live[n] = c->node_start[n + 1];
+        c->node_start[n + 1] += c->node_start[n];
+    }
+    for (size_t i = 0; i < c->n_cand; i++) {
+        size_t ri = c->rorder[i].idx;
+        size_t n = running[ri].node;
+        c->by_node[c->node_start[n]++] = ri;
+    }
+    for (size_t n = c->n_nodes; n > 0; n--)
+        c->node_start[n] = c->node_start[n - 1];
+    c->node_start[0] = 0;
+    for (size_t n = 0; n < c->n_nodes; n++)
+        node_room(c, n);
+}
+
+/* Phase 1: urgent and starving tasks, by descending priority, taken from a heap. */
+static void phase_urgent(vctx *c, size_t n_waiting)
+{
+    const ds_preempt_params *p = c->p;
+    size_t n_p1 = 0;
+    for (size_t i = 0; i < n_waiting; i++) {
+        const ds_waiting_task *a = &c->w[i];
+        if (a->t_allow_s <= p->epsilon_s || (p->tau_s > 0.0 && a->t_wait_s >= p->tau_s)) {
+            c->worder[n_p1++] = (prio_ix){a->priority, i};
+            c->handled[i] = true;
+        }
+    }
+    for (size_t i = n_p1 / 2; i-- > 0;)
+        heap_down(c->worder, n_p1, i);
+    while (n_p1 > 0 && c->n_out < c->limit && c->live > 0) {
+        size_t ai = heap_pop(c->worder, &n_p1).idx;
+        bool urgent = c->w[ai].t_allow_s <= p->epsilon_s;
+        try_preempt(c, ai, urgent ? DS_REASON_URGENT : DS_REASON_STARVATION, false);
+    }
+}
+
+/* Phase 2: the first ceil(delta * n_waiting) by priority (tolerant of 0.7 * 10 = 7.000...1),
+ * taken from a heap. A task whose gap to the lowest live candidate fails the test ends the phase:
+ * every later task has a priority no higher. */
+static void phase_priority(vctx *c, size_t n_waiting)
+{
+    const ds_preempt_params *p = c->p;
+    size_t n_try = ds_delta_count(p->delta, n_waiting);
+    size_t n_heap = n_waiting;
+    if (n_try > 0 && c->n_out < c->limit && c->live > 0) {
+        for (size_t i = 0; i < n_waiting; i++)
+            c->worder[i] = (prio_ix){c->w[i].priority, i};
+        for (size_t i = n_heap / 2; i-- > 0;)
+            heap_down(c->worder, n_heap, i);
+    }
+    for (size_t i = 0; i < n_try && c->n_out < c->limit && c->live > 0; i++) {
+        size_t ai = heap_pop(c->worder, &n_heap).idx;
+        if (c->handled[ai])
+            continue;
+        double low;
+        if (!lowest_live(c, &low) || !ds_pair_gap_passes(p, c->w[ai].priority, low, c->pbar_half))
+            break;
+        try_preempt(c, ai, DS_REASON_PRIORITY, true);
+    }
 }
 
 long ds_select_victims(const ds_waiting_task *waiting, size_t n_waiting,
@@ -863,6 +997,7 @@ long ds_select_victims(const ds_waiting_task *waiting, size_t n_waiting,
               .n_nodes = n_nodes,
               .jobs = jobs,
               .p = p,
+              .nodes = nodes,
               .out = out,
               .limit = limit,
               .n_cand = n_cand,
@@ -871,122 +1006,16 @@ long ds_select_victims(const ds_waiting_task *waiting, size_t n_waiting,
     for (size_t j = 0; j < n_jobs; j++)
         if (jobs[j]->n > max_dag)
             max_dag = jobs[j]->n;
-
-    prio_ix *worder = calloc(n_waiting, sizeof *worder);
-    prio_ix *rorder = calloc(n_cand, sizeof *rorder);
-    bool *handled = calloc(n_waiting, sizeof *handled);
-    c.free_ = calloc(n_nodes, sizeof *c.free_);
-    c.budget = calloc(n_nodes, sizeof *c.budget);
-    c.taken = calloc(n_running, sizeof *c.taken);
-    c.by_node = calloc(n_cand, sizeof *c.by_node);
-    c.node_start = calloc(n_nodes + 1, sizeof *c.node_start);
-    c.node_live = calloc(n_nodes, sizeof *c.node_live);
-    c.room = calloc(n_nodes, sizeof *c.room);
-    c.lowest = calloc(n_cand, sizeof *c.lowest);
-    c.mark = calloc(max_dag, sizeof *c.mark);
-    c.stack = calloc(max_dag, sizeof *c.stack);
-    c.cand = calloc(n_cand, sizeof *c.cand);
-    c.in_plan = calloc(n_cand, 1);
-    c.plan = calloc(n_cand, sizeof *c.plan);
-    c.best = calloc(n_cand, sizeof *c.best);
-    c.topk_cap = p->max_victims_per_preemptor < n_cand ? p->max_victims_per_preemptor : n_cand;
-    c.topk = calloc((size_t)DS_RES_N * c.topk_cap, sizeof *c.topk);
-    if (worder == NULL || rorder == NULL || handled == NULL || c.free_ == NULL ||
-        c.budget == NULL || c.taken == NULL || c.by_node == NULL || c.node_start == NULL ||
-        c.node_live == NULL || c.room == NULL || c.lowest == NULL || c.mark == NULL ||
-        c.stack == NULL || c.cand == NULL || c.in_plan == NULL || c.plan == NULL ||
-        c.best == NULL || c.topk == NULL) {
-        free_ctx(&c, worder, rorder, handled);
+    if (alloc_ctx(&c, n_waiting, n_running, n_nodes, max_dag) != 0)
         return ds_err_set(err,
                           "victim selection: out of memory (%zu waiting, %zu running, %zu "
                           "nodes)",
                           n_waiting, n_running, n_nodes);
-    }
-
-    /* P_bar over all tasks, kept halved. */
-    double pmin = waiting[0].priority, pmax = waiting[0].priority;
-    for (size_t i = 0; i < n_waiting; i++) {
-        pmin = fmin(pmin, waiting[i].priority);
-        pmax = fmax(pmax, waiting[i].priority);
-    }
-    size_t nc = 0;
-    for (size_t i = 0; i < n_running; i++) {
-        pmin = fmin(pmin, running[i].priority);
-        pmax = fmax(pmax, running[i].priority);
-        if (candidate(&running[i], nodes, p))
-            rorder[nc++] = (prio_ix){running[i].priority, i};
-    }
-    size_t n_all = n_waiting + n_running;
-    c.pbar_half = p->pbar_given ? p->pbar_half : ds_pbar_half(pmin, pmax, n_all);
-
-    qsort(rorder, n_cand, sizeof *rorder, cmp_asc);
-    for (size_t i = 0; i < n_cand; i++)
-        c.lowest[i] = rorder[i].idx;
-
-    c.nodes = nodes;
-    for (size_t n = 0; n < n_nodes; n++) {
-        c.free_[n] = nodes[n].free_;
-        c.budget[n] = nodes[n].evictions_left;
-    }
-    /* Group candidates by node, keeping ascending priority within each node. */
-    for (size_t i = 0; i < n_cand; i++)
-        c.node_start[running[rorder[i].idx].node + 1]++;
-    for (size_t n = 0; n < n_nodes; n++) {
-        c.node_live[n] = c.node_start[n + 1];
-        c.node_start[n + 1] += c.node_start[n];
-    }
-    for (size_t i = 0; i < n_cand; i++) {
-        size_t ri = rorder[i].idx;
-        size_t n = running[ri].node;
-        c.by_node[c.node_start[n]++] = ri;
-    }
-    for (size_t n = n_nodes; n > 0; n--)
-        c.node_start[n] = c.node_start[n - 1];
-    c.node_start[0] = 0;
-    for (size_t n = 0; n < n_nodes; n++)
-        node_room(&c, n);
-
-    /* Phase 1: urgent and starving tasks, by descending priority, taken from a heap. */
-    size_t n_p1 = 0;
-    for (size_t i = 0; i < n_waiting; i++) {
-        const ds_waiting_task *a = &waiting[i];
-        if (a->t_allow_s <= p->epsilon_s || (p->tau_s > 0.0 && a->t_wait_s >= p->tau_s)) {
-            worder[n_p1++] = (prio_ix){a->priority, i};
-            handled[i] = true;
-        }
-    }
-    for (size_t i = n_p1 / 2; i-- > 0;)
-        heap_down(worder, n_p1, i);
-    while (n_p1 > 0 && c.n_out < c.limit && c.live > 0) {
-        size_t ai = heap_pop(worder, &n_p1).idx;
-        bool urgent = waiting[ai].t_allow_s <= p->epsilon_s;
-        try_preempt(&c, ai, urgent ? DS_REASON_URGENT : DS_REASON_STARVATION, false);
-    }
-
-    /* Phase 2: the first ceil(delta * n_waiting) by priority (tolerant of 0.7 * 10 = 7.000...1),
-     * taken from a heap. A task whose gap to the lowest live candidate fails the test ends the
-     * phase: every later task has a priority no higher. */
-    size_t n_try = ds_delta_count(p->delta, n_waiting);
-    size_t n_heap = n_waiting;
-    if (n_try > 0 && c.n_out < c.limit && c.live > 0) {
-        for (size_t i = 0; i < n_waiting; i++)
-            worder[i] = (prio_ix){waiting[i].priority, i};
-        for (size_t i = n_heap / 2; i-- > 0;)
-            heap_down(worder, n_heap, i);
-    }
-    for (size_t i = 0; i < n_try && c.n_out < c.limit && c.live > 0; i++) {
-        size_t ai = heap_pop(worder, &n_heap).idx;
-        if (handled[ai])
-            continue;
-        double low;
-        if (!lowest_live(&c, &low) ||
-            !ds_pair_gap_passes(p, waiting[ai].priority, low, c.pbar_half))
-            break;
-        try_preempt(&c, ai, DS_REASON_PRIORITY, true);
-    }
-
+    index_candidates(&c, n_waiting, n_running);
+    phase_urgent(&c, n_waiting);
+    phase_priority(&c, n_waiting);
     long result = (long)c.n_out;
-    free_ctx(&c, worder, rorder, handled);
+    free_ctx(&c);
     return result;
 }
 

@@ -7,15 +7,16 @@
 #include <string.h>
 
 #include "quantity.h"
-#include "workload_gen.h"
 
 int sim_workload_job(const sim_workload *w, size_t j, sim_job_def *out, bool *owned, ds_err *err)
 {
     if (j >= w->n_jobs)
         return ds_err_set(err, "workload: job index %zu out of range (%zu jobs)", j, w->n_jobs);
     if (w->generated) {
+        if (w->source == NULL)
+            return ds_err_set(err, "workload: generated without a job source");
         *owned = true;
-        return sim_gen_job(&w->gen, w, j, out, err);
+        return w->source(w, j, out, err);
     }
     *owned = false;
     *out = w->jobs[j];

@@ -76,7 +76,12 @@ typedef struct sim_gen_params {
     sim_release release;
 } sim_gen_params;
 
-typedef struct sim_workload {
+typedef struct sim_workload sim_workload;
+
+/* Where a generated workload's jobs come from: materialise job j into *out (0, or -1 with err). */
+typedef int (*sim_job_source)(const sim_workload *w, size_t j, sim_job_def *out, ds_err *err);
+
+struct sim_workload {
     char name[SIM_NAME_MAX];
     sim_node_def *nodes;
     size_t n_nodes;
@@ -84,8 +89,9 @@ typedef struct sim_workload {
     sim_job_def *jobs; /* explicit jobs sorted by arrival, or NULL when generated */
     bool generated;
     sim_gen_params gen;
-    double *arrivals; /* generated: arrival of each job */
-} sim_workload;
+    sim_job_source source; /* generated: makes each job (the generator sets it) */
+    double *arrivals;      /* generated: arrival of each job */
+};
 
 /* Job j (0 <= j < n_jobs). Explicit jobs are copied shallowly (*owned = false); generated jobs are
  * materialised into *out (*owned = true: free with sim_job_def_free). */

@@ -161,6 +161,11 @@ static int check_params(const sim_gen_params *p, ds_err *err)
     return 0;
 }
 
+static int gen_source(const sim_workload *w, size_t j, sim_job_def *out, ds_err *err)
+{
+    return sim_gen_job(&w->gen, w, j, out, err);
+}
+
 int sim_gen_workload(const sim_gen_params *p, sim_workload *w, ds_err *err)
 {
     if (check_params(p, err) != 0)
@@ -183,6 +188,7 @@ int sim_gen_workload(const sim_gen_params *p, sim_workload *w, ds_err *err)
     w->arrivals = arr;
     w->gen = *p;
     w->generated = true;
+    w->source = gen_source;
     w->n_jobs = p->n_jobs;
     w->jobs = NULL;
     if (w->name[0] == '\0')
