@@ -1,7 +1,11 @@
 /* victim_ref.c: the previous implementation of DSP Algorithm 1 (lib/victim.c before its scaling
- * work), kept unchanged as the reference that bench/bench_victim.c times and checks the library
- * against: both must return the same decisions on every instance. Not part of the library. */
+ * work), kept as the reference that bench/bench_victim.c times and checks the library against:
+ * both must return the same decisions on every instance. It applies the same rules as the library
+ * (lib/preempt_rules.h: savable preemptors, the exchange rule; the normalisation; a given P_bar;
+ * the greedy plan's unlimited retry) without any of its pruning. Not part of the library. */
 #include "victim_ref.h"
+
+#include "preempt_rules.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -39,6 +43,7 @@ typedef struct vctx {
     size_t n_nodes;
     const ds_dag *const *jobs;
     const ds_preempt_params *p;
+    const ds_node_free *nodes; /* [n_nodes] the caller's, for the node speeds */
 
     ds_res *free_;          /* [n_nodes] */
     size_t *budget;         /* [n_nodes] evictions left */
@@ -194,23 +199,24 @@ static bool preemptable(const vctx *c, size_t ri)
            b->t_allow_s > c->p->epoch_s && c->budget[b->node] > 0;
 }
 
-/* Phase-2 test: P_hat > 0 and (rho = 0 or (P_bar > 0 and P_hat / P_bar > rho)). Computed on halves
- * so that the differences of finite priorities stay finite. */
+/* Phase-2 test and the reported normalised gap, under the parameters' normalisation. */
 static bool gap_passes(const vctx *c, double pa, double pb)
 {
-    double hat_half = pa / 2.0 - pb / 2.0;
-    if (!(hat_half > 0.0))
-        return false;
-    if (c->p->rho == 0.0)
-        return true;
-    return c->pbar_half > 0.0 && hat_half / c->pbar_half > c->p->rho;
+    return ds_pair_gap_passes(c->p, pa, pb, c->pbar_half);
 }
 
 static double normalised_gap(const vctx *c, double pa, double pb)
 {
-    if (!(c->pbar_half > 0.0))
-        return INFINITY;
-    return (pa / 2.0 - pb / 2.0) / c->pbar_half;
+    return ds_pair_normalised_gap(c->p, pa, pb, c->pbar_half);
+}
+
+/* The exchange rule (lib/preempt_rules.h) for preemptor a and victim b on node n. */
+static bool pays(const vctx *c, const ds_waiting_task *a, const ds_running_task *b, size_t n)
+{
+    if (!c->p->payoff)
+        return true;
+    double slack = ds_preemptor_slack_on(a->t_allow_s, a->t_rem_s, c->nodes[n].speed);
+    return ds_eviction_pays(slack, isfinite(a->t_allow_s), b->ran_s, b->t_rem_s);
 }
 
 static bool fits_anywhere(const vctx *c, const ds_res *req)
@@ -243,7 +249,7 @@ static bool need_of(const ds_res *req, const ds_res *room, ds_res *need)
  * `free_`. Lowest-priority helpers first: each step takes the lowest-priority candidate that
  * completes the fit, else the lowest-priority one that reduces a missing resource. Victims that
  * turn out unnecessary are dropped at the end. Returns the plan size, 0 when none. */
-static size_t greedy_plan(vctx *c, const ds_res *req, const ds_res *free_, size_t top, size_t k)
+static size_t greedy_pass(vctx *c, const ds_res *req, const ds_res *free_, size_t top, size_t k)
 {
     ds_res cur = *free_;
     ds_res_add(&cur, &c->r[c->cand[top]].request);
@@ -299,6 +305,17 @@ static size_t greedy_plan(vctx *c, const ds_res *req, const ds_res *free_, size_
     return lacking ? 0 : np;
 }
 
+/* As lib/victim.c: a pass limited to k that runs out of slots is retried unlimited and kept when
+ * its pruned plan has at most k victims. */
+static size_t greedy_plan(vctx *c, const ds_res *req, const ds_res *free_, size_t top, size_t k)
+{
+    size_t np = greedy_pass(c, req, free_, top, k);
+    if (np > 0 || k > top)
+        return np;
+    np = greedy_pass(c, req, free_, top, top + 1);
+    return np <= k ? np : 0;
+}
+
 /* Per resource, the kk largest requests seen so far, descending: c->topk[d * topk_cap + i]. */
 static void topk_insert(vctx *c, const ds_res *x, size_t cnt[DS_RES_N], size_t kk)
 {
@@ -351,7 +368,7 @@ static size_t plan_on_node(vctx *c, const ds_waiting_task *a, size_t n, bool pha
         const ds_running_task *b = &c->r[ri];
         if (have_bound && b->priority > bound_prio)
             break; /* ascending: nothing further can win */
-        if (!preemptable(c, ri) || !independent(c, a, b))
+        if (!preemptable(c, ri) || !independent(c, a, b) || !pays(c, a, b, n))
             continue;
         if (phase2 && !gap_passes(c, a->priority, b->priority))
             continue;
@@ -412,7 +429,7 @@ static void try_preempt(vctx *c, size_t ai, ds_preempt_reason reason, bool phase
             k = c->budget[n];
         if (k > left)
             k = left;
-        if (k == 0)
+        if (k == 0 || !ds_preemptor_savable(a->t_allow_s, a->t_rem_s, c->nodes[n].speed))
             continue;
         size_t np = plan_on_node(c, a, n, phase2, k, best_prio, best_n > 0);
         if (np == 0)
@@ -483,6 +500,7 @@ long ref_select_victims(const ds_waiting_task *waiting, size_t n_waiting,
               .n_nodes = n_nodes,
               .jobs = jobs,
               .p = p,
+              .nodes = nodes,
               .out = out,
               .limit = limit};
     size_t max_dag = 1;
@@ -531,7 +549,9 @@ long ref_select_victims(const ds_waiting_task *waiting, size_t n_waiting,
         rorder[i] = (prio_ix){running[i].priority, i};
     }
     size_t n_all = n_waiting + n_running;
-    c.pbar_half = n_all >= 2 ? (pmax / 2.0 - pmin / 2.0) / (double)(n_all - 1) : 0.0;
+    c.pbar_half = p->pbar_given ? p->pbar_half
+                  : n_all >= 2  ? (pmax / 2.0 - pmin / 2.0) / (double)(n_all - 1)
+                                : 0.0;
 
     qsort(worder, n_waiting, sizeof *worder, cmp_desc);
     qsort(rorder, n_running, sizeof *rorder, cmp_asc);
