@@ -216,7 +216,8 @@ static bool pays(const vctx *c, const ds_waiting_task *a, const ds_running_task 
     if (!c->p->payoff)
         return true;
     double slack = ds_preemptor_slack_on(a->t_allow_s, a->t_rem_s, c->nodes[n].speed);
-    return ds_eviction_pays(slack, isfinite(a->t_allow_s), b->ran_s, b->t_rem_s);
+    return ds_eviction_pays(slack, isfinite(a->t_allow_s), b->ran_s, b->t_rem_s) &&
+           ds_victim_survives_redo(b->t_allow_s, b->ran_s);
 }
 
 static bool fits_anywhere(const vctx *c, const ds_res *req)

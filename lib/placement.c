@@ -213,8 +213,9 @@ long ds_place_preempt_node(const ds_place_preemptor *a, ds_preemptor_mode mode,
         if (out[i] == DS_VICTIM_KEEP && lost)
             out[i] = DS_VICTIM_UNSAVABLE;
         if (out[i] == DS_VICTIM_KEEP && in_dag && p->payoff &&
-            !ds_eviction_pays(slack, isfinite(a->task.t_allow_s), victims[i]->ran_s,
-                              victims[i]->t_rem_s))
+            (!ds_eviction_pays(slack, isfinite(a->task.t_allow_s), victims[i]->ran_s,
+                               victims[i]->t_rem_s) ||
+             !ds_victim_survives_redo(victims[i]->t_allow_s, victims[i]->ran_s)))
             out[i] = DS_VICTIM_NO_PAYOFF;
         if (out[i] == DS_VICTIM_KEEP && pair != NULL && pair[i] != DS_PAIR_OK)
             out[i] = DS_VICTIM_CROSS_NAMESPACE;

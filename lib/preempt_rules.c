@@ -66,3 +66,13 @@ const char *ds_pair_reason_name(ds_pair_reason r)
     }
     return "unknown";
 }
+
+bool ds_victim_survives_redo(double victim_t_allow_s, double victim_ran_s)
+{
+    if (isnan(victim_t_allow_s))
+        return false;
+    if (isinf(victim_t_allow_s))
+        return victim_t_allow_s > 0.0;
+    double ran = victim_ran_s > 0.0 && isfinite(victim_ran_s) ? victim_ran_s : 0.0;
+    return victim_t_allow_s - ran > 0.0;
+}

@@ -8,7 +8,8 @@
  *   that has passed, or that the task would miss even on that node, is saved by no eviction, so it
  *   justifies none. A task without a deadline (t_allow infinite) is always savable.
  * - Exchange: an eviction must save the preemptor more time than it throws away
- *   (ds_eviction_pays).
+ *   (ds_eviction_pays), and the victim's own deadline must survive the redo
+ *   (ds_victim_survives_redo).
  * - Who may preempt whom: a victim never has a higher Kubernetes priority than its preemptor. In
  *   another namespace, the preemptor's namespace must be trusted by the policy
  *   (spec.preemption.crossNamespace.trustedNamespaces, empty by default: preemption stays within
@@ -38,6 +39,11 @@ bool ds_preemptor_savable(double t_allow_s, double t_rem_s, double speed);
  * preemptor_slack_s is ds_preemptor_savable's slack on the node (INFINITY without deadline). */
 bool ds_eviction_pays(double preemptor_slack_s, bool preemptor_has_deadline, double victim_ran_s,
                       double victim_rem_s);
+
+/* Does a victim's own deadline survive the redo? Evicted, it starts again from scratch, so its
+ * slack shrinks by the work it had done: t_allow - ran > 0. Always true without a deadline
+ * (t_allow infinite); false for a NaN slack. Part of the exchange rule (payoff). */
+bool ds_victim_survives_redo(double victim_t_allow_s, double victim_ran_s);
 
 /* The preemptor's slack on a node of this speed: t_allow + t_rem * (1 - 1/speed); INFINITY
  * without a deadline. */

@@ -507,7 +507,8 @@ static bool pays(vctx *c, const ds_waiting_task *a, const ds_running_task *b, si
     if (!c->p->payoff)
         return true;
     double slack = ds_preemptor_slack_on(a->t_allow_s, a->t_rem_s, c->nodes[n].speed);
-    if (ds_eviction_pays(slack, isfinite(a->t_allow_s), b->ran_s, b->t_rem_s))
+    if (ds_eviction_pays(slack, isfinite(a->t_allow_s), b->ran_s, b->t_rem_s) &&
+        ds_victim_survives_redo(b->t_allow_s, b->ran_s))
         return true;
     c->preemptor_excluded = true;
     return false;

@@ -71,6 +71,13 @@ static void test_eviction_pays(void **state)
     assert_true(ds_eviction_pays(5, true, 1e9, 0));
     assert_true(ds_eviction_pays(5, true, 1e9, NAN));
     assert_true(isinf(ds_preemptor_slack_on(INFINITY, 10, 2)));
+    /* The victim's deadline must survive the redo of the work it had done. */
+    assert_true(ds_victim_survives_redo(INFINITY, 1e6));
+    assert_true(ds_victim_survives_redo(700, 600));
+    assert_false(ds_victim_survives_redo(600, 600));
+    assert_false(ds_victim_survives_redo(100, 600));
+    assert_false(ds_victim_survives_redo(NAN, 0));
+    assert_true(ds_victim_survives_redo(1, NAN)); /* unknown run time: nothing to redo */
     assert_true(fabs(ds_preemptor_slack_on(-5, 20, 2) - 5) < 1e-12);
 }
 
@@ -238,6 +245,13 @@ static void test_victims_only_when_it_pays(void **state)
     assert_int_equal(ds_select_victims(&w, 1, &r, 1, &n, 1, NULL, 0, &p, out, 4, &err), 0);
     r.t_rem_s = 3600;
     assert_int_equal(ds_select_victims(&w, 1, &r, 1, &n, 1, NULL, 0, &p, out, 4, &err), 1);
+    /* With an hour left but a deadline of its own 300 s away, after 600 s of work: evicted, it
+     * would miss it. */
+    r.t_allow_s = 300;
+    assert_int_equal(ds_select_victims(&w, 1, &r, 1, &n, 1, NULL, 0, &p, out, 4, &err), 0);
+    r.t_allow_s = 1200;
+    assert_int_equal(ds_select_victims(&w, 1, &r, 1, &n, 1, NULL, 0, &p, out, 4, &err), 1);
+    r.t_allow_s = INFINITY;
     r.t_rem_s = 30;
     p.payoff = false;
     assert_int_equal(ds_select_victims(&w, 1, &r, 1, &n, 1, NULL, 0, &p, out, 4, &err), 1);
