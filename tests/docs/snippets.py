@@ -18,7 +18,8 @@ before its fence, blank lines allowed) by a marker saying what it is:
                               and container) is applied as a Pod with --dry-run=server
   <!-- snippet: scheduler-config -->  a KubeSchedulerConfiguration file: loaded, defaulted and
                               validated by the test cluster's own kube-scheduler (--config with
-                              --write-config-to)
+                              --write-config-to); an extender's tlsConfig.caFile, a path on the
+                              scheduler's machine, is pointed at a CA made for the test
   <!-- snippet: sim-workload -->  a simulator Workload file: read by bin/dagsched-sim
                               (--workload with --write-workload)
   <!-- snippet: fragment -->  a fragment of an object (a few fields), not meant to be applied
@@ -223,8 +224,24 @@ def check_scheduler_config(where, text, fails):
         return
     cfg = objs[0]
     cfg.setdefault("clientConnection", {}).setdefault("kubeconfig", os.environ["KUBECONFIG"])
-    check_file_tool(where, yaml.safe_dump(cfg), lambda src, out: [
-        kube_scheduler(), "--config", src, "--write-config-to", out], fails, "kube-scheduler")
+    with tempfile.TemporaryDirectory() as d:
+        ca = None
+        for ext in cfg.get("extenders") or []:
+            tls = ext.get("tlsConfig") if isinstance(ext, dict) else None
+            if isinstance(tls, dict) and tls.get("caFile"):
+                ca = ca or make_ca(d)
+                tls["caFile"] = ca
+        check_file_tool(where, yaml.safe_dump(cfg), lambda src, out: [
+            kube_scheduler(), "--config", src, "--write-config-to", out], fails, "kube-scheduler")
+
+
+def make_ca(d):
+    """A self-signed CA certificate (PEM) in directory d, for configurations that name a CA file."""
+    crt, key = os.path.join(d, "ca.crt"), os.path.join(d, "ca.key")
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
+                    "-subj", "/CN=snippet-test-ca", "-keyout", key, "-out", crt],
+                   check=True, capture_output=True, timeout=60)
+    return crt
 
 
 def load_all(where, text, fails):
