@@ -15,7 +15,8 @@ tools=$(hack/install-helm.sh 2>/dev/null | tail -n 1)
 # hack/render-manifests.sh (do not edit by hand). Install with:
 #   kubectl apply -f manifests/dagsched.yaml
 #   hack/gen-extender-tls.sh | kubectl apply -f -   # the extender's certificate, see below
-# then set the scheduler image tag to your cluster's version if it is not v1.32.3.
+# then set the scheduler image tag to your cluster's version if it is not v1.32.3 (with Helm the
+# chart takes the cluster's version by itself).
 # The scheduler talks HTTPS to the extender with the certificate of the Secret
 # dagsched-system/dagsched-extender-tls (tls.crt, tls.key, ca.crt; valid for
 # dagsched-extender.dagsched-system.svc), which the bundle does not contain: the extender and
@@ -29,5 +30,5 @@ metadata:
     pod-security.kubernetes.io/enforce: restricted
 YAML
   "$tools/helm" template dagsched helm/dagsched --namespace dagsched-system \
-    --set extender.tls.secretName=dagsched-extender-tls
+    --set extender.tls.secretName=dagsched-extender-tls --set scheduler.image.tag=v1.32.3
 } >"$out"

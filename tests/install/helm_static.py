@@ -135,7 +135,17 @@ check("nodeCacheCapable", ext["nodeCacheCapable"] is True)
 check("extender not ignorable by default", ext["ignorable"] is False)
 check("httpTimeout", ext["httpTimeout"] == "5s")
 img = deps["dagsched-scheduler"]["spec"]["template"]["spec"]["containers"][0]["image"]
-check("scheduler image", img == "registry.k8s.io/kube-scheduler:v1.32.3", img)
+check("scheduler image: the cluster's version by default (helm template's v1.32.0)",
+      img == "registry.k8s.io/kube-scheduler:v1.32.0", img)
+for kv, want in [("v1.29.4", "v1.29.4"), ("v1.30.2-eks-0a1b2c3", "v1.30.2"), ("v1.31.1+k3s1", "v1.31.1")]:
+    p = helm("template", "dagsched", CHART, "--namespace", NS, "--kube-version", kv)
+    got = [c["image"] for d, c in containers([o for o in yaml.safe_load_all(p.stdout) if o])
+           if d["metadata"]["name"] == "dagsched-scheduler"]
+    check(f"scheduler image follows the cluster version {kv}",
+          got == [f"registry.k8s.io/kube-scheduler:{want}"], got)
+img2 = [c["image"] for d, c in containers(render("scheduler.image.tag=v1.30.9"))
+        if d["metadata"]["name"] == "dagsched-scheduler"]
+check("scheduler image tag given in the values wins", img2 == ["registry.k8s.io/kube-scheduler:v1.30.9"], img2)
 pols = [c for c in find(objs, "ConfigMap") if c["metadata"]["labels"].get("dagsched.io/kind") ==
         "SchedulingPolicy"]
 check("one policy ConfigMap", len(pols) == 1)

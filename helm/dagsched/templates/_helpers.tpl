@@ -26,6 +26,20 @@ app.kubernetes.io/component: {{ .component }}
 {{- printf "%s:%s" .image.repository $tag -}}
 {{- end -}}
 
+{{/* kube-scheduler's image: the tag given, else the cluster's own Kubernetes version (vX.Y.Z, a
+vendor suffix such as -eks-1234 dropped), so that the second scheduler is never newer than the
+API server (Kubernetes' version skew policy). */}}
+{{- define "dagsched.schedulerImage" -}}
+{{- $tag := .Values.scheduler.image.tag -}}
+{{- if not $tag -}}
+{{- $tag = regexFind "^v[0-9]+\\.[0-9]+\\.[0-9]+" .Capabilities.KubeVersion.Version -}}
+{{- end -}}
+{{- if not $tag -}}
+{{- fail (printf "scheduler.image.tag: cannot derive a kube-scheduler tag from the cluster version %q; set it" .Capabilities.KubeVersion.Version) -}}
+{{- end -}}
+{{- printf "%s:%s" .Values.scheduler.image.repository $tag -}}
+{{- end -}}
+
 {{/* The extender Service's DNS name, the name its certificate is issued for and checked against. */}}
 {{- define "dagsched.extenderHost" -}}
 {{- printf "%s-extender.%s.svc" (include "dagsched.fullname" .) .Release.Namespace -}}
