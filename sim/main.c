@@ -691,15 +691,19 @@ int main(int argc, char **argv)
             if (!o.quiet)
                 printf("%-9s seed %-4llu jobs %zu tasks %zu: makespan %.0f s, jct mean %.0f s, "
                        "p95 %.0f s, deadlines met %.3f, preemptions %llu (urgent %llu, priority "
-                       "%llu, starvation %llu, kube %llu), disorders %llu, util cpu %.3f mem "
-                       "%.3f | run %.2f s, peak rss %ld KiB\n",
+                       "%llu, starvation %llu, kube %llu), eviction yield %.3f (%llu of %llu; "
+                       "%llu for jobs without a deadline), lost %.0f node s, disorders %llu, "
+                       "util cpu %.3f mem %.3f | run %.2f s, peak rss %ld KiB\n",
                        m->policy, (unsigned long long)m->seed, m->jobs, m->tasks, m->makespan_s,
                        m->jct_mean_s, m->jct_p95_s, m->deadline_met_ratio,
                        (unsigned long long)m->preemptions, (unsigned long long)m->preempt_urgent,
                        (unsigned long long)m->preempt_priority,
                        (unsigned long long)m->preempt_starvation,
-                       (unsigned long long)m->preempt_kube, (unsigned long long)m->disorders,
-                       m->util_cpu, m->util_memory, m->wall_s, m->peak_rss_kb);
+                       (unsigned long long)m->preempt_kube, m->eviction_yield,
+                       (unsigned long long)m->evict_met, (unsigned long long)m->evict_deadline,
+                       (unsigned long long)m->evict_no_deadline, m->lost_run_s,
+                       (unsigned long long)m->disorders, m->util_cpu, m->util_memory, m->wall_s,
+                       m->peak_rss_kb);
             fflush(stdout);
             if (o.gantt_svg != NULL && s == 0) {
                 char path[4096], gt[SIM_NAME_MAX + 64];
