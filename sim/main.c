@@ -66,6 +66,8 @@ static void usage(FILE *f)
            "                           lognormal:MEDIAN,SIGMA[,MIN,MAX]\n"
            "  --deadline-factor LO:HI (1.5:3)  --high-priority F (0)  --checkpoint F (0)\n"
            "  --release onUpstream|upfront (onUpstream)\n"
+           "  --mix S:M:L (1:1:1)      job classes repeat as S small, M medium, L large jobs\n"
+           "  --batch-large            large jobs have no deadline (batch beside deadline jobs)\n"
            "Runs:\n"
            "  --policy LIST            comma-separated or 'all': default,tetris,dsp-nopp,dsp,"
            "sailfish,dagsched\n"
@@ -122,6 +124,29 @@ static int parse_pair(const char *s, const char *opt, double lo, double hi, doub
         return -1;
     if (*b < *a) {
         fprintf(stderr, "dagsched-sim: %s: LO must be <= HI (got \"%s\")\n", opt, s);
+        return -1;
+    }
+    return 0;
+}
+
+/* "S:M:L": job classes repeat as S small, M medium, L large jobs. */
+static int parse_mix(const char *s, unsigned mix[3])
+{
+    const char *p = s;
+    for (int k = 0; k < 3; k++) {
+        char *end = NULL;
+        errno = 0;
+        unsigned long v = strtoul(p, &end, 10);
+        if (end == p || errno != 0 || v > 1000 || *p == '-' || *end != (k < 2 ? ':' : '\0')) {
+            fprintf(stderr, "dagsched-sim: --mix: expected S:M:L, integers <= 1000 (got \"%s\")\n",
+                    s);
+            return -1;
+        }
+        mix[k] = (unsigned)v;
+        p = end + 1;
+    }
+    if (mix[0] + mix[1] + mix[2] == 0) {
+        fprintf(stderr, "dagsched-sim: --mix: one count must be > 0 (got \"%s\")\n", s);
         return -1;
     }
     return 0;
@@ -189,6 +214,8 @@ enum {
     O_DEADLINE,
     O_HIGH,
     O_CHECKPOINT,
+    O_MIX,
+    O_BATCH_LARGE,
     O_RELEASE,
     O_RESTART,
     O_DISORDER,
@@ -232,6 +259,8 @@ static int parse_args(int argc, char **argv, opts *o)
         {"deadline-factor", required_argument, NULL, O_DEADLINE},
         {"high-priority", required_argument, NULL, O_HIGH},
         {"checkpoint", required_argument, NULL, O_CHECKPOINT},
+        {"mix", required_argument, NULL, O_MIX},
+        {"batch-large", no_argument, NULL, O_BATCH_LARGE},
         {"release", required_argument, NULL, O_RELEASE},
         {"restart-delay", required_argument, NULL, O_RESTART},
         {"disorder-fail", required_argument, NULL, O_DISORDER},
@@ -339,6 +368,12 @@ static int parse_args(int argc, char **argv, opts *o)
             break;
         case O_CHECKPOINT:
             rc = parse_double(optarg, "--checkpoint", 0, 1, &o->gen.checkpoint_fraction);
+            break;
+        case O_MIX:
+            rc = parse_mix(optarg, o->gen.mix);
+            break;
+        case O_BATCH_LARGE:
+            o->gen.large_no_deadline = true;
             break;
         case O_RELEASE:
             if (strcmp(optarg, "onUpstream") == 0) {

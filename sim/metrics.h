@@ -14,10 +14,11 @@ typedef struct sim_metrics {
     char workload[SIM_NAME_MAX];
     uint64_t seed;
     size_t jobs, tasks, nodes;
-    double makespan_s;         /* last completion - first arrival */
-    double jct_mean_s;         /* completion - arrival, over jobs */
-    double jct_p95_s;          /* nearest rank */
-    double deadline_met_ratio; /* over jobs with a deadline; NAN when none has one */
+    double makespan_s;                  /* last completion - first arrival */
+    double jct_mean_s;                  /* completion - arrival, over jobs */
+    double jct_p95_s;                   /* nearest rank */
+    double deadline_met_ratio;          /* over jobs with a deadline; NAN when none has one */
+    size_t deadline_jobs, deadline_met; /* jobs with a deadline; of them, jobs that met it */
     uint64_t preemptions;
     uint64_t preempt_urgent, preempt_priority, preempt_starvation, preempt_kube; /* by reason */
     uint64_t disorders;

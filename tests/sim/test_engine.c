@@ -197,6 +197,8 @@ static void test_eviction_yield_and_lost_work(void **state)
         assert_int_equal(m.evict_met, 1);
         assert_int_equal(m.evict_no_deadline, 1);
         assert_double_near(m.eviction_yield, 0.5, 1e-12);
+        assert_int_equal(m.deadline_jobs, 2);
+        assert_int_equal(m.deadline_met, 1);
         assert_double_near(m.lost_run_s, checkpoint ? 0.0 : 40.0, 1e-9);
         assert_double_near(m.lost_work_s, checkpoint ? 0.0 : 80.0, 1e-9);
         sim_result_free(&r);
