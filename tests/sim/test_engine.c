@@ -1,7 +1,7 @@
 /* test_engine.c: the simulator's event loop on tiny cases whose outcome is computed by hand:
  * exact makespan of a chain, a preemption that restarts (or resumes) its victim, DSP urgent
  * preemption, eviction yield and lost work, the dependency-disorder counter, determinism of
- * generated runs, the order across jobs (shipped and paper). */
+ * generated runs, the order across jobs (shipped and paper), the generator's job mix. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -326,6 +326,56 @@ static void test_order_across_jobs(void **state)
     }
 }
 
+/* Generator job classes: --mix 2:0:1 repeats small, small, large; --batch-large takes the large
+ * jobs' deadline away. The default 1:1:1 keeps DSP's small, medium, large sequence. Sizes with
+ * task scale 1: small 10 (10:10), medium 30, large 50. */
+static void test_generator_mix(void **state)
+{
+    (void)state;
+    for (int variant = 0; variant < 2; variant++) {
+        sim_workload w = {0};
+        ds_err err = {{0}};
+        assert_int_equal(sim_nodes_parse("2x8:32Gi:1", &w.nodes, &w.n_nodes, &err), 0);
+        sim_gen_params g;
+        sim_gen_defaults(&g);
+        g.n_jobs = 6;
+        g.small_min = g.small_max = 10;
+        g.medium_tasks = 30;
+        g.large_tasks = 50;
+        if (variant == 1) {
+            g.mix[0] = 2;
+            g.mix[1] = 0;
+            g.mix[2] = 1;
+            g.large_no_deadline = true;
+        }
+        if (sim_gen_workload(&g, &w, &err) != 0)
+            fail_msg("%s", err.msg);
+        const size_t want[2][6] = {{10, 30, 50, 10, 30, 50}, {10, 10, 50, 10, 10, 50}};
+        for (size_t j = 0; j < 6; j++) {
+            sim_job_def d;
+            bool owned = false;
+            assert_int_equal(sim_workload_job(&w, j, &d, &owned, &err), 0);
+            assert_int_equal(d.n_tasks, want[variant][j]);
+            bool batch = variant == 1 && d.n_tasks == 50;
+            assert_true(batch ? d.deadline_factor == 0 : d.deadline_factor >= 1.5);
+            assert_true(isinf(d.deadline_s));
+            if (owned)
+                sim_job_def_free(&d);
+        }
+        sim_workload_free(&w);
+    }
+    /* a mix of nothing is refused */
+    sim_workload w = {0};
+    ds_err err = {{0}};
+    assert_int_equal(sim_nodes_parse("1x8:32Gi:1", &w.nodes, &w.n_nodes, &err), 0);
+    sim_gen_params g;
+    sim_gen_defaults(&g);
+    g.mix[0] = g.mix[1] = g.mix[2] = 0;
+    assert_int_equal(sim_gen_workload(&g, &w, &err), -1);
+    assert_string_equal(err.msg, "generator: mix: each count must be <= 1000 and one > 0");
+    sim_workload_free(&w);
+}
+
 static void test_bad_workloads(void **state)
 {
     (void)state;
@@ -365,6 +415,7 @@ int main(void)
         cmocka_unit_test(test_disorder_counter),
         cmocka_unit_test(test_determinism),
         cmocka_unit_test(test_order_across_jobs),
+        cmocka_unit_test(test_generator_mix),
         cmocka_unit_test(test_bad_workloads),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
