@@ -5,7 +5,7 @@
 #   make bench-outcomes       all policies on the same seeds and workloads: ratio table + plots
 #   make bench-sim-scale      DSP's largest setting (2,500 jobs, up to 2,000 tasks each)
 #   make bench-preemption     does preemption pay? dagsched with preemption as shipped, off, the
-#                             paper's rule and ratio normalisation, on four workload shapes
+#                             paper's rule, ratio normalisation and urgent-only, on four shapes
 
 SIM_SRCS       := $(wildcard sim/*.c)
 SIM_LIB_SRCS   := $(filter-out sim/main.c,$(SIM_SRCS))
@@ -83,7 +83,7 @@ BENCH_SCALE_ARGS ?= --jobs 2500 --seed 1 --nodes 40x32:128Gi:1,10x64:256Gi:1.5
 bench-sim-scale: $(BIN)/dagsched-sim
 	$(BIN)/dagsched-sim --policy dagsched $(BENCH_SCALE_ARGS)
 
-# Four SchedulingPolicy files derived from policies/default.yaml into $(BENCH_DIR), four workload
+# Five SchedulingPolicy files derived from policies/default.yaml into $(BENCH_DIR), four workload
 # shapes, eight seeds; prints a fixed-column table and a verdict per shape (docs/simulator.md,
 # "Does preemption pay?"). About a minute on two cores.
 BENCH_PREEMPT_SEEDS ?= 1,2,3,4,5,6,7,8

@@ -2,7 +2,7 @@
 # bench-preemption.sh: does DSP preemption pay? Runs the `dagsched` policy of bin/dagsched-sim on
 # several workload shapes and seeds with four SchedulingPolicy files derived from
 # policies/default.yaml (shipped defaults; preemption off; the paper's rule, payoff: false;
-# normalisation: ratio) and prints, per shape and variant, deadlines met, mean job completion time,
+# normalisation: ratio; and urgent-only, delta: 0, no preemption on priority) and prints, per shape and variant, deadlines met, mean job completion time,
 # evictions, lost node time and eviction yield, with a verdict per shape. Called by
 # `make bench-preemption` (mk/sim.mk); see docs/simulator.md "Does preemption pay?".
 #
@@ -27,11 +27,13 @@ sed "/$ENABLED/a\\
     payoff: false" "$BASE" >"$OUT/preempt-paper.yaml"
 sed "/$ENABLED/a\\
     normalisation: ratio" "$BASE" >"$OUT/preempt-ratio.yaml"
+sed 's/^    delta: 0.35$/    delta: 0/' "$BASE" >"$OUT/preempt-urgent.yaml"
 grep -q '^    enabled: false$' "$OUT/preempt-off.yaml"
 grep -q '^    payoff: false$' "$OUT/preempt-paper.yaml"
 grep -q '^    normalisation: ratio$' "$OUT/preempt-ratio.yaml"
+grep -q '^    delta: 0$' "$OUT/preempt-urgent.yaml"
 
-VARIANTS="off shipped paper ratio"
+VARIANTS="off shipped paper ratio urgent"
 
 # Shapes: name|generator flags. Each is a scaled-down cluster loaded enough that queues form.
 SHAPES='medium|--jobs 150 --task-scale 0.2 --nodes 8x12:48Gi:1,2x24:96Gi:1.5
