@@ -1,9 +1,10 @@
 #!/bin/sh
 # bench-preemption.sh: does DSP preemption pay? Runs the `dagsched` policy of bin/dagsched-sim on
-# several workload shapes and seeds with four SchedulingPolicy files derived from
+# several workload shapes and seeds with five SchedulingPolicy files derived from
 # policies/default.yaml (shipped defaults; preemption off; the paper's rule, payoff: false;
-# normalisation: ratio; and urgent-only, delta: 0, no preemption on priority) and prints, per shape and variant, deadlines met, mean job completion time,
-# evictions, lost node time and eviction yield, with a verdict per shape. Called by
+# normalisation: ratio; urgent-only, delta: 0, no preemption on priority) and prints, per shape
+# and variant, deadlines met, mean job completion time, evictions, lost node time and eviction
+# yield, with a verdict per shape. Called by
 # `make bench-preemption` (mk/sim.mk); see docs/simulator.md "Does preemption pay?".
 #
 # usage: sim/bench-preemption.sh SIM_BINARY POLICY_YAML OUT_DIR [SEEDS]
