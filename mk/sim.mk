@@ -4,6 +4,8 @@
 #   make sim-test             simulator tests (optimised);  make sim-test-asan  under ASan+UBSan
 #   make bench-outcomes       all policies on the same seeds and workloads: ratio table + plots
 #   make bench-sim-scale      DSP's largest setting (2,500 jobs, up to 2,000 tasks each)
+#   make bench-preemption     does preemption pay? dagsched with preemption as shipped, off, the
+#                             paper's rule, ratio normalisation and urgent-only, on four shapes
 
 SIM_SRCS       := $(wildcard sim/*.c)
 SIM_LIB_SRCS   := $(filter-out sim/main.c,$(SIM_SRCS))
@@ -40,7 +42,7 @@ $(BIN)/dagsched-sim: $(BUILD)/rel/sim/main.o $(BUILD)/rel/libdagsched-sim.a $(BU
 SIM_TEST_REL  := $(addprefix $(BUILD)/rel/tests/sim/,$(SIM_TEST_NAMES))
 SIM_TEST_ASAN := $(addprefix $(BUILD)/asan/tests/sim/,$(SIM_TEST_NAMES))
 
-.PHONY: sim-test sim-test-asan bench-outcomes bench-sim-scale
+.PHONY: sim-test sim-test-asan bench-outcomes bench-sim-scale bench-preemption
 
 # Run from the repository root: the tests read tests/sim/data.
 sim-test: $(SIM_TEST_REL)
@@ -80,3 +82,11 @@ bench-outcomes: $(BIN)/dagsched-sim
 BENCH_SCALE_ARGS ?= --jobs 2500 --seed 1 --nodes 40x32:128Gi:1,10x64:256Gi:1.5
 bench-sim-scale: $(BIN)/dagsched-sim
 	$(BIN)/dagsched-sim --policy dagsched $(BENCH_SCALE_ARGS)
+
+# Five SchedulingPolicy files derived from policies/default.yaml into $(BENCH_DIR), four workload
+# shapes, eight seeds; prints a fixed-column table and a verdict per shape (docs/simulator.md,
+# "Does preemption pay?"). About a minute on two cores.
+BENCH_PREEMPT_SEEDS ?= 1,2,3,4,5,6,7,8
+bench-preemption: $(BIN)/dagsched-sim
+	sh sim/bench-preemption.sh $(BIN)/dagsched-sim policies/default.yaml $(BENCH_DIR) \
+		$(BENCH_PREEMPT_SEEDS)

@@ -476,12 +476,14 @@ static bool evict_mark(const void *ctx, size_t i, ds_evict_mark *m)
     return true;
 }
 
-/* dsp: an eviction of DSP preemption, which counts on its node too. */
-static int evict(engine *e, uint32_t job, uint32_t task, bool dsp)
+/* Evict the running task (job, task) to make room for a pod of job `for_job`. dsp: an eviction of
+ * DSP preemption, which counts on its node too. */
+static int evict(engine *e, uint32_t job, uint32_t task, uint32_t for_job, bool dsp)
 {
     ejob *j = e->jobs[job];
     etask *t = &j->t[task];
-    double done = (e->now - t->started_at) * e->nodes[t->node].speed;
+    double ran = e->now - t->started_at;
+    double done = ran * e->nodes[t->node].speed;
     if (record_eviction(e, dsp ? e->w->nodes[t->node].name : NULL) != 0)
         return -1;
     stop_run(e, job, task);
@@ -493,6 +495,7 @@ static int evict(engine *e, uint32_t job, uint32_t task, bool dsp)
                 t->progress = t->runtime;
         } else {
             e->r->lost_work_s += done + t->progress;
+            e->r->lost_run_s += ran;
             t->progress = 0;
         }
     }
@@ -501,6 +504,7 @@ static int evict(engine *e, uint32_t job, uint32_t task, bool dsp)
     t->last_evicted = e->now;
     t->gen++;
     e->r->preemptions++;
+    e->r->jobs[for_job].evictions_for++;
     if (sim_evheap_push(&e->h, e->now + e->c->restart_delay_s, SIM_EV_REQUEUE, job, task, t->gen) !=
         0)
         return oom(e, "events");
@@ -792,7 +796,7 @@ static int kube_preemption(engine *e, bool *evicted_any)
         for (size_t v = 0; v < nv; v++)
             vr[v] = e->running[victims[v]];
         for (size_t v = 0; v < nv; v++) {
-            if (evict(e, vr[v].job, vr[v].task, false) != 0) {
+            if (evict(e, vr[v].job, vr[v].task, qn->job, false) != 0) {
                 rc = -1;
                 break;
             }
@@ -945,7 +949,8 @@ static int dsp_preemption(engine *e)
         running_ref v = vref[x->running];
         etask *vt = &e->jobs[v.job]->t[v.task];
         if (vt->state == T_RUNNING) {
-            if (evict(e, v.job, v.task, true) != 0) {
+            uint32_t for_job = sim_wq_get(&e->q, e->handles[x->waiting])->job;
+            if (evict(e, v.job, v.task, for_job, true) != 0) {
                 rc = -1;
                 goto out;
             }

@@ -43,6 +43,7 @@ typedef struct sim_segment {
 typedef struct sim_job_result {
     double arrival, completion, deadline; /* deadline INFINITY when none */
     uint32_t n_tasks;
+    uint64_t evictions_for; /* running pods evicted to make room for this job's pods */
 } sim_job_result;
 
 typedef struct sim_result {
@@ -53,6 +54,7 @@ typedef struct sim_result {
     uint64_t disorders; /* task starts while an upstream task had not succeeded */
     uint64_t starts, failures, events, epochs;
     double lost_work_s; /* reference seconds of progress thrown away by evictions */
+    double lost_run_s;  /* node seconds the evicted runs had run, less checkpointed progress */
     double first_arrival, end_time;
     double area[DS_RES_N]; /* integral of requested resources over time */
     ds_res capacity;       /* sum of allocatable */

@@ -66,6 +66,8 @@ static void usage(FILE *f)
            "                           lognormal:MEDIAN,SIGMA[,MIN,MAX]\n"
            "  --deadline-factor LO:HI (1.5:3)  --high-priority F (0)  --checkpoint F (0)\n"
            "  --release onUpstream|upfront (onUpstream)\n"
+           "  --mix S:M:L (1:1:1)      job classes repeat as S small, M medium, L large jobs\n"
+           "  --batch-large            large jobs have no deadline (batch beside deadline jobs)\n"
            "Runs:\n"
            "  --policy LIST            comma-separated or 'all': default,tetris,dsp-nopp,dsp,"
            "sailfish,dagsched\n"
@@ -122,6 +124,29 @@ static int parse_pair(const char *s, const char *opt, double lo, double hi, doub
         return -1;
     if (*b < *a) {
         fprintf(stderr, "dagsched-sim: %s: LO must be <= HI (got \"%s\")\n", opt, s);
+        return -1;
+    }
+    return 0;
+}
+
+/* "S:M:L": job classes repeat as S small, M medium, L large jobs. */
+static int parse_mix(const char *s, unsigned mix[3])
+{
+    const char *p = s;
+    for (int k = 0; k < 3; k++) {
+        char *end = NULL;
+        errno = 0;
+        unsigned long v = strtoul(p, &end, 10);
+        if (end == p || errno != 0 || v > 1000 || *p == '-' || *end != (k < 2 ? ':' : '\0')) {
+            fprintf(stderr, "dagsched-sim: --mix: expected S:M:L, integers <= 1000 (got \"%s\")\n",
+                    s);
+            return -1;
+        }
+        mix[k] = (unsigned)v;
+        p = end + 1;
+    }
+    if (mix[0] + mix[1] + mix[2] == 0) {
+        fprintf(stderr, "dagsched-sim: --mix: one count must be > 0 (got \"%s\")\n", s);
         return -1;
     }
     return 0;
@@ -189,6 +214,8 @@ enum {
     O_DEADLINE,
     O_HIGH,
     O_CHECKPOINT,
+    O_MIX,
+    O_BATCH_LARGE,
     O_RELEASE,
     O_RESTART,
     O_DISORDER,
@@ -232,6 +259,8 @@ static int parse_args(int argc, char **argv, opts *o)
         {"deadline-factor", required_argument, NULL, O_DEADLINE},
         {"high-priority", required_argument, NULL, O_HIGH},
         {"checkpoint", required_argument, NULL, O_CHECKPOINT},
+        {"mix", required_argument, NULL, O_MIX},
+        {"batch-large", no_argument, NULL, O_BATCH_LARGE},
         {"release", required_argument, NULL, O_RELEASE},
         {"restart-delay", required_argument, NULL, O_RESTART},
         {"disorder-fail", required_argument, NULL, O_DISORDER},
@@ -339,6 +368,12 @@ static int parse_args(int argc, char **argv, opts *o)
             break;
         case O_CHECKPOINT:
             rc = parse_double(optarg, "--checkpoint", 0, 1, &o->gen.checkpoint_fraction);
+            break;
+        case O_MIX:
+            rc = parse_mix(optarg, o->gen.mix);
+            break;
+        case O_BATCH_LARGE:
+            o->gen.large_no_deadline = true;
             break;
         case O_RELEASE:
             if (strcmp(optarg, "onUpstream") == 0) {
@@ -691,15 +726,19 @@ int main(int argc, char **argv)
             if (!o.quiet)
                 printf("%-9s seed %-4llu jobs %zu tasks %zu: makespan %.0f s, jct mean %.0f s, "
                        "p95 %.0f s, deadlines met %.3f, preemptions %llu (urgent %llu, priority "
-                       "%llu, starvation %llu, kube %llu), disorders %llu, util cpu %.3f mem "
-                       "%.3f | run %.2f s, peak rss %ld KiB\n",
+                       "%llu, starvation %llu, kube %llu), eviction yield %.3f (%llu of %llu; "
+                       "%llu for jobs without a deadline), lost %.0f node s, disorders %llu, "
+                       "util cpu %.3f mem %.3f | run %.2f s, peak rss %ld KiB\n",
                        m->policy, (unsigned long long)m->seed, m->jobs, m->tasks, m->makespan_s,
                        m->jct_mean_s, m->jct_p95_s, m->deadline_met_ratio,
                        (unsigned long long)m->preemptions, (unsigned long long)m->preempt_urgent,
                        (unsigned long long)m->preempt_priority,
                        (unsigned long long)m->preempt_starvation,
-                       (unsigned long long)m->preempt_kube, (unsigned long long)m->disorders,
-                       m->util_cpu, m->util_memory, m->wall_s, m->peak_rss_kb);
+                       (unsigned long long)m->preempt_kube, m->eviction_yield,
+                       (unsigned long long)m->evict_met, (unsigned long long)m->evict_deadline,
+                       (unsigned long long)m->evict_no_deadline, m->lost_run_s,
+                       (unsigned long long)m->disorders, m->util_cpu, m->util_memory, m->wall_s,
+                       m->peak_rss_kb);
             fflush(stdout);
             if (o.gantt_svg != NULL && s == 0) {
                 char path[4096], gt[SIM_NAME_MAX + 64];

@@ -2,6 +2,7 @@
 #include "metrics.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,6 +15,7 @@ static int cmp_double(const void *a, const void *b)
 int sim_metrics_compute(const sim_result *r, sim_metrics *m)
 {
     m->jobs = r->n_jobs;
+    m->evict_deadline = m->evict_met = m->evict_no_deadline = 0;
     m->tasks = r->n_tasks;
     m->nodes = r->n_nodes;
     double last = r->first_arrival;
@@ -30,8 +32,13 @@ int sim_metrics_compute(const sim_result *r, sim_metrics *m)
         sum += jct[i];
         if (isfinite(j->deadline)) {
             with_deadline++;
-            if (j->completion <= j->deadline + 1e-9)
+            bool ok = j->completion <= j->deadline + 1e-9;
+            if (ok)
                 met++;
+            m->evict_deadline += j->evictions_for;
+            m->evict_met += ok ? j->evictions_for : 0;
+        } else {
+            m->evict_no_deadline += j->evictions_for;
         }
     }
     m->makespan_s = last - r->first_arrival;
@@ -44,6 +51,8 @@ int sim_metrics_compute(const sim_result *r, sim_metrics *m)
         m->jct_p95_s = jct[rank - 1];
     }
     free(jct);
+    m->deadline_jobs = with_deadline;
+    m->deadline_met = met;
     m->deadline_met_ratio = with_deadline ? (double)met / (double)with_deadline : NAN;
     m->preemptions = r->preemptions;
     m->preempt_urgent = r->preempt_urgent;
@@ -59,6 +68,8 @@ int sim_metrics_compute(const sim_result *r, sim_metrics *m)
                          ? r->area[DS_RES_MEMORY] / ((double)r->capacity.v[DS_RES_MEMORY] * span)
                          : 0;
     m->lost_work_s = r->lost_work_s;
+    m->lost_run_s = r->lost_run_s;
+    m->eviction_yield = m->evict_deadline ? (double)m->evict_met / (double)m->evict_deadline : NAN;
     m->failures = r->failures;
     m->starts = r->starts;
     m->peak_waiting = r->peak_waiting;
@@ -102,6 +113,14 @@ static double g_lost(const sim_metrics *m)
 {
     return m->lost_work_s;
 }
+static double g_lost_run(const sim_metrics *m)
+{
+    return m->lost_run_s;
+}
+static double g_yield(const sim_metrics *m)
+{
+    return m->eviction_yield;
+}
 
 static const sim_metric_col cols[] = {
     {"makespan", "makespan", 0, g_makespan},
@@ -113,6 +132,8 @@ static const sim_metric_col cols[] = {
     {"util_cpu", "mean cpu utilisation", 1, g_util_cpu},
     {"util_mem", "mean memory utilisation", 1, g_util_mem},
     {"lost_work_s", "work lost to evictions", 0, g_lost},
+    {"lost_run_s", "node time lost to evictions", 0, g_lost_run},
+    {"evict_yield", "eviction yield", 1, g_yield},
 };
 
 const sim_metric_col *sim_metric_cols(size_t *n)
@@ -123,17 +144,20 @@ const sim_metric_col *sim_metric_cols(size_t *n)
 
 void sim_metrics_csv_header(FILE *f)
 {
-    fprintf(f, "workload,seed,policy,jobs,tasks,nodes,makespan_s,jct_mean_s,jct_p95_s,"
-               "deadline_met_ratio,preemptions,preempt_urgent,preempt_priority,preempt_starvation,"
-               "preempt_kube,disorders,util_cpu,util_memory,lost_work_s,"
-               "failures,starts,peak_waiting,events,wall_s,peak_rss_kb\n");
+    fprintf(
+        f,
+        "workload,seed,policy,jobs,tasks,nodes,makespan_s,jct_mean_s,jct_p95_s,"
+        "deadline_met_ratio,preemptions,preempt_urgent,preempt_priority,preempt_starvation,"
+        "preempt_kube,disorders,util_cpu,util_memory,lost_work_s,"
+        "failures,starts,peak_waiting,events,wall_s,peak_rss_kb,lost_run_s,"
+        "evict_deadline,evict_met,evict_no_deadline,eviction_yield,deadline_jobs,deadline_met\n");
 }
 
 void sim_metrics_csv_row(FILE *f, const sim_metrics *m)
 {
     fprintf(f,
             "%s,%llu,%s,%zu,%zu,%zu,%.3f,%.3f,%.3f,%.6f,%llu,%llu,%llu,%llu,%llu,%llu,%.6f,%.6f,"
-            "%.3f,%llu,%llu,%zu,%llu,%.3f,%ld\n",
+            "%.3f,%llu,%llu,%zu,%llu,%.3f,%ld,%.3f,%llu,%llu,%llu,%.6f,%zu,%zu\n",
             m->workload, (unsigned long long)m->seed, m->policy, m->jobs, m->tasks, m->nodes,
             m->makespan_s, m->jct_mean_s, m->jct_p95_s, m->deadline_met_ratio,
             (unsigned long long)m->preemptions, (unsigned long long)m->preempt_urgent,
@@ -141,7 +165,9 @@ void sim_metrics_csv_row(FILE *f, const sim_metrics *m)
             (unsigned long long)m->preempt_kube, (unsigned long long)m->disorders, m->util_cpu,
             m->util_memory, m->lost_work_s, (unsigned long long)m->failures,
             (unsigned long long)m->starts, m->peak_waiting, (unsigned long long)m->events,
-            m->wall_s, m->peak_rss_kb);
+            m->wall_s, m->peak_rss_kb, m->lost_run_s, (unsigned long long)m->evict_deadline,
+            (unsigned long long)m->evict_met, (unsigned long long)m->evict_no_deadline,
+            m->eviction_yield, m->deadline_jobs, m->deadline_met);
 }
 
 static void json_num(FILE *f, const char *key, double v, int last)
@@ -196,6 +222,13 @@ void sim_metrics_json(FILE *f, const sim_metrics *runs, size_t n)
                 (unsigned long long)m->failures, (unsigned long long)m->starts, m->peak_waiting,
                 (unsigned long long)m->events);
         json_num(f, "wall_s", m->wall_s, 0);
+        json_num(f, "lost_run_s", m->lost_run_s, 0);
+        fprintf(f, "\"evict_deadline\": %llu, \"evict_met\": %llu, \"evict_no_deadline\": %llu, ",
+                (unsigned long long)m->evict_deadline, (unsigned long long)m->evict_met,
+                (unsigned long long)m->evict_no_deadline);
+        json_num(f, "eviction_yield", m->eviction_yield, 0);
+        fprintf(f, "\"deadline_jobs\": %zu, \"deadline_met\": %zu, ", m->deadline_jobs,
+                m->deadline_met);
         fprintf(f, "\"peak_rss_kb\": %ld}%s\n", m->peak_rss_kb, i + 1 < n ? "," : "");
     }
     fprintf(f, "]\n");
@@ -240,7 +273,7 @@ void sim_metrics_print_tables(FILE *f, const sim_metrics *runs, size_t n,
     }
     fprintf(f,
             "\nRatio to default (mean of policy / mean of default; lower is better except "
-            "deadline_met and util_*; '-' where default is 0):\n%-10s",
+            "deadline_met, util_* and evict_yield; '-' where default is 0):\n%-10s",
             "policy");
     for (size_t k = 0; k < nc; k++)
         fprintf(f, " %12s", c[k].name);

@@ -14,16 +14,25 @@ typedef struct sim_metrics {
     char workload[SIM_NAME_MAX];
     uint64_t seed;
     size_t jobs, tasks, nodes;
-    double makespan_s;         /* last completion - first arrival */
-    double jct_mean_s;         /* completion - arrival, over jobs */
-    double jct_p95_s;          /* nearest rank */
-    double deadline_met_ratio; /* over jobs with a deadline; NAN when none has one */
+    double makespan_s;                  /* last completion - first arrival */
+    double jct_mean_s;                  /* completion - arrival, over jobs */
+    double jct_p95_s;                   /* nearest rank */
+    double deadline_met_ratio;          /* over jobs with a deadline; NAN when none has one */
+    size_t deadline_jobs, deadline_met; /* jobs with a deadline; of them, jobs that met it */
     uint64_t preemptions;
     uint64_t preempt_urgent, preempt_priority, preempt_starvation, preempt_kube; /* by reason */
     uint64_t disorders;
     double util_cpu, util_memory; /* requested / allocatable, time-averaged over the makespan */
     double lost_work_s;           /* reference seconds of progress lost to evictions */
-    uint64_t failures;            /* runs that failed (started without inputs) */
+    double lost_run_s;            /* node seconds the evicted runs had run (checkpoints kept) */
+    /* Eviction yield: of the evictions made for a pod whose job has a deadline, the fraction
+     * whose job met it. Evictions for jobs without a deadline are counted apart and are not in
+     * the yield's denominator. */
+    uint64_t evict_deadline;    /* evictions made for jobs with a deadline */
+    uint64_t evict_met;         /* ... of which the job met its deadline */
+    uint64_t evict_no_deadline; /* evictions made for jobs without a deadline */
+    double eviction_yield;      /* evict_met / evict_deadline; NAN when evict_deadline is 0 */
+    uint64_t failures;          /* runs that failed (started without inputs) */
     uint64_t starts;
     size_t peak_waiting;
     uint64_t events;

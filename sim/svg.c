@@ -62,7 +62,8 @@ int sim_svg_bars(const char *path, const sim_metrics *runs, size_t n, const char
     for (size_t k = 0; k < nc && nr < 16; k++) {
         double d = sim_metrics_mean(runs, n, "default", &c[k]);
         if (!isnan(d) && d != 0 && strcmp(c[k].name, "preemptions") != 0 &&
-            strcmp(c[k].name, "disorders") != 0 && strcmp(c[k].name, "lost_work_s") != 0)
+            strcmp(c[k].name, "disorders") != 0 && strcmp(c[k].name, "lost_work_s") != 0 &&
+            strcmp(c[k].name, "lost_run_s") != 0 && strcmp(c[k].name, "evict_yield") != 0)
             ratio_cols[nr++] = k;
     }
     const double group_w = 30.0 * (double)n_policies + 30.0;

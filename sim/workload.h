@@ -74,6 +74,10 @@ typedef struct sim_gen_params {
     double high_priority_fraction; /* jobs whose pods get priority 1000 (others 0) */
     double checkpoint_fraction;    /* jobs whose tasks checkpoint */
     sim_release release;
+    /* Job classes repeat in the pattern: mix[0] small, mix[1] medium, mix[2] large (default
+     * 1:1:1, DSP's equal numbers). */
+    unsigned mix[3];
+    bool large_no_deadline; /* large jobs are batch jobs without a deadline */
 } sim_gen_params;
 
 typedef struct sim_workload sim_workload;

@@ -34,6 +34,7 @@ void sim_gen_defaults(sim_gen_params *p)
     p->high_priority_fraction = 0.0;
     p->checkpoint_fraction = 0.0;
     p->release = SIM_RELEASE_ON_UPSTREAM;
+    p->mix[0] = p->mix[1] = p->mix[2] = 1;
 }
 
 double sim_dist_draw(const sim_dist *d, sim_rng *r)
@@ -151,6 +152,9 @@ static int check_params(const sim_gen_params *p, ds_err *err)
         return ds_err_set(err, "generator: levels must be 1..64 (got %d)", p->max_levels);
     if (p->max_fanout < 1 || p->max_fanout > 10000)
         return ds_err_set(err, "generator: fanout must be 1..10000 (got %d)", p->max_fanout);
+    if (p->mix[0] > 1000 || p->mix[1] > 1000 || p->mix[2] > 1000 ||
+        p->mix[0] + p->mix[1] + p->mix[2] == 0)
+        return ds_err_set(err, "generator: mix: each count must be <= 1000 and one > 0");
     if (!(p->deadline_factor_min >= 0) || !(p->deadline_factor_max >= p->deadline_factor_min))
         return ds_err_set(err, "generator: deadline factor must be >= 0 and min <= max");
     if (!(p->high_priority_fraction >= 0 && p->high_priority_fraction <= 1) ||
@@ -197,10 +201,19 @@ int sim_gen_workload(const sim_gen_params *p, sim_workload *w, ds_err *err)
     return 0;
 }
 
+/* 0 small, 1 medium, 2 large: job j's place in the repeating pattern of p->mix. */
+static int job_class(const sim_gen_params *p, size_t j)
+{
+    size_t k = j % ((size_t)p->mix[0] + p->mix[1] + p->mix[2]);
+    if (k < p->mix[0])
+        return 0;
+    return k < (size_t)p->mix[0] + p->mix[1] ? 1 : 2;
+}
+
 static size_t job_size(const sim_gen_params *p, size_t j, sim_rng *r)
 {
     double base;
-    switch (j % 3) {
+    switch (job_class(p, j)) {
     case 0:
         base = (double)(p->small_min + sim_rng_below(r, p->small_max - p->small_min + 1));
         break;
@@ -304,6 +317,8 @@ int sim_gen_job(const sim_gen_params *p, const sim_workload *w, size_t j, sim_jo
     out->deadline_factor = sim_rng_range(&r, p->deadline_factor_min, p->deadline_factor_max);
     if (p->deadline_factor_max == p->deadline_factor_min)
         out->deadline_factor = p->deadline_factor_min;
+    if (p->large_no_deadline && job_class(p, j) == 2)
+        out->deadline_factor = 0; /* no deadline (drawn anyway: the stream stays the same) */
     out->priority = sim_rng_uniform(&r) < p->high_priority_fraction ? GEN_PRIORITY_HIGH : 0;
     bool checkpoint = sim_rng_uniform(&r) < p->checkpoint_fraction;
     out->release = p->release;

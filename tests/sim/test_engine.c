@@ -1,7 +1,7 @@
 /* test_engine.c: the simulator's event loop on tiny cases whose outcome is computed by hand:
  * exact makespan of a chain, a preemption that restarts (or resumes) its victim, DSP urgent
- * preemption, the dependency-disorder counter, determinism of generated runs, the order across
- * jobs (shipped and paper). */
+ * preemption, eviction yield and lost work, the dependency-disorder counter, determinism of
+ * generated runs, the order across jobs (shipped and paper), the generator's job mix. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -127,6 +127,13 @@ static void test_dsp_urgent_preemption(void **state)
         sim_metrics m = {0};
         assert_int_equal(sim_metrics_compute(&r, &m), 0);
         assert_double_near(m.deadline_met_ratio, 1.0, 1e-12); /* only b has a deadline */
+        /* the eviction was made for b, which met its deadline; a had run 10 s */
+        assert_int_equal(r.jobs[1].evictions_for, 1);
+        assert_int_equal(m.evict_deadline, 1);
+        assert_int_equal(m.evict_met, 1);
+        assert_int_equal(m.evict_no_deadline, 0);
+        assert_double_near(m.eviction_yield, 1.0, 1e-12);
+        assert_double_near(m.lost_run_s, 10.0, 1e-9);
         sim_result_free(&r);
     }
     /* default (no DSP) lets b wait: it ends at 120 and misses its deadline */
@@ -137,8 +144,66 @@ static void test_dsp_urgent_preemption(void **state)
     sim_metrics m = {0};
     assert_int_equal(sim_metrics_compute(&r, &m), 0);
     assert_double_near(m.deadline_met_ratio, 0.0, 1e-12);
+    assert_int_equal(m.evict_deadline + m.evict_no_deadline, 0);
+    assert_true(isnan(m.eviction_yield)); /* no eviction: no yield */
     sim_result_free(&r);
     sim_workload_free(&w);
+}
+
+/* Eviction figures by hand. One 1-core node of speed 2, restart delay 0, kube-scheduler
+ * preemption (policy default). "low" (priority 0, no deadline) needs 200 reference s (100 s on the
+ * node). Three priority-1000 jobs of one 40-reference-s task (20 s on the node) each evict it:
+ *   hi-met   arrives 10, deadline 30 s after: evicts low at 10 (low ran 0..10), runs 10..30, meets
+ *            its deadline (40);
+ *   hi-late  arrives 50, deadline 5 s after: low restarted at 30, evicted at 50 (ran 20 s); runs
+ *            50..70 and misses its deadline (55);
+ *   hi-batch arrives 80, no deadline: low restarted at 70, evicted at 80 (ran 10 s); runs 80..100.
+ * Evictions 3: 2 made for jobs with a deadline (1 met it), 1 for a job without one. Yield = 1/2.
+ * Lost: 10 + 20 + 10 = 40 node s = 80 reference s; low restarts at 100 and ends at 200. With a
+ * checkpointing low nothing is lost and low ends at 100 + (200 - 20 - 40 - 20) / 2 = 160. */
+static void test_eviction_yield_and_lost_work(void **state)
+{
+    (void)state;
+    for (int checkpoint = 0; checkpoint <= 1; checkpoint++) {
+        sim_workload w = {0};
+        snprintf(w.name, sizeof w.name, "yield");
+        tu_node(&w, 1000, 2.0);
+        double rt_low[1] = {200}, rt_hi[1] = {40};
+        int64_t cpu[1] = {1000};
+        sim_job_def *low = tu_job(&w, "low", 0, 1, rt_low, cpu, 0);
+        low->tasks[0].checkpoint = checkpoint;
+        sim_job_def *met = tu_job(&w, "hi-met", 10, 1, rt_hi, cpu, 0);
+        met->priority = 1000;
+        met->deadline_s = 30;
+        sim_job_def *late = tu_job(&w, "hi-late", 50, 1, rt_hi, cpu, 0);
+        late->priority = 1000;
+        late->deadline_s = 5;
+        sim_job_def *batch = tu_job(&w, "hi-batch", 80, 1, rt_hi, cpu, 0);
+        batch->priority = 1000;
+        sim_result r;
+        run_ok(&w, "default", 0.0, &r);
+        sim_metrics m = {0};
+        assert_int_equal(sim_metrics_compute(&r, &m), 0);
+        assert_int_equal(m.preemptions, 3);
+        assert_double_near(r.jobs[1].completion, 30.0, 1e-9);
+        assert_double_near(r.jobs[2].completion, 70.0, 1e-9);
+        assert_double_near(r.jobs[3].completion, 100.0, 1e-9);
+        assert_double_near(r.jobs[0].completion, checkpoint ? 160.0 : 200.0, 1e-9);
+        assert_int_equal(r.jobs[0].evictions_for, 0);
+        assert_int_equal(r.jobs[1].evictions_for, 1);
+        assert_int_equal(r.jobs[2].evictions_for, 1);
+        assert_int_equal(r.jobs[3].evictions_for, 1);
+        assert_int_equal(m.evict_deadline, 2);
+        assert_int_equal(m.evict_met, 1);
+        assert_int_equal(m.evict_no_deadline, 1);
+        assert_double_near(m.eviction_yield, 0.5, 1e-12);
+        assert_int_equal(m.deadline_jobs, 2);
+        assert_int_equal(m.deadline_met, 1);
+        assert_double_near(m.lost_run_s, checkpoint ? 0.0 : 40.0, 1e-9);
+        assert_double_near(m.lost_work_s, checkpoint ? 0.0 : 80.0, 1e-9);
+        sim_result_free(&r);
+        sim_workload_free(&w);
+    }
 }
 
 /* Planted violation: a chain a (20 s) -> b (10 s) whose pods are all created up front, on two
@@ -261,6 +326,56 @@ static void test_order_across_jobs(void **state)
     }
 }
 
+/* Generator job classes: --mix 2:0:1 repeats small, small, large; --batch-large takes the large
+ * jobs' deadline away. The default 1:1:1 keeps DSP's small, medium, large sequence. Sizes with
+ * task scale 1: small 10 (10:10), medium 30, large 50. */
+static void test_generator_mix(void **state)
+{
+    (void)state;
+    for (int variant = 0; variant < 2; variant++) {
+        sim_workload w = {0};
+        ds_err err = {{0}};
+        assert_int_equal(sim_nodes_parse("2x8:32Gi:1", &w.nodes, &w.n_nodes, &err), 0);
+        sim_gen_params g;
+        sim_gen_defaults(&g);
+        g.n_jobs = 6;
+        g.small_min = g.small_max = 10;
+        g.medium_tasks = 30;
+        g.large_tasks = 50;
+        if (variant == 1) {
+            g.mix[0] = 2;
+            g.mix[1] = 0;
+            g.mix[2] = 1;
+            g.large_no_deadline = true;
+        }
+        if (sim_gen_workload(&g, &w, &err) != 0)
+            fail_msg("%s", err.msg);
+        const size_t want[2][6] = {{10, 30, 50, 10, 30, 50}, {10, 10, 50, 10, 10, 50}};
+        for (size_t j = 0; j < 6; j++) {
+            sim_job_def d;
+            bool owned = false;
+            assert_int_equal(sim_workload_job(&w, j, &d, &owned, &err), 0);
+            assert_int_equal(d.n_tasks, want[variant][j]);
+            bool batch = variant == 1 && d.n_tasks == 50;
+            assert_true(batch ? d.deadline_factor == 0 : d.deadline_factor >= 1.5);
+            assert_true(isinf(d.deadline_s));
+            if (owned)
+                sim_job_def_free(&d);
+        }
+        sim_workload_free(&w);
+    }
+    /* a mix of nothing is refused */
+    sim_workload w = {0};
+    ds_err err = {{0}};
+    assert_int_equal(sim_nodes_parse("1x8:32Gi:1", &w.nodes, &w.n_nodes, &err), 0);
+    sim_gen_params g;
+    sim_gen_defaults(&g);
+    g.mix[0] = g.mix[1] = g.mix[2] = 0;
+    assert_int_equal(sim_gen_workload(&g, &w, &err), -1);
+    assert_string_equal(err.msg, "generator: mix: each count must be <= 1000 and one > 0");
+    sim_workload_free(&w);
+}
+
 static void test_bad_workloads(void **state)
 {
     (void)state;
@@ -296,9 +411,11 @@ int main(void)
         cmocka_unit_test(test_chain_makespan),
         cmocka_unit_test(test_preemption_restarts_victim),
         cmocka_unit_test(test_dsp_urgent_preemption),
+        cmocka_unit_test(test_eviction_yield_and_lost_work),
         cmocka_unit_test(test_disorder_counter),
         cmocka_unit_test(test_determinism),
         cmocka_unit_test(test_order_across_jobs),
+        cmocka_unit_test(test_generator_mix),
         cmocka_unit_test(test_bad_workloads),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
