@@ -24,10 +24,8 @@ ENABLED='^    enabled: true$'
 grep -q "$ENABLED" "$BASE" || { echo "bench-preemption: no '    enabled: true' in $BASE" >&2; exit 1; }
 cp "$BASE" "$OUT/preempt-shipped.yaml"
 sed "s/$ENABLED/    enabled: false/" "$BASE" >"$OUT/preempt-off.yaml"
-sed "/$ENABLED/a\\
-    payoff: false" "$BASE" >"$OUT/preempt-paper.yaml"
-sed "/$ENABLED/a\\
-    normalisation: ratio" "$BASE" >"$OUT/preempt-ratio.yaml"
+sed 's/^    payoff: true$/    payoff: false/' "$BASE" >"$OUT/preempt-paper.yaml"
+sed 's/^    normalisation: paper$/    normalisation: ratio/' "$BASE" >"$OUT/preempt-ratio.yaml"
 sed 's/^    delta: 0.35$/    delta: 0/' "$BASE" >"$OUT/preempt-urgent.yaml"
 grep -q '^    enabled: false$' "$OUT/preempt-off.yaml"
 grep -q '^    payoff: false$' "$OUT/preempt-paper.yaml"
