@@ -37,11 +37,11 @@ check "rendered defaults pass server-side dry-run" \
   bash -c "'$HELM' template dagsched helm/dagsched -n $NS | '$K' apply --dry-run=server -f -"
 check "rendered non-default values pass server-side dry-run" \
   bash -c "'$HELM' template dagsched helm/dagsched -n $NS --set controller.dryRun=true \
-    --set extender.tls.enabled=true --set extender.tls.secretName=dagsched-tls \
+    --set extender.tls.enabled=true --set extender.tls.secretName=dagsched-tls --set admission.enabled=false \
     --set controller.leaderElection.enabled=false --set-json 'policy.extra={\"strict\":{\"preemption\":{\"rho\":3}}}' \
     | '$K' apply --dry-run=server -f -"
 check "rendered variants (TLS off, no scheduler, NetworkPolicy peers) pass server-side dry-run" \
-  bash -c "'$HELM' template dagsched helm/dagsched -n $NS --set extender.tls.enabled=false \
+  bash -c "'$HELM' template dagsched helm/dagsched -n $NS --set extender.tls.enabled=false --set admission.enabled=false \
     --set scheduler.enabled=false --set-json 'networkPolicy.metricsFrom=[]' \
     --set-json 'networkPolicy.extenderFrom=[{\"ipBlock\":{\"cidr\":\"10.0.0.0/24\"}},{\"namespaceSelector\":{\"matchLabels\":{\"team\":\"a\"}},\"podSelector\":{}}]' \
     | '$K' apply --dry-run=server -f -"
