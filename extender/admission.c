@@ -83,12 +83,12 @@ long ext_adm_patch(const ext_adm_opts *o, const ext_adm_pod *p, const ext_adm_de
             rc |= put(out, cap, &used, ",");
         if (p->gates_array)
             rc |= put(out, cap, &used,
-                      "{\"op\":\"add\",\"path\":\"/spec/schedulingGates/-\",\"value\":{\"name\":\"" EXT_ADM_GATE
-                      "\"}}");
+                      "{\"op\":\"add\",\"path\":\"/spec/schedulingGates/"
+                      "-\",\"value\":{\"name\":\"" EXT_ADM_GATE "\"}}");
         else
             rc |= put(out, cap, &used,
-                      "{\"op\":\"add\",\"path\":\"/spec/schedulingGates\",\"value\":[{\"name\":\"" EXT_ADM_GATE
-                      "\"}]}");
+                      "{\"op\":\"add\",\"path\":\"/spec/"
+                      "schedulingGates\",\"value\":[{\"name\":\"" EXT_ADM_GATE "\"}]}");
     }
     rc |= put(out, cap, &used, "]");
     return rc != 0 ? -1 : (long)used;

@@ -25,12 +25,12 @@
 
 #include "protocol.h"
 
-#define EXT_ADM_GATE           "dagsched.io/dependencies"
-#define EXT_ADM_DEFAULT_SCHED  "default-scheduler"
-#define EXT_ADM_NAME_MAX       253 /* names, namespaces, scheduler names (DNS subdomains) */
-#define EXT_ADM_UID_MAX        128
-#define EXT_ADM_MAX_GATES      1000 /* schedulingGates entries looked at */
-#define EXT_ADM_PATCH_MAX      512
+#define EXT_ADM_GATE          "dagsched.io/dependencies"
+#define EXT_ADM_DEFAULT_SCHED "default-scheduler"
+#define EXT_ADM_NAME_MAX      253 /* names, namespaces, scheduler names (DNS subdomains) */
+#define EXT_ADM_UID_MAX       128
+#define EXT_ADM_MAX_GATES     1000 /* schedulingGates entries looked at */
+#define EXT_ADM_PATCH_MAX     512
 
 typedef struct ext_adm_opts {
     const char *scheduler_name;    /* the pods dagsched manages: spec.schedulerName ("dagsched") */
@@ -75,10 +75,10 @@ long ext_adm_patch(const ext_adm_opts *o, const ext_adm_pod *p, const ext_adm_de
 long ext_adm_base64(const unsigned char *in, size_t n, char *out, size_t cap);
 
 typedef struct ext_adm_reply {
-    int status;      /* 200 or 400 */
-    char *body;      /* malloc'd: the AdmissionReview (200) or a message (400); NULL: out of memory */
+    int status; /* 200 or 400 */
+    char *body; /* malloc'd: the AdmissionReview (200) or a message (400); NULL: out of memory */
     size_t len;
-    bool json;       /* body is application/json (else text/plain) */
+    bool json; /* body is application/json (else text/plain) */
     ext_adm_result result;
     char uid[EXT_ADM_UID_MAX + 1];
     char ns[EXT_ADM_NAME_MAX + 1];

@@ -17,9 +17,8 @@
 
 #include "admission.h"
 
-static const ext_adm_opts OPTS = {.scheduler_name = "dagsched",
-                                  .install_namespace = "dagsched-system",
-                                  .max_body = 1 << 20};
+static const ext_adm_opts OPTS = {
+    .scheduler_name = "dagsched", .install_namespace = "dagsched-system", .max_body = 1 << 20};
 
 /* A review of a Pod CREATE in namespace ns with the given spec members (JSON text inside {}). */
 static char *review(const char *ns, const char *spec)
@@ -53,8 +52,7 @@ static void answer(const char *body_in, ext_adm_opts o, ext_adm_result want, con
     json_error_t je;
     json_t *j = json_loadb(r.body, r.len, 0, &je);
     assert_non_null(j);
-    assert_string_equal(json_string_value(json_object_get(j, "apiVersion")),
-                        "admission.k8s.io/v1");
+    assert_string_equal(json_string_value(json_object_get(j, "apiVersion")), "admission.k8s.io/v1");
     assert_string_equal(json_string_value(json_object_get(j, "kind")), "AdmissionReview");
     json_t *resp = json_object_get(j, "response");
     assert_string_equal(json_string_value(json_object_get(resp, "uid")),
@@ -84,10 +82,10 @@ static void check(const char *ns, const char *spec, ext_adm_opts o, ext_adm_resu
 }
 
 #define ADD_ARRAY                                                                                  \
-    "{\"op\":\"add\",\"path\":\"/spec/schedulingGates\",\"value\":[{\"name\":\"dagsched.io/"     \
+    "{\"op\":\"add\",\"path\":\"/spec/schedulingGates\",\"value\":[{\"name\":\"dagsched.io/"       \
     "dependencies\"}]}"
 #define APPEND                                                                                     \
-    "{\"op\":\"add\",\"path\":\"/spec/schedulingGates/-\",\"value\":{\"name\":\"dagsched.io/"    \
+    "{\"op\":\"add\",\"path\":\"/spec/schedulingGates/-\",\"value\":{\"name\":\"dagsched.io/"      \
     "dependencies\"}}"
 #define SET_SCHED "{\"op\":\"add\",\"path\":\"/spec/schedulerName\",\"value\":\"dagsched\"}"
 
@@ -120,8 +118,9 @@ static void test_gate_patch(void **state)
           "[" ADD_ARRAY "]");
     check("etl", "\"schedulerName\":\"dagsched\",\"schedulingGates\":[]", OPTS, EXT_ADM_GATED,
           "[" APPEND "]");
-    check("etl", "\"schedulerName\":\"dagsched\",\"schedulingGates\":[{\"name\":\"example.com/q\"}]",
-          OPTS, EXT_ADM_GATED, "[" APPEND "]");
+    check("etl",
+          "\"schedulerName\":\"dagsched\",\"schedulingGates\":[{\"name\":\"example.com/q\"}]", OPTS,
+          EXT_ADM_GATED, "[" APPEND "]");
     check("etl",
           "\"schedulerName\":\"dagsched\",\"schedulingGates\":[{\"name\":\"example.com/q\"},"
           "{\"name\":\"dagsched.io/dependencies\"}]",
@@ -266,7 +265,8 @@ static void test_malformed(void **state)
              "\"request\":{\"uid\":\"%s\"}}",
              u);
     bad(long_uid, strlen(long_uid), uid_msg);
-    bad("{\"apiVersion\":", 14, "AdmissionReview: invalid JSON at byte 14: unexpected end of input, expected a value");
+    bad("{\"apiVersion\":", 14,
+        "AdmissionReview: invalid JSON at byte 14: unexpected end of input, expected a value");
 }
 
 /* Nesting beyond the bound and bodies beyond max_body are refused (400) without recursion. */
@@ -317,9 +317,9 @@ static void test_huge_and_deep(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_base64),         cmocka_unit_test(test_gate_patch),
-        cmocka_unit_test(test_not_managed),    cmocka_unit_test(test_set_scheduler_name),
-        cmocka_unit_test(test_other_reviews),  cmocka_unit_test(test_malformed),
+        cmocka_unit_test(test_base64),        cmocka_unit_test(test_gate_patch),
+        cmocka_unit_test(test_not_managed),   cmocka_unit_test(test_set_scheduler_name),
+        cmocka_unit_test(test_other_reviews), cmocka_unit_test(test_malformed),
         cmocka_unit_test(test_huge_and_deep),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
