@@ -137,3 +137,14 @@ INTEGRATION_TESTS += fuzz-short extender-integration-test
 bench-extender: $(BUILD)/rel/tests/extender/bench_server
 	@DAGSCHED_EXTRA_PACKAGES=wrk hack/install-deps.sh
 	@tests/extender/bench.sh $(BUILD)/rel/tests/extender/bench_server $(or $(BENCH_SECONDS),3)
+
+# The admission webhook on the local control plane (tests/extender/admission_integration.sh): pods
+# created without a gate are gated by the extender (sanitizer build) and released in dependency
+# order by the controller. About a minute.
+.PHONY: admission-integration-test
+admission-integration-test: $(BUILD)/asan/bin/dagsched-extender $(BIN)/dagsched-controller
+	@DAGSCHED_EXTRA_PACKAGES="jq" hack/install-deps.sh
+	@tests/extender/admission_integration.sh $(BUILD)/asan/bin/dagsched-extender \
+		$(BIN)/dagsched-controller
+
+INTEGRATION_TESTS += admission-integration-test
