@@ -672,6 +672,10 @@ int httpd_start(const httpd_opts *o, httpd **out, ds_err *err)
         info.ssl_cert_filepath = h->tls_cert;
         info.ssl_private_key_filepath = h->tls_key;
         info.options |= LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT;
+        /* Advertise only HTTP/1.1 in TLS ALPN: lws would otherwise offer h2, and a client that
+         * takes it (Go's HTTP/2 transport in the API server calling the admission webhook, curl)
+         * would be handed to lws's own HTTP/2 role, which knows none of our routes (404). */
+        info.alpn = "http/1.1";
     }
     h->vh = lws_create_vhost(h->ctx, &info);
     if (h->vh == NULL) {

@@ -337,6 +337,21 @@ static void test_tls_and_reload(void **state)
     assert_int_equal(served_cn(url, ca, cn, sizeof cn), 0);
     assert_non_null(strstr(cn, "dagsched-test-a"));
 
+    /* A client that offers HTTP/2 in ALPN (as Go's transport does: the API server calling an
+     * admission webhook) is answered over HTTP/1.1 by our routes, not by lws's HTTP/2 role. */
+    CURL *h2 = curl_easy_init();
+    curl_easy_setopt(h2, CURLOPT_CAINFO, ca);
+    curl_easy_setopt(h2, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_2TLS);
+    sink hb;
+    assert_int_equal(request(h2, url, NULL, 0, &hb), 200);
+    long version = 0;
+    curl_easy_getinfo(h2, CURLINFO_HTTP_VERSION, &version);
+    assert_int_equal(version, CURL_HTTP_VERSION_1_1);
+    assert_non_null(hb.data);
+    assert_string_equal(hb.data, "ok");
+    free(hb.data);
+    curl_easy_cleanup(h2);
+
     /* Plain HTTP on the HTTPS port is refused. */
     char plain[128];
     snprintf(plain, sizeof plain, "http://127.0.0.1:%d/healthz", httpd_port(h));
