@@ -88,6 +88,16 @@ check "tls.crt chains to ca.crt for $HOST" \
 check "tls.crt chains to ca.crt for $HOST.cluster.local" \
   openssl verify -CAfile "$TLS/install/ca.crt" -verify_hostname "$HOST.cluster.local" "$TLS/install/tls.crt"
 check "the scheduler's caData is the Secret's ca.crt" same_ca "$TLS/install/ca.crt"
+same_webhook_ca() { # CA_FILE: is it the caBundle of the chart's admission webhook?
+  local got
+  got=$("$K" get mutatingwebhookconfiguration "dagsched-$NS" -o 'jsonpath={.webhooks[0].clientConfig.caBundle}') &&
+    [[ -n "$got" && "$(base64 -d <<<"$got")" == "$(cat "$1")" ]]
+}
+check "the admission webhook is registered with the Secret's ca.crt as caBundle" \
+  same_webhook_ca "$TLS/install/ca.crt"
+# The webhook's Service has no reachable endpoint on this cluster (its pods are kwok's): remove
+# it so that the pods created below are not delayed by the API server's call timing out.
+"$K" delete mutatingwebhookconfiguration "dagsched-$NS" >/dev/null
 
 # The real extender with the installed certificate and key, on 127.0.0.1.
 source hack/cluster/lib.sh
