@@ -102,8 +102,12 @@ void ctl_act_ungate(ctl_controller *c, const ctl_snapshot *s, size_t i)
     }
     const char *lv[] = {"outside_dag"};
     metrics_add(c->m.releases, lv, 1);
+    const char *why = p->dagsched_error != NULL && p->dagsched_error[0] != '\0'
+                          ? p->dagsched_error
+                          : "no task of a valid DAG job (no dagsched.io/job label, or the job is "
+                            "invalid)";
     KLOG_INFO("release", "pod %s/%s: gate %s removed: %s (not a DAG task)", p->ns, p->name,
-              CTL_GATE_DEPENDENCIES, p->dagsched_error);
+              CTL_GATE_DEPENDENCIES, why);
 }
 
 void ctl_act_release_pod(ctl_controller *c, const ctl_snapshot *s, size_t i)

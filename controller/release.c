@@ -49,12 +49,19 @@ int ctl_release_plan(const ctl_release_in *in, ctl_release_out *out, ds_err *err
     size_t nc = 0;
     for (size_t i = 0; i < in->n_pods; i++) {
         const ctl_pod *p = &in->pods[i];
-        if (p->dagsched_error != NULL && p->dagsched_error[0] != '\0') {
+        /* A gated pod outside every DAG job (unusable dagsched metadata, no dagsched.io/job label,
+         * a pod error) has no upstream tasks to wait for: the gate (written by its author or by
+         * the admission webhook) is removed at once, never held. A task of a job that is invalid
+         * right now keeps its gate: the job may be one whose pods are still being created, and
+         * releasing it could run it before its upstream tasks (InvalidJob says why it waits). */
+        bool outside = (p->dagsched_error != NULL && p->dagsched_error[0] != '\0') ||
+                       (p->task.job == DS_NO_TASK && !p->task.job_invalid);
+        if (outside) {
             if (p->state == CTL_POD_GATED && !p->terminating)
                 out->ungate[out->n_ungate++] = i;
             continue;
         }
-        if (p->task.job == DS_NO_TASK || p->terminating)
+        if (p->terminating)
             continue;
         bool ready = p->task.state == DS_TASK_WAITING;
         if (p->state == CTL_POD_GATED) {

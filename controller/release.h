@@ -8,8 +8,10 @@
  * tasks may be released and not yet bound at any time: pending pods of DAG tasks that are neither
  * gated nor bound, and unsuspended Jobs that have no pod yet, count against N.
  *
- * A pod whose dagsched metadata cannot be used (ctl_pod.dagsched_error) is outside any DAG job:
- * when it carries the gate, the gate is removed at once (ungate), so that it is never held.
+ * A pod outside every valid DAG job (its dagsched metadata cannot be used, ctl_pod.dagsched_error;
+ * or it has no task in a valid job: no dagsched.io/job label, a pod error, an invalid job) is
+ * never held: when it carries the gate (its author's or the admission webhook's, which gates every
+ * pod of the dagsched scheduler), the gate is removed at once (ungate).
  *
  * A pod that kube-scheduler found unschedulable (the extender rejects pods whose upstream tasks
  * have not succeeded) and whose upstream tasks have all succeeded since is nudged once per

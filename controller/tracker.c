@@ -174,9 +174,13 @@ static void fill_task(const ctl_snapshot *s, size_t obs, ctl_task_info *t, bool 
     t->queue_pos = SIZE_MAX;
     t->job_name = NULL;
     t->task_name = NULL;
+    t->job_invalid = false;
     if (obs == DS_NONE || obs >= s->js.n_pods)
         return;
     const ds_pod_result *r = &s->js.pods[obs];
+    if (r->job != DS_NONE && r->task != DS_NONE && r->job < s->js.n_jobs &&
+        !s->js.jobs[r->job].valid)
+        t->job_invalid = true;
     if (r->job == DS_NONE || r->task == DS_NONE || !s->js.jobs[r->job].valid)
         return;
     if (!r->primary && !any_pod)

@@ -82,6 +82,10 @@ typedef struct ctl_task_info {
     /* The job's and the task's names in the job model (borrowed like the pod's strings), NULL
      * outside a DAG: the identity that cooldowns follow across replacement pods. */
     const char *job_name, *task_name;
+    /* The pod is a task of a job that is invalid right now (a cycle, an unknown upstream task
+     * while the job's pods are still being created...): it stays outside the DAG but keeps any
+     * gate, since releasing it could break the dependency order; InvalidJob says why. */
+    bool job_invalid;
 } ctl_task_info;
 
 typedef struct ctl_pod {

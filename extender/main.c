@@ -39,6 +39,11 @@ typedef struct flags {
     size_t max_body;
     size_t max_nodes;
     double refresh_s;
+    char adm_host[256];
+    int adm_port; /* 0: the webhook is served on --listen */
+    const char *adm_scheduler_name;
+    const char *adm_install_namespace;
+    bool adm_set_scheduler_name;
 } flags;
 
 static void usage(FILE *f)
@@ -66,6 +71,16 @@ static void usage(FILE *f)
             "  --max-body-bytes N        largest request body (default 67108864); larger: 413\n"
             "  --max-nodes N             most nodes or victim nodes per request (default 20000)\n"
             "  --refresh SECONDS         rebuild the snapshot at least this often (default 5)\n"
+            "  --admission-listen HOST:PORT  serve the admission webhook (POST /mutate-pods) on\n"
+            "                            a listener of its own, with the same certificate\n"
+            "                            (default: on --listen)\n"
+            "  --admission-scheduler-name NAME  pods of this scheduler are gated (default\n"
+            "                            dagsched)\n"
+            "  --admission-install-namespace NS  never gate pods of NS (default: the client's\n"
+            "                            namespace); kube-system is never gated either\n"
+            "  --admission-set-scheduler-name  also serve POST /mutate-pods/set-scheduler-name,\n"
+            "                            which sets an empty or default-scheduler schedulerName\n"
+            "                            to --admission-scheduler-name before gating\n"
             "  --help                    print this help and exit\n"
             "  --version                 print the version and exit\n");
 }
@@ -81,18 +96,32 @@ static int parse_size(const char *s, size_t min, size_t max, size_t *out)
     return 0;
 }
 
-static int parse_listen(const char *s, flags *f)
+static int parse_listen(const char *s, char host[256], int *port_out)
 {
     const char *colon = strrchr(s, ':');
-    if (colon == NULL || colon == s || (size_t)(colon - s) >= sizeof f->host)
+    if (colon == NULL || colon == s || (size_t)(colon - s) >= 256)
         return -1;
     size_t port;
     if (parse_size(colon + 1, 1, 65535, &port) != 0)
         return -1;
-    memcpy(f->host, s, (size_t)(colon - s));
-    f->host[colon - s] = '\0';
-    f->port = (int)port;
+    memcpy(host, s, (size_t)(colon - s));
+    host[colon - s] = '\0';
+    *port_out = (int)port;
     return 0;
+}
+
+/* A DNS-1123 subdomain (what the API server accepts as a scheduler name or namespace). */
+static bool dns_name(const char *s)
+{
+    size_t n = strlen(s);
+    if (n == 0 || n > 253)
+        return false;
+    for (size_t i = 0; i < n; i++) {
+        char c = s[i];
+        if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '.'))
+            return false;
+    }
+    return true;
 }
 
 /* 0: run; 1: exit 0 (help, version); 2: usage error (message printed). */
@@ -111,6 +140,10 @@ static int parse_flags(int argc, char **argv, flags *f)
         O_MAX_BODY,
         O_MAX_NODES,
         O_REFRESH,
+        O_ADM_LISTEN,
+        O_ADM_SCHED,
+        O_ADM_NS,
+        O_ADM_SET_SCHED,
         O_HELP,
         O_VERSION,
     };
@@ -127,6 +160,10 @@ static int parse_flags(int argc, char **argv, flags *f)
         {"max-body-bytes", required_argument, NULL, O_MAX_BODY},
         {"max-nodes", required_argument, NULL, O_MAX_NODES},
         {"refresh", required_argument, NULL, O_REFRESH},
+        {"admission-listen", required_argument, NULL, O_ADM_LISTEN},
+        {"admission-scheduler-name", required_argument, NULL, O_ADM_SCHED},
+        {"admission-install-namespace", required_argument, NULL, O_ADM_NS},
+        {"admission-set-scheduler-name", no_argument, NULL, O_ADM_SET_SCHED},
         {"help", no_argument, NULL, O_HELP},
         {"version", no_argument, NULL, O_VERSION},
         {NULL, 0, NULL, 0},
@@ -140,6 +177,7 @@ static int parse_flags(int argc, char **argv, flags *f)
     f->max_body = 64u << 20;
     f->max_nodes = 20000;
     f->refresh_s = 5;
+    f->adm_scheduler_name = "dagsched";
     opterr = 0;
     int c;
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -152,7 +190,7 @@ static int parse_flags(int argc, char **argv, flags *f)
             f->context = optarg;
             break;
         case O_LISTEN:
-            if (parse_listen(optarg, f) != 0) {
+            if (parse_listen(optarg, f->host, &f->port) != 0) {
                 fprintf(stderr,
                         "dagsched-extender: --listen: expected HOST:PORT with a port "
                         "1..65535 (got \"%s\")\n",
@@ -225,6 +263,34 @@ static int parse_flags(int argc, char **argv, flags *f)
             f->refresh_s = d;
             break;
         }
+        case O_ADM_LISTEN:
+            if (parse_listen(optarg, f->adm_host, &f->adm_port) != 0) {
+                fprintf(stderr,
+                        "dagsched-extender: --admission-listen: expected HOST:PORT with a port "
+                        "1..65535 (got \"%s\")\n",
+                        optarg);
+                return 2;
+            }
+            break;
+        case O_ADM_SCHED:
+        case O_ADM_NS:
+            if (!dns_name(optarg)) {
+                fprintf(stderr,
+                        "dagsched-extender: --%s: expected a DNS name (lower-case letters, "
+                        "digits, '-', '.'; 1 to 253 characters) (got \"%s\")\n",
+                        c == O_ADM_SCHED ? "admission-scheduler-name"
+                                         : "admission-install-namespace",
+                        optarg);
+                return 2;
+            }
+            if (c == O_ADM_SCHED)
+                f->adm_scheduler_name = optarg;
+            else
+                f->adm_install_namespace = optarg;
+            break;
+        case O_ADM_SET_SCHED:
+            f->adm_set_scheduler_name = true;
+            break;
         case O_HELP:
             usage(stdout);
             return 1;
@@ -334,6 +400,15 @@ int main(int argc, char **argv)
     sv.ctx.limits.max_nodes = f.max_nodes;
     sv.ctx.tasks_succeeded = ext_state_tasks_succeeded;
     sv.ctx.tasks_user = st;
+    sv.admission = (ext_admission_opts){.enabled = true,
+                                        .adm = {.scheduler_name = f.adm_scheduler_name,
+                                                .install_namespace = f.adm_install_namespace != NULL
+                                                                         ? f.adm_install_namespace
+                                                                         : cfg->namespace,
+                                                .set_scheduler_name = f.adm_set_scheduler_name},
+                                        .own_listener = f.adm_port > 0,
+                                        .host = f.adm_host,
+                                        .port = f.adm_port};
     if (ext_server_start(&sv, &srv, &err) != 0) {
         KLOG_ERROR(COMPONENT, "server: %s", err.msg);
         goto out;
@@ -341,6 +416,13 @@ int main(int argc, char **argv)
     KLOG_INFO(COMPONENT, "serving %s on %s:%d (policy %s in namespace %s)",
               f.tls_cert != NULL ? "HTTPS" : "HTTP", f.host, ext_server_port(srv), f.policy_name,
               f.policy_namespace != NULL ? f.policy_namespace : cfg->namespace);
+    KLOG_INFO(COMPONENT,
+              "admission webhook POST /mutate-pods%s on %s:%d: gates pods of scheduler %s "
+              "outside kube-system and %s",
+              f.adm_set_scheduler_name ? " and /mutate-pods/set-scheduler-name" : "",
+              f.adm_port > 0 ? f.adm_host : f.host,
+              f.adm_port > 0 ? ext_server_admission_port(srv) : ext_server_port(srv),
+              f.adm_scheduler_name, sv.admission.adm.install_namespace);
 
     int sig = 0;
     while (sigwait(&sigs, &sig) != 0)

@@ -19,12 +19,18 @@ typedef struct verb_route {
     verb v;
 } verb_route;
 
+typedef struct adm_route {
+    struct ext_server *srv;
+    ext_adm_opts adm;
+} adm_route;
+
 struct ext_server {
     ext_server_opts o;
-    httpd *http;
+    httpd *http, *adm_http;
     verb_route routes[VERB_N];
+    adm_route adm_routes[2]; /* /mutate-pods, /mutate-pods/set-scheduler-name */
     metrics_family *m_requests, *m_duration, *m_errors, *m_filter_nodes, *m_pods, *m_victims,
-        *m_preempt_nodes;
+        *m_preempt_nodes, *m_admission;
 };
 
 static double now_s(clockid_t clk)
@@ -203,6 +209,30 @@ static void serve_verb(void *ctx, const httpd_request *req, httpd_response *resp
     ext_outcome_clear(&o);
 }
 
+static void serve_admission(void *ctx, const httpd_request *req, httpd_response *resp)
+{
+    adm_route *ar = ctx;
+    ext_server *s = ar->srv;
+    ext_adm_reply r;
+    ext_adm_review(&ar->adm, req->body, req->body_len, &r);
+    const char *lv[] = {ext_adm_result_name(r.body != NULL ? r.result : EXT_ADM_ERROR)};
+    metrics_add(s->m_admission, lv, 1);
+    if (r.body == NULL) {
+        KLOG_ERROR(COMPONENT, "admission: out of memory writing the response");
+        httpd_respond(resp, 500, "text/plain", "dagsched: out of memory\n");
+        return;
+    }
+    resp->status = r.status;
+    resp->content_type = r.json ? "application/json" : "text/plain";
+    resp->body = r.body;
+    resp->body_len = r.len;
+    if (r.result == EXT_ADM_ERROR)
+        KLOG_WARN(COMPONENT, "admission: bad request (HTTP 400): %s", r.error);
+    else if (r.result == EXT_ADM_GATED)
+        KLOG_DEBUG(COMPONENT, "admission: pod %s/%s: %s (uid %s)", r.ns,
+                   r.name[0] != '\0' ? r.name : "-", r.why, r.uid);
+}
+
 static void serve_readyz(void *ctx, const httpd_request *req, httpd_response *resp)
 {
     (void)req;
@@ -242,9 +272,14 @@ static int register_metrics(ext_server *s, ds_err *err)
     s->m_preempt_nodes = metrics_family_new(
         r, METRICS_COUNTER, "dagsched_extender_preempt_nodes_total",
         "Candidate nodes of the preempt verb, kept or dropped.", res, 1, NULL, 0);
+    s->m_admission = metrics_family_new(
+        r, METRICS_COUNTER, "dagsched_extender_admission_total",
+        "Pod admission reviews (POST /mutate-pods), by result: gated (a dagsched pod, gate added "
+        "or already there), ignored (allowed unchanged), error (malformed review, HTTP 400).",
+        res, 1, NULL, 0);
     if (s->m_requests == NULL || s->m_duration == NULL || s->m_errors == NULL ||
         s->m_filter_nodes == NULL || s->m_pods == NULL || s->m_victims == NULL ||
-        s->m_preempt_nodes == NULL)
+        s->m_preempt_nodes == NULL || s->m_admission == NULL)
         return ds_err_set(err, "extender metrics: cannot register (out of memory or duplicate)");
     return 0;
 }
@@ -264,7 +299,21 @@ int ext_server_start(const ext_server_opts *opts, ext_server **out, ds_err *err)
     }
     for (int i = 0; i < VERB_N; i++)
         s->routes[i] = (verb_route){.srv = s, .v = (verb)i};
-    httpd_route routes[] = {
+    const ext_admission_opts *ad = &opts->admission;
+    for (int i = 0; i < 2; i++) {
+        s->adm_routes[i] = (adm_route){.srv = s, .adm = ad->adm};
+        s->adm_routes[i].adm.set_scheduler_name = i == 1;
+        s->adm_routes[i].adm.max_body = opts->ctx.limits.max_body;
+    }
+    /* The webhook routes, on the main listener or on their own (which the NetworkPolicy may open
+     * to the API server without opening the scheduling verbs). */
+    httpd_route adm[] = {
+        {"POST", "/mutate-pods", serve_admission, &s->adm_routes[0]},
+        {"GET", "/healthz", httpd_handle_healthz, NULL},
+        {"POST", "/mutate-pods/set-scheduler-name", serve_admission, &s->adm_routes[1]},
+    };
+    size_t n_adm = !ad->enabled ? 0 : ad->adm.set_scheduler_name ? 3 : 1;
+    httpd_route routes[9] = {
         {"POST", "/filter", serve_verb, &s->routes[VERB_FILTER]},
         {"POST", "/prioritize", serve_verb, &s->routes[VERB_PRIORITIZE]},
         {"POST", "/preempt", serve_verb, &s->routes[VERB_PREEMPT]},
@@ -272,21 +321,43 @@ int ext_server_start(const ext_server_opts *opts, ext_server **out, ds_err *err)
         {"GET", "/readyz", serve_readyz, s},
         {"GET", "/metrics", httpd_handle_metrics, opts->metrics},
     };
+    size_t n_routes = 6;
+    for (size_t i = 0; i < n_adm && !ad->own_listener; i++)
+        if (i != 1)
+            routes[n_routes++] = adm[i];
     httpd_opts ho = {.host = opts->host,
                      .port = opts->port,
                      .tls_cert = opts->tls_cert,
                      .tls_key = opts->tls_key,
                      .max_body = opts->ctx.limits.max_body,
                      .routes = routes,
-                     .n_routes = sizeof routes / sizeof routes[0],
+                     .n_routes = n_routes,
                      .metrics = opts->metrics,
                      .metrics_prefix = "dagsched_extender"};
     if (httpd_start(&ho, &s->http, err) != 0) {
         free(s);
         return -1;
     }
+    if (ad->enabled && ad->own_listener) {
+        httpd_opts ha = ho;
+        ha.host = ad->host;
+        ha.port = ad->port;
+        ha.routes = adm;
+        ha.n_routes = n_adm > 1 ? n_adm : 2;
+        ha.metrics_prefix = "dagsched_extender_webhook";
+        if (httpd_start(&ha, &s->adm_http, err) != 0) {
+            httpd_stop(s->http);
+            free(s);
+            return -1;
+        }
+    }
     *out = s;
     return 0;
+}
+
+int ext_server_admission_port(const ext_server *s)
+{
+    return s != NULL && s->adm_http != NULL ? httpd_port(s->adm_http) : -1;
 }
 
 int ext_server_port(const ext_server *s)
@@ -298,6 +369,7 @@ void ext_server_stop(ext_server *s)
 {
     if (s == NULL)
         return;
+    httpd_stop(s->adm_http);
     httpd_stop(s->http);
     free(s);
 }

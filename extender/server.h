@@ -1,5 +1,6 @@
 /* server.h: the extender's HTTP(S) endpoints on the runtime server: POST /filter, /prioritize,
- * /preempt (handlers.h), GET /healthz, /readyz and /metrics, with per-verb metrics and logs.
+ * /preempt (handlers.h), GET /healthz, /readyz and /metrics, with per-verb metrics and logs, and
+ * the admission webhook POST /mutate-pods (admission.h, docs/admission.md).
  *
  * Where snapshots come from is given as callbacks (ext_source): the binary uses the live
  * informer-backed state, the benchmark a fixed synthetic snapshot. In floor mode (benchmark
@@ -10,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "admission.h"
 #include "handlers.h"
 #include "metrics.h"
 #include "state.h"
@@ -23,6 +25,17 @@ typedef struct ext_source {
     void *user;
 } ext_source;
 
+/* The admission webhook (admission.h): POST /mutate-pods, and with adm.set_scheduler_name POST
+ * /mutate-pods/set-scheduler-name (the same, also setting an empty or default-scheduler
+ * spec.schedulerName), on the main listener or on a listener of their own. */
+typedef struct ext_admission_opts {
+    bool enabled;
+    ext_adm_opts adm;  /* set_scheduler_name: also route /mutate-pods/set-scheduler-name */
+    bool own_listener; /* serve it (and /healthz) on host:port below, not on the main listener */
+    const char *host;
+    int port; /* 0: pick a free one */
+} ext_admission_opts;
+
 typedef struct ext_server_opts {
     const char *host;
     int port; /* 0: pick a free one (tests, benchmark) */
@@ -31,12 +44,14 @@ typedef struct ext_server_opts {
     ext_source source;
     metrics_registry *metrics; /* required */
     bool floor_mode;
+    ext_admission_opts admission;
 } ext_server_opts;
 
 typedef struct ext_server ext_server;
 
 int ext_server_start(const ext_server_opts *opts, ext_server **out, ds_err *err);
 int ext_server_port(const ext_server *s);
-void ext_server_stop(ext_server *s); /* safe with NULL */
+int ext_server_admission_port(const ext_server *s); /* its own listener's port, else -1 */
+void ext_server_stop(ext_server *s);                /* safe with NULL */
 
 #endif

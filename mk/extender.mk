@@ -90,9 +90,10 @@ fuzz-deps:
 		hack/install-deps.sh
 
 $(BUILD)/fuzz/fuzz_protocol: tests/extender/fuzz_protocol.c extender/jscan.c extender/protocol.c \
-		$(wildcard extender/*.h tests/extender/*.h)
+		extender/admission.c $(wildcard extender/*.h tests/extender/*.h)
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(FUZZ_FLAGS) $< extender/jscan.c extender/protocol.c -o $@ -ljansson
+	$(FUZZ_CC) $(FUZZ_FLAGS) $< extender/jscan.c extender/protocol.c extender/admission.c -o $@ \
+		-ljansson
 
 $(BUILD)/fuzz/fuzz_handlers: tests/extender/fuzz_handlers.c $(FUZZ_LIB_SRCS) \
 		$(wildcard extender/*.h lib/*.h kube/*.h tests/extender/*.h)
@@ -133,3 +134,14 @@ INTEGRATION_TESTS += fuzz-short extender-integration-test
 bench-extender: $(BUILD)/rel/tests/extender/bench_server
 	@DAGSCHED_EXTRA_PACKAGES=wrk hack/install-deps.sh
 	@tests/extender/bench.sh $(BUILD)/rel/tests/extender/bench_server $(or $(BENCH_SECONDS),3)
+
+# The admission webhook on the local control plane (tests/extender/admission_integration.sh): pods
+# created without a gate are gated by the extender (sanitizer build) and released in dependency
+# order by the controller. About a minute.
+.PHONY: admission-integration-test
+admission-integration-test: $(BUILD)/asan/bin/dagsched-extender $(BIN)/dagsched-controller
+	@DAGSCHED_EXTRA_PACKAGES="jq" hack/install-deps.sh
+	@tests/extender/admission_integration.sh $(BUILD)/asan/bin/dagsched-extender \
+		$(BIN)/dagsched-controller
+
+INTEGRATION_TESTS += admission-integration-test

@@ -66,7 +66,8 @@ static void test_release_order_and_limit(void **state)
 
 /* A gated pod whose dagsched metadata cannot be used is outside any DAG job: its gate is removed
  * at once, whatever the limit on concurrent releases; other pods with such metadata are left
- * alone, and so is a gated pod that is no task but has usable metadata. */
+ * alone. A gated pod that is no task of any job (no dagsched.io/job label: the admission webhook
+ * gates every pod of the dagsched scheduler) is ungated at once too. */
 static void test_ungate_pods_outside_dag(void **state)
 {
     (void)state;
@@ -87,10 +88,36 @@ static void test_ungate_pods_outside_dag(void **state)
     ctl_release_in in = {.pods = pods, .n_pods = 6, .max_concurrent = 1};
     ctl_release_out out;
     assert_int_equal(ctl_release_plan(&in, &out, NULL), 0);
-    assert_int_equal(out.n_ungate, 1);
+    assert_int_equal(out.n_ungate, 2);
     assert_int_equal(out.ungate[0], 0);
+    assert_int_equal(out.ungate[1], 3);
     assert_int_equal(out.n_rel, 0); /* the one release allowed is in flight */
     assert_int_equal(out.n_held, 1);
+    ctl_release_out_free(&out);
+}
+
+/* Gated pods outside every DAG job are ungated whatever their count and the release limit, except
+ * while they are being deleted; ungated (pending, bound) ones are left alone and do not count as
+ * released tasks in flight. A task of a job that is invalid right now (its pods may still be
+ * being created) keeps its gate: released, it could run before its upstream tasks. */
+static void test_ungate_gated_non_tasks(void **state)
+{
+    (void)state;
+    ctl_pod pods[5] = {
+        t_pod("web", "plain", CTL_POD_GATED),       t_pod("web", "plain-pending", CTL_POD_PENDING),
+        t_pod("web", "plain-bound", CTL_POD_BOUND), t_pod("web", "leaving", CTL_POD_GATED),
+        t_pod("etl", "invalid-job", CTL_POD_GATED),
+    };
+    pods[3].terminating = true;
+    pods[4].task.job_invalid = true;
+    ctl_release_in in = {.pods = pods, .n_pods = 5, .max_concurrent = 1};
+    ctl_release_out out;
+    assert_int_equal(ctl_release_plan(&in, &out, NULL), 0);
+    assert_int_equal(out.n_ungate, 1);
+    assert_int_equal(out.ungate[0], 0);
+    assert_int_equal(out.n_rel, 0);
+    assert_int_equal(out.n_ready, 0);
+    assert_int_equal(out.in_flight, 0);
     ctl_release_out_free(&out);
 }
 
@@ -189,6 +216,7 @@ int main(void)
         cmocka_unit_test(test_release_order_and_limit),
         cmocka_unit_test(test_queue_order_first),
         cmocka_unit_test(test_ungate_pods_outside_dag),
+        cmocka_unit_test(test_ungate_gated_non_tasks),
         cmocka_unit_test(test_suspended_jobs),
         cmocka_unit_test(test_nudges),
     };

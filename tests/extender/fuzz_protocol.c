@@ -1,12 +1,15 @@
 /* fuzz_protocol.c: libFuzzer target for the extender's request parsing: the JSON tokenizer, the
  * ExtenderArgs and ExtenderPreemptionArgs parsers and the result writers that echo parsed input
- * (node names, raw Node objects, victim UIDs). Any crash, leak, sanitizer report or result that
- * is not valid JSON is a bug. Built by `make fuzz` / `make fuzz-short` with clang. */
+ * (node names, raw Node objects, victim UIDs), and the admission webhook's AdmissionReview
+ * answer (admission.h: 200 with valid JSON, or 400 with a message). Any crash, leak, sanitizer
+ * report or result that is not valid JSON is a bug. Built by `make fuzz` / `make fuzz-short` with
+ * clang. */
 #include <jansson.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "admission.h"
 #include "fuzz_json.h"
 #include "protocol.h"
 
@@ -110,5 +113,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         abort();
     }
     ext_preempt_args_free(&p);
+
+    for (int rewrite = 0; rewrite < 2; rewrite++) {
+        ext_adm_opts ao = {.scheduler_name = "dagsched",
+                           .install_namespace = "dagsched-system",
+                           .set_scheduler_name = rewrite != 0,
+                           .max_body = lim.max_body};
+        ext_adm_reply ar;
+        ext_adm_review(&ao, body, size, &ar);
+        if (ar.body == NULL)
+            continue; /* allocation failure */
+        if (ar.status == 200)
+            fuzz_check_json("fuzz_protocol (admission)", ar.body, ar.len);
+        else if (ar.status != 400 || ar.result != EXT_ADM_ERROR || ar.error[0] == '\0')
+            abort(); /* an error without a message, or an unexpected status */
+        free(ar.body);
+    }
     return 0;
 }

@@ -173,11 +173,102 @@ static void test_endpoints(void **state)
     kube_obj_unref(&nodes[1]->meta);
 }
 
+static const char ADM_REVIEW[] =
+    "{\"apiVersion\":\"admission.k8s.io/v1\",\"kind\":\"AdmissionReview\",\"request\":{"
+    "\"uid\":\"u-1\",\"kind\":{\"group\":\"\",\"version\":\"v1\",\"kind\":\"Pod\"},"
+    "\"operation\":\"CREATE\",\"namespace\":\"etl\",\"object\":{\"metadata\":{\"name\":"
+    "\"a\"},\"spec\":{\"schedulerName\":\"dagsched\"}}}}";
+/* base64 of
+ * [{"op":"add","path":"/spec/schedulingGates","value":[{"name":"dagsched.io/dependencies"}]}] */
+#define ADM_PATCH                                                                                  \
+    "W3sib3AiOiJhZGQiLCJwYXRoIjoiL3NwZWMvc2NoZWR1bGluZ0dhdGVzIiwidmFsdWUiOlt7Im5hbWUiOiJkYWdzY2hl" \
+    "ZC5pby9kZXBlbmRlbmNpZXMifV19XQ=="
+
+/* The admission webhook: POST /mutate-pods on the main listener by default (answer, 400 on a
+ * malformed review, counted in dagsched_extender_admission_total), the set-scheduler-name route
+ * only when enabled, and on a listener of its own: there and not on the main one. */
+static void test_admission_routes(void **state)
+{
+    (void)state;
+    fake_source src = {.ready = true};
+    ds_err err;
+    ds_policy pol;
+    ds_policy_defaults(&pol);
+    ext_build_input in = {.policy = &pol, .policy_generation = 1, .now = 1e9};
+    assert_int_equal(ext_snapshot_build(&in, &src.snap, &err), 0);
+    metrics_registry *reg = metrics_registry_new();
+    ext_server_opts o = {.host = "127.0.0.1",
+                         .source = {.acquire = fake_acquire, .ready = fake_ready, .user = &src},
+                         .metrics = reg,
+                         .admission = {.enabled = true,
+                                       .adm = {.scheduler_name = "dagsched",
+                                               .install_namespace = "dagsched-system"}}};
+    ext_limits_default(&o.ctx.limits);
+    o.ctx.limits.max_body = 8192;
+    ext_server *srv = NULL;
+    assert_int_equal(ext_server_start(&o, &srv, &err), 0);
+    int port = ext_server_port(srv);
+    assert_int_equal(ext_server_admission_port(srv), -1);
+    char *out;
+    assert_int_equal(http(port, "POST", "/mutate-pods", ADM_REVIEW, strlen(ADM_REVIEW), &out), 200);
+    assert_string_equal(out, "{\"apiVersion\":\"admission.k8s.io/v1\",\"kind\":"
+                             "\"AdmissionReview\",\"response\":{\"uid\":\"u-1\",\"allowed\":"
+                             "true,\"patchType\":\"JSONPatch\",\"patch\":\"" ADM_PATCH "\"}}");
+    free(out);
+    assert_int_equal(http(port, "POST", "/mutate-pods", "{}", 2, &out), 400);
+    assert_string_equal(out, "dagsched: AdmissionReview: expected apiVersion admission.k8s.io/v1 "
+                             "and kind AdmissionReview (set admissionReviewVersions: [v1])\n");
+    free(out);
+    assert_int_equal(
+        http(port, "POST", "/mutate-pods/set-scheduler-name", ADM_REVIEW, strlen(ADM_REVIEW), &out),
+        404);
+    free(out);
+    assert_int_equal(http(port, "GET", "/metrics", NULL, 0, &out), 200);
+    assert_non_null(strstr(out, "dagsched_extender_admission_total{result=\"gated\"} 1\n"));
+    assert_non_null(strstr(out, "dagsched_extender_admission_total{result=\"error\"} 1\n"));
+    free(out);
+    ext_server_stop(srv);
+    metrics_registry_free(reg);
+
+    /* Its own listener, with the rewrite route. */
+    reg = metrics_registry_new();
+    o.metrics = reg;
+    o.admission.own_listener = true;
+    o.admission.host = "127.0.0.1";
+    o.admission.adm.set_scheduler_name = true;
+    assert_int_equal(ext_server_start(&o, &srv, &err), 0);
+    port = ext_server_port(srv);
+    int aport = ext_server_admission_port(srv);
+    assert_true(aport > 0 && aport != port);
+    assert_int_equal(http(port, "POST", "/mutate-pods", ADM_REVIEW, strlen(ADM_REVIEW), &out), 404);
+    free(out);
+    assert_int_equal(http(aport, "POST", "/filter", "{}", 2, &out), 404);
+    free(out);
+    assert_int_equal(http(aport, "GET", "/healthz", NULL, 0, &out), 200);
+    free(out);
+    assert_int_equal(http(aport, "POST", "/mutate-pods", ADM_REVIEW, strlen(ADM_REVIEW), &out),
+                     200);
+    assert_non_null(strstr(out, ADM_PATCH));
+    free(out);
+    assert_int_equal(http(aport, "POST", "/mutate-pods/set-scheduler-name", ADM_REVIEW,
+                          strlen(ADM_REVIEW), &out),
+                     200);
+    assert_non_null(strstr(out, ADM_PATCH));
+    free(out);
+    assert_int_equal(http(port, "GET", "/metrics", NULL, 0, &out), 200);
+    assert_non_null(strstr(out, "dagsched_extender_admission_total{result=\"gated\"} 2\n"));
+    free(out);
+    ext_server_stop(srv);
+    metrics_registry_free(reg);
+    ext_snapshot_unref(src.snap);
+}
+
 int main(void)
 {
     curl_global_init(CURL_GLOBAL_DEFAULT);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_endpoints),
+        cmocka_unit_test(test_admission_routes),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     curl_global_cleanup();

@@ -100,7 +100,7 @@ check("an existing secret and cert-manager together are refused",
 lint = helm("lint", CHART, "--strict", "--set", "extender.tls.certManager.enabled=true", ok=False)
 check("helm lint --strict (cert-manager)", lint.returncode == 0, lint.stdout + lint.stderr)
 lint = helm("lint", CHART, "--strict", "--set", "extender.tls.enabled=false",
-            "--set", "networkPolicy.enabled=false", ok=False)
+            "--set", "networkPolicy.enabled=false", "--set", "admission.enabled=false", ok=False)
 check("helm lint --strict (TLS and NetworkPolicies off)", lint.returncode == 0,
       lint.stdout + lint.stderr)
 
@@ -108,9 +108,9 @@ check("helm lint --strict (TLS and NetworkPolicies off)", lint.returncode == 0,
 objs = render()
 kinds = sorted({o["kind"] for o in objs})
 check("default render has the expected kinds",
-      kinds == ["ClusterRole", "ClusterRoleBinding", "ConfigMap", "Deployment", "NetworkPolicy",
-                "PodDisruptionBudget", "Role", "RoleBinding", "Secret", "Service",
-                "ServiceAccount"], kinds)
+      kinds == ["ClusterRole", "ClusterRoleBinding", "ConfigMap", "Deployment",
+                "MutatingWebhookConfiguration", "NetworkPolicy", "PodDisruptionBudget", "Role",
+                "RoleBinding", "Secret", "Service", "ServiceAccount"], kinds)
 deps = {d["metadata"]["name"]: d for d in find(objs, "Deployment")}
 check("three deployments", sorted(deps) == ["dagsched-controller", "dagsched-extender",
                                            "dagsched-scheduler"], sorted(deps))
@@ -200,6 +200,7 @@ check("extender reads namespaces (get, list, watch only)",
 # --- non-default values
 objs2 = render("controller.dryRun=true", "extender.tls.enabled=true",
                "extender.tls.secretName=dagsched-tls", "metrics.serviceMonitor.enabled=true",
+               "admission.caBundle=Q0E=",
                "controller.leaderElection.enabled=false", "scheduler.extender.ignorable=true",
                "controller.replicas=1", "extender.replicas=1",
                '{policy.spec={"preemption":{"rho":2.5,"delta":0.2}}',
@@ -342,15 +343,17 @@ check("generated: probes over HTTPS",
       ec["livenessProbe"]["httpGet"]["scheme"] == "HTTPS" and
       ec["readinessProbe"]["httpGet"]["scheme"] == "HTTPS")
 svc = find(objs, "Service", "dagsched-extender")[0]
-check("generated: port named https", svc["spec"]["ports"] ==
-      [{"name": "https", "port": 8888, "targetPort": "https"}] and
-      ec["ports"] == [{"name": "https", "containerPort": 8888}], svc["spec"]["ports"])
+check("generated: port named https (and the webhook's)", svc["spec"]["ports"] ==
+      [{"name": "https", "port": 8888, "targetPort": "https"},
+       {"name": "webhook", "port": 9443, "targetPort": "webhook"}] and
+      ec["ports"] == [{"name": "https", "containerPort": 8888},
+                      {"name": "webhook", "containerPort": 9443}], svc["spec"]["ports"])
 objs30 = render("extender.tls.generated.validityDays=30")
 days = validity_days(b64(find(objs30, "Secret")[0]["data"]["tls.crt"]))
 check("generated: validityDays=30", abs(days - 30) < 1, days)
 
 # TLS off
-off = render("extender.tls.enabled=false")
+off = render("extender.tls.enabled=false", "admission.enabled=false")
 offdeps = {d["metadata"]["name"]: d for d in find(off, "Deployment")}
 oext = scheduler_config(off)["extenders"][0]
 check("TLS off: http URL, no enableHTTPS, no tlsConfig",
@@ -423,10 +426,14 @@ for c in ("extender", "controller", "scheduler"):
           n.get("policyTypes") == ["Ingress"], n)
     check(f"NetworkPolicy {c}: every rule names its peers (a rule without `from` admits all)",
           all(r.get("from") for r in n.get("ingress", [{}])), n)
-check("NetworkPolicy extender: port 8888 from the scheduler pods only",
+ANYWHERE = [{"ipBlock": {"cidr": "0.0.0.0/0"}}, {"ipBlock": {"cidr": "::/0"}}]
+check("NetworkPolicy extender: port 8888 from the scheduler pods only, the webhook port 9443 "
+      "(no scheduling verbs) from any address (the API server is not a pod)",
       nps["dagsched-extender"]["ingress"] ==
       [{"from": [{"podSelector": {"matchLabels": pod_labels(deps["dagsched-scheduler"])}}],
-        "ports": [{"protocol": "TCP", "port": 8888}]}], nps["dagsched-extender"])
+        "ports": [{"protocol": "TCP", "port": 8888}]},
+       {"from": ANYWHERE, "ports": [{"protocol": "TCP", "port": 9443}]}],
+      nps["dagsched-extender"])
 check("NetworkPolicy controller: metrics port from the monitoring namespace",
       nps["dagsched-controller"]["ingress"] ==
       [{"from": MONITORING, "ports": [{"protocol": "TCP", "port": 10271}]}])
@@ -436,24 +443,126 @@ check("NetworkPolicy scheduler: secure port 10259 from the monitoring namespace"
       container(deps["dagsched-scheduler"])["ports"][0]["containerPort"] == 10259)
 check("networkPolicy.enabled=false renders none",
       find(render("networkPolicy.enabled=false"), "NetworkPolicy") == [])
-np = policies(render("{networkPolicy.metricsFrom=[]", "extender.port=9443",
+np = policies(render("{networkPolicy.metricsFrom=[]", "extender.port=9444",
                      "controller.metricsPort=9100"))
 check("metricsFrom=[] admits nobody on the metrics ports (ingress: [])",
       np["dagsched-controller"]["ingress"] == [] and np["dagsched-scheduler"]["ingress"] == [], np)
 check("extender.port moves the extender's rule",
-      np["dagsched-extender"]["ingress"][0]["ports"] == [{"protocol": "TCP", "port": 9443}])
+      np["dagsched-extender"]["ingress"][0]["ports"] == [{"protocol": "TCP", "port": 9444}])
 extra = [{"ipBlock": {"cidr": "10.0.0.0/24"}}]
 np = policies(render('{networkPolicy.extenderFrom=[{"ipBlock":{"cidr":"10.0.0.0/24"}}]'))
 check("extenderFrom adds peers after the scheduler pods",
       np["dagsched-extender"]["ingress"][0]["from"] ==
       [{"podSelector": {"matchLabels": pod_labels(deps["dagsched-scheduler"])}}] + extra, np)
-np = policies(render("scheduler.enabled=false"))
-check("no chart scheduler, no extenderFrom: the extender admits nobody, no scheduler policy",
+np = policies(render("scheduler.enabled=false", "admission.enabled=false"))
+check("no chart scheduler, no extenderFrom, no webhook: the extender admits nobody",
       np["dagsched-extender"]["ingress"] == [] and "dagsched-scheduler" not in np, np)
+np = policies(render("scheduler.enabled=false", "{networkPolicy.webhookFrom=[]"))
+check("webhookFrom=[] and no scheduler: the extender admits nobody", 
+      np["dagsched-extender"]["ingress"] == [], np)
+np = policies(render('{networkPolicy.webhookFrom=[{"ipBlock":{"cidr":"10.0.0.0/24"}}]'))
+check("webhookFrom narrows the webhook port's peers",
+      np["dagsched-extender"]["ingress"][1] ==
+      {"from": [{"ipBlock": {"cidr": "10.0.0.0/24"}}], "ports": [{"protocol": "TCP", "port": 9443}]},
+      np)
 np = policies(render("scheduler.enabled=false",
                      '{networkPolicy.extenderFrom=[{"ipBlock":{"cidr":"10.0.0.0/24"}}]'))
 check("no chart scheduler: the extender admits extenderFrom only",
       np["dagsched-extender"]["ingress"][0]["from"] == extra, np)
+
+# --- the admission webhook (docs/admission.md)
+
+
+def webhooks(objs_):
+    w = find(objs_, "MutatingWebhookConfiguration")
+    return w[0] if len(w) == 1 else None
+
+
+EXCLUDE = {"key": "kubernetes.io/metadata.name", "operator": "NotIn",
+           "values": ["kube-system", NS]}
+mwc = webhooks(objs)
+hooks = mwc["webhooks"] if mwc else []
+h = hooks[0] if hooks else {}
+check("webhook: one MutatingWebhookConfiguration with one webhook gate.dagsched.io",
+      mwc is not None and mwc["metadata"]["name"] == f"dagsched-{NS}" and
+      [x["name"] for x in hooks] == ["gate.dagsched.io"], mwc)
+check("webhook: Pod CREATE v1, sideEffects None, AdmissionReview v1, 5 s, Ignore, IfNeeded",
+      h.get("rules") == [{"operations": ["CREATE"], "apiGroups": [""], "apiVersions": ["v1"],
+                          "resources": ["pods"], "scope": "Namespaced"}] and
+      h.get("sideEffects") == "None" and h.get("admissionReviewVersions") == ["v1"] and
+      h.get("timeoutSeconds") == 5 and h.get("failurePolicy") == "Ignore" and
+      h.get("reinvocationPolicy") == "IfNeeded", h)
+check("webhook: the extender Service's webhook port, path /mutate-pods",
+      h.get("clientConfig", {}).get("service") ==
+      {"name": "dagsched-extender", "namespace": NS, "path": "/mutate-pods", "port": 9443}, h)
+check("webhook: caBundle is the generated Secret's ca.crt (the same certificate as the scheduler's)",
+      h.get("clientConfig", {}).get("caBundle") == secrets[0]["data"]["ca.crt"] and
+      scheduler_config(objs)["extenders"][0]["tlsConfig"]["caData"] ==
+      secrets[0]["data"]["ca.crt"], h.get("clientConfig"))
+check("webhook: namespaceSelector excludes kube-system and the release namespace",
+      h.get("namespaceSelector") == {"matchExpressions": [EXCLUDE]} and "objectSelector" not in h, h)
+edep = deps["dagsched-extender"]
+eargs = container(edep)["args"]
+check("webhook: the extender serves it on its own listener with the scheduler's name",
+      "--admission-listen=0.0.0.0:9443" in eargs and
+      "--admission-scheduler-name=dagsched" in eargs and
+      f"--admission-install-namespace={NS}" in eargs and
+      "--admission-set-scheduler-name" not in eargs and
+      {"name": "webhook", "containerPort": 9443} in container(edep)["ports"], eargs)
+esvc = find(objs, "Service", "dagsched-extender")[0]
+check("webhook: the extender Service has the webhook port",
+      {"name": "webhook", "port": 9443, "targetPort": "webhook"} in esvc["spec"]["ports"],
+      esvc["spec"]["ports"])
+for fp in ("Fail", "Ignore"):
+    w = webhooks(render(f"admission.failurePolicy={fp}"))
+    check(f"webhook: failurePolicy={fp}", w["webhooks"][0]["failurePolicy"] == fp, w)
+p = helm("template", "x", CHART, "--set", "admission.failurePolicy=Never", ok=False)
+check("schema rejects admission.failurePolicy=Never",
+      p.returncode != 0 and "failurePolicy" in p.stderr, p.stderr[-300:])
+w = webhooks(render("admission.timeoutSeconds=2", "admission.port=9555", "scheduler.schedulerName=batch",
+                    '{admission.namespaceSelector={"matchLabels":{"dagsched.io/admission":"on"}}',
+                    '{admission.objectSelector={"matchLabels":{"app":"etl"}}'))
+h2 = w["webhooks"][0]
+check("webhook: user namespaceSelector ANDed with the exclusion; objectSelector; timeout; port",
+      h2["namespaceSelector"] == {"matchLabels": {"dagsched.io/admission": "on"},
+                                  "matchExpressions": [EXCLUDE]} and
+      h2["objectSelector"] == {"matchLabels": {"app": "etl"}} and h2["timeoutSeconds"] == 2 and
+      h2["clientConfig"]["service"]["port"] == 9555, h2)
+o3 = render("admission.setSchedulerName.enabled=true", "scheduler.schedulerName=batch")
+w = webhooks(o3)
+check("webhook: setSchedulerName adds a second webhook on its path for opted-in namespaces",
+      [(x["name"], x["clientConfig"]["service"]["path"]) for x in w["webhooks"]] ==
+      [("gate.dagsched.io", "/mutate-pods"),
+       ("scheduler-name.dagsched.io", "/mutate-pods/set-scheduler-name")] and
+      w["webhooks"][1]["namespaceSelector"] ==
+      {"matchLabels": {"dagsched.io/scheduler-name": "enabled"}, "matchExpressions": [EXCLUDE]},
+      w)
+a3 = container({d["metadata"]["name"]: d for d in find(o3, "Deployment")}["dagsched-extender"])["args"]
+check("webhook: setSchedulerName passes the flag and the scheduler name",
+      "--admission-set-scheduler-name" in a3 and "--admission-scheduler-name=batch" in a3, a3)
+w = webhooks(render("extender.tls.certManager.enabled=true"))
+check("webhook (cert-manager): CA injected from the serving Certificate, no caBundle",
+      w["metadata"].get("annotations") == {"cert-manager.io/inject-ca-from": f"{NS}/dagsched-extender"}
+      and "caBundle" not in w["webhooks"][0]["clientConfig"], w)
+p = helm("template", "x", CHART, "--set", "extender.tls.secretName=mine", ok=False)
+check("webhook (existing Secret): admission.caBundle required",
+      p.returncode != 0 and "admission.caBundle" in p.stderr, p.stderr[-300:])
+w = webhooks(render("extender.tls.secretName=mine", "admission.caBundle=Q0E="))
+check("webhook (existing Secret): caBundle from admission.caBundle",
+      w["webhooks"][0]["clientConfig"]["caBundle"] == "Q0E=", w)
+p = helm("template", "x", CHART, "--set", "extender.tls.enabled=false", ok=False)
+check("webhook: refused without TLS (the API server calls webhooks over HTTPS only)",
+      p.returncode != 0 and "admission.enabled requires extender.tls.enabled" in p.stderr,
+      p.stderr[-300:])
+p = helm("template", "x", CHART, "--set", "admission.port=8888", ok=False)
+check("webhook: its port must differ from the extender's",
+      p.returncode != 0 and "admission.port" in p.stderr, p.stderr[-300:])
+off2 = render("admission.enabled=false")
+od = {d["metadata"]["name"]: d for d in find(off2, "Deployment")}["dagsched-extender"]
+check("admission.enabled=false: no webhook, no webhook listener or port",
+      webhooks(off2) is None and
+      not any(a.startswith("--admission") for a in container(od)["args"]) and
+      len(find(off2, "Service", "dagsched-extender")[0]["spec"]["ports"]) == 1)
 
 # --- NOTES.txt (rendered through a copy of the chart that exposes it as a ConfigMap)
 REASONS = set(re.findall(r'#define CTL_EV_\w+\s+"(\w+)"',
@@ -491,7 +600,7 @@ check("NOTES: the extender URL is HTTPS", "https://dagsched-extender.dagsched-sy
 n = notes("controller.dryRun=true")
 check("NOTES (dry-run): the Events a dry run posts",
       "reason=DagschedWouldEvict" in n and "reason=DagschedEvicted" not in n, n)
-n = notes("extender.tls.enabled=false", "networkPolicy.enabled=false")
+n = notes("extender.tls.enabled=false", "networkPolicy.enabled=false", "admission.enabled=false")
 check("NOTES (TLS and NetworkPolicies off): both warned about",
       "WARNING: plain HTTP" in n and "any pod in the cluster can reach" in n, n)
 
@@ -500,6 +609,8 @@ with open(os.path.join(ROOT, "manifests", "dagsched.yaml")) as f:
     bundle = [d for d in yaml.safe_load_all(f) if d]
 bdeps = {d["metadata"]["name"]: d for d in find(bundle, "Deployment")}
 check("bundle: no Secret (no shared private key)", find(bundle, "Secret") == [])
+check("bundle: no admission webhook (its CA is made at install time, docs/admission.md)",
+      find(bundle, "MutatingWebhookConfiguration") == [])
 check("bundle: HTTPS from the Secret dagsched-extender-tls, NetworkPolicies on",
       volume_of(bdeps["dagsched-extender"], "tls") == {"secretName": "dagsched-extender-tls"} and
       scheduler_config(bundle)["extenders"][0]["urlPrefix"].startswith("https://") and

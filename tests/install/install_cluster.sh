@@ -37,11 +37,11 @@ check "rendered defaults pass server-side dry-run" \
   bash -c "'$HELM' template dagsched helm/dagsched -n $NS | '$K' apply --dry-run=server -f -"
 check "rendered non-default values pass server-side dry-run" \
   bash -c "'$HELM' template dagsched helm/dagsched -n $NS --set controller.dryRun=true \
-    --set extender.tls.enabled=true --set extender.tls.secretName=dagsched-tls \
+    --set extender.tls.enabled=true --set extender.tls.secretName=dagsched-tls --set admission.enabled=false \
     --set controller.leaderElection.enabled=false --set-json 'policy.extra={\"strict\":{\"preemption\":{\"rho\":3}}}' \
     | '$K' apply --dry-run=server -f -"
 check "rendered variants (TLS off, no scheduler, NetworkPolicy peers) pass server-side dry-run" \
-  bash -c "'$HELM' template dagsched helm/dagsched -n $NS --set extender.tls.enabled=false \
+  bash -c "'$HELM' template dagsched helm/dagsched -n $NS --set extender.tls.enabled=false --set admission.enabled=false \
     --set scheduler.enabled=false --set-json 'networkPolicy.metricsFrom=[]' \
     --set-json 'networkPolicy.extenderFrom=[{\"ipBlock\":{\"cidr\":\"10.0.0.0/24\"}},{\"namespaceSelector\":{\"matchLabels\":{\"team\":\"a\"}},\"podSelector\":{}}]' \
     | '$K' apply --dry-run=server -f -"
@@ -88,6 +88,16 @@ check "tls.crt chains to ca.crt for $HOST" \
 check "tls.crt chains to ca.crt for $HOST.cluster.local" \
   openssl verify -CAfile "$TLS/install/ca.crt" -verify_hostname "$HOST.cluster.local" "$TLS/install/tls.crt"
 check "the scheduler's caData is the Secret's ca.crt" same_ca "$TLS/install/ca.crt"
+same_webhook_ca() { # CA_FILE: is it the caBundle of the chart's admission webhook?
+  local got
+  got=$("$K" get mutatingwebhookconfiguration "dagsched-$NS" -o 'jsonpath={.webhooks[0].clientConfig.caBundle}') &&
+    [[ -n "$got" && "$(base64 -d <<<"$got")" == "$(cat "$1")" ]]
+}
+check "the admission webhook is registered with the Secret's ca.crt as caBundle" \
+  same_webhook_ca "$TLS/install/ca.crt"
+# The webhook's Service has no reachable endpoint on this cluster (its pods are kwok's): remove
+# it so that the pods created below are not delayed by the API server's call timing out.
+"$K" delete mutatingwebhookconfiguration "dagsched-$NS" >/dev/null
 
 # The real extender with the installed certificate and key, on 127.0.0.1.
 source hack/cluster/lib.sh
