@@ -24,6 +24,21 @@
 
 #define GI ((int64_t)1 << 30)
 
+/* Algorithm 1's parameters of these tests: epsilon 30 s, epoch 10 s, every waiting task may
+ * preempt on priority (delta 1), rho 1.5, victims must have run 60 s, one victim per preemptor,
+ * at most 10 decisions; the paper's normalisation, no exchange rule unless a test sets it. */
+static ds_preempt_params params(void)
+{
+    ds_preempt_params p = {.epsilon_s = 30,
+                           .epoch_s = 10,
+                           .delta = 1.0,
+                           .rho = 1.5,
+                           .min_run_s = 60,
+                           .max_victims_per_preemptor = 1,
+                           .max_evictions = 10};
+    return p;
+}
+
 /* Savable: slack at reference speed plus the time a node of this speed saves on the remaining
  * work (t_rem * (1 - 1/speed)) must not be negative. */
 static void test_savable(void **state)
@@ -158,13 +173,7 @@ static void test_policy_fields(void **state)
 /* Algorithm 1: one 4-cpu node full of two evictable 2-cpu tasks, one urgent 2-cpu preemptor. */
 static long run_one(double t_allow, double t_rem, double speed, ds_decision *out)
 {
-    ds_preempt_params p = {.epsilon_s = 30,
-                           .epoch_s = 10,
-                           .delta = 1.0,
-                           .rho = 1.5,
-                           .min_run_s = 60,
-                           .max_victims_per_preemptor = 1,
-                           .max_evictions = 10};
+    ds_preempt_params p = params();
     ds_waiting_task w = {.job = DS_NO_TASK,
                          .priority = 1.0,
                          .t_allow_s = t_allow,
@@ -218,14 +227,8 @@ static void test_victims_only_when_savable(void **state)
 static void test_victims_only_when_it_pays(void **state)
 {
     (void)state;
-    ds_preempt_params p = {.epsilon_s = 30,
-                           .epoch_s = 10,
-                           .delta = 1.0,
-                           .rho = 1.5,
-                           .min_run_s = 60,
-                           .payoff = true,
-                           .max_victims_per_preemptor = 1,
-                           .max_evictions = 10};
+    ds_preempt_params p = params();
+    p.payoff = true;
     ds_waiting_task w = {.job = DS_NO_TASK,
                          .priority = 1.0,
                          .t_allow_s = 5,
@@ -268,13 +271,7 @@ static void test_victims_only_when_it_pays(void **state)
 static void test_unsavable_failure_not_shared(void **state)
 {
     (void)state;
-    ds_preempt_params p = {.epsilon_s = 30,
-                           .epoch_s = 10,
-                           .delta = 1.0,
-                           .rho = 1.5,
-                           .min_run_s = 60,
-                           .max_victims_per_preemptor = 1,
-                           .max_evictions = 10};
+    ds_preempt_params p = params();
     ds_waiting_task w[2] = {
         {.job = DS_NO_TASK, .priority = 2.0, .t_allow_s = -100, .request = {{2000, GI, 0, 0}}},
         {.job = DS_NO_TASK, .priority = 1.0, .t_allow_s = 5, .request = {{2000, GI, 0, 0}}},
@@ -301,13 +298,7 @@ static void test_place_preempt_node(void **state)
     ds_task_spec t[1] = {{.name = "a", .runtime_s = 20}};
     ds_err err = {{0}};
     assert_int_equal(ds_dag_build(&d, t, 1, &err), 0);
-    ds_preempt_params p = {.epsilon_s = 30,
-                           .epoch_s = 10,
-                           .delta = 1.0,
-                           .rho = 1.5,
-                           .min_run_s = 60,
-                           .max_victims_per_preemptor = 1,
-                           .max_evictions = 10};
+    ds_preempt_params p = params();
     ds_place_preemptor a = {.task = {.job = 0,
                                      .task = 0,
                                      .priority = 1.0,
@@ -416,14 +407,8 @@ static double rng_unit(uint64_t *s)
 static long pair_decision(double pa, double pb, ds_gap_norm norm, size_t extra, uint64_t seed,
                           ds_waiting_task *w, ds_running_task *r)
 {
-    ds_preempt_params p = {.epsilon_s = 30,
-                           .epoch_s = 10,
-                           .delta = 1.0,
-                           .rho = 1.5,
-                           .norm = norm,
-                           .min_run_s = 60,
-                           .max_victims_per_preemptor = 1,
-                           .max_evictions = 10};
+    ds_preempt_params p = params();
+    p.norm = norm;
     size_t nw = 1, nr = 1;
     w[0] = (ds_waiting_task){
         .job = DS_NO_TASK, .priority = pa, .t_allow_s = INFINITY, .request = {{2000, GI, 0, 0}}};
@@ -526,13 +511,9 @@ static void test_pbar_population(void **state)
     /* Phase 2 under the paper's rule: A 2.0 waiting, B 1.0 running, alone P_bar = 1, gap 1 / 1 =
      * 1 <= rho 1.5: nothing. With the job model's P_bar given (0.5: many tasks in between) the
      * gap is 2 > 1.5: B is evicted. */
-    ds_preempt_params p = {.epsilon_s = 30,
-                           .epoch_s = 10,
-                           .delta = 1.0,
-                           .rho = 1.5,
-                           .norm = DS_NORM_PAPER,
-                           .max_victims_per_preemptor = 1,
-                           .max_evictions = 10};
+    ds_preempt_params p = params();
+    p.norm = DS_NORM_PAPER;
+    p.min_run_s = 0;
     ds_waiting_task w = {
         .job = DS_NO_TASK, .priority = 2.0, .t_allow_s = INFINITY, .request = {{2000, GI, 0, 0}}};
     ds_running_task r = {.job = DS_NO_TASK,
