@@ -227,6 +227,46 @@ check("extender reads namespaces (get, list, watch only)",
       verbs_on(ext_rules, "namespaces") == {"get", "list", "watch"},
       verbs_on(ext_rules, "namespaces"))
 
+# --- the README's values table is generated from values.yaml
+vt = subprocess.run([sys.executable, os.path.join(ROOT, "hack", "values-table.py"), "--check"],
+                    capture_output=True, text=True)
+check("helm/dagsched/README.md values table is up to date (hack/values-table.py)",
+      vt.returncode == 0, vt.stderr)
+
+# --- per-component pod settings: a component's own values replace the global ones
+objs3 = render("nodeSelector.zone=a", "controller.nodeSelector.pool=system",
+               '{controller.tolerations=[{"key":"dedicated","operator":"Exists"}]',
+               "controller.podAnnotations.team=batch", "scheduler.podAnnotations.team=sched",
+               '{controller.extraArgs=["--cache-max-age=60s"]',
+               '{scheduler.extraArgs=["--kube-api-qps=100"]', "controller.logLevel=debug")
+deps3 = {d["metadata"]["name"]: d["spec"]["template"] for d in find(objs3, "Deployment")}
+ctl3 = deps3["dagsched-controller"]
+check("controller's nodeSelector replaces the global one",
+      ctl3["spec"]["nodeSelector"] == {"pool": "system"}, ctl3["spec"].get("nodeSelector"))
+check("controller's tolerations", ctl3["spec"]["tolerations"] ==
+      [{"key": "dedicated", "operator": "Exists"}])
+check("the other components keep the global nodeSelector and no tolerations",
+      all(deps3[n]["spec"]["nodeSelector"] == {"zone": "a"} and "tolerations" not in deps3[n]["spec"]
+          for n in ("dagsched-extender", "dagsched-scheduler")))
+check("controller podAnnotations", ctl3["metadata"].get("annotations") == {"team": "batch"})
+check("scheduler podAnnotations beside its config checksum",
+      deps3["dagsched-scheduler"]["metadata"]["annotations"].get("team") == "sched" and
+      "checksum/config" in deps3["dagsched-scheduler"]["metadata"]["annotations"])
+check("extender has no pod annotations by default",
+      "annotations" not in deps3["dagsched-extender"]["metadata"])
+cargs3 = ctl3["spec"]["containers"][0]["args"]
+check("controller extraArgs and logLevel", "--cache-max-age=60s" in cargs3 and
+      "--log-level=debug" in cargs3, cargs3)
+check("extender logLevel defaults to info",
+      "--log-level=info" in deps3["dagsched-extender"]["spec"]["containers"][0]["args"])
+check("scheduler extraArgs",
+      "--kube-api-qps=100" in deps3["dagsched-scheduler"]["spec"]["containers"][0]["command"])
+p = helm("template", "x", CHART, "--set-json", 'controller.extraArgs=["rm -rf"]', ok=False)
+check("schema rejects an extra argument that is not a flag", p.returncode != 0, p.stderr[-300:])
+p = helm("template", "x", CHART, "--set", "extender.logLevel=loud", ok=False)
+check("schema rejects an unknown logLevel", p.returncode != 0 and "logLevel" in p.stderr,
+      p.stderr[-300:])
+
 # --- non-default values
 objs2 = render("controller.dryRun=true", "extender.tls.enabled=true",
                "extender.tls.secretName=dagsched-tls", "metrics.serviceMonitor.enabled=true",
