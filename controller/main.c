@@ -13,6 +13,7 @@
 #include "kutil.h"
 #include "log.h"
 #include "timefmt.h"
+#include "probe.h"
 #include "uninstall.h"
 
 #ifndef DAGSCHED_VERSION
@@ -35,6 +36,7 @@ static void usage(FILE *f)
         f,
         "Usage: dagsched-controller [flags]\n"
         "       dagsched-controller uninstall [flags]   (see uninstall --help)\n"
+        "       dagsched-controller probe --url URL...  (see probe --help)\n"
         "\n"
         "Releases DAG tasks when their upstream tasks succeed and evicts low-priority pods\n"
         "for urgent deadline tasks (DSP). See docs/controller.md.\n"
@@ -471,6 +473,8 @@ int main(int argc, char **argv)
 {
     if (argc > 1 && strcmp(argv[1], "uninstall") == 0)
         return ctl_uninstall_main(argc - 1, argv + 1);
+    if (argc > 1 && strcmp(argv[1], "probe") == 0)
+        return ctl_probe_main(argc - 1, argv + 1);
     flags f;
     memset(&f, 0, sizeof f);
     if (parse_flags(argc, argv, &f) != 0)

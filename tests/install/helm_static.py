@@ -109,7 +109,7 @@ objs = render()
 kinds = sorted({o["kind"] for o in objs})
 check("default render has the expected kinds",
       kinds == ["ClusterRole", "ClusterRoleBinding", "ConfigMap", "Deployment", "Job",
-                "MutatingWebhookConfiguration", "NetworkPolicy", "PodDisruptionBudget", "Role",
+                "MutatingWebhookConfiguration", "NetworkPolicy", "Pod", "PodDisruptionBudget", "Role",
                 "RoleBinding", "Secret", "Service", "ServiceAccount"], kinds)
 deps = {d["metadata"]["name"]: d for d in find(objs, "Deployment")}
 check("three deployments", sorted(deps) == ["dagsched-controller", "dagsched-extender",
@@ -485,6 +485,9 @@ def policies(objs_):
     return {n["metadata"]["name"]: n["spec"] for n in find(objs_, "NetworkPolicy")}
 
 
+TEST = {"podSelector": {"matchLabels": {"app.kubernetes.io/name": "dagsched",
+                                         "app.kubernetes.io/instance": "dagsched",
+                                         "app.kubernetes.io/component": "test"}}}
 MONITORING = [{"namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": "monitoring"}}}]
 nps = policies(objs)
 check("three NetworkPolicies by default", sorted(nps) ==
@@ -497,23 +500,23 @@ for c in ("extender", "controller", "scheduler"):
     check(f"NetworkPolicy {c}: every rule names its peers (a rule without `from` admits all)",
           all(r.get("from") for r in n.get("ingress", [{}])), n)
 ANYWHERE = [{"ipBlock": {"cidr": "0.0.0.0/0"}}, {"ipBlock": {"cidr": "::/0"}}]
-check("NetworkPolicy extender: port 8888 from the scheduler pods only, the webhook port 9443 "
+check("NetworkPolicy extender: port 8888 from the scheduler pods and the helm test Pod, the webhook port 9443 "
       "(no scheduling verbs) from any address (the API server is not a pod)",
       nps["dagsched-extender"]["ingress"] ==
-      [{"from": [{"podSelector": {"matchLabels": pod_labels(deps["dagsched-scheduler"])}}],
+      [{"from": [{"podSelector": {"matchLabels": pod_labels(deps["dagsched-scheduler"])}}, TEST],
         "ports": [{"protocol": "TCP", "port": 8888}]},
        {"from": ANYWHERE, "ports": [{"protocol": "TCP", "port": 9443}]}],
       nps["dagsched-extender"])
-check("NetworkPolicy controller: metrics port from the monitoring namespace",
+check("NetworkPolicy controller: metrics port from the helm test Pod and the monitoring namespace",
       nps["dagsched-controller"]["ingress"] ==
-      [{"from": MONITORING, "ports": [{"protocol": "TCP", "port": 10271}]}])
+      [{"from": [TEST] + MONITORING, "ports": [{"protocol": "TCP", "port": 10271}]}])
 check("NetworkPolicy scheduler: secure port 10259 from the monitoring namespace",
       nps["dagsched-scheduler"]["ingress"] ==
       [{"from": MONITORING, "ports": [{"protocol": "TCP", "port": 10259}]}] and
       container(deps["dagsched-scheduler"])["ports"][0]["containerPort"] == 10259)
 check("networkPolicy.enabled=false renders none",
       find(render("networkPolicy.enabled=false"), "NetworkPolicy") == [])
-np = policies(render("{networkPolicy.metricsFrom=[]", "extender.port=9444",
+np = policies(render("{networkPolicy.metricsFrom=[]", "extender.port=9444", "helmTest.enabled=false",
                      "controller.metricsPort=9100"))
 check("metricsFrom=[] admits nobody on the metrics ports (ingress: [])",
       np["dagsched-controller"]["ingress"] == [] and np["dagsched-scheduler"]["ingress"] == [], np)
@@ -523,11 +526,12 @@ extra = [{"ipBlock": {"cidr": "10.0.0.0/24"}}]
 np = policies(render('{networkPolicy.extenderFrom=[{"ipBlock":{"cidr":"10.0.0.0/24"}}]'))
 check("extenderFrom adds peers after the scheduler pods",
       np["dagsched-extender"]["ingress"][0]["from"] ==
-      [{"podSelector": {"matchLabels": pod_labels(deps["dagsched-scheduler"])}}] + extra, np)
-np = policies(render("scheduler.enabled=false", "admission.enabled=false"))
+      [{"podSelector": {"matchLabels": pod_labels(deps["dagsched-scheduler"])}}, TEST] + extra, np)
+np = policies(render("scheduler.enabled=false", "admission.enabled=false", "helmTest.enabled=false"))
 check("no chart scheduler, no extenderFrom, no webhook: the extender admits nobody",
       np["dagsched-extender"]["ingress"] == [] and "dagsched-scheduler" not in np, np)
-np = policies(render("scheduler.enabled=false", "{networkPolicy.webhookFrom=[]"))
+np = policies(render("scheduler.enabled=false", "{networkPolicy.webhookFrom=[]",
+                     "helmTest.enabled=false"))
 check("webhookFrom=[] and no scheduler: the extender admits nobody", 
       np["dagsched-extender"]["ingress"] == [], np)
 np = policies(render('{networkPolicy.webhookFrom=[{"ipBlock":{"cidr":"10.0.0.0/24"}}]'))
@@ -535,10 +539,34 @@ check("webhookFrom narrows the webhook port's peers",
       np["dagsched-extender"]["ingress"][1] ==
       {"from": [{"ipBlock": {"cidr": "10.0.0.0/24"}}], "ports": [{"protocol": "TCP", "port": 9443}]},
       np)
-np = policies(render("scheduler.enabled=false",
+np = policies(render("scheduler.enabled=false", "helmTest.enabled=false",
                      '{networkPolicy.extenderFrom=[{"ipBlock":{"cidr":"10.0.0.0/24"}}]'))
 check("no chart scheduler: the extender admits extenderFrom only",
       np["dagsched-extender"]["ingress"][0]["from"] == extra, np)
+
+# --- helm test: a Pod that probes /readyz of both components, admitted by the NetworkPolicies
+tpod = find(objs, "Pod", "dagsched-test-readyz")[0]
+check("helm test Pod: a test hook removed once it succeeded",
+      tpod["metadata"]["annotations"] == {"helm.sh/hook": "test", "helm.sh/hook-delete-policy":
+                                          "before-hook-creation,hook-succeeded"})
+check("helm test Pod: labelled as the NetworkPolicies' test peer",
+      {k: tpod["metadata"]["labels"][k] for k in TEST["podSelector"]["matchLabels"]} ==
+      TEST["podSelector"]["matchLabels"])
+targs = tpod["spec"]["containers"][0]["args"]
+check("helm test Pod: probes the extender over HTTPS with the chart's CA and the controller",
+      targs == ["probe", f"--url=https://dagsched-extender.{NS}.svc:8888/readyz",
+                f"--url=http://dagsched-metrics.{NS}.svc:10271/readyz",
+                "--cacert=/etc/dagsched/tls/ca.crt"], targs)
+check("helm test Pod: mounts only ca.crt of the extender's Secret",
+      tpod["spec"]["volumes"] == [{"name": "tls", "secret": {
+          "secretName": "dagsched-extender-tls", "items": [{"key": "ca.crt", "path": "ca.crt"}]}}])
+t_off = [o for o in render("extender.tls.enabled=false", "admission.enabled=false",
+                           "metrics.service.enabled=false") if o["kind"] == "Pod"][0]
+check("helm test Pod: plain HTTP and no controller URL without TLS and the metrics Service",
+      t_off["spec"]["containers"][0]["args"] ==
+      ["probe", f"--url=http://dagsched-extender.{NS}.svc:8888/readyz"] and
+      "volumes" not in t_off["spec"], t_off["spec"])
+check("helmTest.enabled=false: no Pod", find(render("helmTest.enabled=false"), "Pod") == [])
 
 # --- the admission webhook (docs/admission.md)
 
