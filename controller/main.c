@@ -498,7 +498,7 @@ int main(int argc, char **argv)
     pthread_cond_init(&c.cv, NULL);
     ctl_memo_init(&c.memo);
     kube_policy_state_init(&c.policy);
-    if (ctl_metrics_init(&c.m) != 0) {
+    if (ctl_metrics_init(&c.m, DAGSCHED_VERSION, DAGSCHED_GIT) != 0) {
         KLOG_ERROR("main", "metrics: out of memory");
         return 1;
     }
@@ -596,6 +596,7 @@ out:
             kube_informer_free(all[i]);
     ctl_ledger_store_free(&c.ledger);
     ctl_memo_free(&c.memo);
+    ctl_outcomes_free(&c.outcomes);
     kube_client_free(c.client);
     metrics_registry_free(c.m.reg);
     KLOG_INFO("main", "stopped");

@@ -7,6 +7,7 @@ Prints 'N passed, N failed'."""
 import base64
 import datetime
 import hashlib
+import json
 import os
 import re
 import shutil
@@ -567,6 +568,41 @@ check("helm test Pod: plain HTTP and no controller URL without TLS and the metri
       ["probe", f"--url=http://dagsched-extender.{NS}.svc:8888/readyz"] and
       "volumes" not in t_off["spec"], t_off["spec"])
 check("helmTest.enabled=false: no Pod", find(render("helmTest.enabled=false"), "Pod") == [])
+
+# --- observability: alerts and dashboard, every metric they name exported by a binary
+obs = render("metrics.prometheusRule.enabled=true", "metrics.dashboard.enabled=true")
+rules = find(obs, "PrometheusRule")
+dash_cm = find(obs, "ConfigMap", "dagsched-dashboard")
+check("PrometheusRule and dashboard ConfigMap rendered when enabled", len(rules) == 1 and
+      len(dash_cm) == 1)
+check("neither by default", find(objs, "PrometheusRule") == [] and
+      find(objs, "ConfigMap", "dagsched-dashboard") == [])
+alerts = {r["alert"]: r for g in rules[0]["spec"]["groups"] for r in g["rules"]}
+check("alerts: deadline misses, extender errors, no leader, caches out of contact",
+      sorted(alerts) == ["DagschedControllerCacheNotSynced", "DagschedControllerNotLeading",
+                         "DagschedDeadlinesMissed", "DagschedExtenderCacheNotSynced",
+                         "DagschedExtenderErrors"], sorted(alerts))
+check("alert annotations keep Prometheus templates for Prometheus",
+      "{{ $labels.namespace }}" in alerts["DagschedDeadlinesMissed"]["annotations"]["summary"])
+dash = json.loads(dash_cm[0]["data"]["dagsched.json"])
+check("dashboard: the sidecar's label, valid JSON with panels",
+      dash_cm[0]["metadata"]["labels"].get("grafana_dashboard") == "1" and
+      len(dash["panels"]) >= 10)
+exprs = [r["expr"] for r in alerts.values()] + [t["expr"] for p in dash["panels"]
+                                                 for t in p["targets"]]
+sources = ""
+for d in ("controller", "extender", "runtime", "kube"):
+    for f in sorted(os.listdir(os.path.join(ROOT, d))):
+        if f.endswith(".c"):
+            with open(os.path.join(ROOT, d, f)) as fh:
+                sources += fh.read()
+named = set()
+for e in exprs:
+    for m in re.findall(r"\bdagsched_[a-z_]+", e):
+        named.add(re.sub(r"_(bucket|count|sum)$", "", m))
+missing = sorted(n for n in named if f'"{n}"' not in sources)
+check(f"every metric the alerts and the dashboard use is exported ({len(named)} metrics)",
+      len(named) >= 10 and missing == [], missing)
 
 # --- the admission webhook (docs/admission.md)
 
