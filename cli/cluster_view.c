@@ -175,3 +175,18 @@ void cli_view_free(cli_view *v)
     ctl_snapshot_free(&v->snap);
     memset(v, 0, sizeof *v);
 }
+
+const ctl_pod *cli_view_task_pod(const ctl_snapshot *s, const ds_job *j, size_t t)
+{
+    size_t i = j->task_pod[t];
+    return i != DS_NONE && i < s->n_pod ? &s->pod[i] : NULL;
+}
+
+const ds_job *cli_view_find_job(const ctl_snapshot *s, const char *ns, const char *name)
+{
+    for (size_t i = 0; i < s->js.n_jobs; i++)
+        if (strcmp(s->js.jobs[i].name, name) == 0 &&
+            (ns[0] == '\0' || !strcmp(s->js.jobs[i].ns, ns)))
+            return &s->js.jobs[i];
+    return NULL;
+}

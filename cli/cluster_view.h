@@ -41,4 +41,9 @@ typedef struct cli_view {
 int cli_view_load(const cli_view_opts *o, cli_view *out, ds_err *err);
 void cli_view_free(cli_view *v);
 
+/* The pod that represents task t of job j in the snapshot, or NULL (no pod yet). */
+const ctl_pod *cli_view_task_pod(const ctl_snapshot *s, const ds_job *j, size_t t);
+/* The job named `name` in namespace ns ("" for any), or NULL. */
+const ds_job *cli_view_find_job(const ctl_snapshot *s, const char *ns, const char *name);
+
 #endif

@@ -2,13 +2,14 @@
  * -o json; times relative to now, or absolute RFC 3339 in JSON. */
 #include "jobs_cmd.h"
 
-#include <getopt.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cluster_view.h"
+#include "fmt.h"
+#include "view_flags.h"
 #include "joborder.h"
 #include "objects.h"
 #include "writes.h"
@@ -19,12 +20,9 @@
 
 #define UPSTREAM_NAMES_MAX 5 /* upstream tasks named in a reason, then "and N more" */
 
-typedef enum { OUT_TABLE = 0, OUT_WIDE, OUT_JSON } out_fmt;
-
-typedef struct cmd_opts {
-    cli_view_opts v;
-    out_fmt out;
-} cmd_opts;
+typedef cli_flags cmd_opts;
+#define OUT_WIDE CLI_OUT_WIDE
+#define OUT_JSON CLI_OUT_JSON
 
 void jobs_cmd_usage(FILE *f)
 {
@@ -33,45 +31,10 @@ void jobs_cmd_usage(FILE *f)
                "                                evictions\n"
                "  describe job NAME [-n NS] [-o json]\n"
                "                                every task of a job: state, pod, node, priority,\n"
-               "                                level deadline, slack, and why it waits\n"
-               "      common flags: --kubeconfig PATH, --context NAME, --policy-namespace NS\n"
-               "      (default dagsched-system), --policy-name NAME (default \"default\"),\n"
-               "      --request-timeout SECONDS (default 30)\n");
+               "                                level deadline, slack, and why it waits\n");
 }
 
 /* ---- formatting */
-
-static void fmt_dur(double s, char *buf, size_t size)
-{
-    if (!isfinite(s)) {
-        snprintf(buf, size, "-");
-        return;
-    }
-    const char *sign = s < 0 ? "-" : "";
-    double a = fabs(s);
-    long v = (long)floor(a + 0.5);
-    if (v < 60)
-        snprintf(buf, size, "%s%lds", sign, v);
-    else if (v < 3600)
-        snprintf(buf, size, "%s%ldm%02lds", sign, v / 60, v % 60);
-    else
-        snprintf(buf, size, "%s%ldh%02ldm", sign, v / 3600, (v % 3600) / 60);
-}
-
-/* "in 9m30s", "passed 2m ago", "-". */
-static void fmt_until(double at, double now, char *buf, size_t size)
-{
-    if (!isfinite(at)) {
-        snprintf(buf, size, "-");
-        return;
-    }
-    char d[32];
-    fmt_dur(fabs(at - now), d, sizeof d);
-    if (at >= now)
-        snprintf(buf, size, "in %s", d);
-    else
-        snprintf(buf, size, "passed %s ago", d);
-}
 
 static json_t *json_time(double at)
 {
@@ -96,12 +59,6 @@ typedef struct job_stats {
     ds_job_summary sum;
     const char *status; /* Running, Succeeded, Failed, Invalid */
 } job_stats;
-
-static const ctl_pod *task_pod(const ctl_snapshot *s, const ds_job *j, size_t t)
-{
-    size_t i = j->task_pod[t];
-    return i != DS_NONE && i < s->n_pod ? &s->pod[i] : NULL;
-}
 
 static void stats_of(const ctl_snapshot *s, const ds_job *j, job_stats *st)
 {
@@ -131,7 +88,7 @@ static void stats_of(const ctl_snapshot *s, const ds_job *j, job_stats *st)
 static void why_of(const ctl_snapshot *s, const ds_job *j, size_t t, char *buf, size_t size)
 {
     const ds_dag_task *task = &j->dag.tasks[t];
-    const ctl_pod *p = task_pod(s, j, t);
+    const ctl_pod *p = cli_view_task_pod(s, j, t);
     buf[0] = '\0';
     switch (j->status[t].state) {
     case DS_TASK_BLOCKED: {
@@ -258,9 +215,9 @@ static int get_jobs(const cmd_opts *o, const cli_view *v)
             printf("%-20s ", j->ns);
         char dl[48] = "-", sl[32] = "-";
         if (j->valid) {
-            fmt_until(j->deadline, s->now, dl, sizeof dl);
+            cli_fmt_until(j->deadline, s->now, dl, sizeof dl);
             if (st.summarised && st.status[0] == 'R')
-                fmt_dur(st.sum.slack_s, sl, sizeof sl);
+                cli_fmt_dur(st.sum.slack_s, sl, sizeof sl);
             printf("%-28s %-10s %5zu %5zu %7zu %7zu %7zu %6zu %-18s %-9s %zu\n", j->name, st.status,
                    j->dag.n, st.n[DS_TASK_SUCCEEDED], st.n[DS_TASK_RUNNING], st.n[DS_TASK_WAITING],
                    st.n[DS_TASK_BLOCKED], st.n[DS_TASK_FAILED], dl, sl, st.evictions);
@@ -278,19 +235,10 @@ static int get_jobs(const cmd_opts *o, const cli_view *v)
 
 /* ---- describe job */
 
-static const ds_job *find_job(const ctl_snapshot *s, const char *ns, const char *name)
-{
-    for (size_t i = 0; i < s->js.n_jobs; i++)
-        if (strcmp(s->js.jobs[i].name, name) == 0 &&
-            (ns[0] == '\0' || !strcmp(s->js.jobs[i].ns, ns)))
-            return &s->js.jobs[i];
-    return NULL;
-}
-
 static int describe_job(const cmd_opts *o, const cli_view *v, const char *name)
 {
     const ctl_snapshot *s = &v->snap;
-    const ds_job *j = find_job(s, v->ns, name);
+    const ds_job *j = cli_view_find_job(s, v->ns, name);
     if (j == NULL) {
         fprintf(stderr, "kubectl-dagsched: DAG job \"%s\" not found in %s%s\n", name,
                 v->ns[0] ? "namespace " : "any namespace", v->ns);
@@ -302,7 +250,7 @@ static int describe_job(const cmd_opts *o, const cli_view *v, const char *name)
         json_t *doc = job_json(s, j, &st);
         json_t *tasks = json_array();
         for (size_t t = 0; j->valid && t < j->dag.n; t++) {
-            const ctl_pod *p = task_pod(s, j, t);
+            const ctl_pod *p = cli_view_task_pod(s, j, t);
             char why[512];
             why_of(s, j, t, why, sizeof why);
             const ds_task_eval *e = &j->eval[t];
@@ -329,10 +277,10 @@ static int describe_job(const cmd_opts *o, const cli_view *v, const char *name)
         printf("Evictions:   %zu\n", st.evictions);
         return 0;
     }
-    fmt_until(j->deadline, s->now, dl, sizeof dl);
+    cli_fmt_until(j->deadline, s->now, dl, sizeof dl);
     if (st.summarised) {
-        fmt_dur(st.sum.slack_s, sl, sizeof sl);
-        fmt_dur(st.sum.remaining_path_s, rp, sizeof rp);
+        cli_fmt_dur(st.sum.slack_s, sl, sizeof sl);
+        cli_fmt_dur(st.sum.remaining_path_s, rp, sizeof rp);
     }
     printf("Deadline:    %s\nSlack:       %s (deadline - now - remaining critical path %s)\n", dl,
            sl, rp);
@@ -344,12 +292,12 @@ static int describe_job(const cmd_opts *o, const cli_view *v, const char *name)
            "NODE", "PRIORITY", "LEVEL-DEADLINE", "SLACK", "WHY");
     for (size_t k = 0; k < j->dag.n; k++) {
         size_t t = j->dag.topo[k];
-        const ctl_pod *p = task_pod(s, j, t);
+        const ctl_pod *p = cli_view_task_pod(s, j, t);
         const ds_task_eval *e = &j->eval[t];
         char ld[48], tsl[32] = "-", why[512], prio[32] = "-";
-        fmt_until(e->level_deadline, s->now, ld, sizeof ld);
+        cli_fmt_until(e->level_deadline, s->now, ld, sizeof ld);
         if (j->status[t].state != DS_TASK_SUCCEEDED && j->status[t].state != DS_TASK_FAILED)
-            fmt_dur(e->t_allow_s, tsl, sizeof tsl);
+            cli_fmt_dur(e->t_allow_s, tsl, sizeof tsl);
         if (isfinite(e->priority))
             snprintf(prio, sizeof prio, "%.3g", e->priority);
         why_of(s, j, t, why, sizeof why);
@@ -362,88 +310,14 @@ static int describe_job(const cmd_opts *o, const cli_view *v, const char *name)
     return 0;
 }
 
-/* ---- flags */
-
-enum { O_KUBECONFIG = 1000, O_CONTEXT, O_POLICY_NS, O_POLICY_NAME, O_TIMEOUT };
-
-static int parse(int argc, char **argv, cmd_opts *o, int *first_arg)
-{
-    static const struct option opts[] = {
-        {"kubeconfig", required_argument, NULL, O_KUBECONFIG},
-        {"context", required_argument, NULL, O_CONTEXT},
-        {"namespace", required_argument, NULL, 'n'},
-        {"all-namespaces", no_argument, NULL, 'A'},
-        {"output", required_argument, NULL, 'o'},
-        {"policy-namespace", required_argument, NULL, O_POLICY_NS},
-        {"policy-name", required_argument, NULL, O_POLICY_NAME},
-        {"request-timeout", required_argument, NULL, O_TIMEOUT},
-        {NULL, 0, NULL, 0},
-    };
-    memset(o, 0, sizeof *o);
-    o->v.policy_ns = "dagsched-system";
-    o->v.policy_name = "default";
-    o->v.timeout_s = 30;
-    opterr = 0;
-    optind = 1;
-    int c;
-    while ((c = getopt_long(argc, argv, "n:Ao:", opts, NULL)) != -1) {
-        switch (c) {
-        case O_KUBECONFIG:
-            o->v.kubeconfig = optarg;
-            break;
-        case O_CONTEXT:
-            o->v.context = optarg;
-            break;
-        case 'n':
-            o->v.ns = optarg;
-            break;
-        case 'A':
-            o->v.all_namespaces = true;
-            break;
-        case 'o':
-            if (strcmp(optarg, "json") == 0)
-                o->out = OUT_JSON;
-            else if (strcmp(optarg, "wide") == 0)
-                o->out = OUT_WIDE;
-            else {
-                fprintf(stderr, "kubectl-dagsched: -o: must be wide or json (got \"%.32s\")\n",
-                        optarg);
-                return -1;
-            }
-            break;
-        case O_POLICY_NS:
-            o->v.policy_ns = optarg;
-            break;
-        case O_POLICY_NAME:
-            o->v.policy_name = optarg;
-            break;
-        case O_TIMEOUT: {
-            char *end;
-            double t = strtod(optarg, &end);
-            if (*end || !(t > 0 && t <= 3600)) {
-                fprintf(stderr, "kubectl-dagsched: --request-timeout: seconds in (0, 3600]\n");
-                return -1;
-            }
-            o->v.timeout_s = t;
-            break;
-        }
-        default:
-            fprintf(stderr, "kubectl-dagsched: unknown or incomplete flag %s\n",
-                    optind > 0 && optind <= argc ? argv[optind - 1] : "?");
-            return -1;
-        }
-    }
-    *first_arg = optind;
-    return 0;
-}
-
 int jobs_cmd(int argc, char **argv)
 {
     bool get = strcmp(argv[0], "get") == 0;
     cmd_opts o;
     int first;
     /* getopt permutes: the resource and NAME may come before or after the flags. */
-    if (parse(argc, argv, &o, &first) != 0)
+    if (cli_parse_view_flags(argc, argv, get ? CLI_F_ALL_NS | CLI_F_OUTPUT : CLI_F_OUTPUT, &o,
+                             &first) != 0)
         return 2;
     int npos = argc - first;
     const char *what = npos >= 1 ? argv[first] : NULL;
@@ -455,10 +329,6 @@ int jobs_cmd(int argc, char **argv)
     }
     if (!get && (what == NULL || strcmp(what, "job") != 0 || npos != 2)) {
         fprintf(stderr, "usage: kubectl dagsched describe job NAME [-n NS] [-o json]\n");
-        return 2;
-    }
-    if (!get && o.v.all_namespaces) {
-        fprintf(stderr, "kubectl-dagsched: describe job takes -n NS, not -A\n");
         return 2;
     }
     cli_view v;

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""test_jobs_cmd.py: `kubectl dagsched get jobs` and `describe job` against a real control plane
+"""test_jobs_cmd.py: `kubectl dagsched get jobs`, `describe job` and `gantt` against a real control plane
 (run inside hack/cluster/with-cluster.sh, KUBECONFIG set), as a DAG owner runs them.
 
 The job is examples/hello-dag.yaml (fetch -> greet -> report, deadline 10 minutes) with
@@ -137,6 +137,47 @@ class TestJobs(unittest.TestCase):
         for b, rc, out, err in self.each("describe", "job", "orphan", "-n", BAD_NS):
             self.assertEqual(rc, 0, err)
             self.assertRegex(out, r"Status:\s+Invalid\nError:\s+.*nosuchtask")
+
+    def test_gantt_terminal(self):
+        for b, rc, out, err in self.each("gantt", "hello", "-n", NS, "--width", "80"):
+            self.assertEqual(rc, 0, err)
+            self.assertRegex(out, r"^Job hello/hello: \S+ shown, deadline in ")
+            rows = [ln for ln in out.splitlines() if ln.split() and
+                    ln.split()[0] in ("fetch", "greet", "report")]
+            self.assertEqual([r.split()[0] for r in rows], ["fetch", "greet", "report"])
+            bars = {r.split()[0]: r[24 + 1 + 14 + 1:] for r in rows}
+            self.assertTrue(all(len(v) == 80 for v in bars.values()), bars)
+            self.assertIn("#", bars["fetch"])
+            self.assertNotIn(".", bars["fetch"].split("#")[-1])  # nothing after it finished
+            self.assertNotIn("#", bars["greet"])
+            self.assertIn(".", bars["greet"])  # gated since its creation
+            self.assertIn("|", out)  # the deadline column
+
+    def test_gantt_svg(self):
+        import xml.etree.ElementTree as ET
+        for b, rc, out, err in self.each("gantt", "hello", "-n", NS, "--svg", "/tmp/hello-gantt.svg"):
+            self.assertEqual(rc, 0, err)
+            self.assertIn("wrote /tmp/hello-gantt.svg (3 tasks)", out)
+            root = ET.parse("/tmp/hello-gantt.svg").getroot()
+            ns = "{http://www.w3.org/2000/svg}"
+            texts = "".join("".join(t.itertext()) for t in root.iter(ns + "text"))
+            for task in ("fetch", "greet", "report", "deadline"):
+                self.assertIn(task, texts)
+            titles = [t.text for t in root.iter(ns + "title")]
+            self.assertEqual(titles.count("ran"), 1)  # only fetch has started
+            self.assertGreaterEqual(titles.count("waiting"), 2)
+
+    def test_gantt_errors(self):
+        for b, rc, out, err in self.each("gantt", "orphan", "-n", BAD_NS):
+            self.assertEqual(rc, 1)
+            self.assertIn("cannot be scheduled as a DAG", err)
+        for b, rc, out, err in self.each("gantt", "nosuch", "-n", NS):
+            self.assertEqual(rc, 1)
+        for b, rc, out, err in self.each("gantt", "hello", "--width", "5"):
+            self.assertEqual(rc, 2)
+        for b, rc, out, err in self.each("gantt", "hello", "-n", NS, "--svg", "/nonexistent/x.svg"):
+            self.assertEqual(rc, 1)
+            self.assertIn("/nonexistent/x.svg", err)
 
     def test_errors(self):
         for b, rc, out, err in self.each("describe", "job", "nosuch", "-n", NS):
