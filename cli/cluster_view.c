@@ -10,6 +10,7 @@
 #include "client.h"
 #include "config.h"
 #include "kutil.h"
+#include "list.h"
 
 #define PAGE      500
 #define MAX_ITEMS 200000
@@ -28,71 +29,53 @@ static int push(kube_obj_list *l, size_t *cap, const kube_meta *m)
     return 0;
 }
 
+typedef struct collect {
+    kube_kind kind;
+    const kube_decode_opts *dec;
+    kube_obj_list *out;
+    size_t cap;
+} collect;
+
+static int collect_item(void *user, const json_t *item, ds_err *err)
+{
+    collect *cl = user;
+    kube_meta *m = NULL;
+    ds_err e = {{0}};
+    if (kube_obj_decode(cl->kind, item, cl->dec, &m, &e) != 0) {
+        fprintf(stderr, "kubectl-dagsched: skipped: %s\n", e.msg);
+        return 0;
+    }
+    if (cl->out->n >= MAX_ITEMS || push(cl->out, &cl->cap, m) != 0) {
+        kube_obj_unref(m);
+        return ds_err_set(err, "listing %s: more than %d objects or out of memory",
+                          kube_kind_resource(cl->kind), MAX_ITEMS);
+    }
+    return 0;
+}
+
 /* Every object of `kind` (in ns, or everywhere when ns is NULL) matching selector. */
 static int list_kind(kube_client *c, kube_kind kind, const char *ns, const char *selector,
                      const kube_decode_opts *dec, kube_obj_list *out, ds_err *err)
 {
     memset(out, 0, sizeof *out);
-    size_t cap = 0;
-    char *cont = NULL;
-    int rc = 0;
-    do {
-        kutil_buf path;
-        kutil_buf_init(&path, 16384);
-        char *sel = selector != NULL ? kutil_query_escape(selector) : NULL;
-        char *esc = cont != NULL ? kutil_query_escape(cont) : NULL;
-        int prc = kutil_buf_printf(&path, "%s/", kube_kind_api_prefix(kind));
-        if (prc == 0 && ns != NULL)
-            prc = kutil_buf_printf(&path, "namespaces/%s/", ns);
-        if (prc == 0)
-            prc = kutil_buf_printf(&path, "%s?limit=%d", kube_kind_resource(kind), PAGE);
-        if (prc == 0 && sel != NULL)
-            prc = kutil_buf_printf(&path, "&labelSelector=%s", sel);
-        if (prc == 0 && esc != NULL)
-            prc = kutil_buf_printf(&path, "&continue=%s", esc);
-        free(sel);
-        free(esc);
-        free(cont);
-        cont = NULL;
-        if (prc != 0 || (selector != NULL && sel == NULL)) {
-            kutil_buf_free(&path);
-            rc = ds_err_set(err, "listing %s: out of memory", kube_kind_resource(kind));
-            break;
-        }
-        json_t *page = NULL;
-        kube_response resp;
-        ds_err e = {{0}};
-        int grc = kube_get_json(c, path.data, &page, &resp, &e);
-        kube_response_free(&resp);
+    kutil_buf path;
+    kutil_buf_init(&path, 4096);
+    char *sel = selector != NULL ? kutil_query_escape(selector) : NULL;
+    int rc = kutil_buf_printf(&path, "%s/", kube_kind_api_prefix(kind));
+    if (rc == 0 && ns != NULL)
+        rc = kutil_buf_printf(&path, "namespaces/%s/", ns);
+    if (rc == 0)
+        rc = kutil_buf_printf(&path, "%s", kube_kind_resource(kind));
+    if (rc == 0 && sel != NULL)
+        rc = kutil_buf_printf(&path, "?labelSelector=%s", sel);
+    free(sel);
+    if (rc != 0 || (selector != NULL && sel == NULL)) {
         kutil_buf_free(&path);
-        if (grc != 0) {
-            rc = ds_err_set(err, "listing %s%s%s: %s", kube_kind_resource(kind),
-                            ns != NULL ? " in namespace " : "", ns != NULL ? ns : "", e.msg);
-            break;
-        }
-        size_t i;
-        json_t *item;
-        json_array_foreach(json_object_get(page, "items"), i, item)
-        {
-            kube_meta *m = NULL;
-            if (kube_obj_decode(kind, item, dec, &m, &e) != 0) {
-                fprintf(stderr, "kubectl-dagsched: skipped: %s\n", e.msg);
-                continue;
-            }
-            if (out->n >= MAX_ITEMS || push(out, &cap, m) != 0) {
-                kube_obj_unref(m);
-                rc = ds_err_set(err, "listing %s: more than %d objects or out of memory",
-                                kube_kind_resource(kind), MAX_ITEMS);
-                break;
-            }
-        }
-        const char *next =
-            json_string_value(json_object_get(json_object_get(page, "metadata"), "continue"));
-        if (rc == 0 && next != NULL && next[0] != '\0' && (cont = kutil_strdup(next)) == NULL)
-            rc = ds_err_set(err, "listing %s: out of memory", kube_kind_resource(kind));
-        json_decref(page);
-    } while (rc == 0 && cont != NULL);
-    free(cont);
+        return ds_err_set(err, "listing %s: out of memory", kube_kind_resource(kind));
+    }
+    collect cl = {.kind = kind, .dec = dec, .out = out};
+    rc = kube_list_each(c, path.data, PAGE, collect_item, &cl, err);
+    kutil_buf_free(&path);
     if (rc != 0)
         kube_obj_list_free(out);
     return rc;

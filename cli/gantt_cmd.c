@@ -9,6 +9,7 @@
 
 #include "fmt.h"
 #include "view_flags.h"
+#include "xml_escape.h"
 
 #define NAME_COL 24
 #define NODE_COL 14
@@ -117,24 +118,8 @@ static void terminal(const chart *c, const ds_job *j, double now, int width)
 
 static void xml_text(FILE *f, const char *s)
 {
-    for (; *s; s++) {
-        switch (*s) {
-        case '<':
-            fputs("&lt;", f);
-            break;
-        case '>':
-            fputs("&gt;", f);
-            break;
-        case '&':
-            fputs("&amp;", f);
-            break;
-        case '"':
-            fputs("&quot;", f);
-            break;
-        default:
-            fputc(*s, f);
-        }
-    }
+    char buf[1024];
+    fputs(ds_xml_escape(s, buf, sizeof buf), f);
 }
 
 static int svg(const chart *c, const ds_job *j, double now, const char *path)

@@ -14,32 +14,11 @@
 #include <string.h>
 
 #include "../common/ds_assert.h"
+#include "ctl_obj_util.h"
 #include "outcomes.h"
 
 /* 2026-11-22T10:00:00Z */
 #define T0 1795341600.0
-
-static const kube_meta *obj(const char *text)
-{
-    json_error_t jerr;
-    json_t *j = json_loads(text, 0, &jerr);
-    if (j == NULL)
-        fail_msg("bad test JSON: %s", jerr.text);
-    kube_meta *m = NULL;
-    ds_err err = {{0}};
-    if (kube_obj_decode(KUBE_KIND_POD, j, NULL, &m, &err) != 0)
-        fail_msg("decode: %s", err.msg);
-    json_decref(j);
-    return m;
-}
-
-static void add(kube_obj_list *l, const kube_meta *m)
-{
-    const kube_meta **items = realloc(l->items, (l->n + 1) * sizeof *items);
-    assert_non_null(items);
-    items[l->n++] = m;
-    l->items = items;
-}
 
 /* A task pod of job `job` created at 10:00:00; started and finished at the given minutes:seconds
  * ("" when not); phase as given. */
@@ -74,7 +53,7 @@ static const kube_meta *task_pod(const char *job, const char *task, const char *
              "\"status\":%s}",
              job, task, job, task, job, task, ann, started[0] ? "\"nodeName\":\"n1\"," : "",
              status);
-    return obj(buf);
+    return obj(KUBE_KIND_POD, buf);
 }
 
 static void build(ctl_snapshot *s, kube_obj_list *pods, double now)
