@@ -156,7 +156,9 @@ int ds_admit_plan(const ds_admit_params *p, const ds_admit_node *nodes, size_t n
         out[i].blocker = SIZE_MAX;
     }
     size_t limit = p->max_concurrent;
-    size_t in_flight = n_inflight;
+    size_t in_flight = 0;
+    for (size_t i = 0; i < n_inflight; i++)
+        in_flight += inflight[i].room_only ? 0 : 1;
     if (p->mode == DS_ADMIT_ALL) {
         for (size_t i = 0; i < n_ready; i++) {
             bool full = limit > 0 && in_flight >= limit;
@@ -187,7 +189,7 @@ int ds_admit_plan(const ds_admit_params *p, const ds_admit_node *nodes, size_t n
     for (size_t i = 0; i < n_inflight; i++) {
         size_t k = best_fit(&inflight[i], nodes, free_, n_nodes, NULL);
         if (k == SIZE_MAX) {
-            sum.inflight_unplaced++;
+            sum.inflight_unplaced += inflight[i].room_only ? 0 : 1;
             continue;
         }
         ds_res_sub(&free_[k], &inflight[i].request);
