@@ -265,7 +265,7 @@ void ds_admit_describe(const ds_admit_result *r, const ds_res *request, const ch
         return;
     char req[160], room[160];
     ds_res_format(request, req, sizeof req);
-    ds_res_format(&r->node_free, room, sizeof room);
+    ds_res_format_like(&r->node_free, request, room, sizeof room);
     bool has_node = r->node != SIZE_MAX && node_name != NULL;
     const char *nn = has_node ? node_name : "";
     switch (r->verdict) {

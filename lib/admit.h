@@ -121,7 +121,8 @@ int ds_admit_plan(const ds_admit_params *p, const ds_admit_node *nodes, size_t n
 /* Why a task with this request and result is held or released as look-ahead, for users:
  *   RELEASED        "fits on node <name>"
  *   LOOKAHEAD       "released ahead of room (look-ahead): needs cpu 2, memory 1Gi; most free
- *                    room on node n3: cpu 1500m, memory 4Gi"
+ *                    room on node n3: cpu 1500m, memory 4Gi" (the free room of the kinds
+ *                    requested, zeros included)
  *   HELD_NO_ROOM    "no room: needs ...; most free room on node n3: ..." (or "no node it may
  *                    run on", or "needs ...; larger than the allocatable of every node it may
  *                    run on")

@@ -356,11 +356,11 @@ static void test_describe(void **state)
                          .blocker = SIZE_MAX};
     ds_admit_describe(&r, &req, "n3", NULL, 0, buf, sizeof buf);
     assert_string_equal(buf, "no room: needs cpu 2, memory 1Gi, gpu 1; most free room on node "
-                             "n3: cpu 1500m, memory 4Gi");
+                             "n3: cpu 1500m, memory 4Gi, gpu 0");
     r.verdict = DS_ADMIT_LOOKAHEAD;
     ds_admit_describe(&r, &req, "n3", NULL, 0, buf, sizeof buf);
     assert_string_equal(buf, "released ahead of room (look-ahead): needs cpu 2, memory 1Gi, gpu "
-                             "1; most free room on node n3: cpu 1500m, memory 4Gi");
+                             "1; most free room on node n3: cpu 1500m, memory 4Gi, gpu 0");
     r.verdict = DS_ADMIT_HELD_NO_ROOM;
     r.never_fits = true;
     ds_admit_describe(&r, &req, "n3", NULL, 0, buf, sizeof buf);
@@ -401,6 +401,13 @@ static void test_res_format(void **state)
     char small[10];
     ds_res_format(&r, small, sizeof small);
     assert_string_equal(small, "cpu 250m");
+    ds_res like = {{1, 0, 0, 1}};
+    ds_res_format_like(&z, &like, buf, sizeof buf);
+    assert_string_equal(buf, "cpu 0, gpu 0");
+    ds_res_format_like(&r, &z, buf, sizeof buf);
+    assert_string_equal(buf, "cpu 250m, memory 1536Mi, ephemeral-storage 1000, gpu 2");
+    ds_res_format_like(&r, NULL, buf, sizeof buf);
+    assert_string_equal(buf, "cpu 250m, memory 1536Mi, ephemeral-storage 1000, gpu 2");
 }
 
 int main(void)
