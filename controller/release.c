@@ -98,7 +98,10 @@ static bool constrained(const ctl_pod *p)
            (p->affinity_error != NULL && p->affinity_error[0] != '\0');
 }
 
-/* The eligibility mask of a pod (NULL for a Job: the plain mask). */
+/* The eligibility mask of a pod (NULL for a Job: the plain mask). A required node affinity the
+ * controller could not decode (affinity_error) is left out: preemption takes it as matching no
+ * node, but holding the pod for it would hold it forever, so release judges it on its node
+ * selector and tolerations alone and leaves the affinity to kube-scheduler. */
 static const bool *mask_of(admit_ctx *x, const ctl_pod *p)
 {
     size_t n = x->in->n_nodes;
@@ -106,9 +109,14 @@ static const bool *mask_of(admit_ctx *x, const ctl_pod *p)
         return x->plain;
     if (x->n_masks >= x->cap_masks)
         return x->plain; /* cannot happen: sized for every constrained pod */
+    ctl_pod judged = *p;
+    if (judged.affinity_error != NULL && judged.affinity_error[0] != '\0') {
+        judged.affinity_error = "";
+        judged.has_required_affinity = false;
+    }
     bool *m = &x->masks[x->n_masks++ * n];
     for (size_t k = 0; k < n; k++)
-        m[k] = ctl_guard_node_eligible(p, &x->in->nodes[x->ref[k].idx]);
+        m[k] = ctl_guard_node_eligible(&judged, &x->in->nodes[x->ref[k].idx]);
     return m;
 }
 

@@ -348,12 +348,15 @@ static void test_capacity_node_constraints(void **state)
     ctl_kv gpu_label = {"pool", "gpu"};
     nodes[2].labels = &gpu_label;
     nodes[2].n_labels = 1;
-    ctl_pod pods[4] = {
+    ctl_pod pods[5] = {
         ready_pod("plain", 0, MILLI(8)),
         ready_pod("tolerant", 1, MILLI(8)),
         ready_pod("selects-gpu", 2, MILLI(2)),
         ready_pod("selects-none", 3, MILLI(1)),
+        ready_pod("affinity-not-understood", 4, MILLI(1)),
     };
+    pods[4].has_required_affinity = true;
+    pods[4].affinity_error = "nodeSelectorTerms: more than 64 terms";
     ctl_toleration tol = {.key = "dedicated", .op_exists = true, .value = "", .effect = ""};
     pods[1].tolerations = &tol;
     pods[1].n_tolerations = 1;
@@ -362,14 +365,17 @@ static void test_capacity_node_constraints(void **state)
     pods[2].n_node_selector = 1;
     pods[3].node_selector = &sel_none;
     pods[3].n_node_selector = 1;
-    ctl_release_in in = {.pods = pods, .n_pods = 4, .nodes = nodes, .n_nodes = 3};
+    ctl_release_in in = {.pods = pods, .n_pods = 5, .nodes = nodes, .n_nodes = 3};
     ctl_release_out out;
     assert_int_equal(ctl_release_plan(&in, &out, NULL), 0);
-    assert_int_equal(out.n_rel, 2);
+    assert_int_equal(out.n_rel, 3);
     assert_int_equal(out.rel[0].idx, 1);
     assert_string_equal(nodes[out.rel[0].r.node].name, "tainted");
     assert_int_equal(out.rel[1].idx, 2);
     assert_string_equal(nodes[out.rel[1].r.node].name, "gpu");
+    /* An affinity the controller cannot read does not hold the pod: kube-scheduler judges it. */
+    assert_int_equal(out.rel[2].idx, 4);
+    assert_string_equal(nodes[out.rel[2].r.node].name, "gpu");
     char msg[CTL_MSG_MAX];
     ctl_wait_message(&in, wait_of(&out, 0), msg, sizeof msg);
     assert_string_equal(msg, "no room: needs cpu 8; larger than the allocatable of every node it "
