@@ -12,12 +12,13 @@
 #     no task started before its upstream task finished) and all three succeed;
 #   - a dagsched pod without dagsched.io/job is gated, then ungated at once by the controller;
 #   - a pod of default-scheduler and a dagsched pod in the install namespace are not gated;
-#   - release as admission: five one-task jobs of 3-cpu pods (one fits a 4-cpu node at a time),
-#     created ungated in an order unlike the policy's (shortestRemaining, lookahead 0): the
-#     controller releases them in the policy's order (released-at annotations) and never more
-#     than the two nodes hold; a held pod shows dagsched.io/waiting-reason ("no room: needs cpu
-#     3; ...") and a Waiting Event, and loses the annotation when released; the queue-length
-#     gauge and the release-latency histogram record it;
+#   - release as admission: while two 3-cpu pods of default-scheduler fill both 4-cpu nodes,
+#     five one-task jobs of 3-cpu pods are created ungated, in an order unlike the policy's
+#     (shortestRemaining, lookahead 0): they are held, a held pod shows
+#     dagsched.io/waiting-reason ("no room: needs cpu 3; ...") and a Waiting Event; as room frees
+#     the controller releases them in the policy's order (released-at annotations), never more
+#     than the two nodes hold (the fillers included); a released pod loses the annotation; the
+#     queue-length gauge and the release-latency histogram record it;
 #   - with the extender stopped (failurePolicy Ignore) a dagsched pod is created ungated;
 #   - the extender's metrics count gated and ignored reviews; no sanitizer report in its log.
 # Usage: admission_integration.sh EXTENDER CONTROLLER   (prints "admission integration: N passed,
@@ -252,8 +253,27 @@ spec:
 ---
 YAML
 }
+filler() { # NAME: a default-scheduler pod of 3 cpu that runs 15 s
+  cat <<YAML
+apiVersion: v1
+kind: Pod
+metadata:
+  name: $1
+  annotations: {dagsched.io/runtime: "15s"}
+spec:
+  restartPolicy: Never
+  containers: [{name: main, image: busybox, resources: {requests: {cpu: "3"}}}]
+---
+YAML
+}
+{
+  filler fill-1
+  filler fill-2
+} | K -n "$NS" create -f - >/dev/null
+fillers_run() { [[ "$(K -n "$NS" get pod fill-1 fill-2 -o jsonpath='{.items[*].status.phase}')" == "Running Running" ]]; }
+check "two pods of another scheduler fill the two nodes" wait_until 60 fillers_run
 # Created (FIFO) order: j20 j5 j15 j10 j12; the policy's order (least remaining work): j5 j10
-# j12 j15 j20. Each node holds one pod: two start, the others wait for room.
+# j12 j15 j20. No room until the fillers finish; then each node holds one task at a time.
 {
   task j20 20s
   task j5 5s
@@ -261,6 +281,8 @@ YAML
   task j10 10s
   task j12 12s
 } | K -n "$NS" create -f - >/dev/null
+all_held() { for p in j20 j5 j15 j10 j12; do gated "$NS" "$p" || return 1; done; }
+check "the five tasks are held while the nodes are full" all_held
 reason_of() { K -n "$NS" get pod "$1" -o jsonpath='{.metadata.annotations.dagsched\.io/waiting-reason}' 2>/dev/null; }
 held_for_room() { [[ "$(reason_of j20)" == "no room: needs cpu 3; most free room on node "* ]] && gated "$NS" j20; }
 check "a pod held for room is gated and says why (dagsched.io/waiting-reason)" wait_until 30 held_for_room
@@ -272,13 +294,13 @@ check "the queue-length gauge counts the pods held for room" \
   test "$(ctl_metric 'dagsched_controller_release_queue_length{reason="no-room"}')" -ge 1
 cap_done() { [[ "$(K -n "$NS" get pods -l 'dagsched.io/job in (j5,j10,j12,j15,j20)' --field-selector=status.phase=Succeeded -o name | wc -l)" -eq 5 ]]; }
 check "the five jobs succeed" wait_until 180 cap_done
-json="$(K -n "$NS" get pods -l 'dagsched.io/job in (j5,j10,j12,j15,j20)' -o json)"
-order="$(jq -r '[.items[] | {n: .metadata.name, r: (.metadata.annotations["dagsched.io/released-at"] // "")}] | sort_by(.r) | map(.n) | join(" ")' <<<"$json")"
+json="$(K -n "$NS" get pods -o json | jq '.items |= map(select(.metadata.name | test("^(j[0-9]+|fill-[12])$")))')"
+order="$(jq -r '[.items[] | select(.metadata.name | startswith("j")) | {n: .metadata.name, r: (.metadata.annotations["dagsched.io/released-at"] // "")}] | sort_by(.r) | map(.n) | join(" ")' <<<"$json")"
 echo "  release order: $order"
 check "the controller released them in the policy's order, not in creation order" test "$order" = "j5 j10 j12 j15 j20"
-# At each release, the pods released and not finished (the one released included) must fit the
-# two nodes: at most two.
-most_in_flight="$(jq -r '.items[] | [.metadata.annotations["dagsched.io/released-at"] // "", ([.status.containerStatuses[]?.state.terminated.finishedAt] | max // "")] | @tsv' <<<"$json" |
+# At each release, the pods released (a filler: since it started) and not finished, the one
+# released included, must fit the two nodes: at most two.
+most_in_flight="$(jq -r '.items[] | [.metadata.annotations["dagsched.io/released-at"] // .status.startTime // "", ([.status.containerStatuses[]?.state.terminated.finishedAt] | max // "")] | @tsv' <<<"$json" |
   python3 -c '
 import sys, datetime
 def t(s):
