@@ -267,6 +267,11 @@ static void decode(actx *c, const json_t *obj)
         problem(c, "status.compressedNodes: compressed node status is not supported");
         return;
     }
+    const char *offload = json_string_value(json_object_get(status, "offloadNodeStatusVersion"));
+    if (json_object_size(nodes) == 0 && offload != NULL && offload[0] != '\0') {
+        problem(c, "status.offloadNodeStatusVersion: offloaded node status is not supported");
+        return;
+    }
     size_t nn = json_object_size(nodes);
     if (nn > DS_WF_MAX_NODES) {
         problem(c, "status.nodes: more than %d", DS_WF_MAX_NODES);
