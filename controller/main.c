@@ -14,6 +14,7 @@
 #include "kutil.h"
 #include "log.h"
 #include "timefmt.h"
+#include "uninstall.h"
 
 #ifndef DAGSCHED_VERSION
 #define DAGSCHED_VERSION "unknown"
@@ -34,6 +35,7 @@ static void usage(FILE *f)
     fprintf(
         f,
         "Usage: dagsched-controller [flags]\n"
+        "       dagsched-controller uninstall [flags]   (see uninstall --help)\n"
         "\n"
         "Releases DAG tasks when their upstream tasks succeed and evicts low-priority pods\n"
         "for urgent deadline tasks (DSP). See docs/controller.md.\n"
@@ -468,6 +470,8 @@ static void *signal_watch(void *arg)
 
 int main(int argc, char **argv)
 {
+    if (argc > 1 && strcmp(argv[1], "uninstall") == 0)
+        return ctl_uninstall_main(argc - 1, argv + 1);
     flags f;
     memset(&f, 0, sizeof f);
     if (parse_flags(argc, argv, &f) != 0)

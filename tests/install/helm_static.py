@@ -108,7 +108,7 @@ check("helm lint --strict (TLS and NetworkPolicies off)", lint.returncode == 0,
 objs = render()
 kinds = sorted({o["kind"] for o in objs})
 check("default render has the expected kinds",
-      kinds == ["ClusterRole", "ClusterRoleBinding", "ConfigMap", "Deployment",
+      kinds == ["ClusterRole", "ClusterRoleBinding", "ConfigMap", "Deployment", "Job",
                 "MutatingWebhookConfiguration", "NetworkPolicy", "PodDisruptionBudget", "Role",
                 "RoleBinding", "Secret", "Service", "ServiceAccount"], kinds)
 deps = {d["metadata"]["name"]: d for d in find(objs, "Deployment")}
@@ -172,8 +172,12 @@ for role in find(objs, "ClusterRole") + find(objs, "Role"):
         n = role["metadata"]["name"]
         check(f"{n}: no wildcards", "*" not in rule["verbs"] and "*" not in rule["resources"])
         check(f"{n}: no secrets", "secrets" not in rule["resources"])
-        check(f"{n}: no deletes", "delete" not in rule["verbs"] and
-              "deletecollection" not in rule["verbs"])
+        # The uninstall hook deletes exactly one object: this release's webhook configuration.
+        exempt = (n == "dagsched-uninstall" and rule["verbs"] == ["delete"] and
+                  rule["resources"] == ["mutatingwebhookconfigurations"] and
+                  rule.get("resourceNames") == ["dagsched-dagsched-system"])
+        check(f"{n}: no deletes", exempt or ("delete" not in rule["verbs"] and
+                                             "deletecollection" not in rule["verbs"]), rule)
 ctrl_rules = find(objs, "ClusterRole", "dagsched-controller")[0]["rules"]
 check("controller may evict", any("pods/eviction" in r["resources"] and r["verbs"] == ["create"]
                                   for r in ctrl_rules))
@@ -187,6 +191,32 @@ def verbs_on(rules, resource, group=""):
     """Every verb the rules grant on one resource of one API group."""
     return {v for r in rules if group in r.get("apiGroups", []) and resource in r["resources"]
             for v in r["verbs"]}
+
+# --- uninstall hook: runs before helm deletes anything, deletes only the release's webhook
+hook_objs = [o for o in objs if "uninstall" in o["metadata"]["name"]]
+check("uninstall hook: ServiceAccount, ClusterRole, binding and Job",
+      sorted(o["kind"] for o in hook_objs) ==
+      ["ClusterRole", "ClusterRoleBinding", "Job", "ServiceAccount"], hook_objs)
+check("uninstall hook: every object is a pre-delete hook removed once it succeeded",
+      all(o["metadata"]["annotations"].get("helm.sh/hook") == "pre-delete" and
+          "hook-succeeded" in o["metadata"]["annotations"].get("helm.sh/hook-delete-policy", "")
+          for o in hook_objs))
+hook_job = find(objs, "Job", "dagsched-uninstall")[0]
+hook_c = hook_job["spec"]["template"]["spec"]["containers"][0]
+webhook_names = [o["metadata"]["name"] for o in find(objs, "MutatingWebhookConfiguration")]
+check("uninstall hook: deletes the webhook configuration the chart renders",
+      hook_c["args"][0] == "uninstall" and
+      [f"--webhook-configuration={n}" for n in webhook_names] ==
+      [a for a in hook_c["args"] if a.startswith("--webhook-configuration=")], hook_c["args"])
+check("uninstall hook: the controller image",
+      hook_c["image"] == deps["dagsched-controller"]["spec"]["template"]["spec"]["containers"][0]
+      ["image"])
+hook_rules = find(objs, "ClusterRole", "dagsched-uninstall")[0]["rules"]
+check("uninstall hook: lists and patches pods, nothing else on pods",
+      verbs_on(hook_rules, "pods") == {"list", "patch"}, hook_rules)
+p = helm("template", "x", CHART, "--set", "uninstallHook.enabled=false")
+check("uninstall hook off: no Job", "kind: Job" not in p.stdout)
+
 
 
 # spec.preemption.namespaceSelector: both read namespace labels, and nothing more.
