@@ -227,6 +227,14 @@ check("extender reads namespaces (get, list, watch only)",
       verbs_on(ext_rules, "namespaces") == {"get", "list", "watch"},
       verbs_on(ext_rules, "namespaces"))
 
+# Argo Workflows: both read them, and nothing more.
+check("controller reads Argo Workflows (get, list, watch only)",
+      verbs_on(ctrl_rules, "workflows", "argoproj.io") == {"get", "list", "watch"},
+      verbs_on(ctrl_rules, "workflows", "argoproj.io"))
+check("extender reads Argo Workflows (get, list, watch only)",
+      verbs_on(ext_rules, "workflows", "argoproj.io") == {"get", "list", "watch"},
+      verbs_on(ext_rules, "workflows", "argoproj.io"))
+
 # --- non-default values
 objs2 = render("controller.dryRun=true", "extender.tls.enabled=true",
                "extender.tls.secretName=dagsched-tls", "metrics.serviceMonitor.enabled=true",
