@@ -13,6 +13,7 @@
 #include "config.h"
 #include "k8s_names.h"
 #include "kutil.h"
+#include "list.h"
 #include "log.h"
 #include "view.h"
 #include "writes.h"
@@ -133,57 +134,34 @@ static bool has_gate(const json_t *pod)
 
 typedef int (*item_fn)(kube_client *c, const json_t *item, const uninstall_opts *o, tally *t);
 
-/* GET every page of collection (a path with a query, without limit/continue) and call fn on
- * each item. */
+typedef struct lister {
+    kube_client *c;
+    item_fn fn;
+    const uninstall_opts *o;
+    tally *t;
+    int failed;
+} lister;
+
+static int on_item(void *user, const json_t *item, ds_err *err)
+{
+    (void)err;
+    lister *l = user;
+    if (l->fn(l->c, item, l->o, l->t) != 0)
+        l->failed = 1; /* go on: one pod's failure must not keep the others gated */
+    return 0;
+}
+
+/* Every item of collection (paginated), fn on each; -1 when the list or an item failed. */
 static int list_all(kube_client *c, const char *collection, item_fn fn, const uninstall_opts *o,
                     tally *t)
 {
-    char *cont = NULL;
-    int rc = 0;
-    do {
-        kutil_buf path;
-        kutil_buf_init(&path, 8192);
-        char *esc = cont != NULL ? kutil_query_escape(cont) : NULL;
-        if ((cont != NULL && esc == NULL) ||
-            kutil_buf_printf(&path, "%s&limit=%d%s%s", collection, LIST_PAGE,
-                             esc != NULL ? "&continue=" : "", esc != NULL ? esc : "") != 0) {
-            free(esc);
-            kutil_buf_free(&path);
-            KLOG_ERROR("uninstall", "listing %s: out of memory", collection);
-            rc = -1;
-            break;
-        }
-        free(esc);
-        free(cont);
-        cont = NULL;
-        json_t *page = NULL;
-        kube_response resp;
-        ds_err err = {{0}};
-        int grc = kube_get_json(c, path.data, &page, &resp, &err);
-        kube_response_free(&resp);
-        kutil_buf_free(&path);
-        if (grc != 0) {
-            KLOG_ERROR("uninstall", "listing %s: %s", collection, err.msg);
-            rc = -1;
-            break;
-        }
-        size_t i;
-        const json_t *item;
-        json_array_foreach(json_object_get(page, "items"), i, item)
-        {
-            if (fn(c, item, o, t) != 0)
-                rc = -1;
-        }
-        const char *next =
-            json_string_value(json_object_get(json_object_get(page, "metadata"), "continue"));
-        if (next != NULL && next[0] != '\0' && (cont = kutil_strdup(next)) == NULL) {
-            KLOG_ERROR("uninstall", "listing %s: out of memory", collection);
-            rc = -1;
-        }
-        json_decref(page);
-    } while (cont != NULL);
-    free(cont);
-    return rc;
+    lister l = {.c = c, .fn = fn, .o = o, .t = t};
+    ds_err err = {{0}};
+    if (kube_list_each(c, collection, LIST_PAGE, on_item, &l, &err) != 0) {
+        KLOG_ERROR("uninstall", "%s", err.msg);
+        return -1;
+    }
+    return l.failed ? -1 : 0;
 }
 
 static const char *meta_str(const json_t *obj, const char *key)

@@ -117,6 +117,16 @@ check "the extender serves HTTPS that verifies against the CA for $HOST" https_a
 check "... and for $HOST.cluster.local" https_as "$HOST.cluster.local" /healthz
 check "... and not for another name" expect_no https_as "evil.$NS.svc" /healthz
 check "... and not over plain HTTP" expect_no curl -sS --fail --max-time 5 "http://127.0.0.1:$PORT/healthz"
+# `helm test`: the test Pod's probe of the extender, run for real (dagsched-controller probe with
+# the Pod's extender URL, against the installed CA, connected to the extender on 127.0.0.1).
+"$HELM" get hooks dagsched -n "$NS" | python3 -c '
+import sys, yaml
+for d in yaml.safe_load_all(sys.stdin):
+    if d and d["kind"] == "Pod" and d["metadata"]["annotations"].get("helm.sh/hook") == "test":
+        print("\n".join(a for a in d["spec"]["containers"][0]["args"] if "extender" in a))' >"$TLS/test-url"
+check "helm test Pod probes the extender's Service URL" grep -qx -- "--url=https://$HOST:8888/readyz" "$TLS/test-url"
+probe() { ASAN_OPTIONS=detect_leaks=1 "$CTL_BIN" probe "$(cat "$TLS/test-url")" --connect-to "127.0.0.1:$PORT" "$@"; }
+check "helm test's probe: the extender answers /readyz 200 over verified HTTPS" probe --cacert "$TLS/install/ca.crt"
 
 sched_conf() { # CA_DATA OUT: the cluster's scheduler with the chart's extender entry, URL on 127.0.0.1
   sched_config | CA="$1" PORT="$PORT" python3 -c '
@@ -153,6 +163,7 @@ wait_until() { # SECONDS CMD...
 # A CA that did not sign the extender's certificate: kube-scheduler must refuse the extender.
 openssl req -x509 -newkey rsa:2048 -nodes -keyout "$TLS/other.key" -out "$TLS/other.crt" -days 1 \
   -subj /CN=other-ca >/dev/null 2>&1
+check "helm test's probe fails against another CA" expect_no probe --cacert "$TLS/other.crt"
 sched_conf "$(base64 -w0 "$TLS/other.crt")" "$TLS/sched-wrong-ca.yaml"
 SCHEDULER_CONFIG="$TLS/sched-wrong-ca.yaml" hack/cluster/restart-component.sh kube-scheduler >/dev/null
 pod tls-wrong-ca >/dev/null
