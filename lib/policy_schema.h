@@ -22,6 +22,7 @@ typedef enum {
     DS_PF_JOB_ORDER,    /* ds_job_order, written "dsp", "leastSlack" or "shortestRemaining" */
     DS_PF_WITHIN_ORDER, /* ds_within_order, written "dsp" or "criticalPath" */
     DS_PF_GAP_NORM,     /* ds_gap_norm, written "ratio" or "paper" */
+    DS_PF_ADMIT_MODE,   /* ds_admit_mode, written "capacity" or "all" */
     DS_PF_STRING,       /* char[size], syntax-checked */
     DS_PF_NAME_LIST,    /* ds_name_list, each entry syntax-checked, no duplicates */
     DS_PF_LABELS,       /* ds_label_selector (a matchLabels mapping) */
