@@ -15,7 +15,7 @@
 #include "workload.h"
 
 /* Release latency: see docs/simulator.md ("Release latency") for where the value comes from. */
-#define SIM_DEFAULT_RELEASE_LATENCY_S 1.0
+#define SIM_DEFAULT_RELEASE_LATENCY_S 0.5
 
 typedef struct sim_config {
     const sim_policy_desc *policy;

@@ -139,7 +139,25 @@ int sim_gate_schedule_round(engine *e)
     return 0;
 }
 
+typedef struct inflight_key {
+    int32_t priority;
+    double created;
+    size_t pos;
+    ds_res request;
+} inflight_key;
+
+static int cmp_inflight(const void *pa, const void *pb)
+{
+    const inflight_key *a = pa, *b = pb;
+    if (a->priority != b->priority)
+        return a->priority > b->priority ? -1 : 1;
+    if (a->created != b->created)
+        return a->created < b->created ? -1 : 1;
+    return (a->pos > b->pos) - (a->pos < b->pos);
+}
+
 typedef struct round_buf {
+    inflight_key *order;
     ds_admit_node *nodes;
     ds_admit_task *inflight, *ready;
     ds_admit_result *out;
@@ -150,6 +168,7 @@ typedef struct round_buf {
 
 static void round_buf_free(round_buf *b)
 {
+    free(b->order);
     free(b->nodes);
     free(b->inflight);
     free(b->ready);
@@ -219,13 +238,14 @@ static int admit_round(engine *e)
     b.nodes = malloc(nn * sizeof *b.nodes);
     b.bound = malloc(nn * sizeof *b.bound);
     b.inflight = malloc((nf ? nf : 1) * sizeof *b.inflight);
+    b.order = malloc((nf ? nf : 1) * sizeof *b.order);
     b.ready = malloc(ng * sizeof *b.ready);
     b.out = malloc(ng * sizeof *b.out);
     b.gated = malloc(ng * sizeof *b.gated);
     b.queued = malloc((nq ? nq : 1) * sizeof *b.queued);
     int rc = 0;
-    if (b.nodes == NULL || b.bound == NULL || b.inflight == NULL || b.ready == NULL ||
-        b.out == NULL || b.gated == NULL || b.queued == NULL) {
+    if (b.nodes == NULL || b.bound == NULL || b.inflight == NULL || b.order == NULL ||
+        b.ready == NULL || b.out == NULL || b.gated == NULL || b.queued == NULL) {
         rc = sim_eng_oom(e, "controller round");
         goto out;
     }
@@ -234,14 +254,23 @@ static int admit_round(engine *e)
         b.nodes[k].free_ = e->nodes[k].alloc;
         ds_res_sub(&b.nodes[k].free_, &e->nodes[k].used);
     }
-    /* In flight: released pods not running yet, those in kube-scheduler's queue first. */
+    /* In flight: released pods not running yet (in kube-scheduler's queue or on their way), in
+     * the order kube-scheduler pops them, as the controller gives them: pod priority, then the
+     * oldest. */
     sim_wq_collect(&e->q, b.queued);
-    for (size_t i = 0; i < nq; i++)
-        b.inflight[i] = (ds_admit_task){.request = sim_wq_get(&e->q, b.queued[i])->req};
-    for (size_t i = 0; i < e->n_inflight; i++) {
-        const etask *t = &e->jobs[e->inflight[i].job]->t[e->inflight[i].task];
-        b.inflight[nq + i] = (ds_admit_task){.request = t->req};
+    for (size_t i = 0; i < nf; i++) {
+        running_ref ref = i < nq ? (running_ref){sim_wq_get(&e->q, b.queued[i])->job,
+                                                 sim_wq_get(&e->q, b.queued[i])->task}
+                                 : e->inflight[i - nq];
+        const ejob *j = e->jobs[ref.job];
+        b.order[i] = (inflight_key){.priority = j->priority,
+                                    .created = j->t[ref.task].created_at,
+                                    .pos = i,
+                                    .request = j->t[ref.task].req};
     }
+    qsort(b.order, nf, sizeof *b.order, cmp_inflight);
+    for (size_t i = 0; i < nf; i++)
+        b.inflight[i] = (ds_admit_task){.request = b.order[i].request};
     const ds_policy *pol = &e->c->pol;
     ds_admit_params ap = {.mode = pol->release_admission,
                           .lookahead = pol->release_lookahead,
