@@ -183,7 +183,7 @@ static int enqueue(engine *e, uint32_t job, uint32_t task)
     if (sim_wq_insert(&e->q, queue_key(e, j, task), job, task, &t->req, &t->qh) != 0)
         return oom(e, "waiting queue");
     t->state = T_QUEUED;
-    if (!e->p->gated) /* a released task has been runnable since the gate's round knew it */
+    if (!e->p->gated) /* gated: runnable since it became ready (sim_gate_ready) */
         t->runnable_since = e->now;
     for (size_t n = 0; n < e->n_nodes; n++)
         if (e->nofit[n]) {
