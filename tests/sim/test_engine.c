@@ -15,12 +15,15 @@
 #include "sim_test_util.h"
 #include "workload_gen.h"
 
+/* Release latency 0: dagsched's pods enter kube-scheduler's queue in the round that releases them
+ * (test_release.c covers the latency). */
 static void run_ok(const sim_workload *w, const char *policy, double restart_delay, sim_result *r)
 {
     sim_config c;
     sim_config_defaults(&c, sim_policy_find(policy));
     assert_non_null(c.policy);
     c.restart_delay_s = restart_delay;
+    c.release_latency_s = 0;
     c.record_segments = true;
     ds_err err = {{0}};
     int rc = sim_run(w, &c, r, &err);
@@ -29,7 +32,8 @@ static void run_ok(const sim_workload *w, const char *policy, double restart_del
 }
 
 /* Three tasks a -> b -> c (10, 20, 30 s on a speed-1 node) on one node of speed 2: each runs
- * runtime / 2 after the previous one: 5 + 10 + 15 = 30 s. */
+ * runtime / 2 after the previous one: 5 + 10 + 15 = 30 s (dagsched: its controller rounds, at 0, 5
+ * and 15, are more than the round interval apart and the release latency is 0). */
 static void test_chain_makespan(void **state)
 {
     (void)state;
@@ -296,7 +300,9 @@ static void test_determinism(void **state)
  * t0 = 1.5 * 0.45 = 0.675; small t0 = 0.5 / (50/60) = 0.6.
  * Shipped order (shortestRemaining): small (50 s of work) before big (300 s): small runs 0..50,
  * big 50..350. Paper order (dsp): big t0 (0.675 > 0.6) runs 0..100; at 100 small has waited
- * 100 s (0.6 + 0.3 * 100/60 = 1.1 > big t1's 0.45): small 100..150, big t1 and t2 150..350. */
+ * 100 s (0.6 + 0.3 * 100/60 = 1.1 > big t1's 0.45): small 100..150, big t1 and t2 150..350.
+ * The controller releases in this order: with no look-ahead and no release latency only the task
+ * that fits is released, so the order alone decides (test_release.c: look-ahead, latency). */
 static void test_order_across_jobs(void **state)
 {
     (void)state;
@@ -314,6 +320,8 @@ static void test_order_across_jobs(void **state)
             c.pol.order.job_order = DS_ORDER_DSP;
             c.pol.order.starvation_s = 0;
         }
+        c.release_latency_s = 0;
+        c.pol.release_lookahead = 0;
         sim_result r;
         ds_err err = {{0}};
         if (sim_run(&w, &c, &r, &err) != 0)
