@@ -34,7 +34,7 @@ typedef struct opts {
     const char *nodes;
     sim_gen_params gen;
     sim_alibaba_params ali;
-    double restart_delay_s, disorder_fail_s, extender_weight;
+    double restart_delay_s, disorder_fail_s, extender_weight, create_latency_s, start_latency_s;
     const char *csv, *json, *jobs_csv, *bars_svg, *gantt_svg, *write_workload;
     size_t gantt_nodes;
     int table, quiet;
@@ -74,6 +74,10 @@ static void usage(FILE *f)
            "  --policy-file FILE       SchedulingPolicy YAML (default: built-in defaults)\n"
            "  --seeds LIST | --seed N  generator seeds (default 1)\n"
            "  --restart-delay S (1)  --disorder-fail S (5)  --extender-weight W (5)\n"
+           "  --create-latency S (0)   onUpstream: a task's pod is created S seconds after its\n"
+           "                           upstream tasks succeeded (a workflow engine's reaction)\n"
+           "  --start-latency S (0)    a bound pod starts running S seconds after binding and\n"
+           "                           holds its resources meanwhile\n"
            "Output:\n"
            "  --csv FILE  --json FILE  --table  --bars-svg FILE\n"
            "  --jobs-csv FILE          one row per job and run (arrival, completion, deadline)\n"
@@ -220,6 +224,8 @@ enum {
     O_RESTART,
     O_DISORDER,
     O_EXT_WEIGHT,
+    O_CREATE_LATENCY,
+    O_START_LATENCY,
     O_CSV,
     O_JSON,
     O_JOBS_CSV,
@@ -265,6 +271,8 @@ static int parse_args(int argc, char **argv, opts *o)
         {"restart-delay", required_argument, NULL, O_RESTART},
         {"disorder-fail", required_argument, NULL, O_DISORDER},
         {"extender-weight", required_argument, NULL, O_EXT_WEIGHT},
+        {"create-latency", required_argument, NULL, O_CREATE_LATENCY},
+        {"start-latency", required_argument, NULL, O_START_LATENCY},
         {"csv", required_argument, NULL, O_CSV},
         {"json", required_argument, NULL, O_JSON},
         {"jobs-csv", required_argument, NULL, O_JOBS_CSV},
@@ -395,6 +403,12 @@ static int parse_args(int argc, char **argv, opts *o)
             break;
         case O_EXT_WEIGHT:
             rc = parse_double(optarg, "--extender-weight", 0, 1000, &o->extender_weight);
+            break;
+        case O_CREATE_LATENCY:
+            rc = parse_double(optarg, "--create-latency", 0, 86400, &o->create_latency_s);
+            break;
+        case O_START_LATENCY:
+            rc = parse_double(optarg, "--start-latency", 0, 86400, &o->start_latency_s);
             break;
         case O_CSV:
             o->csv = optarg;
@@ -703,6 +717,8 @@ int main(int argc, char **argv)
             cfg.restart_delay_s = o.restart_delay_s;
             cfg.disorder_fail_s = o.disorder_fail_s;
             cfg.extender_weight = o.extender_weight;
+            cfg.create_latency_s = o.create_latency_s;
+            cfg.start_latency_s = o.start_latency_s;
             cfg.record_segments = o.gantt_svg != NULL;
             sim_result r;
             double t0 = now_s();
