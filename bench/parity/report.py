@@ -303,7 +303,7 @@ def fmt(v, kind, of=None):
     return f"{v:.0f}" if isinstance(v, float) else str(v)
 
 
-def render(cmp, real_runs, sim_runs, delays):
+def render(cmp, real_runs, sim_runs, delays, released=None):
     head = ["", "cluster", "", "", "simulator", "", "", ""]
     sub = ["metric", "dagsched", "default", "ratio", "dagsched", "default", "ratio", "|sim/real - 1|"]
     lines = [head, sub]
@@ -335,6 +335,8 @@ def render(cmp, real_runs, sim_runs, delays):
             if s:
                 parts.append(f"{k} {s['mean']:.2f} ({s['p50']:.2f}, {s['p90']:.2f}; n={s['n']})")
         out.append(f"  {p}: " + ("; ".join(parts) if parts else "-"))
+    for p, (n_released, n_pods) in sorted((released or {}).items()):
+        out.append(f"  {p}: {n_released} of {n_pods} pods released by the controller (the others were not gated)")
     return "\n".join(out)
 
 
@@ -356,7 +358,8 @@ def cmd_table(a):
         if sims.get(p) is None:
             die(f"no --sim {p}=FILE")
     cmp = compare(real_runs, sims)
-    print(render(cmp, real_runs, sims, {p: real[p].get("delays") for p in POLICIES}))
+    released = {p: (real[p]["released_pods"], real[p]["pods"]) for p in POLICIES if real[p].get("released_pods")}
+    print(render(cmp, real_runs, sims, {p: real[p].get("delays") for p in POLICIES}, released))
     if a.json:
         tmp = a.json + ".tmp"
         with open(tmp, "w") as f:

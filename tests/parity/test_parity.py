@@ -248,7 +248,9 @@ class Comparison(unittest.TestCase):
         self.assertIsNone(cmp["worst"])  # a compared ratio is undefined
 
     def test_table_prints_both_sides(self):
-        out = report.render(self.cmp, self.real_out, self.sim, {p: self.real[p]["delays"] for p in report.POLICIES})
+        out = report.render(self.cmp, self.real_out, self.sim, {p: self.real[p]["delays"] for p in report.POLICIES},
+                            {"dagsched": (341, 341)})
+        self.assertIn("dagsched: 341 of 341 pods released by the controller", out)
         for p in report.POLICIES:
             o = self.real_out[p]
             self.assertIn(f"{o['deadlines_met']}/{o['deadline_jobs']}", out)
