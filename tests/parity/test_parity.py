@@ -200,10 +200,19 @@ class Delays(unittest.TestCase):
             self.assertAlmostEqual(got, want, places=6)
         for got, want in zip(sorted(d["release"]), [0.5, 0.5]):
             self.assertAlmostEqual(got, want, places=6)
+        self.assertEqual(d["held"], [])
         for got, want in zip(sorted(d["start"]), [1.25, 1.25]):
             self.assertAlmostEqual(got, want, places=6)
         self.assertEqual(d["restart"], [])
         self.assertEqual((d["pods"], d["released_pods"]), (2, 2))
+        # The controller held b (a Waiting Event): its wait is no release latency.
+        waiting = {"kind": "Event", "reason": "Waiting", "involvedObject": {"kind": "Pod", "name": "j-b-1"},
+                   "message": "no room: needs cpu 2"}
+        d = report.measure_delays(pods, jobs, events + [waiting], wt)
+        self.assertEqual(len(d["release"]), 1)
+        self.assertAlmostEqual(d["release"][0], 0.5, places=6)
+        self.assertEqual(len(d["held"]), 1)
+        self.assertAlmostEqual(d["held"][0], 0.5, places=6)
         s = report.stats([3.0, 1.0, 2.0, 10.0])
         self.assertEqual(s, {"n": 4, "mean": 4.0, "p50": 3.0, "p90": 10.0})
 
