@@ -19,6 +19,7 @@
 #include "policy_source.h"
 #include "preempt.h"
 #include "publish.h"
+#include "outcomes.h"
 #include "tracker.h"
 
 #define CTL_COMPONENT "dagsched-controller"
@@ -43,19 +44,27 @@ typedef struct ctl_options {
 
 typedef struct ctl_metrics {
     metrics_registry *reg;
-    metrics_family *evictions;   /* counter {result, reason} */
-    metrics_family *releases;    /* counter {kind} */
-    metrics_family *nudges;      /* counter */
-    metrics_family *urgent;      /* gauge: urgent pending tasks */
-    metrics_family *duration;    /* histogram: decision loop duration */
-    metrics_family *leader;      /* gauge 0/1 */
-    metrics_family *rounds;      /* counter {outcome} */
-    metrics_family *healthy;     /* gauge: caches synced and recent */
-    metrics_family *tasks;       /* gauge {state} */
-    metrics_family *annotations; /* counter: DSP annotation updates */
-    metrics_family *policy_dups; /* gauge: other ConfigMaps claiming the policy's name */
-    metrics_family *api_errors;  /* counter {action} */
-    metrics_family *guards;      /* gauge {guard}: running tasks held back by each guard */
+    metrics_family *evictions;       /* counter {result, reason} */
+    metrics_family *releases;        /* counter {kind} */
+    metrics_family *nudges;          /* counter */
+    metrics_family *urgent;          /* gauge: urgent pending tasks */
+    metrics_family *duration;        /* histogram: decision loop duration */
+    metrics_family *leader;          /* gauge 0/1 */
+    metrics_family *rounds;          /* counter {outcome} */
+    metrics_family *healthy;         /* gauge: caches synced and recent */
+    metrics_family *tasks;           /* gauge {state} */
+    metrics_family *annotations;     /* counter: DSP annotation updates */
+    metrics_family *policy_dups;     /* gauge: other ConfigMaps claiming the policy's name */
+    metrics_family *api_errors;      /* counter {action} */
+    metrics_family *guards;          /* gauge {guard}: running tasks held back by each guard */
+    metrics_family *release_latency; /* histogram {kind}: created -> released, seconds */
+    metrics_family *queue;           /* gauge {reason}: held tasks by why they wait */
+    /* Outcomes (outcomes.h), counted by the leader from the moment it leads. */
+    metrics_family *jobs_done;  /* counter {namespace, outcome} */
+    metrics_family *makespan;   /* histogram: job creation -> last task finished */
+    metrics_family *lateness;   /* histogram: last task finished - deadline, missed jobs */
+    metrics_family *task_wait;  /* histogram {from}: created / ready -> started */
+    metrics_family *build_info; /* gauge {version, git} = 1 */
 } ctl_metrics;
 
 typedef struct ctl_controller {
@@ -78,10 +87,12 @@ typedef struct ctl_controller {
     atomic_bool need_ledger; /* the ledger must be (re)loaded before any eviction */
     double next_epoch;
     bool was_healthy;
+    ctl_outcomes outcomes; /* initialised by the first round this process leads */
+    bool outcomes_leading; /* outcomes counts since this process last became the leader */
 } ctl_controller;
 
 /* The controller object (controller.c): metrics registration, -1 on allocation failure. */
-int ctl_metrics_init(ctl_metrics *m);
+int ctl_metrics_init(ctl_metrics *m, const char *version, const char *git);
 
 /* Wake the decision loop (from informer callbacks). */
 void ctl_kick(ctl_controller *c);
@@ -97,8 +108,17 @@ void ctl_loop(ctl_controller *c);
 
 /* Actions (actions.c). Each checks ctl_may_write first and reports failures in logs, Events and
  * metrics; none retries in a loop. */
-void ctl_act_release_pod(ctl_controller *c, const ctl_snapshot *s, size_t pod);
-void ctl_act_release_job(ctl_controller *c, const ctl_snapshot *s, size_t job);
+/* Release a task; how: the release rule's words ("fits on node n3", "released ahead of room
+ * (look-ahead): ...", "" under admission all), added to the Event and the log line. A released
+ * pod gets dagsched.io/released-at and loses dagsched.io/waiting-reason in one patch. */
+void ctl_act_release_pod(ctl_controller *c, const ctl_snapshot *s, size_t pod, const char *how);
+void ctl_act_release_job(ctl_controller *c, const ctl_snapshot *s, size_t job, const char *how);
+/* A held pod's reason: set dagsched.io/waiting-reason to msg; when changed (the reason, not only
+ * its details), also post the Normal Event Waiting. 0 when written. */
+int ctl_act_waiting_pod(ctl_controller *c, const ctl_snapshot *s, size_t pod, const char *msg,
+                        bool changed);
+/* A held suspended Job's reason: the Normal Event Waiting on the Job. */
+void ctl_act_waiting_job(ctl_controller *c, const ctl_snapshot *s, size_t job, const char *msg);
 void ctl_act_nudge(ctl_controller *c, const ctl_snapshot *s, size_t pod);
 /* Remove the dagsched gate of a pod outside any DAG job (its dagsched metadata cannot be used). */
 void ctl_act_ungate(ctl_controller *c, const ctl_snapshot *s, size_t pod);

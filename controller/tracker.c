@@ -300,6 +300,7 @@ static void fill_pod(ctl_snapshot *s, size_t i, size_t *kv_used, size_t *tol_use
     p->owner = owner_kind(kp);
     p->mirror = kp->mirror || (kp->owner_kind != NULL && strcmp(kp->owner_kind, "Node") == 0);
     p->state = pod_state(kp);
+    p->other_gates = kp->n_gates > (has_gate(kp, CTL_GATE_DEPENDENCIES) ? 1u : 0u);
     p->terminating = m->deleting;
     p->created_at = opt_time(m->creation_ts);
     p->started_at = opt_time(kp->start_time);
@@ -308,6 +309,7 @@ static void fill_pod(ctl_snapshot *s, size_t i, size_t *kv_used, size_t *tol_use
     p->evicted_at = ann_time(m, CTL_ANN_EVICTION_AT);
     p->nudged_at = ann_time(m, CTL_ANN_NUDGED_AT);
     p->released = kube_meta_annotation(m, CTL_ANN_RELEASED_AT) != NULL;
+    p->waiting_reason = or_empty(kube_meta_annotation(m, CTL_ANN_WAITING_REASON));
     fill_task(s, i, &p->task, p->state == CTL_POD_GATED);
     if (p->state == CTL_POD_BOUND && p->task.job != DS_NO_TASK)
         pdb_facts(s, kp, p);
@@ -323,6 +325,7 @@ static void fill_batch_job(ctl_snapshot *s, size_t i)
     j->created_at = opt_time(kj->meta.creation_ts);
     j->suspended = kj->suspend;
     j->has_pods = kj->active + kj->succeeded + kj->failed > 0;
+    j->request = kj->pod_request;
     j->task.job = DS_NO_TASK;
     j->task.task = DS_NO_TASK;
     j->task.queue_pos = SIZE_MAX;

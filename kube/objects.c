@@ -1157,6 +1157,9 @@ static int decode_job(dctx *d, const json_t *obj, const json_t *spec, const json
         get_i32(d, status, "succeeded", "status.", 0, &j->succeeded) != 0 ||
         get_i32(d, status, "failed", "status.", 0, &j->failed) != 0)
         return -1;
+    const json_t *tspec = get_obj(get_obj(spec, "template"), "spec");
+    if (tspec != NULL && pod_requests(d, tspec, &j->pod_request) != 0)
+        return -1;
     size_t i;
     json_t *c;
     json_array_foreach(json_object_get(status, "conditions"), i, c)

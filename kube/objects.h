@@ -197,6 +197,9 @@ typedef struct kube_job {
     int32_t succeeded;
     int32_t failed;
     bool finished; /* condition Complete or Failed is True */
+    /* The effective request of one pod of spec.template (as for a pod; zero without a
+     * template). */
+    ds_res pod_request;
 } kube_job;
 
 /* What decoding needs beyond the JSON: the extended resource names counted as gpu. */
