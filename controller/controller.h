@@ -73,6 +73,7 @@ typedef struct ctl_controller {
     /* Every watch the controller keeps; a round acts only while all of them are synced and in
      * contact (namespaces: their labels, for spec.preemption.namespaceSelector). */
     kube_informer *pods, *nodes, *pdbs, *jobs, *graphs, *policies, *namespaces;
+    kube_informer *workflows; /* Argo Workflows; NULL when the API server does not serve them */
     kube_leader *leader;
     ctl_ledger_store ledger;
     kube_policy_state policy;

@@ -14,16 +14,18 @@
 #include "kutil.h"
 #include "log.h"
 #include "release.h"
+#include "workflows.h"
 #include "writes.h"
 
 static bool caches_healthy(ctl_controller *c)
 {
-    static const char *const names[] = {
-        "pods", "nodes", "poddisruptionbudgets", "jobs", "job graphs", "policies", "namespaces"};
-    kube_informer *all[] = {c->pods,   c->nodes,    c->pdbs,      c->jobs,
-                            c->graphs, c->policies, c->namespaces};
+    static const char *const names[] = {"pods",       "nodes",      "poddisruptionbudgets",
+                                        "jobs",       "job graphs", "policies",
+                                        "namespaces", "workflows"};
+    kube_informer *all[] = {c->pods,   c->nodes,    c->pdbs,       c->jobs,
+                            c->graphs, c->policies, c->namespaces, c->workflows};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
-        if (!kube_informer_healthy(all[i], c->opt.cache_max_age_s)) {
+        if (all[i] != NULL && !kube_informer_healthy(all[i], c->opt.cache_max_age_s)) {
             kube_informer_status st;
             kube_informer_get_status(all[i], &st);
             KLOG_DEBUG("loop", "watch of %s: synced %d, watching %d, last contact %.1fs ago: %s",
@@ -92,6 +94,16 @@ static int take_snapshot(ctl_controller *c, const ds_policy *pol, ctl_snapshot *
         kube_informer_list(c->pdbs, &pdbs) != 0 || kube_informer_list(c->jobs, &jobs) != 0 ||
         kube_informer_list(c->graphs, &graphs) != 0 ||
         kube_informer_list(c->namespaces, &nss) != 0) {
+        kube_obj_list_free(&pods);
+        kube_obj_list_free(&nodes);
+        kube_obj_list_free(&pdbs);
+        kube_obj_list_free(&jobs);
+        kube_obj_list_free(&graphs);
+        kube_obj_list_free(&nss);
+        return ds_err_set(err, "snapshot: out of memory");
+    }
+    /* Argo Workflows declare whole jobs, as JobGraphs do: the snapshot takes both in one list. */
+    if (c->workflows != NULL && ctl_list_append_informer(&graphs, c->workflows) != 0) {
         kube_obj_list_free(&pods);
         kube_obj_list_free(&nodes);
         kube_obj_list_free(&pdbs);

@@ -178,8 +178,10 @@ static void fill_task(const ctl_snapshot *s, size_t obs, ctl_task_info *t, bool 
     if (obs == DS_NONE || obs >= s->js.n_pods)
         return;
     const ds_pod_result *r = &s->js.pods[obs];
+    /* A pod of an invalid job keeps its gate, except in a job declared by an Argo Workflow:
+     * Argo itself creates each pod after its upstream tasks, so the pod is left to run. */
     if (r->job != DS_NONE && r->task != DS_NONE && r->job < s->js.n_jobs &&
-        !s->js.jobs[r->job].valid)
+        !s->js.jobs[r->job].valid && s->js.jobs[r->job].workflow == NULL)
         t->job_invalid = true;
     if (r->job == DS_NONE || r->task == DS_NONE || !s->js.jobs[r->job].valid)
         return;
@@ -374,12 +376,25 @@ static int build_jobset(ctl_snapshot *s, const ds_policy *pol, const node_speed 
         if (job_obs((const kube_job *)s->jobs.items[i], &obs[n]))
             s->job_obs[i] = n++;
     }
-    size_t ng = s->graphs.n;
-    for (size_t i = 0; i < ng; i++)
-        kube_graph_obs((const kube_configmap *)s->graphs.items[i], &gobs[i]);
-    int rc = ds_jobs_build(obs, n, gobs, ng, s->now, &pol->priority, &s->js, err);
+    /* The graphs list holds JobGraph ConfigMaps and Argo Workflows. */
+    size_t ng = 0, nw = 0;
+    ds_wf_obs *wobs = calloc(s->graphs.n ? s->graphs.n : 1, sizeof *wobs);
+    if (wobs == NULL) {
+        free(obs);
+        free(gobs);
+        return ds_err_set(err, "snapshot: out of memory");
+    }
+    for (size_t i = 0; i < s->graphs.n; i++) {
+        const kube_meta *m = s->graphs.items[i];
+        if (m->kind == KUBE_KIND_WORKFLOW)
+            kube_workflow_obs((const kube_workflow *)m, &wobs[nw++]);
+        else
+            kube_graph_obs((const kube_configmap *)m, &gobs[ng++]);
+    }
+    int rc = ds_jobs_build_wf(obs, n, gobs, ng, wobs, nw, s->now, &pol->priority, &s->js, err);
     free(obs);
     free(gobs);
+    free(wobs);
     return rc;
 }
 

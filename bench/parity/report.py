@@ -226,17 +226,21 @@ def mean_of(d, key):
     return None if d.get(key) is None else d[key]["mean"]
 
 
+ROUND_INTERVAL_S = 1.0  # the controller's --min-round-interval, the simulator's --round-interval
+
+
 def sim_args(run_name, run):
-    """dagsched-sim options for the delays measured in a run. Under dagsched the admission webhook
-    gates every task's pod at creation and the controller removes the gate when the task is ready,
-    which it is at creation (the driver creates it when its upstream tasks succeeded): the pod
-    reaches kube-scheduler's queue create + release after it could be created."""
+    """dagsched-sim options for the delays measured in a run: create and start latency; under
+    dagsched also the release latency. The simulator runs a controller round at most once per
+    --round-interval and lets a released pod enter kube-scheduler's queue --release-latency after
+    the round decided it; the measured release (creation to released-at, pods not held) also holds
+    the wait for the next round, at most an interval and half of one on average under load, which
+    is taken off."""
     d = run["delays"]
-    create = mean_of(d, "create") or 0.0
-    if run_name == "dagsched":
-        create += mean_of(d, "release") or 0.0
-    args = ["--create-latency", f"{max(create, 0.0):.3f}",
+    args = ["--create-latency", f"{max(mean_of(d, 'create') or 0.0, 0.0):.3f}",
             "--start-latency", f"{max(mean_of(d, 'start') or 0.0, 0.0):.3f}"]
+    if run_name == "dagsched" and mean_of(d, "release") is not None:
+        args += ["--release-latency", f"{max(mean_of(d, 'release') - ROUND_INTERVAL_S / 2, 0.0):.3f}"]
     if mean_of(d, "restart") is not None:
         args += ["--restart-delay", f"{max(mean_of(d, 'restart'), 0.0):.3f}"]
     return args

@@ -268,10 +268,12 @@ class Comparison(unittest.TestCase):
     def test_sim_args(self):
         d = self.real["dagsched"]["delays"]
         args = report.sim_args("dagsched", self.real["dagsched"])
-        self.assertAlmostEqual(float(args[args.index("--create-latency") + 1]),
-                               d["create"]["mean"] + d["release"]["mean"], places=3)
+        self.assertAlmostEqual(float(args[args.index("--create-latency") + 1]), d["create"]["mean"], places=3)
+        # the wait for the next round (half the 1 s round interval) is the simulator's own
+        self.assertAlmostEqual(float(args[args.index("--release-latency") + 1]), d["release"]["mean"] - 0.5, places=3)
         self.assertAlmostEqual(float(args[args.index("--start-latency") + 1]), d["start"]["mean"], places=3)
         args = report.sim_args("default", self.real["default"])
+        self.assertNotIn("--release-latency", args)
         self.assertAlmostEqual(float(args[args.index("--create-latency") + 1]),
                                self.real["default"]["delays"]["create"]["mean"], places=3)
 
