@@ -334,7 +334,9 @@ static int start_task(engine *e, uint32_t job, uint32_t task, uint32_t node)
     }
     t->state = T_RUNNING;
     t->node = node;
-    t->started_at = e->now;
+    /* The run begins start_latency_s after binding (the kubelet starting the pod); the pod holds
+     * its resources from binding on. */
+    t->started_at = e->now + e->c->start_latency_s;
     t->gen++;
     t->run_idx = (uint32_t)e->n_running;
     e->running[e->n_running++] = (running_ref){job, task};
@@ -347,13 +349,13 @@ static int start_task(engine *e, uint32_t job, uint32_t task, uint32_t node)
         /* Dependency disorder: the task starts before its inputs exist and fails. */
         e->r->disorders++;
         t->flags |= F_DISORDER_RUN;
-        end = e->now + e->c->disorder_fail_s;
+        end = t->started_at + e->c->disorder_fail_s;
     } else {
         t->flags &= (uint8_t)~F_DISORDER_RUN;
         double left = t->runtime - t->progress;
         if (left < 0)
             left = 0;
-        end = e->now + left / e->nodes[node].speed;
+        end = t->started_at + left / e->nodes[node].speed;
     }
     if (seg_open(e, job, task, t) != 0)
         return -1;
@@ -425,7 +427,7 @@ static int evict(engine *e, uint32_t job, uint32_t task, uint32_t for_job, bool 
 {
     ejob *j = e->jobs[job];
     etask *t = &j->t[task];
-    double ran = e->now - t->started_at;
+    double ran = e->now > t->started_at ? e->now - t->started_at : 0; /* 0 while starting */
     double done = ran * e->nodes[t->node].speed;
     if (record_eviction(e, dsp ? e->w->nodes[t->node].name : NULL) != 0)
         return -1;
@@ -465,6 +467,24 @@ static void free_job(ejob *j)
     free(j->st);
     free(j->ev);
     free(j);
+}
+
+/* A task has become runnable (its job arrived, or its upstream tasks succeeded): its pod is
+ * ready (make_ready: gated, or into kube-scheduler's queue), create_latency_s later for a job
+ * whose pods a workflow engine creates (onUpstream): the REQUEUE event then makes it ready. */
+static int create_pod(engine *e, uint32_t job, uint32_t task)
+{
+    ejob *j = e->jobs[job];
+    etask *t = &j->t[task];
+    if (j->upfront || !(e->c->create_latency_s > 0))
+        return make_ready(e, job, task);
+    t->state = T_DELAYED;
+    t->runnable_since = e->now;
+    t->gen++;
+    if (sim_evheap_push(&e->h, e->now + e->c->create_latency_s, SIM_EV_REQUEUE, job, task,
+                        t->gen) != 0)
+        return oom(e, "events");
+    return 0;
 }
 
 static int arrive(engine *e, uint32_t wi)
@@ -535,7 +555,7 @@ static int arrive(engine *e, uint32_t wi)
     bool all = j->upfront && !e->p->dag_aware;
     for (size_t i = 0; i < j->dag.n; i++)
         if (all || j->t[i].n_up_left == 0)
-            if (make_ready(e, wi, (uint32_t)i) != 0)
+            if (create_pod(e, wi, (uint32_t)i) != 0)
                 return -1;
     return 0;
 }
@@ -586,7 +606,7 @@ static int finish(engine *e, const sim_event *ev)
         etask *d = &j->t[dt->down[k]];
         d->n_up_left--;
         if (d->n_up_left == 0 && d->state == T_BLOCKED)
-            if (make_ready(e, ev->a, (uint32_t)dt->down[k]) != 0)
+            if (create_pod(e, ev->a, (uint32_t)dt->down[k]) != 0)
                 return -1;
     }
     if (j->n_done == j->dag.n)
@@ -840,7 +860,7 @@ static int dsp_preemption(engine *e)
                               .task = e->running[i].task,
                               .priority = ev->priority,
                               .t_allow_s = ev->t_allow_s,
-                              .ran_s = e->now - t->started_at,
+                              .ran_s = e->now > t->started_at ? e->now - t->started_at : 0,
                               .t_rem_s = isfinite(ev->t_rem_s) && ev->t_rem_s > 0 ? ev->t_rem_s : 0,
                               .request = t->req,
                               .node = t->node,
@@ -1013,9 +1033,10 @@ static int check_config(const sim_config *c, ds_err *err)
     if (c->policy == NULL)
         return ds_err_set(err, "simulator: no policy");
     if (!(c->restart_delay_s >= 0) || !(c->disorder_fail_s > 0) || !(c->backoff_base_s >= 0) ||
-        !(c->backoff_max_s >= c->backoff_base_s))
-        return ds_err_set(err, "simulator: delays must be >= 0 (disorder failure > 0) and "
-                               "backoff base <= max");
+        !(c->backoff_max_s >= c->backoff_base_s) || !(c->create_latency_s >= 0) ||
+        !(c->start_latency_s >= 0))
+        return ds_err_set(err, "simulator: delays and latencies must be >= 0 (disorder failure "
+                               "> 0) and backoff base <= max");
     if (!(c->extender_weight >= 0) || !(c->max_time_s > 0))
         return ds_err_set(err, "simulator: extender weight must be >= 0 and max time > 0");
     if (c->policy->criticality && !c->policy->gated)

@@ -21,6 +21,10 @@ typedef struct sim_config {
     const sim_policy_desc *policy;
     ds_policy pol;                 /* SchedulingPolicy values (ds_policy_defaults or a file) */
     double restart_delay_s;        /* an evicted pod is schedulable again after this; default 1 */
+    double create_latency_s;       /* onUpstream: a task's pod is created (queued) this long after
+                                      its upstream tasks succeeded; default 0 */
+    double start_latency_s;        /* a bound pod starts running this long after binding, holding
+                                      its node's resources meanwhile; default 0 */
     double disorder_fail_s;        /* a task started before its inputs exist fails after this; 5 */
     double backoff_base_s;         /* a failed pod is recreated after base * 2^(failures-1), */
     double backoff_max_s;          /* at most max (batch/v1 Job: 10 s, 360 s) */

@@ -35,7 +35,7 @@ typedef struct opts {
     sim_gen_params gen;
     sim_alibaba_params ali;
     double restart_delay_s, disorder_fail_s, extender_weight;
-    double release_latency_s, round_interval_s;
+    double release_latency_s, round_interval_s, create_latency_s, start_latency_s;
     const char *csv, *json, *jobs_csv, *bars_svg, *gantt_svg, *write_workload;
     size_t gantt_nodes;
     int table, quiet;
@@ -81,6 +81,10 @@ static void usage(FILE *f)
         "                           after the controller's round (default %g; see\n"
         "                           docs/simulator.md)\n"
         "  --round-interval S (1)   dagsched: shortest time between two controller rounds\n"
+        "  --create-latency S (0)   onUpstream: a task's pod is created S seconds after its\n"
+        "                           upstream tasks succeeded (a workflow engine's reaction)\n"
+        "  --start-latency S (0)    a bound pod starts running S seconds after binding and\n"
+        "                           holds its resources meanwhile\n"
         "Output:\n"
         "  --csv FILE  --json FILE  --table  --bars-svg FILE\n"
         "  --jobs-csv FILE          one row per job and run (arrival, completion, deadline)\n"
@@ -228,6 +232,8 @@ enum {
     O_RESTART,
     O_DISORDER,
     O_EXT_WEIGHT,
+    O_CREATE_LATENCY,
+    O_START_LATENCY,
     O_RELEASE_LATENCY,
     O_ROUND_INTERVAL,
     O_CSV,
@@ -275,6 +281,8 @@ static int parse_args(int argc, char **argv, opts *o)
         {"restart-delay", required_argument, NULL, O_RESTART},
         {"disorder-fail", required_argument, NULL, O_DISORDER},
         {"extender-weight", required_argument, NULL, O_EXT_WEIGHT},
+        {"create-latency", required_argument, NULL, O_CREATE_LATENCY},
+        {"start-latency", required_argument, NULL, O_START_LATENCY},
         {"release-latency", required_argument, NULL, O_RELEASE_LATENCY},
         {"round-interval", required_argument, NULL, O_ROUND_INTERVAL},
         {"csv", required_argument, NULL, O_CSV},
@@ -407,6 +415,12 @@ static int parse_args(int argc, char **argv, opts *o)
             break;
         case O_EXT_WEIGHT:
             rc = parse_double(optarg, "--extender-weight", 0, 1000, &o->extender_weight);
+            break;
+        case O_CREATE_LATENCY:
+            rc = parse_double(optarg, "--create-latency", 0, 86400, &o->create_latency_s);
+            break;
+        case O_START_LATENCY:
+            rc = parse_double(optarg, "--start-latency", 0, 86400, &o->start_latency_s);
             break;
         case O_RELEASE_LATENCY:
             rc = parse_double(optarg, "--release-latency", 0, 3600, &o->release_latency_s);
@@ -723,6 +737,8 @@ int main(int argc, char **argv)
             cfg.restart_delay_s = o.restart_delay_s;
             cfg.disorder_fail_s = o.disorder_fail_s;
             cfg.extender_weight = o.extender_weight;
+            cfg.create_latency_s = o.create_latency_s;
+            cfg.start_latency_s = o.start_latency_s;
             cfg.release_latency_s = o.release_latency_s;
             cfg.round_interval_s = o.round_interval_s;
             cfg.record_segments = o.gantt_svg != NULL;
