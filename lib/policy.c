@@ -68,10 +68,13 @@ void ds_policy_defaults(ds_policy *p)
     add_name(&p->protected_namespaces, "kube-system");
     add_name(&p->protected_priority_classes, "system-cluster-critical");
     add_name(&p->protected_priority_classes, "system-node-critical");
-    /* The paper's normalisation (the pair-only ratio is an option, see docs/model.md), and
-     * evictions only when they pay. */
-    p->preemption.norm = DS_NORM_PAPER;
+    /* The pair-only ratio (the paper's P_bar is an option, see docs/model.md), evictions only
+     * when they pay, only of work the queue order puts after the preemptor and without a
+     * deadline of its own. */
+    p->preemption.norm = DS_NORM_RATIO;
     p->preemption.payoff = true;
+    p->preemption.queue_order = true;
+    p->preemption.deadline_victims = false; /* only tasks without a deadline are evicted */
     p->cross_ns_require_higher = true; /* and no trusted namespace: preemption within a namespace */
 
     p->max_concurrent_releases = 0; /* unlimited */

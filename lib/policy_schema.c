@@ -146,6 +146,8 @@ static const ds_pfield preemption_fields[] = {
     NUMBER("rho", preemption.rho, 1.0, 1000.0, DS_PF_LO_OPEN | DS_PF_ZERO_OK),
     {.name = "normalisation", .type = DS_PF_GAP_NORM, .offset = OFF(preemption.norm)},
     BOOL("payoff", preemption.payoff),
+    BOOL("queueOrder", preemption.queue_order),
+    BOOL("deadlineVictims", preemption.deadline_victims),
     DURATION("tau", preemption.tau_s, 0.0, "0s", WEEK, "168h"),
     DURATION("minRunTime", preemption.min_run_s, 0.0, "0s", DAY, "24h"),
     COUNT("maxVictimsPerPreemptor", preemption.max_victims_per_preemptor, 1, 64),

@@ -34,6 +34,7 @@
 #include <math.h>
 
 #include "preempt_rules.h"
+#include "room.h"
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -109,6 +110,13 @@ typedef struct vctx {
     prio_ix *worder; /* [n_waiting] heap of waiting tasks (each phase builds its own) */
     prio_ix *rorder; /* [n_cand] candidates by ascending priority, while indexing */
     bool *handled;   /* [n_waiting] taken in phase 1 */
+
+    /* When room frees anyway (lib/room.h), for the exchange rule: every running task's end,
+     * indexed by node; the current preemptor's wait, computed on first need. */
+    ds_room_task *room_tasks; /* [n_running] */
+    ds_room_index room_ix;
+    double wait_s;
+    bool wait_known;
 
     ds_decision *out;
     size_t n_out;
@@ -289,6 +297,8 @@ ds_preemptable_status ds_running_preemptable(const ds_running_task *b, const ds_
         return DS_TOO_YOUNG;
     if (!(b->t_allow_s > p->epoch_s))
         return DS_TOO_LITTLE_SLACK;
+    if (!p->deadline_victims && isfinite(b->t_allow_s))
+        return DS_HAS_DEADLINE;
     return DS_PREEMPTABLE;
 }
 
@@ -501,14 +511,30 @@ static bool savable_on(vctx *c, const ds_waiting_task *a, size_t n)
     return false;
 }
 
-/* The exchange rule (lib/preempt_rules.h) for preemptor a and victim b on node n. */
+/* The exchange rule (lib/preempt_rules.h) for preemptor a and victim b on node n, with the time
+ * room frees anyway for a (lib/room.h, as the decisions so far left the nodes). */
 static bool pays(vctx *c, const ds_waiting_task *a, const ds_running_task *b, size_t n)
 {
     if (!c->p->payoff)
         return true;
+    if (!c->wait_known) {
+        c->wait_s = ds_room_preemptor_wait(&c->room_ix, c->room_tasks, c->taken, c->free_,
+                                           &a->request, &a->ahead);
+        c->wait_known = true;
+    }
     double slack = ds_preemptor_slack_on(a->t_allow_s, a->t_rem_s, c->nodes[n].speed);
-    if (ds_eviction_pays(slack, isfinite(a->t_allow_s), b->ran_s, b->t_rem_s) &&
+    double wait = ds_eviction_wait(b->t_rem_s, c->wait_s);
+    if (ds_eviction_pays(slack, isfinite(a->t_allow_s), b->ran_s, wait) &&
         ds_victim_survives_redo(b->t_allow_s, b->ran_s))
+        return true;
+    c->preemptor_excluded = true;
+    return false;
+}
+
+/* The queue-order rule (lib/preempt_rules.h) for preemptor a and victim b. */
+static bool after(vctx *c, const ds_waiting_task *a, const ds_running_task *b)
+{
+    if (!c->p->queue_order || ds_victim_after(a->order, a->priority, b->order, b->priority))
         return true;
     c->preemptor_excluded = true;
     return false;
@@ -566,7 +592,7 @@ static size_t plan_on_node(vctx *c, const ds_waiting_task *a, size_t n, bool pha
         const ds_running_task *b = &c->r[ri];
         if (have_bound && b->priority > bound_prio)
             break; /* ascending: nothing further can win */
-        if (!preemptable(c, ri) || !independent(c, a, b) || !pays(c, a, b, n))
+        if (!preemptable(c, ri) || !independent(c, a, b) || !after(c, a, b) || !pays(c, a, b, n))
             continue;
         if (phase2 && !ds_pair_gap_passes(c->p, a->priority, b->priority, c->pbar_half))
             continue;
@@ -692,7 +718,7 @@ static size_t single_victim(vctx *c, const ds_waiting_task *a, bool phase2)
                 continue;
             if (phase2 && !ds_pair_gap_passes(c->p, a->priority, b->priority, c->pbar_half))
                 break; /* the gap only shrinks from here */
-            if (!independent(c, a, b) || !pays(c, a, b, n))
+            if (!independent(c, a, b) || !after(c, a, b) || !pays(c, a, b, n))
                 continue;
             ds_res room = c->free_[n];
             ds_res_add(&room, &b->request);
@@ -751,6 +777,7 @@ static void try_preempt(vctx *c, size_t ai, ds_preempt_reason reason, bool phase
     c->marked = false;
     c->c2_excluded = false;
     c->preemptor_excluded = false;
+    c->wait_known = false;
 
     size_t best_n = 1, best_node;
     if (single)
@@ -836,6 +863,8 @@ static void free_ctx(vctx *c)
     free(c->worder);
     free(c->rorder);
     free(c->handled);
+    free(c->room_tasks);
+    ds_room_index_free(&c->room_ix);
 }
 
 /* Can running task b ever be a victim in this call? */
@@ -870,11 +899,12 @@ static int alloc_ctx(vctx *c, size_t n_waiting, size_t n_running, size_t n_nodes
     c->topk_cap =
         c->p->max_victims_per_preemptor < n_cand ? c->p->max_victims_per_preemptor : n_cand;
     c->topk = calloc((size_t)DS_RES_N * c->topk_cap, sizeof *c->topk);
+    c->room_tasks = calloc(n_running, sizeof *c->room_tasks);
     if (c->worder == NULL || c->rorder == NULL || c->handled == NULL || c->free_ == NULL ||
         c->budget == NULL || c->taken == NULL || c->by_node == NULL || c->node_start == NULL ||
         c->node_live == NULL || c->room == NULL || c->lowest == NULL || c->mark == NULL ||
         c->stack == NULL || c->cand == NULL || c->in_plan == NULL || c->plan == NULL ||
-        c->best == NULL || c->topk == NULL) {
+        c->best == NULL || c->topk == NULL || c->room_tasks == NULL) {
         free_ctx(c);
         return -1;
     }
@@ -1013,6 +1043,13 @@ long ds_select_victims(const ds_waiting_task *waiting, size_t n_waiting,
                           "nodes)",
                           n_waiting, n_running, n_nodes);
     index_candidates(&c, n_waiting, n_running);
+    for (size_t i = 0; i < n_running; i++)
+        c.room_tasks[i] = (ds_room_task){running[i].node, running[i].t_rem_s, running[i].request};
+    if (p->payoff &&
+        ds_room_index_build(&c.room_ix, c.room_tasks, n_running, c.free_, n_nodes, err) != 0) {
+        free_ctx(&c);
+        return -1;
+    }
     phase_urgent(&c, n_waiting);
     phase_priority(&c, n_waiting);
     long result = (long)c.n_out;

@@ -33,9 +33,14 @@ typedef struct ds_preempt_params {
     bool pbar_given;
     double pbar_half;
     ds_gap_norm norm; /* how the gap is normalised; the policy's default is DS_NORM_PAPER */
-    bool payoff;      /* evict only when it pays (ds_eviction_pays); the policy's default is true */
-    double tau_s;     /* starvation guard on waiting time; 0 = off (default) */
-    double min_run_s; /* a victim must have run this long; default 60 */
+    bool payoff; /* evict only when it pays (ds_eviction_pays, with the wait of lib/room.h); the
+                  * policy's default is true */
+    bool queue_order;      /* a victim comes after its preemptor in the order across jobs
+                            * (ds_victim_after); the policy's default is true */
+    bool deadline_victims; /* tasks with a deadline (t_allow_s finite) may be victims; the
+                            * policy's default is false */
+    double tau_s;          /* starvation guard on waiting time; 0 = off (default) */
+    double min_run_s;      /* a victim must have run this long; default 60 */
     size_t max_victims_per_preemptor; /* victims evicted on one node for one preemptor; default 1 */
     size_t max_evictions; /* total decisions in one call (the caller's remaining budget) */
 } ds_preempt_params;
@@ -49,6 +54,10 @@ typedef struct ds_waiting_task {
     double t_wait_s;
     double t_rem_s; /* remaining run time at reference speed; 0 when unknown */
     ds_res request;
+    double order[2]; /* its job's figures in the order across jobs (ds_order_job_figures) */
+    /* The requests of the waiting tasks before it in the queue order, summed: they take the room
+     * that frees before it gets any (lib/room.h). Zero when the caller does not know. */
+    ds_res ahead;
 } ds_waiting_task;
 
 typedef struct ds_running_task {
@@ -60,8 +69,9 @@ typedef struct ds_running_task {
     double t_rem_s; /* remaining run time on its node (DSP's t_rem of a running task); 0 when
                      * unknown: no exchange test */
     ds_res request;
-    size_t node;    /* index into the nodes array */
-    bool evictable; /* opted in, not protected, its disruption budget allows an eviction */
+    size_t node;     /* index into the nodes array */
+    bool evictable;  /* opted in, not protected, its disruption budget allows an eviction */
+    double order[2]; /* its job's figures in the order across jobs (ds_order_job_figures) */
 } ds_running_task;
 
 typedef struct ds_node_free {
@@ -109,6 +119,7 @@ typedef enum {
     DS_NOT_EVICTABLE,    /* not opted in, protected, or its disruption budget forbids it */
     DS_TOO_YOUNG,        /* ran less than min_run_s */
     DS_TOO_LITTLE_SLACK, /* t_allow <= epoch: it cannot afford to be delayed one epoch */
+    DS_HAS_DEADLINE,     /* it has a deadline and p->deadline_victims is false */
 } ds_preemptable_status;
 
 ds_preemptable_status ds_running_preemptable(const ds_running_task *b, const ds_preempt_params *p);

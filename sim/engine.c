@@ -844,8 +844,14 @@ static int dsp_preemption(engine *e)
     ds_evict_budget budget = {0};
     if (e->p->rho_zero)
         pp.rho = 0;
-    if (e->p->paper_gap)
+    if (e->p->paper_gap) {
         pp.norm = DS_NORM_PAPER;
+        pp.queue_order = false; /* DSP's own queue is raw priority */
+    }
+    /* The queue-order rule reads the jobs' figures in the order across jobs, which only the
+     * policies ordered that way compute. */
+    if (e->p->order != SIM_ORDER_KUBE_THEN_DSP)
+        pp.queue_order = false;
     /* P_bar over the same population as the controller and the extender: every waiting or
      * running task of the jobs in the system (ds_pbar_acc). */
     ds_pbar_acc acc;
@@ -884,6 +890,7 @@ static int dsp_preemption(engine *e)
     }
     for (size_t a = 0; a < e->n_active; a++)
         dags[a] = &e->jobs[e->active[a]]->dag;
+    ds_res ahead = {{0}}; /* the requests before the i-th waiting task in queue order */
     for (size_t i = 0; i < nw; i++) {
         const sim_wq_node *qn = sim_wq_get(&e->q, e->handles[i]);
         const ejob *j = e->jobs[qn->job];
@@ -895,6 +902,10 @@ static int dsp_preemption(engine *e)
                                   .t_wait_s = e->now - j->t[qn->task].runnable_since,
                                   .t_rem_s = ev->t_rem_s,
                                   .request = j->t[qn->task].req};
+        if (pp.queue_order)
+            ds_order_job_figures(&e->order, &j->sum, wt[i].order);
+        wt[i].ahead = ahead;
+        ds_res_add(&ahead, &wt[i].request);
     }
     for (size_t i = 0; i < nr; i++) {
         const ejob *j = e->jobs[e->running[i].job];
@@ -911,6 +922,8 @@ static int dsp_preemption(engine *e)
                               .request = t->req,
                               .node = t->node,
                               .evictable = cooled};
+        if (pp.queue_order)
+            ds_order_job_figures(&e->order, &j->sum, rt[i].order);
         vref[i] = e->running[i];
     }
     for (size_t n = 0; n < e->n_nodes; n++) {

@@ -267,7 +267,8 @@ static void test_rho(void **state)
     ctl_node nodes[1] = {t_node("n1", MILLI(4))};
     ctl_pod pods[2];
     pods[0] = t_running("batch", "low", "n1", 0, 0, 1.0, MILLI(4));
-    pods[1] = t_waiting("batch", "high", 1, 0, 1.1, INFINITY, MILLI(4));
+    /* Not urgent (a minute of slack), so only the priority gap can justify an eviction. */
+    pods[1] = t_waiting("batch", "high", 1, 0, 1.1, 60, MILLI(4));
     ds_policy pol;
     ds_policy_defaults(&pol);
     pol.preemption.norm = DS_NORM_PAPER;

@@ -31,6 +31,7 @@ static ds_preempt_params params(void)
         .min_run_s = 60,
         .max_victims_per_preemptor = 1,
         .max_evictions = 10,
+        .deadline_victims = true,
     };
     return p;
 }
