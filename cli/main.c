@@ -4,11 +4,17 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "gantt_cmd.h"
+#include "jobs_cmd.h"
+#include "view_flags.h"
 #include "policy_cmd.h"
 
 static void usage(FILE *f)
 {
     fprintf(f, "usage: kubectl dagsched COMMAND ...\n\ncommands:\n");
+    jobs_cmd_usage(f);
+    gantt_cmd_usage(f);
+    cli_view_flags_usage(f);
     policy_cmd_usage(f);
     fprintf(f, "  help                          this text\n\n"
                "exit codes: 0 done, 1 invalid input or failure, 2 bad usage\n");
@@ -25,6 +31,10 @@ int main(int argc, char **argv)
         usage(stdout);
         return 0;
     }
+    if (strcmp(cmd, "get") == 0 || strcmp(cmd, "describe") == 0)
+        return jobs_cmd(argc - 1, argv + 1);
+    if (strcmp(cmd, "gantt") == 0)
+        return gantt_cmd(argc - 1, argv + 1);
     if (strcmp(cmd, "policy") == 0)
         return policy_cmd(argc - 2, argv + 2);
     fprintf(stderr, "kubectl-dagsched: unknown command \"%s\"\n", cmd);

@@ -5,8 +5,14 @@
 
 #include "controller.h"
 
-int ctl_metrics_init(ctl_metrics *m)
+int ctl_metrics_init(ctl_metrics *m, const char *version, const char *git)
 {
+    static const char *const l_ns_outcome[] = {"namespace", "outcome"};
+    static const char *const l_from[] = {"from"};
+    static const char *const l_build[] = {"version", "git"};
+    /* Seconds to hours: DAG tasks wait and jobs run from seconds to a day. */
+    static const double long_buckets[] = {1,    5,    15,   30,   60,    120,   300,  600,
+                                          1200, 1800, 3600, 7200, 14400, 43200, 86400};
     static const char *const l_res_reason[] = {"result", "reason"};
     static const char *const l_kind[] = {"kind"};
     static const char *const l_outcome[] = {"outcome"};
@@ -60,6 +66,31 @@ int ctl_metrics_init(ctl_metrics *m)
     m->policy_dups = metrics_family_new(
         m->reg, METRICS_GAUGE, "dagsched_controller_policy_duplicates",
         "Other ConfigMaps claiming the active policy's name, ignored", NULL, 0, NULL, 0);
+    m->jobs_done = metrics_family_new(
+        m->reg, METRICS_COUNTER, "dagsched_controller_jobs_finished_total",
+        "DAG jobs that finished, by namespace and outcome (deadline_met, deadline_missed, "
+        "no_deadline, failed)",
+        l_ns_outcome, 2, NULL, 0);
+    m->makespan =
+        metrics_family_new(m->reg, METRICS_HISTOGRAM, "dagsched_controller_job_makespan_seconds",
+                           "Finished DAG jobs: creation to the last task's finish", NULL, 0,
+                           long_buckets, sizeof long_buckets / sizeof long_buckets[0]);
+    m->lateness = metrics_family_new(
+        m->reg, METRICS_HISTOGRAM, "dagsched_controller_job_lateness_seconds",
+        "Finished DAG jobs that missed their deadline: how late the last task finished", NULL, 0,
+        long_buckets, sizeof long_buckets / sizeof long_buckets[0]);
+    m->task_wait = metrics_family_new(
+        m->reg, METRICS_HISTOGRAM, "dagsched_controller_task_wait_seconds",
+        "DAG tasks that started: wait from the pod's creation (from=created) and from the "
+        "moment its upstream tasks had succeeded (from=ready)",
+        l_from, 1, long_buckets, sizeof long_buckets / sizeof long_buckets[0]);
+    m->build_info = metrics_family_new(m->reg, METRICS_GAUGE, "dagsched_controller_build_info",
+                                       "1, labelled with the version and git commit of this binary",
+                                       l_build, 2, NULL, 0);
+    if (!m->jobs_done || !m->makespan || !m->lateness || !m->task_wait || !m->build_info)
+        return -1;
+    const char *bv[] = {version, git};
+    metrics_set(m->build_info, bv, 1);
     if (!m->policy_dups || !m->evictions || !m->releases || !m->nudges || !m->urgent ||
         !m->duration || !m->leader || !m->rounds || !m->healthy || !m->tasks || !m->annotations ||
         !m->api_errors || !m->guards)

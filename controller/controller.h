@@ -19,6 +19,7 @@
 #include "policy_source.h"
 #include "preempt.h"
 #include "publish.h"
+#include "outcomes.h"
 #include "tracker.h"
 
 #define CTL_COMPONENT "dagsched-controller"
@@ -56,6 +57,12 @@ typedef struct ctl_metrics {
     metrics_family *policy_dups; /* gauge: other ConfigMaps claiming the policy's name */
     metrics_family *api_errors;  /* counter {action} */
     metrics_family *guards;      /* gauge {guard}: running tasks held back by each guard */
+    /* Outcomes (outcomes.h), counted by the leader from the moment it leads. */
+    metrics_family *jobs_done;  /* counter {namespace, outcome} */
+    metrics_family *makespan;   /* histogram: job creation -> last task finished */
+    metrics_family *lateness;   /* histogram: last task finished - deadline, missed jobs */
+    metrics_family *task_wait;  /* histogram {from}: created / ready -> started */
+    metrics_family *build_info; /* gauge {version, git} = 1 */
 } ctl_metrics;
 
 typedef struct ctl_controller {
@@ -78,10 +85,12 @@ typedef struct ctl_controller {
     atomic_bool need_ledger; /* the ledger must be (re)loaded before any eviction */
     double next_epoch;
     bool was_healthy;
+    ctl_outcomes outcomes; /* initialised by the first round this process leads */
+    bool outcomes_leading; /* outcomes counts since this process last became the leader */
 } ctl_controller;
 
 /* The controller object (controller.c): metrics registration, -1 on allocation failure. */
-int ctl_metrics_init(ctl_metrics *m);
+int ctl_metrics_init(ctl_metrics *m, const char *version, const char *git);
 
 /* Wake the decision loop (from informer callbacks). */
 void ctl_kick(ctl_controller *c);

@@ -13,6 +13,8 @@
 #include "kutil.h"
 #include "log.h"
 #include "timefmt.h"
+#include "probe.h"
+#include "uninstall.h"
 
 #ifndef DAGSCHED_VERSION
 #define DAGSCHED_VERSION "unknown"
@@ -33,6 +35,8 @@ static void usage(FILE *f)
     fprintf(
         f,
         "Usage: dagsched-controller [flags]\n"
+        "       dagsched-controller uninstall [flags]   (see uninstall --help)\n"
+        "       dagsched-controller probe --url URL...  (see probe --help)\n"
         "\n"
         "Releases DAG tasks when their upstream tasks succeed and evicts low-priority pods\n"
         "for urgent deadline tasks (DSP). See docs/controller.md.\n"
@@ -467,6 +471,10 @@ static void *signal_watch(void *arg)
 
 int main(int argc, char **argv)
 {
+    if (argc > 1 && strcmp(argv[1], "uninstall") == 0)
+        return ctl_uninstall_main(argc - 1, argv + 1);
+    if (argc > 1 && strcmp(argv[1], "probe") == 0)
+        return ctl_probe_main(argc - 1, argv + 1);
     flags f;
     memset(&f, 0, sizeof f);
     if (parse_flags(argc, argv, &f) != 0)
@@ -490,7 +498,7 @@ int main(int argc, char **argv)
     pthread_cond_init(&c.cv, NULL);
     ctl_memo_init(&c.memo);
     kube_policy_state_init(&c.policy);
-    if (ctl_metrics_init(&c.m) != 0) {
+    if (ctl_metrics_init(&c.m, DAGSCHED_VERSION, DAGSCHED_GIT) != 0) {
         KLOG_ERROR("main", "metrics: out of memory");
         return 1;
     }
@@ -588,6 +596,7 @@ out:
             kube_informer_free(all[i]);
     ctl_ledger_store_free(&c.ledger);
     ctl_memo_free(&c.memo);
+    ctl_outcomes_free(&c.outcomes);
     kube_client_free(c.client);
     metrics_registry_free(c.m.reg);
     KLOG_INFO("main", "stopped");

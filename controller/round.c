@@ -104,6 +104,37 @@ static int take_snapshot(ctl_controller *c, const ds_policy *pol, ctl_snapshot *
                               err);
 }
 
+/* Outcome metrics (outcomes.h): what finished and started since the last round, counted once,
+ * from the moment this process leads (so that leaders do not count the same job twice). */
+static void record_outcomes(ctl_controller *c, const ctl_snapshot *s)
+{
+    if (!c->outcomes_leading) {
+        ctl_outcomes_init(&c->outcomes, s->now);
+        c->outcomes_leading = true;
+    }
+    ctl_outcome_events e;
+    ds_err err = {{0}};
+    if (ctl_outcomes_scan(&c->outcomes, s, &e, &err) != 0) {
+        KLOG_WARN("outcomes", "%s", err.msg);
+        return;
+    }
+    for (size_t i = 0; i < e.n_jobs; i++) {
+        const ctl_job_done *d = &e.jobs[i];
+        const char *lv[] = {d->ns, ctl_job_outcome_name(d->outcome)};
+        metrics_add(c->m.jobs_done, lv, 1);
+        if (isfinite(d->makespan_s))
+            metrics_observe(c->m.makespan, NULL, d->makespan_s);
+        if (d->outcome == CTL_OUTCOME_DEADLINE_MISSED)
+            metrics_observe(c->m.lateness, NULL, d->lateness_s);
+    }
+    for (size_t i = 0; i < e.n_tasks; i++) {
+        const char *created[] = {"created"}, *ready[] = {"ready"};
+        metrics_observe(c->m.task_wait, created, e.tasks[i].from_created_s);
+        metrics_observe(c->m.task_wait, ready, e.tasks[i].from_ready_s);
+    }
+    ctl_outcome_events_free(&e);
+}
+
 /* Invalid jobs: one Warning Event per pod and distinct error. */
 static void report_invalid_jobs(ctl_controller *c, const ctl_snapshot *s)
 {
@@ -353,6 +384,10 @@ void ctl_round(ctl_controller *c)
     refresh_policy(c);
     if (!ctl_may_write(c)) {
         count_round(c, "not-leader");
+        if (c->outcomes_leading) { /* the next leader counts from when it leads */
+            ctl_outcomes_free(&c->outcomes);
+            c->outcomes_leading = false;
+        }
         return;
     }
     ds_policy pol = c->policy.policy;
@@ -380,6 +415,7 @@ void ctl_round(ctl_controller *c)
     if (!atomic_load(&c->need_ledger))
         do_preempt(c, &s, &pol);
     do_publish(c, &s, &pol);
+    record_outcomes(c, &s);
     ctl_memo_prune(&c->memo, s.now - (pol.cooldown_s > 3600 ? pol.cooldown_s : 3600));
     ctl_snapshot_free(&s);
     count_round(c, "acted");

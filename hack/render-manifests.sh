@@ -6,7 +6,9 @@
 # dagsched-extender-tls (made by hack/gen-extender-tls.sh), because a certificate generated at
 # render time would put a private key shared by every user into the repository. For the same
 # reason the admission webhook is off in the bundle: its caBundle is that CA, made at install time
-# (docs/admission.md says how to add it).
+# (docs/admission.md says how to add it). Helm hooks are left out (--no-hooks): `kubectl apply`
+# would run the uninstall hook's Job at once; bundle users run `dagsched-controller uninstall`
+# before deleting the bundle (docs/admission.md, "Uninstall").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${1:-manifests/dagsched.yaml}
@@ -35,5 +37,5 @@ metadata:
 YAML
   "$tools/helm" template dagsched helm/dagsched --namespace dagsched-system \
     --set extender.tls.secretName=dagsched-extender-tls --set scheduler.image.tag=v1.32.3 \
-    --set admission.enabled=false
+    --set admission.enabled=false --no-hooks
 } >"$out"

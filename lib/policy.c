@@ -78,6 +78,8 @@ void ds_policy_defaults(ds_policy *p)
     p->cross_ns_require_higher = true; /* and no trusted namespace: preemption within a namespace */
 
     p->max_concurrent_releases = 0; /* unlimited */
+    p->release_admission = DS_ADMIT_CAPACITY;
+    p->release_lookahead = 2;
 }
 
 bool ds_selector_matches(const ds_label_selector *sel, const char *const *keys,

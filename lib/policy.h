@@ -12,6 +12,7 @@
 #include <stddef.h>
 
 #include "ds_error.h"
+#include "admit.h"
 #include "dsp.h"
 #include "joborder.h"
 #include "sailfish.h"
@@ -77,7 +78,9 @@ typedef struct ds_policy {
     bool cross_ns_require_higher; /* default true */
 
     /* spec.release */
-    size_t max_concurrent_releases; /* 0 = unlimited (default) */
+    size_t max_concurrent_releases;  /* 0 = unlimited (default) */
+    ds_admit_mode release_admission; /* default capacity (admit.h) */
+    size_t release_lookahead;        /* default 2 */
 } ds_policy;
 
 void ds_policy_defaults(ds_policy *p);

@@ -267,6 +267,16 @@ static int parse_gap_norm(const ds_pfield *f, const ds_yaml_node *v, const char 
     return 0;
 }
 
+static int parse_admit_mode(const ds_pfield *f, const ds_yaml_node *v, const char *path,
+                            ds_policy *p, ds_err *err)
+{
+    ds_admit_mode m;
+    if (v->kind != DS_YAML_SCALAR || ds_admit_mode_parse(v->text, &m) != 0)
+        return type_error(path, "one of capacity, all", v, err);
+    *(ds_admit_mode *)field_ptr(p, f) = m;
+    return 0;
+}
+
 static int parse_string(const ds_pfield *f, const ds_yaml_node *v, const char *path, ds_policy *p,
                         ds_err *err)
 {
@@ -373,6 +383,8 @@ static int parse_field(const ds_pfield *f, const ds_yaml_node *v, const char *pa
         return parse_job_order(f, v, path, p, err);
     case DS_PF_GAP_NORM:
         return parse_gap_norm(f, v, path, p, err);
+    case DS_PF_ADMIT_MODE:
+        return parse_admit_mode(f, v, path, p, err);
     case DS_PF_STRING:
         return parse_string(f, v, path, p, err);
     case DS_PF_NAME_LIST:

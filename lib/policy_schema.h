@@ -21,6 +21,7 @@ typedef enum {
     DS_PF_SLACK_TERM, /* ds_slack_term, written "urgency" or "literal" */
     DS_PF_JOB_ORDER,  /* ds_job_order, written "dsp", "leastSlack" or "shortestRemaining" */
     DS_PF_GAP_NORM,   /* ds_gap_norm, written "ratio" or "paper" */
+    DS_PF_ADMIT_MODE, /* ds_admit_mode, written "capacity" or "all" */
     DS_PF_STRING,     /* char[size], syntax-checked */
     DS_PF_NAME_LIST,  /* ds_name_list, each entry syntax-checked, no duplicates */
     DS_PF_LABELS,     /* ds_label_selector (a matchLabels mapping) */

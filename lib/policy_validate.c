@@ -130,6 +130,12 @@ static int check_fields(const ds_policy *p, const ds_pfield *fields, const char 
                 return ds_err_set(err, "%s: must be one of ratio, paper (got %d)", path, (int)n);
             break;
         }
+        case DS_PF_ADMIT_MODE: {
+            ds_admit_mode m = *(const ds_admit_mode *)at;
+            if (m != DS_ADMIT_CAPACITY && m != DS_ADMIT_ALL)
+                return ds_err_set(err, "%s: must be one of capacity, all (got %d)", path, (int)m);
+            break;
+        }
         case DS_PF_STRING:
             if (check_terminated(at, f->size, path, "", err) != 0 ||
                 ds_pf_check_syntax(f->syntax, path, "", at, err) != 0)

@@ -1,6 +1,7 @@
 /* resources.c: saturating arithmetic on the multi-resource vector (see resources.h). */
 #include "resources.h"
 
+#include <stdio.h>
 #include <string.h>
 
 static const char *const kind_names[DS_RES_N] = {"cpu", "memory", "ephemeral-storage", "gpu"};
@@ -73,4 +74,51 @@ void ds_res_normalise(const ds_res *x, const ds_res *cap, double out[DS_RES_N])
 {
     for (int k = 0; k < DS_RES_N; k++)
         out[k] = cap->v[k] > 0 ? (double)x->v[k] / (double)cap->v[k] : 0.0;
+}
+
+static void format_kind(int k, int64_t v, char *buf, size_t bufsize)
+{
+    if (k == DS_RES_CPU) {
+        if (v % 1000 == 0)
+            snprintf(buf, bufsize, "%lld", (long long)(v / 1000));
+        else
+            snprintf(buf, bufsize, "%lldm", (long long)v);
+        return;
+    }
+    if (k == DS_RES_GPU) {
+        snprintf(buf, bufsize, "%lld", (long long)v);
+        return;
+    }
+    static const char *const suffix[] = {"Ei", "Pi", "Ti", "Gi", "Mi", "Ki"};
+    for (int i = 0; i < 6; i++) {
+        int64_t unit = (int64_t)1 << (10 * (6 - i));
+        if (v != 0 && v % unit == 0) {
+            snprintf(buf, bufsize, "%lld%s", (long long)(v / unit), suffix[i]);
+            return;
+        }
+    }
+    snprintf(buf, bufsize, "%lld", (long long)v);
+}
+
+void ds_res_format(const ds_res *r, char *buf, size_t bufsize)
+{
+    if (bufsize == 0)
+        return;
+    buf[0] = '\0';
+    size_t used = 0;
+    for (int k = 0; k < DS_RES_N; k++) {
+        if (r->v[k] == 0)
+            continue;
+        char q[32];
+        format_kind(k, r->v[k], q, sizeof q);
+        int n = snprintf(buf + used, bufsize - used, "%s%s %s", used ? ", " : "", kind_names[k], q);
+        if (n < 0 || (size_t)n >= bufsize - used) {
+            if (used > 0)
+                buf[used] = '\0'; /* cut before the kind that does not fit */
+            return;
+        }
+        used += (size_t)n;
+    }
+    if (used == 0)
+        snprintf(buf, bufsize, "nothing");
 }

@@ -28,6 +28,12 @@ void ds_res_sub(ds_res *acc, const ds_res *x); /* saturating; may go negative (o
 bool ds_res_fits(const ds_res *request, const ds_res *free_);
 bool ds_res_is_zero(const ds_res *r);
 
+/* The non-zero kinds of r as Kubernetes writes quantities, "cpu 1500m, memory 4Gi, gpu 1" (cpu
+ * in cores when whole, else milli-cores; bytes with the largest binary suffix that divides them
+ * exactly); "nothing" when r is zero. Always NUL-terminated (bufsize > 0); cut before the first
+ * kind that does not fit. */
+void ds_res_format(const ds_res *r, char *buf, size_t bufsize);
+
 /* Demand normalised by capacity: out[k] = x[k] / cap[k] for every kind with cap[k] > 0, else 0. */
 void ds_res_normalise(const ds_res *x, const ds_res *cap, double out[DS_RES_N]);
 

@@ -1,28 +1,31 @@
 # mk/cli.mk: kubectl-dagsched, the kubectl plugin (cli/), and its tests.
 #
 #   make bin/kubectl-dagsched   the plugin (put bin/ on PATH to call it as `kubectl dagsched`)
-#   make cli-test               its commands on the shipped policies and on bad input, optimised
+#   make cli-test               its policy commands on the shipped policies and on bad input, optimised
 #                               and under ASan+UBSan
+#   make cli-cluster-test       get jobs / describe job against a local control plane, both builds
 
 CLI_SRCS := $(wildcard cli/*.c)
-CLI_LIBS := -ljansson -lyaml -lm
+CLI_LIBS := -lcurl -ljansson -lyaml -lssl -lcrypto -lpthread -lm
 
 BINARIES          += $(BIN)/kubectl-dagsched
 INTEGRATION_TESTS += cli-test
 
 $(BUILD)/rel/cli/%.o: cli/%.c
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_BASE) $(OPT_FLAGS) -Icli -Ikube -c $< -o $@
+	$(CC) $(CFLAGS_BASE) $(OPT_FLAGS) -Icli -Ikube -Icontroller -Iruntime -c $< -o $@
 
 $(BUILD)/asan/cli/%.o: cli/%.c
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_BASE) $(SAN_FLAGS) -Icli -Ikube -c $< -o $@
+	$(CC) $(CFLAGS_BASE) $(SAN_FLAGS) -Icli -Ikube -Icontroller -Iruntime -c $< -o $@
 
-$(BIN)/kubectl-dagsched: $(patsubst cli/%.c,$(BUILD)/rel/cli/%.o,$(CLI_SRCS)) $(BUILD)/rel/libdagsched.a
+$(BIN)/kubectl-dagsched: $(patsubst cli/%.c,$(BUILD)/rel/cli/%.o,$(CLI_SRCS)) $(BUILD)/rel/libdsctl.a \
+		$(BUILD)/rel/libdskube.a $(BUILD)/rel/libdagsched.a
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_BASE) $(OPT_FLAGS) $^ -o $@ $(CLI_LIBS)
 
-$(BUILD)/asan/bin/kubectl-dagsched: $(patsubst cli/%.c,$(BUILD)/asan/cli/%.o,$(CLI_SRCS)) $(BUILD)/asan/libdagsched.a
+$(BUILD)/asan/bin/kubectl-dagsched: $(patsubst cli/%.c,$(BUILD)/asan/cli/%.o,$(CLI_SRCS)) \
+		$(BUILD)/asan/libdsctl.a $(BUILD)/asan/libdskube.a $(BUILD)/asan/libdagsched.a
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_BASE) $(SAN_FLAGS) $^ -o $@ $(CLI_LIBS)
 
@@ -30,3 +33,11 @@ $(BUILD)/asan/bin/kubectl-dagsched: $(patsubst cli/%.c,$(BUILD)/asan/cli/%.o,$(C
 cli-test: $(BIN)/kubectl-dagsched $(BUILD)/asan/bin/kubectl-dagsched
 	@python3 tests/cli/test_policy_cmd.py $(BIN)/kubectl-dagsched
 	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 python3 tests/cli/test_policy_cmd.py $(BUILD)/asan/bin/kubectl-dagsched
+
+# The jobs commands against a real local control plane (hack/cluster), both builds.
+.PHONY: cli-cluster-test
+cli-cluster-test: $(BIN)/kubectl-dagsched $(BUILD)/asan/bin/kubectl-dagsched
+	@hack/cluster/with-cluster.sh python3 tests/cli/test_jobs_cmd.py $(BIN)/kubectl-dagsched \
+		$(BUILD)/asan/bin/kubectl-dagsched
+
+INTEGRATION_TESTS += cli-cluster-test

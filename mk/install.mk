@@ -13,7 +13,8 @@ INTEGRATION_TESTS += helm-test
 # The chart installed into a fresh real local control plane (see hack/cluster).
 .PHONY: install-test
 # The extender binary serves the installed certificate on 127.0.0.1 (the cluster's pods are fake).
-install-test: $(BIN)/dagsched-extender
-	@hack/cluster/with-cluster.sh tests/install/install_cluster.sh $(BIN)/dagsched-extender
+install-test: $(BIN)/dagsched-extender $(BUILD)/asan/bin/dagsched-controller
+	@hack/cluster/with-cluster.sh tests/install/install_cluster.sh $(BIN)/dagsched-extender \
+		$(BUILD)/asan/bin/dagsched-controller
 
 INTEGRATION_TESTS += install-test

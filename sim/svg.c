@@ -9,31 +9,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "xml_escape.h"
+
 static const char *const palette[] = {"#4e79a7", "#f28e2b", "#59a14f", "#b07aa1",
                                       "#76b7b2", "#edc948", "#9c755f", "#e15759"};
 #define N_PALETTE (sizeof palette / sizeof palette[0])
 
+/* Text of an element: escaped (lib/xml_escape.h); labels longer than 1 KiB are cut. */
 static void xml_text(FILE *f, const char *s)
 {
-    for (; *s; s++) {
-        switch (*s) {
-        case '<':
-            fputs("&lt;", f);
-            break;
-        case '>':
-            fputs("&gt;", f);
-            break;
-        case '&':
-            fputs("&amp;", f);
-            break;
-        case '"':
-            fputs("&quot;", f);
-            break;
-        default:
-            if ((unsigned char)*s >= 0x20)
-                fputc(*s, f);
-        }
-    }
+    char buf[1024];
+    fputs(ds_xml_escape(s, buf, sizeof buf), f);
 }
 
 static FILE *open_out(const char *path, ds_err *err)

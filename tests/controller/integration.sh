@@ -234,6 +234,13 @@ scenario_dag_order() {
   check "released pods are annotated" \
     test -n "$(K -n dag get pod etl-report -o jsonpath='{.metadata.annotations.dagsched\.io/released-at}')"
   check "releases are counted in the metrics" test "$(metric 18101 'dagsched_controller_releases_total{kind="pod"}')" = 3
+  dag_finished() { [[ "$(metric 18101 'dagsched_controller_jobs_finished_total{namespace="dag",outcome="no_deadline"}')" == 1 ]]; }
+  check "the finished job is counted once in the outcome metrics" wait_until 20 dag_finished
+  check "... with its makespan" test "$(metric 18101 dagsched_controller_job_makespan_seconds_count)" = 1
+  check "each task's wait is observed once, from creation and from readiness" \
+    test "$(metric 18101 'dagsched_controller_task_wait_seconds_count{from="created"}'):$(metric 18101 'dagsched_controller_task_wait_seconds_count{from="ready"}')" = 4:4
+  check "the build is labelled in the metrics" \
+    bash -c "curl -s http://127.0.0.1:18101/metrics | grep -q '^dagsched_controller_build_info{version=\"[0-9]'"
   cleanup dag
 }
 

@@ -14,28 +14,7 @@
 
 #include "release.h"
 #include "tracker.h"
-
-static const kube_meta *obj(kube_kind kind, const char *text)
-{
-    json_error_t jerr;
-    json_t *j = json_loads(text, 0, &jerr);
-    if (j == NULL)
-        fail_msg("bad test JSON: %s", jerr.text);
-    kube_meta *m = NULL;
-    ds_err err = {{0}};
-    if (kube_obj_decode(kind, j, NULL, &m, &err) != 0)
-        fail_msg("decode: %s", err.msg);
-    json_decref(j);
-    return m;
-}
-
-static void add(kube_obj_list *l, const kube_meta *m)
-{
-    const kube_meta **items = realloc(l->items, (l->n + 1) * sizeof *items);
-    assert_non_null(items);
-    items[l->n++] = m;
-    l->items = items;
-}
+#include "ctl_obj_util.h"
 
 #define POD(name, extra_meta, spec, status)                                                        \
     "{\"metadata\":{\"name\":\"" name "\",\"namespace\":\"b\",\"uid\":\"u-" name "\","             \

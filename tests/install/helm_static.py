@@ -7,6 +7,7 @@ Prints 'N passed, N failed'."""
 import base64
 import datetime
 import hashlib
+import json
 import os
 import re
 import shutil
@@ -108,8 +109,8 @@ check("helm lint --strict (TLS and NetworkPolicies off)", lint.returncode == 0,
 objs = render()
 kinds = sorted({o["kind"] for o in objs})
 check("default render has the expected kinds",
-      kinds == ["ClusterRole", "ClusterRoleBinding", "ConfigMap", "Deployment",
-                "MutatingWebhookConfiguration", "NetworkPolicy", "PodDisruptionBudget", "Role",
+      kinds == ["ClusterRole", "ClusterRoleBinding", "ConfigMap", "Deployment", "Job",
+                "MutatingWebhookConfiguration", "NetworkPolicy", "Pod", "PodDisruptionBudget", "Role",
                 "RoleBinding", "Secret", "Service", "ServiceAccount"], kinds)
 deps = {d["metadata"]["name"]: d for d in find(objs, "Deployment")}
 check("three deployments", sorted(deps) == ["dagsched-controller", "dagsched-extender",
@@ -172,8 +173,12 @@ for role in find(objs, "ClusterRole") + find(objs, "Role"):
         n = role["metadata"]["name"]
         check(f"{n}: no wildcards", "*" not in rule["verbs"] and "*" not in rule["resources"])
         check(f"{n}: no secrets", "secrets" not in rule["resources"])
-        check(f"{n}: no deletes", "delete" not in rule["verbs"] and
-              "deletecollection" not in rule["verbs"])
+        # The uninstall hook deletes exactly one object: this release's webhook configuration.
+        exempt = (n == "dagsched-uninstall" and rule["verbs"] == ["delete"] and
+                  rule["resources"] == ["mutatingwebhookconfigurations"] and
+                  rule.get("resourceNames") == ["dagsched-dagsched-system"])
+        check(f"{n}: no deletes", exempt or ("delete" not in rule["verbs"] and
+                                             "deletecollection" not in rule["verbs"]), rule)
 ctrl_rules = find(objs, "ClusterRole", "dagsched-controller")[0]["rules"]
 check("controller may evict", any("pods/eviction" in r["resources"] and r["verbs"] == ["create"]
                                   for r in ctrl_rules))
@@ -188,6 +193,32 @@ def verbs_on(rules, resource, group=""):
     return {v for r in rules if group in r.get("apiGroups", []) and resource in r["resources"]
             for v in r["verbs"]}
 
+# --- uninstall hook: runs before helm deletes anything, deletes only the release's webhook
+hook_objs = [o for o in objs if "uninstall" in o["metadata"]["name"]]
+check("uninstall hook: ServiceAccount, ClusterRole, binding and Job",
+      sorted(o["kind"] for o in hook_objs) ==
+      ["ClusterRole", "ClusterRoleBinding", "Job", "ServiceAccount"], hook_objs)
+check("uninstall hook: every object is a pre-delete hook removed once it succeeded",
+      all(o["metadata"]["annotations"].get("helm.sh/hook") == "pre-delete" and
+          "hook-succeeded" in o["metadata"]["annotations"].get("helm.sh/hook-delete-policy", "")
+          for o in hook_objs))
+hook_job = find(objs, "Job", "dagsched-uninstall")[0]
+hook_c = hook_job["spec"]["template"]["spec"]["containers"][0]
+webhook_names = [o["metadata"]["name"] for o in find(objs, "MutatingWebhookConfiguration")]
+check("uninstall hook: deletes the webhook configuration the chart renders",
+      hook_c["args"][0] == "uninstall" and
+      [f"--webhook-configuration={n}" for n in webhook_names] ==
+      [a for a in hook_c["args"] if a.startswith("--webhook-configuration=")], hook_c["args"])
+check("uninstall hook: the controller image",
+      hook_c["image"] == deps["dagsched-controller"]["spec"]["template"]["spec"]["containers"][0]
+      ["image"])
+hook_rules = find(objs, "ClusterRole", "dagsched-uninstall")[0]["rules"]
+check("uninstall hook: lists and patches pods, nothing else on pods",
+      verbs_on(hook_rules, "pods") == {"list", "patch"}, hook_rules)
+p = helm("template", "x", CHART, "--set", "uninstallHook.enabled=false")
+check("uninstall hook off: no Job", "kind: Job" not in p.stdout)
+
+
 
 # spec.preemption.namespaceSelector: both read namespace labels, and nothing more.
 check("controller reads namespaces (get, list, watch only)",
@@ -196,6 +227,46 @@ check("controller reads namespaces (get, list, watch only)",
 check("extender reads namespaces (get, list, watch only)",
       verbs_on(ext_rules, "namespaces") == {"get", "list", "watch"},
       verbs_on(ext_rules, "namespaces"))
+
+# --- the README's values table is generated from values.yaml
+vt = subprocess.run([sys.executable, os.path.join(ROOT, "hack", "values-table.py"), "--check"],
+                    capture_output=True, text=True)
+check("helm/dagsched/README.md values table is up to date (hack/values-table.py)",
+      vt.returncode == 0, vt.stderr)
+
+# --- per-component pod settings: a component's own values replace the global ones
+objs3 = render("nodeSelector.zone=a", "controller.nodeSelector.pool=system",
+               '{controller.tolerations=[{"key":"dedicated","operator":"Exists"}]',
+               "controller.podAnnotations.team=batch", "scheduler.podAnnotations.team=sched",
+               '{controller.extraArgs=["--cache-max-age=60s"]',
+               '{scheduler.extraArgs=["--kube-api-qps=100"]', "controller.logLevel=debug")
+deps3 = {d["metadata"]["name"]: d["spec"]["template"] for d in find(objs3, "Deployment")}
+ctl3 = deps3["dagsched-controller"]
+check("controller's nodeSelector replaces the global one",
+      ctl3["spec"]["nodeSelector"] == {"pool": "system"}, ctl3["spec"].get("nodeSelector"))
+check("controller's tolerations", ctl3["spec"]["tolerations"] ==
+      [{"key": "dedicated", "operator": "Exists"}])
+check("the other components keep the global nodeSelector and no tolerations",
+      all(deps3[n]["spec"]["nodeSelector"] == {"zone": "a"} and "tolerations" not in deps3[n]["spec"]
+          for n in ("dagsched-extender", "dagsched-scheduler")))
+check("controller podAnnotations", ctl3["metadata"].get("annotations") == {"team": "batch"})
+check("scheduler podAnnotations beside its config checksum",
+      deps3["dagsched-scheduler"]["metadata"]["annotations"].get("team") == "sched" and
+      "checksum/config" in deps3["dagsched-scheduler"]["metadata"]["annotations"])
+check("extender has no pod annotations by default",
+      "annotations" not in deps3["dagsched-extender"]["metadata"])
+cargs3 = ctl3["spec"]["containers"][0]["args"]
+check("controller extraArgs and logLevel", "--cache-max-age=60s" in cargs3 and
+      "--log-level=debug" in cargs3, cargs3)
+check("extender logLevel defaults to info",
+      "--log-level=info" in deps3["dagsched-extender"]["spec"]["containers"][0]["args"])
+check("scheduler extraArgs",
+      "--kube-api-qps=100" in deps3["dagsched-scheduler"]["spec"]["containers"][0]["command"])
+p = helm("template", "x", CHART, "--set-json", 'controller.extraArgs=["rm -rf"]', ok=False)
+check("schema rejects an extra argument that is not a flag", p.returncode != 0, p.stderr[-300:])
+p = helm("template", "x", CHART, "--set", "extender.logLevel=loud", ok=False)
+check("schema rejects an unknown logLevel", p.returncode != 0 and "logLevel" in p.stderr,
+      p.stderr[-300:])
 
 # --- non-default values
 objs2 = render("controller.dryRun=true", "extender.tls.enabled=true",
@@ -415,6 +486,9 @@ def policies(objs_):
     return {n["metadata"]["name"]: n["spec"] for n in find(objs_, "NetworkPolicy")}
 
 
+TEST = {"podSelector": {"matchLabels": {"app.kubernetes.io/name": "dagsched",
+                                         "app.kubernetes.io/instance": "dagsched",
+                                         "app.kubernetes.io/component": "test"}}}
 MONITORING = [{"namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": "monitoring"}}}]
 nps = policies(objs)
 check("three NetworkPolicies by default", sorted(nps) ==
@@ -427,23 +501,23 @@ for c in ("extender", "controller", "scheduler"):
     check(f"NetworkPolicy {c}: every rule names its peers (a rule without `from` admits all)",
           all(r.get("from") for r in n.get("ingress", [{}])), n)
 ANYWHERE = [{"ipBlock": {"cidr": "0.0.0.0/0"}}, {"ipBlock": {"cidr": "::/0"}}]
-check("NetworkPolicy extender: port 8888 from the scheduler pods only, the webhook port 9443 "
+check("NetworkPolicy extender: port 8888 from the scheduler pods and the helm test Pod, the webhook port 9443 "
       "(no scheduling verbs) from any address (the API server is not a pod)",
       nps["dagsched-extender"]["ingress"] ==
-      [{"from": [{"podSelector": {"matchLabels": pod_labels(deps["dagsched-scheduler"])}}],
+      [{"from": [{"podSelector": {"matchLabels": pod_labels(deps["dagsched-scheduler"])}}, TEST],
         "ports": [{"protocol": "TCP", "port": 8888}]},
        {"from": ANYWHERE, "ports": [{"protocol": "TCP", "port": 9443}]}],
       nps["dagsched-extender"])
-check("NetworkPolicy controller: metrics port from the monitoring namespace",
+check("NetworkPolicy controller: metrics port from the helm test Pod and the monitoring namespace",
       nps["dagsched-controller"]["ingress"] ==
-      [{"from": MONITORING, "ports": [{"protocol": "TCP", "port": 10271}]}])
+      [{"from": [TEST] + MONITORING, "ports": [{"protocol": "TCP", "port": 10271}]}])
 check("NetworkPolicy scheduler: secure port 10259 from the monitoring namespace",
       nps["dagsched-scheduler"]["ingress"] ==
       [{"from": MONITORING, "ports": [{"protocol": "TCP", "port": 10259}]}] and
       container(deps["dagsched-scheduler"])["ports"][0]["containerPort"] == 10259)
 check("networkPolicy.enabled=false renders none",
       find(render("networkPolicy.enabled=false"), "NetworkPolicy") == [])
-np = policies(render("{networkPolicy.metricsFrom=[]", "extender.port=9444",
+np = policies(render("{networkPolicy.metricsFrom=[]", "extender.port=9444", "helmTest.enabled=false",
                      "controller.metricsPort=9100"))
 check("metricsFrom=[] admits nobody on the metrics ports (ingress: [])",
       np["dagsched-controller"]["ingress"] == [] and np["dagsched-scheduler"]["ingress"] == [], np)
@@ -453,11 +527,12 @@ extra = [{"ipBlock": {"cidr": "10.0.0.0/24"}}]
 np = policies(render('{networkPolicy.extenderFrom=[{"ipBlock":{"cidr":"10.0.0.0/24"}}]'))
 check("extenderFrom adds peers after the scheduler pods",
       np["dagsched-extender"]["ingress"][0]["from"] ==
-      [{"podSelector": {"matchLabels": pod_labels(deps["dagsched-scheduler"])}}] + extra, np)
-np = policies(render("scheduler.enabled=false", "admission.enabled=false"))
+      [{"podSelector": {"matchLabels": pod_labels(deps["dagsched-scheduler"])}}, TEST] + extra, np)
+np = policies(render("scheduler.enabled=false", "admission.enabled=false", "helmTest.enabled=false"))
 check("no chart scheduler, no extenderFrom, no webhook: the extender admits nobody",
       np["dagsched-extender"]["ingress"] == [] and "dagsched-scheduler" not in np, np)
-np = policies(render("scheduler.enabled=false", "{networkPolicy.webhookFrom=[]"))
+np = policies(render("scheduler.enabled=false", "{networkPolicy.webhookFrom=[]",
+                     "helmTest.enabled=false"))
 check("webhookFrom=[] and no scheduler: the extender admits nobody", 
       np["dagsched-extender"]["ingress"] == [], np)
 np = policies(render('{networkPolicy.webhookFrom=[{"ipBlock":{"cidr":"10.0.0.0/24"}}]'))
@@ -465,10 +540,69 @@ check("webhookFrom narrows the webhook port's peers",
       np["dagsched-extender"]["ingress"][1] ==
       {"from": [{"ipBlock": {"cidr": "10.0.0.0/24"}}], "ports": [{"protocol": "TCP", "port": 9443}]},
       np)
-np = policies(render("scheduler.enabled=false",
+np = policies(render("scheduler.enabled=false", "helmTest.enabled=false",
                      '{networkPolicy.extenderFrom=[{"ipBlock":{"cidr":"10.0.0.0/24"}}]'))
 check("no chart scheduler: the extender admits extenderFrom only",
       np["dagsched-extender"]["ingress"][0]["from"] == extra, np)
+
+# --- helm test: a Pod that probes /readyz of both components, admitted by the NetworkPolicies
+tpod = find(objs, "Pod", "dagsched-test-readyz")[0]
+check("helm test Pod: a test hook removed once it succeeded",
+      tpod["metadata"]["annotations"] == {"helm.sh/hook": "test", "helm.sh/hook-delete-policy":
+                                          "before-hook-creation,hook-succeeded"})
+check("helm test Pod: labelled as the NetworkPolicies' test peer",
+      {k: tpod["metadata"]["labels"][k] for k in TEST["podSelector"]["matchLabels"]} ==
+      TEST["podSelector"]["matchLabels"])
+targs = tpod["spec"]["containers"][0]["args"]
+check("helm test Pod: probes the extender over HTTPS with the chart's CA and the controller",
+      targs == ["probe", f"--url=https://dagsched-extender.{NS}.svc:8888/readyz",
+                f"--url=http://dagsched-metrics.{NS}.svc:10271/readyz",
+                "--cacert=/etc/dagsched/tls/ca.crt"], targs)
+check("helm test Pod: mounts only ca.crt of the extender's Secret",
+      tpod["spec"]["volumes"] == [{"name": "tls", "secret": {
+          "secretName": "dagsched-extender-tls", "items": [{"key": "ca.crt", "path": "ca.crt"}]}}])
+t_off = [o for o in render("extender.tls.enabled=false", "admission.enabled=false",
+                           "metrics.service.enabled=false") if o["kind"] == "Pod"][0]
+check("helm test Pod: plain HTTP and no controller URL without TLS and the metrics Service",
+      t_off["spec"]["containers"][0]["args"] ==
+      ["probe", f"--url=http://dagsched-extender.{NS}.svc:8888/readyz"] and
+      "volumes" not in t_off["spec"], t_off["spec"])
+check("helmTest.enabled=false: no Pod", find(render("helmTest.enabled=false"), "Pod") == [])
+
+# --- observability: alerts and dashboard, every metric they name exported by a binary
+obs = render("metrics.prometheusRule.enabled=true", "metrics.dashboard.enabled=true")
+rules = find(obs, "PrometheusRule")
+dash_cm = find(obs, "ConfigMap", "dagsched-dashboard")
+check("PrometheusRule and dashboard ConfigMap rendered when enabled", len(rules) == 1 and
+      len(dash_cm) == 1)
+check("neither by default", find(objs, "PrometheusRule") == [] and
+      find(objs, "ConfigMap", "dagsched-dashboard") == [])
+alerts = {r["alert"]: r for g in rules[0]["spec"]["groups"] for r in g["rules"]}
+check("alerts: deadline misses, extender errors, no leader, caches out of contact",
+      sorted(alerts) == ["DagschedControllerCacheNotSynced", "DagschedControllerNotLeading",
+                         "DagschedDeadlinesMissed", "DagschedExtenderCacheNotSynced",
+                         "DagschedExtenderErrors"], sorted(alerts))
+check("alert annotations keep Prometheus templates for Prometheus",
+      "{{ $labels.namespace }}" in alerts["DagschedDeadlinesMissed"]["annotations"]["summary"])
+dash = json.loads(dash_cm[0]["data"]["dagsched.json"])
+check("dashboard: the sidecar's label, valid JSON with panels",
+      dash_cm[0]["metadata"]["labels"].get("grafana_dashboard") == "1" and
+      len(dash["panels"]) >= 10)
+exprs = [r["expr"] for r in alerts.values()] + [t["expr"] for p in dash["panels"]
+                                                 for t in p["targets"]]
+sources = ""
+for d in ("controller", "extender", "runtime", "kube"):
+    for f in sorted(os.listdir(os.path.join(ROOT, d))):
+        if f.endswith(".c"):
+            with open(os.path.join(ROOT, d, f)) as fh:
+                sources += fh.read()
+named = set()
+for e in exprs:
+    for m in re.findall(r"\bdagsched_[a-z_]+", e):
+        named.add(re.sub(r"_(bucket|count|sum)$", "", m))
+missing = sorted(n for n in named if f'"{n}"' not in sources)
+check(f"every metric the alerts and the dashboard use is exported ({len(named)} metrics)",
+      len(named) >= 10 and missing == [], missing)
 
 # --- the admission webhook (docs/admission.md)
 

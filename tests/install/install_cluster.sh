@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# install_cluster.sh EXTENDER_BIN: the chart against a real kube-apiserver (run inside
+# install_cluster.sh EXTENDER_BIN CONTROLLER_BIN: the chart against a real kube-apiserver (run inside
 # hack/cluster/with-cluster.sh): every rendered object passes server-side dry-run, `helm install`
 # creates them, the Deployments roll out on the fake nodes, each ServiceAccount is allowed exactly
 # what it needs, the generated certificate is right and survives `helm upgrade`, and `helm
-# uninstall` removes everything.
+# uninstall` removes everything after its pre-delete hook (dagsched-controller uninstall, run here
+# with the hook's arguments and ServiceAccount) removed dagsched's gate from every pod.
 # The extender pods are fake (kwok), so HTTPS is checked with the real extender binary on
 # 127.0.0.1, serving the certificate of the installed Secret, called by curl and by the cluster's
 # real kube-scheduler configured with the installed tlsConfig (caData, serverName) verbatim.
@@ -11,7 +12,8 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 : "${KUBECONFIG:?run inside hack/cluster/with-cluster.sh}"
-EXT_BIN=$(realpath "${1:?usage: install_cluster.sh EXTENDER_BIN}")
+EXT_BIN=$(realpath "${1:?usage: install_cluster.sh EXTENDER_BIN CONTROLLER_BIN}")
+CTL_BIN=$(realpath "${2:?usage: install_cluster.sh EXTENDER_BIN CONTROLLER_BIN}")
 tools=$(hack/install-helm.sh | tail -n 1)
 HELM="$tools/helm"
 K="${KUBECTL:-$tools/kubectl}"
@@ -115,6 +117,16 @@ check "the extender serves HTTPS that verifies against the CA for $HOST" https_a
 check "... and for $HOST.cluster.local" https_as "$HOST.cluster.local" /healthz
 check "... and not for another name" expect_no https_as "evil.$NS.svc" /healthz
 check "... and not over plain HTTP" expect_no curl -sS --fail --max-time 5 "http://127.0.0.1:$PORT/healthz"
+# `helm test`: the test Pod's probe of the extender, run for real (dagsched-controller probe with
+# the Pod's extender URL, against the installed CA, connected to the extender on 127.0.0.1).
+"$HELM" get hooks dagsched -n "$NS" | python3 -c '
+import sys, yaml
+for d in yaml.safe_load_all(sys.stdin):
+    if d and d["kind"] == "Pod" and d["metadata"]["annotations"].get("helm.sh/hook") == "test":
+        print("\n".join(a for a in d["spec"]["containers"][0]["args"] if "extender" in a))' >"$TLS/test-url"
+check "helm test Pod probes the extender's Service URL" grep -qx -- "--url=https://$HOST:8888/readyz" "$TLS/test-url"
+probe() { ASAN_OPTIONS=detect_leaks=1 "$CTL_BIN" probe "$(cat "$TLS/test-url")" --connect-to "127.0.0.1:$PORT" "$@"; }
+check "helm test's probe: the extender answers /readyz 200 over verified HTTPS" probe --cacert "$TLS/install/ca.crt"
 
 sched_conf() { # CA_DATA OUT: the cluster's scheduler with the chart's extender entry, URL on 127.0.0.1
   sched_config | CA="$1" PORT="$PORT" python3 -c '
@@ -151,6 +163,7 @@ wait_until() { # SECONDS CMD...
 # A CA that did not sign the extender's certificate: kube-scheduler must refuse the extender.
 openssl req -x509 -newkey rsa:2048 -nodes -keyout "$TLS/other.key" -out "$TLS/other.crt" -days 1 \
   -subj /CN=other-ca >/dev/null 2>&1
+check "helm test's probe fails against another CA" expect_no probe --cacert "$TLS/other.crt"
 sched_conf "$(base64 -w0 "$TLS/other.crt")" "$TLS/sched-wrong-ca.yaml"
 SCHEDULER_CONFIG="$TLS/sched-wrong-ca.yaml" hack/cluster/restart-component.sh kube-scheduler >/dev/null
 pod tls-wrong-ca >/dev/null
@@ -221,7 +234,91 @@ check "scheduler can bind pods" can scheduler create pods --subresource=binding 
 check "scheduler can use its lease" can scheduler update leases.coordination.k8s.io/dagsched-scheduler -n "$NS"
 check "scheduler cannot delete nodes" expect_no can scheduler delete nodes
 
-check "helm uninstall" "$HELM" uninstall dagsched -n "$NS" --wait --timeout 60s
+# --- helm uninstall strands no gated pod: the pre-delete hook's Job runs the real
+# dagsched-controller with the Job's own arguments and ServiceAccount (a token minted for it). The
+# pods are kwok's, so this script plays the kubelet for the hook's pod: it runs its container's
+# command as that ServiceAccount and reports the exit status as the pod's phase.
+"$HELM" get manifest dagsched -n "$NS" | python3 -c '
+import sys, yaml
+for d in yaml.safe_load_all(sys.stdin):
+    if d and d["kind"] == "MutatingWebhookConfiguration":
+        print("---"); print(yaml.safe_dump(d))' | "$K" apply -f - >/dev/null
+gated_pod() { # NAME GATES...: a pending pod of the release namespace (the webhook skips it)
+  local name=$1 gates=""
+  shift
+  for g in "$@"; do gates+="{name: $g},"; done
+  "$K" apply -f - >/dev/null <<YAML
+apiVersion: v1
+kind: Pod
+metadata: {name: $name, namespace: $NS}
+spec:
+  schedulerName: dagsched
+  schedulingGates: [${gates%,}]
+  containers: [{name: c, image: busybox}]
+YAML
+}
+gated_pod strand-a dagsched.io/dependencies
+gated_pod strand-b dagsched.io/dependencies
+gated_pod strand-c dagsched.io/dependencies example.com/hold
+gated_pod strand-d example.com/hold
+"$K" apply -f - >/dev/null <<YAML
+apiVersion: batch/v1
+kind: Job
+metadata: {name: strand-job, namespace: $NS, labels: {dagsched.io/job: strand, dagsched.io/task: t}}
+spec:
+  suspend: true
+  template:
+    spec:
+      restartPolicy: Never
+      containers: [{name: c, image: busybox}]
+YAML
+# The hook's command, run for real: the Job that `helm get hooks` shows, its arguments, as its
+# ServiceAccount (the hook's ServiceAccount and RBAC applied from the same output, a token minted
+# for it). Then `helm uninstall` runs the hook itself (kwok plays its pod, as every Job pod here).
+"$HELM" get hooks dagsched -n "$NS" >"$TLS/hooks.yaml"
+python3 -c '
+import sys, yaml
+for d in yaml.safe_load_all(open(sys.argv[1])):
+    if d and d["kind"] != "Job":
+        print("---"); print(yaml.safe_dump(d))' "$TLS/hooks.yaml" | "$K" apply -f - >/dev/null
+HOOK_SA=$(python3 -c '
+import sys, yaml
+for d in yaml.safe_load_all(open(sys.argv[1])):
+    if d and d["kind"] == "Job":
+        print(d["spec"]["template"]["spec"]["serviceAccountName"])' "$TLS/hooks.yaml")
+mapfile -t HOOK_ARGS < <(python3 -c '
+import sys, yaml
+for d in yaml.safe_load_all(open(sys.argv[1])):
+    if d and d["kind"] == "Job":
+        print("\n".join(d["spec"]["template"]["spec"]["containers"][0]["args"]))' "$TLS/hooks.yaml")
+"$K" config view --raw --minify | TOKEN="$("$K" -n "$NS" create token "$HOOK_SA")" python3 -c '
+import os, sys, yaml
+c = yaml.safe_load(sys.stdin)
+c["users"] = [{"name": "hook", "user": {"token": os.environ["TOKEN"]}}]
+c["contexts"][0]["context"]["user"] = "hook"
+print(yaml.safe_dump(c))' >"$TLS/hook.kubeconfig"
+check "the hook's ServiceAccount cannot delete another webhook configuration" expect_no \
+  "$K" --kubeconfig "$TLS/hook.kubeconfig" delete mutatingwebhookconfiguration other --dry-run=server
+run_hook() {
+  ASAN_OPTIONS=detect_leaks=1 "$CTL_BIN" "${HOOK_ARGS[@]}" --kubeconfig "$TLS/hook.kubeconfig" \
+    --log-format text >"$TLS/hook.log" 2>&1
+}
+check "the hook's command (dagsched-controller ${HOOK_ARGS[*]}) exits 0 as its ServiceAccount" run_hook
+sed 's/^/     hook: /' "$TLS/hook.log" | tail -n 12
+no_gate() { [[ -z "$("$K" -n "$NS" get pod "$1" -o jsonpath='{.spec.schedulingGates}')" ]]; }
+gates_are() { [[ "$("$K" -n "$NS" get pod "$1" -o jsonpath='{.spec.schedulingGates[*].name}')" == "$2" ]]; }
+check "no pod keeps dagsched's gate" bash -c "! '$K' get pods -A -o jsonpath='{.items[*].spec.schedulingGates[*].name}' | grep -q dagsched.io/dependencies"
+check "... strand-a is ungated" no_gate strand-a
+check "... strand-b is ungated" no_gate strand-b
+check "... another owner's gate is kept" gates_are strand-c example.com/hold
+check "... a pod with only another owner's gate is untouched" gates_are strand-d example.com/hold
+check "the webhook configuration is gone" expect_no "$K" get mutatingwebhookconfiguration "dagsched-$NS"
+check "the hook reports the suspended DAG Job it leaves alone" grep -q "strand-job.*stays so" "$TLS/hook.log"
+check "the hook reports pods left waiting for the dagsched scheduler" grep -Eq "[1-9][0-9]* pending pods wait for scheduler dagsched" "$TLS/hook.log"
+check "the suspended Job is still suspended" bash -c "[[ \$('$K' -n $NS get job strand-job -o jsonpath='{.spec.suspend}') == true ]]"
+check "helm uninstall (its pre-delete hook succeeds)" "$HELM" uninstall dagsched -n "$NS" --wait --timeout 120s
+check "the hook's objects are removed after it succeeded" bash -c \
+  "! '$K' -n $NS get job,serviceaccount -o name | grep -q uninstall && ! '$K' get clusterrole -o name | grep -q uninstall"
 check "no cluster-scoped leftovers" bash -c \
   "! '$K' get clusterroles,clusterrolebindings -o name | grep -q dagsched"
 rm -f /tmp/install-check.$$

@@ -161,6 +161,8 @@ static void assert_same_settings(const ds_policy *a, const ds_policy *b)
         assert_string_equal(a->protected_priority_classes.name[i],
                             b->protected_priority_classes.name[i]);
     assert_int_equal(a->max_concurrent_releases, b->max_concurrent_releases);
+    assert_int_equal(a->release_admission, b->release_admission);
+    assert_int_equal(a->release_lookahead, b->release_lookahead);
 }
 
 /* ---- defaults ---- */
@@ -212,6 +214,8 @@ static void test_defaults_are_the_papers(void **state)
     const char *pcs[] = {"system-cluster-critical", "system-node-critical"};
     assert_names(&p.protected_priority_classes, 2, pcs);
     assert_int_equal(p.max_concurrent_releases, 0);
+    assert_int_equal(p.release_admission, DS_ADMIT_CAPACITY);
+    assert_int_equal(p.release_lookahead, 2);
     /* Order across jobs, measured in the simulator (docs/simulator.md): jobs with the least
      * remaining work first, tasks waiting 20 minutes before everything else. */
     assert_int_equal(p.order.job_order, DS_ORDER_SHORTEST_REMAINING);
@@ -305,7 +309,7 @@ static void test_full_document(void **state)
         "    protectedPriorityClasses:\n"
         "      - system-node-critical\n"
         "      - high.priority\n"
-        "  release: {maxConcurrentReleases: 100000}\n";
+        "  release: {maxConcurrentReleases: 100000, admission: all, lookahead: 10000}\n";
     ds_policy p;
     parse_ok(doc, &p);
     assert_string_equal(p.name, "example");
@@ -356,6 +360,8 @@ static void test_full_document(void **state)
     const char *pcs[] = {"system-node-critical", "high.priority"};
     assert_names(&p.protected_priority_classes, 2, pcs);
     assert_int_equal(p.max_concurrent_releases, 100000);
+    assert_int_equal(p.release_admission, DS_ADMIT_ALL);
+    assert_int_equal(p.release_lookahead, 10000);
 }
 
 static void test_null_selector_selects_all(void **state)
@@ -784,6 +790,13 @@ static void test_range_errors(void **state)
          "spec.release.maxConcurrentReleases: must be >= 0 (got -1)"},
         {SPEC("{release: {maxConcurrentReleases: 100001}}"),
          "spec.release.maxConcurrentReleases: must be <= 100000 (got 100001)"},
+        {SPEC("{release: {lookahead: -1}}"), "spec.release.lookahead: must be >= 0 (got -1)"},
+        {SPEC("{release: {lookahead: 10001}}"),
+         "spec.release.lookahead: must be <= 10000 (got 10001)"},
+        {SPEC("{release: {admission: fifo}}"),
+         "spec.release.admission: must be one of capacity, all (got \"fifo\")"},
+        {SPEC("{release: {admission: [capacity]}}"),
+         "spec.release.admission: must be one of capacity, all (got a list)"},
         /* Cross-field rules. */
         {SPEC("{preemption: {maxVictimsPerPreemptor: 2}}"),
          "spec.preemption.maxVictimsPerPreemptor: must be <= spec.preemption.maxEvictionsPerNode "
@@ -1154,6 +1167,13 @@ static void test_validate_code_built(void **state)
     expect_invalid(&p, "spec.order.starvationThreshold: must be a finite number (got NaN)");
     p.order.starvation_s = -1.0;
     expect_invalid(&p, "spec.order.starvationThreshold: must be >= 0s (got -1s)");
+
+    ds_policy_defaults(&p);
+    p.release_admission = (ds_admit_mode)2;
+    expect_invalid(&p, "spec.release.admission: must be one of capacity, all (got 2)");
+    p.release_admission = DS_ADMIT_ALL;
+    p.release_lookahead = 10001;
+    expect_invalid(&p, "spec.release.lookahead: must be <= 10000 (got 10001)");
 
     ds_policy_defaults(&p);
     p.name[0] = '\0';

@@ -117,27 +117,31 @@ the scheduler configuration and its checksum) sees the same certificate.
 {{- toYaml (get .Values "__dagschedGeneratedTLS") -}}
 {{- end -}}
 
-{{/* Pod-level settings common to the three Deployments. */}}
+{{/* Pod-level settings common to the Deployments and Jobs: call with (dict "root" $ "c"
+component-values). A component's nodeSelector, tolerations and affinity replace the global ones
+when set (not empty). */}}
 {{- define "dagsched.podCommon" -}}
-{{- with .Values.image.pullSecrets }}
+{{- $root := .root -}}
+{{- $c := .c | default dict -}}
+{{- with $root.Values.image.pullSecrets }}
 imagePullSecrets:
   {{- toYaml . | nindent 2 }}
 {{- end }}
 securityContext:
-  {{- toYaml .Values.podSecurityContext | nindent 2 }}
-{{- with .Values.nodeSelector }}
+  {{- toYaml $root.Values.podSecurityContext | nindent 2 }}
+{{- with ($c.nodeSelector | default $root.Values.nodeSelector) }}
 nodeSelector:
   {{- toYaml . | nindent 2 }}
 {{- end }}
-{{- with .Values.tolerations }}
+{{- with ($c.tolerations | default $root.Values.tolerations) }}
 tolerations:
   {{- toYaml . | nindent 2 }}
 {{- end }}
-{{- with .Values.affinity }}
+{{- with ($c.affinity | default $root.Values.affinity) }}
 affinity:
   {{- toYaml . | nindent 2 }}
 {{- end }}
-{{- with .Values.priorityClassName }}
+{{- with $root.Values.priorityClassName }}
 priorityClassName: {{ . }}
 {{- end }}
 {{- end -}}

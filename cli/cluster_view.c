@@ -1,0 +1,175 @@
+/* cluster_view.c: one read of the cluster into the controller's snapshot (see cluster_view.h).
+ * Each resource is listed page by page and decoded with the kube client's decoders. */
+#include "cluster_view.h"
+
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "client.h"
+#include "config.h"
+#include "kutil.h"
+#include "list.h"
+
+#define PAGE      500
+#define MAX_ITEMS 200000
+
+static int push(kube_obj_list *l, size_t *cap, const kube_meta *m)
+{
+    if (l->n == *cap) {
+        size_t nc = *cap ? *cap * 2 : 64;
+        const kube_meta **ni = realloc(l->items, nc * sizeof *ni);
+        if (ni == NULL)
+            return -1;
+        l->items = ni;
+        *cap = nc;
+    }
+    l->items[l->n++] = m;
+    return 0;
+}
+
+typedef struct collect {
+    kube_kind kind;
+    const kube_decode_opts *dec;
+    kube_obj_list *out;
+    size_t cap;
+} collect;
+
+static int collect_item(void *user, const json_t *item, ds_err *err)
+{
+    collect *cl = user;
+    kube_meta *m = NULL;
+    ds_err e = {{0}};
+    if (kube_obj_decode(cl->kind, item, cl->dec, &m, &e) != 0) {
+        fprintf(stderr, "kubectl-dagsched: skipped: %s\n", e.msg);
+        return 0;
+    }
+    if (cl->out->n >= MAX_ITEMS || push(cl->out, &cl->cap, m) != 0) {
+        kube_obj_unref(m);
+        return ds_err_set(err, "listing %s: more than %d objects or out of memory",
+                          kube_kind_resource(cl->kind), MAX_ITEMS);
+    }
+    return 0;
+}
+
+/* Every object of `kind` (in ns, or everywhere when ns is NULL) matching selector. */
+static int list_kind(kube_client *c, kube_kind kind, const char *ns, const char *selector,
+                     const kube_decode_opts *dec, kube_obj_list *out, ds_err *err)
+{
+    memset(out, 0, sizeof *out);
+    kutil_buf path;
+    kutil_buf_init(&path, 4096);
+    char *sel = selector != NULL ? kutil_query_escape(selector) : NULL;
+    int rc = kutil_buf_printf(&path, "%s/", kube_kind_api_prefix(kind));
+    if (rc == 0 && ns != NULL)
+        rc = kutil_buf_printf(&path, "namespaces/%s/", ns);
+    if (rc == 0)
+        rc = kutil_buf_printf(&path, "%s", kube_kind_resource(kind));
+    if (rc == 0 && sel != NULL)
+        rc = kutil_buf_printf(&path, "?labelSelector=%s", sel);
+    free(sel);
+    if (rc != 0 || (selector != NULL && sel == NULL)) {
+        kutil_buf_free(&path);
+        return ds_err_set(err, "listing %s: out of memory", kube_kind_resource(kind));
+    }
+    collect cl = {.kind = kind, .dec = dec, .out = out};
+    rc = kube_list_each(c, path.data, PAGE, collect_item, &cl, err);
+    kutil_buf_free(&path);
+    if (rc != 0)
+        kube_obj_list_free(out);
+    return rc;
+}
+
+static void load_policy(kube_client *c, const cli_view_opts *o, cli_view *v)
+{
+    kube_policy_state_init(&v->policy);
+    kube_obj_list cms;
+    ds_err err = {{0}};
+    if (list_kind(c, KUBE_KIND_CONFIGMAP, o->policy_ns, KUBE_POLICY_SELECTOR, NULL, &cms, &err) !=
+        0) {
+        snprintf(v->policy_note, sizeof v->policy_note,
+                 "policy: built-in defaults (cannot read policies: %.180s)", err.msg);
+        return;
+    }
+    kube_policy_update u;
+    kube_policy_refresh(&v->policy, (const kube_configmap *const *)cms.items, cms.n, o->policy_name,
+                        &u);
+    if (u.outcome == KUBE_POLICY_INVALID)
+        snprintf(v->policy_note, sizeof v->policy_note,
+                 "policy: built-in defaults (ConfigMap of policy %.60s is invalid)",
+                 o->policy_name);
+    else if (!v->policy.from_configmap)
+        snprintf(v->policy_note, sizeof v->policy_note,
+                 "policy: built-in defaults (no policy %.60s in namespace %.63s)", o->policy_name,
+                 o->policy_ns);
+    kube_obj_list_free(&cms);
+}
+
+int cli_view_load(const cli_view_opts *o, cli_view *out, ds_err *err)
+{
+    memset(out, 0, sizeof *out);
+    kube_config_opts co = {.kubeconfig = o->kubeconfig, .context = o->context};
+    kube_config *cfg = NULL;
+    if (kube_config_load(&co, &cfg, err) != 0)
+        return -1;
+    if (!o->all_namespaces)
+        snprintf(out->ns, sizeof out->ns, "%s",
+                 o->ns != NULL ? o->ns : (cfg->namespace != NULL ? cfg->namespace : "default"));
+    const char *ns = out->ns[0] != '\0' ? out->ns : NULL;
+    kube_client_opts clo = {.user_agent = "kubectl-dagsched",
+                            .request_timeout_s = o->timeout_s > 0 ? o->timeout_s : 30};
+    kube_client *c = NULL;
+    int rc = kube_client_new(cfg, &clo, &c, err);
+    kube_config_free(cfg);
+    if (rc != 0)
+        return -1;
+    load_policy(c, o, out);
+    const char *gpu[DS_POLICY_MAX_LIST];
+    kube_decode_opts dec = {.gpu_names = gpu};
+    dec.n_gpu_names = ds_name_list_ptrs(&out->policy.policy.gpu_resource_names, gpu);
+    kube_obj_list pods = {0}, nodes = {0}, pdbs = {0}, jobs = {0}, graphs = {0};
+    rc = list_kind(c, KUBE_KIND_POD, ns, NULL, &dec, &pods, err);
+    if (rc == 0)
+        rc = list_kind(c, KUBE_KIND_JOB, ns, "dagsched.io/task", &dec, &jobs, err);
+    if (rc == 0)
+        rc = list_kind(c, KUBE_KIND_CONFIGMAP, ns, "dagsched.io/kind=JobGraph", &dec, &graphs, err);
+    if (rc == 0) {
+        /* Node speeds only change priorities of running tasks; a user who may not list nodes
+         * still gets every job (speeds count as 1). */
+        ds_err nerr = {{0}};
+        if (list_kind(c, KUBE_KIND_NODE, NULL, NULL, &dec, &nodes, &nerr) != 0)
+            fprintf(stderr, "kubectl-dagsched: warning: %s (node speeds taken as 1)\n", nerr.msg);
+    }
+    kube_client_free(c);
+    if (rc != 0) {
+        kube_obj_list_free(&pods);
+        kube_obj_list_free(&nodes);
+        kube_obj_list_free(&jobs);
+        kube_obj_list_free(&graphs);
+        return -1;
+    }
+    return ctl_snapshot_build(&pods, &nodes, &pdbs, &jobs, &graphs, NULL, &out->policy.policy,
+                              kutil_wall_now(), &out->snap, err);
+}
+
+void cli_view_free(cli_view *v)
+{
+    ctl_snapshot_free(&v->snap);
+    memset(v, 0, sizeof *v);
+}
+
+const ctl_pod *cli_view_task_pod(const ctl_snapshot *s, const ds_job *j, size_t t)
+{
+    size_t i = j->task_pod[t];
+    return i != DS_NONE && i < s->n_pod ? &s->pod[i] : NULL;
+}
+
+const ds_job *cli_view_find_job(const ctl_snapshot *s, const char *ns, const char *name)
+{
+    for (size_t i = 0; i < s->js.n_jobs; i++)
+        if (strcmp(s->js.jobs[i].name, name) == 0 &&
+            (ns[0] == '\0' || !strcmp(s->js.jobs[i].ns, ns)))
+            return &s->js.jobs[i];
+    return NULL;
+}

@@ -1,0 +1,49 @@
+/* cluster_view.h: the cluster as dagsched's controller sees it, read once for a command of
+ * kubectl-dagsched.
+ *
+ * Lists (through the kube client's informers, so decoding and bounds are the components' own)
+ * pods, nodes, PodDisruptionBudgets, batch/v1 Jobs of DAG tasks, JobGraph ConfigMaps and the
+ * SchedulingPolicy ConfigMaps, picks the active policy as the components do (kube/policy_source.h;
+ * the built-in defaults when no policy ConfigMap can be read, said in `policy_source`), and builds
+ * the controller's snapshot (controller/tracker.h): the same job model, task states, DSP
+ * priorities, level deadlines, slack and queue order the controller computes.
+ *
+ * With a namespace, only that namespace's pods, Jobs and JobGraphs are listed: jobs are per
+ * namespace, so each job's model is complete, but queue positions are then among that namespace's
+ * waiting tasks only. */
+#ifndef DAGSCHED_CLI_CLUSTER_VIEW_H
+#define DAGSCHED_CLI_CLUSTER_VIEW_H
+
+#include <stdbool.h>
+
+#include "ds_error.h"
+#include "policy_source.h"
+#include "tracker.h"
+
+typedef struct cli_view_opts {
+    const char *kubeconfig, *context;
+    const char *ns;        /* NULL: the kubeconfig context's namespace (else "default") */
+    bool all_namespaces;   /* every namespace (ns ignored) */
+    const char *policy_ns; /* namespace of the policy ConfigMaps (default dagsched-system) */
+    const char *policy_name;
+    double timeout_s; /* for each list */
+} cli_view_opts;
+
+typedef struct cli_view {
+    ctl_snapshot snap;
+    kube_policy_state policy;
+    char policy_note[256]; /* "" or why the built-in defaults are used */
+    char ns[254];          /* the namespace listed; "" for every namespace */
+} cli_view;
+
+/* 0 on success; -1 with err set (a kubeconfig problem, a list that failed or timed out: the
+ * message names the resource and the API server's answer). */
+int cli_view_load(const cli_view_opts *o, cli_view *out, ds_err *err);
+void cli_view_free(cli_view *v);
+
+/* The pod that represents task t of job j in the snapshot, or NULL (no pod yet). */
+const ctl_pod *cli_view_task_pod(const ctl_snapshot *s, const ds_job *j, size_t t);
+/* The job named `name` in namespace ns ("" for any), or NULL. */
+const ds_job *cli_view_find_job(const ctl_snapshot *s, const char *ns, const char *name);
+
+#endif

@@ -1,0 +1,344 @@
+/* jobs_cmd.c: `get jobs` and `describe job` (see jobs_cmd.h). Tables like kubectl's, or JSON with
+ * -o json; times relative to now, or absolute RFC 3339 in JSON. */
+#include "jobs_cmd.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cluster_view.h"
+#include "fmt.h"
+#include "view_flags.h"
+#include "joborder.h"
+#include "objects.h"
+#include "writes.h"
+
+#ifndef CTL_ANN_WAITING_REASON
+#define CTL_ANN_WAITING_REASON "dagsched.io/waiting-reason"
+#endif
+
+#define UPSTREAM_NAMES_MAX 5 /* upstream tasks named in a reason, then "and N more" */
+
+typedef cli_flags cmd_opts;
+#define OUT_WIDE CLI_OUT_WIDE
+#define OUT_JSON CLI_OUT_JSON
+
+void jobs_cmd_usage(FILE *f)
+{
+    fprintf(f, "  get jobs [-n NS | -A] [-o wide|json]\n"
+               "                                DAG jobs: tasks per state, deadline, slack,\n"
+               "                                evictions\n"
+               "  describe job NAME [-n NS] [-o json]\n"
+               "                                every task of a job: state, pod, node, priority,\n"
+               "                                level deadline, slack, and why it waits\n");
+}
+
+/* ---- formatting */
+
+static json_t *json_time(double at)
+{
+    if (!isfinite(at))
+        return json_null();
+    char b[64];
+    kube_format_microtime(at, b, sizeof b);
+    return json_string(b);
+}
+
+static json_t *json_num(double v)
+{
+    return isfinite(v) ? json_real(v) : json_null();
+}
+
+/* ---- what dagsched knows of a job */
+
+typedef struct job_stats {
+    size_t n[5]; /* per ds_task_state */
+    size_t evictions;
+    bool summarised;
+    ds_job_summary sum;
+    const char *status; /* Running, Succeeded, Failed, Invalid */
+} job_stats;
+
+static void stats_of(const ctl_snapshot *s, const ds_job *j, job_stats *st)
+{
+    memset(st, 0, sizeof *st);
+    for (size_t k = 0; k < j->n_pods; k++)
+        if (j->pods[k] < s->n_pod && !isnan(s->pod[j->pods[k]].evicted_at))
+            st->evictions++;
+    if (!j->valid) {
+        st->status = "Invalid";
+        return;
+    }
+    for (size_t t = 0; t < j->dag.n; t++)
+        if ((unsigned)j->status[t].state < 5)
+            st->n[j->status[t].state]++;
+    ds_err err = {{0}};
+    st->summarised =
+        ds_job_summarise(&j->dag, j->status, j->eval, j->deadline, s->now, &st->sum, &err) == 0;
+    if (st->n[DS_TASK_FAILED] > 0)
+        st->status = "Failed";
+    else if (st->n[DS_TASK_SUCCEEDED] == j->dag.n)
+        st->status = "Succeeded";
+    else
+        st->status = "Running";
+}
+
+/* Why a task that has not finished is where it is, in words. */
+static void why_of(const ctl_snapshot *s, const ds_job *j, size_t t, char *buf, size_t size)
+{
+    const ds_dag_task *task = &j->dag.tasks[t];
+    const ctl_pod *p = cli_view_task_pod(s, j, t);
+    buf[0] = '\0';
+    switch (j->status[t].state) {
+    case DS_TASK_BLOCKED: {
+        size_t off = (size_t)snprintf(buf, size, "waiting for upstream tasks: ");
+        size_t named = 0, more = 0;
+        for (size_t u = 0; u < task->n_up; u++) {
+            size_t up = task->up[u];
+            if (j->status[up].state == DS_TASK_SUCCEEDED)
+                continue;
+            if (named == UPSTREAM_NAMES_MAX) {
+                more++;
+                continue;
+            }
+            if (off < size)
+                off += (size_t)snprintf(buf + off, size - off, "%s%s", named ? ", " : "",
+                                        j->dag.tasks[up].name);
+            named++;
+        }
+        if (more > 0 && off < size)
+            snprintf(buf + off, size - off, " and %zu more", more);
+        return;
+    }
+    case DS_TASK_WAITING:
+        break;
+    default:
+        return;
+    }
+    if (p == NULL) {
+        snprintf(buf, size, "no pod yet (declared by JobGraph %s)",
+                 j->graph != NULL ? j->graph : "?");
+        return;
+    }
+    const char *reason = kube_meta_annotation(s->pods.items[p - s->pod], CTL_ANN_WAITING_REASON);
+    switch (p->state) {
+    case CTL_POD_GATED:
+        if (reason != NULL && reason[0] != '\0')
+            snprintf(buf, size, "gated: %s", reason);
+        else if (p->task.queue_pos != SIZE_MAX)
+            snprintf(buf, size, "gated: position %zu of %zu in the release queue",
+                     p->task.queue_pos + 1, s->js.n_waiting);
+        else
+            snprintf(buf, size, "gated: waiting for the controller");
+        return;
+    case CTL_POD_UNSCHEDULABLE:
+        snprintf(buf, size,
+                 "unschedulable: kube-scheduler found no node (kubectl describe pod "
+                 "%s)",
+                 p->name);
+        return;
+    case CTL_POD_PENDING:
+        snprintf(buf, size, "released, waiting for kube-scheduler");
+        return;
+    default:
+        return;
+    }
+}
+
+/* ---- get jobs */
+
+static json_t *job_json(const ctl_snapshot *s, const ds_job *j, const job_stats *st)
+{
+    json_t *o = json_object();
+    if (o == NULL)
+        return NULL;
+    json_object_set_new(o, "namespace", json_string(j->ns));
+    json_object_set_new(o, "name", json_string(j->name));
+    json_object_set_new(o, "status", json_string(st->status));
+    if (!j->valid) {
+        json_object_set_new(o, "error", json_string(j->error != NULL ? j->error : ""));
+    } else {
+        json_t *states = json_object();
+        for (int k = 0; k < 5; k++)
+            json_object_set_new(states, ds_task_state_name((ds_task_state)k),
+                                json_integer((json_int_t)st->n[k]));
+        json_object_set_new(o, "tasks", json_integer((json_int_t)j->dag.n));
+        json_object_set_new(o, "taskStates", states);
+        json_object_set_new(o, "deadline", json_time(j->deadline));
+        json_object_set_new(o, "slackSeconds", json_num(st->summarised ? st->sum.slack_s : NAN));
+        json_object_set_new(o, "remainingCriticalPathSeconds",
+                            json_num(st->summarised ? st->sum.remaining_path_s : NAN));
+    }
+    json_object_set_new(o, "evictions", json_integer((json_int_t)st->evictions));
+    (void)s;
+    return o;
+}
+
+static int get_jobs(const cmd_opts *o, const cli_view *v)
+{
+    const ctl_snapshot *s = &v->snap;
+    bool all = v->ns[0] == '\0';
+    if (o->out == OUT_JSON) {
+        json_t *items = json_array();
+        for (size_t i = 0; i < s->js.n_jobs; i++) {
+            job_stats st;
+            stats_of(s, &s->js.jobs[i], &st);
+            json_array_append_new(items, job_json(s, &s->js.jobs[i], &st));
+        }
+        json_t *doc = json_pack("{s:s,s:o}", "kind", "DagJobList", "items", items);
+        if (doc == NULL)
+            return 1;
+        if (v->policy.source[0] != '\0')
+            json_object_set_new(doc, "policy", json_string(v->policy.source));
+        json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_SORT_KEYS);
+        fputc('\n', stdout);
+        json_decref(doc);
+        return 0;
+    }
+    if (s->js.n_jobs == 0) {
+        if (all)
+            fprintf(stderr, "No DAG jobs found.\n");
+        else
+            fprintf(stderr, "No DAG jobs found in %s namespace.\n", v->ns);
+        return 0;
+    }
+    if (all)
+        printf("%-20s ", "NAMESPACE");
+    printf("%-28s %-10s %5s %5s %7s %7s %7s %6s %-18s %-9s %s\n", "JOB", "STATUS", "TASKS", "DONE",
+           "RUNNING", "WAITING", "BLOCKED", "FAILED", "DEADLINE", "SLACK", "EVICTIONS");
+    for (size_t i = 0; i < s->js.n_jobs; i++) {
+        const ds_job *j = &s->js.jobs[i];
+        job_stats st;
+        stats_of(s, j, &st);
+        if (all)
+            printf("%-20s ", j->ns);
+        char dl[48] = "-", sl[32] = "-";
+        if (j->valid) {
+            cli_fmt_until(j->deadline, s->now, dl, sizeof dl);
+            if (st.summarised && st.status[0] == 'R')
+                cli_fmt_dur(st.sum.slack_s, sl, sizeof sl);
+            printf("%-28s %-10s %5zu %5zu %7zu %7zu %7zu %6zu %-18s %-9s %zu\n", j->name, st.status,
+                   j->dag.n, st.n[DS_TASK_SUCCEEDED], st.n[DS_TASK_RUNNING], st.n[DS_TASK_WAITING],
+                   st.n[DS_TASK_BLOCKED], st.n[DS_TASK_FAILED], dl, sl, st.evictions);
+        } else {
+            printf("%-28s %-10s %5s %5s %7s %7s %7s %6s %-18s %-9s %zu\n", j->name, st.status, "-",
+                   "-", "-", "-", "-", "-", "-", "-", st.evictions);
+        }
+        if (o->out == OUT_WIDE && !j->valid)
+            printf("    error: %s\n", j->error != NULL ? j->error : "");
+    }
+    if (v->policy_note[0] != '\0')
+        fprintf(stderr, "note: %s\n", v->policy_note);
+    return 0;
+}
+
+/* ---- describe job */
+
+static int describe_job(const cmd_opts *o, const cli_view *v, const char *name)
+{
+    const ctl_snapshot *s = &v->snap;
+    const ds_job *j = cli_view_find_job(s, v->ns, name);
+    if (j == NULL) {
+        fprintf(stderr, "kubectl-dagsched: DAG job \"%s\" not found in %s%s\n", name,
+                v->ns[0] ? "namespace " : "any namespace", v->ns);
+        return 1;
+    }
+    job_stats st;
+    stats_of(s, j, &st);
+    if (o->out == OUT_JSON) {
+        json_t *doc = job_json(s, j, &st);
+        json_t *tasks = json_array();
+        for (size_t t = 0; j->valid && t < j->dag.n; t++) {
+            const ctl_pod *p = cli_view_task_pod(s, j, t);
+            char why[512];
+            why_of(s, j, t, why, sizeof why);
+            const ds_task_eval *e = &j->eval[t];
+            json_t *to = json_pack(
+                "{s:s,s:i,s:s,s:o,s:o,s:o,s:o,s:o,s:s}", "name", j->dag.tasks[t].name, "level",
+                j->dag.tasks[t].level, "state", ds_task_state_name(j->status[t].state), "pod",
+                p ? json_string(p->name) : json_null(), "node",
+                p && p->node[0] ? json_string(p->node) : json_null(), "priority",
+                json_num(e->priority), "levelDeadline", json_time(e->level_deadline),
+                "slackSeconds", json_num(e->t_allow_s), "why", why);
+            if (to != NULL)
+                json_array_append_new(tasks, to);
+        }
+        json_object_set_new(doc, "taskList", tasks);
+        json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_SORT_KEYS);
+        fputc('\n', stdout);
+        json_decref(doc);
+        return 0;
+    }
+    char dl[48] = "-", sl[32] = "-", rp[32] = "-";
+    printf("Name:        %s\nNamespace:   %s\nStatus:      %s\n", j->name, j->ns, st.status);
+    if (!j->valid) {
+        printf("Error:       %s\n", j->error != NULL ? j->error : "");
+        printf("Evictions:   %zu\n", st.evictions);
+        return 0;
+    }
+    cli_fmt_until(j->deadline, s->now, dl, sizeof dl);
+    if (st.summarised) {
+        cli_fmt_dur(st.sum.slack_s, sl, sizeof sl);
+        cli_fmt_dur(st.sum.remaining_path_s, rp, sizeof rp);
+    }
+    printf("Deadline:    %s\nSlack:       %s (deadline - now - remaining critical path %s)\n", dl,
+           sl, rp);
+    printf("Tasks:       %zu (%zu succeeded, %zu running, %zu waiting, %zu blocked, %zu failed)\n",
+           j->dag.n, st.n[DS_TASK_SUCCEEDED], st.n[DS_TASK_RUNNING], st.n[DS_TASK_WAITING],
+           st.n[DS_TASK_BLOCKED], st.n[DS_TASK_FAILED]);
+    printf("Evictions:   %zu\nPolicy:      %s\n\n", st.evictions, v->policy.source);
+    printf("%-20s %5s %-10s %-28s %-14s %10s %-18s %-9s %s\n", "TASK", "LEVEL", "STATE", "POD",
+           "NODE", "PRIORITY", "LEVEL-DEADLINE", "SLACK", "WHY");
+    for (size_t k = 0; k < j->dag.n; k++) {
+        size_t t = j->dag.topo[k];
+        const ctl_pod *p = cli_view_task_pod(s, j, t);
+        const ds_task_eval *e = &j->eval[t];
+        char ld[48], tsl[32] = "-", why[512], prio[32] = "-";
+        cli_fmt_until(e->level_deadline, s->now, ld, sizeof ld);
+        if (j->status[t].state != DS_TASK_SUCCEEDED && j->status[t].state != DS_TASK_FAILED)
+            cli_fmt_dur(e->t_allow_s, tsl, sizeof tsl);
+        if (isfinite(e->priority))
+            snprintf(prio, sizeof prio, "%.3g", e->priority);
+        why_of(s, j, t, why, sizeof why);
+        printf("%-20s %5d %-10s %-28s %-14s %10s %-18s %-9s %s\n", j->dag.tasks[t].name,
+               j->dag.tasks[t].level, ds_task_state_name(j->status[t].state), p ? p->name : "-",
+               p && p->node[0] ? p->node : "-", prio, ld, tsl, why[0] ? why : "-");
+    }
+    if (v->policy_note[0] != '\0')
+        fprintf(stderr, "note: %s\n", v->policy_note);
+    return 0;
+}
+
+int jobs_cmd(int argc, char **argv)
+{
+    bool get = strcmp(argv[0], "get") == 0;
+    cmd_opts o;
+    int first;
+    /* getopt permutes: the resource and NAME may come before or after the flags. */
+    if (cli_parse_view_flags(argc, argv, get ? CLI_F_ALL_NS | CLI_F_OUTPUT : CLI_F_OUTPUT, &o,
+                             &first) != 0)
+        return 2;
+    int npos = argc - first;
+    const char *what = npos >= 1 ? argv[first] : NULL;
+    const char *name = npos >= 2 ? argv[first + 1] : NULL;
+    if (get &&
+        (what == NULL || npos != 1 || (strcmp(what, "jobs") != 0 && strcmp(what, "job") != 0))) {
+        fprintf(stderr, "usage: kubectl dagsched get jobs [-n NS | -A] [-o wide|json]\n");
+        return 2;
+    }
+    if (!get && (what == NULL || strcmp(what, "job") != 0 || npos != 2)) {
+        fprintf(stderr, "usage: kubectl dagsched describe job NAME [-n NS] [-o json]\n");
+        return 2;
+    }
+    cli_view v;
+    ds_err err = {{0}};
+    if (cli_view_load(&o.v, &v, &err) != 0) {
+        fprintf(stderr, "kubectl-dagsched: %s\n", err.msg);
+        cli_view_free(&v);
+        return 1;
+    }
+    int rc = get ? get_jobs(&o, &v) : describe_job(&o, &v, name);
+    cli_view_free(&v);
+    return rc;
+}

@@ -1,0 +1,59 @@
+/* list.c: paginated LIST (see list.h). */
+#include "list.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "kutil.h"
+
+int kube_list_each(kube_client *c, const char *path, int page_size, kube_list_item_fn fn,
+                   void *user, ds_err *err)
+{
+    if (page_size < 1 || page_size > 5000 || path == NULL || fn == NULL)
+        return ds_err_set(err, "list: bad arguments");
+    const char sep = strchr(path, '?') != NULL ? '&' : '?';
+    char *cont = NULL;
+    int rc = 0;
+    do {
+        kutil_buf url;
+        kutil_buf_init(&url, 16384);
+        char *esc = cont != NULL ? kutil_query_escape(cont) : NULL;
+        if ((cont != NULL && esc == NULL) ||
+            kutil_buf_printf(&url, "%s%climit=%d%s%s", path, sep, page_size,
+                             esc != NULL ? "&continue=" : "", esc != NULL ? esc : "") != 0) {
+            free(esc);
+            kutil_buf_free(&url);
+            rc = ds_err_set(err, "listing %s: out of memory", path);
+            break;
+        }
+        free(esc);
+        free(cont);
+        cont = NULL;
+        json_t *page = NULL;
+        kube_response resp;
+        ds_err e = {{0}};
+        int grc = kube_get_json(c, url.data, &page, &resp, &e);
+        kube_response_free(&resp);
+        kutil_buf_free(&url);
+        if (grc != 0) {
+            rc = ds_err_set(err, "listing %s: %s", path, e.msg);
+            break;
+        }
+        size_t i;
+        json_t *item;
+        json_array_foreach(json_object_get(page, "items"), i, item)
+        {
+            if (fn(user, item, err) != 0) {
+                rc = -1;
+                break;
+            }
+        }
+        const char *next =
+            json_string_value(json_object_get(json_object_get(page, "metadata"), "continue"));
+        if (rc == 0 && next != NULL && next[0] != '\0' && (cont = kutil_strdup(next)) == NULL)
+            rc = ds_err_set(err, "listing %s: out of memory", path);
+        json_decref(page);
+    } while (rc == 0 && cont != NULL);
+    free(cont);
+    return rc;
+}

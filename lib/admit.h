@@ -1,0 +1,130 @@
+/* admit.h: release as admission. Which ready tasks to release now (scheduling gate removed,
+ * suspended Job resumed), given in queue order, against the free room of the nodes.
+ *
+ * The caller (the controller, the simulator) orders the ready tasks (joborder.h, then DSP
+ * priority), gives each one's request and the nodes it may run on (node selector, required node
+ * affinity, taints and tolerations, schedulable nodes only), and the nodes' free room: allocatable
+ * minus the requests of the pods bound to them. Tasks released earlier and not bound yet
+ * (in-flight) are given too: they take room first. The rule, with admission DS_ADMIT_CAPACITY:
+ *
+ *  1. In-flight tasks, in the order given, each take room on one node they may use: the best fit
+ *     (below). An in-flight task that fits no node takes no room and uses one look-ahead slot.
+ *  2. Ready tasks, in queue order. With max_concurrent = N > 0 and N tasks in flight or released
+ *     by this call, every remaining task is HELD_LIMIT. Otherwise a task that fits the free room
+ *     of a node it may use, not reserved by a starving task ahead of it, is RELEASED and takes
+ *     room on the best-fitting such node. A task that fits only nodes reserved by a starving task
+ *     ahead of it is HELD_STARVING. A task that fits no node is released as LOOKAHEAD while
+ *     look-ahead slots remain (lookahead minus the in-flight tasks that fit no node), unless it
+ *     could use (its request within the allocatable of) a node reserved by a starving task ahead
+ *     of it: then it is HELD_STARVING. Otherwise it is HELD_NO_ROOM. A task whose request exceeds
+ *     the allocatable of every node it may use is HELD_NO_ROOM (never_fits) and uses no slot.
+ *  3. Starvation guard: a task marked starving (the order's starvation threshold, joborder.h)
+ *     that is not RELEASED reserves every node it may use whose allocatable could hold it: no
+ *     task behind it takes room there, so freed room goes to it. Tasks behind it still start on
+ *     the other nodes (backfill).
+ *
+ * Best fit: among the nodes a task may use whose free room holds the request, the node whose
+ * free room left after it, as fractions of the node's allocatable summed over the resource
+ * kinds, is least; ties go to the lower node index. Free room may be negative (an over-committed
+ * node); nothing with a positive request of that kind fits there. A zero request fits every node.
+ *
+ * With admission DS_ADMIT_ALL, every ready task is RELEASED (node SIZE_MAX, no room taken) up to
+ * max_concurrent: the rule before release as admission.
+ *
+ * Pure: no I/O, no global state; one allocation of scratch space per call. O(tasks * nodes). */
+#ifndef DAGSCHED_ADMIT_H
+#define DAGSCHED_ADMIT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "ds_error.h"
+#include "resources.h"
+
+typedef enum ds_admit_mode {
+    DS_ADMIT_CAPACITY = 0, /* release what fits, plus the look-ahead (the default) */
+    DS_ADMIT_ALL,          /* release every ready task (up to max_concurrent) */
+} ds_admit_mode;
+
+/* "capacity", "all"; "unknown" otherwise. */
+const char *ds_admit_mode_name(ds_admit_mode m);
+/* 0 and *out set for a known name, -1 otherwise. */
+int ds_admit_mode_parse(const char *name, ds_admit_mode *out);
+
+typedef enum ds_admit_verdict {
+    DS_ADMIT_RELEASED = 0,  /* fits now; took room on result.node */
+    DS_ADMIT_LOOKAHEAD,     /* fits nowhere now; released to wait in the scheduler's queue */
+    DS_ADMIT_HELD_NO_ROOM,  /* fits nowhere now and no look-ahead slot is left (or never fits) */
+    DS_ADMIT_HELD_STARVING, /* the room it could use is reserved by a starving task ahead */
+    DS_ADMIT_HELD_LIMIT,    /* max_concurrent tasks are in flight */
+    DS_ADMIT_VERDICT_N,
+} ds_admit_verdict;
+
+/* "released", "lookahead", "no-room", "behind-starving", "limit"; "unknown" otherwise. */
+const char *ds_admit_verdict_name(ds_admit_verdict v);
+
+/* Is the task released by this verdict (RELEASED or LOOKAHEAD)? */
+bool ds_admit_verdict_releases(ds_admit_verdict v);
+
+typedef struct ds_admit_node {
+    ds_res allocatable;
+    ds_res free_; /* allocatable minus the requests of the pods bound to the node */
+} ds_admit_node;
+
+typedef struct ds_admit_task {
+    ds_res request;
+    /* eligible[k]: the task may run on node k (n_nodes entries); NULL: on every node. */
+    const bool *eligible;
+    bool starving; /* marked by the order's starvation threshold (ready tasks only) */
+} ds_admit_task;
+
+typedef struct ds_admit_params {
+    ds_admit_mode mode;
+    size_t lookahead;      /* tasks released beyond what fits (in flight ones included) */
+    size_t max_concurrent; /* tasks in flight at once, 0: no limit */
+} ds_admit_params;
+
+typedef struct ds_admit_result {
+    ds_admit_verdict verdict;
+    /* RELEASED: the node whose room the task took (SIZE_MAX under DS_ADMIT_ALL).
+     * LOOKAHEAD, HELD_NO_ROOM: the node it may use that comes closest to holding it (least
+     * shortfall as fractions of allocatable summed over kinds, then most free room, then lower
+     * index); SIZE_MAX when it may use no node. HELD_STARVING: a reserved node it could use.
+     * HELD_LIMIT: SIZE_MAX. */
+    size_t node;
+    ds_res node_free; /* that node's free room when the task was decided (zero for SIZE_MAX) */
+    bool never_fits;  /* HELD_NO_ROOM: the request exceeds the allocatable of every node it may
+                       * use (or it may use none) */
+    size_t blocker;   /* HELD_STARVING: index in ready of the starving task; SIZE_MAX otherwise */
+} ds_admit_result;
+
+typedef struct ds_admit_summary {
+    size_t count[DS_ADMIT_VERDICT_N]; /* ready tasks per verdict */
+    size_t inflight_placed;           /* in-flight tasks that took room on a node */
+    size_t inflight_unplaced;         /* in-flight tasks that fit no node (look-ahead slots) */
+} ds_admit_summary;
+
+/* Decide every ready task (out[i] for ready[i], n_ready entries) as the rule above says.
+ * nodes: n_nodes entries (may be 0); inflight: n_inflight tasks released earlier and not bound
+ * yet (their starving flags are ignored); ready: in queue order. summary may be NULL. Returns 0,
+ * or -1 with err set on missing arrays or out of memory (out is then undefined). */
+int ds_admit_plan(const ds_admit_params *p, const ds_admit_node *nodes, size_t n_nodes,
+                  const ds_admit_task *inflight, size_t n_inflight, const ds_admit_task *ready,
+                  size_t n_ready, ds_admit_result *out, ds_admit_summary *summary, ds_err *err);
+
+/* Why a task with this request and result is held or released as look-ahead, for users:
+ *   RELEASED        "fits on node <name>"
+ *   LOOKAHEAD       "released ahead of room (look-ahead): needs cpu 2, memory 1Gi; most free
+ *                    room on node n3: cpu 1500m, memory 4Gi"
+ *   HELD_NO_ROOM    "no room: needs ...; most free room on node n3: ..." (or "no node it may
+ *                    run on", or "needs ...; larger than the allocatable of every node it may
+ *                    run on")
+ *   HELD_STARVING   "behind starving task <blocker_name>, which waits for room on node n3"
+ *   HELD_LIMIT      "maxConcurrentReleases (<max_concurrent>) tasks released and not yet
+ *                    running"
+ * node_name: the name of result->node (ignored when SIZE_MAX); blocker_name: the starving task's
+ * name. Writes at most bufsize bytes, always NUL-terminated (bufsize > 0). */
+void ds_admit_describe(const ds_admit_result *r, const ds_res *request, const char *node_name,
+                       const char *blocker_name, size_t max_concurrent, char *buf, size_t bufsize);
+
+#endif

@@ -1,0 +1,203 @@
+#!/usr/bin/env python3
+"""test_jobs_cmd.py: `kubectl dagsched get jobs`, `describe job` and `gantt` against a real control plane
+(run inside hack/cluster/with-cluster.sh, KUBECONFIG set), as a DAG owner runs them.
+
+The job is examples/hello-dag.yaml (fetch -> greet -> report, deadline 10 minutes) with
+schedulerName default-scheduler and no dagsched controller running: fetch runs (kwok) and
+succeeds, greet stays gated (its gate is never removed here), report is blocked behind greet. A
+second namespace holds a job that is invalid for dagsched (an unknown upstream task). Times in
+the table are relative to now, so they are checked by pattern.
+
+Usage: test_jobs_cmd.py PATH/TO/kubectl-dagsched [more binaries: run the same tests on each]
+"""
+
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+import unittest
+
+import yaml
+
+REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+TOOLS = subprocess.run([os.path.join(REPO, "hack", "install-helm.sh")], capture_output=True,
+                       text=True, check=True).stdout.strip().splitlines()[-1]
+KUBECTL = os.path.join(TOOLS, "kubectl")
+BINS = []
+NS, BAD_NS = "hello", "broken"
+
+
+def kubectl(*args, stdin=None):
+    return subprocess.run([KUBECTL, *args], input=stdin, capture_output=True, text=True,
+                          check=True, timeout=60).stdout
+
+
+def run(binary, *args):
+    env = dict(os.environ, ASAN_OPTIONS="detect_leaks=1:abort_on_error=1")
+    p = subprocess.run([binary, *args], capture_output=True, text=True, timeout=60, env=env)
+    return p.returncode, p.stdout, p.stderr
+
+
+def setUpModule():
+    with open(os.path.join(REPO, "examples", "hello-dag.yaml")) as f:
+        docs = [d for d in yaml.safe_load_all(f) if d]
+    for d in docs:
+        d["spec"]["template"]["spec"]["schedulerName"] = "default-scheduler"
+    kubectl("create", "namespace", NS)
+    kubectl("create", "namespace", BAD_NS)
+    kubectl("apply", "-n", NS, "-f", "-", stdin=yaml.safe_dump_all(docs))
+    bad = {"apiVersion": "v1", "kind": "Pod",
+           "metadata": {"name": "orphan", "namespace": BAD_NS,
+                        "labels": {"dagsched.io/job": "orphan", "dagsched.io/task": "b"},
+                        "annotations": {"dagsched.io/depends-on": "nosuchtask",
+                                        "dagsched.io/runtime": "5s"}},
+           "spec": {"schedulingGates": [{"name": "dagsched.io/dependencies"}],
+                    "containers": [{"name": "c", "image": "busybox"}]}}
+    kubectl("apply", "-f", "-", stdin=json.dumps(bad))
+    # fetch runs 5 s (kwok) and succeeds.
+    end = time.time() + 120
+    while time.time() < end:
+        phases = kubectl("get", "pods", "-n", NS, "-l", "dagsched.io/task=fetch", "-o",
+                         "jsonpath={.items[*].status.phase}")
+        if "Succeeded" in phases:
+            return
+        time.sleep(1)
+    raise RuntimeError("fetch did not succeed within 120 s")
+
+
+class TestJobs(unittest.TestCase):
+    def each(self, *args):
+        for b in BINS:
+            with self.subTest(binary=b):
+                yield (b,) + run(b, *args)
+
+    def test_get_jobs_table(self):
+        for b, rc, out, err in self.each("get", "jobs", "-n", NS):
+            self.assertEqual(rc, 0, err)
+            lines = out.splitlines()
+            self.assertEqual(lines[0].split()[:10],
+                             ["JOB", "STATUS", "TASKS", "DONE", "RUNNING", "WAITING", "BLOCKED",
+                              "FAILED", "DEADLINE", "SLACK"])
+            self.assertEqual(len(lines), 2, out)
+            self.assertRegex(lines[1], r"^hello\s+Running\s+3\s+1\s+0\s+1\s+1\s+0\s+in \d+m\d\ds"
+                                       r"\s+\d+m\d\ds\s+0$")
+            self.assertIn("built-in defaults", err)
+
+    def test_get_jobs_all_namespaces(self):
+        for b, rc, out, err in self.each("get", "jobs", "-A", "-o", "wide"):
+            self.assertEqual(rc, 0, err)
+            self.assertTrue(out.startswith("NAMESPACE"), out)
+            self.assertRegex(out, r"\nhello\s+hello\s+Running")
+            self.assertRegex(out, r"\nbroken\s+orphan\s+Invalid")
+            self.assertRegex(out, r"error: .*nosuchtask")
+
+    def test_get_jobs_json(self):
+        for b, rc, out, err in self.each("get", "jobs", "-n", NS, "-o", "json"):
+            self.assertEqual(rc, 0, err)
+            doc = json.loads(out)
+            self.assertEqual(doc["kind"], "DagJobList")
+            (job,) = doc["items"]
+            self.assertEqual((job["namespace"], job["name"], job["status"], job["tasks"]),
+                             (NS, "hello", "Running", 3))
+            self.assertEqual(job["taskStates"], {"blocked": 1, "waiting": 1, "running": 0,
+                                                 "succeeded": 1, "failed": 0})
+            self.assertGreater(job["slackSeconds"], 0)
+            self.assertLess(job["slackSeconds"], 600)
+            self.assertRegex(job["deadline"], r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$")
+
+    def test_describe_says_why_each_task_waits(self):
+        for b, rc, out, err in self.each("describe", "job", "hello", "-n", NS):
+            self.assertEqual(rc, 0, err)
+            self.assertRegex(out, r"Name:\s+hello\n")
+            self.assertRegex(out, r"Tasks:\s+3 \(1 succeeded, 0 running, 1 waiting, 1 blocked")
+            rows = {ln.split()[0]: ln for ln in out.splitlines()
+                    if ln.split() and ln.split()[0] in ("fetch", "greet", "report")}
+            self.assertRegex(rows["fetch"], r"^fetch\s+1\s+succeeded\s+hello-fetch-\S+\s+\S+")
+            self.assertRegex(rows["greet"],
+                             r"gated: position 1 of 1 in the release queue$")
+            self.assertRegex(rows["report"], r"blocked .*waiting for upstream tasks: greet$")
+            order = [ln.split()[0] for ln in out.splitlines() if ln.split() and
+                     ln.split()[0] in ("fetch", "greet", "report")]
+            self.assertEqual(order, ["fetch", "greet", "report"])
+
+    def test_describe_json(self):
+        for b, rc, out, err in self.each("describe", "job", "hello", "-n", NS, "-o", "json"):
+            self.assertEqual(rc, 0, err)
+            doc = json.loads(out)
+            tasks = {t["name"]: t for t in doc["taskList"]}
+            self.assertEqual(tasks["report"]["why"], "waiting for upstream tasks: greet")
+            self.assertEqual(tasks["greet"]["state"], "waiting")
+            self.assertIsNone(tasks["greet"]["node"])
+            self.assertIsNotNone(tasks["fetch"]["node"])
+            self.assertGreater(tasks["report"]["priority"], 0)
+
+    def test_describe_invalid_job(self):
+        for b, rc, out, err in self.each("describe", "job", "orphan", "-n", BAD_NS):
+            self.assertEqual(rc, 0, err)
+            self.assertRegex(out, r"Status:\s+Invalid\nError:\s+.*nosuchtask")
+
+    def test_gantt_terminal(self):
+        for b, rc, out, err in self.each("gantt", "hello", "-n", NS, "--width", "80"):
+            self.assertEqual(rc, 0, err)
+            self.assertRegex(out, r"^Job hello/hello: \S+ shown, deadline in ")
+            rows = [ln for ln in out.splitlines() if ln.split() and
+                    ln.split()[0] in ("fetch", "greet", "report")]
+            self.assertEqual([r.split()[0] for r in rows], ["fetch", "greet", "report"])
+            bars = {r.split()[0]: r[24 + 1 + 14 + 1:] for r in rows}
+            self.assertTrue(all(len(v) == 80 for v in bars.values()), bars)
+            self.assertIn("#", bars["fetch"])
+            self.assertNotIn(".", bars["fetch"].split("#")[-1])  # nothing after it finished
+            self.assertNotIn("#", bars["greet"])
+            self.assertIn(".", bars["greet"])  # gated since its creation
+            self.assertIn("|", out)  # the deadline column
+
+    def test_gantt_svg(self):
+        import xml.etree.ElementTree as ET
+        for b, rc, out, err in self.each("gantt", "hello", "-n", NS, "--svg", "/tmp/hello-gantt.svg"):
+            self.assertEqual(rc, 0, err)
+            self.assertIn("wrote /tmp/hello-gantt.svg (3 tasks)", out)
+            root = ET.parse("/tmp/hello-gantt.svg").getroot()
+            ns = "{http://www.w3.org/2000/svg}"
+            texts = "".join("".join(t.itertext()) for t in root.iter(ns + "text"))
+            for task in ("fetch", "greet", "report", "deadline"):
+                self.assertIn(task, texts)
+            titles = [t.text for t in root.iter(ns + "title")]
+            self.assertEqual(titles.count("ran"), 1)  # only fetch has started
+            self.assertGreaterEqual(titles.count("waiting"), 2)
+
+    def test_gantt_errors(self):
+        for b, rc, out, err in self.each("gantt", "orphan", "-n", BAD_NS):
+            self.assertEqual(rc, 1)
+            self.assertIn("cannot be scheduled as a DAG", err)
+        for b, rc, out, err in self.each("gantt", "nosuch", "-n", NS):
+            self.assertEqual(rc, 1)
+        for b, rc, out, err in self.each("gantt", "hello", "--width", "5"):
+            self.assertEqual(rc, 2)
+        for b, rc, out, err in self.each("gantt", "hello", "-n", NS, "--svg", "/nonexistent/x.svg"):
+            self.assertEqual(rc, 1)
+            self.assertIn("/nonexistent/x.svg", err)
+
+    def test_errors(self):
+        for b, rc, out, err in self.each("describe", "job", "nosuch", "-n", NS):
+            self.assertEqual(rc, 1)
+            self.assertIn('DAG job "nosuch" not found in namespace hello', err)
+        for b, rc, out, err in self.each("get", "jobs", "--kubeconfig", "/nonexistent"):
+            self.assertEqual(rc, 1)
+            self.assertIn("/nonexistent", err)
+        for b, rc, out, err in self.each("get", "pods"):
+            self.assertEqual(rc, 2)
+        for b, rc, out, err in self.each("get", "jobs", "-o", "yaml"):
+            self.assertEqual(rc, 2)
+            self.assertIn("-o: must be wide or json", err)
+        for b, rc, out, err in self.each("get", "jobs", "-n", "empty-ns"):
+            self.assertEqual(rc, 0, err)
+            self.assertIn("No DAG jobs found in empty-ns namespace.", err)
+
+
+if __name__ == "__main__":
+    BINS = [os.path.abspath(b) for b in sys.argv[1:]]
+    if not BINS:
+        sys.exit(__doc__)
+    unittest.main(argv=sys.argv[:1], verbosity=2)
