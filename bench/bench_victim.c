@@ -316,12 +316,16 @@ static int fuzz(size_t rounds)
                                .max_evictions = rng_below(&s, 12),
                                .payoff = rng_below(&s, 2),
                                .queue_order = rng_below(&s, 2),
-                               .deadline_victims = rng_below(&s, 2)};
+                               .deadline_victims = rng_below(&s, 2),
+                               .same_resource_first = rng_below(&s, 2),
+                               .long_task_s = rng_below(&s, 2) ? 0 : 150};
         ds_node_free n[F_NODES];
         for (size_t k = 0; k < F_NODES; k++)
             n[k] = (ds_node_free){
                 .free_ = {{(int64_t)rng_below(&s, 3) * 250, (int64_t)rng_below(&s, 3) * GI, 0, 0}},
-                .evictions_left = rng_below(&s, 4)};
+                .evictions_left = rng_below(&s, 4),
+                .capacity = {{4000, 8 * GI, 0, 2}},
+                .long_evicted = rng_below(&s, 4) == 0};
         ds_running_task r[F_RUN];
         for (size_t i = 0; i < F_RUN; i++)
             r[i] = (ds_running_task){

@@ -50,6 +50,7 @@ typedef struct vctx {
     ds_res *free_;          /* [n_nodes] */
     size_t *budget;         /* [n_nodes] evictions left */
     bool *taken;            /* [n_running] already chosen as a victim */
+    bool *long_done;        /* [n_nodes] a long task was evicted there (window or this call) */
     size_t *by_node;        /* running indexes grouped by node, ascending priority within a node */
     size_t *node_start;     /* [n_nodes + 1] offsets into by_node */
     unsigned char *mark;    /* ancestors of the current preemptor (its job's DAG) */
@@ -84,7 +85,8 @@ static int check_params(const ds_preempt_params *p, ds_err *err)
     if (p == NULL)
         return ds_err_set(err, "preemption parameters: missing (got NULL)");
     if (check_time(p->epsilon_s, "epsilon_s", err) || check_time(p->epoch_s, "epoch_s", err) ||
-        check_time(p->min_run_s, "min_run_s", err) || check_time(p->tau_s, "tau_s", err))
+        check_time(p->min_run_s, "min_run_s", err) || check_time(p->tau_s, "tau_s", err) ||
+        check_time(p->long_task_s, "long_task_s", err))
         return -1;
     if (!isfinite(p->delta) || p->delta < 0.0 || p->delta > 1.0)
         return ds_err_set(err, "delta: must be between 0 and 1 (got %g)", p->delta);
@@ -203,7 +205,7 @@ static bool preemptable(const vctx *c, size_t ri)
     const ds_running_task *b = &c->r[ri];
     return !c->taken[ri] && b->evictable && b->ran_s >= c->p->min_run_s &&
            b->t_allow_s > c->p->epoch_s && (c->p->deadline_victims || !isfinite(b->t_allow_s)) &&
-           c->budget[b->node] > 0;
+           c->budget[b->node] > 0 && !(c->long_done[b->node] && ds_running_is_long(b, c->p));
 }
 
 static bool known_end(const ds_running_task *t)
@@ -509,7 +511,43 @@ static void try_preempt(vctx *c, size_t ai, ds_preempt_reason reason, bool phase
     size_t left = c->limit - c->n_out;
     size_t best_n = 0, best_node = 0;
     double best_prio = 0.0;
-    for (size_t n = 0; n < c->n_nodes; n++) {
+    bool best_match = false;
+    /* One victim per preemptor: every eligible candidate that makes room alone, ranked by
+     * (dominant resource of the shortfall first, when same_resource_first; priority; node). */
+    for (size_t n = 0; c->p->max_victims_per_preemptor == 1 && n < c->n_nodes; n++) {
+        if (c->budget[n] == 0 || left == 0 ||
+            !ds_preemptor_savable(a->t_allow_s, a->t_rem_s, c->nodes[n].speed))
+            continue;
+        int want = -1;
+        if (c->p->same_resource_first) {
+            ds_res need;
+            need_of(&a->request, &c->free_[n], &need);
+            want = ds_dominant_resource(&need, &c->nodes[n].capacity);
+        }
+        for (size_t j = c->node_start[n]; j < c->node_start[n + 1]; j++) {
+            size_t ri = c->by_node[j];
+            const ds_running_task *b = &c->r[ri];
+            if (!preemptable(c, ri) || !independent(c, a, b) || !pays(c, a, b, n))
+                continue;
+            if (phase2 && !gap_passes(c, a->priority, b->priority))
+                continue;
+            ds_res room = c->free_[n];
+            ds_res_add(&room, &b->request);
+            if (!ds_res_fits(&a->request, &room))
+                continue;
+            bool match =
+                want >= 0 && ds_dominant_resource(&b->request, &c->nodes[n].capacity) == want;
+            if (best_n == 0 || (match && !best_match) ||
+                (match == best_match && b->priority < best_prio)) {
+                best_n = 1;
+                best_node = n;
+                best_prio = b->priority;
+                best_match = match;
+                c->best[0] = ri;
+            }
+        }
+    }
+    for (size_t n = 0; c->p->max_victims_per_preemptor > 1 && n < c->n_nodes; n++) {
         size_t k = c->p->max_victims_per_preemptor;
         if (k > c->budget[n])
             k = c->budget[n];
@@ -544,6 +582,8 @@ static void try_preempt(vctx *c, size_t ai, ds_preempt_reason reason, bool phase
             .normalised_gap = normalised_gap(c, a->priority, b->priority),
         };
         c->taken[ri] = true;
+        if (ds_running_is_long(b, c->p))
+            c->long_done[best_node] = true;
         ds_res_add(&c->free_[best_node], &b->request);
         c->budget[best_node]--;
     }
@@ -555,6 +595,7 @@ static void free_ctx(vctx *c, prio_ix *worder, prio_ix *rorder, bool *handled)
     free(c->free_);
     free(c->budget);
     free(c->taken);
+    free(c->long_done);
     free(c->by_node);
     free(c->node_start);
     free(c->mark);
@@ -602,6 +643,7 @@ long ref_select_victims(const ds_waiting_task *waiting, size_t n_waiting,
     c.free_ = calloc(n_nodes, sizeof *c.free_);
     c.budget = calloc(n_nodes, sizeof *c.budget);
     c.taken = calloc(n_running, sizeof *c.taken);
+    c.long_done = calloc(n_nodes, sizeof *c.long_done);
     c.by_node = calloc(n_running, sizeof *c.by_node);
     c.node_start = calloc(n_nodes + 1, sizeof *c.node_start);
     c.mark = calloc(max_dag, 1);
@@ -614,10 +656,10 @@ long ref_select_victims(const ds_waiting_task *waiting, size_t n_waiting,
         p->max_victims_per_preemptor < n_running ? p->max_victims_per_preemptor : n_running;
     c.topk = calloc((size_t)DS_RES_N * c.topk_cap, sizeof *c.topk);
     c.free0 = calloc(n_nodes, sizeof *c.free0);
-    if (c.free0 == NULL || worder == NULL || rorder == NULL || handled == NULL || c.free_ == NULL ||
-        c.budget == NULL || c.taken == NULL || c.by_node == NULL || c.node_start == NULL ||
-        c.mark == NULL || c.stack == NULL || c.cand == NULL || c.in_plan == NULL ||
-        c.plan == NULL || c.best == NULL || c.topk == NULL) {
+    if (c.free0 == NULL || c.long_done == NULL || worder == NULL || rorder == NULL ||
+        handled == NULL || c.free_ == NULL || c.budget == NULL || c.taken == NULL ||
+        c.by_node == NULL || c.node_start == NULL || c.mark == NULL || c.stack == NULL ||
+        c.cand == NULL || c.in_plan == NULL || c.plan == NULL || c.best == NULL || c.topk == NULL) {
         free_ctx(&c, worder, rorder, handled);
         return ds_err_set(err,
                           "victim selection: out of memory (%zu waiting, %zu running, %zu "
@@ -648,6 +690,7 @@ long ref_select_victims(const ds_waiting_task *waiting, size_t n_waiting,
     for (size_t n = 0; n < n_nodes; n++) {
         c.free_[n] = nodes[n].free_;
         c.free0[n] = nodes[n].free_;
+        c.long_done[n] = nodes[n].long_evicted;
         c.budget[n] = nodes[n].evictions_left;
     }
     /* Group running tasks by node, keeping ascending priority within each node. */

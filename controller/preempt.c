@@ -162,6 +162,8 @@ static int build_nodes(plan_state *s, const ctl_budget *b, ds_err *err)
             s->nf[a].evictions_left = 0;
         } else {
             s->nf[a].evictions_left = ctl_budget_node_left(b, node->name);
+            s->nf[a].capacity = node->allocatable;
+            s->nf[a].long_evicted = ctl_budget_node_long_evicted(b, node->name);
         }
     }
     return 0;

@@ -582,6 +582,74 @@ static void test_lost_deadline_never_preempts(void **state)
 }
 
 /* Terminating, too young, without owner, DaemonSet, mirror, not opted in, no slack. */
+/* Dice and the default victims: a task evicted maxEvictionsPerTask (2) times over its life, a
+ * task with a deadline of its own, and long tasks on a node where one was evicted within the
+ * window are all held back; the urgent task takes the pod that remains. */
+static void test_dice_and_deadline_guards(void **state)
+{
+    (void)state;
+    scene s;
+    scene_init(&s);
+    s.pods[R1].task.job_name = "low";
+    s.pods[R1].task.task_name = "t1";
+    ctl_ledger_entry e;
+    memset(&e, 0, sizeof e);
+    strcpy(e.victim_ns, "batch");
+    strcpy(e.victim_job, "low");
+    strcpy(e.victim_task, "t1");
+    strcpy(e.node, "n1");
+    strcpy(e.preemptor_ns, "elsewhere");
+    strcpy(e.reason, "urgent");
+    strcpy(e.result, CTL_LEDGER_EVICTED);
+    for (int i = 0; i < 2; i++) { /* long ago: no cooldown, no window */
+        e.at = NOW - 3000 - 1000 * i;
+        snprintf(e.victim_uid, sizeof e.victim_uid, "uid-r1-old-%d", i);
+        assert_int_equal(ctl_ledger_add(&s.ledger, &e, NULL), 0);
+    }
+    ctl_preempt_out out;
+    plan(&s, &out);
+    assert_int_equal(out.guard[R1], CTL_GUARD_TASK_LIMIT);
+    assert_int_equal(out.ev[0].victim, R2);
+    ctl_preempt_out_free(&out);
+    s.pol.max_evictions_per_task = 3;
+    plan(&s, &out);
+    assert_int_equal(out.guard[R1], CTL_GUARD_OK);
+    ctl_preempt_out_free(&out);
+    s.pol.max_evictions_per_task = 2;
+
+    /* R2 has a deadline of its own (an hour and a half of slack). */
+    s.pods[R2].task.eval.t_allow_s = 5400;
+    plan(&s, &out);
+    assert_int_equal(out.guard[R2], CTL_GUARD_HAS_DEADLINE);
+    assert_int_equal(out.n_ev, 1);
+    assert_int_equal(out.ev[0].victim, R0);
+    ctl_preempt_out_free(&out);
+    s.pol.preemption.deadline_victims = true;
+    plan(&s, &out);
+    assert_int_equal(out.guard[R2], CTL_GUARD_OK);
+    ctl_preempt_out_free(&out);
+    s.pol.preemption.deadline_victims = false;
+    s.pods[R2].task.eval.t_allow_s = INFINITY;
+
+    /* A long task was evicted on n1 five minutes ago: n1's pods (long: 10 min run, an hour
+     * left) stay; n2's lowest-priority pod goes. */
+    e.at = NOW - 300;
+    e.victim_long = true;
+    strcpy(e.victim_job, "other");
+    strcpy(e.victim_uid, "uid-long");
+    assert_int_equal(ctl_ledger_add(&s.ledger, &e, NULL), 0);
+    plan(&s, &out);
+    assert_int_equal(out.guard[R0], CTL_GUARD_LONG_TASK);
+    assert_int_equal(out.n_ev, 1);
+    assert_int_equal(out.ev[0].victim, R2);
+    assert_int_equal(out.ev[0].node, 1);
+    ctl_preempt_out_free(&out);
+    assert_string_equal(ctl_guard_name(CTL_GUARD_LONG_TASK), "long-task");
+    assert_string_equal(ctl_guard_name(CTL_GUARD_TASK_LIMIT), "task-eviction-limit");
+    assert_string_equal(ctl_guard_name(CTL_GUARD_HAS_DEADLINE), "has-deadline");
+    scene_free(&s);
+}
+
 static void test_other_guards(void **state)
 {
     (void)state;
@@ -1097,6 +1165,7 @@ int main(void)
         cmocka_unit_test(test_namespace_limit_within_round),
         cmocka_unit_test(test_kubernetes_priority_pair),
         cmocka_unit_test(test_other_guards),
+        cmocka_unit_test(test_dice_and_deadline_guards),
         cmocka_unit_test(test_cross_namespace_default),
         cmocka_unit_test(test_cross_namespace_trusted),
         cmocka_unit_test(test_lost_deadline_never_preempts),

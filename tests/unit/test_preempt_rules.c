@@ -179,6 +179,31 @@ static void test_policy_fields(void **state)
                       "      trustedNamespaces: [Not_A_Namespace]\n";
     assert_int_equal(ds_policy_parse(bad, strlen(bad), &p, &err), -1);
     assert_non_null(strstr(err.msg, "spec.preemption.crossNamespace.trustedNamespaces[0]"));
+    /* The rules that make preemption pay, and Dice's and 3DSF's limits. */
+    const char *rules = "apiVersion: dagsched.io/v1alpha1\nkind: SchedulingPolicy\n"
+                        "metadata: {name: t}\nspec:\n  preemption:\n"
+                        "    queueOrder: false\n    deadlineVictims: true\n"
+                        "    maxEvictionsPerTask: 5\n    longTask: {runtime: 1h, window: 30m}\n"
+                        "    sameResourceFirst: false\n";
+    assert_int_equal(ds_policy_parse(rules, strlen(rules), &p, &err), 0);
+    assert_false(p.preemption.queue_order);
+    assert_true(p.preemption.deadline_victims);
+    assert_int_equal(p.max_evictions_per_task, 5);
+    assert_double_near(p.preemption.long_task_s, 3600, 0);
+    assert_double_near(p.long_task_window_s, 1800, 0);
+    assert_false(p.preemption.same_resource_first);
+    ds_policy_defaults(&p);
+    assert_true(p.preemption.queue_order);
+    assert_false(p.preemption.deadline_victims);
+    assert_int_equal(p.max_evictions_per_task, 2);
+    assert_double_near(p.preemption.long_task_s, 600, 0);
+    assert_double_near(p.long_task_window_s, 600, 0);
+    assert_true(p.preemption.same_resource_first);
+    const char *bad2 = "apiVersion: dagsched.io/v1alpha1\nkind: SchedulingPolicy\n"
+                       "metadata: {name: t}\nspec:\n  preemption:\n"
+                       "    longTask: {window: 2d}\n";
+    assert_int_equal(ds_policy_parse(bad2, strlen(bad2), &p, &err), -1);
+    assert_non_null(strstr(err.msg, "spec.preemption.longTask.window"));
 }
 
 /* Algorithm 1: one 4-cpu node full of two evictable 2-cpu tasks, one urgent 2-cpu preemptor. */
