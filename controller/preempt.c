@@ -154,6 +154,8 @@ static int build_nodes(plan_state *s, const ctl_budget *b, ds_err *err)
         if (n != DS_NO_TASK)
             ds_res_sub(&s->nf[n].free_, &p->request);
     }
+    for (size_t a = 0; in->reserved != NULL && a < in->n_nodes; a++)
+        ds_res_sub(&s->nf[a].free_, &in->reserved[s->order[a]]);
     for (size_t a = 0; a < in->n_nodes; a++) {
         const ctl_node *node = &in->nodes[s->order[a]];
         if (!node->schedulable) {

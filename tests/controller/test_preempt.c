@@ -650,6 +650,63 @@ static void test_dice_and_deadline_guards(void **state)
     scene_free(&s);
 }
 
+/* The queue order (spec.order) between preemptor and victim: a victim whose job comes first in
+ * the order across jobs (less remaining work under shortestRemaining) is never evicted for it. */
+static void test_queue_order_and_ahead(void **state)
+{
+    (void)state;
+    scene s;
+    scene_init(&s);
+    ctl_preempt_out out;
+    /* Every running job before the urgent one (less remaining work): nothing. */
+    for (int r = R0; r <= R3; r++)
+        s.pods[r].task.order[0] = 50;
+    plan(&s, &out);
+    assert_int_equal(out.n_ev, 0);
+    ctl_preempt_out_free(&out);
+    s.pol.preemption.queue_order = false;
+    plan(&s, &out);
+    assert_int_equal(out.n_ev, 1);
+    assert_int_equal(out.ev[0].victim, R1);
+    ctl_preempt_out_free(&out);
+    s.pol.preemption.queue_order = true;
+    /* Only R2 and R3's job after it: R2, the lower of the two. */
+    s.pods[R2].task.order[0] = s.pods[R3].task.order[0] = 200;
+    plan(&s, &out);
+    assert_int_equal(out.n_ev, 1);
+    assert_int_equal(out.ev[0].victim, R2);
+    ctl_preempt_out_free(&out);
+    scene_free(&s);
+}
+
+/* Room that frees anyway, behind the tasks ahead: r1 ends in 10 s, which would make the urgent
+ * task (5 s of slack) 5 s late; evicting a pod that ran 600 s does not pay for that. It does once
+ * a gated task ahead of it in the queue wants the 2 cpu r1 frees: then the next room is an hour
+ * away, and r2 (an hour left) is evicted. */
+static void test_room_frees_behind_queue(void **state)
+{
+    (void)state;
+    scene s;
+    scene_init(&s);
+    s.pods[R1].task.eval.t_rem_s = 10;
+    s.pods[W].task.queue_pos = 1;
+    ctl_preempt_out out;
+    plan(&s, &out);
+    assert_int_equal(out.n_ev, 0); /* r1's 2 cpu come in 10 s */
+    ctl_preempt_out_free(&out);
+    /* A gated task of another job ahead of it in the queue wants those 2 cpu. */
+    s.pods[s.n_pods] = t_waiting("batch", "ahead", 0, 3, 0.9, INFINITY, MILLI(2));
+    s.pods[s.n_pods].state = CTL_POD_GATED;
+    s.pods[s.n_pods].task.queue_pos = 0;
+    s.n_pods++;
+    plan(&s, &out);
+    assert_int_equal(out.n_ev, 1);
+    assert_int_equal(out.ev[0].preemptor, W);
+    assert_int_equal(out.ev[0].victim, R2);
+    ctl_preempt_out_free(&out);
+    scene_free(&s);
+}
+
 static void test_other_guards(void **state)
 {
     (void)state;
@@ -1166,6 +1223,8 @@ int main(void)
         cmocka_unit_test(test_kubernetes_priority_pair),
         cmocka_unit_test(test_other_guards),
         cmocka_unit_test(test_dice_and_deadline_guards),
+        cmocka_unit_test(test_queue_order_and_ahead),
+        cmocka_unit_test(test_room_frees_behind_queue),
         cmocka_unit_test(test_cross_namespace_default),
         cmocka_unit_test(test_cross_namespace_trusted),
         cmocka_unit_test(test_lost_deadline_never_preempts),
