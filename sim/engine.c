@@ -848,9 +848,11 @@ static int dsp_preemption(engine *e)
     ds_evict_budget budget = {0};
     if (e->p->rho_zero)
         pp.rho = 0;
-    if (e->p->paper_gap) {
+    if (e->p->paper_gap) { /* DSP's Algorithm 1 as published, whatever the policy file says */
         pp.norm = DS_NORM_PAPER;
+        pp.payoff = false;
         pp.queue_order = false; /* DSP's own queue is raw priority */
+        pp.deadline_victims = true;
         pp.same_resource_first = false;
     }
     /* The queue-order rule reads the jobs' figures in the order across jobs, which only the

@@ -631,9 +631,9 @@ static void test_dice_and_deadline_guards(void **state)
     s.pol.preemption.deadline_victims = false;
     s.pods[R2].task.eval.t_allow_s = INFINITY;
 
-    /* A long task was evicted on n1 five minutes ago: n1's pods (long: 10 min run, an hour
-     * left) stay; n2's lowest-priority pod goes. */
-    e.at = NOW - 300;
+    /* A long task was evicted on n1 a minute ago (window 100 s): n1's pods (long: 10 min run,
+     * an hour left) stay; n2's lowest-priority pod goes. */
+    e.at = NOW - 60;
     e.victim_long = true;
     strcpy(e.victim_job, "other");
     strcpy(e.victim_uid, "uid-long");

@@ -197,7 +197,7 @@ static void test_policy_fields(void **state)
     assert_false(p.preemption.deadline_victims);
     assert_int_equal(p.max_evictions_per_task, 2);
     assert_double_near(p.preemption.long_task_s, 600, 0);
-    assert_double_near(p.long_task_window_s, 600, 0);
+    assert_double_near(p.long_task_window_s, 100, 0);
     assert_true(p.preemption.same_resource_first);
     const char *bad2 = "apiVersion: dagsched.io/v1alpha1\nkind: SchedulingPolicy\n"
                        "metadata: {name: t}\nspec:\n  preemption:\n"
