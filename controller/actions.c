@@ -278,10 +278,11 @@ static int recheck(ctl_controller *c, const ctl_pod *p, bool want_bound, char *w
 }
 
 static void ledger_entry(ctl_ledger_entry *le, const ctl_pod *victim, const ctl_pod *pre,
-                         const char *node, ds_preempt_reason r, double now)
+                         const char *node, ds_preempt_reason r, double now, const ds_policy *p)
 {
     memset(le, 0, sizeof *le);
     le->at = now;
+    le->victim_long = ctl_pod_is_long_task(p, victim, now);
     snprintf(le->victim_ns, sizeof le->victim_ns, "%s", victim->ns);
     snprintf(le->victim_name, sizeof le->victim_name, "%s", victim->name);
     snprintf(le->victim_uid, sizeof le->victim_uid, "%s", victim->uid);
@@ -366,7 +367,7 @@ int ctl_act_evict(ctl_controller *c, const ctl_snapshot *s, const ds_policy *p,
         atomic_store(&c->need_ledger, false);
     }
     ctl_ledger_entry le;
-    ledger_entry(&le, victim, pre, node, e->reason, now);
+    ledger_entry(&le, victim, pre, node, e->reason, now, p);
     if (ctl_ledger_add(&c->ledger.ledger, &le, &err) != 0 ||
         ctl_ledger_store_save(&c->ledger, now, ctl_budget_window(p), &err) != 0) {
         KLOG_ERROR("evict", "cannot record the eviction of %s/%s, not evicting: %s", victim->ns,

@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "controller.h"
+#include "reserve.h"
 #include "kutil.h"
 #include "log.h"
 #include "release.h"
@@ -138,6 +139,14 @@ static void record_outcomes(ctl_controller *c, const ctl_snapshot *s)
             metrics_observe(c->m.makespan, NULL, d->makespan_s);
         if (d->outcome == CTL_OUTCOME_DEADLINE_MISSED)
             metrics_observe(c->m.lateness, NULL, d->lateness_s);
+        /* Eviction yield: the evictions made for this job's tasks, by its outcome. */
+        if (d->job != NULL &&
+            (d->outcome == CTL_OUTCOME_DEADLINE_MET || d->outcome == CTL_OUTCOME_DEADLINE_MISSED)) {
+            size_t n = ctl_ledger_job_preemptions(&c->ledger.ledger, d->ns, d->job);
+            const char *ov[] = {ctl_job_outcome_name(d->outcome)};
+            if (n > 0)
+                metrics_add(c->m.preemptor_jobs, ov, (double)n);
+        }
     }
     for (size_t i = 0; i < e.n_tasks; i++) {
         const char *created[] = {"created"}, *ready[] = {"ready"};
@@ -339,8 +348,40 @@ static void log_guarded(ctl_controller *c, const ctl_snapshot *s, const ctl_pree
     }
 }
 
+/* Room freed by evictions (reserve.h): held for the preemptors that have not bound yet, and
+ * what became of it counted once per eviction. NULL when nothing is held (or on error). */
+static ds_res *reserve_room(ctl_controller *c, const ctl_snapshot *s, const ds_policy *pol)
+{
+    ctl_reserve_out r;
+    ds_err err = {{0}};
+    if (ctl_reserve_plan(&c->ledger.ledger, s->pod, s->n_pod, s->node, s->n_node, s->now,
+                         pol->cooldown_s, &r, &err) != 0) {
+        KLOG_WARN("preempt", "reservations: %s", err.msg);
+        return NULL;
+    }
+    for (size_t i = 0; i < r.n_fate; i++) {
+        if (r.fate[i].fate == CTL_ROOM_RESERVED)
+            continue;
+        const ctl_ledger_entry *e = &c->ledger.ledger.e[r.fate[i].entry];
+        char key[200];
+        snprintf(key, sizeof key, "room/%.63s/%.3f", e->victim_uid, e->at);
+        if (ctl_memo_get(&c->memo, key) >= 0)
+            continue;
+        const char *lv[] = {ctl_room_fate_name(r.fate[i].fate)};
+        metrics_add(c->m.room, lv, 1);
+        ctl_memo_put(&c->memo, key, s->now);
+    }
+    metrics_set(c->m.reserved, NULL, (double)r.n_res);
+    ds_res *room = NULL;
+    if (r.n_res > 0 && (room = calloc(s->n_node ? s->n_node : 1, sizeof *room)) != NULL)
+        ctl_reserved_room(&r, s->n_node, room);
+    ctl_reserve_out_free(&r);
+    return room;
+}
+
 static void do_preempt(ctl_controller *c, const ctl_snapshot *s, const ds_policy *pol)
 {
+    ds_res *reserved = reserve_room(c, s, pol);
     ctl_preempt_in in = {.pods = s->pod,
                          .n_pods = s->n_pod,
                          .nodes = s->node,
@@ -351,10 +392,13 @@ static void do_preempt(ctl_controller *c, const ctl_snapshot *s, const ds_policy
                          .ledger = &c->ledger.ledger,
                          .now = s->now,
                          .pbar_given = true,
-                         .pbar_half = ctl_snapshot_pbar_half(s)};
+                         .pbar_half = ctl_snapshot_pbar_half(s),
+                         .reserved = reserved};
     ctl_preempt_out out;
     ds_err err = {{0}};
-    if (ctl_preempt_plan(&in, &out, &err) != 0) {
+    int rc = ctl_preempt_plan(&in, &out, &err);
+    free(reserved);
+    if (rc != 0) {
         KLOG_ERROR("preempt", "%s", err.msg);
         return;
     }

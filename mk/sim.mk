@@ -6,7 +6,7 @@
 #                             dagsched with spec.order.withinJob dsp (shipped) and criticalPath
 #   make bench-sim-scale      DSP's largest setting (2,500 jobs, up to 2,000 tasks each)
 #   make bench-preemption     does preemption pay? dagsched with preemption as shipped, off, the
-#                             paper's rule, ratio normalisation and urgent-only, on four shapes
+#                             paper's rule and one rule changed at a time, on six shapes
 
 SIM_SRCS       := $(wildcard sim/*.c)
 SIM_LIB_SRCS   := $(filter-out sim/main.c,$(SIM_SRCS))

@@ -388,7 +388,7 @@ static void stop_run(engine *e, uint32_t job, uint32_t task)
 /* All simulated jobs share one namespace. */
 #define SIM_NAMESPACE "sim"
 
-static int record_eviction(engine *e, const char *node)
+static int record_eviction(engine *e, const char *node, bool long_task)
 {
     if (!e->p->anti_thrash)
         return 0;
@@ -400,7 +400,8 @@ static int record_eviction(engine *e, const char *node)
         e->evicts = grown;
         e->evicts_cap = cap;
     }
-    e->evicts[e->n_evicts++] = (ds_evict_mark){.at = e->now, .ns = SIM_NAMESPACE, .node = node};
+    e->evicts[e->n_evicts++] =
+        (ds_evict_mark){.at = e->now, .ns = SIM_NAMESPACE, .node = node, .long_task = long_task};
     return 0;
 }
 
@@ -422,15 +423,17 @@ static bool evict_mark(const void *ctx, size_t i, ds_evict_mark *m)
 }
 
 /* Evict the running task (job, task) to make room for a pod of job `for_job`. dsp: an eviction of
- * DSP preemption, which counts on its node too. */
-static int evict(engine *e, uint32_t job, uint32_t task, uint32_t for_job, bool dsp)
+ * DSP preemption, which counts on its node too; long_task: the victim was a long task there. */
+static int evict(engine *e, uint32_t job, uint32_t task, uint32_t for_job, bool dsp, bool long_task)
 {
     ejob *j = e->jobs[job];
     etask *t = &j->t[task];
     double ran = e->now > t->started_at ? e->now - t->started_at : 0; /* 0 while starting */
     double done = ran * e->nodes[t->node].speed;
-    if (record_eviction(e, dsp ? e->w->nodes[t->node].name : NULL) != 0)
+    if (record_eviction(e, dsp ? e->w->nodes[t->node].name : NULL, long_task) != 0)
         return -1;
+    if (t->evictions < UINT16_MAX)
+        t->evictions++;
     stop_run(e, job, task);
     seg_close(e, t, SIM_SEG_EVICTED);
     if (!(t->flags & F_DISORDER_RUN)) {
@@ -750,7 +753,7 @@ static int kube_preemption(engine *e, bool *evicted_any)
         for (size_t v = 0; v < nv; v++)
             vr[v] = e->running[victims[v]];
         for (size_t v = 0; v < nv; v++) {
-            if (evict(e, vr[v].job, vr[v].task, qn->job, false) != 0) {
+            if (evict(e, vr[v].job, vr[v].task, qn->job, false, false) != 0) {
                 rc = -1;
                 break;
             }
@@ -798,8 +801,17 @@ static int dsp_preemption(engine *e)
     ds_evict_budget budget = {0};
     if (e->p->rho_zero)
         pp.rho = 0;
-    if (e->p->paper_gap)
+    if (e->p->paper_gap) { /* DSP's Algorithm 1 as published, whatever the policy file says */
         pp.norm = DS_NORM_PAPER;
+        pp.payoff = false;
+        pp.queue_order = false; /* DSP's own queue is raw priority */
+        pp.deadline_victims = true;
+        pp.same_resource_first = false;
+    }
+    /* The queue-order rule reads the jobs' figures in the order across jobs, which only the
+     * policies ordered that way compute. */
+    if (!e->p->gated)
+        pp.queue_order = false;
     /* P_bar over the same population as the controller and the extender: every waiting or
      * running task of the jobs in the system (ds_pbar_acc). */
     ds_pbar_acc acc;
@@ -818,6 +830,7 @@ static int dsp_preemption(engine *e)
         pp.max_evictions = budget.total_left < ns_left ? budget.total_left : ns_left;
     } else {
         pp.min_run_s = 0;
+        pp.long_task_s = 0; /* no anti-thrash limits: no long-task limit either */
         pp.max_evictions = SIZE_MAX;
     }
     if (pp.max_evictions == 0)
@@ -838,6 +851,7 @@ static int dsp_preemption(engine *e)
     }
     for (size_t a = 0; a < e->n_active; a++)
         dags[a] = &e->jobs[e->active[a]]->dag;
+    ds_res ahead = {{0}}; /* the requests before the i-th waiting task in queue order */
     for (size_t i = 0; i < nw; i++) {
         const sim_wq_node *qn = sim_wq_get(&e->q, e->handles[i]);
         const ejob *j = e->jobs[qn->job];
@@ -849,12 +863,18 @@ static int dsp_preemption(engine *e)
                                   .t_wait_s = e->now - j->t[qn->task].runnable_since,
                                   .t_rem_s = ev->t_rem_s,
                                   .request = j->t[qn->task].req};
+        if (pp.queue_order)
+            ds_order_job_figures(&e->order, &j->sum, wt[i].order);
+        wt[i].ahead = ahead;
+        ds_res_add(&ahead, &wt[i].request);
     }
     for (size_t i = 0; i < nr; i++) {
         const ejob *j = e->jobs[e->running[i].job];
         const etask *t = &j->t[e->running[i].task];
         const ds_task_eval *ev = &j->ev[e->running[i].task];
-        bool cooled = !e->p->anti_thrash || !ds_evict_cooling(&e->c->pol, t->last_evicted, e->now);
+        bool cooled =
+            !e->p->anti_thrash || (!ds_evict_cooling(&e->c->pol, t->last_evicted, e->now) &&
+                                   ds_evict_task_left(&e->c->pol, t->evictions));
         rt[i] =
             (ds_running_task){.job = j->active_pos,
                               .task = e->running[i].task,
@@ -865,6 +885,8 @@ static int dsp_preemption(engine *e)
                               .request = t->req,
                               .node = t->node,
                               .evictable = cooled};
+        if (pp.queue_order)
+            ds_order_job_figures(&e->order, &j->sum, rt[i].order);
         vref[i] = e->running[i];
     }
     for (size_t n = 0; n < e->n_nodes; n++) {
@@ -872,6 +894,9 @@ static int dsp_preemption(engine *e)
         nf[n].speed = e->nodes[n].speed;
         nf[n].evictions_left =
             e->p->anti_thrash ? ds_evict_budget_node_left(&budget, e->w->nodes[n].name) : SIZE_MAX;
+        nf[n].capacity = e->nodes[n].alloc;
+        nf[n].long_evicted =
+            e->p->anti_thrash && ds_evict_budget_node_long_evicted(&budget, e->w->nodes[n].name);
     }
     long nd =
         ds_select_victims(wt, nw, rt, nr, nf, e->n_nodes, dags, e->n_active, &pp, dec, nr, e->err);
@@ -904,7 +929,8 @@ static int dsp_preemption(engine *e)
         etask *vt = &e->jobs[v.job]->t[v.task];
         if (vt->state == T_RUNNING) {
             uint32_t for_job = sim_wq_get(&e->q, e->handles[x->waiting])->job;
-            if (evict(e, v.job, v.task, for_job, true) != 0) {
+            if (evict(e, v.job, v.task, for_job, true, ds_running_is_long(&rt[x->running], &pp)) !=
+                0) {
                 rc = -1;
                 goto out;
             }

@@ -48,6 +48,7 @@ typedef struct etask {
     uint32_t rh;  /* waiting-rank handle (release.c) */
     uint32_t run_idx;
     uint16_t fails;
+    uint16_t evictions; /* times this task was evicted (maxEvictionsPerTask) */
     uint8_t state;
     uint8_t flags;
     size_t seg; /* open segment */

@@ -70,6 +70,7 @@ static void usage(FILE *f)
         "  --release onUpstream|upfront (onUpstream)\n"
         "  --mix S:M:L (1:1:1)      job classes repeat as S small, M medium, L large jobs\n"
         "  --batch-large            large jobs have no deadline (batch beside deadline jobs)\n"
+        "  --large-runtime DIST     run times of large jobs' tasks (default: --runtime)\n"
         "Runs:\n"
         "  --policy LIST            comma-separated or 'all': default,tetris,dsp-nopp,dsp,"
         "sailfish,dagsched\n"
@@ -228,6 +229,7 @@ enum {
     O_CHECKPOINT,
     O_MIX,
     O_BATCH_LARGE,
+    O_LARGE_RUNTIME,
     O_RELEASE,
     O_RESTART,
     O_DISORDER,
@@ -277,6 +279,7 @@ static int parse_args(int argc, char **argv, opts *o)
         {"checkpoint", required_argument, NULL, O_CHECKPOINT},
         {"mix", required_argument, NULL, O_MIX},
         {"batch-large", no_argument, NULL, O_BATCH_LARGE},
+        {"large-runtime", required_argument, NULL, O_LARGE_RUNTIME},
         {"release", required_argument, NULL, O_RELEASE},
         {"restart-delay", required_argument, NULL, O_RESTART},
         {"disorder-fail", required_argument, NULL, O_DISORDER},
@@ -394,6 +397,10 @@ static int parse_args(int argc, char **argv, opts *o)
             break;
         case O_BATCH_LARGE:
             o->gen.large_no_deadline = true;
+            break;
+        case O_LARGE_RUNTIME:
+            rc = parse_dist(optarg, "--large-runtime", false, &o->gen.large_runtime_s);
+            o->gen.large_runtime_set = true;
             break;
         case O_RELEASE:
             if (strcmp(optarg, "onUpstream") == 0) {
