@@ -6,7 +6,7 @@
 #                       (extender, admission webhook, controller) and under the default
 #                       kube-scheduler, then through bin/dagsched-sim with the delays measured on
 #                       the clusters; prints both sides, the ratios dagsched/default and their
-#                       agreement (bench/parity/run.sh; about 10 minutes). It starts local
+#                       agreement (bench/parity/run.sh; about 7 minutes). It starts local
 #                       clusters: run it as  flock /tmp/dagsched-cluster.lock make bench-parity
 #   make parity-test    the generator's invariants and the report's arithmetic on a recorded
 #                       result (tests/parity; no cluster)

@@ -280,9 +280,9 @@ class Comparison(unittest.TestCase):
 
 # (real ratio, sim ratio) dagsched/default of the recorded result, computed by hand.
 EXPECTED_RATIOS = {
-    "makespan_s": (183.0 / 175.0, 187.316 / 147.284),
-    "jct_mean_s": (86.977 / 79.773, 80.6179 / 72.908),
-    "deadlines_met": (23 / 27, 29 / 29),
+    "makespan_s": (171.0 / 167.0, 157.167 / 144.387),
+    "jct_mean_s": (75.091 / 75.682, 63.073 / 69.8268),
+    "deadlines_met": (28 / 27, 38 / 32),
 }
 
 if __name__ == "__main__":
