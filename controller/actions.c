@@ -72,20 +72,28 @@ static void upstream_list(const ctl_snapshot *s, const ctl_task_info *t, char *b
 }
 
 /* A task released: Event "Released" on the object (its message: "Released: its upstream tasks
- * (a, b) have succeeded; DSP priority 0.5", or "Resumed: ..."), metric, log line. what: "pod" or
- * "job" (the metric label); done: "released" or "resumed". */
+ * (a, b) have succeeded; DSP priority 0.5; fits on node n3", or "Resumed: ..."), metrics (count,
+ * latency since created), log line. what: "pod" or "job" (the metric label); done: "released"
+ * or "resumed"; how: the release rule's words, "" for none. */
 static void report_release(ctl_controller *c, const ctl_snapshot *s, const ctl_task_info *t,
-                           const kube_object_ref *ref, const char *what, const char *done)
+                           const kube_object_ref *ref, const char *what, const char *done,
+                           const char *how, double created_at)
 {
     char up[512], msg[CTL_MSG_MAX];
     upstream_list(s, t, up, sizeof up);
-    snprintf(msg, sizeof msg, "%c%s: its upstream tasks (%s) have succeeded; DSP priority %.3g",
-             toupper((unsigned char)done[0]), done + 1, up, t->eval.priority);
+    bool has_how = how != NULL && how[0] != '\0';
+    snprintf(msg, sizeof msg,
+             "%c%s: its upstream tasks (%s) have succeeded; DSP priority %.3g%s%.600s",
+             toupper((unsigned char)done[0]), done + 1, up, t->eval.priority, has_how ? "; " : "",
+             has_how ? how : "");
     post_event(c, ref, "Normal", CTL_EV_RELEASED, msg);
     const char *lv[] = {what};
     metrics_add(c->m.releases, lv, 1);
-    KLOG_INFO("release", "%s %s/%s %s (upstream %s succeeded, priority %.3g)", what, ref->ns,
-              ref->name, done, up, t->eval.priority);
+    double now = kutil_wall_now();
+    if (isfinite(created_at) && now >= created_at)
+        metrics_observe(c->m.release_latency, lv, now - created_at);
+    KLOG_INFO("release", "%s %s/%s %s (upstream %s succeeded, priority %.3g%s%s)", what, ref->ns,
+              ref->name, done, up, t->eval.priority, has_how ? "; " : "", has_how ? how : "");
 }
 
 void ctl_act_ungate(ctl_controller *c, const ctl_snapshot *s, size_t i)
@@ -110,7 +118,7 @@ void ctl_act_ungate(ctl_controller *c, const ctl_snapshot *s, size_t i)
               CTL_GATE_DEPENDENCIES, why);
 }
 
-void ctl_act_release_pod(ctl_controller *c, const ctl_snapshot *s, size_t i)
+void ctl_act_release_pod(ctl_controller *c, const ctl_snapshot *s, size_t i, const char *how)
 {
     if (!ctl_may_write(c))
         return;
@@ -124,15 +132,47 @@ void ctl_act_release_pod(ctl_controller *c, const ctl_snapshot *s, size_t i)
     }
     char ts[40];
     now_rfc3339(ts, sizeof ts);
-    const char *kv[] = {CTL_ANN_RELEASED_AT, ts};
-    if (kube_annotate_pod_pairs(c->client, p->ns, p->name, kv, 1, &err) != 0)
+    const char *kv[] = {CTL_ANN_RELEASED_AT, ts, CTL_ANN_WAITING_REASON, NULL};
+    size_t n_kv = p->waiting_reason[0] != '\0' ? 2 : 1;
+    if (kube_annotate_pod_pairs(c->client, p->ns, p->name, kv, n_kv, &err) != 0)
         KLOG_WARN("release", "pod %s/%s: annotation %s: %s", p->ns, p->name, CTL_ANN_RELEASED_AT,
                   err.msg);
     kube_object_ref ref = pod_ref(p);
-    report_release(c, s, &p->task, &ref, "pod", "released");
+    report_release(c, s, &p->task, &ref, "pod", "released", how, p->created_at);
 }
 
-void ctl_act_release_job(ctl_controller *c, const ctl_snapshot *s, size_t i)
+int ctl_act_waiting_pod(ctl_controller *c, const ctl_snapshot *s, size_t i, const char *msg,
+                        bool changed)
+{
+    if (!ctl_may_write(c))
+        return -1;
+    const ctl_pod *p = &s->pod[i];
+    const char *kv[] = {CTL_ANN_WAITING_REASON, msg};
+    ds_err err = {{0}};
+    if (kube_annotate_pod_pairs(c->client, p->ns, p->name, kv, 1, &err) != 0) {
+        KLOG_DEBUG("release", "pod %s/%s: annotation %s: %s", p->ns, p->name,
+                   CTL_ANN_WAITING_REASON, err.msg);
+        api_error(c, "waiting-reason");
+        return -1;
+    }
+    if (changed) {
+        ctl_event_pod(c, p, "Normal", CTL_EV_WAITING, msg);
+        KLOG_DEBUG("release", "pod %s/%s waits: %s", p->ns, p->name, msg);
+    }
+    return 0;
+}
+
+void ctl_act_waiting_job(ctl_controller *c, const ctl_snapshot *s, size_t i, const char *msg)
+{
+    if (!ctl_may_write(c))
+        return;
+    const ctl_batch_job *j = &s->job[i];
+    kube_object_ref ref = job_ref(j);
+    post_event(c, &ref, "Normal", CTL_EV_WAITING, msg);
+    KLOG_DEBUG("release", "job %s/%s waits: %s", j->ns, j->name, msg);
+}
+
+void ctl_act_release_job(ctl_controller *c, const ctl_snapshot *s, size_t i, const char *how)
 {
     if (!ctl_may_write(c))
         return;
@@ -144,7 +184,7 @@ void ctl_act_release_job(ctl_controller *c, const ctl_snapshot *s, size_t i)
         return;
     }
     kube_object_ref ref = job_ref(j);
-    report_release(c, s, &j->task, &ref, "job", "resumed");
+    report_release(c, s, &j->task, &ref, "job", "resumed", how, j->created_at);
 }
 
 void ctl_act_nudge(ctl_controller *c, const ctl_snapshot *s, size_t i)

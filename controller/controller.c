@@ -19,6 +19,9 @@ int ctl_metrics_init(ctl_metrics *m, const char *version, const char *git)
     static const char *const l_state[] = {"state"};
     static const char *const l_action[] = {"action"};
     static const char *const l_guard[] = {"guard"};
+    static const char *const l_reason[] = {"reason"};
+    static const double release_buckets[] = {0.1, 0.25, 0.5, 1,   2.5,  5,    10,   30,
+                                             60,  120,  300, 600, 1800, 3600, 7200, 21600};
     static const double buckets[] = {0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1,
                                      0.25,  0.5,    1,     2.5,  5,     10};
     m->reg = metrics_registry_new();
@@ -66,6 +69,16 @@ int ctl_metrics_init(ctl_metrics *m, const char *version, const char *git)
     m->policy_dups = metrics_family_new(
         m->reg, METRICS_GAUGE, "dagsched_controller_policy_duplicates",
         "Other ConfigMaps claiming the active policy's name, ignored", NULL, 0, NULL, 0);
+    m->release_latency = metrics_family_new(
+        m->reg, METRICS_HISTOGRAM, "dagsched_controller_release_latency_seconds",
+        "Time from a held task's creation (pod, or suspended Job) to its release (scheduling gate "
+        "removed, Job resumed)",
+        l_kind, 1, release_buckets, sizeof release_buckets / sizeof release_buckets[0]);
+    m->queue = metrics_family_new(
+        m->reg, METRICS_GAUGE, "dagsched_controller_release_queue_length",
+        "Held DAG tasks (gated pods, suspended Jobs) by why they wait (upstream, no-room, "
+        "behind-starving, limit, invalid-job)",
+        l_reason, 1, NULL, 0);
     m->jobs_done = metrics_family_new(
         m->reg, METRICS_COUNTER, "dagsched_controller_jobs_finished_total",
         "DAG jobs that finished, by namespace and outcome (deadline_met, deadline_missed, "
@@ -108,9 +121,9 @@ int ctl_metrics_init(ctl_metrics *m, const char *version, const char *git)
         return -1;
     const char *bv[] = {version, git};
     metrics_set(m->build_info, bv, 1);
-    if (!m->policy_dups || !m->evictions || !m->releases || !m->nudges || !m->urgent ||
-        !m->duration || !m->leader || !m->rounds || !m->healthy || !m->tasks || !m->annotations ||
-        !m->api_errors || !m->guards)
+    if (!m->release_latency || !m->queue || !m->policy_dups || !m->evictions || !m->releases ||
+        !m->nudges || !m->urgent || !m->duration || !m->leader || !m->rounds || !m->healthy ||
+        !m->tasks || !m->annotations || !m->api_errors || !m->guards)
         return -1;
     return 0;
 }

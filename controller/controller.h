@@ -44,19 +44,21 @@ typedef struct ctl_options {
 
 typedef struct ctl_metrics {
     metrics_registry *reg;
-    metrics_family *evictions;   /* counter {result, reason} */
-    metrics_family *releases;    /* counter {kind} */
-    metrics_family *nudges;      /* counter */
-    metrics_family *urgent;      /* gauge: urgent pending tasks */
-    metrics_family *duration;    /* histogram: decision loop duration */
-    metrics_family *leader;      /* gauge 0/1 */
-    metrics_family *rounds;      /* counter {outcome} */
-    metrics_family *healthy;     /* gauge: caches synced and recent */
-    metrics_family *tasks;       /* gauge {state} */
-    metrics_family *annotations; /* counter: DSP annotation updates */
-    metrics_family *policy_dups; /* gauge: other ConfigMaps claiming the policy's name */
-    metrics_family *api_errors;  /* counter {action} */
-    metrics_family *guards;      /* gauge {guard}: running tasks held back by each guard */
+    metrics_family *evictions;       /* counter {result, reason} */
+    metrics_family *releases;        /* counter {kind} */
+    metrics_family *nudges;          /* counter */
+    metrics_family *urgent;          /* gauge: urgent pending tasks */
+    metrics_family *duration;        /* histogram: decision loop duration */
+    metrics_family *leader;          /* gauge 0/1 */
+    metrics_family *rounds;          /* counter {outcome} */
+    metrics_family *healthy;         /* gauge: caches synced and recent */
+    metrics_family *tasks;           /* gauge {state} */
+    metrics_family *annotations;     /* counter: DSP annotation updates */
+    metrics_family *policy_dups;     /* gauge: other ConfigMaps claiming the policy's name */
+    metrics_family *api_errors;      /* counter {action} */
+    metrics_family *guards;          /* gauge {guard}: running tasks held back by each guard */
+    metrics_family *release_latency; /* histogram {kind}: created -> released, seconds */
+    metrics_family *queue;           /* gauge {reason}: held tasks by why they wait */
     /* Outcomes (outcomes.h), counted by the leader from the moment it leads. */
     metrics_family *jobs_done;  /* counter {namespace, outcome} */
     metrics_family *makespan;   /* histogram: job creation -> last task finished */
@@ -75,6 +77,7 @@ typedef struct ctl_controller {
     /* Every watch the controller keeps; a round acts only while all of them are synced and in
      * contact (namespaces: their labels, for spec.preemption.namespaceSelector). */
     kube_informer *pods, *nodes, *pdbs, *jobs, *graphs, *policies, *namespaces;
+    kube_informer *workflows; /* Argo Workflows; NULL when the API server does not serve them */
     kube_leader *leader;
     ctl_ledger_store ledger;
     kube_policy_state policy;
@@ -110,8 +113,17 @@ void ctl_loop(ctl_controller *c);
 
 /* Actions (actions.c). Each checks ctl_may_write first and reports failures in logs, Events and
  * metrics; none retries in a loop. */
-void ctl_act_release_pod(ctl_controller *c, const ctl_snapshot *s, size_t pod);
-void ctl_act_release_job(ctl_controller *c, const ctl_snapshot *s, size_t job);
+/* Release a task; how: the release rule's words ("fits on node n3", "released ahead of room
+ * (look-ahead): ...", "" under admission all), added to the Event and the log line. A released
+ * pod gets dagsched.io/released-at and loses dagsched.io/waiting-reason in one patch. */
+void ctl_act_release_pod(ctl_controller *c, const ctl_snapshot *s, size_t pod, const char *how);
+void ctl_act_release_job(ctl_controller *c, const ctl_snapshot *s, size_t job, const char *how);
+/* A held pod's reason: set dagsched.io/waiting-reason to msg; when changed (the reason, not only
+ * its details), also post the Normal Event Waiting. 0 when written. */
+int ctl_act_waiting_pod(ctl_controller *c, const ctl_snapshot *s, size_t pod, const char *msg,
+                        bool changed);
+/* A held suspended Job's reason: the Normal Event Waiting on the Job. */
+void ctl_act_waiting_job(ctl_controller *c, const ctl_snapshot *s, size_t job, const char *msg);
 void ctl_act_nudge(ctl_controller *c, const ctl_snapshot *s, size_t pod);
 /* Remove the dagsched gate of a pod outside any DAG job (its dagsched metadata cannot be used). */
 void ctl_act_ungate(ctl_controller *c, const ctl_snapshot *s, size_t pod);

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "controller.h"
+#include "workflows.h"
 #include "httpd.h"
 #include "kutil.h"
 #include "log.h"
@@ -64,7 +65,8 @@ static void usage(FILE *f)
         "                                 API server within D (default 30s)\n"
         "  --ledger-name NAME             ConfigMap of the eviction ledger (default\n"
         "                                 dagsched-controller-evictions)\n"
-        "  --max-annotation-updates N     DSP annotation updates per round (default 100)\n"
+        "  --max-annotation-updates N     pod annotation updates per round (waiting reasons,\n"
+        "                                 then DSP values; default 100)\n"
         "  --min-round-interval D         shortest time between two rounds (default 1s)\n"
         "  --log-format text|json         (default text)\n"
         "  --log-level debug|info|warn|error (default info)\n"
@@ -394,11 +396,11 @@ static void h_readyz(void *ctx, const httpd_request *req, httpd_response *resp)
 {
     (void)req;
     ctl_controller *c = ctx;
-    kube_informer *all[] = {c->pods,   c->nodes,    c->pdbs,      c->jobs,
-                            c->graphs, c->policies, c->namespaces};
+    kube_informer *all[] = {c->pods,   c->nodes,    c->pdbs,       c->jobs,
+                            c->graphs, c->policies, c->namespaces, c->workflows};
     bool ready = true;
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
-        ready = ready && kube_informer_healthy(all[i], c->opt.cache_max_age_s);
+        ready = ready && (all[i] == NULL || kube_informer_healthy(all[i], c->opt.cache_max_age_s));
     httpd_respond_ready(resp, ready, "watches not synced or out of contact\n");
 }
 
@@ -548,6 +550,9 @@ int main(int argc, char **argv)
          * cache at once rather than wait for a first list. */
         start_informer(&c, KUBE_KIND_NAMESPACE, NULL, NULL, ns_cb, &c.namespaces) != 0)
         goto out;
+    if (ctl_workflows_served(c.client) &&
+        start_informer(&c, KUBE_KIND_WORKFLOW, NULL, NULL, all_cb, &c.workflows) != 0)
+        goto out;
     if (start_http(&c, &http) != 0)
         goto out;
     if (c.opt.leader_elect) {
@@ -587,7 +592,8 @@ out:
         kube_leader_free(c.leader);
     }
     httpd_stop(http);
-    kube_informer *all[] = {c.pods, c.nodes, c.pdbs, c.jobs, c.graphs, c.policies, c.namespaces};
+    kube_informer *all[] = {c.pods,   c.nodes,    c.pdbs,       c.jobs,
+                            c.graphs, c.policies, c.namespaces, c.workflows};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         if (all[i] != NULL)
             kube_informer_stop(all[i]);

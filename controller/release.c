@@ -1,14 +1,28 @@
-/* release.c: release of held-back DAG tasks and nudges of rejected pods (see release.h). Held
- * tasks go in the policy's queue order across jobs (spec.order, lib/joborder.h), then by DSP
- * priority. */
+/* release.c: release of held-back DAG tasks by the rule of lib/admit.h, the reasons of those that
+ * stay held, and nudges of rejected pods (see release.h). */
 #include "release.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "guards.h"
+
+static const char *const wait_names[CTL_WAIT_N] = {"upstream", "no-room", "behind-starving",
+                                                   "limit", "invalid-job"};
+
+const char *ctl_wait_reason_name(ctl_wait_reason r)
+{
+    if ((unsigned)r >= CTL_WAIT_N)
+        return "unknown";
+    return wait_names[r];
+}
+
 typedef struct cand {
-    ctl_release r;
+    ctl_release_kind kind;
+    size_t idx;
+    double priority;
     size_t queue_pos; /* the policy's order across jobs (spec.order); SIZE_MAX when unknown */
     double created;
     const char *ns, *name;
@@ -19,8 +33,8 @@ static int cmp_cand(const void *pa, const void *pb)
     const cand *a = pa, *b = pb;
     if (a->queue_pos != b->queue_pos)
         return a->queue_pos < b->queue_pos ? -1 : 1;
-    if (a->r.priority != b->r.priority)
-        return a->r.priority > b->r.priority ? -1 : 1;
+    if (a->priority != b->priority)
+        return a->priority > b->priority ? -1 : 1;
     if (a->created != b->created)
         return a->created < b->created ? -1 : 1;
     int c = strcmp(a->ns, b->ns);
@@ -32,21 +46,292 @@ static double prio_of(const ctl_task_info *t)
     return t->evaluated && isfinite(t->eval.priority) ? t->eval.priority : -INFINITY;
 }
 
+/* Pending pods in kube-scheduler's queue, in the order it pops them: highest Kubernetes priority,
+ * then the oldest. */
+typedef struct queued {
+    size_t idx; /* pod index, or SIZE_MAX for a Job without pods (job_idx) */
+    size_t job_idx;
+    int32_t k8s_priority;
+    double created;
+    bool counted; /* a task released by dagsched */
+} queued;
+
+static int cmp_queued(const void *pa, const void *pb)
+{
+    const queued *a = pa, *b = pb;
+    if (a->k8s_priority != b->k8s_priority)
+        return a->k8s_priority > b->k8s_priority ? -1 : 1;
+    if (a->created != b->created)
+        return a->created < b->created ? -1 : 1;
+    if (a->idx != b->idx)
+        return a->idx < b->idx ? -1 : 1;
+    return (a->job_idx > b->job_idx) - (a->job_idx < b->job_idx);
+}
+
+typedef struct node_ref {
+    const char *name;
+    size_t idx; /* into in->nodes */
+} node_ref;
+
+static int cmp_node_ref(const void *pa, const void *pb)
+{
+    const node_ref *a = pa, *b = pb;
+    int c = strcmp(a->name, b->name);
+    if (c != 0)
+        return c;
+    return (a->idx > b->idx) - (a->idx < b->idx);
+}
+
+/* Scratch of the capacity rule. Admission nodes are in->nodes sorted by name (ref[k]). */
+typedef struct admit_ctx {
+    const ctl_release_in *in;
+    node_ref *ref;
+    ds_admit_node *nodes;
+    bool *plain; /* [n_nodes]: nodes a pod without constraints may use */
+    bool *masks; /* [n_masks * n_nodes] */
+    size_t n_masks, cap_masks;
+} admit_ctx;
+
+static bool constrained(const ctl_pod *p)
+{
+    return p->n_node_selector > 0 || p->has_required_affinity || p->n_tolerations > 0 ||
+           (p->affinity_error != NULL && p->affinity_error[0] != '\0');
+}
+
+/* The eligibility mask of a pod (NULL for a Job: the plain mask). A required node affinity the
+ * controller could not decode (affinity_error) is left out: preemption takes it as matching no
+ * node, but holding the pod for it would hold it forever, so release judges it on its node
+ * selector and tolerations alone and leaves the affinity to kube-scheduler. */
+static const bool *mask_of(admit_ctx *x, const ctl_pod *p)
+{
+    size_t n = x->in->n_nodes;
+    if (p == NULL || !constrained(p))
+        return x->plain;
+    if (x->n_masks >= x->cap_masks)
+        return x->plain; /* cannot happen: sized for every constrained pod */
+    ctl_pod judged = *p;
+    if (judged.affinity_error != NULL && judged.affinity_error[0] != '\0') {
+        judged.affinity_error = "";
+        judged.has_required_affinity = false;
+    }
+    bool *m = &x->masks[x->n_masks++ * n];
+    for (size_t k = 0; k < n; k++)
+        m[k] = ctl_guard_node_eligible(&judged, &x->in->nodes[x->ref[k].idx]);
+    return m;
+}
+
+/* Index of the first node of that name in the sorted nodes, or SIZE_MAX. */
+static size_t find_node(const admit_ctx *x, const char *name)
+{
+    size_t lo = 0, hi = x->in->n_nodes;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int c = strcmp(x->ref[mid].name, name);
+        if (c == 0) {
+            while (mid > 0 && strcmp(x->ref[mid - 1].name, name) == 0)
+                mid--;
+            return mid;
+        }
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return SIZE_MAX;
+}
+
+static void admit_ctx_free(admit_ctx *x)
+{
+    free(x->ref);
+    free(x->nodes);
+    free(x->plain);
+    free(x->masks);
+}
+
+/* Nodes sorted by name, their free room after the bound pods, the plain mask. */
+static int admit_ctx_init(admit_ctx *x, const ctl_release_in *in, size_t n_masks)
+{
+    memset(x, 0, sizeof *x);
+    x->in = in;
+    size_t n = in->n_nodes;
+    x->ref = calloc(n ? n : 1, sizeof *x->ref);
+    x->nodes = calloc(n ? n : 1, sizeof *x->nodes);
+    x->plain = calloc(n ? n : 1, sizeof *x->plain);
+    x->cap_masks = n > 0 ? n_masks : 0;
+    if (x->cap_masks > 0 && n > SIZE_MAX / sizeof(bool) / x->cap_masks)
+        return -1;
+    size_t n_bools = x->cap_masks * n;
+    x->masks = calloc(n_bools > 0 ? n_bools : 1, sizeof *x->masks);
+    if (x->ref == NULL || x->nodes == NULL || x->plain == NULL || x->masks == NULL)
+        return -1;
+    for (size_t k = 0; k < n; k++)
+        x->ref[k] = (node_ref){in->nodes[k].name != NULL ? in->nodes[k].name : "", k};
+    qsort(x->ref, n, sizeof *x->ref, cmp_node_ref);
+    ctl_pod none;
+    memset(&none, 0, sizeof none);
+    for (size_t k = 0; k < n; k++) {
+        const ctl_node *nd = &in->nodes[x->ref[k].idx];
+        x->nodes[k].allocatable = nd->allocatable;
+        x->nodes[k].free_ = nd->allocatable;
+        x->plain[k] = ctl_guard_node_eligible(&none, nd);
+    }
+    for (size_t i = 0; i < in->n_pods; i++) {
+        const ctl_pod *p = &in->pods[i];
+        if (p->state != CTL_POD_BOUND || p->node == NULL || p->node[0] == '\0')
+            continue;
+        size_t k = find_node(x, p->node);
+        if (k != SIZE_MAX)
+            ds_res_sub(&x->nodes[k].free_, &p->request);
+    }
+    return 0;
+}
+
+/* Turn an admission result's node (an index into the sorted nodes) into an index into in->nodes. */
+static void to_view_node(const admit_ctx *x, ds_admit_result *r)
+{
+    if (r->node != SIZE_MAX && r->node < x->in->n_nodes)
+        r->node = x->ref[r->node].idx;
+}
+
+static bool outside_dag(const ctl_pod *p)
+{
+    return (p->dagsched_error != NULL && p->dagsched_error[0] != '\0') ||
+           (p->task.job == DS_NO_TASK && !p->task.job_invalid);
+}
+
+static bool pending(const ctl_pod *p)
+{
+    return p->state == CTL_POD_PENDING || p->state == CTL_POD_UNSCHEDULABLE;
+}
+
+/* Decide the ready tasks c[0..nc) (in queue order) with the rule of lib/admit.h; res[i] for c[i]
+ * (nodes as indexes into in->nodes). */
+static int decide(const ctl_release_in *in, const cand *c, size_t nc, ds_admit_result *res,
+                  ds_err *err)
+{
+    ds_admit_params ap = {
+        .mode = in->admission, .lookahead = in->lookahead, .max_concurrent = in->max_concurrent};
+    size_t nq = 0;
+    for (size_t i = 0; i < in->n_pods; i++)
+        if (pending(&in->pods[i]) && !in->pods[i].terminating && !in->pods[i].other_gates)
+            nq++;
+    for (size_t i = 0; i < in->n_jobs; i++)
+        if (in->jobs[i].task.job != DS_NO_TASK && !in->jobs[i].suspended &&
+            in->jobs[i].task.state == DS_TASK_WAITING && !in->jobs[i].has_pods)
+            nq++;
+    /* Every constrained pod gets its own mask; the others share the plain one. */
+    size_t n_masks = 0;
+    for (size_t i = 0; i < in->n_pods; i++) {
+        const ctl_pod *p = &in->pods[i];
+        n_masks += constrained(p) && ((pending(p) && !p->terminating && !p->other_gates) ||
+                                      p->state == CTL_POD_GATED)
+                       ? 1
+                       : 0;
+    }
+    admit_ctx x;
+    memset(&x, 0, sizeof x);
+    queued *q = calloc(nq ? nq : 1, sizeof *q);
+    ds_admit_task *inflight = calloc(nq ? nq : 1, sizeof *inflight);
+    ds_admit_task *ready = calloc(nc ? nc : 1, sizeof *ready);
+    if (q == NULL || inflight == NULL || ready == NULL || admit_ctx_init(&x, in, n_masks) != 0) {
+        free(q);
+        free(inflight);
+        free(ready);
+        admit_ctx_free(&x);
+        return ds_err_set(err, "release round: out of memory for %zu nodes", in->n_nodes);
+    }
+    size_t k = 0;
+    for (size_t i = 0; i < in->n_pods; i++) {
+        const ctl_pod *p = &in->pods[i];
+        if (pending(p) && !p->terminating && !p->other_gates)
+            q[k++] = (queued){i, SIZE_MAX, p->k8s_priority, p->created_at, !outside_dag(p)};
+    }
+    for (size_t i = 0; i < in->n_jobs; i++) {
+        const ctl_batch_job *j = &in->jobs[i];
+        if (j->task.job != DS_NO_TASK && !j->suspended && j->task.state == DS_TASK_WAITING &&
+            !j->has_pods)
+            q[k++] = (queued){SIZE_MAX, i, 0, j->created_at, true};
+    }
+    qsort(q, nq, sizeof *q, cmp_queued);
+    for (size_t i = 0; i < nq; i++) {
+        const ctl_pod *p = q[i].idx != SIZE_MAX ? &in->pods[q[i].idx] : NULL;
+        inflight[i].request = p != NULL ? p->request : in->jobs[q[i].job_idx].request;
+        inflight[i].eligible = mask_of(&x, p);
+        inflight[i].room_only = !q[i].counted;
+    }
+    for (size_t i = 0; i < nc; i++) {
+        const ctl_pod *p = c[i].kind == CTL_RELEASE_POD ? &in->pods[c[i].idx] : NULL;
+        const ctl_task_info *t = p != NULL ? &p->task : &in->jobs[c[i].idx].task;
+        ready[i].request = p != NULL ? p->request : in->jobs[c[i].idx].request;
+        ready[i].eligible = mask_of(&x, p);
+        ready[i].starving =
+            in->starvation_s > 0 && t->evaluated && t->eval.t_wait_s >= in->starvation_s;
+    }
+    int rc = ds_admit_plan(&ap, x.nodes, in->n_nodes, inflight, nq, ready, nc, res, NULL, err);
+    for (size_t i = 0; rc == 0 && i < nc; i++)
+        to_view_node(&x, &res[i]);
+    free(q);
+    free(inflight);
+    free(ready);
+    admit_ctx_free(&x);
+    return rc;
+}
+
+static ctl_wait_reason reason_of(ds_admit_verdict v)
+{
+    switch (v) {
+    case DS_ADMIT_HELD_STARVING:
+        return CTL_WAIT_STARVING;
+    case DS_ADMIT_HELD_LIMIT:
+        return CTL_WAIT_LIMIT;
+    default:
+        return CTL_WAIT_NO_ROOM;
+    }
+}
+
+static void add_wait(ctl_release_out *out, ctl_release_kind kind, size_t idx, ctl_wait_reason r)
+{
+    ctl_wait *w = &out->wait[out->n_wait++];
+    memset(w, 0, sizeof *w);
+    w->kind = kind;
+    w->idx = idx;
+    w->reason = r;
+    w->r.node = SIZE_MAX;
+    w->r.blocker = SIZE_MAX;
+    w->blocker_idx = SIZE_MAX;
+    out->by_reason[r]++;
+}
+
 int ctl_release_plan(const ctl_release_in *in, ctl_release_out *out, ds_err *err)
 {
     memset(out, 0, sizeof *out);
-    if ((in->pods == NULL && in->n_pods) || (in->jobs == NULL && in->n_jobs))
+    if ((in->pods == NULL && in->n_pods) || (in->jobs == NULL && in->n_jobs) ||
+        (in->nodes == NULL && in->n_nodes))
         return ds_err_set(err, "release round: missing array");
     size_t cap = in->n_pods + in->n_jobs;
     cand *c = calloc(cap ? cap : 1, sizeof *c);
+    ds_admit_result *res = calloc(cap ? cap : 1, sizeof *res);
+    out->rel = calloc(cap ? cap : 1, sizeof *out->rel);
+    out->wait = calloc(cap ? cap : 1, sizeof *out->wait);
     out->nudge = calloc(in->n_pods ? in->n_pods : 1, sizeof *out->nudge);
     out->ungate = calloc(in->n_pods ? in->n_pods : 1, sizeof *out->ungate);
-    if (c == NULL || out->nudge == NULL || out->ungate == NULL) {
+    if (c == NULL || res == NULL || out->rel == NULL || out->wait == NULL || out->nudge == NULL ||
+        out->ungate == NULL) {
         free(c);
+        free(res);
         ctl_release_out_free(out);
         return ds_err_set(err, "release round: out of memory");
     }
     size_t nc = 0;
+    /* Held tasks that are not ready, added after the ready ones (kind, idx, reason). */
+    size_t n_blocked = 0;
+    ctl_wait *blocked = calloc(cap ? cap : 1, sizeof *blocked);
+    if (blocked == NULL) {
+        free(c);
+        free(res);
+        ctl_release_out_free(out);
+        return ds_err_set(err, "release round: out of memory");
+    }
     for (size_t i = 0; i < in->n_pods; i++) {
         const ctl_pod *p = &in->pods[i];
         /* A gated pod outside every DAG job (unusable dagsched metadata, no dagsched.io/job label,
@@ -54,9 +339,7 @@ int ctl_release_plan(const ctl_release_in *in, ctl_release_out *out, ds_err *err
          * the admission webhook) is removed at once, never held. A task of a job that is invalid
          * right now keeps its gate: the job may be one whose pods are still being created, and
          * releasing it could run it before its upstream tasks (InvalidJob says why it waits). */
-        bool outside = (p->dagsched_error != NULL && p->dagsched_error[0] != '\0') ||
-                       (p->task.job == DS_NO_TASK && !p->task.job_invalid);
-        if (outside) {
+        if (outside_dag(p)) {
             if (p->state == CTL_POD_GATED && !p->terminating)
                 out->ungate[out->n_ungate++] = i;
             continue;
@@ -65,15 +348,19 @@ int ctl_release_plan(const ctl_release_in *in, ctl_release_out *out, ds_err *err
             continue;
         bool ready = p->task.state == DS_TASK_WAITING;
         if (p->state == CTL_POD_GATED) {
-            if (ready)
-                c[nc++] = (cand){.r = {CTL_RELEASE_POD, i, prio_of(&p->task)},
-                                 .queue_pos = p->task.queue_pos,
-                                 .created = p->created_at,
-                                 .ns = p->ns,
-                                 .name = p->name};
+            if (p->task.job == DS_NO_TASK)
+                blocked[n_blocked++] =
+                    (ctl_wait){.kind = CTL_RELEASE_POD, .idx = i, .reason = CTL_WAIT_INVALID_JOB};
+            else if (ready)
+                c[nc++] = (cand){
+                    CTL_RELEASE_POD, i,      prio_of(&p->task), p->task.queue_pos, p->created_at,
+                    p->ns,           p->name};
+            else if (p->task.state == DS_TASK_BLOCKED)
+                blocked[n_blocked++] =
+                    (ctl_wait){.kind = CTL_RELEASE_POD, .idx = i, .reason = CTL_WAIT_UPSTREAM};
             continue;
         }
-        if (p->state == CTL_POD_PENDING || p->state == CTL_POD_UNSCHEDULABLE)
+        if (pending(p))
             out->in_flight++;
         /* Only a task with upstream tasks can have been rejected for them: a root task that
          * waits for room is left to kube-scheduler's own retries. */
@@ -92,41 +379,191 @@ int ctl_release_plan(const ctl_release_in *in, ctl_release_out *out, ds_err *err
             continue;
         }
         if (j->task.state == DS_TASK_WAITING)
-            c[nc++] = (cand){.r = {CTL_RELEASE_JOB, i, prio_of(&j->task)},
-                             .queue_pos = j->task.queue_pos,
-                             .created = j->created_at,
-                             .ns = j->ns,
-                             .name = j->name};
+            c[nc++] =
+                (cand){CTL_RELEASE_JOB, i,      prio_of(&j->task), j->task.queue_pos, j->created_at,
+                       j->ns,           j->name};
+        else if (j->task.state == DS_TASK_BLOCKED)
+            blocked[n_blocked++] =
+                (ctl_wait){.kind = CTL_RELEASE_JOB, .idx = i, .reason = CTL_WAIT_UPSTREAM};
     }
     out->n_ready = nc;
     qsort(c, nc, sizeof *c, cmp_cand);
-    size_t n = nc;
-    if (in->max_concurrent > 0) {
-        size_t room =
-            out->in_flight >= in->max_concurrent ? 0 : in->max_concurrent - out->in_flight;
-        if (n > room)
-            n = room;
+    if (decide(in, c, nc, res, err) != 0) {
+        free(c);
+        free(res);
+        free(blocked);
+        ctl_release_out_free(out);
+        return -1;
     }
-    out->n_held = nc - n;
-    if (n > 0) {
-        out->rel = calloc(n, sizeof *out->rel);
-        if (out->rel == NULL) {
-            free(c);
-            ctl_release_out_free(out);
-            return ds_err_set(err, "release round: out of memory");
+    for (size_t i = 0; i < nc; i++) {
+        if (ds_admit_verdict_releases(res[i].verdict)) {
+            out->rel[out->n_rel++] = (ctl_release){c[i].kind, c[i].idx, c[i].priority, res[i]};
+            continue;
         }
-        for (size_t i = 0; i < n; i++)
-            out->rel[i] = c[i].r;
-        out->n_rel = n;
+        add_wait(out, c[i].kind, c[i].idx, reason_of(res[i].verdict));
+        ctl_wait *w = &out->wait[out->n_wait - 1];
+        w->r = res[i];
+        if (res[i].verdict == DS_ADMIT_HELD_STARVING && res[i].blocker < nc) {
+            w->blocker_kind = c[res[i].blocker].kind;
+            w->blocker_idx = c[res[i].blocker].idx;
+        }
     }
+    out->n_held = nc - out->n_rel;
+    for (size_t i = 0; i < n_blocked; i++)
+        add_wait(out, blocked[i].kind, blocked[i].idx, blocked[i].reason);
+    free(blocked);
     free(c);
+    free(res);
     return 0;
 }
 
 void ctl_release_out_free(ctl_release_out *out)
 {
     free(out->rel);
+    free(out->wait);
     free(out->nudge);
     free(out->ungate);
     memset(out, 0, sizeof *out);
+}
+
+static const ctl_task_info *task_of(const ctl_release_in *in, ctl_release_kind kind, size_t idx)
+{
+    if (kind == CTL_RELEASE_POD)
+        return idx < in->n_pods ? &in->pods[idx].task : NULL;
+    return idx < in->n_jobs ? &in->jobs[idx].task : NULL;
+}
+
+static const ds_res *request_of(const ctl_release_in *in, ctl_release_kind kind, size_t idx)
+{
+    static const ds_res zero;
+    if (kind == CTL_RELEASE_POD)
+        return idx < in->n_pods ? &in->pods[idx].request : &zero;
+    return idx < in->n_jobs ? &in->jobs[idx].request : &zero;
+}
+
+static const char *node_name(const ctl_release_in *in, size_t node)
+{
+    return node < in->n_nodes && in->nodes[node].name != NULL ? in->nodes[node].name : NULL;
+}
+
+/* "waiting for upstream tasks: a, b (+2 more)": the upstream tasks that have not succeeded. */
+static void upstream_message(const ctl_release_in *in, const ctl_task_info *t, char *buf,
+                             size_t size)
+{
+    int n = snprintf(buf, size, "waiting for upstream tasks");
+    if (n < 0 || (size_t)n >= size || t == NULL || in->model == NULL || t->job >= in->n_model)
+        return;
+    const ds_job *j = &in->model[t->job];
+    if (!j->valid || j->status == NULL || t->task >= j->dag.n)
+        return;
+    const ds_dag_task *dt = &j->dag.tasks[t->task];
+    size_t off = (size_t)n, shown = 0, more = 0;
+    for (size_t i = 0; i < dt->n_up; i++) {
+        size_t u = dt->up[i];
+        if (u >= j->dag.n || j->status[u].state == DS_TASK_SUCCEEDED)
+            continue;
+        if (shown == CTL_WAIT_MAX_NAMES) {
+            more++;
+            continue;
+        }
+        int w =
+            snprintf(buf + off, size - off, "%s%.100s", shown ? ", " : ": ", j->dag.tasks[u].name);
+        if (w < 0 || (size_t)w >= size - off) {
+            buf[off] = '\0';
+            return;
+        }
+        off += (size_t)w;
+        shown++;
+    }
+    if (more > 0)
+        snprintf(buf + off, size - off, " (+%zu more)", more);
+}
+
+/* "ns/name" of a pod or Job. */
+static void object_name(const ctl_release_in *in, ctl_release_kind kind, size_t idx, char *buf,
+                        size_t size)
+{
+    const char *ns = "?", *name = "?";
+    if (kind == CTL_RELEASE_POD && idx < in->n_pods) {
+        ns = in->pods[idx].ns;
+        name = in->pods[idx].name;
+    } else if (kind == CTL_RELEASE_JOB && idx < in->n_jobs) {
+        ns = in->jobs[idx].ns;
+        name = in->jobs[idx].name;
+    }
+    snprintf(buf, size, "%.253s/%.253s", ns, name);
+}
+
+void ctl_wait_message(const ctl_release_in *in, const ctl_wait *w, char *buf, size_t size)
+{
+    if (buf == NULL || size == 0)
+        return;
+    switch (w->reason) {
+    case CTL_WAIT_UPSTREAM:
+        upstream_message(in, task_of(in, w->kind, w->idx), buf, size);
+        return;
+    case CTL_WAIT_INVALID_JOB:
+        snprintf(buf, size, "its job is invalid right now (see the InvalidJobGraph Event)");
+        return;
+    case CTL_WAIT_NO_ROOM:
+    case CTL_WAIT_STARVING:
+    case CTL_WAIT_LIMIT: {
+        char blocker[512] = "?";
+        if (w->reason == CTL_WAIT_STARVING)
+            object_name(in, w->blocker_kind, w->blocker_idx, blocker, sizeof blocker);
+        ds_admit_describe(&w->r, request_of(in, w->kind, w->idx), node_name(in, w->r.node), blocker,
+                          in->max_concurrent, buf, size);
+        return;
+    }
+    case CTL_WAIT_N:
+        break;
+    }
+    snprintf(buf, size, "unknown");
+}
+
+ctl_wait_reason ctl_wait_reason_of(const char *message)
+{
+    static const struct {
+        const char *prefix;
+        ctl_wait_reason r;
+    } known[] = {
+        {"waiting for upstream tasks", CTL_WAIT_UPSTREAM},
+        {"no room:", CTL_WAIT_NO_ROOM},
+        {"behind starving task ", CTL_WAIT_STARVING},
+        {"maxConcurrentReleases (", CTL_WAIT_LIMIT},
+        {"its job is invalid right now", CTL_WAIT_INVALID_JOB},
+    };
+    if (message == NULL)
+        return CTL_WAIT_N;
+    for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
+        if (strncmp(message, known[i].prefix, strlen(known[i].prefix)) == 0)
+            return known[i].r;
+    return CTL_WAIT_N;
+}
+
+void ctl_release_message(const ctl_release_in *in, const ctl_release *r, char *buf, size_t size)
+{
+    if (buf == NULL || size == 0)
+        return;
+    if (in->admission == DS_ADMIT_ALL) {
+        buf[0] = '\0';
+        return;
+    }
+    ds_admit_describe(&r->r, request_of(in, r->kind, r->idx), node_name(in, r->r.node), NULL,
+                      in->max_concurrent, buf, size);
+}
+
+bool ctl_wait_due(const char *current, const char *want, ctl_wait_reason reason, double last,
+                  double now, bool *changed)
+{
+    *changed = false;
+    if (current == NULL)
+        current = "";
+    if (strcmp(current, want) == 0)
+        return false;
+    if (current[0] == '\0' || ctl_wait_reason_of(current) != reason) {
+        *changed = true;
+        return true;
+    }
+    return last < 0 || now - last >= CTL_WAIT_UPDATE_EVERY_S;
 }

@@ -1,12 +1,27 @@
-/* release.h: which held-back DAG tasks to release now, and which pods to nudge, as a pure
- * function over the controller's view.
+/* release.h: which held-back DAG tasks to release now, which stay held and why, and which pods to
+ * nudge, as a pure function over the controller's view.
  *
  * A task is held back either by the dagsched.io/dependencies scheduling gate on its pod or by its
  * batch/v1 Job being suspended. It is ready when the job model says all its upstream tasks have
- * succeeded (task state WAITING). Ready tasks are released highest DSP priority first (then the
- * oldest, then by namespace/name). With spec.release.maxConcurrentReleases = N > 0, at most N
- * tasks may be released and not yet bound at any time: pending pods of DAG tasks that are neither
- * gated nor bound, and unsuspended Jobs that have no pod yet, count against N.
+ * succeeded (task state WAITING). Ready tasks are taken in the policy's queue order
+ * (spec.order, lib/joborder.h), then highest DSP priority first (then the oldest, then by
+ * namespace/name), and decided by the release rule of lib/admit.h (spec.release.admission):
+ *
+ *  - capacity (the default): against each node's free room (allocatable minus the requests of
+ *    the pods bound to it; schedulable nodes only), taking first the room of the pending pods
+ *    already in kube-scheduler's queue (highest Kubernetes priority, then the oldest, first, as
+ *    kube-scheduler pops them). A task released by dagsched (a pending DAG task, an unsuspended
+ *    Job without pods) counts under maxConcurrentReleases and, when it fits nowhere, uses a
+ *    look-ahead slot; any other pending pod only takes room. Pods with scheduling gates of
+ *    others are not in kube-scheduler's queue and take nothing. Which nodes a task may use:
+ *    ctl_guard_node_eligible (spec.nodeSelector, required node affinity, taints it does not
+ *    tolerate); a suspended Job: every schedulable node without such taints, with the request of
+ *    one pod of its template. A task past spec.order.starvationThreshold is starving.
+ *  - all: every ready task, up to maxConcurrentReleases (as before capacity admission).
+ *
+ * Every gated task that stays held gets a reason (ctl_wait): its upstream tasks have not all
+ * succeeded, no room, behind a starving task, maxConcurrentReleases, or its job is invalid right
+ * now. ctl_wait_message says it in words for users (dagsched.io/waiting-reason, Event Waiting).
  *
  * A pod outside every valid DAG job (its dagsched metadata cannot be used, ctl_pod.dagsched_error;
  * or it has no task in a valid job: no dagsched.io/job label, a pod error, an invalid job) is
@@ -23,38 +38,106 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "admit.h"
 #include "ds_error.h"
+#include "jobmodel.h"
 #include "view.h"
 
 typedef enum ctl_release_kind { CTL_RELEASE_POD = 0, CTL_RELEASE_JOB } ctl_release_kind;
 
+/* A task released now: RELEASED (room taken on r.node, or SIZE_MAX under admission all) or
+ * LOOKAHEAD. */
 typedef struct ctl_release {
     ctl_release_kind kind;
     size_t idx; /* into pods or jobs */
     double priority;
+    ds_admit_result r;
 } ctl_release;
+
+/* Why a held task waits. */
+typedef enum ctl_wait_reason {
+    CTL_WAIT_UPSTREAM = 0, /* upstream tasks have not all succeeded */
+    CTL_WAIT_NO_ROOM,      /* ready, fits no node's free room, no look-ahead slot left */
+    CTL_WAIT_STARVING,     /* ready, the room it could use is kept for a starving task ahead */
+    CTL_WAIT_LIMIT,        /* ready, maxConcurrentReleases tasks released and not yet running */
+    CTL_WAIT_INVALID_JOB,  /* its job is invalid right now (InvalidJobGraph says why) */
+    CTL_WAIT_N,
+} ctl_wait_reason;
+
+/* "upstream", "no-room", "behind-starving", "limit", "invalid-job" (metric labels). */
+const char *ctl_wait_reason_name(ctl_wait_reason r);
+
+typedef struct ctl_wait {
+    ctl_release_kind kind;
+    size_t idx; /* into pods or jobs */
+    ctl_wait_reason reason;
+    ds_admit_result r;             /* NO_ROOM, STARVING, LIMIT: the rule's result */
+    ctl_release_kind blocker_kind; /* STARVING: the starving task */
+    size_t blocker_idx;
+} ctl_wait;
 
 typedef struct ctl_release_in {
     const ctl_pod *pods;
     size_t n_pods;
     const ctl_batch_job *jobs;
     size_t n_jobs;
+    const ctl_node *nodes;
+    size_t n_nodes;
+    /* The job model's jobs (their DAGs and task states), for the names of unfinished upstream
+     * tasks in reasons; NULL: reasons name none. */
+    const ds_job *model;
+    size_t n_model;
+    ds_admit_mode admission;
+    size_t lookahead;
     size_t max_concurrent; /* 0: unlimited */
+    double starvation_s;   /* spec.order.starvationThreshold; 0: no task is starving */
 } ctl_release_in;
 
 typedef struct ctl_release_out {
     ctl_release *rel; /* to release now, in order */
     size_t n_rel;
+    ctl_wait *wait; /* gated pods and suspended Jobs held, ready ones first in queue order */
+    size_t n_wait;
+    size_t by_reason[CTL_WAIT_N];
     size_t *nudge; /* pod indexes to nudge */
     size_t n_nudge;
     size_t *ungate; /* pods outside any DAG job whose gate is to be removed */
     size_t n_ungate;
     size_t n_ready;   /* tasks ready to be released */
-    size_t in_flight; /* released tasks not bound yet */
-    size_t n_held;    /* ready tasks held back by maxConcurrentReleases */
+    size_t in_flight; /* released tasks not bound yet (what maxConcurrentReleases counts) */
+    size_t n_held;    /* ready tasks held back */
 } ctl_release_out;
 
 int ctl_release_plan(const ctl_release_in *in, ctl_release_out *out, ds_err *err);
 void ctl_release_out_free(ctl_release_out *out);
+
+/* The reason in words, for the dagsched.io/waiting-reason annotation and the Waiting Event:
+ *   upstream       "waiting for upstream tasks: a, b, c (+2 more)" (unfinished ones, at most
+ *                  CTL_WAIT_MAX_NAMES names; "waiting for upstream tasks" without the model)
+ *   no-room, behind-starving, limit   ds_admit_describe's text ("no room: needs cpu 2; most free
+ *                  room on node n3: cpu 1500m", "behind starving task ns/pod, which waits for
+ *                  room on node n3", "maxConcurrentReleases (4) tasks released and not yet
+ *                  running")
+ *   invalid-job    "its job is invalid right now (see the InvalidJobGraph Event)"
+ * Always NUL-terminated (size > 0). */
+#define CTL_WAIT_MAX_NAMES 5
+void ctl_wait_message(const ctl_release_in *in, const ctl_wait *w, char *buf, size_t size);
+
+/* Which reason a dagsched.io/waiting-reason value written by ctl_wait_message states (by its
+ * first words), or CTL_WAIT_N for anything else ("" included). */
+ctl_wait_reason ctl_wait_reason_of(const char *message);
+
+/* Pacing of dagsched.io/waiting-reason updates on a held pod whose annotation holds `current`
+ * ("" when absent) and should say `want` (for reason `reason`): nothing when they are equal; at
+ * once when the reason changes (or there was none), and then *changed is set (the caller posts
+ * the Waiting Event); when only the details change (the free room, the upstream tasks left), at
+ * most every CTL_WAIT_UPDATE_EVERY_S after the last update (`last`, < 0: none known). */
+#define CTL_WAIT_UPDATE_EVERY_S 120.0
+bool ctl_wait_due(const char *current, const char *want, ctl_wait_reason reason, double last,
+                  double now, bool *changed);
+
+/* The words for a release: "fits on node n3" or "released ahead of room (look-ahead): ..."
+ * (ds_admit_describe), "" under admission all. */
+void ctl_release_message(const ctl_release_in *in, const ctl_release *r, char *buf, size_t size);
 
 #endif

@@ -15,16 +15,18 @@
 #include "kutil.h"
 #include "log.h"
 #include "release.h"
+#include "workflows.h"
 #include "writes.h"
 
 static bool caches_healthy(ctl_controller *c)
 {
-    static const char *const names[] = {
-        "pods", "nodes", "poddisruptionbudgets", "jobs", "job graphs", "policies", "namespaces"};
-    kube_informer *all[] = {c->pods,   c->nodes,    c->pdbs,      c->jobs,
-                            c->graphs, c->policies, c->namespaces};
+    static const char *const names[] = {"pods",       "nodes",      "poddisruptionbudgets",
+                                        "jobs",       "job graphs", "policies",
+                                        "namespaces", "workflows"};
+    kube_informer *all[] = {c->pods,   c->nodes,    c->pdbs,       c->jobs,
+                            c->graphs, c->policies, c->namespaces, c->workflows};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
-        if (!kube_informer_healthy(all[i], c->opt.cache_max_age_s)) {
+        if (all[i] != NULL && !kube_informer_healthy(all[i], c->opt.cache_max_age_s)) {
             kube_informer_status st;
             kube_informer_get_status(all[i], &st);
             KLOG_DEBUG("loop", "watch of %s: synced %d, watching %d, last contact %.1fs ago: %s",
@@ -93,6 +95,16 @@ static int take_snapshot(ctl_controller *c, const ds_policy *pol, ctl_snapshot *
         kube_informer_list(c->pdbs, &pdbs) != 0 || kube_informer_list(c->jobs, &jobs) != 0 ||
         kube_informer_list(c->graphs, &graphs) != 0 ||
         kube_informer_list(c->namespaces, &nss) != 0) {
+        kube_obj_list_free(&pods);
+        kube_obj_list_free(&nodes);
+        kube_obj_list_free(&pdbs);
+        kube_obj_list_free(&jobs);
+        kube_obj_list_free(&graphs);
+        kube_obj_list_free(&nss);
+        return ds_err_set(err, "snapshot: out of memory");
+    }
+    /* Argo Workflows declare whole jobs, as JobGraphs do: the snapshot takes both in one list. */
+    if (c->workflows != NULL && ctl_list_append_informer(&graphs, c->workflows) != 0) {
         kube_obj_list_free(&pods);
         kube_obj_list_free(&nodes);
         kube_obj_list_free(&pdbs);
@@ -224,33 +236,90 @@ static void report_invalid_affinity(ctl_controller *c, const ctl_snapshot *s)
     }
 }
 
-static void do_release(ctl_controller *c, const ctl_snapshot *s, const ds_policy *pol)
+/* The reasons of held tasks: a pod's dagsched.io/waiting-reason when it says something else
+ * (paced by ctl_wait_due, within the round's annotation budget, in queue order), the Waiting Event
+ * when the reason changes; a suspended Job's Waiting Event once per reason (memo). Returns the
+ * annotation updates made. */
+static int report_waiting(ctl_controller *c, const ctl_snapshot *s, const ctl_release_in *in,
+                          const ctl_release_out *out, int budget)
+{
+    int used = 0;
+    for (size_t i = 0; i < out->n_wait; i++) {
+        const ctl_wait *w = &out->wait[i];
+        char msg[CTL_MSG_MAX], key[400];
+        ctl_wait_message(in, w, msg, sizeof msg);
+        if (w->kind == CTL_RELEASE_JOB) {
+            const ctl_batch_job *j = &s->job[w->idx];
+            snprintf(key, sizeof key, "waiting-job/%.300s/%s", j->uid,
+                     ctl_wait_reason_name(w->reason));
+            if (ctl_memo_get(&c->memo, key) >= 0)
+                continue;
+            ctl_act_waiting_job(c, s, w->idx, msg);
+            ctl_memo_put(&c->memo, key, s->now);
+            continue;
+        }
+        if (used >= budget)
+            continue;
+        const ctl_pod *p = &s->pod[w->idx];
+        snprintf(key, sizeof key, "waiting/%.300s", p->uid);
+        bool changed;
+        if (!ctl_wait_due(p->waiting_reason, msg, w->reason, ctl_memo_get(&c->memo, key), s->now,
+                          &changed))
+            continue;
+        used++;
+        if (ctl_act_waiting_pod(c, s, w->idx, msg, changed) == 0)
+            ctl_memo_put(&c->memo, key, s->now);
+    }
+    return used;
+}
+
+/* Releases, nudges, ungates and the reasons of held tasks; returns the annotation updates made
+ * for reasons (counted against --max-annotation-updates). */
+static int do_release(ctl_controller *c, const ctl_snapshot *s, const ds_policy *pol)
 {
     ctl_release_in in = {.pods = s->pod,
                          .n_pods = s->n_pod,
                          .jobs = s->job,
                          .n_jobs = s->n_job,
-                         .max_concurrent = pol->max_concurrent_releases};
+                         .nodes = s->node,
+                         .n_nodes = s->n_node,
+                         .model = s->js.jobs,
+                         .n_model = s->js.n_jobs,
+                         .admission = pol->release_admission,
+                         .lookahead = pol->release_lookahead,
+                         .max_concurrent = pol->max_concurrent_releases,
+                         .starvation_s = pol->order.starvation_s};
     ctl_release_out out;
     ds_err err = {{0}};
     if (ctl_release_plan(&in, &out, &err) != 0) {
         KLOG_ERROR("release", "%s", err.msg);
-        return;
+        return 0;
     }
     for (size_t i = 0; i < out.n_rel; i++) {
+        char how[CTL_MSG_MAX];
+        ctl_release_message(&in, &out.rel[i], how, sizeof how);
         if (out.rel[i].kind == CTL_RELEASE_POD)
-            ctl_act_release_pod(c, s, out.rel[i].idx);
+            ctl_act_release_pod(c, s, out.rel[i].idx, how);
         else
-            ctl_act_release_job(c, s, out.rel[i].idx);
+            ctl_act_release_job(c, s, out.rel[i].idx, how);
+    }
+    for (int r = 0; r < CTL_WAIT_N; r++) {
+        const char *lv[] = {ctl_wait_reason_name((ctl_wait_reason)r)};
+        metrics_set(c->m.queue, lv, (double)out.by_reason[r]);
     }
     if (out.n_held > 0)
-        KLOG_DEBUG("release", "%zu ready tasks wait: %zu released tasks not bound yet (limit %zu)",
-                   out.n_held, out.in_flight, pol->max_concurrent_releases);
+        KLOG_DEBUG("release",
+                   "%zu ready tasks held (%zu no room, %zu behind a starving task, %zu by the "
+                   "limit %zu), %zu released tasks not bound yet",
+                   out.n_held, out.by_reason[CTL_WAIT_NO_ROOM], out.by_reason[CTL_WAIT_STARVING],
+                   out.by_reason[CTL_WAIT_LIMIT], pol->max_concurrent_releases, out.in_flight);
+    int used = report_waiting(c, s, &in, &out, c->opt.max_annotation_updates);
     for (size_t i = 0; i < out.n_nudge; i++)
         ctl_act_nudge(c, s, out.nudge[i]);
     for (size_t i = 0; i < out.n_ungate; i++)
         ctl_act_ungate(c, s, out.ungate[i]);
     ctl_release_out_free(&out);
+    return used;
 }
 
 /* While tasks wait for room, say (at debug level) why each running task that is not evictable is
@@ -367,9 +436,9 @@ static void do_preempt(ctl_controller *c, const ctl_snapshot *s, const ds_policy
     ctl_preempt_out_free(&out);
 }
 
-/* DSP annotations: only values that changed, at most --max-annotation-updates a round, in the
- * order and at the pace of publish.h. */
-static void do_publish(ctl_controller *c, const ctl_snapshot *s, const ds_policy *pol)
+/* DSP annotations: only values that changed, at most `budget` a round (what the waiting reasons
+ * left of --max-annotation-updates), in the order and at the pace of publish.h. */
+static void do_publish(ctl_controller *c, const ctl_snapshot *s, const ds_policy *pol, int budget)
 {
     size_t by_state[DS_TASK_FAILED + 1] = {0};
     for (size_t i = 0; i < s->n_pod; i++)
@@ -381,7 +450,6 @@ static void do_publish(ctl_controller *c, const ctl_snapshot *s, const ds_policy
     }
     size_t *order = calloc(s->n_pod ? s->n_pod : 1, sizeof *order);
     long n = order != NULL ? ctl_publish_order(s->pod, s->n_pod, order) : -1;
-    int budget = c->opt.max_annotation_updates;
     for (long k = 0; k < n && budget > 0; k++) {
         const ctl_pod *p = &s->pod[order[k]];
         const kube_meta *m = s->pods.items[order[k]];
@@ -455,10 +523,10 @@ void ctl_round(ctl_controller *c)
     report_invalid_jobs(c, &s);
     report_invalid_pods(c, &s);
     report_invalid_affinity(c, &s);
-    do_release(c, &s, &pol);
+    int used = do_release(c, &s, &pol);
     if (!atomic_load(&c->need_ledger))
         do_preempt(c, &s, &pol);
-    do_publish(c, &s, &pol);
+    do_publish(c, &s, &pol, c->opt.max_annotation_updates - used);
     record_outcomes(c, &s);
     ctl_memo_prune(&c->memo, s.now - (pol.cooldown_s > 3600 ? pol.cooldown_s : 3600));
     ctl_snapshot_free(&s);

@@ -179,8 +179,10 @@ static void fill_task(const ctl_snapshot *s, size_t obs, ctl_task_info *t, bool 
     if (obs == DS_NONE || obs >= s->js.n_pods)
         return;
     const ds_pod_result *r = &s->js.pods[obs];
+    /* A pod of an invalid job keeps its gate, except in a job declared by an Argo Workflow:
+     * Argo itself creates each pod after its upstream tasks, so the pod is left to run. */
     if (r->job != DS_NONE && r->task != DS_NONE && r->job < s->js.n_jobs &&
-        !s->js.jobs[r->job].valid)
+        !s->js.jobs[r->job].valid && s->js.jobs[r->job].workflow == NULL)
         t->job_invalid = true;
     if (r->job == DS_NONE || r->task == DS_NONE || !s->js.jobs[r->job].valid)
         return;
@@ -303,6 +305,7 @@ static void fill_pod(ctl_snapshot *s, size_t i, size_t *kv_used, size_t *tol_use
     p->owner = owner_kind(kp);
     p->mirror = kp->mirror || (kp->owner_kind != NULL && strcmp(kp->owner_kind, "Node") == 0);
     p->state = pod_state(kp);
+    p->other_gates = kp->n_gates > (has_gate(kp, CTL_GATE_DEPENDENCIES) ? 1u : 0u);
     p->terminating = m->deleting;
     p->created_at = opt_time(m->creation_ts);
     p->started_at = opt_time(kp->start_time);
@@ -311,6 +314,7 @@ static void fill_pod(ctl_snapshot *s, size_t i, size_t *kv_used, size_t *tol_use
     p->evicted_at = ann_time(m, CTL_ANN_EVICTION_AT);
     p->nudged_at = ann_time(m, CTL_ANN_NUDGED_AT);
     p->released = kube_meta_annotation(m, CTL_ANN_RELEASED_AT) != NULL;
+    p->waiting_reason = or_empty(kube_meta_annotation(m, CTL_ANN_WAITING_REASON));
     fill_task(s, i, &p->task, p->state == CTL_POD_GATED);
     if (p->state == CTL_POD_BOUND && p->task.job != DS_NO_TASK)
         pdb_facts(s, kp, p);
@@ -326,6 +330,7 @@ static void fill_batch_job(ctl_snapshot *s, size_t i)
     j->created_at = opt_time(kj->meta.creation_ts);
     j->suspended = kj->suspend;
     j->has_pods = kj->active + kj->succeeded + kj->failed > 0;
+    j->request = kj->pod_request;
     j->task.job = DS_NO_TASK;
     j->task.task = DS_NO_TASK;
     j->task.queue_pos = SIZE_MAX;
@@ -377,12 +382,25 @@ static int build_jobset(ctl_snapshot *s, const ds_policy *pol, const node_speed 
         if (job_obs((const kube_job *)s->jobs.items[i], &obs[n]))
             s->job_obs[i] = n++;
     }
-    size_t ng = s->graphs.n;
-    for (size_t i = 0; i < ng; i++)
-        kube_graph_obs((const kube_configmap *)s->graphs.items[i], &gobs[i]);
-    int rc = ds_jobs_build(obs, n, gobs, ng, s->now, &pol->priority, &s->js, err);
+    /* The graphs list holds JobGraph ConfigMaps and Argo Workflows. */
+    size_t ng = 0, nw = 0;
+    ds_wf_obs *wobs = calloc(s->graphs.n ? s->graphs.n : 1, sizeof *wobs);
+    if (wobs == NULL) {
+        free(obs);
+        free(gobs);
+        return ds_err_set(err, "snapshot: out of memory");
+    }
+    for (size_t i = 0; i < s->graphs.n; i++) {
+        const kube_meta *m = s->graphs.items[i];
+        if (m->kind == KUBE_KIND_WORKFLOW)
+            kube_workflow_obs((const kube_workflow *)m, &wobs[nw++]);
+        else
+            kube_graph_obs((const kube_configmap *)m, &gobs[ng++]);
+    }
+    int rc = ds_jobs_build_wf(obs, n, gobs, ng, wobs, nw, s->now, &pol->priority, &s->js, err);
     free(obs);
     free(gobs);
+    free(wobs);
     return rc;
 }
 

@@ -5,8 +5,9 @@
  * the snapshot keeps those references for its lifetime, so every string in the view stays valid
  * however the caches change meanwhile. Building it:
  *  - feeds every pod, and every suspended (or not yet started) batch Job that is a DAG task, with
- *    the JobGraph ConfigMaps, to ds_jobs_build, which groups them into jobs, builds each DAG,
- *    derives task states and evaluates DSP priorities, level deadlines and slack at `now`;
+ *    the JobGraph ConfigMaps and the Argo Workflows (both in `graphs`), to ds_jobs_build_wf, which
+ * groups them into jobs, builds each DAG, derives task states and evaluates DSP priorities, level
+ * deadlines and slack at `now`;
  *  - fills one ctl_pod per pod (state, request, owner, scheduling facts: node selector,
  *    tolerations, required node affinity; the dagsched.io annotations the controller writes, the
  *    PodDisruptionBudgets that select it, the labels of its namespace when the namespace is among

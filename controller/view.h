@@ -27,6 +27,7 @@
 #define CTL_ANN_EVICTION_REASON "dagsched.io/eviction-reason"
 #define CTL_ANN_RELEASED_AT     "dagsched.io/released-at"
 #define CTL_ANN_NUDGED_AT       "dagsched.io/upstream-succeeded-at"
+#define CTL_ANN_WAITING_REASON  "dagsched.io/waiting-reason"
 #define CTL_ANN_MIRROR          "kubernetes.io/config.mirror"
 
 typedef enum ctl_pod_state {
@@ -120,6 +121,7 @@ typedef struct ctl_pod {
     ctl_owner_kind owner;
     bool mirror; /* a static pod's mirror (kubernetes.io/config.mirror) */
     ctl_pod_state state;
+    bool other_gates;           /* scheduling gates other than dagsched.io/dependencies */
     bool terminating;           /* metadata.deletionTimestamp is set */
     double created_at;          /* metadata.creationTimestamp */
     double started_at;          /* status.startTime, NAN when not started */
@@ -128,6 +130,7 @@ typedef struct ctl_pod {
     double evicted_at;          /* annotation dagsched.io/evicted-at, NAN when absent */
     double nudged_at;           /* annotation dagsched.io/upstream-succeeded-at, NAN when absent */
     bool released;              /* annotation dagsched.io/released-at present */
+    const char *waiting_reason; /* annotation dagsched.io/waiting-reason, "" when absent */
     /* PodDisruptionBudgets of its namespace that select it (filled for bound pods only). */
     unsigned n_pdbs;
     bool pdb_blocks; /* one of them allows no disruption now (status.disruptionsAllowed <= 0) */
@@ -160,6 +163,7 @@ typedef struct ctl_batch_job {
     double created_at;
     bool suspended; /* spec.suspend */
     bool has_pods;  /* status.active + succeeded + failed > 0 */
+    ds_res request; /* effective request of one pod of its template */
     ctl_task_info task;
 } ctl_batch_job;
 

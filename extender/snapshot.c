@@ -59,6 +59,9 @@ static void snapshot_free(ext_snapshot *s)
         kube_obj_unref(&s->pods[i]->meta);
     for (size_t i = 0; i < s->n_graphs; i++)
         kube_obj_unref(&s->graph_objs[i]->meta);
+    for (size_t i = 0; i < s->n_wfs; i++)
+        kube_obj_unref(&s->wf_objs[i]->meta);
+    free(s->wf_objs);
     for (size_t i = 0; i < s->n_namespaces; i++)
         kube_obj_unref(&s->namespaces[i]->meta);
     free(s->node_objs);
@@ -225,6 +228,7 @@ int ext_snapshot_build(const ext_build_input *in, ext_snapshot **out, ds_err *er
 
     ds_pod_obs *obs = NULL;
     ds_graph_obs *gobs = NULL;
+    ds_wf_obs *wobs = NULL;
     if (build_nodes(s, in, err) != 0 || build_namespaces(s, in, err) != 0)
         goto fail;
     s->pods = calloc(in->n_pods ? in->n_pods : 1, sizeof *s->pods);
@@ -232,8 +236,10 @@ int ext_snapshot_build(const ext_build_input *in, ext_snapshot **out, ds_err *er
     s->graph_objs = calloc(in->n_graphs ? in->n_graphs : 1, sizeof *s->graph_objs);
     obs = calloc(in->n_pods ? in->n_pods : 1, sizeof *obs);
     gobs = calloc(in->n_graphs ? in->n_graphs : 1, sizeof *gobs);
+    s->wf_objs = calloc(in->n_workflows ? in->n_workflows : 1, sizeof *s->wf_objs);
+    wobs = calloc(in->n_workflows ? in->n_workflows : 1, sizeof *wobs);
     if (s->pods == NULL || s->pod_node == NULL || s->graph_objs == NULL || obs == NULL ||
-        gobs == NULL) {
+        gobs == NULL || s->wf_objs == NULL || wobs == NULL) {
         ds_err_set(err, "snapshot: out of memory (%zu pods)", in->n_pods);
         goto fail;
     }
@@ -245,8 +251,15 @@ int ext_snapshot_build(const ext_build_input *in, ext_snapshot **out, ds_err *er
         s->n_graphs = i + 1;
         kube_graph_obs(cm, &gobs[i]);
     }
-    if (ds_jobs_build(obs, in->n_pods, gobs, in->n_graphs, in->now, &in->policy->priority, &s->jobs,
-                      err) != 0) {
+    for (size_t i = 0; i < in->n_workflows; i++) {
+        const kube_workflow *w = in->workflows[i];
+        kube_obj_ref(&w->meta);
+        s->wf_objs[i] = w;
+        s->n_wfs = i + 1;
+        kube_workflow_obs(w, &wobs[i]);
+    }
+    if (ds_jobs_build_wf(obs, in->n_pods, gobs, in->n_graphs, wobs, in->n_workflows, in->now,
+                         &in->policy->priority, &s->jobs, err) != 0) {
         ds_err_prefix(err, "job model");
         goto fail;
     }
@@ -260,12 +273,14 @@ int ext_snapshot_build(const ext_build_input *in, ext_snapshot **out, ds_err *er
         goto fail;
     free(obs);
     free(gobs);
+    free(wobs);
     s->build_s = monotonic_s() - t0;
     *out = s;
     return 0;
 fail:
     free(obs);
     free(gobs);
+    free(wobs);
     snapshot_free(s);
     return -1;
 }

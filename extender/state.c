@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "annotations.h"
+#include "argo_discovery.h"
 #include "informer.h"
 #include "kutil.h"
 #include "log.h"
@@ -26,9 +27,10 @@
 #define EVENT_TIMEOUT_S 5.0
 #define LABEL_JOBGRAPH  "dagsched.io/kind=JobGraph"
 
-enum { INF_PODS = 0, INF_NODES, INF_GRAPHS, INF_POLICIES, INF_NAMESPACES, INF_N };
-static const char *const inf_names[INF_N] = {"pods", "nodes", "jobgraphs", "policies",
-                                             "namespaces"};
+/* INF_WORKFLOWS (Argo Workflows) is NULL where the API server does not serve them. */
+enum { INF_PODS = 0, INF_NODES, INF_GRAPHS, INF_POLICIES, INF_NAMESPACES, INF_WORKFLOWS, INF_N };
+static const char *const inf_names[INF_N] = {"pods",     "nodes",      "jobgraphs",
+                                             "policies", "namespaces", "workflows"};
 
 typedef struct event_item {
     char kind[16]; /* "Pod", "ConfigMap" */
@@ -353,7 +355,7 @@ static void apply_policy(ext_state *st, const kube_obj_list *cms)
 static bool all_synced(ext_state *st)
 {
     for (int i = 0; i < INF_N; i++)
-        if (!kube_informer_synced(st->inf[i]))
+        if (st->inf[i] != NULL && !kube_informer_synced(st->inf[i]))
             return false;
     return true;
 }
@@ -363,6 +365,8 @@ static void build_once(ext_state *st)
     kube_obj_list l[INF_N];
     memset(l, 0, sizeof l);
     for (int i = 0; i < INF_N; i++) {
+        if (st->inf[i] == NULL)
+            continue;
         if (kube_informer_list(st->inf[i], &l[i]) != 0) {
             KLOG_ERROR(COMPONENT, "listing the %s cache: out of memory", inf_names[i]);
             count(st->m_builds, "error", NULL);
@@ -383,6 +387,8 @@ static void build_once(ext_state *st)
         .n_pods = l[INF_PODS].n,
         .graphs = (const kube_configmap *const *)l[INF_GRAPHS].items,
         .n_graphs = l[INF_GRAPHS].n,
+        .workflows = (const kube_workflow *const *)l[INF_WORKFLOWS].items,
+        .n_workflows = l[INF_WORKFLOWS].n,
         .namespaces = (const kube_namespace *const *)l[INF_NAMESPACES].items,
         .n_namespaces = l[INF_NAMESPACES].n,
         .policy = &st->policy.policy,
@@ -542,6 +548,22 @@ int ext_state_start(kube_client *client, const ext_state_opts *opts, ext_state *
         ext_state_free(st);
         return -1;
     }
+    /* Argo Workflows, where they are served (asked once, at start). */
+    bool wf_served = false;
+    ds_err wf_err = {{0}};
+    if (kube_argo_workflows_served_wait(st->client, 30.0, &wf_served, &wf_err) != 0)
+        KLOG_WARN(COMPONENT,
+                  "cannot tell whether Argo Workflows are installed (%s): not watching Workflows",
+                  wf_err.msg);
+    else
+        KLOG_INFO(COMPONENT, "%s",
+                  wf_served ? "Argo Workflows are installed: watching Workflows"
+                            : "Argo Workflows are not installed: not watching Workflows");
+    if (wf_served &&
+        new_informer(st, KUBE_KIND_WORKFLOW, NULL, NULL, &st->inf[INF_WORKFLOWS], err) != 0) {
+        ext_state_free(st);
+        return -1;
+    }
     if (pthread_create(&st->ev_thread, NULL, event_loop, st) != 0) {
         ext_state_free(st);
         return ds_err_set(err, "extender state: cannot start the event thread");
@@ -553,7 +575,7 @@ int ext_state_start(kube_client *client, const ext_state_opts *opts, ext_state *
     }
     st->builder_started = true;
     for (int i = 0; i < INF_N; i++) {
-        if (kube_informer_start(st->inf[i], err) != 0) {
+        if (st->inf[i] != NULL && kube_informer_start(st->inf[i], err) != 0) {
             ds_err_prefix(err, "%s informer", inf_names[i]);
             ext_state_free(st);
             return -1;
@@ -750,7 +772,7 @@ bool ext_state_healthy(ext_state *st, double max_age_s, char *why, size_t why_si
         return false;
     }
     for (int i = 0; i < INF_N; i++)
-        if (!kube_informer_healthy(st->inf[i], max_age_s)) {
+        if (st->inf[i] != NULL && !kube_informer_healthy(st->inf[i], max_age_s)) {
             snprintf(why, why_size, "the %s informer lost contact with the API server",
                      inf_names[i]);
             return false;

@@ -62,6 +62,8 @@ typedef struct ext_snapshot {
 
     const kube_configmap **graph_objs; /* JobGraph ConfigMaps (references) */
     size_t n_graphs;
+    const kube_workflow **wf_objs; /* Argo Workflows (references) */
+    size_t n_wfs;
 
     const kube_namespace **namespaces; /* references */
     size_t n_namespaces;
@@ -77,6 +79,8 @@ typedef struct ext_build_input {
     size_t n_pods;
     const kube_configmap *const *graphs; /* JobGraph ConfigMaps */
     size_t n_graphs;
+    const kube_workflow *const *workflows; /* Argo Workflows; may be NULL */
+    size_t n_workflows;
     const kube_namespace *const *namespaces; /* may be NULL: no namespace known */
     size_t n_namespaces;
     const ds_policy *policy;

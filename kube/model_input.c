@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "annotations.h"
+#include "argo_decode.h"
 #include "dsp.h"
 
 static const char *or_empty(const char *s)
@@ -60,6 +61,11 @@ void kube_meta_obs(const kube_meta *m, ds_pod_obs *o)
     o->deadline_after = kube_meta_annotation(m, DS_ANN_DEADLINE_AFTER);
 }
 
+void kube_workflow_obs(const kube_workflow *w, ds_wf_obs *o)
+{
+    *o = w->argo->obs;
+}
+
 void kube_pod_obs(const kube_pod *p, double node_speed, ds_pod_obs *o)
 {
     kube_meta_obs(&p->meta, o);
@@ -69,6 +75,10 @@ void kube_pod_obs(const kube_pod *p, double node_speed, ds_pod_obs *o)
     o->finished_at = time_or_nan(p->finished_at);
     o->node_speed = node_speed;
     o->request = p->requests;
+    if (p->meta.dagsched_error == NULL) {
+        o->argo_node_id = p->argo_node_id;
+        o->argo_node_name = p->argo_node_name;
+    }
 }
 
 void kube_graph_obs(const kube_configmap *cm, ds_graph_obs *o)

@@ -28,4 +28,7 @@ void kube_pod_obs(const kube_pod *p, double node_speed, ds_pod_obs *o);
 /* A JobGraph ConfigMap as the job model reads it (data["graph.yaml"], "" when absent). */
 void kube_graph_obs(const kube_configmap *cm, ds_graph_obs *o);
 
+/* An Argo Workflow as the job model reads it (lib/argo_wf.h). */
+void kube_workflow_obs(const kube_workflow *w, ds_wf_obs *o);
+
 #endif

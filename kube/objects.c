@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "argo_decode.h"
+#include "argo_wf.h"
 #include "quantity.h"
 #include "timefmt.h"
 
@@ -387,6 +389,8 @@ static void pack_fields(packer *p, kube_meta *m)
         pk_str(p, &o->owner_uid);
         pk_str(p, &o->job_key);
         pk_str(p, &o->task_name);
+        pk_str(p, &o->argo_node_id);
+        pk_str(p, &o->argo_node_name);
         pack_affinity_strs(p, &o->required_affinity);
         pk_str(p, &o->affinity_error);
         break;
@@ -427,6 +431,7 @@ static void pack_fields(packer *p, kube_meta *m)
     }
     case KUBE_KIND_JOB:
     case KUBE_KIND_NAMESPACE:
+    case KUBE_KIND_WORKFLOW:
     case KUBE_KIND_N:
         pack_meta_strs(p, m);
         break;
@@ -463,11 +468,16 @@ static kube_meta *pack(dctx *d, const kube_meta *tmp, size_t struct_size)
 /* ---- kinds ---- */
 
 static const char *const kind_names[KUBE_KIND_N] = {
-    "pod", "node", "configmap", "poddisruptionbudget", "job", "namespace"};
-static const char *const kind_prefix[KUBE_KIND_N] = {
-    "/api/v1", "/api/v1", "/api/v1", "/apis/policy/v1", "/apis/batch/v1", "/api/v1"};
+    "pod", "node", "configmap", "poddisruptionbudget", "job", "namespace", "workflow"};
+static const char *const kind_prefix[KUBE_KIND_N] = {"/api/v1",
+                                                     "/api/v1",
+                                                     "/api/v1",
+                                                     "/apis/policy/v1",
+                                                     "/apis/batch/v1",
+                                                     "/api/v1",
+                                                     "/apis/argoproj.io/v1alpha1"};
 static const char *const kind_resource[KUBE_KIND_N] = {
-    "pods", "nodes", "configmaps", "poddisruptionbudgets", "jobs", "namespaces"};
+    "pods", "nodes", "configmaps", "poddisruptionbudgets", "jobs", "namespaces", "workflows"};
 
 const char *kube_kind_name(kube_kind kind)
 {
@@ -1027,6 +1037,12 @@ static int decode_pod(dctx *d, const json_t *obj, const json_t *spec, const json
     if (p->job_key == NULL)
         p->job_key = kube_meta_label(&p->meta, KUBE_LABEL_ARGO_WORKFLOW);
     p->task_name = kube_meta_label(&p->meta, KUBE_LABEL_TASK);
+    const json_t *ann = json_object_get(get_obj(obj, "metadata"), "annotations");
+    if (get_str(d, ann, DS_ARGO_ANN_NODE_ID, "metadata.annotations.", 253, false,
+                &p->argo_node_id) != 0 ||
+        get_str(d, ann, DS_ARGO_ANN_NODE_NAME, "metadata.annotations.", 1024, false,
+                &p->argo_node_name) != 0)
+        return -1;
     return 0;
 }
 
@@ -1157,6 +1173,9 @@ static int decode_job(dctx *d, const json_t *obj, const json_t *spec, const json
         get_i32(d, status, "succeeded", "status.", 0, &j->succeeded) != 0 ||
         get_i32(d, status, "failed", "status.", 0, &j->failed) != 0)
         return -1;
+    const json_t *tspec = get_obj(get_obj(spec, "template"), "spec");
+    if (tspec != NULL && pod_requests(d, tspec, &j->pod_request) != 0)
+        return -1;
     size_t i;
     json_t *c;
     json_array_foreach(json_object_get(status, "conditions"), i, c)
@@ -1182,6 +1201,21 @@ static int decode_namespace(dctx *d, const json_t *obj, const json_t *spec, cons
     return 0;
 }
 
+/* A Workflow: the parts lib/argo_wf.h reads, decoded into an allocation of their own (a content
+ * problem does not fail the decoding: it makes the job invalid, see argo_decode.h). */
+static int decode_workflow(dctx *d, const json_t *obj, const json_t *spec, const json_t *status,
+                           kube_meta *m)
+{
+    (void)spec;
+    (void)status;
+    kube_argo_wf *w;
+    ds_err e = {{0}};
+    if (kube_argo_decode(obj, &w, &e) != 0)
+        return fail(d, "%s", e.msg);
+    ((kube_workflow *)m)->argo = w;
+    return 0;
+}
+
 /* Each kind's decoder (after decode_meta, into a zeroed struct of that kind; spec and status are
  * NULL when absent or not objects) and the struct's size. */
 static const struct {
@@ -1194,6 +1228,7 @@ static const struct {
     [KUBE_KIND_PDB] = {decode_pdb, sizeof(kube_pdb)},
     [KUBE_KIND_JOB] = {decode_job, sizeof(kube_job)},
     [KUBE_KIND_NAMESPACE] = {decode_namespace, sizeof(kube_namespace)},
+    [KUBE_KIND_WORKFLOW] = {decode_workflow, sizeof(kube_workflow)},
 };
 
 int kube_obj_decode(kube_kind kind, const json_t *obj, const kube_decode_opts *opts,
@@ -1213,6 +1248,7 @@ int kube_obj_decode(kube_kind kind, const json_t *obj, const kube_decode_opts *o
         kube_pdb pdb;
         kube_job job;
         kube_namespace ns;
+        kube_workflow wf;
     } u;
     memset(&u, 0, sizeof u);
     kube_meta *m = (kube_meta *)&u;
@@ -1224,6 +1260,8 @@ int kube_obj_decode(kube_kind kind, const json_t *obj, const kube_decode_opts *o
         if (*out == NULL)
             rc = -1;
     }
+    if (rc != 0 && kind == KUBE_KIND_WORKFLOW)
+        kube_argo_wf_free((kube_argo_wf *)u.wf.argo);
     temps_free(&d);
     return rc;
 }
@@ -1237,8 +1275,11 @@ const kube_meta *kube_obj_ref(const kube_meta *m)
 
 void kube_obj_unref(const kube_meta *m)
 {
-    if (m != NULL && atomic_fetch_sub(&((kube_meta *)m)->refs, 1) == 1)
+    if (m != NULL && atomic_fetch_sub(&((kube_meta *)m)->refs, 1) == 1) {
+        if (m->kind == KUBE_KIND_WORKFLOW)
+            kube_argo_wf_free((kube_argo_wf *)((const kube_workflow *)m)->argo);
         free((void *)m);
+    }
 }
 
 static const char *kv_find(const kube_kv *kv, size_t n, const char *key)

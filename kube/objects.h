@@ -50,6 +50,7 @@ typedef enum {
     KUBE_KIND_PDB,
     KUBE_KIND_JOB,
     KUBE_KIND_NAMESPACE,
+    KUBE_KIND_WORKFLOW, /* argoproj.io/v1alpha1 Workflow */
     KUBE_KIND_N
 } kube_kind;
 
@@ -118,8 +119,10 @@ typedef struct kube_pod {
     const char *owner_kind; /* controller ownerReference, or NULL */
     const char *owner_name;
     const char *owner_uid;
-    const char *job_key;   /* label dagsched.io/job, else workflows.argoproj.io/workflow */
-    const char *task_name; /* label dagsched.io/task */
+    const char *job_key;        /* label dagsched.io/job, else workflows.argoproj.io/workflow */
+    const char *task_name;      /* label dagsched.io/task */
+    const char *argo_node_id;   /* annotation workflows.argoproj.io/node-id, or NULL */
+    const char *argo_node_name; /* annotation workflows.argoproj.io/node-name, or NULL */
     /* What the controller needs to know about scheduling: */
     bool unschedulable;         /* condition PodScheduled is False with reason Unschedulable */
     double unschedulable_since; /* that condition's lastTransitionTime; 0 when absent */
@@ -197,7 +200,17 @@ typedef struct kube_job {
     int32_t succeeded;
     int32_t failed;
     bool finished; /* condition Complete or Failed is True */
+    /* The effective request of one pod of spec.template (as for a pod; zero without a
+     * template). */
+    ds_res pod_request;
 } kube_job;
+
+/* An Argo Workflow: what lib/argo_wf.h needs (kube/argo_decode.h), in an allocation of its own
+ * that lives as long as the object. */
+typedef struct kube_workflow {
+    kube_meta meta;
+    const struct kube_argo_wf *argo;
+} kube_workflow;
 
 /* What decoding needs beyond the JSON: the extended resource names counted as gpu. */
 typedef struct kube_decode_opts {

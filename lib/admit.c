@@ -156,7 +156,9 @@ int ds_admit_plan(const ds_admit_params *p, const ds_admit_node *nodes, size_t n
         out[i].blocker = SIZE_MAX;
     }
     size_t limit = p->max_concurrent;
-    size_t in_flight = n_inflight;
+    size_t in_flight = 0;
+    for (size_t i = 0; i < n_inflight; i++)
+        in_flight += inflight[i].room_only ? 0 : 1;
     if (p->mode == DS_ADMIT_ALL) {
         for (size_t i = 0; i < n_ready; i++) {
             bool full = limit > 0 && in_flight >= limit;
@@ -187,7 +189,7 @@ int ds_admit_plan(const ds_admit_params *p, const ds_admit_node *nodes, size_t n
     for (size_t i = 0; i < n_inflight; i++) {
         size_t k = best_fit(&inflight[i], nodes, free_, n_nodes, NULL);
         if (k == SIZE_MAX) {
-            sum.inflight_unplaced++;
+            sum.inflight_unplaced += inflight[i].room_only ? 0 : 1;
             continue;
         }
         ds_res_sub(&free_[k], &inflight[i].request);
@@ -263,7 +265,7 @@ void ds_admit_describe(const ds_admit_result *r, const ds_res *request, const ch
         return;
     char req[160], room[160];
     ds_res_format(request, req, sizeof req);
-    ds_res_format(&r->node_free, room, sizeof room);
+    ds_res_format_like(&r->node_free, request, room, sizeof room);
     bool has_node = r->node != SIZE_MAX && node_name != NULL;
     const char *nn = has_node ? node_name : "";
     switch (r->verdict) {

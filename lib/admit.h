@@ -9,6 +9,9 @@
  *
  *  1. In-flight tasks, in the order given, each take room on one node they may use: the best fit
  *     (below). An in-flight task that fits no node takes no room and uses one look-ahead slot.
+ *     In-flight entries marked room_only (pending pods that are no released task: another
+ *     scheduler's, a pod outside every DAG job) take room the same way but count neither against
+ *     max_concurrent nor the look-ahead.
  *  2. Ready tasks, in queue order. With max_concurrent = N > 0 and N tasks in flight or released
  *     by this call, every remaining task is HELD_LIMIT. Otherwise a task that fits the free room
  *     of a node it may use, not reserved by a starving task ahead of it, is RELEASED and takes
@@ -75,7 +78,8 @@ typedef struct ds_admit_task {
     ds_res request;
     /* eligible[k]: the task may run on node k (n_nodes entries); NULL: on every node. */
     const bool *eligible;
-    bool starving; /* marked by the order's starvation threshold (ready tasks only) */
+    bool starving;  /* marked by the order's starvation threshold (ready tasks only) */
+    bool room_only; /* in-flight only: takes room, not a look-ahead slot nor max_concurrent */
 } ds_admit_task;
 
 typedef struct ds_admit_params {
@@ -100,13 +104,15 @@ typedef struct ds_admit_result {
 
 typedef struct ds_admit_summary {
     size_t count[DS_ADMIT_VERDICT_N]; /* ready tasks per verdict */
-    size_t inflight_placed;           /* in-flight tasks that took room on a node */
-    size_t inflight_unplaced;         /* in-flight tasks that fit no node (look-ahead slots) */
+    size_t inflight_placed;           /* in-flight entries that took room on a node */
+    size_t inflight_unplaced;         /* counted in-flight tasks that fit no node (look-ahead
+                                       * slots); room_only entries are not counted */
 } ds_admit_summary;
 
 /* Decide every ready task (out[i] for ready[i], n_ready entries) as the rule above says.
  * nodes: n_nodes entries (may be 0); inflight: n_inflight tasks released earlier and not bound
- * yet (their starving flags are ignored); ready: in queue order. summary may be NULL. Returns 0,
+ * yet, and room_only pending pods (their starving flags are ignored); ready: in queue order
+ * (their room_only flags are ignored). summary may be NULL. Returns 0,
  * or -1 with err set on missing arrays or out of memory (out is then undefined). */
 int ds_admit_plan(const ds_admit_params *p, const ds_admit_node *nodes, size_t n_nodes,
                   const ds_admit_task *inflight, size_t n_inflight, const ds_admit_task *ready,
@@ -115,7 +121,8 @@ int ds_admit_plan(const ds_admit_params *p, const ds_admit_node *nodes, size_t n
 /* Why a task with this request and result is held or released as look-ahead, for users:
  *   RELEASED        "fits on node <name>"
  *   LOOKAHEAD       "released ahead of room (look-ahead): needs cpu 2, memory 1Gi; most free
- *                    room on node n3: cpu 1500m, memory 4Gi"
+ *                    room on node n3: cpu 1500m, memory 4Gi" (the free room of the kinds
+ *                    requested, zeros included)
  *   HELD_NO_ROOM    "no room: needs ...; most free room on node n3: ..." (or "no node it may
  *                    run on", or "needs ...; larger than the allocatable of every node it may
  *                    run on")

@@ -165,6 +165,14 @@ int ds_dsp_evaluate(const ds_dag *d, const ds_task_status *st, double job_deadli
     }
     free(deadline);
 
+    double *path = malloc(d->n * sizeof *path);
+    if (path == NULL)
+        return ds_err_set(err, "priority: out of memory for %zu remaining paths", d->n);
+    ds_remaining_paths(d, st, out, path);
+    for (size_t i = 0; i < d->n; i++)
+        out[i].path_s = path[i];
+    free(path);
+
     /* Eq. 12 needs every dependent's priority first: reverse topological order. */
     double factor = p->gamma + 1;
     for (size_t k = d->n; k-- > 0;) {
@@ -180,6 +188,22 @@ int ds_dsp_evaluate(const ds_dag *d, const ds_task_status *st, double job_deadli
         out[i].priority = sum;
     }
     return 0;
+}
+
+void ds_remaining_paths(const ds_dag *d, const ds_task_status *st, const ds_task_eval *ev,
+                        double *out)
+{
+    /* Reverse topological order sees every dependent first. */
+    for (size_t k = d->n; k-- > 0;) {
+        size_t i = d->topo[k];
+        const ds_dag_task *t = &d->tasks[i];
+        bool finished = st[i].state == DS_TASK_SUCCEEDED || st[i].state == DS_TASK_FAILED;
+        double own = finished ? 0 : fmax(ev[i].t_rem_s, 0);
+        double below = 0;
+        for (size_t c = 0; c < t->n_down; c++)
+            below = fmax(below, out[t->down[c]]);
+        out[i] = own + below;
+    }
 }
 
 bool ds_dsp_is_urgent(const ds_task_eval *e, double epsilon_s)

@@ -47,16 +47,27 @@ typedef struct ds_task_eval {
     double t_wait_s;       /* time runnable and not running; 0 unless WAITING */
     double level_deadline; /* absolute; INFINITY without a job deadline */
     double t_allow_s;      /* allowable waiting time (slack); INFINITY without a deadline */
+    double path_s;         /* remaining path: the longest chain of remaining times from this task
+                            * to the end of its job (ds_remaining_paths) */
 } ds_task_eval;
 
 /* Per-level deadlines: out[l] for l = 1..n_levels (out has n_levels + 1 entries, out[0] unused).
  * out[L] = job deadline; out[l] = deadline - sum_{k=l+1..L} level_max_runtime[k]. */
 void ds_level_deadlines(const ds_dag *d, double job_deadline, double *out);
 
-/* Evaluate every task of the job at time `now`: out has d->n entries. 0 on success, -1 with err set
+/* Evaluate every task of the job at time `now`: out has d->n entries (path_s from
+ * ds_remaining_paths). 0 on success, -1 with err set
  * on invalid parameters or allocation failure. */
 int ds_dsp_evaluate(const ds_dag *d, const ds_task_status *st, double job_deadline, double now,
                     const ds_priority_params *p, ds_task_eval *out, ds_err *err);
+
+/* Remaining path of every task: out[i] = own(i) + the longest out[] among i's dependents, where
+ * own(i) is 0 for a SUCCEEDED or FAILED task and ev[i].t_rem_s (at least 0) otherwise. The
+ * longest path through a task whose upstream tasks have all succeeded (critical-path-first
+ * order, joborder.h). A finished task passes its dependents' path on: a FAILED task's dependents
+ * cannot run, yet they are still work to do. O(tasks + edges), no allocation. */
+void ds_remaining_paths(const ds_dag *d, const ds_task_status *st, const ds_task_eval *ev,
+                        double *out);
 
 /* An urgent waiting task: allowable waiting time at most epsilon seconds. */
 bool ds_dsp_is_urgent(const ds_task_eval *e, double epsilon_s);

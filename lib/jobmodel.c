@@ -16,6 +16,7 @@
 /* What ds_jobs_build learns about one pod before looking at its job. */
 typedef struct pod_work {
     bool has_task;     /* a valid task label */
+    bool argo_node;    /* no task label, but Argo's node annotations (resolved by the Workflow) */
     char *ann_error;   /* first malformed annotation, or NULL */
     bool runtime_set;  /* dagsched.io/runtime present and valid */
     double runtime_s;  /* when runtime_set */
@@ -29,6 +30,7 @@ typedef struct pod_work {
 typedef struct job_work {
     size_t graph;  /* first graph declaring the job, or DS_NONE */
     size_t graph2; /* a second one (an error), or DS_NONE */
+    size_t wf;     /* the Workflow declaring the job, or DS_NONE */
     size_t n_pods;
 } job_work;
 
@@ -45,8 +47,10 @@ typedef struct builder {
     const ds_pod_obs *pods;
     const ds_graph_obs *graphs;
     ds_jobgraph *parsed; /* [n_graphs] */
-    pod_work *pw;        /* [n_pods] */
-    job_work *jw;        /* [cap_jobs] */
+    const ds_wf_obs *wfs;
+    ds_wf_job *wjobs; /* [n_wfs] */
+    pod_work *pw;     /* [n_pods] */
+    job_work *jw;     /* [cap_jobs] */
     size_t cap_jobs;
     ds_arena tmp; /* scratch freed at the end of the build */
     ds_err *err;
@@ -149,7 +153,7 @@ static int job_get(builder *b, const char *ns, const char *name, size_t *job)
     j->valid = true;
     j->deadline = INFINITY;
     j->created_at = NAN;
-    b->jw[*job] = (job_work){.graph = DS_NONE, .graph2 = DS_NONE, .n_pods = 0};
+    b->jw[*job] = (job_work){.graph = DS_NONE, .graph2 = DS_NONE, .wf = DS_NONE, .n_pods = 0};
     return 0;
 }
 
@@ -185,6 +189,37 @@ static int observe_graphs(builder *b, size_t n_graphs)
             w->graph = i;
         else if (w->graph2 == DS_NONE)
             w->graph2 = i;
+    }
+    return 0;
+}
+
+static int observe_workflows(builder *b, size_t n_wfs)
+{
+    ds_jobset *s = b->s;
+    for (size_t i = 0; i < n_wfs; i++) {
+        const ds_wf_obs *w = &b->wfs[i];
+        ds_wf_result *r = &s->wfs[i];
+        r->job = DS_NONE;
+        if (!ns_valid(w->ns) || w->name == NULL ||
+            !ds_name_valid(w->name, strnlen(w->name, DS_NAME_VALUE_MAX + 1))) {
+            r->error = ds_arena_strdup(&s->arena, "the Workflow's namespace or name is not usable "
+                                                  "as a job key");
+            if (r->error == NULL)
+                return oom(b);
+            continue;
+        }
+        ds_err e = {{0}};
+        if (ds_wf_expand(w, &b->wjobs[i], &e) != 0) {
+            if (strcmp(e.msg, "out of memory") == 0)
+                return oom(b);
+            r->error = ds_arena_strdup(&s->arena, e.msg);
+            if (r->error == NULL)
+                return oom(b);
+        }
+        if (job_get(b, w->ns, w->name, &r->job) != 0)
+            return -1;
+        if (b->jw[r->job].wf == DS_NONE)
+            b->jw[r->job].wf = i;
     }
     return 0;
 }
@@ -304,6 +339,10 @@ static int observe_pods(builder *b, size_t n_pods)
         if (job_get(b, p->ns, key, &r->job) != 0)
             return -1;
         b->jw[r->job].n_pods++;
+        if (p->task == NULL && (p->argo_node_id != NULL || p->argo_node_name != NULL)) {
+            b->pw[i].argo_node = true; /* its job's Workflow, if any, says which task it is */
+            continue;
+        }
         if (p->task == NULL) {
             ds_err_set(&e, "missing label " DS_LABEL_TASK " (the pod has label %s=%s)", label, key);
             if (set_pod_error(b, i, e.msg) != 0)
@@ -650,11 +689,143 @@ static int build_from_graph(builder *b, ds_job *j, size_t gi)
     return 0;
 }
 
+/* Pods that carry Argo's node annotations but no task label, in a job no Workflow declares. */
+static int argo_pods_without_workflow(builder *b, const ds_job *j)
+{
+    for (size_t k = 0; k < j->n_pods; k++) {
+        size_t i = j->pods[k];
+        if (!b->pw[i].argo_node)
+            continue;
+        const char *label;
+        const char *key =
+            ds_job_label_value(b->pods[i].job_label, b->pods[i].argo_workflow, &label);
+        ds_err e;
+        ds_err_set(&e, "missing label " DS_LABEL_TASK " (the pod has label %s=%s)", label, key);
+        if (set_pod_error(b, i, e.msg) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+typedef struct wf_pod {
+    size_t task, pod;
+} wf_pod;
+
+static int cmp_wf_pod(const void *x, const void *y)
+{
+    const wf_pod *a = x, *c = y;
+    if (a->task != c->task)
+        return (a->task > c->task) - (a->task < c->task);
+    return (a->pod > c->pod) - (a->pod < c->pod);
+}
+
+/* A job declared by an Argo Workflow (argo_wf.h): tasks from its templates, states from
+ * status.nodes and the pods matched by their node annotations. */
+static int build_from_workflow(builder *b, ds_job *j, size_t wi)
+{
+    const ds_wf_obs *obs = &b->wfs[wi];
+    const ds_wf_job *wj = &b->wjobs[wi];
+    ds_err em;
+    j->workflow = ds_arena_strdup(&b->s->arena, obs->name);
+    if (j->workflow == NULL)
+        return oom(b);
+    if (isfinite(obs->created_at) && (isnan(j->created_at) || obs->created_at < j->created_at))
+        j->created_at = obs->created_at;
+    const char *we = b->s->wfs[wi].error;
+    if (we != NULL) {
+        ds_err_set(&em, "Workflow \"%s\": %s", obs->name, we);
+        return set_job_error(b, j, em.msg);
+    }
+    ds_task_spec *specs = ds_arena_calloc(&b->tmp, wj->n_tasks, sizeof *specs);
+    if (specs == NULL)
+        return oom(b);
+    for (size_t t = 0; t < wj->n_tasks; t++) {
+        specs[t].name = wj->tasks[t].name;
+        specs[t].runtime_s = wj->tasks[t].runtime_s;
+        specs[t].upstream = wj->tasks[t].up;
+        specs[t].n_upstream = wj->tasks[t].n_up;
+    }
+    ds_err e = {{0}};
+    if (ds_dag_build(&j->dag, specs, wj->n_tasks, &e) != 0) {
+        memset(&j->dag, 0, sizeof j->dag);
+        ds_err_set(&em, "Workflow \"%s\": %s", obs->name, e.msg);
+        return set_job_error(b, j, em.msg);
+    }
+    if (wj->deadline_kind == DS_WF_DEADLINE_ABSOLUTE) {
+        j->deadline = wj->deadline;
+    } else if (wj->deadline_kind == DS_WF_DEADLINE_AFTER) {
+        if (!isfinite(obs->created_at)) {
+            ds_err_set(&em,
+                       "Workflow \"%s\": annotation " DS_ANN_DEADLINE_AFTER
+                       " needs the Workflow's creation time, which is unknown",
+                       obs->name);
+            return set_job_error(b, j, em.msg);
+        }
+        j->deadline = obs->created_at + wj->deadline;
+    }
+    j->node = ds_arena_calloc(&b->s->arena, j->dag.n, sizeof *j->node);
+    if (j->node == NULL)
+        return oom(b);
+    for (size_t t = 0; t < j->dag.n; t++)
+        j->node[t] = (ds_task_node){.phase = wj->tasks[t].phase,
+                                    .started_at = wj->tasks[t].started_at,
+                                    .finished_at = wj->tasks[t].finished_at,
+                                    .has_pod = wj->tasks[t].has_pod,
+                                    .runtime_source = wj->tasks[t].runtime_source};
+    if (alloc_task_pods(b, j) != 0)
+        return -1;
+    /* Pods to tasks: Argo's node annotations, else the dagsched.io/task label. */
+    wf_pod *wp = ds_arena_calloc(&b->tmp, j->n_pods ? j->n_pods : 1, sizeof *wp);
+    if (wp == NULL)
+        return oom(b);
+    size_t n = 0;
+    for (size_t k = 0; k < j->n_pods; k++) {
+        size_t i = j->pods[k];
+        const ds_pod_obs *p = &b->pods[i];
+        if (!b->pw[i].argo_node && !b->pw[i].has_task)
+            continue; /* already has a pod error */
+        size_t t = ds_wf_job_task_of(wj, p->argo_node_id, p->argo_node_name);
+        if (t == (size_t)-1 && b->pw[i].has_task && ds_dag_find(&j->dag, p->task, &t) != 0)
+            t = (size_t)-1;
+        if (t == (size_t)-1) {
+            ds_err_set(&em, "Argo node \"%.100s\" is not a task of Workflow \"%s\"",
+                       p->argo_node_name != NULL ? p->argo_node_name
+                       : p->task != NULL         ? p->task
+                                                 : "",
+                       obs->name);
+            if (set_pod_error(b, i, em.msg) != 0)
+                return -1;
+            continue;
+        }
+        wp[n++] = (wf_pod){t, i};
+    }
+    qsort(wp, n, sizeof *wp, cmp_wf_pod);
+    for (size_t k = 0; k < n;) {
+        size_t end = k + 1, best = wp[k].pod;
+        while (end < n && wp[end].task == wp[k].task)
+            end++;
+        for (size_t m = k + 1; m < end; m++)
+            if (ds_pod_obs_better(&b->pods[wp[m].pod], &b->pods[best]))
+                best = wp[m].pod;
+        j->task_pod[wp[k].task] = best;
+        for (size_t m = k; m < end; m++) {
+            b->s->pods[wp[m].pod].task = wp[k].task;
+            b->s->pods[wp[m].pod].primary = wp[m].pod == best;
+        }
+        k = end;
+    }
+    return 0;
+}
+
 static int build_job(builder *b, size_t ji)
 {
     ds_job *j = &b->s->jobs[ji];
     const job_work *w = &b->jw[ji];
     ds_err em;
+    if (w->graph == DS_NONE && w->wf != DS_NONE)
+        return build_from_workflow(b, j, w->wf);
+    if (argo_pods_without_workflow(b, j) != 0)
+        return -1;
     if (w->graph == DS_NONE)
         return build_from_pods(b, j);
     j->graph = ds_arena_strdup(&b->s->arena,
@@ -674,7 +845,7 @@ static int build_job(builder *b, size_t ji)
     return build_from_graph(b, j, w->graph);
 }
 
-static int build(builder *b, size_t n_pods, size_t n_graphs, double now,
+static int build(builder *b, size_t n_pods, size_t n_graphs, size_t n_wfs, double now,
                  const ds_priority_params *pp)
 {
     ds_jobset *s = b->s;
@@ -690,13 +861,20 @@ static int build(builder *b, size_t n_pods, size_t n_graphs, double now,
         if (s->graphs == NULL || b->parsed == NULL)
             return oom(b);
     }
+    if (n_wfs > 0) {
+        s->wfs = ds_arena_calloc(&s->arena, n_wfs, sizeof *s->wfs);
+        b->wjobs = calloc(n_wfs, sizeof *b->wjobs);
+        if (s->wfs == NULL || b->wjobs == NULL)
+            return oom(b);
+    }
     s->n_pods = n_pods;
     s->n_graphs = n_graphs;
-    if (ds_strmap_init(&s->job_index, n_pods + n_graphs) != 0 ||
+    s->n_wfs = n_wfs;
+    if (ds_strmap_init(&s->job_index, n_pods + n_graphs + n_wfs) != 0 ||
         ds_strmap_init(&s->pod_index, n_pods) != 0)
         return oom(b);
-    if (observe_graphs(b, n_graphs) != 0 || observe_pods(b, n_pods) != 0 ||
-        collect_job_pods(b, n_pods) != 0)
+    if (observe_graphs(b, n_graphs) != 0 || observe_workflows(b, n_wfs) != 0 ||
+        observe_pods(b, n_pods) != 0 || collect_job_pods(b, n_pods) != 0)
         return -1;
     for (size_t j = 0; j < s->n_jobs; j++)
         if (build_job(b, j) != 0)
@@ -704,33 +882,47 @@ static int build(builder *b, size_t n_pods, size_t n_graphs, double now,
     return ds_jobstate_compute(s, b->pods, now, pp, b->err);
 }
 
-int ds_jobs_build(const ds_pod_obs *pods, size_t n_pods, const ds_graph_obs *graphs,
-                  size_t n_graphs, double now, const ds_priority_params *pp, ds_jobset *out,
-                  ds_err *err)
+int ds_jobs_build_wf(const ds_pod_obs *pods, size_t n_pods, const ds_graph_obs *graphs,
+                     size_t n_graphs, const ds_wf_obs *wfs, size_t n_wfs, double now,
+                     const ds_priority_params *pp, ds_jobset *out, ds_err *err)
 {
     if (out == NULL)
         return ds_err_set(err, "ds_jobs_build: no output");
     memset(out, 0, sizeof *out);
-    if ((pods == NULL && n_pods > 0) || (graphs == NULL && n_graphs > 0) || pp == NULL)
+    if ((pods == NULL && n_pods > 0) || (graphs == NULL && n_graphs > 0) ||
+        (wfs == NULL && n_wfs > 0) || pp == NULL)
         return ds_err_set(err, "ds_jobs_build: missing input");
     if (n_pods > DS_JOBSET_MAX_PODS)
         return ds_err_set(err, "pods: too many (got %zu, at most %d)", n_pods, DS_JOBSET_MAX_PODS);
     if (n_graphs > DS_JOBSET_MAX_GRAPHS)
         return ds_err_set(err, "JobGraphs: too many (got %zu, at most %d)", n_graphs,
                           DS_JOBSET_MAX_GRAPHS);
+    if (n_wfs > DS_JOBSET_MAX_WORKFLOWS)
+        return ds_err_set(err, "Workflows: too many (got %zu, at most %d)", n_wfs,
+                          DS_JOBSET_MAX_WORKFLOWS);
     if (!isfinite(now))
         return ds_err_set(err, "now: must be a finite time (got %g)", now);
-    builder b = {.s = out, .pods = pods, .graphs = graphs, .err = err};
-    int rc = build(&b, n_pods, n_graphs, now, pp);
+    builder b = {.s = out, .pods = pods, .graphs = graphs, .wfs = wfs, .err = err};
+    int rc = build(&b, n_pods, n_graphs, n_wfs, now, pp);
     for (size_t i = 0; b.parsed != NULL && i < n_graphs; i++)
         ds_jobgraph_free(&b.parsed[i]);
+    for (size_t i = 0; b.wjobs != NULL && i < n_wfs; i++)
+        ds_wf_job_free(&b.wjobs[i]);
     free(b.parsed);
+    free(b.wjobs);
     free(b.pw);
     free(b.jw);
     ds_arena_free(&b.tmp);
     if (rc != 0)
         ds_jobset_free(out);
     return rc;
+}
+
+int ds_jobs_build(const ds_pod_obs *pods, size_t n_pods, const ds_graph_obs *graphs,
+                  size_t n_graphs, double now, const ds_priority_params *pp, ds_jobset *out,
+                  ds_err *err)
+{
+    return ds_jobs_build_wf(pods, n_pods, graphs, n_graphs, NULL, 0, now, pp, out, err);
 }
 
 void ds_jobset_free(ds_jobset *s)

@@ -24,6 +24,7 @@
 
 #include "annotations.h"
 #include "arena.h"
+#include "argo_wf.h"
 #include "dag.h"
 #include "ds_error.h"
 #include "dsp.h"
@@ -36,6 +37,7 @@
 #define DS_DEFAULT_RUNTIME_S    60.0 /* a task without dagsched.io/runtime (warned) */
 #define DS_JOBSET_MAX_PODS      1000000
 #define DS_JOBSET_MAX_GRAPHS    100000
+#define DS_JOBSET_MAX_WORKFLOWS 100000
 #define DS_DEADLINE_TOLERANCE_S 0.001 /* deadlines of one job agree when this close */
 
 /* Pod phases (status.phase). */
@@ -58,6 +60,8 @@ typedef struct ds_pod_obs {
     const char *runtime;        /* annotation dagsched.io/runtime */
     const char *deadline;       /* annotation dagsched.io/deadline */
     const char *deadline_after; /* annotation dagsched.io/deadline-after */
+    const char *argo_node_id;   /* annotation workflows.argoproj.io/node-id */
+    const char *argo_node_name; /* annotation workflows.argoproj.io/node-name */
     int phase;                  /* DS_PHASE_* */
     bool bound;                 /* spec.nodeName is set */
     double created_at;          /* metadata.creationTimestamp, epoch seconds; NAN when unknown */
@@ -76,16 +80,26 @@ typedef struct ds_graph_obs {
     double created_at; /* the ConfigMap's creationTimestamp (origin of spec.deadlineAfter) */
 } ds_graph_obs;
 
+/* What Argo's status.nodes says about a task of a job declared by a Workflow. */
+typedef struct ds_task_node {
+    ds_wf_node_phase phase;
+    double started_at, finished_at; /* NAN when unknown */
+    bool has_pod;                   /* its template runs a pod */
+    ds_wf_runtime_source runtime_source;
+} ds_task_node;
+
 typedef struct ds_job {
     char *ns, *name; /* namespace and job key */
     char *key;       /* "ns/name" */
     char *graph;     /* name of the declaring JobGraph ConfigMap, or NULL */
+    char *workflow;  /* name of the declaring Argo Workflow, or NULL (a JobGraph wins over it) */
     bool valid;
     char *error; /* why the job is invalid; NULL when valid */
 
     /* The rest is set for valid jobs only (zeroed/NULL otherwise). */
     ds_dag dag;
     ds_task_status *status; /* [dag.n] */
+    ds_task_node *node;     /* [dag.n] for a job declared by a Workflow; NULL otherwise */
     ds_task_eval *eval;     /* [dag.n] DSP evaluation at `now` */
     size_t *task_pod;       /* [dag.n] index of the pod that represents the task, or DS_NONE */
     double *wait_rank;      /* [dag.n] ds_jobset_wait_rank of WAITING tasks; -1 otherwise */
@@ -110,6 +124,11 @@ typedef struct ds_graph_result {
     char *error; /* why the graph was rejected, or NULL */
 } ds_graph_result;
 
+typedef struct ds_wf_result {
+    size_t job;  /* job the Workflow declares, or DS_NONE when its name or namespace is unusable */
+    char *error; /* why it cannot be a DAG job for dagsched, or NULL */
+} ds_wf_result;
+
 typedef struct ds_jobset {
     ds_job *jobs;
     size_t n_jobs;
@@ -117,6 +136,8 @@ typedef struct ds_jobset {
     size_t n_pods;
     ds_graph_result *graphs; /* one per observed graph, in input order */
     size_t n_graphs;
+    ds_wf_result *wfs; /* one per observed Workflow, in input order */
+    size_t n_wfs;
     size_t n_waiting; /* WAITING tasks of valid jobs (with or without a pod) */
     /* private */
     ds_arena arena;
@@ -139,6 +160,19 @@ typedef struct ds_jobset {
 int ds_jobs_build(const ds_pod_obs *pods, size_t n_pods, const ds_graph_obs *graphs,
                   size_t n_graphs, double now, const ds_priority_params *pp, ds_jobset *out,
                   ds_err *err);
+
+/* ds_jobs_build with Argo Workflows too (argo_wf.h): a Workflow declares the job of its name in
+ * its namespace, unless a JobGraph declares it (the JobGraph wins). Its tasks come from
+ * ds_wf_expand; a pod of the job is its task by the annotations workflows.argoproj.io/node-id or
+ * node-name (else by its dagsched.io/task label); a pod matching no task (an exit handler's) gets
+ * a pod error. Task states: as for pods, except that a task whose node has finished takes the
+ * node's result (succeeded tasks stay succeeded after Argo's podGC deletes their pods), a task
+ * whose node is running without a pod of its own (suspend) is running, and a failed pod of a task
+ * whose node has not failed (Argo retries it) leaves the task waiting for its next attempt. A
+ * Workflow that cannot be expanded makes its job invalid with the reason. */
+int ds_jobs_build_wf(const ds_pod_obs *pods, size_t n_pods, const ds_graph_obs *graphs,
+                     size_t n_graphs, const ds_wf_obs *wfs, size_t n_wfs, double now,
+                     const ds_priority_params *pp, ds_jobset *out, ds_err *err);
 
 void ds_jobset_free(ds_jobset *s);
 

@@ -27,6 +27,27 @@ int ds_job_order_parse(const char *name, ds_job_order *out)
     return -1;
 }
 
+static const char *const within_names[] = {"dsp", "criticalPath"};
+
+const char *ds_within_order_name(ds_within_order o)
+{
+    if ((unsigned)o >= sizeof within_names / sizeof within_names[0])
+        return "unknown";
+    return within_names[o];
+}
+
+int ds_within_order_parse(const char *name, ds_within_order *out)
+{
+    if (name == NULL)
+        return -1;
+    for (size_t i = 0; i < sizeof within_names / sizeof within_names[0]; i++)
+        if (strcmp(name, within_names[i]) == 0) {
+            *out = (ds_within_order)i;
+            return 0;
+        }
+    return -1;
+}
+
 static bool finished(const ds_task_status *s)
 {
     return s->state == DS_TASK_SUCCEEDED || s->state == DS_TASK_FAILED;
@@ -49,23 +70,13 @@ int ds_job_summarise(const ds_dag *d, const ds_task_status *st, const ds_task_ev
     double *path = d->n > 0 ? malloc(d->n * sizeof *path) : NULL;
     if (d->n > 0 && path == NULL)
         return ds_err_set(err, "job summary: out of memory for %zu tasks", d->n);
-    /* path(i) = own remaining time + the longest path among its dependents; reverse topological
-     * order sees every dependent first. Finished tasks count 0 but pass their dependents' paths
-     * on (a FAILED task's dependents cannot run, yet they are still work to do). */
+    ds_remaining_paths(d, st, ev, path);
     double longest = 0;
-    for (size_t k = d->n; k-- > 0;) {
-        size_t i = d->topo[k];
-        const ds_dag_task *t = &d->tasks[i];
-        double own = 0;
+    for (size_t i = 0; i < d->n; i++) {
         if (!finished(&st[i])) {
-            own = ev[i].t_rem_s > 0 ? ev[i].t_rem_s : 0;
-            out->remaining_work_s += own;
+            out->remaining_work_s += ev[i].t_rem_s > 0 ? ev[i].t_rem_s : 0;
             out->unfinished++;
         }
-        double below = 0;
-        for (size_t c = 0; c < t->n_down; c++)
-            below = fmax(below, path[t->down[c]]);
-        path[i] = own + below;
         longest = fmax(longest, path[i]);
     }
     free(path);
@@ -105,7 +116,12 @@ void ds_order_key_from_figures(const ds_order_params *p, const double job[2],
     out->k[0] = 1;
     out->k[1] = job[0];
     out->k[2] = job[1];
-    out->k[3] = -task->priority;
+    if (p->within_job == DS_WITHIN_CRITICAL_PATH) {
+        out->k[3] = -task->path_s;
+        out->k[4] = -task->priority;
+    } else {
+        out->k[3] = -task->priority;
+    }
 }
 
 void ds_order_job_figures(const ds_order_params *p, const ds_job_summary *job, double out[2])

@@ -9,6 +9,13 @@
  *   leastSlack          least job slack first (3DSF): deadline - now - remaining critical path
  *   shortestRemaining   least remaining work first (CSS's minimum completion time first, per job)
  *
+ * Tasks of the same job go by one of:
+ *
+ *   dsp                 DSP priority (Eq. 12, 13), highest first
+ *   criticalPath        longest remaining path through the task first (ds_remaining_paths: its own
+ *                       remaining time plus the longest chain of its dependents'), then DSP
+ *                       priority
+ *
  * A starvation threshold (CSS) puts tasks that have waited at least that long before all others,
  * longest wait first. See docs/model.md ("Order across jobs") for the formulas. */
 #ifndef DAGSCHED_JOBORDER_H
@@ -27,15 +34,26 @@ typedef enum {
     DS_ORDER_SHORTEST_REMAINING, /* job remaining work, then DSP priority within the job */
 } ds_job_order;
 
+typedef enum {
+    DS_WITHIN_DSP = 0,       /* DSP priority within a job */
+    DS_WITHIN_CRITICAL_PATH, /* longest remaining path first, then DSP priority */
+} ds_within_order;
+
 typedef struct ds_order_params {
-    ds_job_order job_order; /* zero value: DS_ORDER_DSP */
-    double starvation_s;    /* tasks waiting at least this go first; 0 = off */
+    ds_job_order job_order;     /* zero value: DS_ORDER_DSP */
+    double starvation_s;        /* tasks waiting at least this go first; 0 = off */
+    ds_within_order within_job; /* zero value: DS_WITHIN_DSP */
 } ds_order_params;
 
 /* "dsp", "leastSlack", "shortestRemaining"; "unknown" otherwise. */
 const char *ds_job_order_name(ds_job_order o);
 /* 0 and *out set for a known name, -1 otherwise. */
 int ds_job_order_parse(const char *name, ds_job_order *out);
+
+/* "dsp", "criticalPath"; "unknown" otherwise. */
+const char *ds_within_order_name(ds_within_order o);
+/* 0 and *out set for a known name, -1 otherwise. */
+int ds_within_order_parse(const char *name, ds_within_order *out);
 
 /* Job-level figures at evaluation time, from the job's DAG, task states and DSP evaluation. */
 typedef struct ds_job_summary {
@@ -53,15 +71,16 @@ int ds_job_summarise(const ds_dag *d, const ds_task_status *st, const ds_task_ev
 
 /* Sort key of a waiting task: ascending lexicographic order of k[] is queue order (callers break
  * remaining ties, e.g. by arrival in the queue). k[0]: 0 for starving tasks, 1 otherwise; k[1],
- * k[2]: the job figures (0 under dsp); k[3]: the task (minus its DSP priority, or minus its
- * waiting time when starving). */
-#define DS_ORDER_KEY_N 4
+ * k[2]: the job figures (0 under dsp); k[3], k[4]: the task within its job (dsp: minus its DSP
+ * priority, 0; criticalPath: minus its remaining path, minus its DSP priority; starving: minus
+ * its waiting time, 0). */
+#define DS_ORDER_KEY_N 5
 typedef struct ds_order_key {
     double k[DS_ORDER_KEY_N];
 } ds_order_key;
 
-/* The key of a waiting task with DSP evaluation `task` (its t_wait_s and priority) in a job with
- * summary `job`. */
+/* The key of a waiting task with DSP evaluation `task` (its t_wait_s, priority and path_s) in a
+ * job with summary `job`. */
 void ds_order_key_of(const ds_order_params *p, const ds_job_summary *job, const ds_task_eval *task,
                      ds_order_key *out);
 

@@ -52,6 +52,31 @@ static double finish_time(const ds_pod_obs *p)
     return p->created_at;
 }
 
+/* When upstream task u finished: its pod's time, else its node's (a deleted pod). */
+static double task_finish_time(const ds_job *j, const ds_pod_obs *pods, size_t u)
+{
+    if (j->task_pod[u] != DS_NONE)
+        return finish_time(&pods[j->task_pod[u]]);
+    if (j->node != NULL)
+        return isfinite(j->node[u].finished_at) ? j->node[u].finished_at : j->node[u].started_at;
+    return NAN;
+}
+
+/* A task of a Workflow: what its node in status.nodes adds to what its pod says. */
+static void node_state(const ds_task_node *nd, bool has_pod_obs, ds_task_status *st, double now)
+{
+    if (nd->phase == DS_WF_NODE_SUCCEEDED) {
+        st->state = DS_TASK_SUCCEEDED;
+    } else if (nd->phase == DS_WF_NODE_FAILED) {
+        st->state = DS_TASK_FAILED;
+    } else if (st->state == DS_TASK_FAILED) {
+        st->state = DS_TASK_BLOCKED; /* Argo retries it: its next attempt waits */
+    } else if (!has_pod_obs && !nd->has_pod && nd->phase == DS_WF_NODE_RUNNING) {
+        st->state = DS_TASK_RUNNING;
+        st->started_at = isfinite(nd->started_at) && nd->started_at <= now ? nd->started_at : now;
+    }
+}
+
 static void job_states(ds_job *j, const ds_pod_obs *pods, double now)
 {
     const ds_dag *d = &j->dag;
@@ -64,8 +89,11 @@ static void job_states(ds_job *j, const ds_pod_obs *pods, double now)
         st->started_at = NAN;
         st->state = DS_TASK_BLOCKED;
         size_t pi = j->task_pod[t];
-        if (pi == DS_NONE)
+        if (pi == DS_NONE) {
+            if (j->node != NULL)
+                node_state(&j->node[t], false, st, now);
             continue;
+        }
         const ds_pod_obs *p = &pods[pi];
         if (p->phase == DS_PHASE_SUCCEEDED) {
             st->state = DS_TASK_SUCCEEDED;
@@ -80,6 +108,8 @@ static void job_states(ds_job *j, const ds_pod_obs *pods, double now)
                 st->started_at = now;
             st->speed = isfinite(p->node_speed) && p->node_speed > 0 ? p->node_speed : 1.0;
         }
+        if (j->node != NULL)
+            node_state(&j->node[t], true, st, now);
     }
     for (size_t t = 0; t < d->n; t++) {
         ds_task_status *st = &j->status[t];
@@ -94,7 +124,7 @@ static void job_states(ds_job *j, const ds_pod_obs *pods, double now)
                 runnable = false;
                 break;
             }
-            double f = finish_time(&pods[j->task_pod[u]]);
+            double f = task_finish_time(j, pods, u);
             if (isfinite(f) && (isnan(since) || f > since))
                 since = f;
         }

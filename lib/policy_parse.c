@@ -257,6 +257,16 @@ static int parse_job_order(const ds_pfield *f, const ds_yaml_node *v, const char
     return 0;
 }
 
+static int parse_within_order(const ds_pfield *f, const ds_yaml_node *v, const char *path,
+                              ds_policy *p, ds_err *err)
+{
+    ds_within_order o;
+    if (v->kind != DS_YAML_SCALAR || ds_within_order_parse(v->text, &o) != 0)
+        return type_error(path, "one of dsp, criticalPath", v, err);
+    *(ds_within_order *)field_ptr(p, f) = o;
+    return 0;
+}
+
 static int parse_gap_norm(const ds_pfield *f, const ds_yaml_node *v, const char *path, ds_policy *p,
                           ds_err *err)
 {
@@ -381,6 +391,8 @@ static int parse_field(const ds_pfield *f, const ds_yaml_node *v, const char *pa
         return parse_slack_term(f, v, path, p, err);
     case DS_PF_JOB_ORDER:
         return parse_job_order(f, v, path, p, err);
+    case DS_PF_WITHIN_ORDER:
+        return parse_within_order(f, v, path, p, err);
     case DS_PF_GAP_NORM:
         return parse_gap_norm(f, v, path, p, err);
     case DS_PF_ADMIT_MODE:

@@ -79,6 +79,7 @@ static const ds_pfield priority_fields[] = {
 static const ds_pfield order_fields[] = {
     {.name = "acrossJobs", .type = DS_PF_JOB_ORDER, .offset = OFF(order.job_order)},
     DURATION("starvationThreshold", order.starvation_s, 0.0, "0s", WEEK, "168h"),
+    {.name = "withinJob", .type = DS_PF_WITHIN_ORDER, .offset = OFF(order.within_job)},
     END,
 };
 

@@ -12,19 +12,20 @@
 #include "ds_error.h"
 
 typedef enum {
-    DS_PF_SECTION,    /* nested mapping (sub) */
-    DS_PF_CONST,      /* a string that must equal `text`; not stored (apiVersion, kind) */
-    DS_PF_NUMBER,     /* double */
-    DS_PF_DURATION,   /* double seconds, written as a duration string */
-    DS_PF_COUNT,      /* size_t */
-    DS_PF_BOOL,       /* bool */
-    DS_PF_SLACK_TERM, /* ds_slack_term, written "urgency" or "literal" */
-    DS_PF_JOB_ORDER,  /* ds_job_order, written "dsp", "leastSlack" or "shortestRemaining" */
-    DS_PF_GAP_NORM,   /* ds_gap_norm, written "ratio" or "paper" */
-    DS_PF_ADMIT_MODE, /* ds_admit_mode, written "capacity" or "all" */
-    DS_PF_STRING,     /* char[size], syntax-checked */
-    DS_PF_NAME_LIST,  /* ds_name_list, each entry syntax-checked, no duplicates */
-    DS_PF_LABELS,     /* ds_label_selector (a matchLabels mapping) */
+    DS_PF_SECTION,      /* nested mapping (sub) */
+    DS_PF_CONST,        /* a string that must equal `text`; not stored (apiVersion, kind) */
+    DS_PF_NUMBER,       /* double */
+    DS_PF_DURATION,     /* double seconds, written as a duration string */
+    DS_PF_COUNT,        /* size_t */
+    DS_PF_BOOL,         /* bool */
+    DS_PF_SLACK_TERM,   /* ds_slack_term, written "urgency" or "literal" */
+    DS_PF_JOB_ORDER,    /* ds_job_order, written "dsp", "leastSlack" or "shortestRemaining" */
+    DS_PF_WITHIN_ORDER, /* ds_within_order, written "dsp" or "criticalPath" */
+    DS_PF_GAP_NORM,     /* ds_gap_norm, written "ratio" or "paper" */
+    DS_PF_ADMIT_MODE,   /* ds_admit_mode, written "capacity" or "all" */
+    DS_PF_STRING,       /* char[size], syntax-checked */
+    DS_PF_NAME_LIST,    /* ds_name_list, each entry syntax-checked, no duplicates */
+    DS_PF_LABELS,       /* ds_label_selector (a matchLabels mapping) */
 } ds_pf_type;
 
 typedef enum {

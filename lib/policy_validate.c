@@ -124,6 +124,13 @@ static int check_fields(const ds_policy *p, const ds_pfield *fields, const char 
                                   path, (int)o);
             break;
         }
+        case DS_PF_WITHIN_ORDER: {
+            ds_within_order o = *(const ds_within_order *)at;
+            if (o != DS_WITHIN_DSP && o != DS_WITHIN_CRITICAL_PATH)
+                return ds_err_set(err, "%s: must be one of dsp, criticalPath (got %d)", path,
+                                  (int)o);
+            break;
+        }
         case DS_PF_GAP_NORM: {
             ds_gap_norm n = *(const ds_gap_norm *)at;
             if (n != DS_NORM_RATIO && n != DS_NORM_PAPER)

@@ -100,14 +100,12 @@ static void format_kind(int k, int64_t v, char *buf, size_t bufsize)
     snprintf(buf, bufsize, "%lld", (long long)v);
 }
 
-void ds_res_format(const ds_res *r, char *buf, size_t bufsize)
+static void format_kinds(const ds_res *r, const bool show[DS_RES_N], char *buf, size_t bufsize)
 {
-    if (bufsize == 0)
-        return;
     buf[0] = '\0';
     size_t used = 0;
     for (int k = 0; k < DS_RES_N; k++) {
-        if (r->v[k] == 0)
+        if (!show[k])
             continue;
         char q[32];
         format_kind(k, r->v[k], q, sizeof q);
@@ -121,4 +119,30 @@ void ds_res_format(const ds_res *r, char *buf, size_t bufsize)
     }
     if (used == 0)
         snprintf(buf, bufsize, "nothing");
+}
+
+void ds_res_format(const ds_res *r, char *buf, size_t bufsize)
+{
+    if (bufsize == 0)
+        return;
+    bool show[DS_RES_N];
+    for (int k = 0; k < DS_RES_N; k++)
+        show[k] = r->v[k] != 0;
+    format_kinds(r, show, buf, bufsize);
+}
+
+void ds_res_format_like(const ds_res *r, const ds_res *like, char *buf, size_t bufsize)
+{
+    if (bufsize == 0)
+        return;
+    bool show[DS_RES_N], any = false;
+    for (int k = 0; k < DS_RES_N; k++) {
+        show[k] = like != NULL && like->v[k] > 0;
+        any = any || show[k];
+    }
+    if (!any) {
+        ds_res_format(r, buf, bufsize);
+        return;
+    }
+    format_kinds(r, show, buf, bufsize);
 }

@@ -34,6 +34,10 @@ bool ds_res_is_zero(const ds_res *r);
  * kind that does not fit. */
 void ds_res_format(const ds_res *r, char *buf, size_t bufsize);
 
+/* The same for the kinds that `like` has positive (zero values included: "cpu 0, gpu 0"), e.g. a
+ * node's free room of the kinds a pod requests; ds_res_format when like has none. */
+void ds_res_format_like(const ds_res *r, const ds_res *like, char *buf, size_t bufsize);
+
 /* Demand normalised by capacity: out[k] = x[k] / cap[k] for every kind with cap[k] > 0, else 0. */
 void ds_res_normalise(const ds_res *x, const ds_res *cap, double out[DS_RES_N]);
 

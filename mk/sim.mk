@@ -2,7 +2,8 @@
 #
 #   make bin/dagsched-sim     build the simulator
 #   make sim-test             simulator tests (optimised);  make sim-test-asan  under ASan+UBSan
-#   make bench-outcomes       all policies on the same seeds and workloads: ratio table + plots
+#   make bench-outcomes       all policies on the same seeds and workloads: ratio table + plots;
+#                             dagsched with spec.order.withinJob dsp (shipped) and criticalPath
 #   make bench-sim-scale      DSP's largest setting (2,500 jobs, up to 2,000 tasks each)
 #   make bench-preemption     does preemption pay? dagsched with preemption as shipped, off, the
 #                             paper's rule and one rule changed at a time, on six shapes
@@ -69,9 +70,19 @@ bench-outcomes: $(BIN)/dagsched-sim
 	$(BIN)/dagsched-sim --policy all $(BENCH_OUTCOMES_ARGS) --table \
 		--csv $(BENCH_DIR)/outcomes.csv --json $(BENCH_DIR)/outcomes.json \
 		--bars-svg $(BENCH_DIR)/outcomes.svg
+	@sed 's/^    withinJob: dsp$$/    withinJob: criticalPath/' policies/default.yaml \
+		>$(BENCH_DIR)/critical-path.yaml
+	@grep -q '^    withinJob: criticalPath$$' $(BENCH_DIR)/critical-path.yaml
+	@echo "== outcomes: medium workload, dagsched with spec.order.withinJob: criticalPath"
+	$(BIN)/dagsched-sim --policy default,dagsched $(BENCH_OUTCOMES_ARGS) --table \
+		--policy-file $(BENCH_DIR)/critical-path.yaml --csv $(BENCH_DIR)/outcomes-critical-path.csv
 	@echo "== outcomes: pods created up front ($(BENCH_UPFRONT_ARGS))"
 	$(BIN)/dagsched-sim --policy all $(BENCH_UPFRONT_ARGS) --table \
 		--csv $(BENCH_DIR)/outcomes-upfront.csv --bars-svg $(BENCH_DIR)/outcomes-upfront.svg
+	@echo "== outcomes: pods created up front, dagsched with withinJob: criticalPath"
+	$(BIN)/dagsched-sim --policy default,dagsched $(BENCH_UPFRONT_ARGS) --table \
+		--policy-file $(BENCH_DIR)/critical-path.yaml \
+		--csv $(BENCH_DIR)/outcomes-upfront-critical-path.csv
 	@echo "== Gantt charts ($(BENCH_GANTT_ARGS))"
 	$(BIN)/dagsched-sim --policy all $(BENCH_GANTT_ARGS) --quiet \
 		--gantt-svg $(BENCH_DIR)/gantt-%s.svg

@@ -1,11 +1,12 @@
 /* engine.c: the discrete-event simulation loop (see engine.h).
  *
- * State: nodes (allocatable, requested, speed), the jobs in the system (their DAG and per-task
- * state), the waiting queue (wqueue.h) and the event heap (evheap.h). After every instant's events
- * a scheduling pass places the first pod in queue order that fits some node, on the node the
- * policy scores best, until nothing fits; then kube-style preemption is tried. Every epoch, DSP
- * policies re-evaluate priorities (ds_dsp_evaluate), re-order the queue and run Algorithm 1
- * (ds_select_victims). */
+ * State (engine_state.h): nodes (allocatable, requested, speed), the jobs in the system (their DAG
+ * and per-task state), kube-scheduler's queue (wqueue.h) and the event heap (evheap.h). After
+ * every instant's events a scheduling pass places the first pod in queue order that fits some
+ * node, on the node the policy scores best, until nothing fits; then kube-style preemption is
+ * tried. Every epoch, DSP policies re-evaluate priorities (ds_dsp_evaluate), re-order what their
+ * order depends on and run Algorithm 1 (ds_select_victims). Pods of `gated` policies wait for the
+ * controller's releases (release.c) before they enter kube-scheduler's queue. */
 #include "engine.h"
 
 #include <math.h>
@@ -20,99 +21,8 @@
 #include "node_speed.h"
 #include "preempt_rules.h"
 #include "victim.h"
+#include "engine_state.h"
 #include "wqueue.h"
-
-enum { T_BLOCKED = 0, T_QUEUED, T_DELAYED, T_RUNNING, T_DONE };
-enum { F_CHECKPOINT = 1, F_DISORDER_RUN = 2 };
-
-#define NONE32          UINT32_MAX
-#define SEG_NONE        SIZE_MAX
-#define MAX_PRIO_LEVELS 64
-
-typedef struct etask {
-    double runtime;        /* reference seconds */
-    double progress;       /* reference seconds kept across evictions (checkpointing tasks) */
-    double runnable_since; /* when it last became runnable / was recreated */
-    double started_at;     /* start of the current run */
-    double last_evicted;
-    double preempt_retry_at; /* kube preemption: not before */
-    ds_res req;
-    uint32_t n_up_left; /* upstream tasks not yet succeeded */
-    uint32_t node;
-    uint32_t gen; /* run generation: stale FINISH/REQUEUE events are ignored */
-    uint32_t qh;  /* queue handle */
-    uint32_t run_idx;
-    uint16_t fails;
-    uint16_t evictions; /* times this task was evicted (maxEvictionsPerTask) */
-    uint8_t state;
-    uint8_t flags;
-    size_t seg; /* open segment */
-} etask;
-
-typedef struct ejob {
-    ds_dag dag;
-    etask *t;
-    ds_task_status *st;
-    ds_task_eval *ev;
-    ds_job_summary sum; /* job-level figures for the order across jobs */
-    double arrival, deadline;
-    int32_t priority;
-    bool upfront;
-    uint32_t n_done;
-    uint32_t active_pos;
-} ejob;
-
-typedef struct running_ref {
-    uint32_t job, task;
-} running_ref;
-
-typedef struct prio_count {
-    int32_t prio;
-    uint32_t count;
-} prio_count;
-
-typedef struct engine {
-    const sim_workload *w;
-    const sim_config *c;
-    const sim_policy_desc *p;
-    sim_result *r;
-    ds_err *err;
-
-    size_t n_nodes;
-    sim_node_state *nodes;
-    unsigned char *nofit; /* no queued pod fits the node's free resources */
-    unsigned char *allowed;
-    double max_speed;
-    ds_res used_total;
-
-    ejob **jobs; /* by workload index; NULL when not in the system */
-    uint32_t *active;
-    size_t n_active;
-    size_t next_arrival;
-    size_t jobs_done;
-
-    running_ref *running;
-    size_t n_running, cap_running;
-    prio_count prios[MAX_PRIO_LEVELS]; /* running pods per priority value */
-    size_t n_prios;
-
-    sim_wqueue q;
-    sim_evheap h;
-    uint64_t seq;
-    double now, last_t;
-    bool epoch_pending;
-
-    /* Recent evictions (anti-thrash limits of lib/evict_budget.h): DSP evictions name their node,
-     * kube-style ones count for the minute only. */
-    ds_evict_mark *evicts;
-    size_t n_evicts, evicts_cap;
-
-    ds_order_params order; /* order across jobs (SIM_ORDER_KUBE_THEN_DSP) */
-
-    /* scratch */
-    uint32_t *handles;
-    size_t cap_handles;
-} engine;
 
 void sim_config_defaults(sim_config *c, const sim_policy_desc *policy)
 {
@@ -127,6 +37,8 @@ void sim_config_defaults(sim_config *c, const sim_policy_desc *policy)
     c->max_time_s = 1e9;
     c->kube_preempt_attempts = 64;
     c->kube_preempt_backoff_s = 10.0;
+    c->release_latency_s = SIM_DEFAULT_RELEASE_LATENCY_S;
+    c->round_interval_s = 1.0;
     c->record_segments = false;
     c->max_segments = 200000;
 }
@@ -147,9 +59,14 @@ static int oom(engine *e, const char *what)
     return ds_err_set(e->err, "simulator: out of memory (%s)", what);
 }
 
+int sim_eng_oom(engine *e, const char *what)
+{
+    return oom(e, what);
+}
+
 static bool uses_dsp(const engine *e)
 {
-    return e->p->order != SIM_ORDER_KUBE || e->p->dsp_preemption;
+    return e->p->order != SIM_ORDER_KUBE || e->p->dsp_preemption || e->p->gated;
 }
 
 /* ---- bookkeeping ------------------------------------------------------------------------- */
@@ -224,6 +141,8 @@ static int seg_open(engine *e, uint32_t job, uint32_t task, etask *t)
                        .job = job,
                        .task = task,
                        .outcome = SIM_SEG_DONE,
+                       .ready = t->runnable_since,
+                       .queued = t->queued_at,
                        .cpu_frac = cap > 0 ? (float)((double)t->req.v[DS_RES_CPU] / cap) : 0.0f};
     t->seg = r->n_segs++;
     return 0;
@@ -240,31 +159,18 @@ static void seg_close(engine *e, etask *t, sim_seg_outcome outcome)
 
 /* ---- queue ------------------------------------------------------------------------------- */
 
-/* k2..k5: the order across jobs (joborder.h) under the policy's order parameters. */
-static void set_order_key(const engine *e, const ejob *j, uint32_t task, sim_qkey *k)
-{
-    ds_order_key ok;
-    ds_order_key_of(&e->order, &j->sum, &j->ev[task], &ok);
-    k->k2 = ok.k[0];
-    k->k3 = ok.k[1];
-    k->k4 = ok.k[2];
-    k->k5 = ok.k[3];
-}
-
 static sim_qkey queue_key(engine *e, const ejob *j, uint32_t task)
 {
-    sim_qkey k = {.k1 = 0, .k2 = 0, .seq = e->seq++};
+    sim_qkey k = {.seq = e->seq++};
     switch (e->p->order) {
     case SIM_ORDER_KUBE:
-        k.k1 = -(double)j->priority;
-        k.k2 = e->now;
+        /* PrioritySort: pod priority, then the time the pod entered the scheduler's queue (a
+         * gated pod: its creation, release.c) */
+        k.k[0] = -(double)j->priority;
+        k.k[1] = e->p->gated ? j->t[task].created_at : e->now;
         break;
     case SIM_ORDER_DSP:
-        k.k2 = -j->ev[task].priority;
-        break;
-    case SIM_ORDER_KUBE_THEN_DSP:
-        k.k1 = -(double)j->priority;
-        set_order_key(e, j, task, &k);
+        k.k[1] = -j->ev[task].priority;
         break;
     }
     return k;
@@ -277,16 +183,34 @@ static int enqueue(engine *e, uint32_t job, uint32_t task)
     if (sim_wq_insert(&e->q, queue_key(e, j, task), job, task, &t->req, &t->qh) != 0)
         return oom(e, "waiting queue");
     t->state = T_QUEUED;
-    t->runnable_since = e->now;
+    if (!e->p->gated) /* gated: runnable since it became ready (sim_gate_ready) */
+        t->runnable_since = e->now;
     for (size_t n = 0; n < e->n_nodes; n++)
         if (e->nofit[n]) {
             ds_res f = node_free(e, n);
             if (ds_res_fits(&t->req, &f))
                 e->nofit[n] = 0;
         }
+    t->queued_at = e->now;
     if (sim_wq_size(&e->q) > e->r->peak_waiting)
         e->r->peak_waiting = sim_wq_size(&e->q);
+    if (sim_wq_size(&e->q) > e->r->peak_queued)
+        e->r->peak_queued = sim_wq_size(&e->q);
     return 0;
+}
+
+int sim_eng_enqueue(engine *e, uint32_t job, uint32_t task)
+{
+    return enqueue(e, job, task);
+}
+
+/* A pod exists and its upstream tasks have succeeded (or the policy does not wait for them):
+ * gated, or straight into kube-scheduler's queue. */
+static int make_ready(engine *e, uint32_t job, uint32_t task)
+{
+    if (e->p->gated)
+        return sim_gate_ready(e, job, task);
+    return enqueue(e, job, task);
 }
 
 /* ---- DSP evaluation ---------------------------------------------------------------------- */
@@ -300,6 +224,8 @@ static void fill_status(const engine *e, ejob *j)
         switch (t->state) {
         case T_QUEUED:
         case T_DELAYED:
+        case T_GATED:
+        case T_RELEASING:
             s->state = DS_TASK_WAITING;
             s->runnable_since = t->runnable_since;
             break;
@@ -329,12 +255,18 @@ static int evaluate_job(engine *e, ejob *j)
         ds_err_prefix(e->err, "DSP priority");
         return -1;
     }
-    if (e->p->order == SIM_ORDER_KUBE_THEN_DSP &&
+    if (e->p->gated &&
         ds_job_summarise(&j->dag, j->st, j->ev, j->deadline, e->now, &j->sum, e->err) != 0) {
         ds_err_prefix(e->err, "job summary");
         return -1;
     }
+    j->stale = false;
     return 0;
+}
+
+int sim_eng_evaluate_job(engine *e, ejob *j)
+{
+    return evaluate_job(e, j);
 }
 
 static int grow_handles(engine *e, size_t n)
@@ -350,12 +282,19 @@ static int grow_handles(engine *e, size_t n)
     return 0;
 }
 
+int sim_eng_grow_handles(engine *e, size_t n)
+{
+    return grow_handles(e, n);
+}
+
 /* Re-evaluate every job in the system and re-order the queue by the new priorities. */
 static int refresh_priorities(engine *e)
 {
     for (size_t a = 0; a < e->n_active; a++)
         if (evaluate_job(e, e->jobs[e->active[a]]) != 0)
             return -1;
+    if (sim_gate_rekey_all(e) != 0)
+        return -1;
     if (e->p->order == SIM_ORDER_KUBE)
         return 0;
     size_t n = sim_wq_size(&e->q);
@@ -366,10 +305,7 @@ static int refresh_priorities(engine *e)
         const sim_wq_node *qn = sim_wq_get(&e->q, e->handles[i]);
         const ejob *j = e->jobs[qn->job];
         sim_qkey k = qn->key;
-        if (e->p->order == SIM_ORDER_KUBE_THEN_DSP)
-            set_order_key(e, j, qn->task, &k);
-        else
-            k.k2 = -j->ev[qn->task].priority;
+        k.k[1] = -j->ev[qn->task].priority;
         sim_wq_set_key(&e->q, e->handles[i], k);
     }
     if (sim_wq_rebuild(&e->q) != 0)
@@ -385,6 +321,9 @@ static int start_task(engine *e, uint32_t job, uint32_t task, uint32_t node)
     etask *t = &j->t[task];
     if (t->state == T_QUEUED)
         sim_wq_remove(&e->q, t->qh);
+    sim_gate_started(e, t);
+    j->stale = true;
+    e->round_wanted = true;
     if (e->n_running == e->cap_running) {
         size_t cap = e->cap_running ? e->cap_running * 2 : 1024;
         running_ref *g = realloc(e->running, cap * sizeof *g);
@@ -395,7 +334,9 @@ static int start_task(engine *e, uint32_t job, uint32_t task, uint32_t node)
     }
     t->state = T_RUNNING;
     t->node = node;
-    t->started_at = e->now;
+    /* The run begins start_latency_s after binding (the kubelet starting the pod); the pod holds
+     * its resources from binding on. */
+    t->started_at = e->now + e->c->start_latency_s;
     t->gen++;
     t->run_idx = (uint32_t)e->n_running;
     e->running[e->n_running++] = (running_ref){job, task};
@@ -408,13 +349,13 @@ static int start_task(engine *e, uint32_t job, uint32_t task, uint32_t node)
         /* Dependency disorder: the task starts before its inputs exist and fails. */
         e->r->disorders++;
         t->flags |= F_DISORDER_RUN;
-        end = e->now + e->c->disorder_fail_s;
+        end = t->started_at + e->c->disorder_fail_s;
     } else {
         t->flags &= (uint8_t)~F_DISORDER_RUN;
         double left = t->runtime - t->progress;
         if (left < 0)
             left = 0;
-        end = e->now + left / e->nodes[node].speed;
+        end = t->started_at + left / e->nodes[node].speed;
     }
     if (seg_open(e, job, task, t) != 0)
         return -1;
@@ -431,6 +372,9 @@ static void stop_run(engine *e, uint32_t job, uint32_t task)
     ds_res_sub(&e->nodes[t->node].used, &t->req);
     ds_res_sub(&e->used_total, &t->req);
     prio_add(e, j->priority, -1);
+    j->stale = true;
+    e->round_wanted = true;
+    t->created_at = NAN; /* its pod is gone; a replacement is a new pod */
     size_t idx = t->run_idx;
     running_ref last = e->running[--e->n_running];
     if (idx < e->n_running) {
@@ -484,7 +428,7 @@ static int evict(engine *e, uint32_t job, uint32_t task, uint32_t for_job, bool 
 {
     ejob *j = e->jobs[job];
     etask *t = &j->t[task];
-    double ran = e->now - t->started_at;
+    double ran = e->now > t->started_at ? e->now - t->started_at : 0; /* 0 while starting */
     double done = ran * e->nodes[t->node].speed;
     if (record_eviction(e, dsp ? e->w->nodes[t->node].name : NULL, long_task) != 0)
         return -1;
@@ -526,6 +470,24 @@ static void free_job(ejob *j)
     free(j->st);
     free(j->ev);
     free(j);
+}
+
+/* A task has become runnable (its job arrived, or its upstream tasks succeeded): its pod is
+ * ready (make_ready: gated, or into kube-scheduler's queue), create_latency_s later for a job
+ * whose pods a workflow engine creates (onUpstream): the REQUEUE event then makes it ready. */
+static int create_pod(engine *e, uint32_t job, uint32_t task)
+{
+    ejob *j = e->jobs[job];
+    etask *t = &j->t[task];
+    if (j->upfront || !(e->c->create_latency_s > 0))
+        return make_ready(e, job, task);
+    t->state = T_DELAYED;
+    t->runnable_since = e->now;
+    t->gen++;
+    if (sim_evheap_push(&e->h, e->now + e->c->create_latency_s, SIM_EV_REQUEUE, job, task,
+                        t->gen) != 0)
+        return oom(e, "events");
+    return 0;
 }
 
 static int arrive(engine *e, uint32_t wi)
@@ -570,6 +532,9 @@ static int arrive(engine *e, uint32_t wi)
         t->n_up_left = (uint32_t)j->dag.tasks[i].n_up;
         t->flags = def.tasks[i].checkpoint ? F_CHECKPOINT : 0;
         t->qh = NONE32;
+        t->gh = NONE32;
+        t->rh = NONE32;
+        t->created_at = j->upfront ? e->now : NAN; /* upfront: every pod exists from arrival */
         t->run_idx = NONE32;
         t->node = NONE32;
         t->last_evicted = -INFINITY;
@@ -587,12 +552,13 @@ static int arrive(engine *e, uint32_t wi)
     e->active[e->n_active++] = wi;
     if (uses_dsp(e) && evaluate_job(e, j) != 0)
         return -1;
-    /* Pods enter the queue: runnable ones always; all of them when the job creates its pods up
-     * front and the policy does not hold pods back for their upstream tasks. */
+    /* Pods enter the queue (or wait for their gate's release): runnable ones always; all of them
+     * when the job creates its pods up front and the policy does not hold pods back for their
+     * upstream tasks. */
     bool all = j->upfront && !e->p->dag_aware;
     for (size_t i = 0; i < j->dag.n; i++)
         if (all || j->t[i].n_up_left == 0)
-            if (enqueue(e, wi, (uint32_t)i) != 0)
+            if (create_pod(e, wi, (uint32_t)i) != 0)
                 return -1;
     return 0;
 }
@@ -643,7 +609,7 @@ static int finish(engine *e, const sim_event *ev)
         etask *d = &j->t[dt->down[k]];
         d->n_up_left--;
         if (d->n_up_left == 0 && d->state == T_BLOCKED)
-            if (enqueue(e, ev->a, (uint32_t)dt->down[k]) != 0)
+            if (create_pod(e, ev->a, (uint32_t)dt->down[k]) != 0)
                 return -1;
     }
     if (j->n_done == j->dag.n)
@@ -659,18 +625,10 @@ static int requeue(engine *e, const sim_event *ev)
     etask *t = &j->t[ev->b];
     if (t->state != T_DELAYED || t->gen != ev->gen)
         return 0;
-    return enqueue(e, ev->a, ev->b);
+    return make_ready(e, ev->a, ev->b);
 }
 
 /* ---- scheduling pass --------------------------------------------------------------------- */
-
-static double criticality_of(const engine *e, uint32_t h)
-{
-    size_t n = sim_wq_size(&e->q);
-    if (n <= 1)
-        return 1.0;
-    return 1.0 - (double)sim_wq_rank(&e->q, h) / (double)(n - 1);
-}
 
 /* Nodes where the task can finish by its level deadline (extender filter); NULL = all. */
 static const unsigned char *deadline_filter(engine *e, const ejob *j, uint32_t task)
@@ -698,7 +656,7 @@ static int place(engine *e, uint32_t h)
     const sim_wq_node *qn = sim_wq_get(&e->q, h);
     uint32_t job = qn->job, task = qn->task;
     ejob *j = e->jobs[job];
-    double crit = e->p->criticality ? criticality_of(e, h) : 0.0;
+    double crit = e->p->criticality ? sim_gate_criticality(e, j->ev[task].priority) : 0.0;
     const unsigned char *allowed = deadline_filter(e, j, task);
     size_t node = sim_policy_pick_node(e->p, &e->c->pol, &j->t[task].req, e->nodes, e->n_nodes,
                                        allowed, crit, e->max_speed, e->c->extender_weight);
@@ -709,9 +667,6 @@ static int place(engine *e, uint32_t h)
 
 static int placement_loop(engine *e)
 {
-    size_t limit = SIZE_MAX;
-    if (e->p->release_limit && e->c->pol.max_concurrent_releases > 0)
-        limit = e->c->pol.max_concurrent_releases;
     for (;;) {
         uint32_t best = SIM_WQ_NONE;
         for (size_t n = 0; n < e->n_nodes; n++) {
@@ -727,8 +682,6 @@ static int placement_loop(engine *e)
                 best = h;
         }
         if (best == SIM_WQ_NONE)
-            return 0;
-        if (limit != SIZE_MAX && sim_wq_rank(&e->q, best) >= limit)
             return 0;
         if (place(e, best) != 0)
             return -1;
@@ -856,8 +809,8 @@ static int dsp_preemption(engine *e)
         pp.same_resource_first = false;
     }
     /* The queue-order rule reads the jobs' figures in the order across jobs, which only the
-     * policies ordered that way compute. */
-    if (e->p->order != SIM_ORDER_KUBE_THEN_DSP)
+     * gated policies (the controller's release order) compute. */
+    if (!e->p->gated)
         pp.queue_order = false;
     /* P_bar over the same population as the controller and the extender: every waiting or
      * running task of the jobs in the system (ds_pbar_acc). */
@@ -927,7 +880,7 @@ static int dsp_preemption(engine *e)
                               .task = e->running[i].task,
                               .priority = ev->priority,
                               .t_allow_s = ev->t_allow_s,
-                              .ran_s = e->now - t->started_at,
+                              .ran_s = e->now > t->started_at ? e->now - t->started_at : 0,
                               .t_rem_s = isfinite(ev->t_rem_s) && ev->t_rem_s > 0 ? ev->t_rem_s : 0,
                               .request = t->req,
                               .node = t->node,
@@ -1080,7 +1033,7 @@ static int setup(engine *e)
     e->order = e->c->pol.order;
     sim_wq_init(&e->q, 0x5eed);
     sim_evheap_init(&e->h);
-    return 0;
+    return sim_gate_init(e);
 }
 
 static void teardown(engine *e)
@@ -1098,6 +1051,7 @@ static void teardown(engine *e)
     free(e->evicts);
     sim_wq_free(&e->q);
     sim_evheap_free(&e->h);
+    sim_gate_free(e);
 }
 
 static int check_config(const sim_config *c, ds_err *err)
@@ -1105,11 +1059,19 @@ static int check_config(const sim_config *c, ds_err *err)
     if (c->policy == NULL)
         return ds_err_set(err, "simulator: no policy");
     if (!(c->restart_delay_s >= 0) || !(c->disorder_fail_s > 0) || !(c->backoff_base_s >= 0) ||
-        !(c->backoff_max_s >= c->backoff_base_s))
-        return ds_err_set(err, "simulator: delays must be >= 0 (disorder failure > 0) and "
-                               "backoff base <= max");
+        !(c->backoff_max_s >= c->backoff_base_s) || !(c->create_latency_s >= 0) ||
+        !(c->start_latency_s >= 0))
+        return ds_err_set(err, "simulator: delays and latencies must be >= 0 (disorder failure "
+                               "> 0) and backoff base <= max");
     if (!(c->extender_weight >= 0) || !(c->max_time_s > 0))
         return ds_err_set(err, "simulator: extender weight must be >= 0 and max time > 0");
+    if (c->policy->criticality && !c->policy->gated)
+        return ds_err_set(err,
+                          "simulator: policy %s: criticality needs the waiting rank of a "
+                          "gated policy",
+                          c->policy->name);
+    if (!(c->release_latency_s >= 0) || !(c->round_interval_s >= 0))
+        return ds_err_set(err, "simulator: release latency and round interval must be >= 0");
     if (uses_dsp(&(engine){.p = c->policy}) && !(c->pol.preemption.epoch_s > 0))
         return ds_err_set(err, "simulator: spec.preemption.epoch must be > 0 (got %g)",
                           c->pol.preemption.epoch_s);
@@ -1167,9 +1129,17 @@ int sim_run(const sim_workload *w, const sim_config *c, sim_result *r, ds_err *e
         case SIM_EV_EPOCH:
             rc = epoch(&e);
             break;
+        case SIM_EV_ROUND:
+            rc = sim_gate_round(&e);
+            break;
+        case SIM_EV_RELEASE:
+            rc = sim_gate_release_arrives(&e, &ev);
+            break;
         default:
             break;
         }
+        if (rc == 0)
+            rc = sim_gate_schedule_round(&e);
         if (rc == 0 && sim_evheap_peek_time(&e.h) > e.now)
             rc = schedule_pass(&e);
         if (rc == 0 && e.jobs_done == w->n_jobs)
@@ -1178,8 +1148,8 @@ int sim_run(const sim_workload *w, const sim_config *c, sim_result *r, ds_err *e
     if (rc == 0 && e.jobs_done < w->n_jobs)
         rc = ds_err_set(err,
                         "simulator: no events left with %zu of %zu jobs done (%zu pods "
-                        "waiting that fit no node)",
-                        e.jobs_done, w->n_jobs, sim_wq_size(&e.q));
+                        "waiting that fit no node, %zu held by the controller)",
+                        e.jobs_done, w->n_jobs, sim_wq_size(&e.q), sim_wq_size(&e.gq));
     r->end_time = e.now;
     teardown(&e);
     if (rc != 0) {

@@ -14,10 +14,17 @@
 #include "policy.h"
 #include "workload.h"
 
+/* Release latency: see docs/simulator.md ("Release latency") for where the value comes from. */
+#define SIM_DEFAULT_RELEASE_LATENCY_S 0.5
+
 typedef struct sim_config {
     const sim_policy_desc *policy;
     ds_policy pol;                 /* SchedulingPolicy values (ds_policy_defaults or a file) */
     double restart_delay_s;        /* an evicted pod is schedulable again after this; default 1 */
+    double create_latency_s;       /* onUpstream: a task's pod is created (queued) this long after
+                                      its upstream tasks succeeded; default 0 */
+    double start_latency_s;        /* a bound pod starts running this long after binding, holding
+                                      its node's resources meanwhile; default 0 */
     double disorder_fail_s;        /* a task started before its inputs exist fails after this; 5 */
     double backoff_base_s;         /* a failed pod is recreated after base * 2^(failures-1), */
     double backoff_max_s;          /* at most max (batch/v1 Job: 10 s, 360 s) */
@@ -25,8 +32,13 @@ typedef struct sim_config {
     double max_time_s;             /* abort when simulated time passes this; default 1e9 */
     size_t kube_preempt_attempts;  /* pods tried for kube preemption per pass; default 64 */
     double kube_preempt_backoff_s; /* a pod whose preemption failed waits this before retrying */
-    bool record_segments;          /* keep task runs for the Gantt chart */
-    size_t max_segments;           /* cap on recorded runs; default 200000 */
+    /* Gated policies (release.c): a released pod enters kube-scheduler's queue this long after
+     * the controller's round decided it (default SIM_DEFAULT_RELEASE_LATENCY_S); rounds run at
+     * most once per round_interval_s (the controller's --min-round-interval, default 1 s). */
+    double release_latency_s;
+    double round_interval_s;
+    bool record_segments; /* keep task runs for the Gantt chart */
+    size_t max_segments;  /* cap on recorded runs; default 200000 */
 } sim_config;
 
 void sim_config_defaults(sim_config *c, const sim_policy_desc *policy);
@@ -35,6 +47,8 @@ typedef enum { SIM_SEG_DONE = 0, SIM_SEG_EVICTED = 1, SIM_SEG_FAILED = 2 } sim_s
 
 typedef struct sim_segment {
     double start, end;
+    double ready;  /* when the task last became runnable (its pod created or its upstream done) */
+    double queued; /* when its pod entered kube-scheduler's queue (gated: released + latency) */
     uint32_t node, job, task;
     uint8_t outcome; /* sim_seg_outcome */
     float cpu_frac;  /* request / node allocatable */
@@ -56,9 +70,11 @@ typedef struct sim_result {
     double lost_work_s; /* reference seconds of progress thrown away by evictions */
     double lost_run_s;  /* node seconds the evicted runs had run, less checkpointed progress */
     double first_arrival, end_time;
-    double area[DS_RES_N]; /* integral of requested resources over time */
-    ds_res capacity;       /* sum of allocatable */
-    size_t peak_waiting;
+    double area[DS_RES_N];     /* integral of requested resources over time */
+    ds_res capacity;           /* sum of allocatable */
+    size_t peak_waiting;       /* most tasks waiting at once (ready, not running) */
+    size_t peak_queued;        /* most pods in kube-scheduler's queue at once */
+    uint64_t rounds, releases; /* gated policies: controller rounds, tasks released */
     sim_segment *segs;
     size_t n_segs;
     bool segs_truncated;

@@ -11,6 +11,8 @@ typedef enum {
     SIM_EV_FINISH,      /* a task run ends: a = job slot, b = task, gen = run generation */
     SIM_EV_REQUEUE,     /* an evicted or failed pod is recreated: a, b, gen as above */
     SIM_EV_EPOCH,       /* periodic priority refresh and preemption */
+    SIM_EV_ROUND,       /* a controller round: gated tasks are released (release.c) */
+    SIM_EV_RELEASE,     /* a release takes effect: a = job slot, b = task, gen as above */
 } sim_ev_type;
 
 typedef struct sim_event {

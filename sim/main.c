@@ -35,6 +35,7 @@ typedef struct opts {
     sim_gen_params gen;
     sim_alibaba_params ali;
     double restart_delay_s, disorder_fail_s, extender_weight;
+    double release_latency_s, round_interval_s, create_latency_s, start_latency_s;
     const char *csv, *json, *jobs_csv, *bars_svg, *gantt_svg, *write_workload;
     size_t gantt_nodes;
     int table, quiet;
@@ -43,45 +44,56 @@ typedef struct opts {
 static void usage(FILE *f)
 {
     fprintf(
-        f, "usage: dagsched-sim [options]\n"
-           "Simulates DAG jobs on a cluster under scheduling policies that call the dagsched core "
-           "library.\n\n"
-           "Workload (default: the DSP-style generator):\n"
-           "  --workload FILE          Workload YAML file (docs/simulator.md)\n"
-           "  --alibaba FILE           Alibaba cluster-trace-v2018 batch_task.csv\n"
-           "  --alibaba-machine-memory Q  memory of a trace machine (plan_mem 100), default 512Gi\n"
-           "  --alibaba-instances N    pods per task: min(instance_num, N), default 1\n"
-           "  --alibaba-max-jobs N     load at most N jobs (0 = all)\n"
-           "  --nodes SPEC             COUNTxCPU:MEMORY[:SPEED],... (default " DEFAULT_NODES ";\n"
-           "                           Alibaba: " ALIBABA_NODES "; a workload file's own nodes "
-           "otherwise)\n"
-           "Generator (DSP Table II):\n"
-           "  --jobs N (150)  --task-scale F (1)  --small MIN:MAX (100:500)  --medium N (1000)\n"
-           "  --large N (2000)  --arrival-rate LO:HI jobs/min (2:5)  --levels N (5)  --fanout N "
-           "(15)\n"
-           "  --runtime DIST (lognormal:30,1,1,3600 s)  --cpu DIST (lognormal:0.25,0.8,0.01,8 "
-           "cores)\n"
-           "  --memory DIST (lognormal:512Mi,1,16Mi,16Gi)  DIST = const:V | uniform:A,B[,MIN,MAX] "
-           "|\n"
-           "                           lognormal:MEDIAN,SIGMA[,MIN,MAX]\n"
-           "  --deadline-factor LO:HI (1.5:3)  --high-priority F (0)  --checkpoint F (0)\n"
-           "  --release onUpstream|upfront (onUpstream)\n"
-           "  --mix S:M:L (1:1:1)      job classes repeat as S small, M medium, L large jobs\n"
-           "  --batch-large            large jobs have no deadline (batch beside deadline jobs)\n"
-           "  --large-runtime DIST     run times of large jobs' tasks (default: --runtime)\n"
-           "Runs:\n"
-           "  --policy LIST            comma-separated or 'all': default,tetris,dsp-nopp,dsp,"
-           "sailfish,dagsched\n"
-           "  --policy-file FILE       SchedulingPolicy YAML (default: built-in defaults)\n"
-           "  --seeds LIST | --seed N  generator seeds (default 1)\n"
-           "  --restart-delay S (1)  --disorder-fail S (5)  --extender-weight W (5)\n"
-           "Output:\n"
-           "  --csv FILE  --json FILE  --table  --bars-svg FILE\n"
-           "  --jobs-csv FILE          one row per job and run (arrival, completion, deadline)\n"
-           "  --gantt-svg PATTERN      Gantt chart per policy ('%%s' = policy name)\n"
-           "  --gantt-nodes N          lanes drawn (default 16)\n"
-           "  --write-workload FILE    write the (first seed's) workload as YAML and exit\n"
-           "  --quiet  --help\n");
+        f,
+        "usage: dagsched-sim [options]\n"
+        "Simulates DAG jobs on a cluster under scheduling policies that call the dagsched core "
+        "library.\n\n"
+        "Workload (default: the DSP-style generator):\n"
+        "  --workload FILE          Workload YAML file (docs/simulator.md)\n"
+        "  --alibaba FILE           Alibaba cluster-trace-v2018 batch_task.csv\n"
+        "  --alibaba-machine-memory Q  memory of a trace machine (plan_mem 100), default 512Gi\n"
+        "  --alibaba-instances N    pods per task: min(instance_num, N), default 1\n"
+        "  --alibaba-max-jobs N     load at most N jobs (0 = all)\n"
+        "  --nodes SPEC             COUNTxCPU:MEMORY[:SPEED],... (default " DEFAULT_NODES ";\n"
+        "                           Alibaba: " ALIBABA_NODES "; a workload file's own nodes "
+        "otherwise)\n"
+        "Generator (DSP Table II):\n"
+        "  --jobs N (150)  --task-scale F (1)  --small MIN:MAX (100:500)  --medium N (1000)\n"
+        "  --large N (2000)  --arrival-rate LO:HI jobs/min (2:5)  --levels N (5)  --fanout N "
+        "(15)\n"
+        "  --runtime DIST (lognormal:30,1,1,3600 s)  --cpu DIST (lognormal:0.25,0.8,0.01,8 "
+        "cores)\n"
+        "  --memory DIST (lognormal:512Mi,1,16Mi,16Gi)  DIST = const:V | uniform:A,B[,MIN,MAX] "
+        "|\n"
+        "                           lognormal:MEDIAN,SIGMA[,MIN,MAX]\n"
+        "  --deadline-factor LO:HI (1.5:3)  --high-priority F (0)  --checkpoint F (0)\n"
+        "  --release onUpstream|upfront (onUpstream)\n"
+        "  --mix S:M:L (1:1:1)      job classes repeat as S small, M medium, L large jobs\n"
+        "  --batch-large            large jobs have no deadline (batch beside deadline jobs)\n"
+         "  --large-runtime DIST     run times of large jobs' tasks (default: --runtime)\n"
+        "Runs:\n"
+        "  --policy LIST            comma-separated or 'all': default,tetris,dsp-nopp,dsp,"
+        "sailfish,dagsched\n"
+        "  --policy-file FILE       SchedulingPolicy YAML (default: built-in defaults)\n"
+        "  --seeds LIST | --seed N  generator seeds (default 1)\n"
+        "  --restart-delay S (1)  --disorder-fail S (5)  --extender-weight W (5)\n"
+        "  --release-latency S      dagsched: a released pod enters kube-scheduler's queue S "
+        "seconds\n"
+        "                           after the controller's round (default %g; see\n"
+        "                           docs/simulator.md)\n"
+        "  --round-interval S (1)   dagsched: shortest time between two controller rounds\n"
+        "  --create-latency S (0)   onUpstream: a task's pod is created S seconds after its\n"
+        "                           upstream tasks succeeded (a workflow engine's reaction)\n"
+        "  --start-latency S (0)    a bound pod starts running S seconds after binding and\n"
+        "                           holds its resources meanwhile\n"
+        "Output:\n"
+        "  --csv FILE  --json FILE  --table  --bars-svg FILE\n"
+        "  --jobs-csv FILE          one row per job and run (arrival, completion, deadline)\n"
+        "  --gantt-svg PATTERN      Gantt chart per policy ('%%s' = policy name)\n"
+        "  --gantt-nodes N          lanes drawn (default 16)\n"
+        "  --write-workload FILE    write the (first seed's) workload as YAML and exit\n"
+        "  --quiet  --help\n",
+        SIM_DEFAULT_RELEASE_LATENCY_S);
 }
 
 static int parse_size(const char *s, const char *opt, size_t lo, size_t hi, size_t *out)
@@ -222,6 +234,10 @@ enum {
     O_RESTART,
     O_DISORDER,
     O_EXT_WEIGHT,
+    O_CREATE_LATENCY,
+    O_START_LATENCY,
+    O_RELEASE_LATENCY,
+    O_ROUND_INTERVAL,
     O_CSV,
     O_JSON,
     O_JOBS_CSV,
@@ -268,6 +284,10 @@ static int parse_args(int argc, char **argv, opts *o)
         {"restart-delay", required_argument, NULL, O_RESTART},
         {"disorder-fail", required_argument, NULL, O_DISORDER},
         {"extender-weight", required_argument, NULL, O_EXT_WEIGHT},
+        {"create-latency", required_argument, NULL, O_CREATE_LATENCY},
+        {"start-latency", required_argument, NULL, O_START_LATENCY},
+        {"release-latency", required_argument, NULL, O_RELEASE_LATENCY},
+        {"round-interval", required_argument, NULL, O_ROUND_INTERVAL},
         {"csv", required_argument, NULL, O_CSV},
         {"json", required_argument, NULL, O_JSON},
         {"jobs-csv", required_argument, NULL, O_JOBS_CSV},
@@ -402,6 +422,18 @@ static int parse_args(int argc, char **argv, opts *o)
             break;
         case O_EXT_WEIGHT:
             rc = parse_double(optarg, "--extender-weight", 0, 1000, &o->extender_weight);
+            break;
+        case O_CREATE_LATENCY:
+            rc = parse_double(optarg, "--create-latency", 0, 86400, &o->create_latency_s);
+            break;
+        case O_START_LATENCY:
+            rc = parse_double(optarg, "--start-latency", 0, 86400, &o->start_latency_s);
+            break;
+        case O_RELEASE_LATENCY:
+            rc = parse_double(optarg, "--release-latency", 0, 3600, &o->release_latency_s);
+            break;
+        case O_ROUND_INTERVAL:
+            rc = parse_double(optarg, "--round-interval", 0, 3600, &o->round_interval_s);
             break;
         case O_CSV:
             o->csv = optarg;
@@ -615,6 +647,8 @@ int main(int argc, char **argv)
     o.restart_delay_s = 1.0;
     o.disorder_fail_s = 5.0;
     o.extender_weight = 5.0;
+    o.release_latency_s = SIM_DEFAULT_RELEASE_LATENCY_S;
+    o.round_interval_s = 1.0;
     o.gantt_nodes = 16;
     if (parse_args(argc, argv, &o) != 0)
         return 2;
@@ -710,6 +744,10 @@ int main(int argc, char **argv)
             cfg.restart_delay_s = o.restart_delay_s;
             cfg.disorder_fail_s = o.disorder_fail_s;
             cfg.extender_weight = o.extender_weight;
+            cfg.create_latency_s = o.create_latency_s;
+            cfg.start_latency_s = o.start_latency_s;
+            cfg.release_latency_s = o.release_latency_s;
+            cfg.round_interval_s = o.round_interval_s;
             cfg.record_segments = o.gantt_svg != NULL;
             sim_result r;
             double t0 = now_s();
@@ -736,8 +774,8 @@ int main(int argc, char **argv)
                        "%llu, starvation %llu, kube %llu), eviction yield %.3f (%llu of %llu; "
                        "%llu for jobs without a deadline), lost %.0f node s, disorders %llu, "
                        "util cpu %.3f mem %.3f | run %.2f s, peak rss %ld KiB\n",
-                       m->policy, (unsigned long long)m->seed, m->jobs, m->tasks, m->makespan_s,
-                       m->jct_mean_s, m->jct_p95_s, m->deadline_met_ratio,
+                       sim_policy_label(m->policy), (unsigned long long)m->seed, m->jobs, m->tasks,
+                       m->makespan_s, m->jct_mean_s, m->jct_p95_s, m->deadline_met_ratio,
                        (unsigned long long)m->preemptions, (unsigned long long)m->preempt_urgent,
                        (unsigned long long)m->preempt_priority,
                        (unsigned long long)m->preempt_starvation,

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "policies.h"
+
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -256,12 +258,12 @@ void sim_metrics_print_tables(FILE *f, const sim_metrics *runs, size_t n,
 {
     size_t nc;
     const sim_metric_col *c = sim_metric_cols(&nc);
-    fprintf(f, "\nMean over runs (absolute):\n%-10s", "policy");
+    fprintf(f, "\nMean over runs (absolute):\n%-22s", "policy");
     for (size_t k = 0; k < nc; k++)
         fprintf(f, " %12s", c[k].name);
     fprintf(f, "\n");
     for (size_t p = 0; p < n_policies; p++) {
-        fprintf(f, "%-10s", policies[p]);
+        fprintf(f, "%-22s", sim_policy_label(policies[p]));
         for (size_t k = 0; k < nc; k++) {
             double v = sim_metrics_mean(runs, n, policies[p], &c[k]);
             if (isnan(v))
@@ -273,13 +275,18 @@ void sim_metrics_print_tables(FILE *f, const sim_metrics *runs, size_t n,
     }
     fprintf(f,
             "\nRatio to default (mean of policy / mean of default; lower is better except "
-            "deadline_met, util_* and evict_yield; '-' where default is 0):\n%-10s",
+            "deadline_met, util_* and evict_yield; '-' where default is 0):\n%-22s",
             "policy");
     for (size_t k = 0; k < nc; k++)
         fprintf(f, " %12s", c[k].name);
     fprintf(f, "\n");
+    bool bound = false;
     for (size_t p = 0; p < n_policies; p++) {
-        fprintf(f, "%-10s", policies[p]);
+        const sim_policy_desc *d = sim_policy_find(policies[p]);
+        bound = bound || (d != NULL && d->upper_bound);
+    }
+    for (size_t p = 0; p < n_policies; p++) {
+        fprintf(f, "%-22s", sim_policy_label(policies[p]));
         for (size_t k = 0; k < nc; k++) {
             double v = sim_metrics_mean(runs, n, policies[p], &c[k]);
             double d = sim_metrics_mean(runs, n, "default", &c[k]);
@@ -290,4 +297,7 @@ void sim_metrics_print_tables(FILE *f, const sim_metrics *runs, size_t n,
         }
         fprintf(f, "\n");
     }
+    if (bound)
+        fprintf(f, "(upper bound): not shipped; assumes kube-scheduler's queue ordered by DSP "
+                   "priority, a power no shipped component has\n");
 }

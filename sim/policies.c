@@ -21,7 +21,10 @@ static const sim_policy_desc policies[] = {
      .score = SIM_SCORE_TETRIS,
      .kube_preemption = true},
     {.name = "dsp-nopp",
-     .summary = "DSP priority and preemption without normalised priorities (rho = 0)",
+     .label = "dsp-nopp (upper bound)",
+     .summary = "upper bound, not shipped: queue ordered by DSP priority, DSP preemption without "
+                "normalised priorities (rho = 0)",
+     .upper_bound = true,
      .order = SIM_ORDER_DSP,
      .score = SIM_SCORE_KUBE,
      .dag_aware = true,
@@ -29,30 +32,34 @@ static const sim_policy_desc policies[] = {
      .paper_gap = true,
      .rho_zero = true},
     {.name = "dsp",
-     .summary = "DSP priority and normalised-priority preemption (the paper's P_bar)",
+     .label = "dsp (upper bound)",
+     .summary = "upper bound, not shipped: queue ordered by DSP priority, normalised-priority "
+                "preemption (the paper's P_bar)",
+     .upper_bound = true,
      .order = SIM_ORDER_DSP,
      .score = SIM_SCORE_KUBE,
      .dag_aware = true,
      .dsp_preemption = true,
      .paper_gap = true},
     {.name = "sailfish",
-     .summary = "kube-scheduler queue, DAG gating, Sailfish packing score",
+     .summary = "kube-scheduler queue, extender filter on upstream tasks, Sailfish packing score",
      .order = SIM_ORDER_KUBE,
      .score = SIM_SCORE_EXTENDER,
      .dag_aware = true,
      .kube_preemption = true},
     {.name = "dagsched",
-     .summary = "dagsched as shipped: the policy's order across jobs (DSP within a job), packing "
-                "+ fast nodes, deadline filter, DSP preemption with anti-thrash limits",
-     .order = SIM_ORDER_KUBE_THEN_DSP,
+     .summary = "dagsched as shipped: pods gated at creation, released by the controller in the "
+                "policy's order as far as they fit, kube-scheduler's queue, packing + fast nodes, "
+                "deadline filter, DSP preemption with anti-thrash limits",
+     .order = SIM_ORDER_KUBE,
      .score = SIM_SCORE_EXTENDER,
      .dag_aware = true,
+     .gated = true,
      .kube_preemption = true,
      .dsp_preemption = true,
      .anti_thrash = true,
      .criticality = true,
-     .deadline_filter = true,
-     .release_limit = true},
+     .deadline_filter = true},
 };
 
 const sim_policy_desc *sim_policy_all(size_t *n)
@@ -67,6 +74,12 @@ const sim_policy_desc *sim_policy_find(const char *name)
         if (strcmp(policies[i].name, name) == 0)
             return &policies[i];
     return NULL;
+}
+
+const char *sim_policy_label(const char *name)
+{
+    const sim_policy_desc *d = sim_policy_find(name);
+    return d != NULL && d->label != NULL ? d->label : name;
 }
 
 static double node_score(const sim_policy_desc *d, const ds_policy *pol, const ds_res *req,

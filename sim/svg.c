@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "policies.h"
 #include "xml_escape.h"
 
 static const char *const palette[] = {"#4e79a7", "#f28e2b", "#59a14f", "#b07aa1",
@@ -156,11 +157,11 @@ int sim_svg_bars(const char *path, const sim_metrics *runs, size_t n, const char
         }
     /* legend */
     for (size_t p = 0; p < n_policies; p++) {
-        double lx = left + 110.0 * (double)p, ly = y0 + 50;
+        double lx = left + 170.0 * (double)p, ly = y0 + 50;
         fprintf(f, "<rect x=\"%.0f\" y=\"%.0f\" width=\"12\" height=\"12\" fill=\"%s\"/>", lx, ly,
                 palette[p % N_PALETTE]);
         fprintf(f, "<text x=\"%.0f\" y=\"%.0f\">", lx + 16, ly + 10);
-        xml_text(f, policies[p]);
+        xml_text(f, sim_policy_label(policies[p]));
         fprintf(f, "</text>\n");
     }
     fprintf(f, "</svg>\n");

@@ -8,16 +8,9 @@
 
 static int key_less(const sim_qkey *a, const sim_qkey *b)
 {
-    if (a->k1 != b->k1)
-        return a->k1 < b->k1;
-    if (a->k2 != b->k2)
-        return a->k2 < b->k2;
-    if (a->k3 != b->k3)
-        return a->k3 < b->k3;
-    if (a->k4 != b->k4)
-        return a->k4 < b->k4;
-    if (a->k5 != b->k5)
-        return a->k5 < b->k5;
+    for (int i = 0; i < SIM_QKEY_N; i++)
+        if (a->k[i] != b->k[i])
+            return a->k[i] < b->k[i];
     return a->seq < b->seq;
 }
 
@@ -195,6 +188,38 @@ uint32_t sim_wq_first_fit(const sim_wqueue *q, const ds_res *free_)
     return first_fit_rec(q, q->root, free_);
 }
 
+static uint32_t subtree_size(const sim_wqueue *q, uint32_t t)
+{
+    return t == NIL ? 0 : q->nodes[t].size;
+}
+
+/* base: queue position of the first entry of subtree t. */
+static uint32_t first_fit_from_rec(const sim_wqueue *q, uint32_t t, const ds_res *free_,
+                                   size_t start, size_t base)
+{
+    while (t != NIL) {
+        const sim_wq_node *x = &q->nodes[t];
+        if (base + x->size <= start || !fits_min(x->minreq, free_))
+            return NIL;
+        size_t left = subtree_size(q, x->left);
+        if (base + left > start) {
+            uint32_t r = first_fit_from_rec(q, x->left, free_, start, base);
+            if (r != NIL)
+                return r;
+        }
+        if (base + left >= start && ds_res_fits(&x->req, free_))
+            return t;
+        base += left + 1;
+        t = x->right;
+    }
+    return NIL;
+}
+
+uint32_t sim_wq_first_fit_from(const sim_wqueue *q, const ds_res *free_, size_t start)
+{
+    return first_fit_from_rec(q, q->root, free_, start, 0);
+}
+
 size_t sim_wq_rank(const sim_wqueue *q, uint32_t handle)
 {
     size_t rank = 0;
@@ -213,6 +238,22 @@ size_t sim_wq_rank(const sim_wqueue *q, uint32_t handle)
         }
     }
     return rank;
+}
+
+size_t sim_wq_count_before(const sim_wqueue *q, const sim_qkey *key)
+{
+    size_t n = 0;
+    uint32_t t = q->root;
+    while (t != NIL) {
+        const sim_wq_node *x = &q->nodes[t];
+        if (key_less(&x->key, key)) {
+            n += (x->left == NIL ? 0 : q->nodes[x->left].size) + 1;
+            t = x->right;
+        } else {
+            t = x->left;
+        }
+    }
+    return n;
 }
 
 size_t sim_wq_size(const sim_wqueue *q)

@@ -1,6 +1,6 @@
 /* wqueue.h: the scheduler's waiting queue: pending pods ordered by a policy's key, with the query
  * the scheduling loop needs: "the first pod in queue order whose request fits these free
- * resources". A treap (randomised balanced search tree) keyed by (k1, k2, k3, k4, k5, seq),
+ * resources". A treap (randomised balanced search tree) keyed by (k[0], ..., k[5], seq),
  * augmented with subtree sizes (for ranks) and component-wise minimum requests (to prune the fit
  * search). Insert, remove, rank: O(log n) expected; re-keying every entry and rebuilding: O(n log
  * n). */
@@ -14,10 +14,11 @@
 
 #define SIM_WQ_NONE UINT32_MAX
 
+#define SIM_QKEY_N 6
+
 typedef struct sim_qkey {
-    double k1, k2;     /* ascending */
-    uint64_t seq;      /* unique tie-breaker, compared last */
-    double k3, k4, k5; /* ascending, after k2 (0 when a policy needs only two) */
+    double k[SIM_QKEY_N]; /* ascending, lexicographic (0 where a policy needs fewer) */
+    uint64_t seq;         /* unique tie-breaker, compared last */
 } sim_qkey;
 
 typedef struct sim_wq_node {
@@ -53,8 +54,12 @@ void sim_wq_remove(sim_wqueue *q, uint32_t handle);
 
 /* First entry in queue order whose request fits free_ component-wise, or SIM_WQ_NONE. */
 uint32_t sim_wq_first_fit(const sim_wqueue *q, const ds_res *free_);
+/* First entry at position >= start in queue order whose request fits free_, or SIM_WQ_NONE. */
+uint32_t sim_wq_first_fit_from(const sim_wqueue *q, const ds_res *free_, size_t start);
 /* 0-based position of the entry in queue order. */
 size_t sim_wq_rank(const sim_wqueue *q, uint32_t handle);
+/* Number of entries whose key comes before `key` (seq included in the comparison). */
+size_t sim_wq_count_before(const sim_wqueue *q, const sim_qkey *key);
 size_t sim_wq_size(const sim_wqueue *q);
 
 /* Re-keying: change keys with sim_wq_set_key (the tree is invalid meanwhile), then call

@@ -26,6 +26,15 @@ fi
 [[ -f "$CLUSTER_DIR/.dagsched-cluster" ]] || die "$CLUSTER_DIR was not made by hack/cluster/up.sh"
 
 stopped=0
+for c in "${CLUSTER_OPTIONAL_COMPONENTS[@]}"; do
+  if pid="$(component_pid "$c")"; then
+    stop_component "$c"
+    log "stopped $c (pid $pid)"
+    stopped=$((stopped + 1))
+  else
+    rm -f "$(pid_file "$c")"
+  fi
+done
 for ((i = ${#CLUSTER_COMPONENTS[@]} - 1; i >= 0; i--)); do
   c="${CLUSTER_COMPONENTS[$i]}"
   if pid="$(component_pid "$c")"; then

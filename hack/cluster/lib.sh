@@ -11,17 +11,22 @@ REPO_ROOT="$(cd "$CLUSTER_LIB_DIR/../.." && pwd)"
 K8S_BUILD_DIR="$REPO_ROOT/hack/k8s-build"
 
 KWOK_VERSION="v0.7.0"
+# Argo Workflows, run on request (ARGO=1 up.sh; hack/cluster/build-argo.sh builds it).
+ARGO_VERSION="v4.0.5"
 # The Kubernetes version is the one hack/k8s-build/go.mod requires: a single place to change it.
 K8S_VERSION="$(awk '$1 == "require" && $2 == "k8s.io/kubernetes" { print $3 }' "$K8S_BUILD_DIR/go.mod")"
 
 CACHE_BASE="${DAGSCHED_CACHE_DIR:-$HOME/.cache/dagsched}"
 K8S_BIN_DIR="$CACHE_BASE/k8s/$K8S_VERSION"
 KWOK_BIN_DIR="$CACHE_BASE/kwok/$KWOK_VERSION"
+ARGO_BIN_DIR="$CACHE_BASE/argo/$ARGO_VERSION"
 
 CLUSTER_DIR="${CLUSTER_DIR:-$REPO_ROOT/.cache/cluster}"
 
 # Components in start order; stopped in reverse order.
 CLUSTER_COMPONENTS=(etcd kube-apiserver kube-controller-manager kube-scheduler kwok runtime-scaler)
+# Started on request only (argo-up.sh); stopped before the others.
+CLUSTER_OPTIONAL_COMPONENTS=(argo-controller)
 
 # Packages the cluster needs beyond hack/install-deps.sh's base list.
 CLUSTER_PACKAGES="etcd-server jq iproute2"
@@ -187,6 +192,7 @@ component_healthy() {
   kube-scheduler) [[ "$(curl -sk --max-time 3 "https://127.0.0.1:$SCHEDULER_PORT/healthz")" == ok ]] ;;
   kwok) [[ "$(curl -s --max-time 3 "http://127.0.0.1:$KWOK_PORT/healthz")" == ok ]] ;;
   runtime-scaler) [[ -s "$CLUSTER_DIR/runtime-scaler.ready" ]] ;;
+  argo-controller) [[ "$(curl -s --max-time 3 "http://127.0.0.1:6060/healthz")" == ok ]] ;;
   *) return 1 ;;
   esac
 }

@@ -11,7 +11,8 @@
 # dagsched.io/runtime-error instead: the pod then runs and never completes, and the error says why.
 #
 # Usage: runtime-scaler.sh CLUSTER_DIR   (started and stopped by up.sh / down.sh)
-# Node speeds are cached for one watch period (at most 10 minutes).
+# Pods are listed once, 500 a page, then watched; a watch that times out resumes from the last
+# resourceVersion seen. Node speeds are cached for one watch period (at most 10 minutes).
 set -uo pipefail
 LOG_PREFIX=runtime-scaler
 [[ $# -eq 1 ]] || {
@@ -155,10 +156,11 @@ process_batch() {
 }
 
 # Reads pod lines on stdin in batches (what arrives within 50 ms, at most 256 lines) and annotates
-# them. "!listed" marks the end of the initial list (the scaler is then ready); "!relist" ends
-# the watch period.
+# them. "!listed" marks the end of the initial list (the scaler is then ready); "!rv N" is the
+# resourceVersion of a watch event, written to RV_FILE after each batch so that the next watch
+# resumes there; "!relist" ends the watch and empties RV_FILE (the next round lists again).
 handle_lines() {
-  local line rest batch
+  local line rest batch last_rv=""
   load_node_speeds
   while IFS= read -r line; do
     batch=()
@@ -166,8 +168,10 @@ handle_lines() {
       case "$line" in
       "!relist")
         process_batch "${batch[@]}"
+        : >"$RV_FILE"
         return 0
         ;;
+      "!rv "*) last_rv="${line#!rv }" ;;
       "!listed")
         process_batch "${batch[@]}"
         batch=()
@@ -184,35 +188,66 @@ handle_lines() {
       fi
     done
     process_batch "${batch[@]}"
+    [[ -z "$last_rv" ]] || printf '%s\n' "$last_rv" >"$RV_FILE"
   done
 }
 
-rm -f "$READY_FILE"
+# Lists the bound pods page by page (500 pods a request, so that no request outlives
+# api_curl's 10 s limit at 20,000 pods) into LIST_TSV as pod lines; sets RV to the list's
+# resourceVersion. Fails when a page cannot be read (an expired continue token included).
+LIST_TSV="$CLUSTER_DIR/runtime-scaler.list.tsv"
+PAGE="$CLUSTER_DIR/runtime-scaler.page.json"
+RV_FILE="$CLUSTER_DIR/runtime-scaler.rv"
+list_pods() {
+  local cont="" next pages=0
+  RV=""
+  : >"$LIST_TSV"
+  while true; do
+    api_curl -f -o "$PAGE" "$API/api/v1/pods?$SELECTOR&limit=500${cont:+&continue=$cont}" || return 1
+    jq -r "$JQ_DEFS .items[] | pod_line" "$PAGE" >>"$LIST_TSV" || return 1
+    [[ -n "$RV" ]] || RV="$(jq -r '.metadata.resourceVersion // ""' "$PAGE")"
+    next="$(jq -r '.metadata.continue // ""' "$PAGE")"
+    pages=$((pages + 1))
+    [[ -n "$next" ]] || break
+    cont="$(jq -rn --arg c "$next" '$c | @uri')"
+  done
+  log "listed pods in $pages page(s) at resourceVersion $RV"
+  [[ -n "$RV" ]]
+}
+
+rm -f "$READY_FILE" "$RV_FILE"
 log "watching pods on $API"
-tmp="$CLUSTER_DIR/runtime-scaler.list.json"
+RV=""
 while true; do
-  if ! api_curl -f -o "$tmp" "$API/api/v1/pods?$SELECTOR"; then
-    log "listing pods failed; retrying in 1 s"
-    sleep 1
-    continue
+  listed=0
+  if [[ -z "$RV" ]]; then
+    if ! list_pods; then
+      log "listing pods failed; retrying in 1 s"
+      sleep 1
+      continue
+    fi
+    listed=1
   fi
-  rv="$(jq -r '.metadata.resourceVersion // ""' "$tmp")"
-  if [[ -z "$rv" ]]; then
-    log "pod list without resourceVersion; retrying in 1 s"
-    sleep 1
-    continue
-  fi
-  # The listed pods, then the changes from the list's version on. The server ends the watch after
-  # timeoutSeconds and an ERROR event (e.g. 410 Gone) asks for a new list; either way a new list
-  # follows, and node speeds are read afresh.
+  printf '%s\n' "$RV" >"$RV_FILE"
+  # The listed pods (only after a list), then the changes from RV on. The server ends the watch
+  # after timeoutSeconds: the next watch resumes from the last resourceVersion seen (an event's or
+  # a bookmark's), so pods are listed again only when the server answers with an ERROR event
+  # (e.g. 410 Gone: that version is too old), which handle_lines records as an empty RV_FILE.
   {
-    jq -r "$JQ_DEFS .items[] | pod_line" "$tmp"
-    echo "!listed"
+    if ((listed)); then
+      cat "$LIST_TSV"
+      echo "!listed"
+    fi
     API_CURL_TIMEOUT=700 api_curl -N \
-      "$API/api/v1/pods?$SELECTOR&watch=1&allowWatchBookmarks=true&timeoutSeconds=600&resourceVersion=$rv" |
+      "$API/api/v1/pods?$SELECTOR&watch=1&allowWatchBookmarks=true&timeoutSeconds=600&resourceVersion=$RV" |
       jq --unbuffered -r "$JQ_DEFS"'
         if .type == "ERROR" then "!relist"
-        elif .type == "ADDED" or .type == "MODIFIED" then .object | pod_line
+        elif .type == "ADDED" or .type == "MODIFIED" then
+          "!rv \(.object.metadata.resourceVersion)", (.object | pod_line)
+        elif .type == "BOOKMARK" or .type == "DELETED" then "!rv \(.object.metadata.resourceVersion)"
         else empty end'
   } | handle_lines
+  RV="$(head -c 64 "$RV_FILE" 2>/dev/null)"
+  [[ "$RV" =~ ^[0-9]+$ ]] || RV=""
+  [[ -n "$RV" ]] || sleep 1
 done

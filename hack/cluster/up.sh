@@ -10,6 +10,7 @@
 #   SCHEDULER_CONFIG  a KubeSchedulerConfiguration file to use instead of the default one; the
 #                     placeholders @SCHEDULER_KUBECONFIG@ and @CLUSTER_DIR@ are replaced
 #   CLUSTER_START_TIMEOUT  seconds each component may take to become healthy (default 90)
+#   ARGO              1: also start Argo Workflows' controller (hack/cluster/argo-up.sh)
 #
 # The admin kubeconfig is $CLUSTER_DIR/kubeconfig. Idempotent: when every component of the
 # cluster in CLUSTER_DIR runs and is healthy, nothing is restarted (missing nodes of the profile
@@ -52,6 +53,7 @@ if cluster_running; then
   log "the cluster in $CLUSTER_DIR is already running (kubeconfig $CLUSTER_DIR/kubeconfig)"
   [[ -z "$SCHEDULER_CONFIG" ]] || log "SCHEDULER_CONFIG is ignored for a running cluster; use hack/cluster/restart-component.sh kube-scheduler"
   create_profile_nodes
+  [[ "${ARGO:-0}" != 1 ]] || "$CLUSTER_LIB_DIR/argo-up.sh"
   exit 0
 fi
 
@@ -312,5 +314,9 @@ ln -sfn "$KWOK_BIN_DIR/kwok" "$CLUSTER_DIR/bin/kwok"
 
 create_profile_nodes
 started=0
+# Argo Workflows on request; a failure to start it leaves the cluster up and fails the script.
+if [[ "${ARGO:-0}" == 1 ]]; then
+  "$CLUSTER_LIB_DIR/argo-up.sh"
+fi
 log "cluster up in $((SECONDS - t0)) s: Kubernetes $K8S_VERSION, kwok $KWOK_VERSION, API https://127.0.0.1:$APISERVER_PORT"
 log "kubectl: $CLUSTER_DIR/bin/kubectl --kubeconfig $CLUSTER_DIR/kubeconfig get nodes"

@@ -8,12 +8,15 @@ The workload files are the same as for dagsched (examples/*.yaml); each task is 
 with the pod's schedulerName set to --scheduler-name and the dagsched.io/dependencies scheduling
 gate removed. Tasks without upstream tasks are created at once, in file order; then the driver polls
 the cluster every --poll seconds and creates every task whose upstream tasks have all succeeded.
+With --arrivals FILE (a JSON object {"JOB": SECONDS, ...}) no task of a job is created before that
+many seconds after the driver started (jobs not named arrive at once), as jobs submitted over time.
 
 Exit status: 0 when every task succeeded, 1 when a task failed (its dependents are never created),
 2 on a usage or workload error, 3 on timeout. Progress goes to stdout, one line per action.
 
 Usage: baseline_driver.py --kubectl PATH [--kubeconfig FILE] --namespace NS
-                          [--scheduler-name default-scheduler] [--poll 1] [--timeout 900] FILE...
+                          [--scheduler-name default-scheduler] [--poll 1] [--timeout 900]
+                          [--arrivals FILE] FILE...
 """
 
 import argparse
@@ -72,6 +75,23 @@ def pod_state(pod):
     return {"Succeeded": "succeeded", "Failed": "failed"}.get(phase, "running")
 
 
+def load_arrivals(path, jobs):
+    """{job: seconds} from a JSON file; every job must be one of the workload's."""
+    try:
+        with open(path) as f:
+            data = json.loads(f.read(16 * 1024 * 1024))
+    except (OSError, ValueError) as e:
+        raise workload.WorkloadError(f"{path}: not a readable JSON file: {e}") from None
+    if not isinstance(data, dict):
+        raise workload.WorkloadError(f"{path}: expected a JSON object {{job: seconds}}")
+    for job, t in data.items():
+        if job not in jobs:
+            raise workload.WorkloadError(f"{path}: job {job!r} is not in the workload")
+        if isinstance(t, bool) or not isinstance(t, (int, float)) or not 0 <= t <= 86400:
+            raise workload.WorkloadError(f"{path}: job {job!r}: arrival must be 0..86400 seconds (got {t!r})")
+    return {job: float(t) for job, t in data.items()}
+
+
 def main(argv):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--kubectl", required=True)
@@ -81,6 +101,7 @@ def main(argv):
     ap.add_argument("--poll", type=float, default=1.0)
     ap.add_argument("--timeout", type=float, default=900.0)
     ap.add_argument("--status-file", default="", help="write the exit status there on exit")
+    ap.add_argument("--arrivals", default="", help="JSON {job: seconds after start}")
     ap.add_argument("files", nargs="+")
     a = ap.parse_args(argv)
     if not 0.1 <= a.poll <= 60:
@@ -91,6 +112,7 @@ def main(argv):
         return 2
     try:
         tasks, others = workload.load(a.files)
+        arrivals = load_arrivals(a.arrivals, {t.job for t in tasks}) if a.arrivals else {}
     except workload.WorkloadError as e:
         print(f"baseline-driver: {e}", file=sys.stderr)
         return 2
@@ -111,10 +133,12 @@ def main(argv):
         say(f"created {len(others)} other object(s)")
 
     while True:
+        now = time.monotonic() - t0
         ready = [
             t
             for t in tasks
-            if state[t.key] == "not-created" and all(state[(t.job, d)] == "succeeded" for d in t.depends_on)
+            if state[t.key] == "not-created" and arrivals.get(t.job, 0.0) <= now
+            and all(state[(t.job, d)] == "succeeded" for d in t.depends_on)
         ]
         if ready:
             kube.create([workload.plain_copy(t.manifest, a.scheduler_name) for t in ready])
@@ -134,7 +158,10 @@ def main(argv):
             say(f"timeout after {a.timeout:.0f}s; tasks not done: "
                 + ", ".join(f"{j}/{n}" for (j, n), s in state.items() if s != "succeeded"))
             return 3
-        time.sleep(a.poll)
+        # Sleep one poll period, or less when a job arrives sooner.
+        now = time.monotonic() - t0
+        due = [t for j, t in arrivals.items() if t > now and any(state[k] == "not-created" for k in state if k[0] == j)]
+        time.sleep(max(0.0, min([a.poll] + [t - now for t in due])))
         try:
             jobs = {o["metadata"]["name"]: o for o in kube.get_json("jobs")["items"]}
             pods = {}

@@ -22,6 +22,7 @@ static inline ctl_pod t_pod(const char *ns, const char *name, ctl_pod_state stat
     p.name = name;
     p.uid = name; /* unique in each test */
     p.node = "";
+    p.waiting_reason = "";
     p.priority_class = "";
     p.owner = CTL_OWNER_JOB;
     p.state = state;

@@ -8,6 +8,7 @@
 #include <cmocka.h>
 
 #include "ctl_test_util.h"
+#include "publish.h"
 #include "release.h"
 
 static ctl_pod gated(const char *name, ds_task_state st, double prio, double created)
@@ -30,7 +31,7 @@ static void test_release_order_and_limit(void **state)
         gated("high", DS_TASK_WAITING, 0.9, 5),    gated("mid-new", DS_TASK_WAITING, 0.5, 9),
         gated("mid-old", DS_TASK_WAITING, 0.5, 3), t_pod("batch", "not-a-task", CTL_POD_GATED),
     };
-    ctl_release_in in = {.pods = pods, .n_pods = 6};
+    ctl_release_in in = {.pods = pods, .n_pods = 6, .admission = DS_ADMIT_ALL};
     ctl_release_out out;
     assert_int_equal(ctl_release_plan(&in, &out, NULL), 0);
     assert_int_equal(out.n_ready, 4);
@@ -47,7 +48,8 @@ static void test_release_order_and_limit(void **state)
     memcpy(more, pods, sizeof pods);
     more[6] = gated("released", DS_TASK_WAITING, 0.1, 1);
     more[6].state = CTL_POD_PENDING;
-    in = (ctl_release_in){.pods = more, .n_pods = 7, .max_concurrent = 3};
+    in =
+        (ctl_release_in){.pods = more, .n_pods = 7, .admission = DS_ADMIT_ALL, .max_concurrent = 3};
     assert_int_equal(ctl_release_plan(&in, &out, NULL), 0);
     assert_int_equal(out.in_flight, 1);
     assert_int_equal(out.n_rel, 2);
@@ -85,7 +87,7 @@ static void test_ungate_pods_outside_dag(void **state)
     pods[2].dagsched_error = why;
     pods[2].terminating = true;
     pods[5].state = CTL_POD_PENDING;
-    ctl_release_in in = {.pods = pods, .n_pods = 6, .max_concurrent = 1};
+    ctl_release_in in = {.pods = pods, .n_pods = 6, .admission = DS_ADMIT_ALL, .max_concurrent = 1};
     ctl_release_out out;
     assert_int_equal(ctl_release_plan(&in, &out, NULL), 0);
     assert_int_equal(out.n_ungate, 2);
@@ -110,7 +112,7 @@ static void test_ungate_gated_non_tasks(void **state)
     };
     pods[3].terminating = true;
     pods[4].task.job_invalid = true;
-    ctl_release_in in = {.pods = pods, .n_pods = 5, .max_concurrent = 1};
+    ctl_release_in in = {.pods = pods, .n_pods = 5, .admission = DS_ADMIT_ALL, .max_concurrent = 1};
     ctl_release_out out;
     assert_int_equal(ctl_release_plan(&in, &out, NULL), 0);
     assert_int_equal(out.n_ungate, 1);
@@ -134,7 +136,7 @@ static void test_queue_order_first(void **state)
     pods[0].task.queue_pos = 1;
     pods[1].task.queue_pos = 0;
     pods[2].task.queue_pos = SIZE_MAX;
-    ctl_release_in in = {.pods = pods, .n_pods = 3, .max_concurrent = 1};
+    ctl_release_in in = {.pods = pods, .n_pods = 3, .admission = DS_ADMIT_ALL, .max_concurrent = 1};
     ctl_release_out out;
     assert_int_equal(ctl_release_plan(&in, &out, NULL), 0);
     assert_int_equal(out.n_ready, 3);
@@ -171,7 +173,7 @@ static void test_suspended_jobs(void **state)
     jobs[2].name = "resumed-no-pod-yet";
     jobs[2].suspended = false;
     jobs[2].task.state = DS_TASK_WAITING;
-    ctl_release_in in = {.jobs = jobs, .n_jobs = 3, .max_concurrent = 1};
+    ctl_release_in in = {.jobs = jobs, .n_jobs = 3, .admission = DS_ADMIT_ALL, .max_concurrent = 1};
     ctl_release_out out;
     assert_int_equal(ctl_release_plan(&in, &out, NULL), 0);
     assert_int_equal(out.in_flight, 1);
@@ -200,7 +202,7 @@ static void test_nudges(void **state)
     pods[3].task.state = DS_TASK_BLOCKED;
     pods[4] = t_waiting("batch", "root-waiting-for-room", 0, 4, 1, INFINITY, 1);
     pods[4].task.has_upstream = false; /* nothing upstream: never rejected for it */
-    ctl_release_in in = {.pods = pods, .n_pods = 5};
+    ctl_release_in in = {.pods = pods, .n_pods = 5, .admission = DS_ADMIT_ALL};
     ctl_release_out out;
     assert_int_equal(ctl_release_plan(&in, &out, NULL), 0);
     assert_int_equal(out.n_nudge, 2);
@@ -208,6 +210,350 @@ static void test_nudges(void **state)
     assert_int_equal(out.nudge[1], 2);
     assert_int_equal(out.n_rel, 0);
     ctl_release_out_free(&out);
+}
+
+/* ---- release as admission (spec.release.admission: capacity, lib/admit.h) ---- */
+
+static ctl_pod ready_pod(const char *name, size_t queue_pos, int64_t cpu)
+{
+    ctl_pod p = gated(name, DS_TASK_WAITING, 1.0, 1);
+    p.task.queue_pos = queue_pos;
+    p.request.v[DS_RES_CPU] = cpu;
+    return p;
+}
+
+static size_t released_idx(const ctl_release_out *out, size_t k)
+{
+    assert_true(k < out->n_rel);
+    return out->rel[k].idx;
+}
+
+static const ctl_wait *wait_of(const ctl_release_out *out, size_t pod)
+{
+    for (size_t i = 0; i < out->n_wait; i++)
+        if (out->wait[i].kind == CTL_RELEASE_POD && out->wait[i].idx == pod)
+            return &out->wait[i];
+    fail_msg("pod %zu is not held", pod);
+    return NULL;
+}
+
+/* Only what fits the nodes' free room is released, in queue order; bound pods and released
+ * pods not bound yet take room; the rest stay gated with a reason that names the request and
+ * the most free room. */
+static void test_capacity_releases_what_fits(void **state)
+{
+    (void)state;
+    ctl_node nodes[2] = {t_node("n2", MILLI(4)), t_node("n1", MILLI(4))};
+    ctl_pod pods[7] = {
+        ready_pod("q3", 3, MILLI(2)),
+        ready_pod("q0", 0, MILLI(2)),
+        ready_pod("q1", 1, MILLI(2)),
+        ready_pod("q2", 2, MILLI(2)),
+        t_running("batch", "bound", "n1", 0, 9, 1.0, MILLI(1)),
+        ready_pod("in-flight", SIZE_MAX, MILLI(1)), /* released, pending */
+        ready_pod("q4", 4, MILLI(1)),
+    };
+    pods[5].state = CTL_POD_PENDING;
+    ctl_release_in in = {.pods = pods, .n_pods = 7, .nodes = nodes, .n_nodes = 2};
+    ctl_release_out out;
+    assert_int_equal(ctl_release_plan(&in, &out, NULL), 0);
+    /* n1: 4 - 1 bound - 1 in flight = 2 free; n2: 4 free. q0 -> n1 (best fit), q1 -> n2,
+     * q2 -> n2; q3 fits nowhere; q4 (1 core) fits nowhere either. */
+    assert_int_equal(out.n_ready, 5);
+    assert_int_equal(out.n_rel, 3);
+    assert_int_equal(released_idx(&out, 0), 1);
+    assert_string_equal(nodes[out.rel[0].r.node].name, "n1");
+    assert_int_equal(released_idx(&out, 1), 2);
+    assert_string_equal(nodes[out.rel[1].r.node].name, "n2");
+    assert_int_equal(released_idx(&out, 2), 3);
+    assert_int_equal(out.n_held, 2);
+    assert_int_equal(out.by_reason[CTL_WAIT_NO_ROOM], 2);
+    const ctl_wait *w = wait_of(&out, 0);
+    assert_int_equal(w->reason, CTL_WAIT_NO_ROOM);
+    char msg[CTL_MSG_MAX];
+    ctl_wait_message(&in, w, msg, sizeof msg);
+    assert_string_equal(msg, "no room: needs cpu 2; most free room on node n1: cpu 0");
+    assert_int_equal(ctl_wait_reason_of(msg), CTL_WAIT_NO_ROOM);
+    char how[CTL_MSG_MAX];
+    ctl_release_message(&in, &out.rel[0], how, sizeof how);
+    assert_string_equal(how, "fits on node n1");
+    ctl_release_out_free(&out);
+
+    /* The same queue under admission all (the rule before): everything at once. */
+    in.admission = DS_ADMIT_ALL;
+    assert_int_equal(ctl_release_plan(&in, &out, NULL), 0);
+    assert_int_equal(out.n_rel, 5);
+    ctl_release_message(&in, &out.rel[0], how, sizeof how);
+    assert_string_equal(how, "");
+    ctl_release_out_free(&out);
+}
+
+/* The look-ahead releases tasks beyond what fits; a released task still pending that fits
+ * nowhere uses a slot. Pending pods outside any DAG take room but no slot; pods held by other
+ * scheduling gates take nothing. */
+static void test_capacity_lookahead_and_queue(void **state)
+{
+    (void)state;
+    ctl_node nodes[1] = {t_node("n1", MILLI(4))};
+    ctl_pod pods[6] = {
+        ready_pod("a", 0, MILLI(3)),
+        ready_pod("b", 1, MILLI(3)),
+        ready_pod("c", 2, MILLI(3)),
+        t_pod("web", "other-pending", CTL_POD_PENDING), /* 1 core, not a DAG task */
+        t_pod("web", "other-gated", CTL_POD_PENDING),   /* someone else's gate */
+        t_pod("web", "other-huge", CTL_POD_UNSCHEDULABLE),
+    };
+    pods[3].request.v[DS_RES_CPU] = MILLI(1);
+    pods[4].request.v[DS_RES_CPU] = MILLI(4);
+    pods[4].other_gates = true;
+    pods[5].request.v[DS_RES_CPU] = MILLI(64);
+    ctl_release_in in = {.pods = pods, .n_pods = 6, .nodes = nodes, .n_nodes = 1, .lookahead = 1};
+    ctl_release_out out;
+    assert_int_equal(ctl_release_plan(&in, &out, NULL), 0);
+    assert_int_equal(out.n_rel, 2);
+    assert_int_equal(out.rel[0].idx, 0);
+    assert_int_equal(out.rel[0].r.verdict, DS_ADMIT_RELEASED);
+    assert_int_equal(out.rel[1].idx, 1);
+    assert_int_equal(out.rel[1].r.verdict, DS_ADMIT_LOOKAHEAD);
+    char how[CTL_MSG_MAX];
+    ctl_release_message(&in, &out.rel[1], how, sizeof how);
+    assert_string_equal(how, "released ahead of room (look-ahead): needs cpu 3; most free room on "
+                             "node n1: cpu 0");
+    assert_int_equal(wait_of(&out, 2)->reason, CTL_WAIT_NO_ROOM);
+    assert_int_equal(out.in_flight, 0); /* the pending pods are not DAG tasks */
+    ctl_release_out_free(&out);
+
+    /* Next round: a is bound, b pending (in flight, fits nowhere): the one slot is used. */
+    pods[0].state = CTL_POD_BOUND;
+    pods[0].node = "n1";
+    pods[1].state = CTL_POD_PENDING;
+    assert_int_equal(ctl_release_plan(&in, &out, NULL), 0);
+    assert_int_equal(out.in_flight, 1);
+    assert_int_equal(out.n_rel, 0);
+    assert_int_equal(wait_of(&out, 2)->reason, CTL_WAIT_NO_ROOM);
+    ctl_release_out_free(&out);
+}
+
+/* A task takes room only on nodes it may use: node selector, taints it does not tolerate and
+ * cordoned nodes are honoured; a task that may use no node is held and says so. */
+static void test_capacity_node_constraints(void **state)
+{
+    (void)state;
+    ctl_node nodes[3] = {t_node("big-cordoned", MILLI(64)), t_node("tainted", MILLI(64)),
+                         t_node("gpu", MILLI(4))};
+    nodes[0].schedulable = false;
+    ctl_taint taint = {"dedicated", "infra", CTL_TAINT_NO_SCHEDULE};
+    nodes[1].taints = &taint;
+    nodes[1].n_taints = 1;
+    ctl_kv gpu_label = {"pool", "gpu"};
+    nodes[2].labels = &gpu_label;
+    nodes[2].n_labels = 1;
+    ctl_pod pods[5] = {
+        ready_pod("plain", 0, MILLI(8)),
+        ready_pod("tolerant", 1, MILLI(8)),
+        ready_pod("selects-gpu", 2, MILLI(2)),
+        ready_pod("selects-none", 3, MILLI(1)),
+        ready_pod("affinity-not-understood", 4, MILLI(1)),
+    };
+    pods[4].has_required_affinity = true;
+    pods[4].affinity_error = "nodeSelectorTerms: more than 64 terms";
+    ctl_toleration tol = {.key = "dedicated", .op_exists = true, .value = "", .effect = ""};
+    pods[1].tolerations = &tol;
+    pods[1].n_tolerations = 1;
+    ctl_kv sel_gpu = {"pool", "gpu"}, sel_none = {"pool", "none"};
+    pods[2].node_selector = &sel_gpu;
+    pods[2].n_node_selector = 1;
+    pods[3].node_selector = &sel_none;
+    pods[3].n_node_selector = 1;
+    ctl_release_in in = {.pods = pods, .n_pods = 5, .nodes = nodes, .n_nodes = 3};
+    ctl_release_out out;
+    assert_int_equal(ctl_release_plan(&in, &out, NULL), 0);
+    assert_int_equal(out.n_rel, 3);
+    assert_int_equal(out.rel[0].idx, 1);
+    assert_string_equal(nodes[out.rel[0].r.node].name, "tainted");
+    assert_int_equal(out.rel[1].idx, 2);
+    assert_string_equal(nodes[out.rel[1].r.node].name, "gpu");
+    /* An affinity the controller cannot read does not hold the pod: kube-scheduler judges it. */
+    assert_int_equal(out.rel[2].idx, 4);
+    assert_string_equal(nodes[out.rel[2].r.node].name, "gpu");
+    char msg[CTL_MSG_MAX];
+    ctl_wait_message(&in, wait_of(&out, 0), msg, sizeof msg);
+    assert_string_equal(msg, "no room: needs cpu 8; larger than the allocatable of every node it "
+                             "may run on");
+    ctl_wait_message(&in, wait_of(&out, 3), msg, sizeof msg);
+    assert_string_equal(msg, "no room: no node it may run on (node selector, affinity, taints)");
+    ctl_release_out_free(&out);
+}
+
+/* A starving task (waited past spec.order.starvationThreshold) that does not fit keeps the room
+ * of the nodes it could use: a smaller task behind it is held there, but starts elsewhere. */
+static void test_capacity_starvation_guard(void **state)
+{
+    (void)state;
+    ctl_node nodes[2] = {t_node("big", MILLI(8)), t_node("small", MILLI(2))};
+    ctl_pod pods[4] = {
+        ready_pod("starving", 0, MILLI(8)),
+        ready_pod("small-1", 1, MILLI(2)),
+        ready_pod("small-2", 2, MILLI(2)),
+        t_running("batch", "on-big", "big", 0, 9, 1.0, MILLI(4)),
+    };
+    pods[0].task.eval.t_wait_s = 1500;
+    ctl_release_in in = {
+        .pods = pods, .n_pods = 4, .nodes = nodes, .n_nodes = 2, .starvation_s = 1200};
+    ctl_release_out out;
+    assert_int_equal(ctl_release_plan(&in, &out, NULL), 0);
+    assert_int_equal(out.n_rel, 1);
+    assert_int_equal(out.rel[0].idx, 1);
+    assert_string_equal(nodes[out.rel[0].r.node].name, "small");
+    const ctl_wait *w = wait_of(&out, 2);
+    assert_int_equal(w->reason, CTL_WAIT_STARVING);
+    char msg[CTL_MSG_MAX];
+    ctl_wait_message(&in, w, msg, sizeof msg);
+    assert_string_equal(msg, "behind starving task batch/starving, which waits for room on node "
+                             "big");
+    assert_int_equal(ctl_wait_reason_of(msg), CTL_WAIT_STARVING);
+    ctl_release_out_free(&out);
+
+    /* Below the threshold: small-2 backfills the big node. */
+    pods[0].task.eval.t_wait_s = 60;
+    assert_int_equal(ctl_release_plan(&in, &out, NULL), 0);
+    assert_int_equal(out.n_rel, 2);
+    assert_int_equal(out.rel[1].idx, 2);
+    ctl_release_out_free(&out);
+}
+
+/* Held tasks say why: upstream tasks not succeeded (named, bounded), maxConcurrentReleases, an
+ * invalid job; a suspended Job is admitted on its template's request. */
+static void test_wait_reasons(void **state)
+{
+    (void)state;
+    ds_dag dag;
+    assert_int_equal(t_chain_dag(&dag), 0);
+    ds_task_status st[3] = {
+        {.state = DS_TASK_SUCCEEDED}, {.state = DS_TASK_RUNNING}, {.state = DS_TASK_BLOCKED}};
+    ds_job model;
+    memset(&model, 0, sizeof model);
+    model.valid = true;
+    model.dag = dag;
+    model.status = st;
+    ctl_node nodes[1] = {t_node("n1", MILLI(4))};
+    ctl_pod pods[4] = {
+        gated("c", DS_TASK_BLOCKED, 1.0, 1),
+        ready_pod("r0", 0, MILLI(1)),
+        ready_pod("r1", 1, MILLI(1)),
+        t_pod("etl", "invalid", CTL_POD_GATED),
+    };
+    pods[0].task.task = 2;
+    pods[3].task.job_invalid = true;
+    ctl_batch_job jobs[2];
+    memset(jobs, 0, sizeof jobs);
+    jobs[0] = (ctl_batch_job){.ns = "batch",
+                              .name = "too-big",
+                              .suspended = true,
+                              .task = {.job = 0, .state = DS_TASK_WAITING, .queue_pos = 2}};
+    jobs[0].request.v[DS_RES_CPU] = MILLI(16);
+    jobs[1] = (ctl_batch_job){
+        .ns = "batch", .name = "blocked", .suspended = true, .task = {.job = 0, .task = 2}};
+    jobs[1].task.state = DS_TASK_BLOCKED;
+    ctl_release_in in = {.pods = pods,
+                         .n_pods = 4,
+                         .jobs = jobs,
+                         .n_jobs = 2,
+                         .nodes = nodes,
+                         .n_nodes = 1,
+                         .model = &model,
+                         .n_model = 1,
+                         .max_concurrent = 1};
+    ctl_release_out out;
+    assert_int_equal(ctl_release_plan(&in, &out, NULL), 0);
+    assert_int_equal(out.n_rel, 1);
+    assert_int_equal(out.rel[0].idx, 1);
+    char msg[CTL_MSG_MAX];
+    ctl_wait_message(&in, wait_of(&out, 0), msg, sizeof msg);
+    assert_string_equal(msg, "waiting for upstream tasks: b");
+    assert_int_equal(ctl_wait_reason_of(msg), CTL_WAIT_UPSTREAM);
+    ctl_wait_message(&in, wait_of(&out, 2), msg, sizeof msg);
+    assert_string_equal(msg, "maxConcurrentReleases (1) tasks released and not yet running");
+    assert_int_equal(ctl_wait_reason_of(msg), CTL_WAIT_LIMIT);
+    ctl_wait_message(&in, wait_of(&out, 3), msg, sizeof msg);
+    assert_int_equal(ctl_wait_reason_of(msg), CTL_WAIT_INVALID_JOB);
+    assert_int_equal(out.by_reason[CTL_WAIT_UPSTREAM], 2);
+    assert_int_equal(out.by_reason[CTL_WAIT_LIMIT], 2);
+    assert_int_equal(out.by_reason[CTL_WAIT_INVALID_JOB], 1);
+    ctl_release_out_free(&out);
+
+    /* Without the limit the Job is held for room, on its template's request. */
+    in.max_concurrent = 0;
+    assert_int_equal(ctl_release_plan(&in, &out, NULL), 0);
+    assert_int_equal(out.n_rel, 2);
+    const ctl_wait *w = NULL;
+    for (size_t i = 0; i < out.n_wait; i++)
+        if (out.wait[i].kind == CTL_RELEASE_JOB && out.wait[i].idx == 0)
+            w = &out.wait[i];
+    assert_non_null(w);
+    ctl_wait_message(&in, w, msg, sizeof msg);
+    assert_string_equal(msg, "no room: needs cpu 16; larger than the allocatable of every node it "
+                             "may run on");
+    ctl_release_out_free(&out);
+
+    /* Upstream names are bounded. */
+    static const char *names[] = {"u0", "u1", "u2", "u3", "u4", "u5", "u6", "down"};
+    static const char *ups[] = {"u0", "u1", "u2", "u3", "u4", "u5", "u6"};
+    ds_task_spec specs[8];
+    memset(specs, 0, sizeof specs);
+    for (int i = 0; i < 8; i++) {
+        specs[i].name = names[i];
+        specs[i].runtime_s = 60;
+    }
+    specs[7].upstream = ups;
+    specs[7].n_upstream = 7;
+    ds_dag wide;
+    assert_int_equal(ds_dag_build(&wide, specs, 8, NULL), 0);
+    ds_task_status wst[8];
+    memset(wst, 0, sizeof wst);
+    for (int i = 0; i < 8; i++)
+        wst[i].state = DS_TASK_RUNNING;
+    wst[3].state = DS_TASK_SUCCEEDED;
+    wst[7].state = DS_TASK_BLOCKED;
+    model.dag = wide;
+    model.status = wst;
+    ctl_wait ww = {.kind = CTL_RELEASE_POD, .idx = 0, .reason = CTL_WAIT_UPSTREAM};
+    pods[0].task.task = 7;
+    ctl_wait_message(&in, &ww, msg, sizeof msg);
+    assert_string_equal(msg, "waiting for upstream tasks: u0, u1, u2, u4, u5 (+1 more)");
+    in.model = NULL;
+    ctl_wait_message(&in, &ww, msg, sizeof msg);
+    assert_string_equal(msg, "waiting for upstream tasks");
+    ds_dag_free(&wide);
+    ds_dag_free(&dag);
+}
+
+/* The reason annotation is written when it says something else: at once when the reason
+ * changes (with an Event), the details at most every CTL_WAIT_UPDATE_EVERY_S, never when equal. */
+static void test_wait_pacing(void **state)
+{
+    (void)state;
+    bool changed = true;
+    const char *room1 = "no room: needs cpu 2; most free room on node n1: cpu 1";
+    const char *room2 = "no room: needs cpu 2; most free room on node n1: cpu 1500m";
+    assert_false(ctl_wait_due(room1, room1, CTL_WAIT_NO_ROOM, -1, NOW, &changed));
+    assert_false(changed);
+    assert_true(ctl_wait_due("", room1, CTL_WAIT_NO_ROOM, NOW - 1, NOW, &changed));
+    assert_true(changed);
+    assert_true(ctl_wait_due("waiting for upstream tasks: a", room1, CTL_WAIT_NO_ROOM, NOW - 1, NOW,
+                             &changed));
+    assert_true(changed);
+    assert_false(ctl_wait_due(room1, room2, CTL_WAIT_NO_ROOM, NOW - 60, NOW, &changed));
+    assert_false(changed);
+    assert_true(
+        ctl_wait_due(room1, room2, CTL_WAIT_NO_ROOM, NOW - CTL_WAIT_UPDATE_EVERY_S, NOW, &changed));
+    assert_false(changed);
+    assert_true(ctl_wait_due(room1, room2, CTL_WAIT_NO_ROOM, -1, NOW, &changed));
+    assert_false(changed);
+    assert_int_equal(ctl_wait_reason_of("something else"), CTL_WAIT_N);
+    assert_int_equal(ctl_wait_reason_of(NULL), CTL_WAIT_N);
+    assert_string_equal(ctl_wait_reason_name(CTL_WAIT_STARVING), "behind-starving");
+    assert_string_equal(ctl_wait_reason_name(CTL_WAIT_N), "unknown");
 }
 
 int main(void)
@@ -219,6 +565,12 @@ int main(void)
         cmocka_unit_test(test_ungate_gated_non_tasks),
         cmocka_unit_test(test_suspended_jobs),
         cmocka_unit_test(test_nudges),
+        cmocka_unit_test(test_capacity_releases_what_fits),
+        cmocka_unit_test(test_capacity_lookahead_and_queue),
+        cmocka_unit_test(test_capacity_node_constraints),
+        cmocka_unit_test(test_capacity_starvation_guard),
+        cmocka_unit_test(test_wait_reasons),
+        cmocka_unit_test(test_wait_pacing),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

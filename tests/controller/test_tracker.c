@@ -36,8 +36,9 @@ static void test_snapshot(void **state)
                    POD("b",
                        ",\"labels\":{\"dagsched.io/job\":\"etl\",\"dagsched.io/task\":\"b\"},"
                        "\"annotations\":{\"dagsched.io/runtime\":\"60s\",\"dagsched.io/"
-                       "depends-on\":\"a\"}",
-                       ",\"schedulingGates\":[{\"name\":\"dagsched.io/dependencies\"}]",
+                       "depends-on\":\"a\",\"dagsched.io/waiting-reason\":\"no room: x\"}",
+                       ",\"schedulingGates\":[{\"name\":\"dagsched.io/dependencies\"},"
+                       "{\"name\":\"example.com/quota\"}]",
                        "{\"phase\":\"Pending\"}")));
     add(&pods, obj(KUBE_KIND_POD,
                    POD("c",
@@ -85,7 +86,9 @@ static void test_snapshot(void **state)
                    "\"resourceVersion\":\"1\",\"creationTimestamp\":\"2026-11-22T10:00:00Z\","
                    "\"labels\":{\"dagsched.io/job\":\"etl\",\"dagsched.io/task\":\"d\"},"
                    "\"annotations\":{\"dagsched.io/depends-on\":\"b\"}},"
-                   "\"spec\":{\"suspend\":true},\"status\":{}}"));
+                   "\"spec\":{\"suspend\":true,\"template\":{\"spec\":{\"containers\":[{"
+                   "\"name\":\"c\",\"resources\":{\"requests\":{\"cpu\":\"2\"}}}]}}},"
+                   "\"status\":{}}"));
     /* Namespace b (of every pod above) and another one, listed in no particular order. */
     add(&nss, obj(KUBE_KIND_NAMESPACE,
                   "{\"metadata\":{\"name\":\"z\",\"resourceVersion\":\"1\",\"labels\":"
@@ -113,6 +116,10 @@ static void test_snapshot(void **state)
     assert_int_equal(b->task.state, DS_TASK_WAITING); /* upstream a succeeded */
     assert_true(b->task.evaluated);
     assert_int_equal(b->owner, CTL_OWNER_NONE);
+    assert_true(b->other_gates); /* example.com/quota */
+    assert_string_equal(b->waiting_reason, "no room: x");
+    assert_false(a->other_gates);
+    assert_string_equal(a->waiting_reason, "");
 
     assert_int_equal(c->state, CTL_POD_BOUND);
     assert_string_equal(c->node, "n1");
@@ -168,6 +175,7 @@ static void test_snapshot(void **state)
     assert_int_equal(s.n_job, 1);
     assert_true(s.job[0].suspended);
     assert_false(s.job[0].has_pods);
+    assert_int_equal(s.job[0].request.v[DS_RES_CPU], 2000);
     assert_int_equal(s.job[0].task.job, b->task.job);
     assert_int_equal(s.job[0].task.state, DS_TASK_BLOCKED);
     const ds_job *etl = ctl_snapshot_job_of(&s, &b->task);

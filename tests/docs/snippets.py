@@ -25,8 +25,8 @@ before its fence, blank lines allowed) by a marker saying what it is:
   <!-- snippet: fragment -->  a fragment of an object (a few fields), not meant to be applied
 
 A block without a marker fails the test, so that a new snippet is classified when it is written.
-The files of examples/ are applied the same way, and the files of policies/ are checked like
-policy blocks.
+The files of examples/ are applied the same way (those holding only Argo Workflows are checked
+like workflow blocks), and the files of policies/ are checked like policy blocks.
 
 Usage: snippets.py KUBECTL_DAGSCHED DAGSCHED_SIM
 (KUBECONFIG, KUBECTL and CLUSTER_DIR from hack/cluster/with-cluster.sh)
@@ -295,7 +295,10 @@ def main():
         rel = os.path.relpath(path, REPO)
         with open(path, encoding="utf-8") as f:
             objs = load_all(rel, f.read(), fails)
-        if objs:
+        if objs and all(o.get("kind") == "Workflow" for o in objs):
+            check_workflow(rel, objs, made, fails)  # examples/argo-*.yaml
+            counts["workflow"] += 1
+        elif objs:
             check_dag_pods(rel, objs, fails)
             dry_run(rel, objs, made, fails)
             counts["apply"] += 1

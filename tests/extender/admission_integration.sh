@@ -12,6 +12,13 @@
 #     no task started before its upstream task finished) and all three succeed;
 #   - a dagsched pod without dagsched.io/job is gated, then ungated at once by the controller;
 #   - a pod of default-scheduler and a dagsched pod in the install namespace are not gated;
+#   - release as admission: while two 3-cpu pods of default-scheduler fill both 4-cpu nodes,
+#     five one-task jobs of 3-cpu pods are created ungated, in an order unlike the policy's
+#     (shortestRemaining, lookahead 0): they are held, a held pod shows
+#     dagsched.io/waiting-reason ("no room: needs cpu 3; ...") and a Waiting Event; as room frees
+#     the controller releases them in the policy's order (released-at annotations), never more
+#     than the two nodes hold (the fillers included); a released pod loses the annotation; the
+#     queue-length gauge and the release-latency histogram record it;
 #   - with the extender stopped (failurePolicy Ignore) a dagsched pod is created ungated;
 #   - the extender's metrics count gated and ignored reviews; no sanitizer report in its log.
 # Usage: admission_integration.sh EXTENDER CONTROLLER   (prints "admission integration: N passed,
@@ -209,6 +216,102 @@ check "no task was released or started before its upstream task finished" test "
 check "the root task was released by the controller too" test -n "$(released_at chain-a)"
 check "the controller counted the ungated non-DAG pod" \
   test "$(curl -s "http://127.0.0.1:$CTL_PORT/metrics" | awk '$1 == "dagsched_controller_releases_total{kind=\"outside_dag\"}" {print $2}')" -ge 1
+
+# ---- release as admission: limited room, the policy's order, reasons on held pods
+K -n "$NS" delete pod plain other --wait=true >/dev/null
+K -n "$INSTALL_NS" delete pod own-ns --wait=true >/dev/null
+K apply -f - >/dev/null <<YAML
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: dagsched-policy-default
+  namespace: $INSTALL_NS
+  labels: {dagsched.io/kind: SchedulingPolicy}
+data:
+  policy.yaml: |
+    apiVersion: dagsched.io/v1alpha1
+    kind: SchedulingPolicy
+    metadata: {name: default}
+    spec:
+      order: {acrossJobs: shortestRemaining, starvationThreshold: 0s}
+      release: {admission: capacity, lookahead: 0}
+YAML
+check "the controller takes the policy with lookahead 0" \
+  wait_until 30 grep -q 'policy default from .* is active' "$LOGDIR/controller.log"
+task() { # NAME RUNTIME: a one-task job of one 3-cpu pod, no gate in its manifest
+  cat <<YAML
+apiVersion: v1
+kind: Pod
+metadata:
+  name: $1
+  labels: {dagsched.io/job: $1, dagsched.io/task: main}
+  annotations: {dagsched.io/runtime: "$2"}
+spec:
+  schedulerName: dagsched
+  restartPolicy: Never
+  containers: [{name: main, image: busybox, resources: {requests: {cpu: "3"}}}]
+---
+YAML
+}
+filler() { # NAME: a default-scheduler pod of 3 cpu that runs 15 s
+  cat <<YAML
+apiVersion: v1
+kind: Pod
+metadata:
+  name: $1
+  annotations: {dagsched.io/runtime: "15s"}
+spec:
+  restartPolicy: Never
+  containers: [{name: main, image: busybox, resources: {requests: {cpu: "3"}}}]
+---
+YAML
+}
+{
+  filler fill-1
+  filler fill-2
+} | K -n "$NS" create -f - >/dev/null
+fillers_run() { [[ "$(K -n "$NS" get pod fill-1 fill-2 -o jsonpath='{.items[*].status.phase}')" == "Running Running" ]]; }
+check "two pods of another scheduler fill the two nodes" wait_until 60 fillers_run
+# Created (FIFO) order: j20 j5 j15 j10 j12; the policy's order (least remaining work): j5 j10
+# j12 j15 j20. No room until the fillers finish; then each node holds one task at a time.
+{
+  task j20 20s
+  task j5 5s
+  task j15 15s
+  task j10 10s
+  task j12 12s
+} | K -n "$NS" create -f - >/dev/null
+all_held() { for p in j20 j5 j15 j10 j12; do gated "$NS" "$p" || return 1; done; }
+check "the five tasks are held while the nodes are full" all_held
+reason_of() { K -n "$NS" get pod "$1" -o jsonpath='{.metadata.annotations.dagsched\.io/waiting-reason}' 2>/dev/null; }
+held_for_room() { [[ "$(reason_of j20)" == "no room: needs cpu 3; most free room on node "* ]] && gated "$NS" j20; }
+check "a pod held for room is gated and says why (dagsched.io/waiting-reason)" wait_until 30 held_for_room
+echo "  j20 waits: $(reason_of j20)"
+waiting_event() { K -n "$NS" get events --field-selector reason=Waiting,involvedObject.name=j20 -o jsonpath='{.items[*].message}' | grep -q '^no room: needs cpu 3'; }
+check "... with a Waiting Event that kubectl describe shows" wait_until 30 waiting_event
+ctl_metric() { curl -s "http://127.0.0.1:$CTL_PORT/metrics" | awk -v m="$1" '$1 == m {print $2}'; }
+check "the queue-length gauge counts the pods held for room" \
+  test "$(ctl_metric 'dagsched_controller_release_queue_length{reason="no-room"}')" -ge 1
+cap_done() { [[ "$(K -n "$NS" get pods -l 'dagsched.io/job in (j5,j10,j12,j15,j20)' --field-selector=status.phase=Succeeded -o name | wc -l)" -eq 5 ]]; }
+check "the five jobs succeed" wait_until 180 cap_done
+json="$(K -n "$NS" get pods -o json | jq '.items |= map(select(.metadata.name | test("^(j[0-9]+|fill-[12])$")))')"
+order="$(jq -r '[.items[] | select(.metadata.name | startswith("j")) | {n: .metadata.name, r: (.metadata.annotations["dagsched.io/released-at"] // "")}] | sort_by(.r) | map(.n) | join(" ")' <<<"$json")"
+echo "  release order: $order"
+check "the controller released them in the policy's order, not in creation order" test "$order" = "j5 j10 j12 j15 j20"
+# At each release, the pods released (a filler: since it started) and not finished, the one
+# released included, must fit the two nodes: at most two.
+most_in_flight="$(jq -r '.items[] | [.metadata.annotations["dagsched.io/released-at"] // .status.startTime // "", ([.status.containerStatuses[]?.state.terminated.finishedAt] | max // "")] | @tsv' <<<"$json" |
+  python3 -c '
+import sys, datetime
+def t(s):
+    return datetime.datetime.fromisoformat(s.replace("Z", "+00:00")).timestamp() if s else float("inf")
+rows = [tuple(t(x) for x in line.rstrip("\n").split("\t")) for line in sys.stdin if line.strip()]
+print(max(sum(1 for r, e in rows if r <= rel and e > rel) for rel, _ in rows))')"
+echo "  most tasks released and not finished at a release: $most_in_flight"
+check "no pod was released before there was room for it (at most 2 in flight)" test "$most_in_flight" -le 2
+check "a released pod no longer carries dagsched.io/waiting-reason" test -z "$(reason_of j20)"
+check "the release latency histogram counts the releases" \
+  test "$(ctl_metric 'dagsched_controller_release_latency_seconds_count{kind="pod"}')" -ge 5
 
 # ---- failurePolicy Ignore with the extender down
 stop_pid "$EXT_PID"

@@ -228,6 +228,14 @@ check("extender reads namespaces (get, list, watch only)",
       verbs_on(ext_rules, "namespaces") == {"get", "list", "watch"},
       verbs_on(ext_rules, "namespaces"))
 
+# Argo Workflows: both read them, and nothing more.
+check("controller reads Argo Workflows (get, list, watch only)",
+      verbs_on(ctrl_rules, "workflows", "argoproj.io") == {"get", "list", "watch"},
+      verbs_on(ctrl_rules, "workflows", "argoproj.io"))
+check("extender reads Argo Workflows (get, list, watch only)",
+      verbs_on(ext_rules, "workflows", "argoproj.io") == {"get", "list", "watch"},
+      verbs_on(ext_rules, "workflows", "argoproj.io"))
+
 # --- the README's values table is generated from values.yaml
 vt = subprocess.run([sys.executable, os.path.join(ROOT, "hack", "values-table.py"), "--check"],
                     capture_output=True, text=True)

@@ -643,9 +643,13 @@ static void test_node_cm_pdb_job(void **state)
 
     m = decode_ok(KUBE_KIND_JOB,
                   "{\"metadata\":{\"name\":\"j\",\"namespace\":\"a\",\"resourceVersion\":\"8\"},"
-                  "\"spec\":{\"suspend\":true,\"parallelism\":2},\"status\":{\"active\":1,"
+                  "\"spec\":{\"suspend\":true,\"parallelism\":2,\"template\":{\"spec\":"
+                  "{\"containers\":[{\"name\":\"c\",\"resources\":{\"requests\":{\"cpu\":"
+                  "\"1500m\",\"memory\":\"1Gi\"}}}]}}},\"status\":{\"active\":1,"
                   "\"conditions\":[{\"type\":\"Complete\",\"status\":\"True\"}]}}");
     kube_job *j = (kube_job *)m;
+    assert_true(j->pod_request.v[DS_RES_CPU] == 1500);
+    assert_true(j->pod_request.v[DS_RES_MEMORY] == (int64_t)1 << 30);
     assert_true(j->suspend);
     assert_int_equal(j->parallelism, 2);
     assert_int_equal(j->completions, -1);

@@ -3,6 +3,7 @@
 #define DAGSCHED_SIM_TEST_UTIL_H
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 

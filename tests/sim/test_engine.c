@@ -1,7 +1,8 @@
 /* test_engine.c: the simulator's event loop on tiny cases whose outcome is computed by hand:
- * exact makespan of a chain, a preemption that restarts (or resumes) its victim, DSP urgent
- * preemption, eviction yield and lost work, the dependency-disorder counter, determinism of
- * generated runs, the order across jobs (shipped and paper), the generator's job mix. */
+ * exact makespan of a chain (also with create and start latencies), a preemption that restarts (or
+ * resumes) its victim, DSP urgent preemption, eviction yield and lost work, the dependency-disorder
+ * counter, determinism of generated runs, the order across jobs (shipped and paper), the
+ * generator's job mix. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -15,12 +16,15 @@
 #include "sim_test_util.h"
 #include "workload_gen.h"
 
+/* Release latency 0: dagsched's pods enter kube-scheduler's queue in the round that releases them
+ * (test_release.c covers the latency). */
 static void run_ok(const sim_workload *w, const char *policy, double restart_delay, sim_result *r)
 {
     sim_config c;
     sim_config_defaults(&c, sim_policy_find(policy));
     assert_non_null(c.policy);
     c.restart_delay_s = restart_delay;
+    c.release_latency_s = 0;
     c.record_segments = true;
     ds_err err = {{0}};
     int rc = sim_run(w, &c, r, &err);
@@ -29,7 +33,8 @@ static void run_ok(const sim_workload *w, const char *policy, double restart_del
 }
 
 /* Three tasks a -> b -> c (10, 20, 30 s on a speed-1 node) on one node of speed 2: each runs
- * runtime / 2 after the previous one: 5 + 10 + 15 = 30 s. */
+ * runtime / 2 after the previous one: 5 + 10 + 15 = 30 s (dagsched: its controller rounds, at 0, 5
+ * and 15, are more than the round interval apart and the release latency is 0). */
 static void test_chain_makespan(void **state)
 {
     (void)state;
@@ -56,6 +61,61 @@ static void test_chain_makespan(void **state)
         assert_double_near(r.segs[1].start, 5.0, 1e-9);
         assert_double_near(r.segs[1].end, 15.0, 1e-9);
         sim_result_free(&r);
+        sim_workload_free(&w);
+    }
+}
+
+/* The chain of test_chain_makespan (10, 20, 30 s on one node of speed 2) with a create latency of
+ * 2 s and a start latency of 0.5 s.
+ * - sailfish (no gate), released by a workflow engine (onUpstream): each pod is created 2 s after
+ *   its task could be (arrival, or its upstream task's end), holds the node 0.5 s from binding,
+ *   then runs runtime / 2: a 2..7.5, b 9.5..20, c 22..37.5.
+ * - sailfish, pods created up front: no create latency: a 0..5.5, b 5.5..16, c 16..31.5.
+ * - dagsched, onUpstream, release latency 0.25 s, no round interval: the pod is gated when it is
+ *   created and enters the queue 0.25 s after the round that releases it: a bound at 2.25, runs
+ *   2.75..7.75; b created at 9.75, bound at 10, runs 10.5..20.5; c bound at 22.75, ends at 38.25.
+ * A negative latency is refused. */
+static void test_create_and_start_latency(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *policy;
+        bool upfront;
+        double first, bound_b, end;
+    } cases[] = {
+        {"sailfish", false, 2.0, 9.5, 37.5},
+        {"sailfish", true, 0.0, 5.5, 31.5},
+        {"dagsched", false, 2.25, 10.0, 38.25},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        sim_workload w = {0};
+        snprintf(w.name, sizeof w.name, "latency");
+        tu_node(&w, 1000, 2.0);
+        double rt[3] = {10, 20, 30};
+        int64_t cpu[3] = {500, 500, 500};
+        sim_job_def *j = tu_job(&w, "chain", 0, 3, rt, cpu, 1);
+        j->release = cases[k].upfront ? SIM_RELEASE_UPFRONT : SIM_RELEASE_ON_UPSTREAM;
+        sim_config c;
+        sim_config_defaults(&c, sim_policy_find(cases[k].policy));
+        c.create_latency_s = 2.0;
+        c.start_latency_s = 0.5;
+        c.release_latency_s = 0.25;
+        c.round_interval_s = 0;
+        c.record_segments = true;
+        sim_result r;
+        ds_err err = {{0}};
+        if (sim_run(&w, &c, &r, &err) != 0)
+            fail_msg("sim_run(%s): %s", cases[k].policy, err.msg);
+        assert_double_near(r.jobs[0].completion, cases[k].end, 1e-9);
+        assert_int_equal(r.n_segs, 3);
+        assert_double_near(r.segs[0].start, cases[k].first, 1e-9);
+        assert_double_near(r.segs[1].start, cases[k].bound_b, 1e-9);
+        assert_double_near(r.segs[1].end, cases[k].bound_b + 0.5 + 10.0, 1e-9);
+        sim_result_free(&r);
+        c.start_latency_s = -1;
+        assert_int_equal(sim_run(&w, &c, &r, &err), -1);
+        assert_string_equal(err.msg, "simulator: delays and latencies must be >= 0 (disorder "
+                                     "failure > 0) and backoff base <= max");
         sim_workload_free(&w);
     }
 }
@@ -296,7 +356,9 @@ static void test_determinism(void **state)
  * t0 = 1.5 * 0.45 = 0.675; small t0 = 0.5 / (50/60) = 0.6.
  * Shipped order (shortestRemaining): small (50 s of work) before big (300 s): small runs 0..50,
  * big 50..350. Paper order (dsp): big t0 (0.675 > 0.6) runs 0..100; at 100 small has waited
- * 100 s (0.6 + 0.3 * 100/60 = 1.1 > big t1's 0.45): small 100..150, big t1 and t2 150..350. */
+ * 100 s (0.6 + 0.3 * 100/60 = 1.1 > big t1's 0.45): small 100..150, big t1 and t2 150..350.
+ * The controller releases in this order: with no look-ahead and no release latency only the task
+ * that fits is released, so the order alone decides (test_release.c: look-ahead, latency). */
 static void test_order_across_jobs(void **state)
 {
     (void)state;
@@ -314,6 +376,8 @@ static void test_order_across_jobs(void **state)
             c.pol.order.job_order = DS_ORDER_DSP;
             c.pol.order.starvation_s = 0;
         }
+        c.release_latency_s = 0;
+        c.pol.release_lookahead = 0;
         sim_result r;
         ds_err err = {{0}};
         if (sim_run(&w, &c, &r, &err) != 0)
@@ -415,6 +479,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_chain_makespan),
+        cmocka_unit_test(test_create_and_start_latency),
         cmocka_unit_test(test_preemption_restarts_victim),
         cmocka_unit_test(test_dsp_urgent_preemption),
         cmocka_unit_test(test_eviction_yield_and_lost_work),

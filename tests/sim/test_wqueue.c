@@ -1,11 +1,13 @@
 /* test_wqueue.c: the waiting queue (augmented treap) against a brute-force reference: queue
- * order, first fit, ranks, removal and re-keying, on random operations. */
+ * order, first fit (from any position), ranks, counts before a key, removal and re-keying, on
+ * random operations. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,16 +25,9 @@ typedef struct ref {
 
 static int ref_less(const ref *a, const ref *b)
 {
-    if (a->key.k1 != b->key.k1)
-        return a->key.k1 < b->key.k1;
-    if (a->key.k2 != b->key.k2)
-        return a->key.k2 < b->key.k2;
-    if (a->key.k3 != b->key.k3)
-        return a->key.k3 < b->key.k3;
-    if (a->key.k4 != b->key.k4)
-        return a->key.k4 < b->key.k4;
-    if (a->key.k5 != b->key.k5)
-        return a->key.k5 < b->key.k5;
+    for (int i = 0; i < SIM_QKEY_N; i++)
+        if (a->key.k[i] != b->key.k[i])
+            return a->key.k[i] < b->key.k[i];
     return a->key.seq < b->key.seq;
 }
 
@@ -78,6 +73,26 @@ static void check(const sim_wqueue *q, const ref *r, size_t n, sim_rng *rng)
             if (ds_res_fits(&r[order[i]].req, &free_))
                 want = r[order[i]].h;
         assert_int_equal(sim_wq_first_fit(q, &free_), want);
+        size_t start = (size_t)sim_rng_below(rng, m + 2);
+        want = SIM_WQ_NONE;
+        for (size_t i = start; i < m && want == SIM_WQ_NONE; i++)
+            if (ds_res_fits(&r[order[i]].req, &free_))
+                want = r[order[i]].h;
+        assert_int_equal(sim_wq_first_fit_from(q, &free_, start), want);
+    }
+    /* entries before a probe key: the first k[0] value below it, the rest at -infinity */
+    for (int t = 0; t < 5; t++) {
+        sim_qkey probe = {.seq = 0};
+        probe.k[0] = (double)sim_rng_below(rng, 4);
+        for (int i = 1; i < SIM_QKEY_N; i++)
+            probe.k[i] = -INFINITY;
+        size_t want = 0;
+        for (size_t i = 0; i < m; i++)
+            if (r[order[i]].key.k[0] < probe.k[0])
+                want++;
+        assert_int_equal(sim_wq_count_before(q, &probe), want);
+        if (m > 0)
+            assert_int_equal(sim_wq_count_before(q, &r[order[m / 2]].key), m / 2);
     }
 }
 
@@ -97,13 +112,11 @@ static void test_random_ops(void **state)
         if (op < 6 && n < N_MAX) {
             ref *x = &r[n++];
             x->live = 1;
-            /* few distinct k1..k5 values so that ties exercise seq */
-            x->key = (sim_qkey){.k1 = (double)sim_rng_below(&rng, 3),
-                                .k2 = (double)sim_rng_below(&rng, 20),
-                                .seq = seq++,
-                                .k3 = (double)sim_rng_below(&rng, 2),
-                                .k4 = (double)sim_rng_below(&rng, 2),
-                                .k5 = (double)sim_rng_below(&rng, 3)};
+            /* few distinct key values so that ties exercise seq */
+            static const uint64_t span[SIM_QKEY_N] = {3, 20, 2, 2, 3, 2};
+            x->key.seq = seq++;
+            for (int k = 0; k < SIM_QKEY_N; k++)
+                x->key.k[k] = (double)sim_rng_below(&rng, span[k]);
             x->req =
                 (ds_res){{(int64_t)sim_rng_below(&rng, 1000), (int64_t)sim_rng_below(&rng, 1000), 0,
                           sim_rng_below(&rng, 8) == 0 ? 1 : 0}};
@@ -118,7 +131,7 @@ static void test_random_ops(void **state)
             /* re-key every live entry and rebuild */
             for (size_t i = 0; i < n; i++)
                 if (r[i].live) {
-                    r[i].key.k2 = (double)sim_rng_below(&rng, 50);
+                    r[i].key.k[1] = (double)sim_rng_below(&rng, 50);
                     sim_wq_set_key(&q, r[i].h, r[i].key);
                 }
             assert_int_equal(sim_wq_rebuild(&q), 0);

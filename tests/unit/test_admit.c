@@ -157,6 +157,27 @@ static void test_lookahead(void **state)
     assert_int_equal(out[0].verdict, DS_ADMIT_HELD_NO_ROOM);
 }
 
+/* Pending pods that are no released task take room but neither a look-ahead slot nor a place
+ * under maxConcurrentReleases. */
+static void test_room_only(void **state)
+{
+    (void)state;
+    ds_admit_node nodes[] = {node(4000, 8 * GI, 0, 0)};
+    ds_admit_task inflight[] = {task(3000, GI), task(8000, GI)};
+    inflight[0].room_only = true;
+    inflight[1].room_only = true; /* fits nowhere: uses no slot */
+    ds_admit_task ready[] = {task(2000, GI), task(1000, GI), task(1000, GI)};
+    ds_admit_result out[3];
+    ds_admit_summary sum;
+    ds_admit_params p = {.mode = DS_ADMIT_CAPACITY, .lookahead = 1, .max_concurrent = 2};
+    plan_ok(&p, nodes, 1, inflight, 2, ready, 3, out, &sum);
+    assert_int_equal(sum.inflight_placed, 1);
+    assert_int_equal(sum.inflight_unplaced, 0);
+    assert_int_equal(out[0].verdict, DS_ADMIT_LOOKAHEAD); /* 1 core left after the other pod */
+    assert_int_equal(out[1].verdict, DS_ADMIT_RELEASED);
+    assert_int_equal(out[2].verdict, DS_ADMIT_HELD_LIMIT);
+}
+
 /* maxConcurrentReleases counts in-flight tasks and those released now, look-ahead included. */
 static void test_max_concurrent(void **state)
 {
@@ -335,11 +356,11 @@ static void test_describe(void **state)
                          .blocker = SIZE_MAX};
     ds_admit_describe(&r, &req, "n3", NULL, 0, buf, sizeof buf);
     assert_string_equal(buf, "no room: needs cpu 2, memory 1Gi, gpu 1; most free room on node "
-                             "n3: cpu 1500m, memory 4Gi");
+                             "n3: cpu 1500m, memory 4Gi, gpu 0");
     r.verdict = DS_ADMIT_LOOKAHEAD;
     ds_admit_describe(&r, &req, "n3", NULL, 0, buf, sizeof buf);
     assert_string_equal(buf, "released ahead of room (look-ahead): needs cpu 2, memory 1Gi, gpu "
-                             "1; most free room on node n3: cpu 1500m, memory 4Gi");
+                             "1; most free room on node n3: cpu 1500m, memory 4Gi, gpu 0");
     r.verdict = DS_ADMIT_HELD_NO_ROOM;
     r.never_fits = true;
     ds_admit_describe(&r, &req, "n3", NULL, 0, buf, sizeof buf);
@@ -380,6 +401,13 @@ static void test_res_format(void **state)
     char small[10];
     ds_res_format(&r, small, sizeof small);
     assert_string_equal(small, "cpu 250m");
+    ds_res like = {{1, 0, 0, 1}};
+    ds_res_format_like(&z, &like, buf, sizeof buf);
+    assert_string_equal(buf, "cpu 0, gpu 0");
+    ds_res_format_like(&r, &z, buf, sizeof buf);
+    assert_string_equal(buf, "cpu 250m, memory 1536Mi, ephemeral-storage 1000, gpu 2");
+    ds_res_format_like(&r, NULL, buf, sizeof buf);
+    assert_string_equal(buf, "cpu 250m, memory 1536Mi, ephemeral-storage 1000, gpu 2");
 }
 
 int main(void)
@@ -390,6 +418,7 @@ int main(void)
         cmocka_unit_test(test_best_fit),
         cmocka_unit_test(test_inflight_take_room),
         cmocka_unit_test(test_lookahead),
+        cmocka_unit_test(test_room_only),
         cmocka_unit_test(test_max_concurrent),
         cmocka_unit_test(test_starving_head_stops_backfill),
         cmocka_unit_test(test_starving_and_lookahead),

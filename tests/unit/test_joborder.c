@@ -1,6 +1,7 @@
 /* test_joborder.c: unit tests of the order across jobs (joborder.h): job summaries (remaining work,
- * remaining critical path, slack), order keys under each job order and the starvation threshold,
- * and the names. Expected values are worked out by hand in the comments. */
+ * remaining critical path, slack), the remaining path of each task (critical-path-first), order
+ * keys under each job order, each order within a job and the starvation threshold, and the names.
+ * Expected values are worked out by hand in the comments. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -141,6 +142,34 @@ static void test_summary_errors(void **state)
     ds_dag_free(&d);
 }
 
+/* Remaining path per task, the state of evaluate(): T4 10, T5 200, T6 40, T7 50; T2 (running, 60
+ * s left) 60 + 200 = 260; T3 30 + 50 = 80; T1 (succeeded) 0 + max(260, 80) = 260. ds_dsp_evaluate
+ * fills path_s with the same figures. With T2 succeeded and T5 failed (both count 0): T2
+ * max(10, 0) = 10, T1 max(10, 80) = 80. */
+static void test_remaining_paths(void **state)
+{
+    (void)state;
+    ds_dag d;
+    build_job(&d);
+    ds_task_status st[7];
+    ds_task_eval ev[7];
+    evaluate(&d, st, ev, 1600);
+    const double want[7] = {260, 260, 80, 10, 200, 40, 50};
+    double path[7];
+    ds_remaining_paths(&d, st, ev, path);
+    for (size_t i = 0; i < 7; i++) {
+        assert_double_near(path[i], want[i], 1e-9);
+        assert_double_near(ev[i].path_s, want[i], 1e-9);
+    }
+    st[1].state = DS_TASK_SUCCEEDED;
+    st[4].state = DS_TASK_FAILED;
+    ds_remaining_paths(&d, st, ev, path);
+    const double after[7] = {80, 10, 80, 10, 0, 40, 50};
+    for (size_t i = 0; i < 7; i++)
+        assert_double_near(path[i], after[i], 1e-9);
+    ds_dag_free(&d);
+}
+
 static ds_job_summary summary(double work, double slack)
 {
     ds_job_summary s = {.remaining_work_s = work, .remaining_path_s = 0, .slack_s = slack};
@@ -153,12 +182,19 @@ static ds_task_eval task(double priority, double t_wait)
     return e;
 }
 
-static void assert_key(const ds_order_key *k, double k0, double k1, double k2, double k3)
+static void assert_key5(const ds_order_key *k, double k0, double k1, double k2, double k3,
+                        double k4)
 {
     assert_true(k->k[0] == k0);
     assert_true(k->k[1] == k1);
     assert_true(k->k[2] == k2);
     assert_true(k->k[3] == k3);
+    assert_true(k->k[4] == k4);
+}
+
+static void assert_key(const ds_order_key *k, double k0, double k1, double k2, double k3)
+{
+    assert_key5(k, k0, k1, k2, k3, 0);
 }
 
 /* A small job (work 100 s, slack 500 s) with a task of priority 1, and a large job (work
@@ -253,6 +289,42 @@ static void test_starvation(void **state)
     assert_key(&k_older, 1, 10000, 200, -2);
 }
 
+/* Within a job: task "fan" (priority 18, remaining path 20 s: 10 s with four 10 s dependents) and
+ * task "long" (priority 0.1, remaining path 300 s). dsp puts fan first, criticalPath long; ties on
+ * the path go by DSP priority. Under acrossJobs dsp the task figures compare tasks of different
+ * jobs too. A starving task goes first by its wait either way. */
+static void test_within_job(void **state)
+{
+    (void)state;
+    ds_job_summary job = summary(340, 500);
+    ds_task_eval fan = {.priority = 18, .path_s = 20}, lng = {.priority = 0.1, .path_s = 300};
+    ds_order_key kf, kl;
+    for (int o = DS_ORDER_DSP; o <= DS_ORDER_SHORTEST_REMAINING; o++) {
+        ds_order_params p = {.job_order = (ds_job_order)o};
+        ds_order_key_of(&p, &job, &fan, &kf);
+        ds_order_key_of(&p, &job, &lng, &kl);
+        assert_true(ds_order_key_cmp(&kf, &kl) < 0);
+        p.within_job = DS_WITHIN_CRITICAL_PATH;
+        ds_order_key_of(&p, &job, &fan, &kf);
+        ds_order_key_of(&p, &job, &lng, &kl);
+        assert_true(ds_order_key_cmp(&kl, &kf) < 0);
+    }
+    ds_order_params p = {.job_order = DS_ORDER_SHORTEST_REMAINING,
+                         .within_job = DS_WITHIN_CRITICAL_PATH};
+    ds_order_key_of(&p, &job, &lng, &kl);
+    assert_key5(&kl, 1, 340, 500, -300, -0.1);
+    /* equal paths: the higher DSP priority first */
+    ds_task_eval same = {.priority = 5, .path_s = 300};
+    ds_order_key ks;
+    ds_order_key_of(&p, &job, &same, &ks);
+    assert_true(ds_order_key_cmp(&ks, &kl) < 0);
+    /* starving: minus the wait, nothing else */
+    p.starvation_s = 60;
+    ds_task_eval starved = {.priority = 0.1, .path_s = 300, .t_wait_s = 90};
+    ds_order_key_of(&p, &job, &starved, &kl);
+    assert_key5(&kl, 0, 0, 0, -90, 0);
+}
+
 static void test_names(void **state)
 {
     (void)state;
@@ -271,6 +343,18 @@ static void test_names(void **state)
     assert_int_equal(ds_job_order_parse("", &o), -1);
     assert_int_equal(ds_job_order_parse(NULL, &o), -1);
     assert_int_equal(o, DS_ORDER_DSP);
+
+    assert_string_equal(ds_within_order_name(DS_WITHIN_DSP), "dsp");
+    assert_string_equal(ds_within_order_name(DS_WITHIN_CRITICAL_PATH), "criticalPath");
+    assert_string_equal(ds_within_order_name((ds_within_order)5), "unknown");
+    ds_within_order w = DS_WITHIN_DSP;
+    assert_int_equal(ds_within_order_parse("criticalPath", &w), 0);
+    assert_int_equal(w, DS_WITHIN_CRITICAL_PATH);
+    assert_int_equal(ds_within_order_parse("dsp", &w), 0);
+    assert_int_equal(w, DS_WITHIN_DSP);
+    assert_int_equal(ds_within_order_parse("criticalpath", &w), -1);
+    assert_int_equal(ds_within_order_parse(NULL, &w), -1);
+    assert_int_equal(w, DS_WITHIN_DSP);
 }
 
 /* Two jobs observed as pods at T0 + 60 s, no deadlines, default priority parameters (time scale
@@ -364,12 +448,56 @@ static void test_jobset_queue_order(void **state)
     ds_jobset_free(&s);
 }
 
+/* The controller's release order within a job. Job "j", no deadline, observed at T0 + 60 s: "fan"
+ * (10 s) with four blocked dependents of 10 s each, and "long" (300 s) without dependents; both
+ * waiting since T0.
+ *   leaves: 0.5 / (10/60) = 3 each; fan = 1.5 * 4 * 3 = 18; long = 0.5 / 5 + 0.3 * 1 = 0.4
+ *   remaining paths: fan 10 + 10 = 20, long 300
+ * withinJob dsp: fan, long; criticalPath: long, fan. */
+static void test_jobset_critical_path(void **state)
+{
+    (void)state;
+    ds_pod_obs pods[] = {
+        mkpod("fan", "j", "fan", NULL, "10s"), mkpod("c1", "j", "c1", "fan", "10s"),
+        mkpod("c2", "j", "c2", "fan", "10s"),  mkpod("c3", "j", "c3", "fan", "10s"),
+        mkpod("c4", "j", "c4", "fan", "10s"),  mkpod("long", "j", "long", NULL, "300s"),
+    };
+    ds_jobset s;
+    double now = T0 + 60;
+    build_ok(&s, pods, 6, NULL, 0, now);
+    const ds_job *j = job_named(&s, "j");
+    size_t tf, tl;
+    assert_int_equal(ds_dag_find(&j->dag, "fan", &tf), 0);
+    assert_int_equal(ds_dag_find(&j->dag, "long", &tl), 0);
+    assert_double_near(j->eval[tf].priority, 18, 1e-9);
+    assert_double_near(j->eval[tl].priority, 0.4, 1e-9);
+    assert_double_near(j->eval[tf].path_s, 20, 1e-9);
+    assert_double_near(j->eval[tl].path_s, 300, 1e-9);
+    ds_task_ref out[2];
+    ds_err err = {{0}};
+    ds_order_params p = {.job_order = DS_ORDER_SHORTEST_REMAINING};
+    assert_int_equal(ds_jobset_queue_order(&s, &p, now, out, 2, &err), 2);
+    assert_int_equal(out[0].task, tf);
+    assert_int_equal(out[1].task, tl);
+    p.within_job = DS_WITHIN_CRITICAL_PATH;
+    assert_int_equal(ds_jobset_queue_order(&s, &p, now, out, 2, &err), 2);
+    assert_int_equal(out[0].task, tl);
+    assert_int_equal(out[1].task, tf);
+    ds_jobset_free(&s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_summary), cmocka_unit_test(test_summary_errors),
-        cmocka_unit_test(test_keys),    cmocka_unit_test(test_starvation),
-        cmocka_unit_test(test_names),   cmocka_unit_test(test_jobset_queue_order),
+        cmocka_unit_test(test_summary),
+        cmocka_unit_test(test_summary_errors),
+        cmocka_unit_test(test_keys),
+        cmocka_unit_test(test_starvation),
+        cmocka_unit_test(test_names),
+        cmocka_unit_test(test_jobset_queue_order),
+        cmocka_unit_test(test_remaining_paths),
+        cmocka_unit_test(test_within_job),
+        cmocka_unit_test(test_jobset_critical_path),
     };
     return cmocka_run_group_tests_name("joborder", tests, NULL, NULL);
 }

@@ -116,6 +116,7 @@ static void assert_same_settings(const ds_policy *a, const ds_policy *b)
     assert_true(a->priority.min_remaining_s == b->priority.min_remaining_s);
     assert_int_equal(a->order.job_order, b->order.job_order);
     assert_true(a->order.starvation_s == b->order.starvation_s);
+    assert_int_equal(a->order.within_job, b->order.within_job);
     assert_true(a->theta_cpu == b->theta_cpu);
     assert_true(a->theta_memory == b->theta_memory);
     assert_string_equal(a->speed_label, b->speed_label);
@@ -290,7 +291,7 @@ static void test_full_document(void **state)
         "spec:\n"
         "  priority: {gamma: 0.25, weights: {remaining: 1, waiting: 0, slack: 2.5e-1}, "
         "slackTerm: literal, timeScale: 2m, minRemaining: 250ms}\n"
-        "  order: {acrossJobs: leastSlack, starvationThreshold: 90s}\n"
+        "  order: {acrossJobs: leastSlack, starvationThreshold: 90s, withinJob: criticalPath}\n"
         "  nodeSpeed: {theta: {cpu: 0.75, memory: 0.25}, speedLabel: example.com/node-speed}\n"
         "  deadlines: {urgentThreshold: 0s, filterInfeasibleNodes: false}\n"
         "  packing: {weights: {complementarity: 1, bestFit: 0, speed: 0}, gpuResourceNames: "
@@ -330,6 +331,7 @@ static void test_full_document(void **state)
     assert_double_near(p.priority.min_remaining_s, 0.25, 1e-12);
     assert_int_equal(p.order.job_order, DS_ORDER_LEAST_SLACK);
     assert_double_near(p.order.starvation_s, 90.0, 0);
+    assert_int_equal(p.order.within_job, DS_WITHIN_CRITICAL_PATH);
     assert_double_near(p.theta_cpu, 0.75, 0);
     assert_double_near(p.theta_memory, 0.25, 0);
     assert_string_equal(p.speed_label, "example.com/node-speed");
@@ -660,6 +662,10 @@ static void test_type_errors(void **state)
         {SPEC("{order: {starvationThreshold: -1s}}"),
          "spec.order.starvationThreshold: " DURATION_WANT " (got \"-1s\")"},
         {SPEC("{order: {across: dsp}}"), "spec.order.across: unknown field"},
+        {SPEC("{order: {withinJob: longestPath}}"),
+         "spec.order.withinJob: must be one of dsp, criticalPath (got \"longestPath\")"},
+        {SPEC("{order: {withinJob: [dsp]}}"),
+         "spec.order.withinJob: must be one of dsp, criticalPath (got a list)"},
         {SPEC("{preemption: {epoch: abc}}"),
          "spec.preemption.epoch: " DURATION_WANT " (got \"abc\")"},
         {SPEC("{preemption: {epoch: 10}}"),
@@ -1175,6 +1181,10 @@ static void test_validate_code_built(void **state)
     expect_invalid(&p, "spec.order.starvationThreshold: must be a finite number (got NaN)");
     p.order.starvation_s = -1.0;
     expect_invalid(&p, "spec.order.starvationThreshold: must be >= 0s (got -1s)");
+
+    ds_policy_defaults(&p);
+    p.order.within_job = (ds_within_order)2;
+    expect_invalid(&p, "spec.order.withinJob: must be one of dsp, criticalPath (got 2)");
 
     ds_policy_defaults(&p);
     p.release_admission = (ds_admit_mode)2;

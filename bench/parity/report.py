@@ -1,0 +1,400 @@
+#!/usr/bin/env python3
+"""report.py: the figures of `make bench-parity` (bench/parity/run.sh).
+
+  report.py real --workload FILE --run NAME=DIR ... --json OUT
+      DIR holds pods.json, jobs.json, events.json and nodes.json of one cluster run (kubectl get
+      ... -o json). Writes per run the outcome (hack/demo/metrics.py: makespan, mean job completion
+      time, deadlines met, evictions) and the delays measured from the run's timestamps (below).
+
+  report.py sim-args --real REAL.json --run NAME
+      The bin/dagsched-sim options that give the simulator the delays measured in run NAME, one
+      a line.
+
+  report.py table --real REAL.json --sim NAME=SIM.json ... [--json OUT]
+      The comparison: per policy the outcome on the cluster and in the simulator side by side, the
+      ratios dagsched/default of each, and the agreement |sim ratio / real ratio - 1|.
+
+Delays, each the mean over the run's pods (creationTimestamp has whole seconds: half a second is
+added to it, its expected truncation; the other times have milliseconds or better):
+
+  create   a task's pod created - the instant it could be created: its Job's creation for a task
+           without upstream tasks (the job's arrival), else the end of its last upstream task.
+           The workflow engine's reaction (its poll period, kubectl) and the Job controller.
+  release  dagsched only: the pod's dagsched.io/released-at - its creation (the webhook gated it;
+           the controller's round and patch), over the pods the controller did not hold: a pod
+           it held (no room, a limit...) has a Waiting Event, and its wait is counted apart as
+  held     dagsched only: released-at - creation of the pods with a Waiting Event.
+  start    the pod's start (dagsched.io/started-unix-ms, written by kwok) - its binding
+           (kube-scheduler's Scheduled Event): kwok's start delay and the runtime scaler.
+  restart  an evicted task's next pod created - the eviction (when there were evictions).
+
+A task's end is its start plus dagsched.io/runtime-scaled, the run time kwok waits for.
+Python 3 with PyYAML only.
+"""
+
+import argparse
+import json
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "hack", "demo"))
+import metrics  # noqa: E402
+import workload  # noqa: E402
+
+TRUNCATION_S = 0.5  # expected truncation of a whole-second timestamp
+ANN_RELEASED_AT = "dagsched.io/released-at"
+ANN_STARTED_MS = "dagsched.io/started-unix-ms"
+ANN_SCALED = "dagsched.io/runtime-scaled"
+REASON_WAITING = "Waiting"  # the controller's Event on a task it holds
+POLICIES = ("dagsched", "default")
+TARGET = 0.10
+COMPARED = ("makespan_s", "jct_mean_s", "deadlines_met")
+
+
+def die(msg):
+    print(f"report: {msg}", file=sys.stderr)
+    sys.exit(2)
+
+
+def stats(xs):
+    """{n, mean, p50, p90} of a list of numbers (None for an empty list)."""
+    if not xs:
+        return None
+    s = sorted(xs)
+
+    def q(p):
+        return s[min(len(s) - 1, int(p * len(s)))]
+
+    return {"n": len(s), "mean": round(sum(s) / len(s), 3), "p50": round(q(0.5), 3), "p90": round(q(0.9), 3)}
+
+
+def _ms(v):
+    try:
+        return float(str(v).removesuffix("ms")) / 1000.0
+    except (TypeError, ValueError):
+        return None
+
+
+def pod_record(p):
+    """Times (seconds since the epoch) of one pod from its object: created (+ truncation), released,
+    bound (PodScheduled condition, + truncation), start and end (kwok's annotations)."""
+    meta = p.get("metadata") or {}
+    ann = meta.get("annotations") or {}
+    labels = meta.get("labels") or {}
+    created = metrics.parse_time(meta.get("creationTimestamp"))
+    start = _ms(ann.get(ANN_STARTED_MS))
+    scaled = _ms(ann.get(ANN_SCALED))
+    phase = (p.get("status") or {}).get("phase")
+    end = None
+    if phase == "Succeeded":
+        end = start + scaled if start is not None and scaled is not None else metrics.pod_finish(p)
+    bound = metrics.pod_bound_time(p)
+    return {
+        "name": meta.get("name"),
+        "job": labels.get(metrics.LABEL_JOB),
+        "task": labels.get(metrics.LABEL_TASK),
+        "created": None if created is None else created + TRUNCATION_S,
+        "released": metrics.parse_time(ann.get(ANN_RELEASED_AT)),
+        "bound": None if bound is None else bound + TRUNCATION_S,
+        "start": start,
+        "end": end,
+        "succeeded": phase == "Succeeded",
+    }
+
+
+def measure_delays(pods, jobs, events, wtasks):
+    """Samples of the delays (see the module comment) of one run."""
+    recs = [pod_record(p) for p in pods]
+    recs = [r for r in recs if r["job"] and r["task"] and r["created"] is not None]
+    # Binding from kube-scheduler's Events (microseconds) where there is one.
+    by_name = {r["name"]: r for r in recs}
+    evicted_at = {}
+    held = set()
+    for ev in events:
+        obj = ev.get("involvedObject") or ev.get("regarding") or {}
+        if obj.get("kind") != "Pod" or obj.get("name") not in by_name:
+            continue
+        if ev.get("reason") == REASON_WAITING:
+            held.add(obj["name"])
+        if ev.get("reason") == "Scheduled" and metrics._ASSIGNED.match(ev.get("message") or ev.get("note") or ""):
+            t = metrics.event_time(ev)
+            if t is not None:
+                by_name[obj["name"]]["bound"] = t
+        elif ev.get("reason") in metrics.EVICTION_REASONS:
+            t = metrics.event_time(ev)
+            if t is not None:
+                evicted_at.setdefault(obj["name"], t)
+    job_created = {}
+    for j in jobs:
+        meta = j.get("metadata") or {}
+        t = metrics.parse_time(meta.get("creationTimestamp"))
+        if t is not None:
+            job_created[meta.get("name")] = t + TRUNCATION_S
+    attempts = {}
+    for r in recs:
+        attempts.setdefault((r["job"], r["task"]), []).append(r)
+    for a in attempts.values():
+        a.sort(key=lambda r: r["created"])
+    end_of = {}
+    for key, a in attempts.items():
+        ok = [r for r in a if r["succeeded"] and r["end"] is not None]
+        if ok:
+            end_of[key] = ok[-1]["end"]
+    create, release, held_wait, start, restart = [], [], [], [], []
+    for job, task, deps, oname in wtasks:
+        a = attempts.get((job, task))
+        if not a:
+            continue
+        first = a[0]
+        if deps:
+            ends = [end_of.get((job, d)) for d in deps]
+            ready = max(ends) if all(e is not None for e in ends) else None
+        else:
+            ready = job_created.get(oname)
+        if ready is not None:
+            create.append(first["created"] - ready)
+        for i, r in enumerate(a):
+            if r["released"] is not None:
+                (held_wait if r["name"] in held else release).append(r["released"] - r["created"])
+            if r["bound"] is not None and r["start"] is not None:
+                start.append(r["start"] - r["bound"])
+            if r["name"] in evicted_at and i + 1 < len(a):
+                restart.append(a[i + 1]["created"] - evicted_at[r["name"]])
+    gated = sum(1 for r in recs if r["released"] is not None)
+    return {"create": create, "release": release, "held": held_wait, "start": start, "restart": restart,
+            "pods": len(recs), "released_pods": gated}
+
+
+def outcome(analysis):
+    """Figures of a metrics.analyze() result: makespan, mean JCT, deadlines met, evictions."""
+    jobs = analysis["jobs"]
+    t = analysis["totals"]
+    jcts = [j["makespan"] for j in jobs.values() if j["makespan"] is not None]
+    return {
+        "jobs": t["jobs"],
+        "complete": t["complete"],
+        "tasks": t["tasks"],
+        "makespan_s": t["makespan"],
+        "jct_mean_s": round(sum(jcts) / len(jcts), 3) if jcts and len(jcts) == len(jobs) else None,
+        "deadlines_met": t["deadlines_met"],
+        "deadline_jobs": t["deadlines"],
+        "evictions": t["evictions"],
+        "violations": t["violations"],
+    }
+
+
+def cmd_real(a):
+    try:
+        tasks, _ = workload.load(a.workload)
+    except workload.WorkloadError as e:
+        die(str(e))
+    wt = [(t.job, t.name, t.depends_on, t.object_name if t.kind == "Job" else None) for t in tasks]
+    runs = {}
+    for spec in a.run:
+        name, _, d = spec.partition("=")
+        if not name or not d:
+            die(f"--run must be NAME=DIR (got {spec!r})")
+        try:
+            f = {k: metrics.load_list(os.path.join(d, f"{k}.json")) for k in ("pods", "jobs", "events", "nodes")}
+            an = metrics.analyze(f["pods"], f["jobs"], f["events"], f["nodes"], wt)
+        except metrics.MetricsError as e:
+            die(f"run {name}: {e}")
+        d = measure_delays(f["pods"], f["jobs"], f["events"], wt)
+        runs[name] = {
+            "outcome": outcome(an),
+            "delays": {k: stats(d[k]) for k in ("create", "release", "held", "start", "restart")},
+            "pods": d["pods"],
+            "released_pods": d["released_pods"],
+        }
+    tmp = a.json + ".tmp"
+    with open(tmp, "w") as f:
+        json.dump({"runs": runs}, f, indent=1, sort_keys=True)
+    os.replace(tmp, a.json)
+    return 0
+
+
+def load_json(path):
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except (OSError, ValueError) as e:
+        die(f"{path}: {e}")
+
+
+def mean_of(d, key):
+    return None if d.get(key) is None else d[key]["mean"]
+
+
+ROUND_INTERVAL_S = 1.0  # the controller's --min-round-interval, the simulator's --round-interval
+
+
+def sim_args(run_name, run):
+    """dagsched-sim options for the delays measured in a run: create and start latency; under
+    dagsched also the release latency. The simulator runs a controller round at most once per
+    --round-interval and lets a released pod enter kube-scheduler's queue --release-latency after
+    the round decided it; the measured release (creation to released-at, pods not held) also holds
+    the wait for the next round, at most an interval and half of one on average under load, which
+    is taken off."""
+    d = run["delays"]
+    args = ["--create-latency", f"{max(mean_of(d, 'create') or 0.0, 0.0):.3f}",
+            "--start-latency", f"{max(mean_of(d, 'start') or 0.0, 0.0):.3f}"]
+    if run_name == "dagsched" and mean_of(d, "release") is not None:
+        args += ["--release-latency", f"{max(mean_of(d, 'release') - ROUND_INTERVAL_S / 2, 0.0):.3f}"]
+    if mean_of(d, "restart") is not None:
+        args += ["--restart-delay", f"{max(mean_of(d, 'restart'), 0.0):.3f}"]
+    return args
+
+
+def cmd_sim_args(a):
+    real = load_json(a.real)
+    run = (real.get("runs") or {}).get(a.run)
+    if run is None:
+        die(f"{a.real}: no run {a.run!r}")
+    print("\n".join(sim_args(a.run, run)))
+    return 0
+
+
+def sim_outcome(rows, policy):
+    """The figures of a dagsched-sim --json result for a policy (the first row of it)."""
+    for r in rows:
+        if r.get("policy") == policy:
+            return {
+                "jobs": r["jobs"],
+                "tasks": r["tasks"],
+                "makespan_s": r["makespan_s"],
+                "jct_mean_s": r["jct_mean_s"],
+                "deadlines_met": r["deadline_met"],
+                "deadline_jobs": r["deadline_jobs"],
+                "evictions": r["preemptions"],
+            }
+    return None
+
+
+def ratio(a, b):
+    """a / b, or None when either is missing or b is 0."""
+    if a is None or b is None or b == 0:
+        return None
+    return a / b
+
+
+def agreement(sim_ratio, real_ratio):
+    """|sim ratio / real ratio - 1|, or None when a ratio is undefined."""
+    r = ratio(sim_ratio, real_ratio)
+    return None if r is None else abs(r - 1.0)
+
+
+def compare(real_runs, sim_runs):
+    """Rows of the comparison: per metric the values of both policies on both sides, the ratios
+    dagsched/default and their agreement; and the worst agreement over COMPARED."""
+    rows = []
+    for key, label in (("makespan_s", "makespan (s)"), ("jct_mean_s", "mean JCT (s)"),
+                       ("deadlines_met", "deadlines met"), ("evictions", "evictions")):
+        row = {"metric": key, "label": label}
+        for side, src in (("real", real_runs), ("sim", sim_runs)):
+            for p in POLICIES:
+                row[f"{side}_{p}"] = (src.get(p) or {}).get(key)
+            row[f"{side}_ratio"] = ratio(row[f"{side}_dagsched"], row[f"{side}_default"])
+        row["agreement"] = agreement(row["sim_ratio"], row["real_ratio"])
+        rows.append(row)
+    worst = [r["agreement"] for r in rows if r["metric"] in COMPARED]
+    return {"rows": rows, "worst": None if any(w is None for w in worst) else max(worst)}
+
+
+def fmt(v, kind, of=None):
+    if v is None:
+        return "-"
+    if kind == "ratio":
+        return f"{v:.3f}"
+    if kind == "pct":
+        return f"{100 * v:.1f} %"
+    if of is not None:
+        return f"{v}/{of}"
+    return f"{v:.0f}" if isinstance(v, float) else str(v)
+
+
+def render(cmp, real_runs, sim_runs, delays, released=None):
+    head = ["", "cluster", "", "", "simulator", "", "", ""]
+    sub = ["metric", "dagsched", "default", "ratio", "dagsched", "default", "ratio", "|sim/real - 1|"]
+    lines = [head, sub]
+    for r in cmp["rows"]:
+        of = {}
+        if r["metric"] == "deadlines_met":
+            of = {f"{s}_{p}": (src.get(p) or {}).get("deadline_jobs")
+                  for s, src in (("real", real_runs), ("sim", sim_runs)) for p in POLICIES}
+        lines.append([r["label"]]
+                     + [fmt(r[f"real_{p}"], "n", of.get(f"real_{p}")) for p in POLICIES] + [fmt(r["real_ratio"], "ratio")]
+                     + [fmt(r[f"sim_{p}"], "n", of.get(f"sim_{p}")) for p in POLICIES] + [fmt(r["sim_ratio"], "ratio")]
+                     + [fmt(r["agreement"], "pct")])
+    widths = [max(len(row[i]) for row in lines) for i in range(len(sub))]
+    out = []
+    for row in lines:
+        out.append("  ".join(c.ljust(widths[i]) if i == 0 else c.rjust(widths[i]) for i, c in enumerate(row)).rstrip())
+    out.insert(2, "-" * len(out[1]))
+    w = cmp["worst"]
+    out.append("")
+    out.append("agreement of the ratios dagsched/default (makespan, mean JCT, deadlines met): worst "
+               + ("-" if w is None else f"{100 * w:.1f} %") + f" (target <= {100 * TARGET:.0f} %)")
+    out.append("")
+    out.append("delays measured on the cluster (mean, p50, p90 over pods; seconds):")
+    for p in POLICIES:
+        d = delays.get(p) or {}
+        parts = []
+        for k in ("create", "release", "held", "start", "restart"):
+            s = d.get(k)
+            if s:
+                parts.append(f"{k} {s['mean']:.2f} ({s['p50']:.2f}, {s['p90']:.2f}; n={s['n']})")
+        out.append(f"  {p}: " + ("; ".join(parts) if parts else "-"))
+    for p, (n_released, n_pods) in sorted((released or {}).items()):
+        out.append(f"  {p}: {n_released} of {n_pods} pods released by the controller (the others were not gated)")
+    return "\n".join(out)
+
+
+def cmd_table(a):
+    real = load_json(a.real).get("runs") or {}
+    sims = {}
+    for spec in a.sim:
+        name, _, path = spec.partition("=")
+        if not name or not path:
+            die(f"--sim must be POLICY=FILE (got {spec!r})")
+        o = sim_outcome(load_json(path), name)
+        if o is None:
+            die(f"{path}: no run of policy {name!r}")
+        sims[name] = o
+    real_runs = {p: (real.get(p) or {}).get("outcome") for p in POLICIES}
+    for p in POLICIES:
+        if real_runs[p] is None:
+            die(f"{a.real}: no run {p!r}")
+        if sims.get(p) is None:
+            die(f"no --sim {p}=FILE")
+    cmp = compare(real_runs, sims)
+    released = {p: (real[p]["released_pods"], real[p]["pods"]) for p in POLICIES if real[p].get("released_pods")}
+    print(render(cmp, real_runs, sims, {p: real[p].get("delays") for p in POLICIES}, released))
+    if a.json:
+        tmp = a.json + ".tmp"
+        with open(tmp, "w") as f:
+            json.dump({"comparison": cmp, "real": real, "sim": sims}, f, indent=1, sort_keys=True)
+        os.replace(tmp, a.json)
+    return 0
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    sp = ap.add_subparsers(dest="cmd", required=True)
+    r = sp.add_parser("real")
+    r.add_argument("--workload", nargs="+", required=True)
+    r.add_argument("--run", action="append", required=True)
+    r.add_argument("--json", required=True)
+    s = sp.add_parser("sim-args")
+    s.add_argument("--real", required=True)
+    s.add_argument("--run", required=True)
+    t = sp.add_parser("table")
+    t.add_argument("--real", required=True)
+    t.add_argument("--sim", action="append", required=True)
+    t.add_argument("--json")
+    a = ap.parse_args(argv)
+    return {"real": cmd_real, "sim-args": cmd_sim_args, "table": cmd_table}[a.cmd](a)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,238 @@
+#!/usr/bin/env bash
+# run.sh: `make bench-parity`. The simulator against the real control plane: one generated workload
+# of DAG jobs with deadlines (bench/parity/gen.py, fixed seed) runs
+#
+#   1. on a fresh local cluster (hack/cluster: kube-apiserver, etcd, kube-controller-manager,
+#      kube-scheduler, kwok nodes of NODE_PROFILE) under dagsched: kube-scheduler with the dagsched
+#      profile and the extender over HTTPS, the admission webhook registered through a
+#      MutatingWebhookConfiguration (it gates every pod of the dagsched scheduler at creation),
+#      the controller releasing the gated tasks; the SchedulingPolicy PARITY_POLICY;
+#   2. on another fresh cluster under the default kube-scheduler;
+#
+# in both runs created the way a workflow engine creates them (hack/demo/baseline_driver.py: each
+# task's Job when its upstream tasks have succeeded, no scheduling gate, jobs arriving over time);
+#   3. through bin/dagsched-sim, policies dagsched and default, on the same nodes (the untainted
+#      ones of the profile) with the delays measured in each real run (report.py real);
+#
+# then prints per policy makespan, mean job completion time, deadlines met and evictions from the
+# cluster and from the simulator side by side, the ratios dagsched/default of each, and their
+# agreement |sim ratio / real ratio - 1| (report.py table). A benchmark: it prints figures and
+# fails only when a run cannot be carried out. Results and logs stay in .cache/parity/last/.
+#
+# Environment:
+#   PARITY_SEED        generator seed (default 1)
+#   PARITY_JOBS        jobs (default 44); PARITY_MIN_TASKS: at least that many tasks (default 300)
+#   PARITY_POLICY      SchedulingPolicy of the dagsched run and of the simulator (default
+#                      policies/demo.yaml: time guards scaled to tasks of seconds)
+#   PARITY_TIMEOUT     seconds the workload may take in each cluster run (default 600)
+#   PARITY_REUSE       a previous run directory: take its cluster results, only re-run the
+#                      simulator and the report (e.g. after a change of the simulator)
+#   NODE_PROFILE       node profile (default hack/cluster/nodes/default.tsv)
+# The cluster runs take the local control plane: run it as
+#   flock /tmp/dagsched-cluster.lock make bench-parity
+set -euo pipefail
+ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
+SELF="$ROOT/bench/parity/run.sh"
+TOOLS="$ROOT/bench/parity"
+DEMO_TOOLS="$ROOT/hack/demo"
+NS=dagsched-parity
+SYSTEM_NS=dagsched-system
+EXTENDER="$ROOT/bin/dagsched-extender"
+CONTROLLER="$ROOT/bin/dagsched-controller"
+SIM="$ROOT/bin/dagsched-sim"
+say() { printf 'bench-parity: %s\n' "$*"; }
+die() {
+  printf 'bench-parity: error: %s\n' "$*" >&2
+  exit 1
+}
+
+wait_until() { # SECONDS CMD...: polls CMD every 0.5 s
+  local deadline=$((SECONDS + $1))
+  shift
+  until "$@" >/dev/null 2>&1; do
+    ((SECONDS < deadline)) || return 1
+    sleep 0.5
+  done
+}
+
+# ---------------------------------------------------------------- one cluster run
+# run.sh --inside RUN OUT: runs inside hack/cluster/with-cluster.sh (CLUSTER_DIR, KUBECONFIG and
+# KUBECTL are set); RUN is dagsched or default.
+inside() {
+  local run="$1" out="$2" dir="$2/$1" policy_name probe_ok
+  local -a pids=()
+  K() { "$KUBECTL" "$@"; }
+  # shellcheck disable=SC2317 # called by the trap
+  stop_all() {
+    local p
+    for p in "${pids[@]}"; do kill -TERM "$p" 2>/dev/null || true; done
+    for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
+    pids=()
+  }
+  trap stop_all EXIT
+  K create namespace "$NS" >/dev/null
+  if [[ "$run" == dagsched ]]; then
+    policy_name="$(python3 -c 'import sys, yaml; print(yaml.safe_load(open(sys.argv[1]))["metadata"]["name"])' "$POLICY")"
+    K create namespace "$SYSTEM_NS" >/dev/null
+    K -n "$SYSTEM_NS" create configmap "dagsched-policy-$policy_name" --from-file=policy.yaml="$POLICY" >/dev/null
+    K -n "$SYSTEM_NS" label configmap "dagsched-policy-$policy_name" \
+      dagsched.io/kind=SchedulingPolicy app.kubernetes.io/name=dagsched >/dev/null
+    "$EXTENDER" --kubeconfig "$KUBECONFIG" --listen "127.0.0.1:$EXT_PORT" \
+      --tls-cert "$CERTS/a.crt" --tls-key "$CERTS/a.key" --admission-listen "127.0.0.1:$ADM_PORT" \
+      --admission-install-namespace "$SYSTEM_NS" --policy-namespace "$SYSTEM_NS" \
+      --policy-name "$policy_name" --log-format json >"$dir/extender.log" 2>&1 </dev/null &
+    pids+=($!)
+    wait_until 60 curl -sf --cacert "$CERTS/ca.crt" "https://127.0.0.1:$ADM_PORT/healthz" ||
+      die "the extender is not ready after 60 s; see $dir/extender.log"
+    # The chart's webhook (helm/dagsched/templates/admission-webhook.yaml, default values) with a
+    # url instead of a Service: the extender runs as a local process.
+    K apply -f - >/dev/null <<YAML
+apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingWebhookConfiguration
+metadata: {name: dagsched-parity}
+webhooks:
+  - name: gate.dagsched.io
+    admissionReviewVersions: [v1]
+    sideEffects: None
+    timeoutSeconds: 5
+    failurePolicy: Ignore
+    reinvocationPolicy: IfNeeded
+    matchPolicy: Equivalent
+    clientConfig:
+      url: https://127.0.0.1:$ADM_PORT/mutate-pods
+      caBundle: $(base64 -w0 "$CERTS/ca.crt")
+    rules:
+      - {operations: [CREATE], apiGroups: [""], apiVersions: [v1], resources: [pods], scope: Namespaced}
+    namespaceSelector:
+      matchExpressions:
+        - {key: kubernetes.io/metadata.name, operator: NotIn, values: [kube-system, $SYSTEM_NS]}
+YAML
+    # The API server takes the configuration within a second or so: probe (before the controller
+    # runs, so the probe stays gated) until a throw-away pod comes back gated.
+    K create namespace parity-probe >/dev/null
+    probe_ok=0
+    for _ in $(seq 60); do
+      K -n parity-probe delete pod probe --ignore-not-found --wait=true >/dev/null 2>&1
+      if printf '%s\n' "apiVersion: v1" "kind: Pod" "metadata: {name: probe}" \
+        "spec: {schedulerName: dagsched, containers: [{name: c, image: busybox}]}" |
+        K -n parity-probe create -f - >/dev/null 2>&1 &&
+        [[ "$(K -n parity-probe get pod probe -o jsonpath='{.spec.schedulingGates[*].name}')" == *dagsched.io/dependencies* ]]; then
+        probe_ok=1
+        break
+      fi
+      sleep 0.5
+    done
+    ((probe_ok)) || die "the admission webhook does not gate pods after 30 s; see $dir/extender.log"
+    K delete namespace parity-probe --wait=false >/dev/null
+    "$CONTROLLER" --kubeconfig "$KUBECONFIG" --leader-elect=false --policy-namespace "$SYSTEM_NS" \
+      --policy-name "$policy_name" --metrics-listen "127.0.0.1:$CTL_PORT" --log-format json \
+      >"$dir/controller.log" 2>&1 </dev/null &
+    pids+=($!)
+    wait_until 60 curl -sf "http://127.0.0.1:$CTL_PORT/healthz" ||
+      die "the controller is not healthy after 60 s; see $dir/controller.log"
+    sched=dagsched
+  else
+    sched=default-scheduler
+  fi
+
+  say "$run: the driver creates the workload's tasks (jobs arrive over $(python3 -c 'import json,sys; print(round(max(json.load(open(sys.argv[1])).values())))' "$out/workload/arrivals.json") s)"
+  local t0=$SECONDS rc=0 total
+  total="$(grep -c '^kind: Job$' "$out/workload/workload.yaml")"
+  python3 "$DEMO_TOOLS/baseline_driver.py" --kubectl "$KUBECTL" --kubeconfig "$KUBECONFIG" \
+    --namespace "$NS" --scheduler-name "$sched" --poll 1 --timeout "$TIMEOUT" \
+    --arrivals "$out/workload/arrivals.json" "$out/workload/workload.yaml" >"$dir/driver.log" 2>&1 &
+  local driver=$!
+  pids+=("$driver")
+  while kill -0 "$driver" 2>/dev/null; do
+    sleep 1
+    if (((SECONDS - t0) % 30 == 0)); then
+      say "$run: $((SECONDS - t0)) s, $(grep -c ' succeeded$' "$dir/driver.log" || true)/$total tasks succeeded"
+    fi
+  done
+  wait "$driver" || rc=$?
+  ((rc == 0)) || die "$run: the driver ended with status $rc (see $dir/driver.log: $(tail -n 1 "$dir/driver.log"))"
+  say "$run: all $total tasks succeeded after $((SECONDS - t0)) s"
+  mkdir -p "$dir/result"
+  for k in pods jobs events; do K -n "$NS" get "$k" -o json >"$dir/result/$k.json"; done
+  K get nodes -o json >"$dir/result/nodes.json"
+  stop_all
+}
+
+if [[ "${1:-}" == --inside ]]; then
+  [[ $# -eq 3 ]] || die "usage: run.sh --inside RUN OUT"
+  inside "$2" "$3"
+  exit 0
+fi
+
+# ---------------------------------------------------------------- the benchmark
+SEED="${PARITY_SEED:-1}"
+JOBS="${PARITY_JOBS:-44}"
+MIN_TASKS="${PARITY_MIN_TASKS:-300}"
+POLICY="$(realpath "${PARITY_POLICY:-$ROOT/policies/demo.yaml}")"
+TIMEOUT="${PARITY_TIMEOUT:-600}"
+REUSE="${PARITY_REUSE:-}"
+PROFILE="$(realpath "${NODE_PROFILE:-$ROOT/hack/cluster/nodes/default.tsv}")"
+[[ "$SEED" =~ ^[0-9]{1,9}$ ]] || die "PARITY_SEED must be a number (got '$SEED')"
+[[ "$TIMEOUT" =~ ^[0-9]{2,5}$ ]] || die "PARITY_TIMEOUT must be 10..99999 seconds (got '$TIMEOUT')"
+for b in "$SIM" "$EXTENDER" "$CONTROLLER"; do [[ -x "$b" ]] || die "$b is missing: run make bench-parity"; done
+T_START=$SECONDS
+
+BASE="$ROOT/.cache/parity"
+mkdir -p "$BASE"
+OUT="$(mktemp -d "$BASE/run.$(date +%Y%m%d-%H%M%S).XXXX")"
+ln -sfn "$(basename "$OUT")" "$BASE/last"
+say "results and logs in ${OUT#"$ROOT"/} (also .cache/parity/last)"
+
+if [[ -n "$REUSE" ]]; then
+  REUSE="$(realpath "$REUSE")"
+  for r in dagsched default; do
+    [[ -f "$REUSE/$r/result/pods.json" ]] || die "PARITY_REUSE: $REUSE/$r/result/pods.json is missing"
+    mkdir -p "$OUT/$r"
+    cp -r "$REUSE/$r/result" "$OUT/$r/"
+  done
+  cp -r "$REUSE/workload" "$OUT/"
+  say "cluster results of $REUSE reused"
+else
+  "$ROOT/hack/cluster/create-nodes.sh" "$PROFILE" --print >"$OUT/nodes.jsonl"
+  python3 "$TOOLS/gen.py" --seed "$SEED" --jobs "$JOBS" --min-tasks "$MIN_TASKS" \
+    --nodes "$OUT/nodes.jsonl" --out "$OUT/workload"
+  CERTS="$OUT/certs"
+  "$ROOT/hack/gen-test-certs.sh" "$CERTS"
+  # shellcheck source=hack/cluster/lib.sh
+  source "$ROOT/hack/cluster/lib.sh"
+  EXT_PORT="$(pick_port)"
+  ADM_PORT="$(pick_port)"
+  CTL_PORT="$(pick_port)"
+  export EXT_PORT ADM_PORT CTL_PORT CERTS POLICY TIMEOUT
+  sed -e "s|@EXTENDER_URL@|https://127.0.0.1:$EXT_PORT|" -e "s|@CA_FILE@|$CERTS/ca.crt|" \
+    "$TOOLS/scheduler-config.yaml" >"$OUT/scheduler-config.yaml"
+  for r in dagsched default; do
+    mkdir -p "$OUT/$r"
+    cfg=""
+    [[ "$r" == dagsched ]] && cfg="$OUT/scheduler-config.yaml"
+    say "$r: starting a local cluster ($(basename "$PROFILE"))"
+    t=$SECONDS
+    if ! NODE_PROFILE="$PROFILE" SCHEDULER_CONFIG="$cfg" "$ROOT/hack/cluster/with-cluster.sh" \
+      --dir "$OUT/$r/cluster" "$SELF" --inside "$r" "$OUT" 2>"$OUT/$r/cluster.log"; then
+      tail -n 20 "$OUT/$r/cluster.log" >&2
+      die "the $r run failed; logs in $OUT/$r (the cluster's in $OUT/$r/cluster)"
+    fi
+    say "$r: done in $((SECONDS - t)) s"
+  done
+fi
+
+# ---------------------------------------------------------------- figures
+python3 "$TOOLS/report.py" real --workload "$OUT/workload/workload.yaml" \
+  --run "dagsched=$OUT/dagsched/result" --run "default=$OUT/default/result" --json "$OUT/real.json"
+for p in dagsched default; do
+  mapfile -t args < <(python3 "$TOOLS/report.py" sim-args --real "$OUT/real.json" --run "$p")
+  say "sim: bin/dagsched-sim --workload ${OUT#"$ROOT"/}/workload/sim-workload.yaml --policy $p --policy-file ${POLICY#"$ROOT"/} ${args[*]}"
+  "$SIM" --workload "$OUT/workload/sim-workload.yaml" --policy "$p" --policy-file "$POLICY" \
+    "${args[@]}" --json "$OUT/sim-$p.json" --quiet
+done
+echo
+python3 "$TOOLS/report.py" table --real "$OUT/real.json" \
+  --sim "dagsched=$OUT/sim-dagsched.json" --sim "default=$OUT/sim-default.json" \
+  --json "$OUT/parity.json" | tee "$OUT/report.txt"
+echo
+say "done in $((SECONDS - T_START)) s; report in ${OUT#"$ROOT"/}/report.txt"

@@ -1,0 +1,22 @@
+# mk/parity.mk: the simulator against the real control plane (docs/simulator.md, "Parity with the
+# real control plane").
+#
+#   make bench-parity   one generated workload (bench/parity/gen.py, 44 DAG jobs with deadlines,
+#                       at least 300 tasks of seconds) on two fresh local clusters, under dagsched
+#                       (extender, admission webhook, controller) and under the default
+#                       kube-scheduler, then through bin/dagsched-sim with the delays measured on
+#                       the clusters; prints both sides, the ratios dagsched/default and their
+#                       agreement (bench/parity/run.sh; about 10 minutes). It starts local
+#                       clusters: run it as  flock /tmp/dagsched-cluster.lock make bench-parity
+#   make parity-test    the generator's invariants and the report's arithmetic on a recorded
+#                       result (tests/parity; no cluster)
+
+.PHONY: bench-parity parity-test
+
+bench-parity: $(BIN)/dagsched-sim $(BIN)/dagsched-extender $(BIN)/dagsched-controller
+	@bench/parity/run.sh
+
+parity-test: $(BIN)/dagsched-sim
+	@python3 tests/parity/test_parity.py
+
+INTEGRATION_TESTS += parity-test

@@ -1,0 +1,158 @@
+/* engine_state.h: the simulation's state, shared by the event loop (engine.c) and the model of
+ * the admission gate and the controller's releases (release.c). Private to the simulator.
+ *
+ * A task's pod goes through these states:
+ *
+ *   BLOCKED    no pod yet, or a pod whose upstream tasks have not all succeeded
+ *   GATED      ready, its pod carries the scheduling gate (policies with `gated`): it waits for
+ *              a controller round to release it (release.c)
+ *   RELEASING  released by the controller; in kube-scheduler's queue after the release latency
+ *   QUEUED     in kube-scheduler's queue (engine.q)
+ *   DELAYED    evicted or failed; its owner recreates the pod after a delay
+ *   RUNNING, DONE */
+#ifndef DAGSCHED_SIM_ENGINE_STATE_H
+#define DAGSCHED_SIM_ENGINE_STATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "engine.h"
+#include "evheap.h"
+#include "evict_budget.h"
+#include "joborder.h"
+#include "wqueue.h"
+
+enum { T_BLOCKED = 0, T_QUEUED, T_DELAYED, T_RUNNING, T_DONE, T_GATED, T_RELEASING };
+enum { F_CHECKPOINT = 1, F_DISORDER_RUN = 2 };
+
+#define NONE32          UINT32_MAX
+#define SEG_NONE        SIZE_MAX
+#define MAX_PRIO_LEVELS 64
+
+typedef struct etask {
+    double runtime;        /* reference seconds */
+    double progress;       /* reference seconds kept across evictions (checkpointing tasks) */
+    double runnable_since; /* when it last became runnable / was recreated */
+    double created_at;     /* gated policies: when its current pod was created (NAN: no pod) */
+    double queued_at;      /* when its pod last entered kube-scheduler's queue */
+    double started_at;     /* start of the current run */
+    double last_evicted;
+    double preempt_retry_at; /* kube preemption: not before */
+    ds_res req;
+    uint32_t n_up_left; /* upstream tasks not yet succeeded */
+    uint32_t node;
+    uint32_t gen; /* run generation: stale FINISH/REQUEUE/RELEASE events are ignored */
+    uint32_t qh;  /* kube-scheduler queue handle */
+    uint32_t gh;  /* gated queue handle (release.c) */
+    uint32_t rh;  /* waiting-rank handle (release.c) */
+    uint32_t run_idx;
+    uint16_t fails;
+    uint16_t evictions; /* times this task was evicted (maxEvictionsPerTask) */
+    uint8_t state;
+    uint8_t flags;
+    size_t seg; /* open segment */
+} etask;
+
+typedef struct ejob {
+    ds_dag dag;
+    etask *t;
+    ds_task_status *st;
+    ds_task_eval *ev;
+    ds_job_summary sum; /* job-level figures for the order across jobs */
+    double arrival, deadline;
+    int32_t priority;
+    bool upfront;
+    bool stale; /* a task changed state since the job's last evaluation */
+    uint32_t n_done;
+    uint32_t active_pos;
+} ejob;
+
+typedef struct running_ref {
+    uint32_t job, task;
+} running_ref;
+
+typedef struct prio_count {
+    int32_t prio;
+    uint32_t count;
+} prio_count;
+
+typedef struct engine {
+    const sim_workload *w;
+    const sim_config *c;
+    const sim_policy_desc *p;
+    sim_result *r;
+    ds_err *err;
+
+    size_t n_nodes;
+    sim_node_state *nodes;
+    unsigned char *nofit; /* no queued pod fits the node's free resources */
+    unsigned char *allowed;
+    double max_speed;
+    ds_res used_total;
+
+    ejob **jobs; /* by workload index; NULL when not in the system */
+    uint32_t *active;
+    size_t n_active;
+    size_t next_arrival;
+    size_t jobs_done;
+
+    running_ref *running;
+    size_t n_running, cap_running;
+    prio_count prios[MAX_PRIO_LEVELS]; /* running pods per priority value */
+    size_t n_prios;
+
+    sim_wqueue q; /* kube-scheduler's queue */
+    sim_evheap h;
+    uint64_t seq;
+    double now, last_t;
+    bool epoch_pending;
+
+    /* Recent evictions (anti-thrash limits of lib/evict_budget.h): DSP evictions name their node,
+     * kube-style ones count for the minute only. */
+    ds_evict_mark *evicts;
+    size_t n_evicts, evicts_cap;
+
+    ds_order_params order; /* spec.order: the controller's release order, or the queue's */
+
+    /* The admission gate and the controller (release.c; policies with `gated`). */
+    sim_wqueue gq;         /* GATED tasks in the controller's order */
+    sim_wqueue rq;         /* GATED, RELEASING and QUEUED tasks by DSP priority (criticality) */
+    running_ref *inflight; /* RELEASING tasks, in the order they were released */
+    size_t n_inflight, cap_inflight;
+    double last_round;  /* time of the last controller round */
+    bool round_wanted;  /* something changed since the last round */
+    bool round_pending; /* a ROUND event is in the heap */
+
+    /* scratch */
+    uint32_t *handles;
+    size_t cap_handles;
+} engine;
+
+/* engine.c */
+int sim_eng_oom(engine *e, const char *what);
+int sim_eng_enqueue(engine *e, uint32_t job, uint32_t task); /* into kube-scheduler's queue */
+int sim_eng_evaluate_job(engine *e, ejob *j);
+int sim_eng_grow_handles(engine *e, size_t n);
+
+/* release.c */
+int sim_gate_init(engine *e);
+void sim_gate_free(engine *e);
+/* A task of a gated policy is ready (its upstream tasks succeeded) and its pod carries the gate:
+ * it waits for a controller round. */
+int sim_gate_ready(engine *e, uint32_t job, uint32_t task);
+/* The task leaves the waiting set (it starts to run). */
+void sim_gate_started(engine *e, etask *t);
+/* Re-key the gated tasks and the waiting rank after every job was evaluated (an epoch). */
+int sim_gate_rekey_all(engine *e);
+/* After the events of an instant: schedule a controller round when one is wanted. */
+int sim_gate_schedule_round(engine *e);
+/* SIM_EV_ROUND: one controller round (lib/admit.h decides what to release). */
+int sim_gate_round(engine *e);
+/* SIM_EV_RELEASE: a release takes effect; the pod enters kube-scheduler's queue. */
+int sim_gate_release_arrives(engine *e, const sim_event *ev);
+/* The extender's criticality of a waiting task: 1 - (waiting tasks of strictly higher DSP
+ * priority) / (waiting - 1), as ds_jobset_wait_rank. */
+double sim_gate_criticality(const engine *e, double priority);
+
+#endif

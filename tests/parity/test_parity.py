@@ -1,0 +1,289 @@
+#!/usr/bin/env python3
+"""test_parity.py: tests of `make bench-parity`'s tools without a cluster (make parity-test).
+
+- bench/parity/gen.py: the same seed gives the same files; the workload has the size the benchmark
+  promises (44 jobs, at least 300 tasks, run times of seconds, a deadline on every job); the
+  manifests are what a workflow engine creates (hack/demo/workload.py reads them: Jobs of the
+  dagsched scheduler without a scheduling gate) and describe the same jobs as the simulator's
+  workload (arrivals, run times, requests, dependencies, deadlines); the simulator's nodes are the
+  untainted nodes of the default profile; bin/dagsched-sim reads the workload.
+- hack/demo/baseline_driver.py --arrivals: the arrival times it accepts and refuses.
+- bench/parity/report.py: the delays measured from pod and Event timestamps of a small run written
+  here; the comparison's ratios and agreement on a result recorded by `make bench-parity`
+  (tests/parity/data), against values computed by hand; the simulator options given per run.
+"""
+
+import io
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+from contextlib import redirect_stdout
+
+import yaml
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+sys.path.insert(0, os.path.join(ROOT, "bench", "parity"))
+sys.path.insert(0, os.path.join(ROOT, "hack", "demo"))
+import baseline_driver  # noqa: E402
+import gen  # noqa: E402
+import report  # noqa: E402
+import workload  # noqa: E402
+
+DATA = os.path.join(ROOT, "tests", "parity", "data")
+SIM = os.path.join(ROOT, "bin", "dagsched-sim")
+
+
+def nodes_file(d):
+    path = os.path.join(d, "nodes.jsonl")
+    out = subprocess.run([os.path.join(ROOT, "hack", "cluster", "create-nodes.sh"),
+                          os.path.join(ROOT, "hack", "cluster", "nodes", "default.tsv"), "--print"],
+                         check=True, capture_output=True).stdout
+    with open(path, "wb") as f:
+        f.write(out)
+    return path
+
+
+def run_gen(d, seed, out):
+    with redirect_stdout(io.StringIO()):
+        rc = gen.main(["--seed", str(seed), "--nodes", nodes_file(d), "--out", out])
+    if rc != 0:
+        raise AssertionError(f"gen.py exited {rc}")
+    files = {}
+    for n in ("workload.yaml", "arrivals.json", "sim-workload.yaml"):
+        with open(os.path.join(out, n)) as f:
+            files[n] = f.read()
+    return files
+
+
+class Generator(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.TemporaryDirectory()
+        cls.dir = os.path.join(cls.tmp.name, "w")
+        cls.files = run_gen(cls.tmp.name, 1, cls.dir)
+        cls.tasks, cls.others = workload.load([os.path.join(cls.dir, "workload.yaml")])
+        cls.sim = yaml.safe_load(cls.files["sim-workload.yaml"])
+        cls.arrivals = json.loads(cls.files["arrivals.json"])
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.tmp.cleanup()
+
+    def test_same_seed_same_files_other_seed_other_files(self):
+        self.assertEqual(run_gen(self.tmp.name, 1, os.path.join(self.tmp.name, "again")), self.files)
+        self.assertNotEqual(run_gen(self.tmp.name, 2, os.path.join(self.tmp.name, "two"))["workload.yaml"],
+                            self.files["workload.yaml"])
+
+    def test_size(self):
+        jobs = {t.job for t in self.tasks}
+        self.assertGreaterEqual(len(jobs), 44)
+        self.assertGreaterEqual(len(self.tasks), 300)
+        self.assertEqual(self.others, [])
+        self.assertEqual(set(self.arrivals), jobs)
+
+    def test_manifests_are_what_a_workflow_engine_creates(self):
+        for t in self.tasks:
+            self.assertEqual(t.kind, "Job")
+            spec = t.manifest["spec"]["template"]["spec"]
+            self.assertEqual(spec["schedulerName"], "dagsched")
+            self.assertNotIn("schedulingGates", spec)
+            ann = t.manifest["spec"]["template"]["metadata"]["annotations"]
+            self.assertIn("dagsched.io/deadline-after", ann)
+            rt = float(ann["dagsched.io/runtime"].removesuffix("s"))
+            self.assertTrue(4 <= rt <= 16, f"{t.job}/{t.name}: run time {rt}")
+
+    def test_sim_workload_is_the_same_jobs(self):
+        sim_jobs = {j["name"]: j for j in self.sim["spec"]["jobs"]}
+        self.assertEqual(set(sim_jobs), {t.job for t in self.tasks})
+        for t in self.tasks:
+            sj = sim_jobs[t.job]
+            st = {x["name"]: x for x in sj["tasks"]}[t.name]
+            ann = t.manifest["spec"]["template"]["metadata"]["annotations"]
+            req = t.manifest["spec"]["template"]["spec"]["containers"][0]["resources"]["requests"]
+            self.assertEqual(st["runtime"], ann["dagsched.io/runtime"])
+            self.assertEqual(sj["deadline"], ann["dagsched.io/deadline-after"])
+            self.assertEqual((st["cpu"], st["memory"]), (req["cpu"], req["memory"]))
+            self.assertEqual(st.get("dependsOn", []), t.depends_on)
+            self.assertEqual(sj["arrival"], f"{self.arrivals[t.job]}s")
+            self.assertEqual(sj["release"], "onUpstream")
+
+    def test_deadline_covers_the_critical_path(self):
+        for j in self.sim["spec"]["jobs"]:
+            tasks = [{"name": x["name"], "runtime": float(x["runtime"].removesuffix("s")),
+                      "deps": x.get("dependsOn", [])} for x in j["tasks"]]
+            self.assertGreaterEqual(float(j["deadline"].removesuffix("s")), 1.5 * gen.critical_path(tasks))
+
+    def test_nodes_are_the_untainted_nodes_of_the_profile(self):
+        names = [n["name"] for n in self.sim["spec"]["nodes"]]
+        self.assertEqual(names, ["cpu-fast-1", "cpu-fast-2", "cpu-slow-1", "cpu-slow-2",
+                                 "mem-fast-1", "mem-slow-1", "mem-slow-2"])
+        self.assertEqual([n["speed"] for n in self.sim["spec"]["nodes"]], [2.0, 2.0, 1.0, 1.0, 2.0, 1.0, 1.0])
+
+    def test_the_simulator_reads_the_workload(self):
+        if not os.access(SIM, os.X_OK):
+            self.fail(f"{SIM} is missing: make bin/dagsched-sim")
+        out = os.path.join(self.tmp.name, "sim.json")
+        subprocess.run([SIM, "--workload", os.path.join(self.dir, "sim-workload.yaml"), "--policy", "default",
+                        "--create-latency", "1.5", "--start-latency", "1", "--json", out, "--quiet"], check=True)
+        with open(out) as f:
+            row = json.load(f)[0]
+        self.assertEqual((row["jobs"], row["tasks"], row["nodes"]), (len(self.arrivals), len(self.tasks), 7))
+
+
+class Arrivals(unittest.TestCase):
+    """baseline_driver.py --arrivals: the file the generator writes, and what it refuses."""
+
+    def load(self, text, jobs=("p00", "p01")):
+        with tempfile.NamedTemporaryFile("w", suffix=".json") as f:
+            f.write(text)
+            f.flush()
+            return baseline_driver.load_arrivals(f.name, set(jobs))
+
+    def test_arrivals(self):
+        self.assertEqual(self.load('{"p00": 0, "p01": 2.5}'), {"p00": 0.0, "p01": 2.5})
+        for bad, why in (('{"p09": 1}', "not in the workload"), ('{"p00": -1}', "0..86400"),
+                         ('{"p00": true}', "0..86400"), ("[1]", "expected a JSON object"),
+                         ("{", "not a readable JSON file")):
+            with self.assertRaises(workload.WorkloadError) as e:
+                self.load(bad)
+            self.assertIn(why, str(e.exception))
+
+
+def ts(t):
+    """RFC 3339 with microseconds of seconds since the epoch."""
+    import datetime
+    return datetime.datetime.fromtimestamp(t, datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def ts_s(t):
+    """RFC 3339 truncated to whole seconds, as creationTimestamp is."""
+    return ts(int(t)).replace(".000000", "")
+
+
+T0 = 1_800_000_000.0
+
+
+def pod(name, task, created, released, start_ms, scaled_ms, deps=None):
+    ann = {"dagsched.io/started-unix-ms": str(int(T0 * 1000) + start_ms),
+           "dagsched.io/runtime-scaled": f"{scaled_ms}ms"}
+    if released is not None:
+        ann["dagsched.io/released-at"] = ts(T0 + released)
+    if deps:
+        ann["dagsched.io/depends-on"] = deps
+    return {"kind": "Pod",
+            "metadata": {"name": name, "creationTimestamp": ts_s(T0 + created),
+                         "labels": {"dagsched.io/job": "j", "dagsched.io/task": task}, "annotations": ann},
+            "status": {"phase": "Succeeded"}}
+
+
+def scheduled(name, t):
+    return {"kind": "Event", "reason": "Scheduled", "eventTime": ts(T0 + t),
+            "involvedObject": {"kind": "Pod", "name": name},
+            "message": f"Successfully assigned ns/{name} to n1"}
+
+
+class Delays(unittest.TestCase):
+    def test_delays_from_timestamps(self):
+        # Job j-a created at T0+10 (whole second: taken as 10.5); its pod at 11 (11.5), released at
+        # 12.0, bound at 12.25, started at 13.5, runs 5 s -> ends at 18.5. Task b (after a): its pod
+        # created at 20 (20.5), released at 21.0, bound at 21.5, started at 22.75.
+        jobs = [{"metadata": {"name": "j-a", "creationTimestamp": ts_s(T0 + 10)}},
+                {"metadata": {"name": "j-b", "creationTimestamp": ts_s(T0 + 19)}}]
+        pods = [pod("j-a-1", "a", 11, 12.0, 13500, 5000), pod("j-b-1", "b", 20, 21.0, 22750, 1000, "a")]
+        events = [scheduled("j-a-1", 12.25), scheduled("j-b-1", 21.5)]
+        wt = [("j", "a", [], "j-a"), ("j", "b", ["a"], "j-b")]
+        d = report.measure_delays(pods, jobs, events, wt)
+        for got, want in zip(sorted(d["create"]), [1.0, 2.0]):  # a: 11.5 - 10.5; b: 20.5 - 18.5
+            self.assertAlmostEqual(got, want, places=6)
+        for got, want in zip(sorted(d["release"]), [0.5, 0.5]):
+            self.assertAlmostEqual(got, want, places=6)
+        self.assertEqual(d["held"], [])
+        for got, want in zip(sorted(d["start"]), [1.25, 1.25]):
+            self.assertAlmostEqual(got, want, places=6)
+        self.assertEqual(d["restart"], [])
+        self.assertEqual((d["pods"], d["released_pods"]), (2, 2))
+        # The controller held b (a Waiting Event): its wait is no release latency.
+        waiting = {"kind": "Event", "reason": "Waiting", "involvedObject": {"kind": "Pod", "name": "j-b-1"},
+                   "message": "no room: needs cpu 2"}
+        d = report.measure_delays(pods, jobs, events + [waiting], wt)
+        self.assertEqual(len(d["release"]), 1)
+        self.assertAlmostEqual(d["release"][0], 0.5, places=6)
+        self.assertEqual(len(d["held"]), 1)
+        self.assertAlmostEqual(d["held"][0], 0.5, places=6)
+        s = report.stats([3.0, 1.0, 2.0, 10.0])
+        self.assertEqual(s, {"n": 4, "mean": 4.0, "p50": 3.0, "p90": 10.0})
+
+
+class Comparison(unittest.TestCase):
+    """On a result recorded by make bench-parity (tests/parity/data/README says which run)."""
+
+    @classmethod
+    def setUpClass(cls):
+        with open(os.path.join(DATA, "real.json")) as f:
+            cls.real = json.load(f)["runs"]
+        cls.sim = {}
+        for p in report.POLICIES:
+            with open(os.path.join(DATA, f"sim-{p}.json")) as f:
+                cls.sim[p] = report.sim_outcome(json.load(f), p)
+        cls.real_out = {p: cls.real[p]["outcome"] for p in report.POLICIES}
+        cls.cmp = report.compare(cls.real_out, cls.sim)
+        cls.rows = {r["metric"]: r for r in cls.cmp["rows"]}
+
+    def test_ratios_and_agreement(self):
+        # Values by hand from tests/parity/data (see README there).
+        for metric, (real_ratio, sim_ratio) in EXPECTED_RATIOS.items():
+            r = self.rows[metric]
+            self.assertAlmostEqual(r["real_ratio"], real_ratio, places=6, msg=metric)
+            self.assertAlmostEqual(r["sim_ratio"], sim_ratio, places=6, msg=metric)
+            self.assertAlmostEqual(r["agreement"], abs(sim_ratio / real_ratio - 1), places=6, msg=metric)
+        self.assertAlmostEqual(self.cmp["worst"], max(abs(s / r - 1) for r, s in EXPECTED_RATIOS.values()), places=6)
+
+    def test_undefined_ratios(self):
+        self.assertIsNone(report.ratio(3, 0))
+        self.assertIsNone(report.ratio(None, 2))
+        self.assertIsNone(report.agreement(None, 1.0))
+        cmp = report.compare({"dagsched": {"makespan_s": 10.0, "jct_mean_s": 5.0, "deadlines_met": 2, "evictions": 1},
+                              "default": {"makespan_s": 20.0, "jct_mean_s": 5.0, "deadlines_met": 0, "evictions": 0}},
+                             {"dagsched": {"makespan_s": 11.0, "jct_mean_s": 4.0, "deadlines_met": 1, "evictions": 0},
+                              "default": {"makespan_s": 20.0, "jct_mean_s": 5.0, "deadlines_met": 1, "evictions": 0}})
+        rows = {r["metric"]: r for r in cmp["rows"]}
+        self.assertAlmostEqual(rows["makespan_s"]["agreement"], 0.1, places=9)  # 0.55 / 0.5 - 1
+        self.assertAlmostEqual(rows["jct_mean_s"]["agreement"], 0.2, places=9)  # 0.8 / 1.0 - 1
+        self.assertIsNone(rows["deadlines_met"]["real_ratio"])
+        self.assertIsNone(rows["evictions"]["agreement"])
+        self.assertIsNone(cmp["worst"])  # a compared ratio is undefined
+
+    def test_table_prints_both_sides(self):
+        out = report.render(self.cmp, self.real_out, self.sim, {p: self.real[p]["delays"] for p in report.POLICIES},
+                            {"dagsched": (341, 341)})
+        self.assertIn("dagsched: 341 of 341 pods released by the controller", out)
+        for p in report.POLICIES:
+            o = self.real_out[p]
+            self.assertIn(f"{o['deadlines_met']}/{o['deadline_jobs']}", out)
+        self.assertIn(f"worst {100 * self.cmp['worst']:.1f} %", out)
+
+    def test_sim_args(self):
+        d = self.real["dagsched"]["delays"]
+        args = report.sim_args("dagsched", self.real["dagsched"])
+        self.assertAlmostEqual(float(args[args.index("--create-latency") + 1]), d["create"]["mean"], places=3)
+        # the wait for the next round (half the 1 s round interval) is the simulator's own
+        self.assertAlmostEqual(float(args[args.index("--release-latency") + 1]), d["release"]["mean"] - 0.5, places=3)
+        self.assertAlmostEqual(float(args[args.index("--start-latency") + 1]), d["start"]["mean"], places=3)
+        args = report.sim_args("default", self.real["default"])
+        self.assertNotIn("--release-latency", args)
+        self.assertAlmostEqual(float(args[args.index("--create-latency") + 1]),
+                               self.real["default"]["delays"]["create"]["mean"], places=3)
+
+
+# (real ratio, sim ratio) dagsched/default of the recorded result, computed by hand.
+EXPECTED_RATIOS = {
+    "makespan_s": (183.0 / 175.0, 187.316 / 147.284),
+    "jct_mean_s": (86.977 / 79.773, 80.6179 / 72.908),
+    "deadlines_met": (23 / 27, 29 / 29),
+}
+
+if __name__ == "__main__":
+    unittest.main(verbosity=1)

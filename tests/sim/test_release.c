@@ -1,0 +1,293 @@
+/* test_release.c: the simulated admission gate and controller (sim/release.c) on cases computed by
+ * hand: a gated pod enters kube-scheduler's queue exactly the release latency after the round
+ * that releases it, rounds are at least the round interval apart, capacity admission releases
+ * only what fits (plus the look-ahead), kube-scheduler orders released pods by creation time
+ * (whatever the controller's order), the upper bound `dsp` orders the queue itself, and
+ * critical-path-first within a job. A property over a generated workload: no pod of a gated
+ * policy starts before it became ready plus the release latency. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "../common/ds_assert.h"
+
+#include "engine.h"
+#include "sim_test_util.h"
+#include "workload_gen.h"
+
+static void config(sim_config *c, const char *policy, double latency, double interval)
+{
+    sim_config_defaults(c, sim_policy_find(policy));
+    assert_non_null(c->policy);
+    c->release_latency_s = latency;
+    c->round_interval_s = interval;
+    c->record_segments = true;
+}
+
+static void run_cfg(const sim_workload *w, const sim_config *c, sim_result *r)
+{
+    ds_err err = {{0}};
+    if (sim_run(w, c, r, &err) != 0)
+        fail_msg("sim_run(%s): %s", c->policy->name, err.msg);
+}
+
+/* The segment of task `task` of job `job` (the first one recorded). */
+static const sim_segment *seg_of(const sim_result *r, uint32_t job, uint32_t task)
+{
+    for (size_t i = 0; i < r->n_segs; i++)
+        if (r->segs[i].job == job && r->segs[i].task == task)
+            return &r->segs[i];
+    fail_msg("no run of job %u task %u", job, task);
+    return NULL;
+}
+
+/* Chain a -> b -> c (10, 20, 30 s at speed 1) on one node of speed 2 (runs of 5, 10, 15 s).
+ * dagsched with latency L: a is ready at 0, the round at 0 releases it, it is queued and starts
+ * at L and ends at L + 5; b is ready then, its round runs at once (more than the 1 s interval
+ * after the last one) and it starts at 2L + 5; c at 3L + 15; the job ends at 3L + 30. default
+ * (no gate) ends at 30 with every pod queued when it became ready. */
+static void test_latency_chain(void **state)
+{
+    (void)state;
+    sim_workload w = {0};
+    snprintf(w.name, sizeof w.name, "chain");
+    tu_node(&w, 1000, 2.0);
+    double rt[3] = {10, 20, 30};
+    int64_t cpu[3] = {500, 500, 500};
+    tu_job(&w, "chain", 0, 3, rt, cpu, 1);
+    const double lat[3] = {0, 0.5, 2.5};
+    const double ready_at[3] = {0, 5, 15}; /* plus 0, L, 2L */
+    for (size_t k = 0; k < 3; k++) {
+        double L = lat[k];
+        sim_config c;
+        config(&c, "dagsched", L, 1.0);
+        sim_result r;
+        run_cfg(&w, &c, &r);
+        assert_double_near(r.jobs[0].completion, 3 * L + 30, 1e-9);
+        assert_int_equal(r.releases, 3);
+        for (uint32_t t = 0; t < 3; t++) {
+            const sim_segment *s = seg_of(&r, 0, t);
+            assert_double_near(s->ready, ready_at[t] + t * L, 1e-9);
+            assert_double_near(s->queued, s->ready + L, 1e-9);
+            assert_double_near(s->start, s->queued, 1e-9);
+        }
+        sim_result_free(&r);
+    }
+    sim_config c;
+    config(&c, "default", 2.5, 1.0); /* no gate: the latency does not apply */
+    sim_result r;
+    run_cfg(&w, &c, &r);
+    assert_double_near(r.jobs[0].completion, 30, 1e-9);
+    assert_int_equal(r.releases, 0);
+    for (uint32_t t = 0; t < 3; t++)
+        assert_double_near(seg_of(&r, 0, t)->queued, seg_of(&r, 0, t)->ready, 1e-9);
+    sim_result_free(&r);
+    sim_workload_free(&w);
+}
+
+/* Rounds at most once per interval: job A (0.5 core, 10 s) arrives at 0, job B (0.5 core, 10 s)
+ * at 0.25, on a 1-core node, latency 0.5. The round at 0 releases A (queued 0.5). With a 1 s
+ * interval B's round waits until 1: queued at 1.5. With no interval it runs at 0.25: queued 0.75.
+ */
+static void test_round_interval(void **state)
+{
+    (void)state;
+    sim_workload w = {0};
+    snprintf(w.name, sizeof w.name, "interval");
+    tu_node(&w, 1000, 1.0);
+    double rt[1] = {10};
+    int64_t cpu[1] = {500};
+    tu_job(&w, "a", 0, 1, rt, cpu, 0);
+    tu_job(&w, "b", 0.25, 1, rt, cpu, 0);
+    for (int k = 0; k < 2; k++) {
+        sim_config c;
+        config(&c, "dagsched", 0.5, k == 0 ? 1.0 : 0.0);
+        sim_result r;
+        run_cfg(&w, &c, &r);
+        assert_double_near(seg_of(&r, 0, 0)->queued, 0.5, 1e-9);
+        assert_double_near(seg_of(&r, 1, 0)->queued, k == 0 ? 1.5 : 0.75, 1e-9);
+        assert_double_near(r.jobs[1].completion, k == 0 ? 11.5 : 10.75, 1e-9);
+        assert_int_equal(r.rounds, 2);
+        sim_result_free(&r);
+    }
+    sim_workload_free(&w);
+}
+
+/* Capacity admission: one job of six independent 1-core, 10 s tasks on two 1-core nodes, latency
+ * 1. With no look-ahead the controller releases only what fits: two pods at a time, each placed
+ * the moment it is queued, so kube-scheduler's queue never holds more than two and every pod
+ * starts when it is queued. Three waves: 1..11, 12..22, 23..33. With the default look-ahead of
+ * 2, four are queued at once; releasing every ready task (admission: all) queues all six, as the
+ * ungated default does. */
+static void test_capacity_admission(void **state)
+{
+    (void)state;
+    sim_workload w = {0};
+    snprintf(w.name, sizeof w.name, "capacity");
+    tu_node(&w, 1000, 1.0);
+    tu_node(&w, 1000, 1.0);
+    double rt[6] = {10, 10, 10, 10, 10, 10};
+    int64_t cpu[6] = {1000, 1000, 1000, 1000, 1000, 1000};
+    tu_job(&w, "wide", 0, 6, rt, cpu, 0);
+    sim_config c;
+    config(&c, "dagsched", 1.0, 1.0);
+    c.pol.release_lookahead = 0;
+    sim_result r;
+    run_cfg(&w, &c, &r);
+    assert_int_equal(r.peak_queued, 2);
+    assert_int_equal(r.releases, 6);
+    for (uint32_t t = 0; t < 6; t++)
+        assert_double_near(seg_of(&r, 0, t)->start, seg_of(&r, 0, t)->queued, 1e-9);
+    assert_double_near(r.jobs[0].completion, 33, 1e-9);
+    sim_result_free(&r);
+
+    config(&c, "dagsched", 1.0, 1.0);
+    run_cfg(&w, &c, &r);
+    assert_int_equal(r.peak_queued, 4);
+    sim_result_free(&r);
+
+    config(&c, "dagsched", 1.0, 1.0);
+    c.pol.release_admission = DS_ADMIT_ALL;
+    run_cfg(&w, &c, &r);
+    assert_int_equal(r.peak_queued, 6);
+    sim_result_free(&r);
+
+    config(&c, "default", 1.0, 1.0);
+    run_cfg(&w, &c, &r);
+    assert_int_equal(r.peak_queued, 6);
+    sim_result_free(&r);
+    sim_workload_free(&w);
+}
+
+/* Whose order decides. One 1-core node; one-task jobs of 1 core: z (50 s) arrives at 0, x (300 s)
+ * at 0.2, y (10 s) at 0.4. Latency 1, interval 1.
+ *   dagsched, look-ahead 2: the round at 0 releases z (queued at 1, runs 1..51). The round at 1
+ *     finds no room (z in flight takes it) and releases y and x as look-ahead, y first (least
+ *     remaining work); both are queued at 2. kube-scheduler orders its queue by creation: x
+ *     (0.2) before y (0.4): x 51..351, y 351..361.
+ *   dagsched, look-ahead 0: y and x are held until room frees; the round at 51 releases y (it
+ *     fits, x does not): y 52..62; the round at 62 releases x: 63..363.
+ *   dsp (upper bound, the queue itself ordered by DSP priority, no gate; preemption off): z
+ *     0..50; at 50 y (DSP 3.2) goes before x (0.35): y 50..60, x 60..360.
+ *   default: first come first served: z 0..50, x 50..350, y 350..360. */
+static void test_whose_order(void **state)
+{
+    (void)state;
+    sim_workload w = {0};
+    snprintf(w.name, sizeof w.name, "order");
+    tu_node(&w, 1000, 1.0);
+    double rz[1] = {50}, rx[1] = {300}, ry[1] = {10};
+    int64_t cpu[1] = {1000};
+    tu_job(&w, "z", 0, 1, rz, cpu, 0);
+    tu_job(&w, "x", 0.2, 1, rx, cpu, 0);
+    tu_job(&w, "y", 0.4, 1, ry, cpu, 0);
+    struct {
+        const char *policy;
+        size_t lookahead;
+        double z, x, y;
+    } want[] = {
+        {"dagsched", 2, 51, 351, 361},
+        {"dagsched", 0, 51, 363, 62},
+        {"dsp", 2, 50, 360, 60},
+        {"default", 2, 50, 350, 360},
+    };
+    for (size_t k = 0; k < sizeof want / sizeof want[0]; k++) {
+        sim_config c;
+        config(&c, want[k].policy, 1.0, 1.0);
+        c.pol.release_lookahead = want[k].lookahead;
+        c.pol.preemption_enabled = false;
+        sim_result r;
+        run_cfg(&w, &c, &r);
+        assert_double_near(r.jobs[0].completion, want[k].z, 1e-9);
+        assert_double_near(r.jobs[1].completion, want[k].x, 1e-9);
+        assert_double_near(r.jobs[2].completion, want[k].y, 1e-9);
+        sim_result_free(&r);
+    }
+    sim_workload_free(&w);
+}
+
+/* Critical-path-first within a job. One 2-core node, latency 0, no look-ahead; one job: f1 and
+ * f2 (10 s) with four 10 s dependents each, and `long` (300 s); every task 1 core.
+ *   withinJob dsp: f1, f2 (priority 18) before long (0.1): 0..10; their eight dependents
+ *     (priority 3) before long: 10..50; long 50..350.
+ *   withinJob criticalPath: long (remaining path 300) and f1 (20) at 0; f2 (20) 10..20, then the
+ *     eight dependents one at a time beside long: 20..100; long ends the job at 300. */
+static void test_critical_path(void **state)
+{
+    (void)state;
+    sim_workload w = {0};
+    snprintf(w.name, sizeof w.name, "critical-path");
+    tu_node(&w, 2000, 1.0);
+    double rt[11] = {10, 10, 300, 10, 10, 10, 10, 10, 10, 10, 10};
+    int64_t cpu[11] = {1000, 1000, 1000, 1000, 1000, 1000, 1000, 1000, 1000, 1000, 1000};
+    sim_job_def *j = tu_job(&w, "job", 0, 11, rt, cpu, 0);
+    for (size_t i = 3; i < 11; i++) { /* tasks 3-6 depend on f1 (0), 7-10 on f2 (1) */
+        j->tasks[i].up = malloc(sizeof *j->tasks[i].up);
+        j->tasks[i].up[0] = i < 7 ? 0 : 1;
+        j->tasks[i].n_up = 1;
+    }
+    for (int cp = 0; cp <= 1; cp++) {
+        sim_config c;
+        config(&c, "dagsched", 0, 1.0);
+        c.pol.release_lookahead = 0;
+        c.pol.order.within_job = cp ? DS_WITHIN_CRITICAL_PATH : DS_WITHIN_DSP;
+        sim_result r;
+        run_cfg(&w, &c, &r);
+        assert_double_near(seg_of(&r, 0, 2)->start, cp ? 0 : 50, 1e-9);
+        assert_double_near(r.jobs[0].completion, cp ? 300 : 350, 1e-9);
+        sim_result_free(&r);
+    }
+    sim_workload_free(&w);
+}
+
+/* Every pod of a gated policy enters kube-scheduler's queue at least the release latency after
+ * it became ready and starts no earlier; an ungated policy queues it when it becomes ready. A
+ * generated workload of pods created up front (the gate holds them until their upstream tasks
+ * have succeeded: no disorder). */
+static void test_gate_property(void **state)
+{
+    (void)state;
+    sim_workload w = {0};
+    ds_err err = {{0}};
+    assert_int_equal(sim_nodes_parse("3x8:32Gi:1,1x16:64Gi:1.5", &w.nodes, &w.n_nodes, &err), 0);
+    sim_gen_params g;
+    sim_gen_defaults(&g);
+    g.seed = 3;
+    g.n_jobs = 12;
+    g.task_scale = 0.03;
+    g.release = SIM_RELEASE_UPFRONT;
+    if (sim_gen_workload(&g, &w, &err) != 0)
+        fail_msg("%s", err.msg);
+    const double L = 1.75;
+    sim_config c;
+    config(&c, "dagsched", L, 1.0);
+    sim_result r;
+    run_cfg(&w, &c, &r);
+    assert_int_equal(r.disorders, 0);
+    assert_true(r.n_segs >= r.n_tasks && !r.segs_truncated);
+    assert_true(r.releases >= r.n_tasks);
+    for (size_t i = 0; i < r.n_segs; i++) {
+        assert_true(r.segs[i].queued >= r.segs[i].ready + L - 1e-9);
+        assert_true(r.segs[i].start >= r.segs[i].queued - 1e-9);
+    }
+    sim_result_free(&r);
+    config(&c, "sailfish", L, 1.0);
+    run_cfg(&w, &c, &r);
+    assert_int_equal(r.disorders, 0);
+    for (size_t i = 0; i < r.n_segs; i++)
+        assert_double_near(r.segs[i].queued, r.segs[i].ready, 1e-9);
+    sim_result_free(&r);
+    sim_workload_free(&w);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_latency_chain),      cmocka_unit_test(test_round_interval),
+        cmocka_unit_test(test_capacity_admission), cmocka_unit_test(test_whose_order),
+        cmocka_unit_test(test_critical_path),      cmocka_unit_test(test_gate_property),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
