@@ -275,9 +275,11 @@ static int report_waiting(ctl_controller *c, const ctl_snapshot *s, const ctl_re
 
 /* Releases, nudges, ungates and the reasons of held tasks; returns the annotation updates made
  * for reasons (counted against --max-annotation-updates). */
-static int do_release(ctl_controller *c, const ctl_snapshot *s, const ds_policy *pol)
+static int do_release(ctl_controller *c, const ctl_snapshot *s, const ds_policy *pol,
+                      const ds_res *reserved)
 {
-    ctl_release_in in = {.pods = s->pod,
+    ctl_release_in in = {.reserved = reserved,
+                         .pods = s->pod,
                          .n_pods = s->n_pod,
                          .jobs = s->job,
                          .n_jobs = s->n_job,
@@ -379,9 +381,9 @@ static ds_res *reserve_room(ctl_controller *c, const ctl_snapshot *s, const ds_p
     return room;
 }
 
-static void do_preempt(ctl_controller *c, const ctl_snapshot *s, const ds_policy *pol)
+static void do_preempt(ctl_controller *c, const ctl_snapshot *s, const ds_policy *pol,
+                       const ds_res *reserved)
 {
-    ds_res *reserved = reserve_room(c, s, pol);
     ctl_preempt_in in = {.pods = s->pod,
                          .n_pods = s->n_pod,
                          .nodes = s->node,
@@ -397,7 +399,6 @@ static void do_preempt(ctl_controller *c, const ctl_snapshot *s, const ds_policy
     ctl_preempt_out out;
     ds_err err = {{0}};
     int rc = ctl_preempt_plan(&in, &out, &err);
-    free(reserved);
     if (rc != 0) {
         KLOG_ERROR("preempt", "%s", err.msg);
         return;
@@ -523,9 +524,12 @@ void ctl_round(ctl_controller *c)
     report_invalid_jobs(c, &s);
     report_invalid_pods(c, &s);
     report_invalid_affinity(c, &s);
-    int used = do_release(c, &s, &pol);
+    /* Room freed by evictions is held for their preemptors: neither released nor preempted into. */
+    ds_res *reserved = reserve_room(c, &s, &pol);
+    int used = do_release(c, &s, &pol, reserved);
     if (!atomic_load(&c->need_ledger))
-        do_preempt(c, &s, &pol);
+        do_preempt(c, &s, &pol, reserved);
+    free(reserved);
     do_publish(c, &s, &pol, c->opt.max_annotation_updates - used);
     record_outcomes(c, &s);
     ctl_memo_prune(&c->memo, s.now - (pol.cooldown_s > 3600 ? pol.cooldown_s : 3600));
