@@ -69,7 +69,7 @@ void ds_policy_defaults(ds_policy *p)
     /* Dice: at most 2 evictions of a task over its life; one long task per node per window. */
     p->max_evictions_per_task = 2;
     p->preemption.long_task_s = 600.0;
-    p->long_task_window_s = 100.0; /* Dice's suspension time */
+    p->long_task_window_s = 100.0;            /* Dice's suspension time */
     p->preemption.same_resource_first = true; /* 3DSF */
     add_name(&p->protected_namespaces, "kube-system");
     add_name(&p->protected_priority_classes, "system-cluster-critical");
