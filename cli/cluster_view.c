@@ -106,24 +106,33 @@ static void load_policy(kube_client *c, const cli_view_opts *o, cli_view *v)
     kube_obj_list_free(&cms);
 }
 
-int cli_view_load(const cli_view_opts *o, cli_view *out, ds_err *err)
+int cli_client_open(const cli_view_opts *o, kube_client **out, char *ns, size_t ns_size,
+                    ds_err *err)
 {
-    memset(out, 0, sizeof *out);
+    *out = NULL;
     kube_config_opts co = {.kubeconfig = o->kubeconfig, .context = o->context};
     kube_config *cfg = NULL;
     if (kube_config_load(&co, &cfg, err) != 0)
         return -1;
-    if (!o->all_namespaces)
-        snprintf(out->ns, sizeof out->ns, "%s",
-                 o->ns != NULL ? o->ns : (cfg->namespace != NULL ? cfg->namespace : "default"));
-    const char *ns = out->ns[0] != '\0' ? out->ns : NULL;
+    snprintf(ns, ns_size, "%s",
+             o->ns != NULL ? o->ns : (cfg->namespace != NULL ? cfg->namespace : "default"));
     kube_client_opts clo = {.user_agent = "kubectl-dagsched",
                             .request_timeout_s = o->timeout_s > 0 ? o->timeout_s : 30};
-    kube_client *c = NULL;
-    int rc = kube_client_new(cfg, &clo, &c, err);
+    int rc = kube_client_new(cfg, &clo, out, err);
     kube_config_free(cfg);
-    if (rc != 0)
+    return rc;
+}
+
+int cli_view_load(const cli_view_opts *o, cli_view *out, ds_err *err)
+{
+    memset(out, 0, sizeof *out);
+    kube_client *c = NULL;
+    if (cli_client_open(o, &c, out->ns, sizeof out->ns, err) != 0)
         return -1;
+    if (o->all_namespaces)
+        out->ns[0] = '\0';
+    const char *ns = out->ns[0] != '\0' ? out->ns : NULL;
+    int rc;
     load_policy(c, o, out);
     const char *gpu[DS_POLICY_MAX_LIST];
     kube_decode_opts dec = {.gpu_names = gpu};

@@ -16,6 +16,7 @@
 
 #include <stdbool.h>
 
+#include "client.h"
 #include "ds_error.h"
 #include "policy_source.h"
 #include "tracker.h"
@@ -35,6 +36,12 @@ typedef struct cli_view {
     char policy_note[256]; /* "" or why the built-in defaults are used */
     char ns[254];          /* the namespace listed; "" for every namespace */
 } cli_view;
+
+/* A client of the API server for o's kubeconfig and context (each request bounded by
+ * o->timeout_s); ns receives the namespace to use: o->ns, else the context's, else "default".
+ * 0 on success; -1 with err set (a kubeconfig problem). */
+int cli_client_open(const cli_view_opts *o, kube_client **out, char *ns, size_t ns_size,
+                    ds_err *err);
 
 /* 0 on success; -1 with err set (a kubeconfig problem, a list that failed or timed out: the
  * message names the resource and the API server's answer). */
