@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "complete.h"
 #include "gantt_cmd.h"
 #include "jobs_cmd.h"
 #include "view_flags.h"
@@ -16,6 +17,7 @@ static void usage(FILE *f)
     gantt_cmd_usage(f);
     cli_view_flags_usage(f);
     policy_cmd_usage(f);
+    completion_cmd_usage(f);
     fprintf(f, "  help                          this text\n\n"
                "exit codes: 0 done, 1 invalid input or failure, 2 bad usage\n");
 }
@@ -37,6 +39,10 @@ int main(int argc, char **argv)
         return gantt_cmd(argc - 1, argv + 1);
     if (strcmp(cmd, "policy") == 0)
         return policy_cmd(argc - 2, argv + 2);
+    if (strcmp(cmd, "completion") == 0)
+        return completion_cmd(argc - 1, argv + 1);
+    if (strcmp(cmd, "__complete") == 0)
+        return complete_cmd(argc - 1, argv + 1);
     fprintf(stderr, "kubectl-dagsched: unknown command \"%s\"\n", cmd);
     usage(stderr);
     return 2;
