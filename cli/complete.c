@@ -77,12 +77,14 @@ typedef struct command {
 } command;
 
 static const command commands[] = {
-    {"", "get describe gantt policy completion help", false, no_flags},
+    {"", "get describe gantt explain policy completion help", false, no_flags},
     {"get", "jobs", false, get_flags},
     {"get jobs", NULL, false, get_flags},
     {"describe", "job", false, describe_flags},
     {"describe job", NULL, false, describe_flags},
     {"gantt", NULL, false, gantt_flags},
+    {"explain", "pod", false, describe_flags},
+    {"explain pod", NULL, false, describe_flags},
     {"policy", "validate configmap apply", false, no_flags},
     {"policy validate", NULL, true, no_flags},
     {"policy configmap", NULL, true, configmap_flags},

@@ -4,7 +4,8 @@
 #                               bin/kubectl_complete-dagsched, which kubectl >= 1.26 runs to complete it
 #   make cli-test               its policy commands on the shipped policies and on bad input, optimised
 #                               and under ASan+UBSan; shell completion (bash, and kubectl's)
-#   make cli-cluster-test       get jobs / describe job against a local control plane, both builds
+#   make cli-cluster-test       get jobs, describe job, gantt, explain pod and policy apply against a
+#                               local control plane, both builds
 
 CLI_SRCS := $(wildcard cli/*.c)
 CLI_LIBS := -lcurl -ljansson -lyaml -lssl -lcrypto -lpthread -lm
@@ -14,19 +15,21 @@ INTEGRATION_TESTS += cli-test
 
 $(BUILD)/rel/cli/%.o: cli/%.c
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_BASE) $(OPT_FLAGS) -Icli -Ikube -Icontroller -Iruntime -c $< -o $@
+	$(CC) $(CFLAGS_BASE) $(OPT_FLAGS) -Icli -Ikube -Icontroller -Iextender -Iruntime -c $< -o $@
 
 $(BUILD)/asan/cli/%.o: cli/%.c
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_BASE) $(SAN_FLAGS) -Icli -Ikube -Icontroller -Iruntime -c $< -o $@
+	$(CC) $(CFLAGS_BASE) $(SAN_FLAGS) -Icli -Ikube -Icontroller -Iextender -Iruntime -c $< -o $@
 
 $(BIN)/kubectl-dagsched: $(patsubst cli/%.c,$(BUILD)/rel/cli/%.o,$(CLI_SRCS)) $(BUILD)/rel/libdsctl.a \
-		$(BUILD)/rel/libdskube.a $(BUILD)/rel/libdagsched.a
+		$(BUILD)/rel/libdsextender.a $(BUILD)/rel/libdsruntime.a $(BUILD)/rel/libdskube.a \
+		$(BUILD)/rel/libdagsched.a
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_BASE) $(OPT_FLAGS) $^ -o $@ $(CLI_LIBS)
 
 $(BUILD)/asan/bin/kubectl-dagsched: $(patsubst cli/%.c,$(BUILD)/asan/cli/%.o,$(CLI_SRCS)) \
-		$(BUILD)/asan/libdsctl.a $(BUILD)/asan/libdskube.a $(BUILD)/asan/libdagsched.a
+		$(BUILD)/asan/libdsctl.a $(BUILD)/asan/libdsextender.a $(BUILD)/asan/libdsruntime.a \
+		$(BUILD)/asan/libdskube.a $(BUILD)/asan/libdagsched.a
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_BASE) $(SAN_FLAGS) $^ -o $@ $(CLI_LIBS)
 

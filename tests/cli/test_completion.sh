@@ -36,7 +36,9 @@ reply() { # WORDS... (the last is being completed): COMPREPLY, space-separated
   echo "${COMPREPLY[*]}"
 }
 
-check "commands" "get describe gantt policy completion help" "$(reply "")"
+check "commands" "get describe gantt explain policy completion help" "$(reply "")"
+check "explain: the resource" "pod" "$(reply explain p)"
+check "-o values of explain" "json" "$(reply explain pod x -o "")"
 check "commands by prefix" "get gantt" "$(reply g)"
 check "get: the resource" "jobs" "$(reply get j)"
 check "describe: the resource" "job" "$(reply describe "")"

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""test_jobs_cmd.py: `kubectl dagsched get jobs`, `describe job`, `gantt` and `policy apply` against a
+"""test_jobs_cmd.py: `kubectl dagsched get jobs`, `describe job`, `gantt`, `explain pod` and `policy apply` against a
 real control plane (run inside hack/cluster/with-cluster.sh, KUBECONFIG set), as a DAG owner and
 an operator run them.
 
@@ -197,6 +197,76 @@ class TestJobs(unittest.TestCase):
         for b, rc, out, err in self.each("get", "jobs", "-n", "empty-ns"):
             self.assertEqual(rc, 0, err)
             self.assertIn("No DAG jobs found in empty-ns namespace.", err)
+
+
+def pod_of(task):
+    return kubectl("get", "pods", "-n", NS, "-l", f"dagsched.io/task={task}", "-o",
+                   "jsonpath={.items[0].metadata.name}")
+
+
+class TestExplain(unittest.TestCase):
+    """`explain pod`: the extender's filter and scores, from the extender's own handlers."""
+
+    def each(self, *args):
+        for b in BINS:
+            with self.subTest(binary=b):
+                yield (b,) + run(b, *args)
+
+    def test_blocked_pod_fails_every_node_with_the_reason(self):
+        nodes = kubectl("get", "nodes", "-o", "name").split()
+        self.assertGreater(len(nodes), 0)
+        report = pod_of("report")
+        for b, rc, out, err in self.each("explain", "pod", report, "-n", NS):
+            self.assertEqual(rc, 0, err)
+            self.assertIn(f"Pod:      {NS}/{report}\n", out)
+            self.assertIn("waiting for upstream tasks", out)
+            lines = out.splitlines()
+            head = next(i for i, ln in enumerate(lines) if ln.startswith("NODE"))
+            self.assertEqual(lines[head].split(), ["NODE", "FILTER", "SCORE", "REASON"])
+            rows = lines[head + 1:]
+            self.assertEqual(len(rows), len(nodes), out)
+            for row in rows:
+                self.assertRegex(row, r"^\S+\s+fail\s+-\s+dagsched: waiting for upstream "
+                                      r"tasks: greet$")
+        for b, rc, out, err in self.each("explain", "pod", report, "-n", NS, "-o", "json"):
+            self.assertEqual(rc, 0, err)
+            doc = json.loads(out)
+            self.assertEqual((doc["kind"], doc["class"], doc["name"]),
+                             ("PodExplanation", "blocked", report))
+            self.assertEqual(len(doc["nodes"]), len(nodes))
+            for n in doc["nodes"]:
+                self.assertEqual((n["passes"], n["unresolvable"], n["score"]), (False, True, None))
+                self.assertEqual(n["reason"], "dagsched: waiting for upstream tasks: greet")
+
+    def test_ready_pod_gets_scores(self):
+        greet = pod_of("greet")
+        for b, rc, out, err in self.each("explain", "pod", greet, "-n", NS, "-o", "json"):
+            self.assertEqual(rc, 0, err)
+            doc = json.loads(out)
+            self.assertEqual(doc["class"], "dag")
+            passing = [n for n in doc["nodes"] if n["passes"]]
+            self.assertGreater(len(passing), 0, doc)
+            for n in passing:
+                self.assertIsNone(n["reason"])
+                self.assertIsInstance(n["score"], int)
+                self.assertTrue(0 <= n["score"] <= 10, n)
+            for n in doc["nodes"]:
+                if not n["passes"]:
+                    self.assertIsNone(n["score"])
+                    self.assertTrue(n["reason"].startswith("dagsched: "), n)
+        for b, rc, out, err in self.each("explain", "pod", greet, "-n", NS):
+            self.assertEqual(rc, 0, err)
+            self.assertIn("Dagsched: a task of a DAG job, ready", out)
+            self.assertRegex(out, r"\n\S+\s+pass\s+\d+\s+-\n")
+
+    def test_errors(self):
+        for b, rc, out, err in self.each("explain", "pod", "nosuch", "-n", NS):
+            self.assertEqual(rc, 1)
+            self.assertIn('pod "nosuch" not found in namespace hello', err)
+        for args in (["explain"], ["explain", "pod"], ["explain", "job", "x"],
+                     ["explain", "pod", "x", "-A"], ["explain", "pod", "a", "b"]):
+            for b, rc, out, err in self.each(*args):
+                self.assertEqual(rc, 2, args)
 
 
 def policy_text(name, rho):
