@@ -53,9 +53,8 @@ static int collect_item(void *user, const json_t *item, ds_err *err)
     return 0;
 }
 
-/* Every object of `kind` (in ns, or everywhere when ns is NULL) matching selector. */
-static int list_kind(kube_client *c, kube_kind kind, const char *ns, const char *selector,
-                     const kube_decode_opts *dec, kube_obj_list *out, ds_err *err)
+int cli_list_kind(kube_client *c, kube_kind kind, const char *ns, const char *selector,
+                  const kube_decode_opts *dec, kube_obj_list *out, ds_err *err)
 {
     memset(out, 0, sizeof *out);
     kutil_buf path;
@@ -81,64 +80,74 @@ static int list_kind(kube_client *c, kube_kind kind, const char *ns, const char 
     return rc;
 }
 
-static void load_policy(kube_client *c, const cli_view_opts *o, cli_view *v)
+void cli_load_policy(kube_client *c, const cli_view_opts *o, kube_policy_state *st, char *note,
+                     size_t note_size)
 {
-    kube_policy_state_init(&v->policy);
+    kube_policy_state_init(st);
+    note[0] = '\0';
     kube_obj_list cms;
     ds_err err = {{0}};
-    if (list_kind(c, KUBE_KIND_CONFIGMAP, o->policy_ns, KUBE_POLICY_SELECTOR, NULL, &cms, &err) !=
-        0) {
-        snprintf(v->policy_note, sizeof v->policy_note,
-                 "policy: built-in defaults (cannot read policies: %.180s)", err.msg);
+    if (cli_list_kind(c, KUBE_KIND_CONFIGMAP, o->policy_ns, KUBE_POLICY_SELECTOR, NULL, &cms,
+                      &err) != 0) {
+        snprintf(note, note_size, "policy: built-in defaults (cannot read policies: %.180s)",
+                 err.msg);
         return;
     }
     kube_policy_update u;
-    kube_policy_refresh(&v->policy, (const kube_configmap *const *)cms.items, cms.n, o->policy_name,
-                        &u);
+    kube_policy_refresh(st, (const kube_configmap *const *)cms.items, cms.n, o->policy_name, &u);
     if (u.outcome == KUBE_POLICY_INVALID)
-        snprintf(v->policy_note, sizeof v->policy_note,
+        snprintf(note, note_size,
                  "policy: built-in defaults (ConfigMap of policy %.60s is invalid)",
                  o->policy_name);
-    else if (!v->policy.from_configmap)
-        snprintf(v->policy_note, sizeof v->policy_note,
-                 "policy: built-in defaults (no policy %.60s in namespace %.63s)", o->policy_name,
-                 o->policy_ns);
+    else if (!st->from_configmap)
+        snprintf(note, note_size, "policy: built-in defaults (no policy %.60s in namespace %.63s)",
+                 o->policy_name, o->policy_ns);
     kube_obj_list_free(&cms);
+}
+
+int cli_client_open(const cli_view_opts *o, kube_client **out, char *ns, size_t ns_size,
+                    ds_err *err)
+{
+    *out = NULL;
+    kube_config_opts co = {.kubeconfig = o->kubeconfig, .context = o->context};
+    kube_config *cfg = NULL;
+    if (kube_config_load(&co, &cfg, err) != 0)
+        return -1;
+    snprintf(ns, ns_size, "%s",
+             o->ns != NULL ? o->ns : (cfg->namespace != NULL ? cfg->namespace : "default"));
+    kube_client_opts clo = {.user_agent = "kubectl-dagsched",
+                            .request_timeout_s = o->timeout_s > 0 ? o->timeout_s : 30};
+    int rc = kube_client_new(cfg, &clo, out, err);
+    kube_config_free(cfg);
+    return rc;
 }
 
 int cli_view_load(const cli_view_opts *o, cli_view *out, ds_err *err)
 {
     memset(out, 0, sizeof *out);
-    kube_config_opts co = {.kubeconfig = o->kubeconfig, .context = o->context};
-    kube_config *cfg = NULL;
-    if (kube_config_load(&co, &cfg, err) != 0)
-        return -1;
-    if (!o->all_namespaces)
-        snprintf(out->ns, sizeof out->ns, "%s",
-                 o->ns != NULL ? o->ns : (cfg->namespace != NULL ? cfg->namespace : "default"));
-    const char *ns = out->ns[0] != '\0' ? out->ns : NULL;
-    kube_client_opts clo = {.user_agent = "kubectl-dagsched",
-                            .request_timeout_s = o->timeout_s > 0 ? o->timeout_s : 30};
     kube_client *c = NULL;
-    int rc = kube_client_new(cfg, &clo, &c, err);
-    kube_config_free(cfg);
-    if (rc != 0)
+    if (cli_client_open(o, &c, out->ns, sizeof out->ns, err) != 0)
         return -1;
-    load_policy(c, o, out);
+    if (o->all_namespaces)
+        out->ns[0] = '\0';
+    const char *ns = out->ns[0] != '\0' ? out->ns : NULL;
+    int rc;
+    cli_load_policy(c, o, &out->policy, out->policy_note, sizeof out->policy_note);
     const char *gpu[DS_POLICY_MAX_LIST];
     kube_decode_opts dec = {.gpu_names = gpu};
     dec.n_gpu_names = ds_name_list_ptrs(&out->policy.policy.gpu_resource_names, gpu);
     kube_obj_list pods = {0}, nodes = {0}, pdbs = {0}, jobs = {0}, graphs = {0};
-    rc = list_kind(c, KUBE_KIND_POD, ns, NULL, &dec, &pods, err);
+    rc = cli_list_kind(c, KUBE_KIND_POD, ns, NULL, &dec, &pods, err);
     if (rc == 0)
-        rc = list_kind(c, KUBE_KIND_JOB, ns, "dagsched.io/task", &dec, &jobs, err);
+        rc = cli_list_kind(c, KUBE_KIND_JOB, ns, "dagsched.io/task", &dec, &jobs, err);
     if (rc == 0)
-        rc = list_kind(c, KUBE_KIND_CONFIGMAP, ns, "dagsched.io/kind=JobGraph", &dec, &graphs, err);
+        rc = cli_list_kind(c, KUBE_KIND_CONFIGMAP, ns, "dagsched.io/kind=JobGraph", &dec, &graphs,
+                           err);
     if (rc == 0) {
         /* Node speeds only change priorities of running tasks; a user who may not list nodes
          * still gets every job (speeds count as 1). */
         ds_err nerr = {{0}};
-        if (list_kind(c, KUBE_KIND_NODE, NULL, NULL, &dec, &nodes, &nerr) != 0)
+        if (cli_list_kind(c, KUBE_KIND_NODE, NULL, NULL, &dec, &nodes, &nerr) != 0)
             fprintf(stderr, "kubectl-dagsched: warning: %s (node speeds taken as 1)\n", nerr.msg);
     }
     kube_client_free(c);
