@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "bytebuf.h"
 #include "kutil.h"
 #include "log.h"
 
@@ -426,7 +427,7 @@ static void err_copy(ds_err *dst, const ds_err *src)
 typedef struct xfer {
     kube_client *c;
     CURL *h;
-    kutil_buf body;
+    ds_bytebuf body;
     kube_stream_cb on_data; /* streaming mode when set */
     void *user;
     bool stream_ok;     /* a 200 answer is being streamed */
@@ -451,7 +452,7 @@ static size_t on_write(char *ptr, size_t size, size_t nmemb, void *ud)
             return n;
         }
     }
-    if (kutil_buf_append(&x->body, ptr, n) != 0)
+    if (ds_bytebuf_append(&x->body, ptr, n) != 0)
         return 0; /* too large: abort the transfer */
     return n;
 }
@@ -660,7 +661,7 @@ int kube_request_ex(kube_client *c, const kube_request_opts *ro, const char *met
     int result = -1;
     for (int attempt = 0;; attempt++) {
         xfer x = {.c = c, .cancel = ro->cancel};
-        kutil_buf_init(&x.body, c->opts.max_body_bytes);
+        ds_bytebuf_init(&x.body, c->opts.max_body_bytes);
         long status = 0;
         bool reusable;
         ds_err e = {{0}};
@@ -688,7 +689,7 @@ int kube_request_ex(kube_client *c, const kube_request_opts *ro, const char *met
                     rc != CURLE_SSL_CERTPROBLEM && rc != CURLE_OUT_OF_MEMORY &&
                     rc != CURLE_FAILED_INIT && rc != CURLE_LOGIN_DENIED &&
                     rc != CURLE_URL_MALFORMAT && rc != CURLE_UNSUPPORTED_PROTOCOL;
-            kutil_buf_free(&x.body);
+            ds_bytebuf_free(&x.body);
         } else {
             free(resp->body);
             resp->body = x.body.data != NULL ? x.body.data : kutil_strdup("");
@@ -765,7 +766,7 @@ int kube_stream(kube_client *c, const char *path, double timeout_s, double idle_
     char p[256];
     path_for_msg(path, p, sizeof p);
     xfer x = {.c = c, .on_data = on_data, .user = user, .cancel = cancel};
-    kutil_buf_init(&x.body, STREAM_ERROR_BODY_MAX);
+    ds_bytebuf_init(&x.body, STREAM_ERROR_BODY_MAX);
     long status = 0;
     bool reusable;
     ds_err e = {{0}};
@@ -797,6 +798,6 @@ int kube_stream(kube_client *c, const char *path, double timeout_s, double idle_
         kube_status_parse(resp->body, resp->body_len, &resp->st);
         set_http_error("GET", path, status, &resp->st, err);
     }
-    kutil_buf_free(&x.body);
+    ds_bytebuf_free(&x.body);
     return result;
 }

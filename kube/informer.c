@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bytebuf.h"
 #include "kutil.h"
 #include "log.h"
 #include "watchstream.h"
@@ -84,26 +85,26 @@ static void set_watching(kube_informer *inf, bool on)
 }
 
 /* Append "&name=escaped(value)" when value is set. */
-static int add_param(kutil_buf *b, const char *name, const char *value)
+static int add_param(ds_bytebuf *b, const char *name, const char *value)
 {
     if (value == NULL || value[0] == '\0')
         return 0;
     char *e = kutil_query_escape(value);
     if (e == NULL)
         return -1;
-    int rc = kutil_buf_printf(b, "&%s=%s", name, e);
+    int rc = ds_bytebuf_printf(b, "&%s=%s", name, e);
     free(e);
     return rc;
 }
 
-static int collection_path(kube_informer *inf, kutil_buf *b)
+static int collection_path(kube_informer *inf, ds_bytebuf *b)
 {
-    kutil_buf_reset(b);
-    if (kutil_buf_printf(b, "%s/", kube_kind_api_prefix(inf->opts.kind)) != 0)
+    ds_bytebuf_reset(b);
+    if (ds_bytebuf_printf(b, "%s/", kube_kind_api_prefix(inf->opts.kind)) != 0)
         return -1;
-    if (inf->ns != NULL && kutil_buf_printf(b, "namespaces/%s/", inf->ns) != 0)
+    if (inf->ns != NULL && ds_bytebuf_printf(b, "namespaces/%s/", inf->ns) != 0)
         return -1;
-    return kutil_buf_printf(b, "%s?", kube_kind_resource(inf->opts.kind));
+    return ds_bytebuf_printf(b, "%s?", kube_kind_resource(inf->opts.kind));
 }
 
 static void apply_put(kube_informer *inf, kube_meta *obj, bool only_if_changed)
@@ -141,8 +142,8 @@ static void apply_delete(kube_informer *inf, const char *ns, const char *name,
  * or 1 when the list's continue token expired (retry at once). */
 static int list_and_replace(kube_informer *inf)
 {
-    kutil_buf path;
-    kutil_buf_init(&path, PATH_MAX_LEN);
+    ds_bytebuf path;
+    ds_bytebuf_init(&path, PATH_MAX_LEN);
     kube_cache *fresh = kube_cache_new(inf->opts.kind);
     char cont[4096] = "";
     char list_rv[RV_MAX] = "";
@@ -153,7 +154,7 @@ static int list_and_replace(kube_informer *inf)
         goto out;
     for (;;) {
         if (collection_path(inf, &path) != 0 ||
-            kutil_buf_printf(&path, "limit=%d", inf->opts.page_size) != 0 ||
+            ds_bytebuf_printf(&path, "limit=%d", inf->opts.page_size) != 0 ||
             add_param(&path, "labelSelector", inf->label_selector) != 0 ||
             add_param(&path, "fieldSelector", inf->field_selector) != 0 ||
             add_param(&path, "continue", cont) != 0) {
@@ -259,7 +260,7 @@ static int list_and_replace(kube_informer *inf)
     rc = 0;
 out:
     kube_cache_free(fresh);
-    kutil_buf_free(&path);
+    ds_bytebuf_free(&path);
     return rc;
 }
 
@@ -345,17 +346,17 @@ typedef enum { WATCH_ENDED, WATCH_GONE, WATCH_FAILED } watch_result;
 
 static watch_result watch_once(kube_informer *inf)
 {
-    kutil_buf path;
-    kutil_buf_init(&path, PATH_MAX_LEN);
+    ds_bytebuf path;
+    ds_bytebuf_init(&path, PATH_MAX_LEN);
     int t = inf->opts.watch_timeout_s;
     int timeout = t + (int)(kutil_rand01(&inf->rng) * t);
     if (collection_path(inf, &path) != 0 ||
-        kutil_buf_printf(&path, "watch=1&allowWatchBookmarks=true&timeoutSeconds=%d", timeout) !=
+        ds_bytebuf_printf(&path, "watch=1&allowWatchBookmarks=true&timeoutSeconds=%d", timeout) !=
             0 ||
         add_param(&path, "resourceVersion", inf->rv) != 0 ||
         add_param(&path, "labelSelector", inf->label_selector) != 0 ||
         add_param(&path, "fieldSelector", inf->field_selector) != 0) {
-        kutil_buf_free(&path);
+        ds_bytebuf_free(&path);
         record_failure(inf, "watch: request path too long");
         return WATCH_FAILED;
     }
@@ -370,7 +371,7 @@ static watch_result watch_once(kube_informer *inf)
                          &inf->abort_watch, on_stream_data, inf, &resp, &err);
     long status = resp.status;
     kube_response_free(&resp);
-    kutil_buf_free(&path);
+    ds_bytebuf_free(&path);
     set_watching(inf, false);
     if (inf->gone || status == 410) {
         KLOG_INFO("informer", "%s: resourceVersion %s is too old (410); relisting", inf->what,

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bytebuf.h"
 #include "client.h"
 #include "config.h"
 #include "informer.h"
@@ -301,15 +302,15 @@ static void scenario_restart(kube_client *c, char **cmd)
 
 static int collect_chunk(void *user, const char *data, size_t len)
 {
-    return kutil_buf_append(user, data, len) != 0;
+    return ds_bytebuf_append(user, data, len) != 0;
 }
 
 /* Whether a watch from resourceVersion 1 is answered with 410 (the API server's watch cache
  * starts later than that). */
 static bool rv1_too_old(kube_client *c)
 {
-    kutil_buf b;
-    kutil_buf_init(&b, 1 << 20);
+    ds_bytebuf b;
+    ds_bytebuf_init(&b, 1 << 20);
     kube_response resp;
     ds_err err = {{0}};
     kube_stream(c,
@@ -318,20 +319,20 @@ static bool rv1_too_old(kube_client *c)
                 5, 0, NULL, collect_chunk, &b, &resp, &err);
     bool gone = resp.status == 410 || (b.data != NULL && strstr(b.data, "\"code\":410"));
     kube_response_free(&resp);
-    kutil_buf_free(&b);
+    ds_bytebuf_free(&b);
     return gone;
 }
 
 static int run_command(char **cmd)
 {
-    kutil_buf line;
-    kutil_buf_init(&line, 8192);
+    ds_bytebuf line;
+    ds_bytebuf_init(&line, 8192);
     for (char **a = cmd; *a != NULL; a++)
-        kutil_buf_printf(&line, "%s'%s'", a == cmd ? "" : " ", *a);
+        ds_bytebuf_printf(&line, "%s'%s'", a == cmd ? "" : " ", *a);
     printf("note  running: %s\n", line.data);
     fflush(stdout);
     int rc = system(line.data);
-    kutil_buf_free(&line);
+    ds_bytebuf_free(&line);
     return rc;
 }
 
