@@ -9,6 +9,7 @@
 
 #include "bytebuf.h"
 #include "client.h"
+#include "clock.h"
 #include "config.h"
 #include "kutil.h"
 #include "list.h"
@@ -151,7 +152,7 @@ int cli_view_load(const cli_view_opts *o, cli_view *out, ds_err *err)
         return -1;
     }
     return ctl_snapshot_build(&pods, &nodes, &pdbs, &jobs, &graphs, NULL, &out->policy.policy,
-                              kutil_wall_now(), &out->snap, err);
+                              rt_wall_now(), &out->snap, err);
 }
 
 void cli_view_free(cli_view *v)

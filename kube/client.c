@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "bytebuf.h"
+#include "clock.h"
 #include "kutil.h"
 #include "log.h"
 
@@ -137,7 +138,7 @@ int kube_client_new(const kube_config *cfg, const kube_client_opts *opts, kube_c
     pthread_cond_init(&c->wake, NULL);
     pthread_mutex_init(&c->token_lock, NULL);
     atomic_init(&c->shutdown, false);
-    c->rng = (uint64_t)(kutil_wall_now() * 1e6) ^ (uint64_t)(uintptr_t)c;
+    c->rng = (uint64_t)(rt_wall_now() * 1e6) ^ (uint64_t)(uintptr_t)c;
 
     char host[512];
     long port;
@@ -230,7 +231,7 @@ static bool cancelled(kube_client *c, const atomic_bool *cancel)
 
 int kube_client_sleep(kube_client *c, double seconds, const atomic_bool *cancel)
 {
-    double deadline = kutil_mono_now() + seconds;
+    double deadline = rt_mono_now() + seconds;
     pthread_mutex_lock(&c->lock);
     int rc = 0;
     for (;;) {
@@ -238,7 +239,7 @@ int kube_client_sleep(kube_client *c, double seconds, const atomic_bool *cancel)
             rc = 1;
             break;
         }
-        double left = deadline - kutil_mono_now();
+        double left = deadline - rt_mono_now();
         if (left <= 0)
             break;
         /* Wake at least every 100 ms to notice a per-call cancel flag. */
@@ -283,7 +284,7 @@ static int auth_header(kube_client *c, char **hdr, ds_err *err)
     pthread_mutex_lock(&c->token_lock);
     if (c->cfg->token_file != NULL) {
         struct stat st;
-        double now = kutil_mono_now();
+        double now = rt_mono_now();
         bool changed = true;
         if (stat(c->cfg->token_file, &st) == 0 && c->token != NULL)
             changed = st.st_ino != c->token_stat.st_ino || st.st_dev != c->token_stat.st_dev ||

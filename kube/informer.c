@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "bytebuf.h"
+#include "clock.h"
 #include "kutil.h"
 #include "log.h"
 #include "watchstream.h"
@@ -56,8 +57,8 @@ struct kube_informer {
 static void mark_ok(kube_informer *inf)
 {
     pthread_mutex_lock(&inf->lock);
-    inf->st.last_ok_wall = kutil_wall_now();
-    inf->last_ok_mono = kutil_mono_now();
+    inf->st.last_ok_wall = rt_wall_now();
+    inf->last_ok_mono = rt_mono_now();
     snprintf(inf->st.resource_version, sizeof inf->st.resource_version, "%s", inf->rv);
     pthread_mutex_unlock(&inf->lock);
 }
@@ -615,7 +616,7 @@ int kube_informer_new(kube_client *client, const kube_informer_opts *opts, kube_
     atomic_init(&inf->stopping, false);
     atomic_init(&inf->abort_watch, false);
     atomic_init(&inf->hold, false);
-    inf->rng = (uint64_t)(kutil_wall_now() * 1e6) ^ ((uint64_t)(uintptr_t)inf << 7);
+    inf->rng = (uint64_t)(rt_wall_now() * 1e6) ^ ((uint64_t)(uintptr_t)inf << 7);
     kube_splitter_init(&inf->splitter, KUBE_WATCH_MAX_EVENT);
     *out = inf;
     return 0;
@@ -669,10 +670,10 @@ void kube_informer_free(kube_informer *inf)
 
 bool kube_informer_wait_synced(kube_informer *inf, double timeout_s)
 {
-    double deadline = kutil_wall_now() + timeout_s;
+    double deadline = rt_wall_now() + timeout_s;
     pthread_mutex_lock(&inf->lock);
     while (!inf->st.synced && !inf->ended && !atomic_load(&inf->stopping)) {
-        double left = deadline - kutil_wall_now();
+        double left = deadline - rt_wall_now();
         if (left <= 0)
             break;
         struct timespec ts;
@@ -698,8 +699,7 @@ bool kube_informer_synced(kube_informer *inf)
 bool kube_informer_healthy(kube_informer *inf, double max_age_s)
 {
     pthread_mutex_lock(&inf->lock);
-    bool h =
-        inf->st.synced && (inf->st.watching || kutil_mono_now() - inf->last_ok_mono <= max_age_s);
+    bool h = inf->st.synced && (inf->st.watching || rt_mono_now() - inf->last_ok_mono <= max_age_s);
     pthread_mutex_unlock(&inf->lock);
     return h;
 }
@@ -708,7 +708,7 @@ void kube_informer_get_status(kube_informer *inf, kube_informer_status *st)
 {
     pthread_mutex_lock(&inf->lock);
     *st = inf->st;
-    st->last_ok_age_s = inf->last_ok_mono > 0 ? kutil_mono_now() - inf->last_ok_mono : -1;
+    st->last_ok_age_s = inf->last_ok_mono > 0 ? rt_mono_now() - inf->last_ok_mono : -1;
     pthread_mutex_unlock(&inf->lock);
 }
 

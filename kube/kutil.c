@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 int kutil_read_file(const char *path, size_t max_bytes, char **out, size_t *len, ds_err *err)
@@ -143,20 +142,6 @@ char *kutil_strdup(const char *s)
     if (d != NULL)
         memcpy(d, s, n);
     return d;
-}
-
-double kutil_mono_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-double kutil_wall_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 char *kutil_query_escape(const char *s)

@@ -1,5 +1,5 @@
 /* kutil.h: small helpers shared by the Kubernetes client modules: bounded file reading, base64,
- * clocks, checked string duplication and URL query escaping. */
+ * checked string duplication and URL query escaping. */
 #ifndef DAGSCHED_KUBE_KUTIL_H
 #define DAGSCHED_KUBE_KUTIL_H
 
@@ -17,10 +17,6 @@ int kutil_base64_decode(const char *in, size_t in_len, char **out, size_t *out_l
 
 /* strdup that returns NULL only when s is NULL or on allocation failure. */
 char *kutil_strdup(const char *s);
-
-/* Seconds from CLOCK_MONOTONIC / CLOCK_REALTIME. */
-double kutil_mono_now(void);
-double kutil_wall_now(void);
 
 /* Percent-escape s for a URL query value (RFC 3986 unreserved characters kept). Caller frees. */
 char *kutil_query_escape(const char *s);

@@ -4,6 +4,7 @@
 #include "httpd.h"
 
 #include "bytebuf.h"
+#include "clock.h"
 #include "http1.h"
 
 #include <libwebsockets.h>
@@ -50,7 +51,7 @@ typedef struct conn {
     size_t hdr_len;
     httpd_response resp;
     size_t total, sent; /* bytes of hdr + body to send, and sent */
-    struct timespec t0;
+    double t0;          /* rt_mono_now() at the first byte of the request */
 } conn;
 
 struct httpd {
@@ -71,13 +72,6 @@ struct httpd {
     metrics_family *m_latency;
     struct lws_protocols protocols[2];
 };
-
-static double elapsed_s(const struct timespec *t0)
-{
-    struct timespec t1;
-    clock_gettime(CLOCK_MONOTONIC, &t1);
-    return (double)(t1.tv_sec - t0->tv_sec) + (double)(t1.tv_nsec - t0->tv_nsec) / 1e9;
-}
 
 int httpd_respond(httpd_response *resp, int status, const char *content_type, const char *body)
 {
@@ -193,7 +187,7 @@ static void record(httpd *h, conn *c)
     const char *rv[] = {label, code};
     metrics_add(h->m_requests, rv, 1);
     const char *lv[] = {label};
-    metrics_observe(h->m_latency, lv, elapsed_s(&c->t0));
+    metrics_observe(h->m_latency, lv, rt_mono_now() - c->t0);
 }
 
 /* The most bytes a connection buffers: one request of the largest allowed size plus one read. */
@@ -217,7 +211,7 @@ static void consume_input(conn *c, size_t n)
 static void start_request_clock(struct lws *wsi, conn *c)
 {
     c->in_request = true;
-    clock_gettime(CLOCK_MONOTONIC, &c->t0);
+    c->t0 = rt_mono_now();
     lws_set_timeout(wsi, PENDING_TIMEOUT_USER_OK, REQUEST_TIMEOUT_S);
 }
 

@@ -19,6 +19,7 @@
 
 #include "bytebuf.h"
 #include "client.h"
+#include "clock.h"
 #include "config.h"
 #include "informer.h"
 #include "kutil.h"
@@ -140,8 +141,8 @@ static int rec_count(recorder *r)
 
 static bool wait_events(recorder *r, int n, double timeout)
 {
-    double end = kutil_mono_now() + timeout;
-    while (rec_count(r) < n && kutil_mono_now() < end)
+    double end = rt_mono_now() + timeout;
+    while (rec_count(r) < n && rt_mono_now() < end)
         usleep(20000);
     return rec_count(r) >= n;
 }
@@ -267,13 +268,13 @@ static void scenario_restart(kube_client *c, char **cmd)
     cm_put(c, ns, "x3", "1", true);
     cm_put(c, ns, "x2", "2", false);
     cm_put(c, ns, "x3", "2", false);
-    double end = kutil_mono_now() + 60;
+    double end = rt_mono_now() + 60;
     char h1[512], h2[512], h3[512];
     for (;;) {
         history(&r, "x1", h1, sizeof h1);
         history(&r, "x2", h2, sizeof h2);
         history(&r, "x3", h3, sizeof h3);
-        if ((strstr(h1, "v=2") && strstr(h2, "v=2") && strstr(h3, "v=2")) || kutil_mono_now() > end)
+        if ((strstr(h1, "v=2") && strstr(h2, "v=2") && strstr(h3, "v=2")) || rt_mono_now() > end)
             break;
         usleep(50000);
     }
@@ -390,9 +391,9 @@ static void create_pod(kube_client *c, const char *ns, const char *name)
     snprintf(path, sizeof path, "/api/v1/namespaces/%s/pods", ns);
     /* A new namespace gets its "default" service account shortly after it is created; until
      * then pods are refused. */
-    double end = kutil_mono_now() + 60;
+    double end = rt_mono_now() + 60;
     while (kube_create(c, path, pod, NULL, &err) != 0) {
-        if (strstr(err.msg, "serviceaccount") == NULL || kutil_mono_now() > end)
+        if (strstr(err.msg, "serviceaccount") == NULL || rt_mono_now() > end)
             die("create pod", &err);
         usleep(250000);
     }
@@ -404,8 +405,8 @@ static bool wait_pdb(kube_client *c, const char *ns, int healthy, int allowed, d
 {
     char path[512];
     snprintf(path, sizeof path, "/apis/policy/v1/namespaces/%s/poddisruptionbudgets/budget", ns);
-    double end = kutil_mono_now() + timeout;
-    while (kutil_mono_now() < end) {
+    double end = rt_mono_now() + timeout;
+    while (rt_mono_now() < end) {
         json_t *obj;
         ds_err err = {{0}};
         if (kube_get_json(c, path, &obj, NULL, &err) == 0) {
