@@ -3,6 +3,9 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <openssl/evp.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -77,31 +80,25 @@ int kutil_read_file(const char *path, size_t max_bytes, char **out, size_t *len,
     return 0;
 }
 
-static int b64_value(unsigned char c)
+static bool b64_char(unsigned char c)
 {
-    if (c >= 'A' && c <= 'Z')
-        return c - 'A';
-    if (c >= 'a' && c <= 'z')
-        return c - 'a' + 26;
-    if (c >= '0' && c <= '9')
-        return c - '0' + 52;
-    if (c == '+')
-        return 62;
-    if (c == '/')
-        return 63;
-    return -1;
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '+' ||
+           c == '/';
 }
 
 int kutil_base64_decode(const char *in, size_t in_len, char **out, size_t *out_len, ds_err *err)
 {
     *out = NULL;
     *out_len = 0;
-    char *buf = malloc(in_len / 4 * 3 + 4);
-    if (buf == NULL)
+    if (in_len > (size_t)INT_MAX - 3)
+        return ds_err_set(err, "invalid base64: input too long (got %zu bytes, limit %d)", in_len,
+                          INT_MAX - 3);
+    /* Checked here (the offset of a bad character, padding only at the end): the data characters
+     * without whitespace and padding, what OpenSSL decodes. */
+    unsigned char *data = malloc(in_len + 4);
+    if (data == NULL)
         return ds_err_set(err, "out of memory");
-    uint32_t acc = 0;
-    int bits = 0;
-    size_t n = 0;
+    size_t k = 0;
     int pad = 0;
     for (size_t i = 0; i < in_len; i++) {
         unsigned char c = (unsigned char)in[i];
@@ -111,25 +108,36 @@ int kutil_base64_decode(const char *in, size_t in_len, char **out, size_t *out_l
             pad++;
             continue;
         }
-        int v = b64_value(c);
-        if (v < 0 || pad > 0) {
-            free(buf);
+        if (!b64_char(c) || pad > 0) {
+            free(data);
             return ds_err_set(err, "invalid base64 at offset %zu", i);
         }
-        acc = (acc << 6) | (uint32_t)v;
-        bits += 6;
-        if (bits >= 8) {
-            bits -= 8;
-            buf[n++] = (char)((acc >> bits) & 0xff);
-        }
+        data[k++] = c;
     }
-    if (pad > 2 || bits >= 6) {
-        free(buf);
+    if (pad > 2 || k % 4 == 1) {
+        free(data);
         return ds_err_set(err, "invalid base64: truncated input");
     }
-    buf[n] = '\0';
-    *out = buf;
-    *out_len = n;
+    /* Whole groups of four for EVP_DecodeBlock: completed with 'A' (zero bits), whose bytes are
+     * then dropped; k characters carry k * 6 / 8 bytes. */
+    size_t whole = (k + 3) / 4 * 4;
+    for (size_t j = k; j < whole; j++)
+        data[j] = 'A';
+    unsigned char *buf = malloc(whole / 4 * 3 + 1);
+    if (buf == NULL) {
+        free(data);
+        return ds_err_set(err, "out of memory");
+    }
+    int n = EVP_DecodeBlock(buf, data, (int)whole);
+    free(data);
+    if (n < 0 || (size_t)n != whole / 4 * 3) {
+        free(buf);
+        return ds_err_set(err, "invalid base64 (got %d from EVP_DecodeBlock)", n);
+    }
+    size_t len = k * 3 / 4;
+    buf[len] = '\0';
+    *out = (char *)buf;
+    *out_len = len;
     return 0;
 }
 

@@ -12,7 +12,9 @@
  * Errors name the path: "/x/y: No such file or directory". */
 int kutil_read_file(const char *path, size_t max_bytes, char **out, size_t *len, ds_err *err);
 
-/* Decode standard base64 (padding optional, whitespace ignored). Output NUL-terminated. */
+/* Decode standard base64 (padding optional, whitespace ignored) with OpenSSL's EVP_DecodeBlock.
+ * Output NUL-terminated. Errors: "invalid base64 at offset N" (a character outside the alphabet,
+ * or data after padding), "invalid base64: truncated input". */
 int kutil_base64_decode(const char *in, size_t in_len, char **out, size_t *out_len, ds_err *err);
 
 /* strdup that returns NULL only when s is NULL or on allocation failure. */

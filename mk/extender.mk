@@ -95,12 +95,12 @@ $(BUILD)/fuzz/fuzz_protocol: tests/extender/fuzz_protocol.c extender/jscan.c ext
 		extender/admission.c $(wildcard extender/*.h tests/extender/*.h)
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_FLAGS) $< extender/jscan.c extender/protocol.c extender/admission.c -o $@ \
-		-ljansson
+		-ljansson -lcrypto
 
 $(BUILD)/fuzz/fuzz_handlers: tests/extender/fuzz_handlers.c $(FUZZ_LIB_SRCS) \
 		$(wildcard extender/*.h lib/*.h kube/*.h tests/extender/*.h)
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(FUZZ_FLAGS) $< $(FUZZ_LIB_SRCS) -o $@ -ljansson -lyaml -lm -lpthread
+	$(FUZZ_CC) $(FUZZ_FLAGS) $< $(FUZZ_LIB_SRCS) -o $@ -ljansson -lyaml -lcrypto -lm -lpthread
 
 .PHONY: fuzz fuzz-short
 # $(2): libFuzzer's limit, -max_total_time=S or (make test: reproducible) -seed=1 -runs=N.
