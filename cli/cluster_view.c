@@ -7,7 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bytebuf.h"
 #include "client.h"
+#include "clock.h"
 #include "config.h"
 #include "kutil.h"
 #include "list.h"
@@ -57,24 +59,24 @@ int cli_list_kind(kube_client *c, kube_kind kind, const char *ns, const char *se
                   const kube_decode_opts *dec, kube_obj_list *out, ds_err *err)
 {
     memset(out, 0, sizeof *out);
-    kutil_buf path;
-    kutil_buf_init(&path, 4096);
+    ds_bytebuf path;
+    ds_bytebuf_init(&path, 4096);
     char *sel = selector != NULL ? kutil_query_escape(selector) : NULL;
-    int rc = kutil_buf_printf(&path, "%s/", kube_kind_api_prefix(kind));
+    int rc = ds_bytebuf_printf(&path, "%s/", kube_kind_api_prefix(kind));
     if (rc == 0 && ns != NULL)
-        rc = kutil_buf_printf(&path, "namespaces/%s/", ns);
+        rc = ds_bytebuf_printf(&path, "namespaces/%s/", ns);
     if (rc == 0)
-        rc = kutil_buf_printf(&path, "%s", kube_kind_resource(kind));
+        rc = ds_bytebuf_printf(&path, "%s", kube_kind_resource(kind));
     if (rc == 0 && sel != NULL)
-        rc = kutil_buf_printf(&path, "?labelSelector=%s", sel);
+        rc = ds_bytebuf_printf(&path, "?labelSelector=%s", sel);
     free(sel);
     if (rc != 0 || (selector != NULL && sel == NULL)) {
-        kutil_buf_free(&path);
+        ds_bytebuf_free(&path);
         return ds_err_set(err, "listing %s: out of memory", kube_kind_resource(kind));
     }
     collect cl = {.kind = kind, .dec = dec, .out = out};
     rc = kube_list_each(c, path.data, PAGE, collect_item, &cl, err);
-    kutil_buf_free(&path);
+    ds_bytebuf_free(&path);
     if (rc != 0)
         kube_obj_list_free(out);
     return rc;
@@ -159,7 +161,7 @@ int cli_view_load(const cli_view_opts *o, cli_view *out, ds_err *err)
         return -1;
     }
     return ctl_snapshot_build(&pods, &nodes, &pdbs, &jobs, &graphs, NULL, &out->policy.policy,
-                              kutil_wall_now(), &out->snap, err);
+                              rt_wall_now(), &out->snap, err);
 }
 
 void cli_view_free(cli_view *v)

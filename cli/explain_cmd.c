@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "argo_discovery.h"
+#include "clock.h"
 #include "cluster_view.h"
 #include "handlers.h"
 #include "kutil.h"
@@ -213,7 +214,7 @@ static int explain(const cli_flags *f, kube_client *c, const char *ns, const cha
         .policy = &in.policy.policy,
         .policy_generation = in.policy.generation,
         .policy_source = in.policy.source,
-        .now = kutil_wall_now(),
+        .now = rt_wall_now(),
     };
     ext_snapshot *snap = NULL;
     int rc = 1;

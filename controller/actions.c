@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "controller.h"
+#include "clock.h"
 #include "kutil.h"
 #include "log.h"
 #include "writes.h"
@@ -49,7 +50,7 @@ void ctl_event_pod(ctl_controller *c, const ctl_pod *pod, const char *type, cons
 
 static void now_rfc3339(char *buf, size_t size)
 {
-    kube_format_microtime(kutil_wall_now(), buf, size);
+    kube_format_microtime(rt_wall_now(), buf, size);
 }
 
 static void upstream_list(const ctl_snapshot *s, const ctl_task_info *t, char *buf, size_t size)
@@ -89,7 +90,7 @@ static void report_release(ctl_controller *c, const ctl_snapshot *s, const ctl_t
     post_event(c, ref, "Normal", CTL_EV_RELEASED, msg);
     const char *lv[] = {what};
     metrics_add(c->m.releases, lv, 1);
-    double now = kutil_wall_now();
+    double now = rt_wall_now();
     if (isfinite(created_at) && now >= created_at)
         metrics_observe(c->m.release_latency, lv, now - created_at);
     KLOG_INFO("release", "%s %s/%s %s (upstream %s succeeded, priority %.3g%s%s)", what, ref->ns,
@@ -307,7 +308,7 @@ static void set_result(ctl_controller *c, const ctl_pod *victim, const char *res
 {
     ctl_ledger_set_result(&c->ledger.ledger, victim->uid, result);
     ds_err err = {{0}};
-    if (ctl_ledger_store_save(&c->ledger, kutil_wall_now(), ctl_budget_window(p), &err) != 0)
+    if (ctl_ledger_store_save(&c->ledger, rt_wall_now(), ctl_budget_window(p), &err) != 0)
         KLOG_WARN("evict", "recording outcome %s of %s/%s: %s", result, victim->ns, victim->name,
                   err.msg);
 }
@@ -317,7 +318,7 @@ static int evict_dry_run(ctl_controller *c, const ctl_pod *victim, const ctl_pod
 {
     char key[600];
     snprintf(key, sizeof key, "dry-run/%s/%s", victim->uid, pre->uid);
-    double now = kutil_wall_now();
+    double now = rt_wall_now();
     double last = ctl_memo_get(&c->memo, key);
     double every = p->cooldown_s > 60.0 ? p->cooldown_s : 60.0;
     if (last >= 0 && now - last < every)
@@ -356,7 +357,7 @@ int ctl_act_evict(ctl_controller *c, const ctl_snapshot *s, const ds_policy *p,
         return evict_dry_run(c, victim, pre, node, p, e);
 
     /* 1. Record it first: a restart or a new leader sees it whatever happens next. */
-    double now = kutil_wall_now();
+    double now = rt_wall_now();
     ds_err err = {{0}};
     if (atomic_load(&c->need_ledger) || !c->ledger.loaded) {
         if (ctl_ledger_store_load(&c->ledger, &err) != 0) {

@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "controller.h"
+#include "clock.h"
 #include "reserve.h"
 #include "kutil.h"
 #include "log.h"
@@ -113,7 +114,7 @@ static int take_snapshot(ctl_controller *c, const ds_policy *pol, ctl_snapshot *
         kube_obj_list_free(&nss);
         return ds_err_set(err, "snapshot: out of memory");
     }
-    return ctl_snapshot_build(&pods, &nodes, &pdbs, &jobs, &graphs, &nss, pol, kutil_wall_now(), s,
+    return ctl_snapshot_build(&pods, &nodes, &pdbs, &jobs, &graphs, &nss, pol, rt_wall_now(), s,
                               err);
 }
 
@@ -479,7 +480,7 @@ static void do_publish(ctl_controller *c, const ctl_snapshot *s, const ds_policy
 
 void ctl_round(ctl_controller *c)
 {
-    double t0 = kutil_mono_now();
+    double t0 = rt_mono_now();
     bool healthy = caches_healthy(c);
     metrics_set(c->m.healthy, NULL, healthy ? 1 : 0);
     metrics_set(c->m.leader, NULL, ctl_may_write(c) ? 1 : 0);
@@ -535,7 +536,7 @@ void ctl_round(ctl_controller *c)
     ctl_memo_prune(&c->memo, s.now - (pol.cooldown_s > 3600 ? pol.cooldown_s : 3600));
     ctl_snapshot_free(&s);
     count_round(c, "acted");
-    metrics_observe(c->m.duration, NULL, kutil_mono_now() - t0);
+    metrics_observe(c->m.duration, NULL, rt_mono_now() - t0);
 }
 
 static void deadline_in(struct timespec *ts, double seconds)
@@ -554,7 +555,7 @@ void ctl_loop(ctl_controller *c)
 {
     double last_round = -1e9;
     while (!atomic_load(&c->stop)) {
-        double now = kutil_mono_now();
+        double now = rt_mono_now();
         double epoch = c->policy.policy.preemption.epoch_s;
         if (!(epoch > 0))
             epoch = 10;

@@ -6,13 +6,13 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "evictor.h"
 #include "model_input.h"
 #include "node_speed.h"
 #include "room.h"
 #include "victim.h"
+#include "clock.h"
 
 bool ext_pod_occupies_node(const kube_pod *p)
 {
@@ -90,13 +90,6 @@ const ext_node *ext_snapshot_node(const ext_snapshot *s, const char *name)
     if (ds_strmap_get(&s->node_index, name, strlen(name), &idx) != 0)
         return NULL;
     return &s->nodes[idx];
-}
-
-static double monotonic_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
 static int build_nodes(ext_snapshot *s, const ext_build_input *in, ds_err *err)
@@ -215,7 +208,7 @@ static void compute_pbar(ext_snapshot *s)
 int ext_snapshot_build(const ext_build_input *in, ext_snapshot **out, ds_err *err)
 {
     *out = NULL;
-    double t0 = monotonic_s();
+    double t0 = rt_mono_now();
     ext_snapshot *s = calloc(1, sizeof *s);
     if (s == NULL)
         return ds_err_set(err, "snapshot: out of memory");
@@ -274,7 +267,7 @@ int ext_snapshot_build(const ext_build_input *in, ext_snapshot **out, ds_err *er
     free(obs);
     free(gobs);
     free(wobs);
-    s->build_s = monotonic_s() - t0;
+    s->build_s = rt_mono_now() - t0;
     *out = s;
     return 0;
 fail:

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "clock.h"
 #include "kutil.h"
 #include "log.h"
 
@@ -242,7 +243,7 @@ int kube_create_event(kube_client *c, const kube_object_ref *obj, const char *ty
     char msg[EVENT_MESSAGE_MAX + 1];
     snprintf(msg, sizeof msg, "%s", message ? message : "");
     char now[40], gen[300];
-    kube_format_microtime(kutil_wall_now(), now, sizeof now);
+    kube_format_microtime(rt_wall_now(), now, sizeof now);
     /* core/v1 Event timestamps are whole seconds. */
     char secs[40];
     snprintf(secs, sizeof secs, "%.19sZ", now);

@@ -22,14 +22,14 @@ $(BUILD)/asan/cli/%.o: cli/%.c
 	$(CC) $(CFLAGS_BASE) $(SAN_FLAGS) -Icli -Ikube -Icontroller -Iextender -Iruntime -c $< -o $@
 
 $(BIN)/kubectl-dagsched: $(patsubst cli/%.c,$(BUILD)/rel/cli/%.o,$(CLI_SRCS)) $(BUILD)/rel/libdsctl.a \
-		$(BUILD)/rel/libdsextender.a $(BUILD)/rel/libdsruntime.a $(BUILD)/rel/libdskube.a \
+		$(BUILD)/rel/libdsextender.a $(BUILD)/rel/libdskube.a $(BUILD)/rel/libdsruntime.a \
 		$(BUILD)/rel/libdagsched.a
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_BASE) $(OPT_FLAGS) $^ -o $@ $(CLI_LIBS)
 
 $(BUILD)/asan/bin/kubectl-dagsched: $(patsubst cli/%.c,$(BUILD)/asan/cli/%.o,$(CLI_SRCS)) \
-		$(BUILD)/asan/libdsctl.a $(BUILD)/asan/libdsextender.a $(BUILD)/asan/libdsruntime.a \
-		$(BUILD)/asan/libdskube.a $(BUILD)/asan/libdagsched.a
+		$(BUILD)/asan/libdsctl.a $(BUILD)/asan/libdsextender.a $(BUILD)/asan/libdskube.a \
+		$(BUILD)/asan/libdsruntime.a $(BUILD)/asan/libdagsched.a
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_BASE) $(SAN_FLAGS) $^ -o $@ $(CLI_LIBS)
 

@@ -30,10 +30,12 @@ $(BUILD)/$(1)/libdsctl.a: $$(patsubst controller/%.c,$(BUILD)/$(1)/controller/%.
 	ar rcs $$@ $$^
 
 $(BUILD)/$(1)/tests/controller/%: tests/controller/%.c $(wildcard tests/controller/*.h) \
-		$(BUILD)/$(1)/libdsctl.a $(BUILD)/$(1)/libdskube.a $(BUILD)/$(1)/libdagsched.a
+		$(BUILD)/$(1)/libdsctl.a $(BUILD)/$(1)/libdskube.a $(BUILD)/$(1)/libdsruntime.a \
+		$(BUILD)/$(1)/libdagsched.a
 	@mkdir -p $$(@D)
 	$$(CC) $$(CFLAGS_BASE) $(2) $$(CTL_CFLAGS) -Itests/controller $$< -o $$@ \
-		$(BUILD)/$(1)/libdsctl.a $(BUILD)/$(1)/libdskube.a $(BUILD)/$(1)/libdagsched.a \
+		$(BUILD)/$(1)/libdsctl.a $(BUILD)/$(1)/libdskube.a $(BUILD)/$(1)/libdsruntime.a \
+		$(BUILD)/$(1)/libdagsched.a \
 		$$(CTL_CORE_LIBS) -lpthread $$(CMOCKA_LIBS)
 endef
 

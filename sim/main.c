@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <time.h>
 
 #include "engine.h"
 #include "metrics.h"
@@ -19,6 +18,7 @@
 #include "trace_alibaba.h"
 #include "workload_file.h"
 #include "workload_gen.h"
+#include "clock.h"
 
 #define DEFAULT_NODES "40x16:64Gi:1,10x32:128Gi:1.5"
 #define ALIBABA_NODES "20x96:512Gi:1"
@@ -562,13 +562,6 @@ static int make_workload(const opts *o, uint64_t seed, sim_workload *w, ds_err *
     return sim_workload_validate(w, err);
 }
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 static long peak_rss_kb(void)
 {
     struct rusage ru;
@@ -750,7 +743,7 @@ int main(int argc, char **argv)
             cfg.round_interval_s = o.round_interval_s;
             cfg.record_segments = o.gantt_svg != NULL;
             sim_result r;
-            double t0 = now_s();
+            double t0 = rt_mono_now();
             if (sim_run(&w, &cfg, &r, &err) != 0) {
                 fprintf(stderr, "dagsched-sim: policy %s: %s\n", run[p]->name, err.msg);
                 status = 1;
@@ -763,7 +756,7 @@ int main(int argc, char **argv)
                 status = 1;
                 break;
             }
-            m->wall_s = now_s() - t0;
+            m->wall_s = rt_mono_now() - t0;
             m->peak_rss_kb = peak_rss_kb();
             snprintf(m->policy, sizeof m->policy, "%s", run[p]->name);
             snprintf(m->workload, sizeof m->workload, "%s", w.name);
