@@ -406,6 +406,12 @@ int ctl_act_evict(ctl_controller *c, const ctl_snapshot *s, const ds_policy *p,
          * outcome is recorded. */
         nominate(c, pre, node);
         set_result(c, victim, CTL_LEDGER_EVICTED, p);
+        if (pre->state == CTL_POD_GATED) { /* held by the release rule for lack of room */
+            char how[600];
+            snprintf(how, sizeof how, "room made on node %s by evicting %s/%s", node, victim->ns,
+                     victim->name);
+            ctl_act_release_pod(c, s, e->preemptor, how);
+        }
         ctl_victim_message(e, pre, victim, node, p, false, vmsg, sizeof vmsg);
         ctl_preemptor_message(e, pre, victim, node, p, false, pmsg, sizeof pmsg);
         ctl_event_pod(c, victim, "Warning", CTL_EV_PREEMPTED, vmsg);

@@ -270,12 +270,13 @@ static int build_tasks(plan_state *s, const ctl_budget *b, ds_err *err)
                 s->out->n_evictable++;
             continue;
         }
-        bool pending = p->state == CTL_POD_PENDING || p->state == CTL_POD_UNSCHEDULABLE;
+        bool held = p->state == CTL_POD_GATED && in->held_for_room != NULL && in->held_for_room[i];
+        bool pending = p->state == CTL_POD_PENDING || p->state == CTL_POD_UNSCHEDULABLE || held;
         if (!pending || p->terminating || p->node[0] != '\0' || p->task.state != DS_TASK_WAITING)
             continue;
         if (ds_dsp_is_urgent(&p->task.eval, pol->urgent_threshold_s))
             s->out->n_urgent++;
-        if (p->state != CTL_POD_UNSCHEDULABLE)
+        if (p->state != CTL_POD_UNSCHEDULABLE && !held)
             continue; /* kube-scheduler has not found it unschedulable (yet) */
         if (ctl_guard_preemptor_cooling(pol, in->ledger, p, in->now)) {
             s->out->n_cooling++;

@@ -47,6 +47,10 @@ typedef struct ctl_preempt_in {
     /* Room held for earlier preemptors on each node (reserve.h, ctl_reserved_room; n_nodes
      * entries, NULL: none): not free for this round's preemptors. */
     const ds_res *reserved;
+    /* Gated pods the release rule holds for lack of room this round (n_pods flags, NULL: none):
+     * preemptors like the pods kube-scheduler found unschedulable. The controller owns their
+     * admission, so an urgent task need not be released into a full cluster first to make room. */
+    const bool *held_for_room;
 } ctl_preempt_in;
 
 typedef struct ctl_eviction {

@@ -275,9 +275,10 @@ static int report_waiting(ctl_controller *c, const ctl_snapshot *s, const ctl_re
 }
 
 /* Releases, nudges, ungates and the reasons of held tasks; returns the annotation updates made
- * for reasons (counted against --max-annotation-updates). */
+ * for reasons (counted against --max-annotation-updates). held_for_room (n_pod flags, may be
+ * NULL) is set for the gated pods held for lack of room: the preemption round's preemptors. */
 static int do_release(ctl_controller *c, const ctl_snapshot *s, const ds_policy *pol,
-                      const ds_res *reserved)
+                      const ds_res *reserved, bool *held_for_room)
 {
     ctl_release_in in = {.reserved = reserved,
                          .pods = s->pod,
@@ -306,6 +307,9 @@ static int do_release(ctl_controller *c, const ctl_snapshot *s, const ds_policy 
         else
             ctl_act_release_job(c, s, out.rel[i].idx, how);
     }
+    for (size_t i = 0; held_for_room != NULL && i < out.n_wait; i++)
+        if (out.wait[i].kind == CTL_RELEASE_POD && out.wait[i].reason == CTL_WAIT_NO_ROOM)
+            held_for_room[out.wait[i].idx] = true;
     for (int r = 0; r < CTL_WAIT_N; r++) {
         const char *lv[] = {ctl_wait_reason_name((ctl_wait_reason)r)};
         metrics_set(c->m.queue, lv, (double)out.by_reason[r]);
@@ -353,7 +357,8 @@ static void log_guarded(ctl_controller *c, const ctl_snapshot *s, const ctl_pree
 
 /* Room freed by evictions (reserve.h): held for the preemptors that have not bound yet, and
  * what became of it counted once per eviction. NULL when nothing is held (or on error). */
-static ds_res *reserve_room(ctl_controller *c, const ctl_snapshot *s, const ds_policy *pol)
+static ds_res *reserve_room(ctl_controller *c, const ctl_snapshot *s, const ds_policy *pol,
+                            ds_res **gated_room)
 {
     ctl_reserve_out r;
     ds_err err = {{0}};
@@ -378,14 +383,22 @@ static ds_res *reserve_room(ctl_controller *c, const ctl_snapshot *s, const ds_p
     ds_res *room = NULL;
     if (r.n_res > 0 && (room = calloc(s->n_node ? s->n_node : 1, sizeof *room)) != NULL)
         ctl_reserved_room(&r, s->n_node, room);
+    /* For the release rule: room held for preemptors still gated. A released preemptor is in
+     * flight, and the rule already lets in-flight pods take room first. */
+    if (room != NULL && gated_room != NULL &&
+        (*gated_room = calloc(s->n_node ? s->n_node : 1, sizeof **gated_room)) != NULL)
+        for (size_t i = 0; i < r.n_res; i++)
+            if (r.res[i].node < s->n_node && s->pod[r.res[i].preemptor].state == CTL_POD_GATED)
+                ds_res_add(&(*gated_room)[r.res[i].node], &r.res[i].request);
     ctl_reserve_out_free(&r);
     return room;
 }
 
 static void do_preempt(ctl_controller *c, const ctl_snapshot *s, const ds_policy *pol,
-                       const ds_res *reserved)
+                       const ds_res *reserved, const bool *held_for_room)
 {
-    ctl_preempt_in in = {.pods = s->pod,
+    ctl_preempt_in in = {.held_for_room = held_for_room,
+                         .pods = s->pod,
                          .n_pods = s->n_pod,
                          .nodes = s->node,
                          .n_nodes = s->n_node,
@@ -526,10 +539,14 @@ void ctl_round(ctl_controller *c)
     report_invalid_pods(c, &s);
     report_invalid_affinity(c, &s);
     /* Room freed by evictions is held for their preemptors: neither released nor preempted into. */
-    ds_res *reserved = reserve_room(c, &s, &pol);
-    int used = do_release(c, &s, &pol, reserved);
+    ds_res *gated_reserved = NULL;
+    ds_res *reserved = reserve_room(c, &s, &pol, &gated_reserved);
+    bool *held = calloc(s.n_pod ? s.n_pod : 1, sizeof *held); /* NULL: unschedulable pods only */
+    int used = do_release(c, &s, &pol, gated_reserved, held);
     if (!atomic_load(&c->need_ledger))
-        do_preempt(c, &s, &pol, reserved);
+        do_preempt(c, &s, &pol, reserved, held);
+    free(held);
+    free(gated_reserved);
     free(reserved);
     do_publish(c, &s, &pol, c->opt.max_annotation_updates - used);
     record_outcomes(c, &s);

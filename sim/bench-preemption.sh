@@ -48,7 +48,7 @@ edit dlvictims "$DLVICT"
 edit urgent "$DELTA"
 edit papernorm "$NORM"
 
-VARIANTS="off shipped paper anyorder dlvictims urgent papernorm"
+VARIANTS=${VARIANTS:-"off shipped paper anyorder dlvictims urgent papernorm"}
 
 # Shapes: name|generator flags. Each is a scaled-down cluster loaded enough that queues form.
 SHAPES='medium|--jobs 150 --task-scale 0.2 --nodes 8x12:48Gi:1,2x24:96Gi:1.5

@@ -789,11 +789,23 @@ static int schedule_pass(engine *e)
 
 /* ---- DSP preemption (Algorithm 1) -------------------------------------------------------- */
 
+/* The i-th waiting task of a preemption round: the first nq from kube-scheduler's queue, the rest
+ * gated (e->handles as dsp_preemption collected them). */
+static const sim_wq_node *waiting_node(const engine *e, size_t nq, size_t i)
+{
+    return sim_wq_get(i < nq ? &e->q : &e->gq, e->handles[i]);
+}
+
 static int dsp_preemption(engine *e)
 {
     if (!e->p->dsp_preemption || !e->c->pol.preemption_enabled)
         return 0;
-    size_t nw = sim_wq_size(&e->q);
+    /* Preemptors: the pods in kube-scheduler's queue, and under `gated` the ready tasks the
+     * release rule holds for lack of room (all gated tasks unless the last round stopped at
+     * maxConcurrentReleases), as the controller's preemption round takes them. */
+    size_t nq = sim_wq_size(&e->q);
+    size_t ng = e->p->gated && !e->gate_limited ? sim_wq_size(&e->gq) : 0;
+    size_t nw = nq + ng;
     size_t nr = e->n_running;
     if (nw == 0 || nr == 0)
         return 0;
@@ -838,6 +850,7 @@ static int dsp_preemption(engine *e)
     if (grow_handles(e, nw) != 0)
         return -1;
     sim_wq_collect(&e->q, e->handles);
+    sim_wq_collect_first(&e->gq, e->handles + nq, ng);
     ds_waiting_task *wt = malloc(nw * sizeof *wt);
     ds_running_task *rt = malloc(nr * sizeof *rt);
     ds_node_free *nf = malloc(e->n_nodes * sizeof *nf);
@@ -853,7 +866,7 @@ static int dsp_preemption(engine *e)
         dags[a] = &e->jobs[e->active[a]]->dag;
     ds_res ahead = {{0}}; /* the requests before the i-th waiting task in queue order */
     for (size_t i = 0; i < nw; i++) {
-        const sim_wq_node *qn = sim_wq_get(&e->q, e->handles[i]);
+        const sim_wq_node *qn = waiting_node(e, nq, i);
         const ejob *j = e->jobs[qn->job];
         const ds_task_eval *ev = &j->ev[qn->task];
         wt[i] = (ds_waiting_task){.job = j->active_pos,
@@ -911,7 +924,7 @@ static int dsp_preemption(engine *e)
     for (long d = 0; d < nd; d++) {
         const ds_decision *x = &dec[d];
         if (d == 0 || dec[d - 1].waiting != x->waiting) {
-            const sim_wq_node *qa = sim_wq_get(&e->q, e->handles[x->waiting]);
+            const sim_wq_node *qa = waiting_node(e, nq, x->waiting);
             ds_preempt_side a = {"default", e->jobs[qa->job]->priority};
             bool ok = true;
             for (long g = d; g < nd && dec[g].waiting == x->waiting; g++) {
@@ -928,7 +941,7 @@ static int dsp_preemption(engine *e)
         running_ref v = vref[x->running];
         etask *vt = &e->jobs[v.job]->t[v.task];
         if (vt->state == T_RUNNING) {
-            uint32_t for_job = sim_wq_get(&e->q, e->handles[x->waiting])->job;
+            uint32_t for_job = waiting_node(e, nq, x->waiting)->job;
             if (evict(e, v.job, v.task, for_job, true, ds_running_is_long(&rt[x->running], &pp)) !=
                 0) {
                 rc = -1;
@@ -949,11 +962,13 @@ static int dsp_preemption(engine *e)
         bool last_of_preemptor = d + 1 == nd || dec[d + 1].waiting != x->waiting;
         if (!last_of_preemptor)
             continue;
-        const sim_wq_node *qn = sim_wq_get(&e->q, e->handles[x->waiting]);
+        const sim_wq_node *qn = waiting_node(e, nq, x->waiting);
         uint32_t pj = qn->job, ptask = qn->task;
         etask *pt = &e->jobs[pj]->t[ptask];
         ds_res f = node_free(e, x->node);
-        if (pt->state == T_QUEUED && ds_res_fits(&pt->req, &f))
+        /* A gated preemptor is released with its room (the controller ungates it and nominates
+         * the node): it binds there. */
+        if ((pt->state == T_QUEUED || pt->state == T_GATED) && ds_res_fits(&pt->req, &f))
             if (start_task(e, pj, ptask, (uint32_t)x->node) != 0) {
                 rc = -1;
                 goto out;

@@ -123,6 +123,7 @@ typedef struct engine {
     double last_round;  /* time of the last controller round */
     bool round_wanted;  /* something changed since the last round */
     bool round_pending; /* a ROUND event is in the heap */
+    bool gate_limited;  /* the last round held ready tasks at maxConcurrentReleases */
 
     /* scratch */
     uint32_t *handles;

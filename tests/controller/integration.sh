@@ -34,6 +34,8 @@
 #   replacement-failover  an urgent task evicts a deadline task; the leader is killed; under the
 #                 new leader the victim's replacement (urgent itself) evicts nobody, and once it
 #                 runs another urgent task does not evict it, within the cooldown
+#   gated-urgent  an urgent task whose pod carries the gate, held by the release rule for lack of
+#                 room, evicts exactly one pod and is released into the room it made
 #   apiserver-eviction  kube-apiserver restarted right after an eviction made for a preemptor of
 #                 the victims' priority: no second eviction for it
 # The binary under test is normally the sanitizer build (make controller-integration-test): every
@@ -133,11 +135,13 @@ metric() { # PORT NAME_WITH_LABELS -> value (0 when absent)
 }
 
 # ---- cluster objects
-policy() { # key=value overrides of spec.preemption (YAML lines), e.g. "rho: 0"
+policy() { # key=value overrides of spec.preemption (YAML lines), e.g. "rho: 0"; with RELEASE set
+  # (e.g. RELEASE="{lookahead: 0}") also spec.release
   local extra="" l cooldown="cooldown: 60s"
   for l in "$@"; do
     if [[ "$l" == cooldown:* ]]; then cooldown="$l"; else extra+="        $l"$'\n'; fi
   done
+  [[ -z "${RELEASE:-}" ]] || extra+="      release: $RELEASE"$'\n'
   K apply -f - >/dev/null <<EOF
 apiVersion: v1
 kind: ConfigMap
@@ -666,6 +670,30 @@ scenario_tenants() {
 }
 
 # ------------------------------------------------------------------------------------------------
+gat_bound() { [[ -n "$(K -n gat get pod "$(pod_of gat urgent)" -o jsonpath='{.spec.nodeName}' 2>/dev/null)" ]]; }
+scenario_gated_urgent() {
+  SCENARIO=gated-urgent
+  fresh_ns gat
+  # No look-ahead: the release rule releases nothing that does not fit now.
+  RELEASE="{lookahead: 0}" policy
+  start_ctl main --leader-elect=false --metrics-listen 127.0.0.1:18115
+  fill gat 2h 3h 4h 5h
+  local victim_uid
+  victim_uid="$(pod_uid gat "$(pod_of gat low-5h)")"
+  # The urgent task's pod carries the gate (as the webhook adds it): the release rule holds it
+  # for lack of room, and the controller, which owns its admission, makes the room itself.
+  GATED=1 job gat urgent 2 10s "$(deadline_in 40)" dagsched-urgent
+  check "the urgent task held at its gate evicts a pod" wait_until 30 has_events gat DagschedEvicted
+  check "the controller releases it into the room, where it binds" wait_until 30 gat_bound
+  check "its Released Event says where the room came from" \
+    bash -c "$(declare -f events); K() { \"$KUBECTL\" \"\$@\"; }; events gat Released | grep -q \"^$(pod_of gat urgent).*room made on node .* by evicting gat/\""
+  check "the victim is the lowest-priority pod (the 5h job's)" bash -c "! $KUBECTL -n gat get pods -o jsonpath='{.items[*].metadata.uid}' | grep -q $victim_uid"
+  sleep 6
+  check "exactly one eviction" test "$(event_count gat DagschedEvicted)" = 1
+  cleanup gat
+}
+
+# ------------------------------------------------------------------------------------------------
 rep_evicted_is() { [[ "$(event_count rep DagschedEvicted)" == "$1" ]]; }
 rep_running() { [[ "$(phase_of rep "$(pod_of rep victim)")" == Running ]]; }
 rep_metric_at_least() { (("$(metric 18114 "$1")" >= "$2")); }
@@ -759,7 +787,7 @@ scenario_apiserver_eviction() {
   cleanup api2
 }
 
-for s in ${CONTROLLER_SCENARIOS:-dag_order urgent rho protections namespace_selector affinity invalid_pod dry_run failover apiserver tenants cascade replacement_failover apiserver_eviction}; do
+for s in ${CONTROLLER_SCENARIOS:-dag_order urgent rho protections namespace_selector affinity invalid_pod dry_run failover apiserver tenants cascade gated_urgent replacement_failover apiserver_eviction}; do
   "scenario_$s"
 done
 stop_all

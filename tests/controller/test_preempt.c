@@ -26,6 +26,7 @@ typedef struct scene {
     size_t n_pods;
     ds_policy pol;
     ctl_ledger ledger;
+    const bool *held_for_room; /* passed as ctl_preempt_in.held_for_room */
     ctl_preempt_in in;
 } scene;
 
@@ -76,6 +77,7 @@ static void plan(scene *s, ctl_preempt_out *out)
                              .n_jobs = 2,
                              .policy = &s->pol,
                              .ledger = &s->ledger,
+                             .held_for_room = s->held_for_room,
                              .now = NOW};
     ds_err err = {{0}};
     assert_int_equal(ctl_preempt_plan(&s->in, out, &err), 0);
@@ -150,6 +152,42 @@ static void test_pending_not_unschedulable_waits(void **state)
     assert_int_equal(out.n_ev, 0);
     assert_int_equal(out.n_waiting, 0);
     assert_int_equal(out.n_urgent, 1);
+    ctl_preempt_out_free(&out);
+    scene_free(&s);
+}
+
+/* A gated pod is a preemptor only when the release rule holds it for lack of room this round
+ * (ctl_preempt_in.held_for_room): held for another reason, or no flags at all, it evicts nothing.
+ */
+static void test_gated_held_for_room_preempts(void **state)
+{
+    (void)state;
+    scene s;
+    scene_init(&s);
+    s.pods[W].state = CTL_POD_GATED;
+    ctl_preempt_out out;
+    plan(&s, &out); /* no flags */
+    assert_int_equal(out.n_ev, 0);
+    assert_int_equal(out.n_waiting, 0);
+    ctl_preempt_out_free(&out);
+    bool held[8] = {false};
+    s.held_for_room = held; /* flags, but not for W */
+    plan(&s, &out);
+    assert_int_equal(out.n_ev, 0);
+    assert_int_equal(out.n_waiting, 0);
+    ctl_preempt_out_free(&out);
+    held[W] = true;
+    plan(&s, &out);
+    assert_int_equal(out.n_waiting, 1);
+    assert_int_equal(out.n_ev, 1);
+    assert_int_equal(out.ev[0].victim, R1);
+    assert_int_equal(out.ev[0].preemptor, W);
+    assert_int_equal(out.ev[0].reason, DS_REASON_URGENT);
+    ctl_preempt_out_free(&out);
+    /* A flag on a pod that is not gated changes nothing: a pending pod waits for kube-scheduler. */
+    s.pods[W].state = CTL_POD_PENDING;
+    plan(&s, &out);
+    assert_int_equal(out.n_ev, 0);
     ctl_preempt_out_free(&out);
     scene_free(&s);
 }
@@ -1211,6 +1249,7 @@ int main(void)
         cmocka_unit_test(test_urgent_evicts_lowest),
         cmocka_unit_test(test_not_urgent_low_priority_evicts_nothing),
         cmocka_unit_test(test_pending_not_unschedulable_waits),
+        cmocka_unit_test(test_gated_held_for_room_preempts),
         cmocka_unit_test(test_protected_namespace_and_class),
         cmocka_unit_test(test_pdb_protects),
         cmocka_unit_test(test_ancestor_never_evicted),
