@@ -59,15 +59,23 @@ def setUpModule():
            "spec": {"schedulingGates": [{"name": "dagsched.io/dependencies"}],
                     "containers": [{"name": "c", "image": "busybox"}]}}
     kubectl("apply", "-f", "-", stdin=json.dumps(bad))
-    # fetch runs 5 s (kwok) and succeeds.
+    # fetch runs 5 s (kwok) and succeeds; the tests start once every binary sees greet waiting
+    # (the pod's phase and its Job's status are written one after the other).
     end = time.time() + 120
     while time.time() < end:
         phases = kubectl("get", "pods", "-n", NS, "-l", "dagsched.io/task=fetch", "-o",
                          "jsonpath={.items[*].status.phase}")
-        if "Succeeded" in phases:
+        if "Succeeded" in phases and all(greet_state(b) == "waiting" for b in BINS):
             return
         time.sleep(1)
-    raise RuntimeError("fetch did not succeed within 120 s")
+    raise RuntimeError("fetch did not succeed (greet not waiting) within 120 s")
+
+
+def greet_state(binary):
+    rc, out, _ = run(binary, "describe", "job", "hello", "-n", NS, "-o", "json")
+    if rc != 0:
+        return None
+    return {t["name"]: t for t in json.loads(out)["taskList"]}.get("greet", {}).get("state")
 
 
 class TestJobs(unittest.TestCase):
