@@ -621,9 +621,10 @@ static void write_job_rows(FILE *f, const sim_result *r, const char *policy,
         fprintf(f, "%s,%llu,%zu,%u,%.3f,%.3f,%.3f,", policy, seed, i, j->n_tasks, j->arrival,
                 j->completion, j->completion - j->arrival);
         if (has_deadline)
-            fprintf(f, "%.3f,%d\n", j->deadline, j->completion <= j->deadline);
+            fprintf(f, "%.3f,%d,", j->deadline, j->completion <= j->deadline);
         else
-            fprintf(f, ",\n");
+            fprintf(f, ",,");
+        fprintf(f, "%llu\n", (unsigned long long)j->evictions_for);
     }
 }
 
@@ -703,7 +704,9 @@ int main(int argc, char **argv)
             free(runs);
             return 1;
         }
-        fprintf(jobs_f, "policy,seed,job,tasks,arrival_s,completion_s,jct_s,deadline_s,met\n");
+        fprintf(
+            jobs_f,
+            "policy,seed,job,tasks,arrival_s,completion_s,jct_s,deadline_s,met,evictions_for\n");
     }
     char title[SIM_NAME_MAX + 64] = "";
     for (size_t s = 0; s < o.n_seeds && status == 0; s++) {
