@@ -202,6 +202,7 @@ int sim_eng_enqueue(engine *e, uint32_t job, uint32_t task)
  * gated, or straight into kube-scheduler's queue. */
 static int make_ready(engine *e, uint32_t job, uint32_t task)
 {
+    sim_view_known(e, e->jobs[job], task);
     if (e->p->gated)
         return sim_gate_ready(e, job, task);
     return enqueue(e, job, task);
@@ -215,6 +216,10 @@ static void fill_status(const engine *e, ejob *j)
         const etask *t = &j->t[i];
         ds_task_status *s = &j->st[i];
         memset(s, 0, sizeof *s);
+        if (sim_view_unknown(e, j, (uint32_t)i)) {
+            s->state = DS_TASK_SUCCEEDED; /* cut loose in the view (jobview.c) */
+            continue;
+        }
         switch (t->state) {
         case T_QUEUED:
         case T_DELAYED:
@@ -243,14 +248,16 @@ static void fill_status(const engine *e, ejob *j)
 
 static int evaluate_job(engine *e, ejob *j)
 {
+    const ds_dag *dag = sim_view_dag(e, j);
+    if (dag == NULL)
+        return -1;
     fill_status(e, j);
-    if (ds_dsp_evaluate(&j->dag, j->st, j->deadline, e->now, &e->c->pol.priority, j->ev, e->err) !=
-        0) {
+    if (ds_dsp_evaluate(dag, j->st, j->deadline, e->now, &e->c->pol.priority, j->ev, e->err) != 0) {
         ds_err_prefix(e->err, "DSP priority");
         return -1;
     }
     if (e->p->gated &&
-        ds_job_summarise(&j->dag, j->st, j->ev, j->deadline, e->now, &j->sum, e->err) != 0) {
+        ds_job_summarise(dag, j->st, j->ev, j->deadline, e->now, &j->sum, e->err) != 0) {
         ds_err_prefix(e->err, "job summary");
         return -1;
     }
@@ -459,6 +466,7 @@ static void free_job(ejob *j)
     if (j == NULL)
         return;
     ds_dag_free(&j->dag);
+    sim_view_free(j);
     free(j->t);
     free(j->st);
     free(j->ev);
@@ -817,7 +825,10 @@ static int dsp_preemption(engine *e)
         goto out;
     }
     for (size_t a = 0; a < e->n_active; a++)
-        dags[a] = &e->jobs[e->active[a]]->dag;
+        if ((dags[a] = sim_view_dag(e, e->jobs[e->active[a]])) == NULL) {
+            rc = -1;
+            goto out;
+        }
     for (size_t i = 0; i < nw; i++) {
         const sim_wq_node *qn = sim_wq_get(&e->q, e->handles[i]);
         const ejob *j = e->jobs[qn->job];

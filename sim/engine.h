@@ -36,6 +36,10 @@ typedef struct sim_config {
      * most once per round_interval_s (the controller's --min-round-interval, default 1 s). */
     double release_latency_s;
     double round_interval_s;
+    /* Jobs whose pods a workflow engine creates (onUpstream): false, the controller knows each
+     * job's whole DAG (a JobGraph, an Argo Workflow); true, only the tasks whose pods were
+     * created so far (jobview.c; dagsched-sim --graph observed). */
+    bool graph_observed;
     /* kube-scheduler's queue after a failed attempt (kqueue.c; KubeSchedulerConfiguration and
      * kube-scheduler's defaults): back-off podInitialBackoffSeconds * 2^(attempts-1), at most
      * podMaxBackoffSeconds (1 s, 10 s); the back-off queue is flushed every backoff_flush_s (1 s;

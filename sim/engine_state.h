@@ -25,7 +25,7 @@
 #include "wqueue.h"
 
 enum { T_BLOCKED = 0, T_QUEUED, T_DELAYED, T_RUNNING, T_DONE, T_GATED, T_RELEASING };
-enum { F_CHECKPOINT = 1, F_DISORDER_RUN = 2 };
+enum { F_CHECKPOINT = 1, F_DISORDER_RUN = 2, F_KNOWN = 4 }; /* F_KNOWN: its pod was created */
 enum { SQ_ACTIVE = 0, SQ_UNSCHED, SQ_BACKOFF }; /* a QUEUED pod in kube-scheduler's queue */
 
 #define NONE32          UINT32_MAX
@@ -61,6 +61,8 @@ typedef struct etask {
 
 typedef struct ejob {
     ds_dag dag;
+    ds_dag view; /* jobview.c: the DAG as the controller knows it (graph_observed) */
+    bool has_view, view_stale;
     etask *t;
     ds_task_status *st;
     ds_task_eval *ev;
@@ -158,6 +160,16 @@ int sim_kq_failed(engine *e, uint32_t job, uint32_t task);
 int sim_kq_pods_freed(engine *e);
 int sim_kq_backoff_done(engine *e, const sim_event *ev);    /* SIM_EV_BACKOFF */
 int sim_kq_unsched_timeout(engine *e, const sim_event *ev); /* SIM_EV_UNSCHED_TIMEOUT */
+
+/* jobview.c: the DAG of a job as the controller and the extender know it */
+bool sim_view_observed(const engine *e, const ejob *j);
+/* The task's pod was created: it is known from now on. */
+void sim_view_known(engine *e, ejob *j, uint32_t task);
+/* The DAG to evaluate the job on (the full DAG, or the view); NULL with e->err set on failure. */
+const ds_dag *sim_view_dag(engine *e, ejob *j);
+/* Is the task unknown to the controller (no pod yet, in an observed view)? */
+bool sim_view_unknown(const engine *e, const ejob *j, uint32_t task);
+void sim_view_free(ejob *j);
 
 /* release.c */
 int sim_gate_init(engine *e);

@@ -37,6 +37,7 @@ typedef struct opts {
     double restart_delay_s, disorder_fail_s, extender_weight;
     double release_latency_s, round_interval_s, create_latency_s, start_latency_s;
     double pod_initial_backoff_s, pod_max_backoff_s, backoff_flush_s, max_unschedulable_s;
+    int graph_observed;
     const char *csv, *json, *jobs_csv, *bars_svg, *gantt_svg, *write_workload;
     size_t gantt_nodes;
     int table, quiet;
@@ -86,6 +87,10 @@ static void usage(FILE *f)
         "                           upstream tasks succeeded (a workflow engine's reaction)\n"
         "  --start-latency S (0)    a bound pod starts running S seconds after binding and\n"
         "                           holds its resources meanwhile\n"
+        "  --graph declared|observed (declared)\n"
+        "                           dagsched, onUpstream jobs: the controller knows each job's\n"
+        "                           whole DAG (a JobGraph, an Argo Workflow), or only the tasks\n"
+        "                           whose pods were created so far\n"
         "kube-scheduler's queue after a failed scheduling attempt (its defaults):\n"
         "  --pod-initial-backoff S (1)  --pod-max-backoff S (10)\n"
         "                           back-off S * 2^(attempts-1), at most the max\n"
@@ -243,6 +248,7 @@ enum {
     O_START_LATENCY,
     O_RELEASE_LATENCY,
     O_ROUND_INTERVAL,
+    O_GRAPH,
     O_POD_INITIAL_BACKOFF,
     O_POD_MAX_BACKOFF,
     O_BACKOFF_FLUSH,
@@ -296,6 +302,7 @@ static int parse_args(int argc, char **argv, opts *o)
         {"start-latency", required_argument, NULL, O_START_LATENCY},
         {"release-latency", required_argument, NULL, O_RELEASE_LATENCY},
         {"round-interval", required_argument, NULL, O_ROUND_INTERVAL},
+        {"graph", required_argument, NULL, O_GRAPH},
         {"pod-initial-backoff", required_argument, NULL, O_POD_INITIAL_BACKOFF},
         {"pod-max-backoff", required_argument, NULL, O_POD_MAX_BACKOFF},
         {"backoff-flush", required_argument, NULL, O_BACKOFF_FLUSH},
@@ -442,6 +449,16 @@ static int parse_args(int argc, char **argv, opts *o)
             break;
         case O_ROUND_INTERVAL:
             rc = parse_double(optarg, "--round-interval", 0, 3600, &o->round_interval_s);
+            break;
+        case O_GRAPH:
+            if (strcmp(optarg, "declared") == 0 || strcmp(optarg, "observed") == 0) {
+                o->graph_observed = strcmp(optarg, "observed") == 0;
+            } else {
+                fprintf(stderr,
+                        "dagsched-sim: --graph: expected declared or observed (got \"%s\")\n",
+                        optarg);
+                rc = -1;
+            }
             break;
         case O_POD_INITIAL_BACKOFF:
             rc = parse_double(optarg, "--pod-initial-backoff", 0, 3600, &o->pod_initial_backoff_s);
@@ -776,6 +793,7 @@ int main(int argc, char **argv)
             cfg.start_latency_s = o.start_latency_s;
             cfg.release_latency_s = o.release_latency_s;
             cfg.round_interval_s = o.round_interval_s;
+            cfg.graph_observed = o.graph_observed != 0;
             cfg.pod_initial_backoff_s = o.pod_initial_backoff_s;
             cfg.pod_max_backoff_s = o.pod_max_backoff_s;
             cfg.backoff_flush_s = o.backoff_flush_s;
