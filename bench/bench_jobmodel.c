@@ -6,8 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "clock.h"
 #include "jobmodel.h"
 
 #define T0    1795000000.0
@@ -18,13 +18,6 @@ typedef struct scenario {
     size_t graph_tasks; /* tasks of the JobGraph (a multiple of WIDTH; 1 MiB holds ~14,000) */
     size_t small_jobs;  /* 10-task jobs */
 } scenario;
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static void die(const char *what)
 {
@@ -104,10 +97,10 @@ static void run(const scenario *sc)
     for (int r = 0; r < reps; r++) {
         ds_jobset s;
         ds_err e = {{0}};
-        double t0 = now_s();
+        double t0 = rt_mono_now();
         if (ds_jobs_build(p, n, &g, 1, T0 + 60, &pp, &s, &e) != 0)
             die(e.msg);
-        double dt = now_s() - t0;
+        double dt = rt_mono_now() - t0;
         if (dt < best)
             best = dt;
         waiting = s.n_waiting;

@@ -5,6 +5,9 @@
  * (preemptor, victim, node, reason, gaps), otherwise the benchmark fails. Times are CPU time per
  * call, best of a few runs.
  *
+ * Tasks with a deadline may be victims in these instances (spec.preemption.deadlineVictims: true),
+ * as they could before that rule existed; the fuzzed instances draw every rule on or off.
+ *
  *   make bench-victim                       every scenario
  *   build/rel/bench/bench_victim --quick    smaller instances (a few seconds) */
 #include <math.h>
@@ -221,7 +224,8 @@ static int instance_make(instance *in, const scenario *sc, uint64_t seed, double
                                 .tau_s = sc->tau_s,
                                 .min_run_s = sc->min_run_s,
                                 .max_victims_per_preemptor = sc->victims,
-                                .max_evictions = sc->max_evictions};
+                                .max_evictions = sc->max_evictions,
+                                .deadline_victims = true};
     return 0;
 }
 
@@ -309,20 +313,29 @@ static int fuzz(size_t rounds)
                                .tau_s = rng_below(&s, 2) ? 0 : 50,
                                .min_run_s = 60,
                                .max_victims_per_preemptor = 1 + rng_below(&s, 4),
-                               .max_evictions = rng_below(&s, 12)};
+                               .max_evictions = rng_below(&s, 12),
+                               .payoff = rng_below(&s, 2),
+                               .queue_order = rng_below(&s, 2),
+                               .deadline_victims = rng_below(&s, 2),
+                               .same_resource_first = rng_below(&s, 2),
+                               .long_task_s = rng_below(&s, 2) ? 0 : 150};
         ds_node_free n[F_NODES];
         for (size_t k = 0; k < F_NODES; k++)
             n[k] = (ds_node_free){
                 .free_ = {{(int64_t)rng_below(&s, 3) * 250, (int64_t)rng_below(&s, 3) * GI, 0, 0}},
-                .evictions_left = rng_below(&s, 4)};
+                .evictions_left = rng_below(&s, 4),
+                .capacity = {{4000, 8 * GI, 0, 2}},
+                .long_evicted = rng_below(&s, 4) == 0};
         ds_running_task r[F_RUN];
         for (size_t i = 0; i < F_RUN; i++)
             r[i] = (ds_running_task){
                 .job = rng_below(&s, 3) == 2 ? DS_NO_TASK : rng_below(&s, 2),
                 .task = rng_below(&s, F_TASKS),
                 .priority = (double)rng_below(&s, 12) / 4.0,
-                .t_allow_s = rng_below(&s, 4) == 0 ? 5 : INFINITY,
+                .t_allow_s = rng_below(&s, 4) == 0 ? 5 + (double)rng_below(&s, 3) * 100 : INFINITY,
                 .ran_s = (double)rng_below(&s, 200),
+                .t_rem_s = (double)rng_below(&s, 4) * 40,
+                .order = {(double)rng_below(&s, 3), (double)rng_below(&s, 2)},
                 .request = {{(int64_t)rng_below(&s, 5) * 250, (int64_t)rng_below(&s, 3) * GI, 0,
                              (int64_t)(rng_below(&s, 8) == 0)}},
                 .node = rng_below(&s, F_NODES),
@@ -334,8 +347,11 @@ static int fuzz(size_t rounds)
                 .job = rng_below(&s, 3) == 2 ? DS_NO_TASK : rng_below(&s, 2),
                 .task = rng_below(&s, F_TASKS),
                 .priority = (double)rng_below(&s, 12) / 4.0,
-                .t_allow_s = rng_below(&s, 3) == 0 ? (double)rng_below(&s, 60) : INFINITY,
+                .t_allow_s = rng_below(&s, 3) != 0 ? (double)rng_below(&s, 60) : INFINITY,
                 .t_wait_s = (double)rng_below(&s, 100),
+                .t_rem_s = (double)rng_below(&s, 50),
+                .order = {(double)rng_below(&s, 3), (double)rng_below(&s, 2)},
+                .ahead = {{(int64_t)rng_below(&s, 4) * 250, (int64_t)rng_below(&s, 2) * GI, 0, 0}},
                 .request = {{250 + (int64_t)rng_below(&s, 6) * 250, (int64_t)rng_below(&s, 3) * GI,
                              0, (int64_t)(rng_below(&s, 8) == 0)}},
             };

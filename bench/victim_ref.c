@@ -1,8 +1,10 @@
 /* victim_ref.c: the previous implementation of DSP Algorithm 1 (lib/victim.c before its scaling
  * work), kept as the reference that bench/bench_victim.c times and checks the library against:
  * both must return the same decisions on every instance. It applies the same rules as the library
- * (lib/preempt_rules.h: savable preemptors, the exchange rule; the normalisation; a given P_bar;
- * the greedy plan's unlimited retry) without any of its pruning. Not part of the library. */
+ * (lib/preempt_rules.h: savable preemptors, the exchange rule with the wait for room that frees
+ * anyway, the queue order, victims without a deadline; the normalisation; a given P_bar; the
+ * greedy plan's unlimited retry) without any of its pruning, the wait computed by a plain scan
+ * instead of lib/room.h's index. Not part of the library. */
 #include "victim_ref.h"
 
 #include "preempt_rules.h"
@@ -48,6 +50,7 @@ typedef struct vctx {
     ds_res *free_;          /* [n_nodes] */
     size_t *budget;         /* [n_nodes] evictions left */
     bool *taken;            /* [n_running] already chosen as a victim */
+    bool *long_done;        /* [n_nodes] a long task was evicted there (window or this call) */
     size_t *by_node;        /* running indexes grouped by node, ascending priority within a node */
     size_t *node_start;     /* [n_nodes + 1] offsets into by_node */
     unsigned char *mark;    /* ancestors of the current preemptor (its job's DAG) */
@@ -60,6 +63,10 @@ typedef struct vctx {
     size_t topk_cap;        /* min(max_victims_per_preemptor, n_running) */
 
     double pbar_half; /* P_bar / 2, so that gaps of huge priorities never overflow */
+    size_t n_running;
+    double wait_s; /* the current preemptor's wait, once known */
+    bool wait_known;
+    ds_res *free0; /* [n_nodes] the nodes' free resources at the start of the call */
 
     ds_decision *out;
     size_t n_out;
@@ -78,7 +85,8 @@ static int check_params(const ds_preempt_params *p, ds_err *err)
     if (p == NULL)
         return ds_err_set(err, "preemption parameters: missing (got NULL)");
     if (check_time(p->epsilon_s, "epsilon_s", err) || check_time(p->epoch_s, "epoch_s", err) ||
-        check_time(p->min_run_s, "min_run_s", err) || check_time(p->tau_s, "tau_s", err))
+        check_time(p->min_run_s, "min_run_s", err) || check_time(p->tau_s, "tau_s", err) ||
+        check_time(p->long_task_s, "long_task_s", err))
         return -1;
     if (!isfinite(p->delta) || p->delta < 0.0 || p->delta > 1.0)
         return ds_err_set(err, "delta: must be between 0 and 1 (got %g)", p->delta);
@@ -196,7 +204,77 @@ static bool preemptable(const vctx *c, size_t ri)
 {
     const ds_running_task *b = &c->r[ri];
     return !c->taken[ri] && b->evictable && b->ran_s >= c->p->min_run_s &&
-           b->t_allow_s > c->p->epoch_s && c->budget[b->node] > 0;
+           b->t_allow_s > c->p->epoch_s && (c->p->deadline_victims || !isfinite(b->t_allow_s)) &&
+           c->budget[b->node] > 0 && !(c->long_done[b->node] && ds_running_is_long(b, c->p));
+}
+
+static bool known_end(const ds_running_task *t)
+{
+    return isfinite(t->t_rem_s) && t->t_rem_s > 0.0;
+}
+
+/* When `req` fits node n as the tasks still running there end (INFINITY: never): the earliest
+ * end by which the node's free room plus every task ended by then covers it. */
+static double node_wait(const vctx *c, size_t n, const ds_res *req)
+{
+    if (ds_res_fits(req, &c->free_[n]))
+        return 0.0;
+    double best = INFINITY;
+    for (size_t i = 0; i < c->n_running; i++) {
+        const ds_running_task *t = &c->r[i];
+        if (t->node != n || c->taken[i] || !known_end(t) || t->t_rem_s >= best)
+            continue;
+        ds_res by = c->free_[n];
+        for (size_t j = 0; j < c->n_running; j++)
+            if (c->r[j].node == n && !c->taken[j] && known_end(&c->r[j]) &&
+                c->r[j].t_rem_s <= t->t_rem_s)
+                ds_res_add(&by, &c->r[j].request);
+        if (ds_res_fits(req, &by))
+            best = t->t_rem_s;
+    }
+    return best;
+}
+
+/* When the room free at the start plus everything ended by then, pooled over the nodes, covers
+ * `demand` (INFINITY: never). */
+static double pool_wait(const vctx *c, const ds_res *demand)
+{
+    ds_res room = {{0}};
+    for (size_t n = 0; n < c->n_nodes; n++)
+        for (int d = 0; d < DS_RES_N; d++)
+            if (c->free0[n].v[d] > 0)
+                room.v[d] += c->free0[n].v[d];
+    if (ds_res_fits(demand, &room))
+        return 0.0;
+    double best = INFINITY;
+    for (size_t i = 0; i < c->n_running; i++) {
+        const ds_running_task *t = &c->r[i];
+        if (!known_end(t) || t->node >= c->n_nodes || t->t_rem_s >= best)
+            continue;
+        ds_res by = room; /* everything ended by t's end */
+        for (size_t j = 0; j < c->n_running; j++)
+            if (known_end(&c->r[j]) && c->r[j].node < c->n_nodes && c->r[j].t_rem_s <= t->t_rem_s)
+                ds_res_add(&by, &c->r[j].request);
+        if (ds_res_fits(demand, &by))
+            best = t->t_rem_s;
+    }
+    return best;
+}
+
+/* The preemptor's wait for room without evictions: on some node for itself, and after the tasks
+ * ahead of it (lib/room.h). */
+static double room_wait(vctx *c, const ds_waiting_task *a)
+{
+    double own = INFINITY;
+    for (size_t n = 0; n < c->n_nodes; n++) {
+        double w = node_wait(c, n, &a->request);
+        if (w < own)
+            own = w;
+    }
+    ds_res demand = a->ahead;
+    ds_res_add(&demand, &a->request);
+    double queued = pool_wait(c, &demand);
+    return queued > own ? queued : own;
 }
 
 /* Phase-2 test and the reported normalised gap, under the parameters' normalisation. */
@@ -210,13 +288,21 @@ static double normalised_gap(const vctx *c, double pa, double pb)
     return ds_pair_normalised_gap(c->p, pa, pb, c->pbar_half);
 }
 
-/* The exchange rule (lib/preempt_rules.h) for preemptor a and victim b on node n. */
-static bool pays(const vctx *c, const ds_waiting_task *a, const ds_running_task *b, size_t n)
+/* The exchange rule (lib/preempt_rules.h) for preemptor a and victim b on node n; the queue
+ * order. */
+static bool pays(vctx *c, const ds_waiting_task *a, const ds_running_task *b, size_t n)
 {
+    if (c->p->queue_order && !ds_victim_after(a->order, a->priority, b->order, b->priority))
+        return false;
     if (!c->p->payoff)
         return true;
+    if (!c->wait_known) {
+        c->wait_s = room_wait(c, a);
+        c->wait_known = true;
+    }
     double slack = ds_preemptor_slack_on(a->t_allow_s, a->t_rem_s, c->nodes[n].speed);
-    return ds_eviction_pays(slack, isfinite(a->t_allow_s), b->ran_s, b->t_rem_s) &&
+    return ds_eviction_pays(slack, isfinite(a->t_allow_s), b->ran_s,
+                            ds_eviction_wait(b->t_rem_s, c->wait_s)) &&
            ds_victim_survives_redo(b->t_allow_s, b->ran_s);
 }
 
@@ -420,11 +506,48 @@ static void try_preempt(vctx *c, size_t ai, ds_preempt_reason reason, bool phase
     if (fits_anywhere(c, &a->request))
         return; /* the scheduler places it without evicting anything */
     mark_ancestors(c, a);
+    c->wait_known = false;
 
     size_t left = c->limit - c->n_out;
     size_t best_n = 0, best_node = 0;
     double best_prio = 0.0;
-    for (size_t n = 0; n < c->n_nodes; n++) {
+    bool best_match = false;
+    /* One victim per preemptor: every eligible candidate that makes room alone, ranked by
+     * (dominant resource of the shortfall first, when same_resource_first; priority; node). */
+    for (size_t n = 0; c->p->max_victims_per_preemptor == 1 && n < c->n_nodes; n++) {
+        if (c->budget[n] == 0 || left == 0 ||
+            !ds_preemptor_savable(a->t_allow_s, a->t_rem_s, c->nodes[n].speed))
+            continue;
+        int want = -1;
+        if (c->p->same_resource_first) {
+            ds_res need;
+            need_of(&a->request, &c->free_[n], &need);
+            want = ds_dominant_resource(&need, &c->nodes[n].capacity);
+        }
+        for (size_t j = c->node_start[n]; j < c->node_start[n + 1]; j++) {
+            size_t ri = c->by_node[j];
+            const ds_running_task *b = &c->r[ri];
+            if (!preemptable(c, ri) || !independent(c, a, b) || !pays(c, a, b, n))
+                continue;
+            if (phase2 && !gap_passes(c, a->priority, b->priority))
+                continue;
+            ds_res room = c->free_[n];
+            ds_res_add(&room, &b->request);
+            if (!ds_res_fits(&a->request, &room))
+                continue;
+            bool match =
+                want >= 0 && ds_dominant_resource(&b->request, &c->nodes[n].capacity) == want;
+            if (best_n == 0 || (match && !best_match) ||
+                (match == best_match && b->priority < best_prio)) {
+                best_n = 1;
+                best_node = n;
+                best_prio = b->priority;
+                best_match = match;
+                c->best[0] = ri;
+            }
+        }
+    }
+    for (size_t n = 0; c->p->max_victims_per_preemptor > 1 && n < c->n_nodes; n++) {
         size_t k = c->p->max_victims_per_preemptor;
         if (k > c->budget[n])
             k = c->budget[n];
@@ -459,6 +582,8 @@ static void try_preempt(vctx *c, size_t ai, ds_preempt_reason reason, bool phase
             .normalised_gap = normalised_gap(c, a->priority, b->priority),
         };
         c->taken[ri] = true;
+        if (ds_running_is_long(b, c->p))
+            c->long_done[best_node] = true;
         ds_res_add(&c->free_[best_node], &b->request);
         c->budget[best_node]--;
     }
@@ -470,6 +595,7 @@ static void free_ctx(vctx *c, prio_ix *worder, prio_ix *rorder, bool *handled)
     free(c->free_);
     free(c->budget);
     free(c->taken);
+    free(c->long_done);
     free(c->by_node);
     free(c->node_start);
     free(c->mark);
@@ -479,6 +605,7 @@ static void free_ctx(vctx *c, prio_ix *worder, prio_ix *rorder, bool *handled)
     free(c->plan);
     free(c->best);
     free(c->topk);
+    free(c->free0);
     free(worder);
     free(rorder);
     free(handled);
@@ -503,7 +630,8 @@ long ref_select_victims(const ds_waiting_task *waiting, size_t n_waiting,
               .p = p,
               .nodes = nodes,
               .out = out,
-              .limit = limit};
+              .limit = limit,
+              .n_running = n_running};
     size_t max_dag = 1;
     for (size_t j = 0; j < n_jobs; j++)
         if (jobs[j]->n > max_dag)
@@ -515,6 +643,7 @@ long ref_select_victims(const ds_waiting_task *waiting, size_t n_waiting,
     c.free_ = calloc(n_nodes, sizeof *c.free_);
     c.budget = calloc(n_nodes, sizeof *c.budget);
     c.taken = calloc(n_running, sizeof *c.taken);
+    c.long_done = calloc(n_nodes, sizeof *c.long_done);
     c.by_node = calloc(n_running, sizeof *c.by_node);
     c.node_start = calloc(n_nodes + 1, sizeof *c.node_start);
     c.mark = calloc(max_dag, 1);
@@ -526,10 +655,11 @@ long ref_select_victims(const ds_waiting_task *waiting, size_t n_waiting,
     c.topk_cap =
         p->max_victims_per_preemptor < n_running ? p->max_victims_per_preemptor : n_running;
     c.topk = calloc((size_t)DS_RES_N * c.topk_cap, sizeof *c.topk);
-    if (worder == NULL || rorder == NULL || handled == NULL || c.free_ == NULL ||
-        c.budget == NULL || c.taken == NULL || c.by_node == NULL || c.node_start == NULL ||
-        c.mark == NULL || c.stack == NULL || c.cand == NULL || c.in_plan == NULL ||
-        c.plan == NULL || c.best == NULL || c.topk == NULL) {
+    c.free0 = calloc(n_nodes, sizeof *c.free0);
+    if (c.free0 == NULL || c.long_done == NULL || worder == NULL || rorder == NULL ||
+        handled == NULL || c.free_ == NULL || c.budget == NULL || c.taken == NULL ||
+        c.by_node == NULL || c.node_start == NULL || c.mark == NULL || c.stack == NULL ||
+        c.cand == NULL || c.in_plan == NULL || c.plan == NULL || c.best == NULL || c.topk == NULL) {
         free_ctx(&c, worder, rorder, handled);
         return ds_err_set(err,
                           "victim selection: out of memory (%zu waiting, %zu running, %zu "
@@ -559,6 +689,8 @@ long ref_select_victims(const ds_waiting_task *waiting, size_t n_waiting,
 
     for (size_t n = 0; n < n_nodes; n++) {
         c.free_[n] = nodes[n].free_;
+        c.free0[n] = nodes[n].free_;
+        c.long_done[n] = nodes[n].long_evicted;
         c.budget[n] = nodes[n].evictions_left;
     }
     /* Group running tasks by node, keeping ascending priority within each node. */

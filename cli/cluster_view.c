@@ -7,7 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bytebuf.h"
 #include "client.h"
+#include "clock.h"
 #include "config.h"
 #include "kutil.h"
 #include "list.h"
@@ -53,92 +55,101 @@ static int collect_item(void *user, const json_t *item, ds_err *err)
     return 0;
 }
 
-/* Every object of `kind` (in ns, or everywhere when ns is NULL) matching selector. */
-static int list_kind(kube_client *c, kube_kind kind, const char *ns, const char *selector,
-                     const kube_decode_opts *dec, kube_obj_list *out, ds_err *err)
+int cli_list_kind(kube_client *c, kube_kind kind, const char *ns, const char *selector,
+                  const kube_decode_opts *dec, kube_obj_list *out, ds_err *err)
 {
     memset(out, 0, sizeof *out);
-    kutil_buf path;
-    kutil_buf_init(&path, 4096);
+    ds_bytebuf path;
+    ds_bytebuf_init(&path, 4096);
     char *sel = selector != NULL ? kutil_query_escape(selector) : NULL;
-    int rc = kutil_buf_printf(&path, "%s/", kube_kind_api_prefix(kind));
+    int rc = ds_bytebuf_printf(&path, "%s/", kube_kind_api_prefix(kind));
     if (rc == 0 && ns != NULL)
-        rc = kutil_buf_printf(&path, "namespaces/%s/", ns);
+        rc = ds_bytebuf_printf(&path, "namespaces/%s/", ns);
     if (rc == 0)
-        rc = kutil_buf_printf(&path, "%s", kube_kind_resource(kind));
+        rc = ds_bytebuf_printf(&path, "%s", kube_kind_resource(kind));
     if (rc == 0 && sel != NULL)
-        rc = kutil_buf_printf(&path, "?labelSelector=%s", sel);
+        rc = ds_bytebuf_printf(&path, "?labelSelector=%s", sel);
     free(sel);
     if (rc != 0 || (selector != NULL && sel == NULL)) {
-        kutil_buf_free(&path);
+        ds_bytebuf_free(&path);
         return ds_err_set(err, "listing %s: out of memory", kube_kind_resource(kind));
     }
     collect cl = {.kind = kind, .dec = dec, .out = out};
     rc = kube_list_each(c, path.data, PAGE, collect_item, &cl, err);
-    kutil_buf_free(&path);
+    ds_bytebuf_free(&path);
     if (rc != 0)
         kube_obj_list_free(out);
     return rc;
 }
 
-static void load_policy(kube_client *c, const cli_view_opts *o, cli_view *v)
+void cli_load_policy(kube_client *c, const cli_view_opts *o, kube_policy_state *st, char *note,
+                     size_t note_size)
 {
-    kube_policy_state_init(&v->policy);
+    kube_policy_state_init(st);
+    note[0] = '\0';
     kube_obj_list cms;
     ds_err err = {{0}};
-    if (list_kind(c, KUBE_KIND_CONFIGMAP, o->policy_ns, KUBE_POLICY_SELECTOR, NULL, &cms, &err) !=
-        0) {
-        snprintf(v->policy_note, sizeof v->policy_note,
-                 "policy: built-in defaults (cannot read policies: %.180s)", err.msg);
+    if (cli_list_kind(c, KUBE_KIND_CONFIGMAP, o->policy_ns, KUBE_POLICY_SELECTOR, NULL, &cms,
+                      &err) != 0) {
+        snprintf(note, note_size, "policy: built-in defaults (cannot read policies: %.180s)",
+                 err.msg);
         return;
     }
     kube_policy_update u;
-    kube_policy_refresh(&v->policy, (const kube_configmap *const *)cms.items, cms.n, o->policy_name,
-                        &u);
+    kube_policy_refresh(st, (const kube_configmap *const *)cms.items, cms.n, o->policy_name, &u);
     if (u.outcome == KUBE_POLICY_INVALID)
-        snprintf(v->policy_note, sizeof v->policy_note,
+        snprintf(note, note_size,
                  "policy: built-in defaults (ConfigMap of policy %.60s is invalid)",
                  o->policy_name);
-    else if (!v->policy.from_configmap)
-        snprintf(v->policy_note, sizeof v->policy_note,
-                 "policy: built-in defaults (no policy %.60s in namespace %.63s)", o->policy_name,
-                 o->policy_ns);
+    else if (!st->from_configmap)
+        snprintf(note, note_size, "policy: built-in defaults (no policy %.60s in namespace %.63s)",
+                 o->policy_name, o->policy_ns);
     kube_obj_list_free(&cms);
+}
+
+int cli_client_open(const cli_view_opts *o, kube_client **out, char *ns, size_t ns_size,
+                    ds_err *err)
+{
+    *out = NULL;
+    kube_config_opts co = {.kubeconfig = o->kubeconfig, .context = o->context};
+    kube_config *cfg = NULL;
+    if (kube_config_load(&co, &cfg, err) != 0)
+        return -1;
+    snprintf(ns, ns_size, "%s",
+             o->ns != NULL ? o->ns : (cfg->namespace != NULL ? cfg->namespace : "default"));
+    kube_client_opts clo = {.user_agent = "kubectl-dagsched",
+                            .request_timeout_s = o->timeout_s > 0 ? o->timeout_s : 30};
+    int rc = kube_client_new(cfg, &clo, out, err);
+    kube_config_free(cfg);
+    return rc;
 }
 
 int cli_view_load(const cli_view_opts *o, cli_view *out, ds_err *err)
 {
     memset(out, 0, sizeof *out);
-    kube_config_opts co = {.kubeconfig = o->kubeconfig, .context = o->context};
-    kube_config *cfg = NULL;
-    if (kube_config_load(&co, &cfg, err) != 0)
-        return -1;
-    if (!o->all_namespaces)
-        snprintf(out->ns, sizeof out->ns, "%s",
-                 o->ns != NULL ? o->ns : (cfg->namespace != NULL ? cfg->namespace : "default"));
-    const char *ns = out->ns[0] != '\0' ? out->ns : NULL;
-    kube_client_opts clo = {.user_agent = "kubectl-dagsched",
-                            .request_timeout_s = o->timeout_s > 0 ? o->timeout_s : 30};
     kube_client *c = NULL;
-    int rc = kube_client_new(cfg, &clo, &c, err);
-    kube_config_free(cfg);
-    if (rc != 0)
+    if (cli_client_open(o, &c, out->ns, sizeof out->ns, err) != 0)
         return -1;
-    load_policy(c, o, out);
+    if (o->all_namespaces)
+        out->ns[0] = '\0';
+    const char *ns = out->ns[0] != '\0' ? out->ns : NULL;
+    int rc;
+    cli_load_policy(c, o, &out->policy, out->policy_note, sizeof out->policy_note);
     const char *gpu[DS_POLICY_MAX_LIST];
     kube_decode_opts dec = {.gpu_names = gpu};
     dec.n_gpu_names = ds_name_list_ptrs(&out->policy.policy.gpu_resource_names, gpu);
     kube_obj_list pods = {0}, nodes = {0}, pdbs = {0}, jobs = {0}, graphs = {0};
-    rc = list_kind(c, KUBE_KIND_POD, ns, NULL, &dec, &pods, err);
+    rc = cli_list_kind(c, KUBE_KIND_POD, ns, NULL, &dec, &pods, err);
     if (rc == 0)
-        rc = list_kind(c, KUBE_KIND_JOB, ns, "dagsched.io/task", &dec, &jobs, err);
+        rc = cli_list_kind(c, KUBE_KIND_JOB, ns, "dagsched.io/task", &dec, &jobs, err);
     if (rc == 0)
-        rc = list_kind(c, KUBE_KIND_CONFIGMAP, ns, "dagsched.io/kind=JobGraph", &dec, &graphs, err);
+        rc = cli_list_kind(c, KUBE_KIND_CONFIGMAP, ns, "dagsched.io/kind=JobGraph", &dec, &graphs,
+                           err);
     if (rc == 0) {
         /* Node speeds only change priorities of running tasks; a user who may not list nodes
          * still gets every job (speeds count as 1). */
         ds_err nerr = {{0}};
-        if (list_kind(c, KUBE_KIND_NODE, NULL, NULL, &dec, &nodes, &nerr) != 0)
+        if (cli_list_kind(c, KUBE_KIND_NODE, NULL, NULL, &dec, &nodes, &nerr) != 0)
             fprintf(stderr, "kubectl-dagsched: warning: %s (node speeds taken as 1)\n", nerr.msg);
     }
     kube_client_free(c);
@@ -150,7 +161,7 @@ int cli_view_load(const cli_view_opts *o, cli_view *out, ds_err *err)
         return -1;
     }
     return ctl_snapshot_build(&pods, &nodes, &pdbs, &jobs, &graphs, NULL, &out->policy.policy,
-                              kutil_wall_now(), &out->snap, err);
+                              rt_wall_now(), &out->snap, err);
 }
 
 void cli_view_free(cli_view *v)

@@ -16,6 +16,7 @@
 
 #include <stdbool.h>
 
+#include "client.h"
 #include "ds_error.h"
 #include "policy_source.h"
 #include "tracker.h"
@@ -35,6 +36,23 @@ typedef struct cli_view {
     char policy_note[256]; /* "" or why the built-in defaults are used */
     char ns[254];          /* the namespace listed; "" for every namespace */
 } cli_view;
+
+/* A client of the API server for o's kubeconfig and context (each request bounded by
+ * o->timeout_s); ns receives the namespace to use: o->ns, else the context's, else "default".
+ * 0 on success; -1 with err set (a kubeconfig problem). */
+int cli_client_open(const cli_view_opts *o, kube_client **out, char *ns, size_t ns_size,
+                    ds_err *err);
+
+/* Every object of `kind` (in ns, or everywhere when ns is NULL) matching selector (may be NULL),
+ * page by page, decoded with dec (may be NULL); an object that does not decode is skipped with a
+ * note on stderr. 0, or -1 with err set (the API server's answer). */
+int cli_list_kind(kube_client *c, kube_kind kind, const char *ns, const char *selector,
+                  const kube_decode_opts *dec, kube_obj_list *out, ds_err *err);
+
+/* The active policy as the components pick it (o->policy_ns, o->policy_name); note receives ""
+ * or why the built-in defaults are used. */
+void cli_load_policy(kube_client *c, const cli_view_opts *o, kube_policy_state *st, char *note,
+                     size_t note_size);
 
 /* 0 on success; -1 with err set (a kubeconfig problem, a list that failed or timed out: the
  * message names the resource and the API server's answer). */

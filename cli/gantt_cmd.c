@@ -187,7 +187,7 @@ int gantt_cmd(int argc, char **argv)
 {
     cli_flags o;
     int first;
-    if (cli_parse_view_flags(argc, argv, CLI_F_SVG | CLI_F_WIDTH, &o, &first) != 0)
+    if (cli_parse_view_flags(argc, argv, CLI_F_SVG | CLI_F_WIDTH | CLI_F_POLICY, &o, &first) != 0)
         return 2;
     if (argc - first != 1) {
         fprintf(stderr, "usage: kubectl dagsched gantt JOB [-n NS] [--width N] [--svg FILE]\n");

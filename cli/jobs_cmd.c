@@ -316,7 +316,8 @@ int jobs_cmd(int argc, char **argv)
     cmd_opts o;
     int first;
     /* getopt permutes: the resource and NAME may come before or after the flags. */
-    if (cli_parse_view_flags(argc, argv, get ? CLI_F_ALL_NS | CLI_F_OUTPUT : CLI_F_OUTPUT, &o,
+    if (cli_parse_view_flags(argc, argv,
+                             CLI_F_POLICY | (get ? CLI_F_ALL_NS | CLI_F_OUTPUT : CLI_F_OUTPUT), &o,
                              &first) != 0)
         return 2;
     int npos = argc - first;

@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "complete.h"
+#include "explain_cmd.h"
 #include "gantt_cmd.h"
 #include "jobs_cmd.h"
 #include "view_flags.h"
@@ -14,8 +16,10 @@ static void usage(FILE *f)
     fprintf(f, "usage: kubectl dagsched COMMAND ...\n\ncommands:\n");
     jobs_cmd_usage(f);
     gantt_cmd_usage(f);
+    explain_cmd_usage(f);
     cli_view_flags_usage(f);
     policy_cmd_usage(f);
+    completion_cmd_usage(f);
     fprintf(f, "  help                          this text\n\n"
                "exit codes: 0 done, 1 invalid input or failure, 2 bad usage\n");
 }
@@ -35,8 +39,14 @@ int main(int argc, char **argv)
         return jobs_cmd(argc - 1, argv + 1);
     if (strcmp(cmd, "gantt") == 0)
         return gantt_cmd(argc - 1, argv + 1);
+    if (strcmp(cmd, "explain") == 0)
+        return explain_cmd(argc - 1, argv + 1);
     if (strcmp(cmd, "policy") == 0)
         return policy_cmd(argc - 2, argv + 2);
+    if (strcmp(cmd, "completion") == 0)
+        return completion_cmd(argc - 1, argv + 1);
+    if (strcmp(cmd, "__complete") == 0)
+        return complete_cmd(argc - 1, argv + 1);
     fprintf(stderr, "kubectl-dagsched: unknown command \"%s\"\n", cmd);
     usage(stderr);
     return 2;

@@ -1,6 +1,7 @@
 /* policy_cmd.c: `kubectl dagsched policy ...`: checks SchedulingPolicy files with the validator
- * the extender and the controller use (lib/policy), and wraps a policy into the labelled ConfigMap
- * that both components watch (see policy_cmd.h). */
+ * the extender and the controller use (lib/policy), wraps a policy into the labelled ConfigMap
+ * that both components watch, and creates or updates that ConfigMap on the cluster through the
+ * kube client (kube/writes.h) (see policy_cmd.h). */
 #include "policy_cmd.h"
 
 #include <errno.h>
@@ -12,6 +13,8 @@
 #include "k8s_names.h"
 #include "policy.h"
 #include "policy_source.h"
+#include "view_flags.h"
+#include "writes.h"
 
 #define DEFAULT_NAMESPACE "dagsched-system"
 
@@ -150,6 +153,54 @@ static int cmd_configmap(int argc, char **argv)
     return rc;
 }
 
+/* `policy apply FILE [-n NS]`: validate, wrap, create or update on the cluster. */
+static int cmd_apply(int argc, char **argv)
+{
+    cli_flags o;
+    int first;
+    if (cli_parse_view_flags(argc, argv, 0, &o, &first) != 0)
+        return 2;
+    if (argc - first != 1) {
+        fprintf(stderr, "usage: kubectl dagsched policy apply FILE [-n NS]\n");
+        return 2;
+    }
+    const char *path = argv[first];
+    const char *ns = o.v.ns != NULL ? o.v.ns : DEFAULT_NAMESPACE;
+    const char *why = ds_check_dns_label(ns);
+    if (why != NULL) {
+        fprintf(stderr, "kubectl-dagsched: --namespace: %s (got \"%.80s\")\n", why, ns);
+        return 2;
+    }
+    o.v.ns = ns;
+    char *text = NULL;
+    size_t len = 0;
+    ds_policy pol;
+    if (load(path, &text, &len, &pol) != 0)
+        return 1;
+    json_t *cm = configmap(&pol, text, ns);
+    free(text);
+    if (cm == NULL) {
+        fprintf(stderr, "kubectl-dagsched: out of memory\n");
+        return 1;
+    }
+    kube_client *c = NULL;
+    char cns[254];
+    ds_err err = {{0}};
+    kube_apply_result res = KUBE_APPLY_UNCHANGED;
+    int rc = cli_client_open(&o.v, &c, cns, sizeof cns, &err);
+    if (rc == 0)
+        rc = kube_apply_configmap(c, cm, &res, &err);
+    if (rc == 0)
+        printf("configmap/%s %s\n",
+               json_string_value(json_object_get(json_object_get(cm, "metadata"), "name")),
+               kube_apply_result_name(res));
+    else
+        fprintf(stderr, "kubectl-dagsched: %s\n", err.msg);
+    kube_client_free(c);
+    json_decref(cm);
+    return rc == 0 ? 0 : 1;
+}
+
 void policy_cmd_usage(FILE *f)
 {
     fprintf(
@@ -157,7 +208,10 @@ void policy_cmd_usage(FILE *f)
            "                                validator; prints each error with its field path\n"
            "  policy configmap FILE [-n NS] print the labelled ConfigMap that carries the policy\n"
            "                                (namespace default " DEFAULT_NAMESPACE
-           "), for kubectl apply -f -\n");
+           "), for kubectl apply -f -\n"
+           "  policy apply FILE [-n NS]     validate, then create or update that ConfigMap on the\n"
+           "                                cluster (same namespace default; other labels and\n"
+           "                                annotations of an existing one are kept)\n");
 }
 
 int policy_cmd(int argc, char **argv)
@@ -170,6 +224,8 @@ int policy_cmd(int argc, char **argv)
         return cmd_validate(argc - 1, argv + 1);
     if (strcmp(argv[0], "configmap") == 0)
         return cmd_configmap(argc - 1, argv + 1);
+    if (strcmp(argv[0], "apply") == 0)
+        return cmd_apply(argc, argv);
     fprintf(stderr, "kubectl-dagsched policy: unknown command \"%s\"\n", argv[0]);
     policy_cmd_usage(stderr);
     return 2;

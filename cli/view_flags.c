@@ -75,9 +75,13 @@ int cli_parse_view_flags(int argc, char **argv, unsigned allowed, cli_flags *f, 
             }
             break;
         case O_POLICY_NS:
+            if (!(allowed & CLI_F_POLICY))
+                return refuse("--policy-namespace");
             f->v.policy_ns = optarg;
             break;
         case O_POLICY_NAME:
+            if (!(allowed & CLI_F_POLICY))
+                return refuse("--policy-name");
             f->v.policy_name = optarg;
             break;
         case O_TIMEOUT: {

@@ -1,7 +1,7 @@
 /* view_flags.h: the flags of the kubectl-dagsched commands that read the cluster (get, describe,
- * gantt), parsed in one place: --kubeconfig, --context, -n/--namespace, --policy-namespace,
- * --policy-name, --request-timeout, and per command -A/--all-namespaces, -o/--output,
- * --svg FILE, --width N. Flags and arguments may come in any order. */
+ * gantt, explain, policy apply), parsed in one place: --kubeconfig, --context, -n/--namespace,
+ * --request-timeout, and per command --policy-namespace, --policy-name, -A/--all-namespaces,
+ * -o/--output, --svg FILE, --width N. Flags and arguments may come in any order. */
 #ifndef DAGSCHED_CLI_VIEW_FLAGS_H
 #define DAGSCHED_CLI_VIEW_FLAGS_H
 
@@ -14,6 +14,7 @@ enum {
     CLI_F_OUTPUT = 1u << 1, /* -o wide|json */
     CLI_F_SVG = 1u << 2,    /* --svg FILE */
     CLI_F_WIDTH = 1u << 3,  /* --width N (20..400) */
+    CLI_F_POLICY = 1u << 4, /* --policy-namespace NS, --policy-name NAME */
 };
 
 typedef struct cli_flags {

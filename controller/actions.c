@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "controller.h"
+#include "clock.h"
 #include "kutil.h"
 #include "log.h"
 #include "writes.h"
@@ -49,7 +50,7 @@ void ctl_event_pod(ctl_controller *c, const ctl_pod *pod, const char *type, cons
 
 static void now_rfc3339(char *buf, size_t size)
 {
-    kube_format_microtime(kutil_wall_now(), buf, size);
+    kube_format_microtime(rt_wall_now(), buf, size);
 }
 
 static void upstream_list(const ctl_snapshot *s, const ctl_task_info *t, char *buf, size_t size)
@@ -89,7 +90,7 @@ static void report_release(ctl_controller *c, const ctl_snapshot *s, const ctl_t
     post_event(c, ref, "Normal", CTL_EV_RELEASED, msg);
     const char *lv[] = {what};
     metrics_add(c->m.releases, lv, 1);
-    double now = kutil_wall_now();
+    double now = rt_wall_now();
     if (isfinite(created_at) && now >= created_at)
         metrics_observe(c->m.release_latency, lv, now - created_at);
     KLOG_INFO("release", "%s %s/%s %s (upstream %s succeeded, priority %.3g%s%s)", what, ref->ns,
@@ -278,10 +279,11 @@ static int recheck(ctl_controller *c, const ctl_pod *p, bool want_bound, char *w
 }
 
 static void ledger_entry(ctl_ledger_entry *le, const ctl_pod *victim, const ctl_pod *pre,
-                         const char *node, ds_preempt_reason r, double now)
+                         const char *node, ds_preempt_reason r, double now, const ds_policy *p)
 {
     memset(le, 0, sizeof *le);
     le->at = now;
+    le->victim_long = ctl_pod_is_long_task(p, victim, now);
     snprintf(le->victim_ns, sizeof le->victim_ns, "%s", victim->ns);
     snprintf(le->victim_name, sizeof le->victim_name, "%s", victim->name);
     snprintf(le->victim_uid, sizeof le->victim_uid, "%s", victim->uid);
@@ -306,7 +308,7 @@ static void set_result(ctl_controller *c, const ctl_pod *victim, const char *res
 {
     ctl_ledger_set_result(&c->ledger.ledger, victim->uid, result);
     ds_err err = {{0}};
-    if (ctl_ledger_store_save(&c->ledger, kutil_wall_now(), ctl_budget_window(p), &err) != 0)
+    if (ctl_ledger_store_save(&c->ledger, rt_wall_now(), ctl_budget_window(p), &err) != 0)
         KLOG_WARN("evict", "recording outcome %s of %s/%s: %s", result, victim->ns, victim->name,
                   err.msg);
 }
@@ -316,7 +318,7 @@ static int evict_dry_run(ctl_controller *c, const ctl_pod *victim, const ctl_pod
 {
     char key[600];
     snprintf(key, sizeof key, "dry-run/%s/%s", victim->uid, pre->uid);
-    double now = kutil_wall_now();
+    double now = rt_wall_now();
     double last = ctl_memo_get(&c->memo, key);
     double every = p->cooldown_s > 60.0 ? p->cooldown_s : 60.0;
     if (last >= 0 && now - last < every)
@@ -355,7 +357,7 @@ int ctl_act_evict(ctl_controller *c, const ctl_snapshot *s, const ds_policy *p,
         return evict_dry_run(c, victim, pre, node, p, e);
 
     /* 1. Record it first: a restart or a new leader sees it whatever happens next. */
-    double now = kutil_wall_now();
+    double now = rt_wall_now();
     ds_err err = {{0}};
     if (atomic_load(&c->need_ledger) || !c->ledger.loaded) {
         if (ctl_ledger_store_load(&c->ledger, &err) != 0) {
@@ -366,7 +368,7 @@ int ctl_act_evict(ctl_controller *c, const ctl_snapshot *s, const ds_policy *p,
         atomic_store(&c->need_ledger, false);
     }
     ctl_ledger_entry le;
-    ledger_entry(&le, victim, pre, node, e->reason, now);
+    ledger_entry(&le, victim, pre, node, e->reason, now, p);
     if (ctl_ledger_add(&c->ledger.ledger, &le, &err) != 0 ||
         ctl_ledger_store_save(&c->ledger, now, ctl_budget_window(p), &err) != 0) {
         KLOG_ERROR("evict", "cannot record the eviction of %s/%s, not evicting: %s", victim->ns,
@@ -404,6 +406,12 @@ int ctl_act_evict(ctl_controller *c, const ctl_snapshot *s, const ds_policy *p,
          * outcome is recorded. */
         nominate(c, pre, node);
         set_result(c, victim, CTL_LEDGER_EVICTED, p);
+        if (pre->state == CTL_POD_GATED) { /* held by the release rule for lack of room */
+            char how[600];
+            snprintf(how, sizeof how, "room made on node %s by evicting %s/%s", node, victim->ns,
+                     victim->name);
+            ctl_act_release_pod(c, s, e->preemptor, how);
+        }
         ctl_victim_message(e, pre, victim, node, p, false, vmsg, sizeof vmsg);
         ctl_preemptor_message(e, pre, victim, node, p, false, pmsg, sizeof pmsg);
         ctl_event_pod(c, victim, "Warning", CTL_EV_PREEMPTED, vmsg);

@@ -100,7 +100,24 @@ int ctl_metrics_init(ctl_metrics *m, const char *version, const char *git)
     m->build_info = metrics_family_new(m->reg, METRICS_GAUGE, "dagsched_controller_build_info",
                                        "1, labelled with the version and git commit of this binary",
                                        l_build, 2, NULL, 0);
-    if (!m->jobs_done || !m->makespan || !m->lateness || !m->task_wait || !m->build_info)
+    static const char *const l_fate[] = {"fate"};
+    m->room = metrics_family_new(
+        m->reg, METRICS_COUNTER, "dagsched_controller_eviction_room_total",
+        "Evictions carried out, by what became of the room they freed: the preemptor bound on "
+        "that node (reached), on another (elsewhere), or not within the cooldown (lost)",
+        l_fate, 1, NULL, 0);
+    m->preemptor_jobs = metrics_family_new(
+        m->reg, METRICS_COUNTER, "dagsched_controller_evictions_for_finished_jobs_total",
+        "Evictions made for a task of a DAG job with a deadline, counted when the job finishes, "
+        "by its outcome (deadline_met, deadline_missed): eviction yield = met / (met + missed)",
+        l_outcome, 1, NULL, 0);
+    m->reserved = metrics_family_new(
+        m->reg, METRICS_GAUGE, "dagsched_controller_reserved_preemptors",
+        "Preemptors the room freed by their eviction is held for (not bound yet, within the "
+        "cooldown)",
+        NULL, 0, NULL, 0);
+    if (!m->jobs_done || !m->makespan || !m->lateness || !m->task_wait || !m->build_info ||
+        !m->room || !m->preemptor_jobs || !m->reserved)
         return -1;
     const char *bv[] = {version, git};
     metrics_set(m->build_info, bv, 1);

@@ -31,6 +31,9 @@ const char *ctl_guard_name(ctl_guard g)
         "min-run-time",
         "no-slack",
         "cross-namespace",
+        "task-eviction-limit",
+        "has-deadline",
+        "long-task",
     };
     _Static_assert(sizeof names / sizeof names[0] == CTL_GUARD_N, "a name for every guard");
     if ((size_t)g < sizeof names / sizeof names[0])
@@ -83,6 +86,13 @@ const char *ctl_guard_explain(ctl_guard g)
     case CTL_GUARD_CROSS_NAMESPACE:
         return "is in another namespace than the preemptor, which the policy does not trust for "
                "it (spec.preemption.crossNamespace)";
+    case CTL_GUARD_TASK_LIMIT:
+        return "belongs to a task evicted spec.preemption.maxEvictionsPerTask times already";
+    case CTL_GUARD_HAS_DEADLINE:
+        return "has a deadline of its own (spec.preemption.deadlineVictims is false)";
+    case CTL_GUARD_LONG_TASK:
+        return "is a long task on a node where a long task was evicted within "
+               "spec.preemption.longTask.window";
     case CTL_GUARD_N:
         break;
     }
@@ -119,7 +129,8 @@ double ctl_budget_window(const ds_policy *p)
 static bool ledger_mark(const void *ctx, size_t i, ds_evict_mark *m)
 {
     const ctl_ledger_entry *e = &((const ctl_ledger *)ctx)->e[i];
-    *m = (ds_evict_mark){.at = e->at, .ns = e->victim_ns, .node = e->node};
+    *m = (ds_evict_mark){
+        .at = e->at, .ns = e->victim_ns, .node = e->node, .long_task = e->victim_long};
     return ctl_ledger_entry_counts(e);
 }
 
@@ -141,6 +152,36 @@ size_t ctl_budget_namespace_left(const ctl_budget *b, const char *ns)
 size_t ctl_budget_node_left(const ctl_budget *b, const char *node)
 {
     return ds_evict_budget_node_left(&b->limits, node);
+}
+
+bool ctl_budget_node_long_evicted(const ctl_budget *b, const char *node)
+{
+    return ds_evict_budget_node_long_evicted(&b->limits, node);
+}
+
+/* The pod's task has been evicted maxEvictionsPerTask times over its life (any of its pods). */
+static bool task_limit_reached(const ds_policy *p, const ctl_ledger *l, const ctl_pod *pod)
+{
+    if (pod->task.job_name == NULL || pod->task.task_name == NULL || pod->ns == NULL)
+        return false;
+    ctl_task_ref t = {pod->ns, pod->task.job_name, pod->task.task_name};
+    return !ds_evict_task_left(p, ctl_ledger_task_evictions(l, &t));
+}
+
+/* The pod as a running task of Algorithm 1, for the rules of lib/victim.h. */
+static ds_running_task as_running(const ctl_pod *pod, double now)
+{
+    double ran = isnan(pod->started_at) ? 0.0 : now - pod->started_at;
+    double rem = pod->task.eval.t_rem_s;
+    return (ds_running_task){.ran_s = ran > 0.0 && isfinite(ran) ? ran : 0.0,
+                             .t_rem_s = isfinite(rem) && rem > 0.0 ? rem : 0.0,
+                             .t_allow_s = pod->task.eval.t_allow_s};
+}
+
+bool ctl_pod_is_long_task(const ds_policy *p, const ctl_pod *pod, double now)
+{
+    ds_running_task r = as_running(pod, now);
+    return ds_running_is_long(&r, &p->preemption);
 }
 
 /* A label set of the snapshot, read by lib/evictor.h. */
@@ -229,6 +270,8 @@ ctl_guard ctl_guard_victim(const ds_policy *p, const ctl_budget *b, const ctl_po
         ds_evict_cooling(p, ctl_ledger_last_for_victim(b->ledger, pod->uid), b->now) ||
         task_cooling(p, b->ledger, pod, b->now, true))
         return CTL_GUARD_COOLDOWN;
+    if (task_limit_reached(p, b->ledger, pod))
+        return CTL_GUARD_TASK_LIMIT;
     if (ctl_budget_namespace_left(b, pod->ns) == 0)
         return CTL_GUARD_NAMESPACE_LIMIT;
     double ran = isnan(pod->started_at) ? 0.0 : b->now - pod->started_at;
@@ -236,6 +279,13 @@ ctl_guard ctl_guard_victim(const ds_policy *p, const ctl_budget *b, const ctl_po
         return CTL_GUARD_MIN_RUN_TIME;
     if (!(pod->task.eval.t_allow_s > p->preemption.epoch_s))
         return CTL_GUARD_NO_SLACK;
+    ds_running_task r = as_running(pod, b->now);
+    r.evictable = true;
+    r.ran_s = fmax(r.ran_s, p->preemption.min_run_s); /* checked above */
+    if (ds_running_preemptable(&r, &p->preemption) == DS_HAS_DEADLINE)
+        return CTL_GUARD_HAS_DEADLINE;
+    if (ds_running_is_long(&r, &p->preemption) && ctl_budget_node_long_evicted(b, pod->node))
+        return CTL_GUARD_LONG_TASK;
     return CTL_GUARD_OK;
 }
 

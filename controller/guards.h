@@ -6,7 +6,10 @@
  * class, in a namespace opted in by the policy's namespace selector (a namespace the controller
  * has not seen is not opted in), opted in by the policy's pod selector, not covered by a
  * PodDisruptionBudget that allows no disruption now (or by several budgets, which the Eviction API
- * refuses), not evicted before within the cooldown, and with eviction budget left in its namespace.
+ * refuses), not evicted before within the cooldown, its task evicted fewer than
+ * maxEvictionsPerTask times, with eviction budget left in its namespace, without a deadline of
+ * its own (unless deadlineVictims), and not a long task on a node where one was evicted within
+ * longTask.window.
  * The eviction limits (total per minute, per namespace per minute, per node per epoch) and the
  * preemptor cooldown are computed from the eviction ledger, so they hold across restarts and leader
  * changes. */
@@ -43,6 +46,9 @@ typedef enum ctl_guard {
     CTL_GUARD_MIN_RUN_TIME,    /* ran less than spec.preemption.minRunTime */
     CTL_GUARD_NO_SLACK,        /* its own allowable waiting time is within one epoch */
     CTL_GUARD_CROSS_NAMESPACE, /* a preemptor of another namespace may not evict it (pair rule) */
+    CTL_GUARD_TASK_LIMIT,      /* its task was evicted maxEvictionsPerTask times already */
+    CTL_GUARD_HAS_DEADLINE,    /* it has a deadline of its own (spec.preemption.deadlineVictims) */
+    CTL_GUARD_LONG_TASK,       /* a long task, and one was evicted on its node in the window */
     CTL_GUARD_N                /* number of guards (not a guard) */
 } ctl_guard;
 
@@ -68,8 +74,13 @@ void ctl_budget_init(ctl_budget *b, const ds_policy *p, const ctl_ledger *l, dou
 size_t ctl_budget_namespace_left(const ctl_budget *b, const char *ns);
 /* Evictions left on a node over the last epoch. */
 size_t ctl_budget_node_left(const ctl_budget *b, const char *node);
+/* Was a long task evicted on this node within spec.preemption.longTask.window? */
+bool ctl_budget_node_long_evicted(const ctl_budget *b, const char *node);
 /* Longest window the guards look back over (what the ledger must keep). */
 double ctl_budget_window(const ds_policy *p);
+
+/* Is the running pod a long task now (ds_running_is_long: run time so far plus t_rem)? */
+bool ctl_pod_is_long_task(const ds_policy *p, const ctl_pod *pod, double now);
 
 /* Every guard for one running pod, first failing one returned. */
 ctl_guard ctl_guard_victim(const ds_policy *p, const ctl_budget *b, const ctl_pod *pod);

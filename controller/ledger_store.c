@@ -67,12 +67,15 @@ int ctl_ledger_store_load(ctl_ledger_store *s, ds_err *err)
     }
     if (rc != 0)
         return -1;
-    const char *text =
-        json_string_value(json_object_get(json_object_get(cm, "data"), CTL_LEDGER_KEY));
+    json_t *data = json_object_get(cm, "data");
+    const char *text = json_string_value(json_object_get(data, CTL_LEDGER_KEY));
+    const char *tasks = json_string_value(json_object_get(data, CTL_LEDGER_TASKS_KEY));
     ctl_ledger tmp;
     ctl_ledger_init(&tmp);
-    if (text != NULL && ctl_ledger_decode(text, strlen(text), &tmp, err) != 0) {
+    if ((text != NULL && ctl_ledger_decode(text, strlen(text), &tmp, err) != 0) ||
+        (tasks != NULL && ctl_ledger_decode_tasks(tasks, strlen(tasks), &tmp, err) != 0)) {
         ds_err_prefix(err, "ledger configmap %s/%s", s->ns, s->name);
+        ctl_ledger_free(&tmp);
         json_decref(cm);
         return -1;
     }
@@ -94,14 +97,19 @@ int ctl_ledger_store_save(ctl_ledger_store *s, double now, double keep_s, ds_err
         return ds_err_set(err, "ledger configmap %s/%s: not loaded", s->ns, s->name);
     ctl_ledger_prune(&s->ledger, now, keep_s);
     char *text = ctl_ledger_encode(&s->ledger);
-    if (text == NULL)
+    char *tasks = ctl_ledger_encode_tasks(&s->ledger);
+    if (text == NULL || tasks == NULL) {
+        free(text);
+        free(tasks);
         return ds_err_set(err, "ledger: out of memory");
+    }
     json_t *cm =
-        json_pack("{s:s, s:s, s:{s:s, s:s, s:s, s:{s:s}}, s:{s:s}}", "apiVersion", "v1", "kind",
-                  "ConfigMap", "metadata", "name", s->name, "namespace", s->ns, "resourceVersion",
-                  s->resource_version, "labels", "app.kubernetes.io/managed-by",
-                  "dagsched-controller", "data", CTL_LEDGER_KEY, text);
+        json_pack("{s:s, s:s, s:{s:s, s:s, s:s, s:{s:s}}, s:{s:s, s:s}}", "apiVersion", "v1",
+                  "kind", "ConfigMap", "metadata", "name", s->name, "namespace", s->ns,
+                  "resourceVersion", s->resource_version, "labels", "app.kubernetes.io/managed-by",
+                  "dagsched-controller", "data", CTL_LEDGER_KEY, text, CTL_LEDGER_TASKS_KEY, tasks);
     free(text);
+    free(tasks);
     if (cm == NULL)
         return ds_err_set(err, "ledger: out of memory");
     json_t *out = NULL;

@@ -1,4 +1,8 @@
-/* memo.c: bounded in-memory record of recent actions (see memo.h). */
+/* memo.c: bounded in-memory record of recent actions (see memo.h).
+ *
+ * Chained buckets, not lib/strmap: entries own a copy of their key, are updated in place and are
+ * dropped (the oldest first) once CTL_MEMO_MAX is reached, and ds_strmap, an insert-only index
+ * of borrowed keys, has no deletion. */
 #include "memo.h"
 
 #include <stdint.h>

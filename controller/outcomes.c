@@ -134,6 +134,7 @@ int ctl_outcomes_scan(ctl_outcomes *o, const ctl_snapshot *s, ctl_outcome_events
             continue;
         ctl_job_done *d = &out->jobs[out->n_jobs++];
         d->ns = j->ns;
+        d->job = j->name;
         d->makespan_s = isfinite(j->created_at) ? finish - j->created_at : NAN;
         d->lateness_s = isfinite(j->deadline) ? finish - j->deadline : NAN;
         d->outcome = failed                   ? CTL_OUTCOME_FAILED

@@ -38,7 +38,8 @@ typedef enum ctl_job_outcome {
 const char *ctl_job_outcome_name(ctl_job_outcome o);
 
 typedef struct ctl_job_done {
-    const char *ns; /* borrowed from the snapshot */
+    const char *ns;  /* borrowed from the snapshot */
+    const char *job; /* its name in the job model (as in the eviction ledger), borrowed */
     ctl_job_outcome outcome;
     double makespan_s; /* NAN when the job's creation is unknown */
     double lateness_s; /* finish - deadline (negative: early); NAN without a deadline */

@@ -154,6 +154,8 @@ static int build_nodes(plan_state *s, const ctl_budget *b, ds_err *err)
         if (n != DS_NO_TASK)
             ds_res_sub(&s->nf[n].free_, &p->request);
     }
+    for (size_t a = 0; in->reserved != NULL && a < in->n_nodes; a++)
+        ds_res_sub(&s->nf[a].free_, &in->reserved[s->order[a]]);
     for (size_t a = 0; a < in->n_nodes; a++) {
         const ctl_node *node = &in->nodes[s->order[a]];
         if (!node->schedulable) {
@@ -162,8 +164,60 @@ static int build_nodes(plan_state *s, const ctl_budget *b, ds_err *err)
             s->nf[a].evictions_left = 0;
         } else {
             s->nf[a].evictions_left = ctl_budget_node_left(b, node->name);
+            s->nf[a].capacity = node->allocatable;
+            s->nf[a].long_evicted = ctl_budget_node_long_evicted(b, node->name);
         }
     }
+    return 0;
+}
+
+typedef struct queued {
+    size_t pos;
+    ds_res request;
+} queued;
+
+static int cmp_queued(const void *a, const void *b)
+{
+    size_t x = ((const queued *)a)->pos, y = ((const queued *)b)->pos;
+    return (x > y) - (x < y);
+}
+
+/* Each preemptor's `ahead`: the requests of the pods of waiting tasks before it in the queue
+ * order (spec.order), gated or pending, which take the room that frees before it does
+ * (lib/room.h). */
+static int queued_ahead(plan_state *s, ds_err *err)
+{
+    const ctl_preempt_in *in = s->in;
+    queued *q = calloc(in->n_pods ? in->n_pods : 1, sizeof *q);
+    if (q == NULL)
+        return ds_err_set(err, "preemption round: out of memory");
+    size_t n = 0;
+    for (size_t i = 0; i < in->n_pods; i++) {
+        const ctl_pod *p = &in->pods[i];
+        bool pending = p->state == CTL_POD_GATED || p->state == CTL_POD_PENDING ||
+                       p->state == CTL_POD_UNSCHEDULABLE;
+        if (pending && !p->terminating && p->task.job != DS_NO_TASK &&
+            p->task.state == DS_TASK_WAITING && p->task.queue_pos != SIZE_MAX)
+            q[n++] = (queued){p->task.queue_pos, p->request};
+    }
+    qsort(q, n, sizeof *q, cmp_queued);
+    for (size_t k = 1; k < n; k++)
+        ds_res_add(&q[k].request, &q[k - 1].request); /* prefix sums */
+    for (size_t w = 0; w < s->n_wait; w++) {
+        size_t pos = in->pods[s->wait_pod[w]].task.queue_pos;
+        size_t lo = 0, hi = n; /* the first entry at or after pos */
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (q[mid].pos < pos)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        memset(&s->wait[w].ahead, 0, sizeof s->wait[w].ahead);
+        if (lo > 0)
+            s->wait[w].ahead = q[lo - 1].request;
+    }
+    free(q);
     return 0;
 }
 
@@ -208,18 +262,21 @@ static int build_tasks(plan_state *s, const ctl_budget *b, ds_err *err)
             r->request = p->request;
             r->node = node;
             r->evictable = g == CTL_GUARD_OK;
+            r->order[0] = p->task.order[0];
+            r->order[1] = p->task.order[1];
             s->run_pod[s->n_run++] = i;
             s->out->n_running++;
             if (r->evictable)
                 s->out->n_evictable++;
             continue;
         }
-        bool pending = p->state == CTL_POD_PENDING || p->state == CTL_POD_UNSCHEDULABLE;
+        bool held = p->state == CTL_POD_GATED && in->held_for_room != NULL && in->held_for_room[i];
+        bool pending = p->state == CTL_POD_PENDING || p->state == CTL_POD_UNSCHEDULABLE || held;
         if (!pending || p->terminating || p->node[0] != '\0' || p->task.state != DS_TASK_WAITING)
             continue;
         if (ds_dsp_is_urgent(&p->task.eval, pol->urgent_threshold_s))
             s->out->n_urgent++;
-        if (p->state != CTL_POD_UNSCHEDULABLE)
+        if (p->state != CTL_POD_UNSCHEDULABLE && !held)
             continue; /* kube-scheduler has not found it unschedulable (yet) */
         if (ctl_guard_preemptor_cooling(pol, in->ledger, p, in->now)) {
             s->out->n_cooling++;
@@ -237,10 +294,12 @@ static int build_tasks(plan_state *s, const ctl_budget *b, ds_err *err)
                          ? p->task.eval.t_rem_s
                          : 0.0;
         w->request = p->request;
+        w->order[0] = p->task.order[0];
+        w->order[1] = p->task.order[1];
         s->wait_pod[s->n_wait++] = i;
     }
     s->out->n_waiting = s->n_wait;
-    return 0;
+    return queued_ahead(s, err);
 }
 
 /* Evictions already accepted in this round for a namespace. */

@@ -4,8 +4,9 @@
  * whose upstream tasks all succeeded, that kube-scheduler found unschedulable, not terminating and
  * not cooling down after an eviction already made for them), the running DAG tasks (each marked
  * evictable only when every guard of guards.h passes) and each node's free resources and eviction
- * budget (allocatable minus the requests of every pod bound to it, terminating ones included;
- * cordoned or not-ready nodes take no preemptor and lose no pod). Then it runs
+ * budget (allocatable minus the requests of every pod bound to it, terminating ones included, and
+ * minus the room reserved for earlier preemptors; cordoned or not-ready nodes take no preemptor
+ * and lose no pod). Then it runs
  * ds_select_victims and checks each preemptor's plan against what the algorithm does not know:
  * the preemptor's node selector, its required node affinity and the node's taints, the
  * Kubernetes priority of the victims (never above the preemptor's) and the per-namespace eviction
@@ -43,6 +44,13 @@ typedef struct ctl_preempt_in {
      * when pbar_given is false it is computed over the tasks offered to the algorithm. */
     bool pbar_given;
     double pbar_half;
+    /* Room held for earlier preemptors on each node (reserve.h, ctl_reserved_room; n_nodes
+     * entries, NULL: none): not free for this round's preemptors. */
+    const ds_res *reserved;
+    /* Gated pods the release rule holds for lack of room this round (n_pods flags, NULL: none):
+     * preemptors like the pods kube-scheduler found unschedulable. The controller owns their
+     * admission, so an urgent task need not be released into a full cluster first to make room. */
+    const bool *held_for_room;
 } ctl_preempt_in;
 
 typedef struct ctl_eviction {

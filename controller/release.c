@@ -173,6 +173,8 @@ static int admit_ctx_init(admit_ctx *x, const ctl_release_in *in, size_t n_masks
         const ctl_node *nd = &in->nodes[x->ref[k].idx];
         x->nodes[k].allocatable = nd->allocatable;
         x->nodes[k].free_ = nd->allocatable;
+        if (in->reserved != NULL) /* held for a preemptor (reserve.h) */
+            ds_res_sub(&x->nodes[k].free_, &in->reserved[x->ref[k].idx]);
         x->plain[k] = ctl_guard_node_eligible(&none, nd);
     }
     for (size_t i = 0; i < in->n_pods; i++) {

@@ -91,6 +91,9 @@ typedef struct ctl_release_in {
     size_t lookahead;
     size_t max_concurrent; /* 0: unlimited */
     double starvation_s;   /* spec.order.starvationThreshold; 0: no task is starving */
+    /* Room held for preemptors on each node (reserve.h, ctl_reserved_room; n_nodes entries in
+     * the order of nodes, NULL: none): not free for releases. */
+    const ds_res *reserved;
 } ctl_release_in;
 
 typedef struct ctl_release_out {

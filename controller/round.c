@@ -11,6 +11,8 @@
 #include <time.h>
 
 #include "controller.h"
+#include "clock.h"
+#include "reserve.h"
 #include "kutil.h"
 #include "log.h"
 #include "release.h"
@@ -112,7 +114,7 @@ static int take_snapshot(ctl_controller *c, const ds_policy *pol, ctl_snapshot *
         kube_obj_list_free(&nss);
         return ds_err_set(err, "snapshot: out of memory");
     }
-    return ctl_snapshot_build(&pods, &nodes, &pdbs, &jobs, &graphs, &nss, pol, kutil_wall_now(), s,
+    return ctl_snapshot_build(&pods, &nodes, &pdbs, &jobs, &graphs, &nss, pol, rt_wall_now(), s,
                               err);
 }
 
@@ -138,6 +140,14 @@ static void record_outcomes(ctl_controller *c, const ctl_snapshot *s)
             metrics_observe(c->m.makespan, NULL, d->makespan_s);
         if (d->outcome == CTL_OUTCOME_DEADLINE_MISSED)
             metrics_observe(c->m.lateness, NULL, d->lateness_s);
+        /* Eviction yield: the evictions made for this job's tasks, by its outcome. */
+        if (d->job != NULL &&
+            (d->outcome == CTL_OUTCOME_DEADLINE_MET || d->outcome == CTL_OUTCOME_DEADLINE_MISSED)) {
+            size_t n = ctl_ledger_job_preemptions(&c->ledger.ledger, d->ns, d->job);
+            const char *ov[] = {ctl_job_outcome_name(d->outcome)};
+            if (n > 0)
+                metrics_add(c->m.preemptor_jobs, ov, (double)n);
+        }
     }
     for (size_t i = 0; i < e.n_tasks; i++) {
         const char *created[] = {"created"}, *ready[] = {"ready"};
@@ -265,10 +275,13 @@ static int report_waiting(ctl_controller *c, const ctl_snapshot *s, const ctl_re
 }
 
 /* Releases, nudges, ungates and the reasons of held tasks; returns the annotation updates made
- * for reasons (counted against --max-annotation-updates). */
-static int do_release(ctl_controller *c, const ctl_snapshot *s, const ds_policy *pol)
+ * for reasons (counted against --max-annotation-updates). held_for_room (n_pod flags, may be
+ * NULL) is set for the gated pods held for lack of room: the preemption round's preemptors. */
+static int do_release(ctl_controller *c, const ctl_snapshot *s, const ds_policy *pol,
+                      const ds_res *reserved, bool *held_for_room)
 {
-    ctl_release_in in = {.pods = s->pod,
+    ctl_release_in in = {.reserved = reserved,
+                         .pods = s->pod,
                          .n_pods = s->n_pod,
                          .jobs = s->job,
                          .n_jobs = s->n_job,
@@ -294,6 +307,9 @@ static int do_release(ctl_controller *c, const ctl_snapshot *s, const ds_policy 
         else
             ctl_act_release_job(c, s, out.rel[i].idx, how);
     }
+    for (size_t i = 0; held_for_room != NULL && i < out.n_wait; i++)
+        if (out.wait[i].kind == CTL_RELEASE_POD && out.wait[i].reason == CTL_WAIT_NO_ROOM)
+            held_for_room[out.wait[i].idx] = true;
     for (int r = 0; r < CTL_WAIT_N; r++) {
         const char *lv[] = {ctl_wait_reason_name((ctl_wait_reason)r)};
         metrics_set(c->m.queue, lv, (double)out.by_reason[r]);
@@ -339,9 +355,50 @@ static void log_guarded(ctl_controller *c, const ctl_snapshot *s, const ctl_pree
     }
 }
 
-static void do_preempt(ctl_controller *c, const ctl_snapshot *s, const ds_policy *pol)
+/* Room freed by evictions (reserve.h): held for the preemptors that have not bound yet, and
+ * what became of it counted once per eviction. NULL when nothing is held (or on error). */
+static ds_res *reserve_room(ctl_controller *c, const ctl_snapshot *s, const ds_policy *pol,
+                            ds_res **gated_room)
 {
-    ctl_preempt_in in = {.pods = s->pod,
+    ctl_reserve_out r;
+    ds_err err = {{0}};
+    if (ctl_reserve_plan(&c->ledger.ledger, s->pod, s->n_pod, s->node, s->n_node, s->now,
+                         pol->cooldown_s, &r, &err) != 0) {
+        KLOG_WARN("preempt", "reservations: %s", err.msg);
+        return NULL;
+    }
+    for (size_t i = 0; i < r.n_fate; i++) {
+        if (r.fate[i].fate == CTL_ROOM_RESERVED)
+            continue;
+        const ctl_ledger_entry *e = &c->ledger.ledger.e[r.fate[i].entry];
+        char key[200];
+        snprintf(key, sizeof key, "room/%.63s/%.3f", e->victim_uid, e->at);
+        if (ctl_memo_get(&c->memo, key) >= 0)
+            continue;
+        const char *lv[] = {ctl_room_fate_name(r.fate[i].fate)};
+        metrics_add(c->m.room, lv, 1);
+        ctl_memo_put(&c->memo, key, s->now);
+    }
+    metrics_set(c->m.reserved, NULL, (double)r.n_res);
+    ds_res *room = NULL;
+    if (r.n_res > 0 && (room = calloc(s->n_node ? s->n_node : 1, sizeof *room)) != NULL)
+        ctl_reserved_room(&r, s->n_node, room);
+    /* For the release rule: room held for preemptors still gated. A released preemptor is in
+     * flight, and the rule already lets in-flight pods take room first. */
+    if (room != NULL && gated_room != NULL &&
+        (*gated_room = calloc(s->n_node ? s->n_node : 1, sizeof **gated_room)) != NULL)
+        for (size_t i = 0; i < r.n_res; i++)
+            if (r.res[i].node < s->n_node && s->pod[r.res[i].preemptor].state == CTL_POD_GATED)
+                ds_res_add(&(*gated_room)[r.res[i].node], &r.res[i].request);
+    ctl_reserve_out_free(&r);
+    return room;
+}
+
+static void do_preempt(ctl_controller *c, const ctl_snapshot *s, const ds_policy *pol,
+                       const ds_res *reserved, const bool *held_for_room)
+{
+    ctl_preempt_in in = {.held_for_room = held_for_room,
+                         .pods = s->pod,
                          .n_pods = s->n_pod,
                          .nodes = s->node,
                          .n_nodes = s->n_node,
@@ -351,10 +408,12 @@ static void do_preempt(ctl_controller *c, const ctl_snapshot *s, const ds_policy
                          .ledger = &c->ledger.ledger,
                          .now = s->now,
                          .pbar_given = true,
-                         .pbar_half = ctl_snapshot_pbar_half(s)};
+                         .pbar_half = ctl_snapshot_pbar_half(s),
+                         .reserved = reserved};
     ctl_preempt_out out;
     ds_err err = {{0}};
-    if (ctl_preempt_plan(&in, &out, &err) != 0) {
+    int rc = ctl_preempt_plan(&in, &out, &err);
+    if (rc != 0) {
         KLOG_ERROR("preempt", "%s", err.msg);
         return;
     }
@@ -434,7 +493,7 @@ static void do_publish(ctl_controller *c, const ctl_snapshot *s, const ds_policy
 
 void ctl_round(ctl_controller *c)
 {
-    double t0 = kutil_mono_now();
+    double t0 = rt_mono_now();
     bool healthy = caches_healthy(c);
     metrics_set(c->m.healthy, NULL, healthy ? 1 : 0);
     metrics_set(c->m.leader, NULL, ctl_may_write(c) ? 1 : 0);
@@ -479,15 +538,22 @@ void ctl_round(ctl_controller *c)
     report_invalid_jobs(c, &s);
     report_invalid_pods(c, &s);
     report_invalid_affinity(c, &s);
-    int used = do_release(c, &s, &pol);
+    /* Room freed by evictions is held for their preemptors: neither released nor preempted into. */
+    ds_res *gated_reserved = NULL;
+    ds_res *reserved = reserve_room(c, &s, &pol, &gated_reserved);
+    bool *held = calloc(s.n_pod ? s.n_pod : 1, sizeof *held); /* NULL: unschedulable pods only */
+    int used = do_release(c, &s, &pol, gated_reserved, held);
     if (!atomic_load(&c->need_ledger))
-        do_preempt(c, &s, &pol);
+        do_preempt(c, &s, &pol, reserved, held);
+    free(held);
+    free(gated_reserved);
+    free(reserved);
     do_publish(c, &s, &pol, c->opt.max_annotation_updates - used);
     record_outcomes(c, &s);
     ctl_memo_prune(&c->memo, s.now - (pol.cooldown_s > 3600 ? pol.cooldown_s : 3600));
     ctl_snapshot_free(&s);
     count_round(c, "acted");
-    metrics_observe(c->m.duration, NULL, kutil_mono_now() - t0);
+    metrics_observe(c->m.duration, NULL, rt_mono_now() - t0);
 }
 
 static void deadline_in(struct timespec *ts, double seconds)
@@ -506,7 +572,7 @@ void ctl_loop(ctl_controller *c)
 {
     double last_round = -1e9;
     while (!atomic_load(&c->stop)) {
-        double now = kutil_mono_now();
+        double now = rt_mono_now();
         double epoch = c->policy.policy.preemption.epoch_s;
         if (!(epoch > 0))
             epoch = 10;

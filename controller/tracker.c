@@ -172,6 +172,7 @@ static void fill_task(const ctl_snapshot *s, size_t obs, ctl_task_info *t, bool 
     t->evaluated = false;
     t->has_upstream = false;
     t->queue_pos = SIZE_MAX;
+    t->order[0] = t->order[1] = NAN;
     t->job_name = NULL;
     t->task_name = NULL;
     t->job_invalid = false;
@@ -195,6 +196,8 @@ static void fill_task(const ctl_snapshot *s, size_t obs, ctl_task_info *t, bool 
     t->evaluated = true;
     t->has_upstream = j->dag.tasks[r->task].n_up > 0;
     t->queue_pos = s->queue_pos[s->pos_base[r->job] + r->task];
+    t->order[0] = s->job_order[r->job][0];
+    t->order[1] = s->job_order[r->job][1];
     t->job_name = j->name;
     t->task_name = j->dag.tasks[r->task].name;
 }
@@ -331,6 +334,7 @@ static void fill_batch_job(ctl_snapshot *s, size_t i)
     j->task.job = DS_NO_TASK;
     j->task.task = DS_NO_TASK;
     j->task.queue_pos = SIZE_MAX;
+    j->task.order[0] = j->task.order[1] = NAN;
     if (s->job_obs[i] != DS_NONE) {
         fill_task(s, s->job_obs[i], &j->task, true);
         return;
@@ -352,6 +356,8 @@ static void fill_batch_job(ctl_snapshot *s, size_t i)
     j->task.evaluated = true;
     j->task.has_upstream = job->dag.tasks[t].n_up > 0;
     j->task.queue_pos = s->queue_pos[s->pos_base[j->task.job] + t];
+    j->task.order[0] = s->job_order[j->task.job][0];
+    j->task.order[1] = s->job_order[j->task.job][1];
 }
 
 static int build_jobset(ctl_snapshot *s, const ds_policy *pol, const node_speed *speeds,
@@ -399,7 +405,7 @@ static int build_jobset(ctl_snapshot *s, const ds_policy *pol, const node_speed 
 }
 
 /* Every waiting task's place in the policy's queue order across jobs (lib/joborder.h), the order
- * in which held tasks are released. */
+ * in which held tasks are released; and every job's figures in that order. */
 static int build_queue_order(ctl_snapshot *s, const ds_policy *pol, ds_err *err)
 {
     size_t total = 0;
@@ -424,7 +430,10 @@ static int build_queue_order(ctl_snapshot *s, const ds_policy *pol, ds_err *err)
     for (long i = 0; i < n; i++)
         s->queue_pos[s->pos_base[refs[i].job] + refs[i].task] = (size_t)i;
     free(refs);
-    return 0;
+    s->job_order = calloc(s->js.n_jobs ? s->js.n_jobs : 1, sizeof *s->job_order);
+    if (s->job_order == NULL)
+        return ds_err_set(err, "snapshot: out of memory");
+    return ds_jobset_job_figures(&s->js, &pol->order, s->now, s->job_order, err);
 }
 
 int ctl_snapshot_build(kube_obj_list *pods, kube_obj_list *nodes, kube_obj_list *pdbs,
@@ -503,6 +512,7 @@ void ctl_snapshot_free(ctl_snapshot *s)
     free(s->dags);
     free(s->pos_base);
     free(s->queue_pos);
+    free(s->job_order);
     free(s->pod);
     free(s->node);
     free(s->job);

@@ -33,9 +33,10 @@ typedef struct ctl_snapshot {
     kube_obj_list pods, nodes, pdbs, jobs, graphs, namespaces;
 
     ds_jobset js;
-    const ds_dag **dags; /* [js.n_jobs]: every job's DAG (empty for invalid jobs) */
-    size_t *pos_base;    /* [js.n_jobs]: offset of each job's tasks in queue_pos */
-    size_t *queue_pos;   /* per task of every job: place in the queue order, SIZE_MAX if none */
+    const ds_dag **dags;    /* [js.n_jobs]: every job's DAG (empty for invalid jobs) */
+    size_t *pos_base;       /* [js.n_jobs]: offset of each job's tasks in queue_pos */
+    size_t *queue_pos;      /* per task of every job: place in the queue order, SIZE_MAX if none */
+    double (*job_order)[2]; /* [js.n_jobs]: each job's figures in that order (NAN if invalid) */
 
     ctl_pod *pod; /* [pods.n], in list order */
     size_t n_pod;

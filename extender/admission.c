@@ -2,6 +2,8 @@
  * admission.h). */
 #include "admission.h"
 
+#include <limits.h>
+#include <openssl/evp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -96,24 +98,13 @@ long ext_adm_patch(const ext_adm_opts *o, const ext_adm_pod *p, const ext_adm_de
 
 long ext_adm_base64(const unsigned char *in, size_t n, char *out, size_t cap)
 {
-    static const char a[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    if (n > (size_t)INT_MAX / 4 * 3) /* EVP_EncodeBlock counts in int */
+        return -1;
     size_t need = (n + 2) / 3 * 4;
     if (need + 1 > cap)
         return -1;
-    size_t j = 0;
-    for (size_t i = 0; i < n; i += 3) {
-        unsigned v = (unsigned)in[i] << 16;
-        if (i + 1 < n)
-            v |= (unsigned)in[i + 1] << 8;
-        if (i + 2 < n)
-            v |= in[i + 2];
-        out[j++] = a[(v >> 18) & 63];
-        out[j++] = a[(v >> 12) & 63];
-        out[j++] = i + 1 < n ? a[(v >> 6) & 63] : '=';
-        out[j++] = i + 2 < n ? a[v & 63] : '=';
-    }
-    out[j] = '\0';
-    return (long)j;
+    int len = EVP_EncodeBlock((unsigned char *)out, in, (int)n);
+    return len >= 0 && (size_t)len == need ? (long)len : -1;
 }
 
 /* --- the AdmissionReview ------------------------------------------------------------------- */

@@ -70,8 +70,8 @@ ext_adm_decision ext_adm_decide(const ext_adm_opts *o, const ext_adm_pod *p);
 long ext_adm_patch(const ext_adm_opts *o, const ext_adm_pod *p, const ext_adm_decision *d,
                    char *out, size_t cap);
 
-/* Standard base64 (RFC 4648, padded) of in[0..n) into out (capacity cap, NUL-terminated).
- * Returns the length, or -1 when it does not fit. */
+/* Standard base64 (RFC 4648, padded; OpenSSL's EVP_EncodeBlock) of in[0..n) into out (capacity
+ * cap, NUL-terminated). Returns the length, or -1 when it does not fit. */
 long ext_adm_base64(const unsigned char *in, size_t n, char *out, size_t cap);
 
 typedef struct ext_adm_reply {

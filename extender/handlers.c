@@ -555,6 +555,15 @@ static void preemptor_view(const ext_snapshot *s, const pod_ctx *pc, ds_place_pr
     double rank = ds_jobset_wait_rank(&s->jobs, pc->job, pc->task);
     if (rank >= 0 && s->jobs.n_waiting > 0)
         a->rank = (size_t)lround((1.0 - rank) * (double)(s->jobs.n_waiting - 1));
+    a->task.order[0] = s->job_order[pc->job_idx][0];
+    a->task.order[1] = s->job_order[pc->job_idx][1];
+    ds_err err;
+    double wait;
+    if (s->policy.preemption.payoff &&
+        ext_snapshot_room_wait(s, pc->job_idx, pc->task, &a->task.request, &wait, &err) == 0) {
+        a->room_known = true;
+        a->room_wait_s = wait;
+    }
 }
 
 /* One proposed victim, or 0 when unknown or not on `node_idx` in the snapshot. */
@@ -586,6 +595,8 @@ static int victim_view(const ext_snapshot *s, const char *uid, size_t node_idx, 
         v->task = pr->task;
         v->priority = isfinite(j->eval[pr->task].priority) ? j->eval[pr->task].priority : 0;
         v->t_allow_s = j->eval[pr->task].t_allow_s;
+        v->order[0] = s->job_order[pr->job][0];
+        v->order[1] = s->job_order[pr->job][1];
         double rem = j->eval[pr->task].t_rem_s;
         v->t_rem_s = isfinite(rem) && rem > 0 ? rem : 0;
     }

@@ -3,11 +3,11 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "httpd.h"
 #include "kutil.h"
 #include "log.h"
+#include "clock.h"
 
 #define COMPONENT "extender"
 
@@ -32,13 +32,6 @@ struct ext_server {
     metrics_family *m_requests, *m_duration, *m_errors, *m_filter_nodes, *m_pods, *m_victims,
         *m_preempt_nodes, *m_admission;
 };
-
-static double now_s(clockid_t clk)
-{
-    struct timespec t;
-    clock_gettime(clk, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
 
 static const char *result_name(ext_result_kind k)
 {
@@ -175,7 +168,7 @@ static void serve_verb(void *ctx, const httpd_request *req, httpd_response *resp
 {
     verb_route *vr = ctx;
     ext_server *s = vr->srv;
-    double t0 = now_s(CLOCK_MONOTONIC);
+    double t0 = rt_mono_now();
     ext_reply r = {0};
     ext_outcome o;
     if (s->o.floor_mode && vr->v == VERB_FILTER) {
@@ -184,7 +177,7 @@ static void serve_verb(void *ctx, const httpd_request *req, httpd_response *resp
         ext_handle_floor_prioritize(&s->o.ctx, req->body, req->body_len, &r, &o);
     } else {
         const ext_snapshot *snap = s->o.source.acquire(s->o.source.user);
-        double now = now_s(CLOCK_REALTIME);
+        double now = rt_wall_now();
         if (vr->v == VERB_FILTER)
             ext_handle_filter(&s->o.ctx, snap, req->body, req->body_len, now, &r, &o);
         else if (vr->v == VERB_PRIORITIZE)
@@ -193,7 +186,7 @@ static void serve_verb(void *ctx, const httpd_request *req, httpd_response *resp
             ext_handle_preempt(&s->o.ctx, snap, req->body, req->body_len, now, &r, &o);
         ext_snapshot_unref(snap);
     }
-    double secs = now_s(CLOCK_MONOTONIC) - t0;
+    double secs = rt_mono_now() - t0;
     if (r.body == NULL) {
         o.kind = EXT_INTERNAL;
         snprintf(o.error, sizeof o.error, "out of memory writing the response");

@@ -6,12 +6,13 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "evictor.h"
 #include "model_input.h"
 #include "node_speed.h"
+#include "room.h"
 #include "victim.h"
+#include "clock.h"
 
 bool ext_pod_occupies_node(const kube_pod *p)
 {
@@ -73,6 +74,7 @@ static void snapshot_free(ext_snapshot *s)
     ds_strmap_free(&s->node_index);
     ds_strmap_free(&s->namespace_index);
     ds_jobset_free(&s->jobs);
+    free(s->job_order);
     free(s);
 }
 
@@ -88,13 +90,6 @@ const ext_node *ext_snapshot_node(const ext_snapshot *s, const char *name)
     if (ds_strmap_get(&s->node_index, name, strlen(name), &idx) != 0)
         return NULL;
     return &s->nodes[idx];
-}
-
-static double monotonic_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
 static int build_nodes(ext_snapshot *s, const ext_build_input *in, ds_err *err)
@@ -213,7 +208,7 @@ static void compute_pbar(ext_snapshot *s)
 int ext_snapshot_build(const ext_build_input *in, ext_snapshot **out, ds_err *err)
 {
     *out = NULL;
-    double t0 = monotonic_s();
+    double t0 = rt_mono_now();
     ext_snapshot *s = calloc(1, sizeof *s);
     if (s == NULL)
         return ds_err_set(err, "snapshot: out of memory");
@@ -262,10 +257,17 @@ int ext_snapshot_build(const ext_build_input *in, ext_snapshot **out, ds_err *er
         goto fail;
     }
     compute_pbar(s);
+    s->job_order = calloc(s->jobs.n_jobs ? s->jobs.n_jobs : 1, sizeof *s->job_order);
+    if (s->job_order == NULL) {
+        ds_err_set(err, "snapshot: out of memory (%zu jobs)", s->jobs.n_jobs);
+        goto fail;
+    }
+    if (ds_jobset_job_figures(&s->jobs, &in->policy->order, in->now, s->job_order, err) != 0)
+        goto fail;
     free(obs);
     free(gobs);
     free(wobs);
-    s->build_s = monotonic_s() - t0;
+    s->build_s = rt_mono_now() - t0;
     *out = s;
     return 0;
 fail:
@@ -274,4 +276,65 @@ fail:
     free(wobs);
     snapshot_free(s);
     return -1;
+}
+
+/* The evaluation of the task a snapshot pod belongs to, or NULL outside a valid DAG job. */
+static const ds_task_eval *pod_eval(const ext_snapshot *s, size_t i, size_t *job)
+{
+    const ds_pod_result *pr = &s->jobs.pods[i];
+    if (pr->job == DS_NONE || pr->task == DS_NONE || pr->job >= s->jobs.n_jobs ||
+        !s->jobs.jobs[pr->job].valid)
+        return NULL;
+    *job = pr->job;
+    return &s->jobs.jobs[pr->job].eval[pr->task];
+}
+
+int ext_snapshot_room_wait(const ext_snapshot *s, size_t job, size_t task, const ds_res *request,
+                           double *wait_s, ds_err *err)
+{
+    *wait_s = INFINITY;
+    if (job >= s->jobs.n_jobs || task >= s->jobs.jobs[job].dag.n)
+        return 0;
+    ds_room_task *t = calloc(s->n_pods ? s->n_pods : 1, sizeof *t);
+    ds_res *free_ = calloc(s->n_nodes ? s->n_nodes : 1, sizeof *free_);
+    if (t == NULL || free_ == NULL) {
+        free(t);
+        free(free_);
+        return ds_err_set(err, "room: out of memory (%zu pods)", s->n_pods);
+    }
+    for (size_t n = 0; n < s->n_nodes; n++) {
+        free_[n] = s->nodes[n].view.allocatable;
+        ds_res_sub(&free_[n], &s->nodes[n].view.requested);
+    }
+    ds_order_key mine, key;
+    ds_order_key_from_figures(&s->policy.order, s->job_order[job], &s->jobs.jobs[job].eval[task],
+                              &mine);
+    ds_res ahead = {{0}};
+    size_t nt = 0;
+    for (size_t i = 0; i < s->n_pods; i++) {
+        size_t j = DS_NONE;
+        const ds_task_eval *e = pod_eval(s, i, &j);
+        const kube_pod *p = s->pods[i];
+        if (e == NULL)
+            continue;
+        const ds_pod_result *pr = &s->jobs.pods[i];
+        ds_task_state st = s->jobs.jobs[j].status[pr->task].state;
+        if (s->pod_node[i] != DS_NONE && st == DS_TASK_RUNNING) {
+            t[nt++] = (ds_room_task){s->pod_node[i], e->t_rem_s, p->requests};
+        } else if (s->pod_node[i] == DS_NONE && st == DS_TASK_WAITING && pr->primary &&
+                   !(j == job && pr->task == task)) {
+            ds_order_key_from_figures(&s->policy.order, s->job_order[j], e, &key);
+            if (ds_order_key_cmp(&key, &mine) < 0)
+                ds_res_add(&ahead, &p->requests);
+        }
+    }
+    ds_room_index ix;
+    int rc = ds_room_index_build(&ix, t, nt, free_, s->n_nodes, err);
+    if (rc == 0) {
+        *wait_s = ds_room_preemptor_wait(&ix, t, NULL, free_, request, &ahead);
+        ds_room_index_free(&ix);
+    }
+    free(t);
+    free(free_);
+    return rc;
 }

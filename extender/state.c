@@ -12,6 +12,7 @@
 
 #include "annotations.h"
 #include "argo_discovery.h"
+#include "clock.h"
 #include "informer.h"
 #include "kutil.h"
 #include "log.h"
@@ -93,7 +94,7 @@ struct ext_state {
 
 static double mono_now(void)
 {
-    return kutil_mono_now();
+    return rt_mono_now();
 }
 
 /* ---- metrics ---- */
@@ -394,7 +395,7 @@ static void build_once(ext_state *st)
         .policy = &st->policy.policy,
         .policy_generation = st->policy.generation,
         .policy_source = st->policy.source,
-        .now = kutil_wall_now(),
+        .now = rt_wall_now(),
     };
     ext_snapshot *s = NULL;
     ds_err err;

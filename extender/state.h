@@ -56,7 +56,8 @@ typedef struct ext_snapshot {
     size_t *pod_node; /* node index of each bound unfinished pod, or DS_NONE */
 
     ds_jobset jobs;
-    double pbar_half; /* P_bar / 2 over every waiting and running task of valid jobs */
+    double (*job_order)[2]; /* [jobs.n_jobs] each job's figures in the order across jobs */
+    double pbar_half;       /* P_bar / 2 over every waiting and running task of valid jobs */
     size_t n_dsp_tasks;
 
     const kube_configmap **graph_objs; /* JobGraph ConfigMaps (references) */
@@ -97,6 +98,13 @@ void ext_snapshot_unref(const ext_snapshot *s);
 
 /* The node named `name`, or NULL. O(1) expected. */
 const ext_node *ext_snapshot_node(const ext_snapshot *s, const char *name);
+
+/* When room frees anyway for a waiting DAG task (job, task of s->jobs) of this request
+ * (ds_room_preemptor_wait over the snapshot): the running DAG tasks' expected ends, the nodes'
+ * free resources, and the requests of the waiting DAG pods before it in the queue order. 0 with
+ * *wait_s set, or -1 with err set on allocation failure. */
+int ext_snapshot_room_wait(const ext_snapshot *s, size_t job, size_t task, const ds_res *request,
+                           double *wait_s, ds_err *err);
 
 /* The namespace named `name`, or NULL when the snapshot does not know it. O(1) expected. */
 const kube_namespace *ext_snapshot_namespace(const ext_snapshot *s, const char *name);

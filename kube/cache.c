@@ -1,5 +1,10 @@
 /* cache.c: the object store behind informers: an open-addressing hash table keyed by
- * namespace/name plus value -> objects indexes, under a read-write lock (see cache.h). */
+ * namespace/name plus value -> objects indexes, under a read-write lock (see cache.h).
+ *
+ * The table is not lib/strmap's on purpose: its key is the pair (namespace, name) read from the
+ * cached object itself, so no key string is built or stored per object (memory per cached pod is
+ * what `make kube-bench` measures), and objects are deleted as watch events arrive (backward-shift
+ * deletion, no tombstones), which ds_strmap, an insert-only index, does not do. */
 #include "cache.h"
 
 #include <pthread.h>

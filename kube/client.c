@@ -12,6 +12,8 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "bytebuf.h"
+#include "clock.h"
 #include "kutil.h"
 #include "log.h"
 
@@ -136,7 +138,7 @@ int kube_client_new(const kube_config *cfg, const kube_client_opts *opts, kube_c
     pthread_cond_init(&c->wake, NULL);
     pthread_mutex_init(&c->token_lock, NULL);
     atomic_init(&c->shutdown, false);
-    c->rng = (uint64_t)(kutil_wall_now() * 1e6) ^ (uint64_t)(uintptr_t)c;
+    c->rng = (uint64_t)(rt_wall_now() * 1e6) ^ (uint64_t)(uintptr_t)c;
 
     char host[512];
     long port;
@@ -229,7 +231,7 @@ static bool cancelled(kube_client *c, const atomic_bool *cancel)
 
 int kube_client_sleep(kube_client *c, double seconds, const atomic_bool *cancel)
 {
-    double deadline = kutil_mono_now() + seconds;
+    double deadline = rt_mono_now() + seconds;
     pthread_mutex_lock(&c->lock);
     int rc = 0;
     for (;;) {
@@ -237,7 +239,7 @@ int kube_client_sleep(kube_client *c, double seconds, const atomic_bool *cancel)
             rc = 1;
             break;
         }
-        double left = deadline - kutil_mono_now();
+        double left = deadline - rt_mono_now();
         if (left <= 0)
             break;
         /* Wake at least every 100 ms to notice a per-call cancel flag. */
@@ -282,7 +284,7 @@ static int auth_header(kube_client *c, char **hdr, ds_err *err)
     pthread_mutex_lock(&c->token_lock);
     if (c->cfg->token_file != NULL) {
         struct stat st;
-        double now = kutil_mono_now();
+        double now = rt_mono_now();
         bool changed = true;
         if (stat(c->cfg->token_file, &st) == 0 && c->token != NULL)
             changed = st.st_ino != c->token_stat.st_ino || st.st_dev != c->token_stat.st_dev ||
@@ -426,7 +428,7 @@ static void err_copy(ds_err *dst, const ds_err *src)
 typedef struct xfer {
     kube_client *c;
     CURL *h;
-    kutil_buf body;
+    ds_bytebuf body;
     kube_stream_cb on_data; /* streaming mode when set */
     void *user;
     bool stream_ok;     /* a 200 answer is being streamed */
@@ -451,7 +453,7 @@ static size_t on_write(char *ptr, size_t size, size_t nmemb, void *ud)
             return n;
         }
     }
-    if (kutil_buf_append(&x->body, ptr, n) != 0)
+    if (ds_bytebuf_append(&x->body, ptr, n) != 0)
         return 0; /* too large: abort the transfer */
     return n;
 }
@@ -660,7 +662,7 @@ int kube_request_ex(kube_client *c, const kube_request_opts *ro, const char *met
     int result = -1;
     for (int attempt = 0;; attempt++) {
         xfer x = {.c = c, .cancel = ro->cancel};
-        kutil_buf_init(&x.body, c->opts.max_body_bytes);
+        ds_bytebuf_init(&x.body, c->opts.max_body_bytes);
         long status = 0;
         bool reusable;
         ds_err e = {{0}};
@@ -688,7 +690,7 @@ int kube_request_ex(kube_client *c, const kube_request_opts *ro, const char *met
                     rc != CURLE_SSL_CERTPROBLEM && rc != CURLE_OUT_OF_MEMORY &&
                     rc != CURLE_FAILED_INIT && rc != CURLE_LOGIN_DENIED &&
                     rc != CURLE_URL_MALFORMAT && rc != CURLE_UNSUPPORTED_PROTOCOL;
-            kutil_buf_free(&x.body);
+            ds_bytebuf_free(&x.body);
         } else {
             free(resp->body);
             resp->body = x.body.data != NULL ? x.body.data : kutil_strdup("");
@@ -765,7 +767,7 @@ int kube_stream(kube_client *c, const char *path, double timeout_s, double idle_
     char p[256];
     path_for_msg(path, p, sizeof p);
     xfer x = {.c = c, .on_data = on_data, .user = user, .cancel = cancel};
-    kutil_buf_init(&x.body, STREAM_ERROR_BODY_MAX);
+    ds_bytebuf_init(&x.body, STREAM_ERROR_BODY_MAX);
     long status = 0;
     bool reusable;
     ds_err e = {{0}};
@@ -797,6 +799,6 @@ int kube_stream(kube_client *c, const char *path, double timeout_s, double idle_
         kube_status_parse(resp->body, resp->body_len, &resp->st);
         set_http_error("GET", path, status, &resp->st, err);
     }
-    kutil_buf_free(&x.body);
+    ds_bytebuf_free(&x.body);
     return result;
 }

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bytebuf.h"
+#include "clock.h"
 #include "kutil.h"
 #include "log.h"
 #include "watchstream.h"
@@ -55,8 +57,8 @@ struct kube_informer {
 static void mark_ok(kube_informer *inf)
 {
     pthread_mutex_lock(&inf->lock);
-    inf->st.last_ok_wall = kutil_wall_now();
-    inf->last_ok_mono = kutil_mono_now();
+    inf->st.last_ok_wall = rt_wall_now();
+    inf->last_ok_mono = rt_mono_now();
     snprintf(inf->st.resource_version, sizeof inf->st.resource_version, "%s", inf->rv);
     pthread_mutex_unlock(&inf->lock);
 }
@@ -84,26 +86,26 @@ static void set_watching(kube_informer *inf, bool on)
 }
 
 /* Append "&name=escaped(value)" when value is set. */
-static int add_param(kutil_buf *b, const char *name, const char *value)
+static int add_param(ds_bytebuf *b, const char *name, const char *value)
 {
     if (value == NULL || value[0] == '\0')
         return 0;
     char *e = kutil_query_escape(value);
     if (e == NULL)
         return -1;
-    int rc = kutil_buf_printf(b, "&%s=%s", name, e);
+    int rc = ds_bytebuf_printf(b, "&%s=%s", name, e);
     free(e);
     return rc;
 }
 
-static int collection_path(kube_informer *inf, kutil_buf *b)
+static int collection_path(kube_informer *inf, ds_bytebuf *b)
 {
-    kutil_buf_reset(b);
-    if (kutil_buf_printf(b, "%s/", kube_kind_api_prefix(inf->opts.kind)) != 0)
+    ds_bytebuf_reset(b);
+    if (ds_bytebuf_printf(b, "%s/", kube_kind_api_prefix(inf->opts.kind)) != 0)
         return -1;
-    if (inf->ns != NULL && kutil_buf_printf(b, "namespaces/%s/", inf->ns) != 0)
+    if (inf->ns != NULL && ds_bytebuf_printf(b, "namespaces/%s/", inf->ns) != 0)
         return -1;
-    return kutil_buf_printf(b, "%s?", kube_kind_resource(inf->opts.kind));
+    return ds_bytebuf_printf(b, "%s?", kube_kind_resource(inf->opts.kind));
 }
 
 static void apply_put(kube_informer *inf, kube_meta *obj, bool only_if_changed)
@@ -141,8 +143,8 @@ static void apply_delete(kube_informer *inf, const char *ns, const char *name,
  * or 1 when the list's continue token expired (retry at once). */
 static int list_and_replace(kube_informer *inf)
 {
-    kutil_buf path;
-    kutil_buf_init(&path, PATH_MAX_LEN);
+    ds_bytebuf path;
+    ds_bytebuf_init(&path, PATH_MAX_LEN);
     kube_cache *fresh = kube_cache_new(inf->opts.kind);
     char cont[4096] = "";
     char list_rv[RV_MAX] = "";
@@ -153,7 +155,7 @@ static int list_and_replace(kube_informer *inf)
         goto out;
     for (;;) {
         if (collection_path(inf, &path) != 0 ||
-            kutil_buf_printf(&path, "limit=%d", inf->opts.page_size) != 0 ||
+            ds_bytebuf_printf(&path, "limit=%d", inf->opts.page_size) != 0 ||
             add_param(&path, "labelSelector", inf->label_selector) != 0 ||
             add_param(&path, "fieldSelector", inf->field_selector) != 0 ||
             add_param(&path, "continue", cont) != 0) {
@@ -259,7 +261,7 @@ static int list_and_replace(kube_informer *inf)
     rc = 0;
 out:
     kube_cache_free(fresh);
-    kutil_buf_free(&path);
+    ds_bytebuf_free(&path);
     return rc;
 }
 
@@ -345,17 +347,17 @@ typedef enum { WATCH_ENDED, WATCH_GONE, WATCH_FAILED } watch_result;
 
 static watch_result watch_once(kube_informer *inf)
 {
-    kutil_buf path;
-    kutil_buf_init(&path, PATH_MAX_LEN);
+    ds_bytebuf path;
+    ds_bytebuf_init(&path, PATH_MAX_LEN);
     int t = inf->opts.watch_timeout_s;
     int timeout = t + (int)(kutil_rand01(&inf->rng) * t);
     if (collection_path(inf, &path) != 0 ||
-        kutil_buf_printf(&path, "watch=1&allowWatchBookmarks=true&timeoutSeconds=%d", timeout) !=
+        ds_bytebuf_printf(&path, "watch=1&allowWatchBookmarks=true&timeoutSeconds=%d", timeout) !=
             0 ||
         add_param(&path, "resourceVersion", inf->rv) != 0 ||
         add_param(&path, "labelSelector", inf->label_selector) != 0 ||
         add_param(&path, "fieldSelector", inf->field_selector) != 0) {
-        kutil_buf_free(&path);
+        ds_bytebuf_free(&path);
         record_failure(inf, "watch: request path too long");
         return WATCH_FAILED;
     }
@@ -370,7 +372,7 @@ static watch_result watch_once(kube_informer *inf)
                          &inf->abort_watch, on_stream_data, inf, &resp, &err);
     long status = resp.status;
     kube_response_free(&resp);
-    kutil_buf_free(&path);
+    ds_bytebuf_free(&path);
     set_watching(inf, false);
     if (inf->gone || status == 410) {
         KLOG_INFO("informer", "%s: resourceVersion %s is too old (410); relisting", inf->what,
@@ -614,7 +616,7 @@ int kube_informer_new(kube_client *client, const kube_informer_opts *opts, kube_
     atomic_init(&inf->stopping, false);
     atomic_init(&inf->abort_watch, false);
     atomic_init(&inf->hold, false);
-    inf->rng = (uint64_t)(kutil_wall_now() * 1e6) ^ ((uint64_t)(uintptr_t)inf << 7);
+    inf->rng = (uint64_t)(rt_wall_now() * 1e6) ^ ((uint64_t)(uintptr_t)inf << 7);
     kube_splitter_init(&inf->splitter, KUBE_WATCH_MAX_EVENT);
     *out = inf;
     return 0;
@@ -668,10 +670,10 @@ void kube_informer_free(kube_informer *inf)
 
 bool kube_informer_wait_synced(kube_informer *inf, double timeout_s)
 {
-    double deadline = kutil_wall_now() + timeout_s;
+    double deadline = rt_wall_now() + timeout_s;
     pthread_mutex_lock(&inf->lock);
     while (!inf->st.synced && !inf->ended && !atomic_load(&inf->stopping)) {
-        double left = deadline - kutil_wall_now();
+        double left = deadline - rt_wall_now();
         if (left <= 0)
             break;
         struct timespec ts;
@@ -697,8 +699,7 @@ bool kube_informer_synced(kube_informer *inf)
 bool kube_informer_healthy(kube_informer *inf, double max_age_s)
 {
     pthread_mutex_lock(&inf->lock);
-    bool h =
-        inf->st.synced && (inf->st.watching || kutil_mono_now() - inf->last_ok_mono <= max_age_s);
+    bool h = inf->st.synced && (inf->st.watching || rt_mono_now() - inf->last_ok_mono <= max_age_s);
     pthread_mutex_unlock(&inf->lock);
     return h;
 }
@@ -707,7 +708,7 @@ void kube_informer_get_status(kube_informer *inf, kube_informer_status *st)
 {
     pthread_mutex_lock(&inf->lock);
     *st = inf->st;
-    st->last_ok_age_s = inf->last_ok_mono > 0 ? kutil_mono_now() - inf->last_ok_mono : -1;
+    st->last_ok_age_s = inf->last_ok_mono > 0 ? rt_mono_now() - inf->last_ok_mono : -1;
     pthread_mutex_unlock(&inf->lock);
 }
 

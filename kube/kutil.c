@@ -3,12 +3,14 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <openssl/evp.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 int kutil_read_file(const char *path, size_t max_bytes, char **out, size_t *len, ds_err *err)
@@ -78,31 +80,25 @@ int kutil_read_file(const char *path, size_t max_bytes, char **out, size_t *len,
     return 0;
 }
 
-static int b64_value(unsigned char c)
+static bool b64_char(unsigned char c)
 {
-    if (c >= 'A' && c <= 'Z')
-        return c - 'A';
-    if (c >= 'a' && c <= 'z')
-        return c - 'a' + 26;
-    if (c >= '0' && c <= '9')
-        return c - '0' + 52;
-    if (c == '+')
-        return 62;
-    if (c == '/')
-        return 63;
-    return -1;
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '+' ||
+           c == '/';
 }
 
 int kutil_base64_decode(const char *in, size_t in_len, char **out, size_t *out_len, ds_err *err)
 {
     *out = NULL;
     *out_len = 0;
-    char *buf = malloc(in_len / 4 * 3 + 4);
-    if (buf == NULL)
+    if (in_len > (size_t)INT_MAX - 3)
+        return ds_err_set(err, "invalid base64: input too long (got %zu bytes, limit %d)", in_len,
+                          INT_MAX - 3);
+    /* Checked here (the offset of a bad character, padding only at the end): the data characters
+     * without whitespace and padding, what OpenSSL decodes. */
+    unsigned char *data = malloc(in_len + 4);
+    if (data == NULL)
         return ds_err_set(err, "out of memory");
-    uint32_t acc = 0;
-    int bits = 0;
-    size_t n = 0;
+    size_t k = 0;
     int pad = 0;
     for (size_t i = 0; i < in_len; i++) {
         unsigned char c = (unsigned char)in[i];
@@ -112,25 +108,36 @@ int kutil_base64_decode(const char *in, size_t in_len, char **out, size_t *out_l
             pad++;
             continue;
         }
-        int v = b64_value(c);
-        if (v < 0 || pad > 0) {
-            free(buf);
+        if (!b64_char(c) || pad > 0) {
+            free(data);
             return ds_err_set(err, "invalid base64 at offset %zu", i);
         }
-        acc = (acc << 6) | (uint32_t)v;
-        bits += 6;
-        if (bits >= 8) {
-            bits -= 8;
-            buf[n++] = (char)((acc >> bits) & 0xff);
-        }
+        data[k++] = c;
     }
-    if (pad > 2 || bits >= 6) {
-        free(buf);
+    if (pad > 2 || k % 4 == 1) {
+        free(data);
         return ds_err_set(err, "invalid base64: truncated input");
     }
-    buf[n] = '\0';
-    *out = buf;
-    *out_len = n;
+    /* Whole groups of four for EVP_DecodeBlock: completed with 'A' (zero bits), whose bytes are
+     * then dropped; k characters carry k * 6 / 8 bytes. */
+    size_t whole = (k + 3) / 4 * 4;
+    for (size_t j = k; j < whole; j++)
+        data[j] = 'A';
+    unsigned char *buf = malloc(whole / 4 * 3 + 1);
+    if (buf == NULL) {
+        free(data);
+        return ds_err_set(err, "out of memory");
+    }
+    int n = EVP_DecodeBlock(buf, data, (int)whole);
+    free(data);
+    if (n < 0 || (size_t)n != whole / 4 * 3) {
+        free(buf);
+        return ds_err_set(err, "invalid base64 (got %d from EVP_DecodeBlock)", n);
+    }
+    size_t len = k * 3 / 4;
+    buf[len] = '\0';
+    *out = (char *)buf;
+    *out_len = len;
     return 0;
 }
 
@@ -143,20 +150,6 @@ char *kutil_strdup(const char *s)
     if (d != NULL)
         memcpy(d, s, n);
     return d;
-}
-
-double kutil_mono_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-double kutil_wall_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 char *kutil_query_escape(const char *s)
@@ -180,77 +173,6 @@ char *kutil_query_escape(const char *s)
     }
     out[j] = '\0';
     return out;
-}
-
-void kutil_buf_init(kutil_buf *b, size_t limit)
-{
-    b->data = NULL;
-    b->len = 0;
-    b->cap = 0;
-    b->limit = limit;
-    b->overflow = false;
-}
-
-int kutil_buf_append(kutil_buf *b, const void *p, size_t n)
-{
-    if (n > b->limit || b->len > b->limit - n) {
-        b->overflow = true;
-        return -1;
-    }
-    if (b->len + n + 1 > b->cap) {
-        size_t ncap = b->cap ? b->cap : 256;
-        while (ncap < b->len + n + 1)
-            ncap *= 2;
-        if (ncap > b->limit + 1)
-            ncap = b->limit + 1;
-        char *nd = realloc(b->data, ncap);
-        if (nd == NULL)
-            return -1;
-        b->data = nd;
-        b->cap = ncap;
-    }
-    if (n > 0)
-        memcpy(b->data + b->len, p, n);
-    b->len += n;
-    b->data[b->len] = '\0';
-    return 0;
-}
-
-int kutil_buf_printf(kutil_buf *b, const char *fmt, ...)
-{
-    char small[512];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(small, sizeof small, fmt, ap);
-    va_end(ap);
-    if (n < 0)
-        return -1;
-    if ((size_t)n < sizeof small)
-        return kutil_buf_append(b, small, (size_t)n);
-    char *big = malloc((size_t)n + 1);
-    if (big == NULL)
-        return -1;
-    va_start(ap, fmt);
-    vsnprintf(big, (size_t)n + 1, fmt, ap);
-    va_end(ap);
-    int rc = kutil_buf_append(b, big, (size_t)n);
-    free(big);
-    return rc;
-}
-
-void kutil_buf_reset(kutil_buf *b)
-{
-    b->len = 0;
-    b->overflow = false;
-    if (b->data != NULL)
-        b->data[0] = '\0';
-}
-
-void kutil_buf_free(kutil_buf *b)
-{
-    free(b->data);
-    b->data = NULL;
-    b->len = b->cap = 0;
 }
 
 double kutil_rand01(uint64_t *state)

@@ -1,9 +1,8 @@
 /* kutil.h: small helpers shared by the Kubernetes client modules: bounded file reading, base64,
- * clocks, checked string duplication, URL query escaping and a growable byte buffer. */
+ * checked string duplication and URL query escaping. */
 #ifndef DAGSCHED_KUBE_KUTIL_H
 #define DAGSCHED_KUBE_KUTIL_H
 
-#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -13,35 +12,16 @@
  * Errors name the path: "/x/y: No such file or directory". */
 int kutil_read_file(const char *path, size_t max_bytes, char **out, size_t *len, ds_err *err);
 
-/* Decode standard base64 (padding optional, whitespace ignored). Output NUL-terminated. */
+/* Decode standard base64 (padding optional, whitespace ignored) with OpenSSL's EVP_DecodeBlock.
+ * Output NUL-terminated. Errors: "invalid base64 at offset N" (a character outside the alphabet,
+ * or data after padding), "invalid base64: truncated input". */
 int kutil_base64_decode(const char *in, size_t in_len, char **out, size_t *out_len, ds_err *err);
 
 /* strdup that returns NULL only when s is NULL or on allocation failure. */
 char *kutil_strdup(const char *s);
 
-/* Seconds from CLOCK_MONOTONIC / CLOCK_REALTIME. */
-double kutil_mono_now(void);
-double kutil_wall_now(void);
-
 /* Percent-escape s for a URL query value (RFC 3986 unreserved characters kept). Caller frees. */
 char *kutil_query_escape(const char *s);
-
-/* Growable byte buffer, NUL-terminated, with a hard size limit. */
-typedef struct kutil_buf {
-    char *data;
-    size_t len;
-    size_t cap;
-    size_t limit;
-    bool overflow; /* an append was refused because of the limit */
-} kutil_buf;
-
-void kutil_buf_init(kutil_buf *b, size_t limit);
-/* Append n bytes; -1 when the limit would be exceeded (sets overflow) or on allocation failure. */
-int kutil_buf_append(kutil_buf *b, const void *p, size_t n);
-/* Append formatted text; -1 on overflow or allocation failure. */
-int kutil_buf_printf(kutil_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void kutil_buf_reset(kutil_buf *b);
-void kutil_buf_free(kutil_buf *b);
 
 /* snprintf that may truncate on purpose (messages that embed other messages); always
  * NUL-terminates when size > 0. */

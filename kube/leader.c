@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "clock.h"
 #include "kutil.h"
 #include "log.h"
 #include "writes.h"
@@ -91,7 +92,7 @@ static int try_acquire_or_renew(kube_leader *le)
         timeout = 1;
     kube_request_opts ro = {.no_retry = true, .timeout_s = timeout, .cancel = &le->stopping};
     char now[40];
-    kube_format_microtime(kutil_wall_now(), now, sizeof now);
+    kube_format_microtime(rt_wall_now(), now, sizeof now);
     int duration = (int)(le->opts.lease_duration_s + 0.5);
     kube_response resp;
     ds_err err = {{0}};
@@ -138,7 +139,7 @@ static int try_acquire_or_renew(kube_leader *le)
         json_decref(lease);
         return -1;
     }
-    double now_mono = kutil_mono_now();
+    double now_mono = rt_mono_now();
     if (strcmp(holder, le->observed_holder) != 0 || strcmp(renew, le->observed_renew) != 0 ||
         le->observed_mono == 0) {
         snprintf(le->observed_holder, sizeof le->observed_holder, "%s", holder);
@@ -187,7 +188,7 @@ static void release(kube_leader *le)
         return;
     }
     char now[40];
-    kube_format_microtime(kutil_wall_now(), now, sizeof now);
+    kube_format_microtime(rt_wall_now(), now, sizeof now);
     json_object_del(spec, "holderIdentity");
     json_object_set_new(spec, "leaseDurationSeconds", json_integer(1));
     json_object_set_new(spec, "renewTime", json_string(now));
@@ -233,7 +234,7 @@ static void *leader_main(void *arg)
     kube_leader *le = arg;
     while (!ending(le)) {
         /* Candidate. */
-        double start = kutil_mono_now();
+        double start = rt_mono_now();
         int r = try_acquire_or_renew(le);
         if (r != 1) {
             kube_client_sleep(le->client, jittered(le, le->opts.retry_period_s), &le->stopping);
@@ -252,12 +253,12 @@ static void *leader_main(void *arg)
         while (!ending(le)) {
             if (kube_client_sleep(le->client, le->opts.retry_period_s, &le->stopping) != 0)
                 break;
-            double t = kutil_mono_now();
+            double t = rt_mono_now();
             r = try_acquire_or_renew(le);
             pthread_mutex_lock(&le->lock);
             if (r == 1)
                 le->last_renew_mono = t;
-            double since = kutil_mono_now() - le->last_renew_mono;
+            double since = rt_mono_now() - le->last_renew_mono;
             pthread_mutex_unlock(&le->lock);
             if (r == 0) {
                 stop_leading(le, "the lease was taken by another holder");
@@ -330,7 +331,7 @@ int kube_leader_new(kube_client *client, const kube_leader_opts *opts, kube_lead
              "/apis/coordination.k8s.io/v1/namespaces/%s/leases", le->ns);
     snprintf(le->path, sizeof le->path, "%s/%s", le->collection, le->name);
     atomic_init(&le->stopping, false);
-    le->rng = (uint64_t)(kutil_wall_now() * 1e6) ^ (uint64_t)(uintptr_t)le;
+    le->rng = (uint64_t)(rt_wall_now() * 1e6) ^ (uint64_t)(uintptr_t)le;
     *out = le;
     return 0;
 }
@@ -369,7 +370,7 @@ void kube_leader_free(kube_leader *le)
 bool kube_leader_is_leader(kube_leader *le)
 {
     pthread_mutex_lock(&le->lock);
-    bool l = le->leading && kutil_mono_now() - le->last_renew_mono < le->opts.renew_deadline_s;
+    bool l = le->leading && rt_mono_now() - le->last_renew_mono < le->opts.renew_deadline_s;
     pthread_mutex_unlock(&le->lock);
     return l;
 }

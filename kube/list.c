@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bytebuf.h"
 #include "kutil.h"
 
 int kube_list_each(kube_client *c, const char *path, int page_size, kube_list_item_fn fn,
@@ -15,14 +16,14 @@ int kube_list_each(kube_client *c, const char *path, int page_size, kube_list_it
     char *cont = NULL;
     int rc = 0;
     do {
-        kutil_buf url;
-        kutil_buf_init(&url, 16384);
+        ds_bytebuf url;
+        ds_bytebuf_init(&url, 16384);
         char *esc = cont != NULL ? kutil_query_escape(cont) : NULL;
         if ((cont != NULL && esc == NULL) ||
-            kutil_buf_printf(&url, "%s%climit=%d%s%s", path, sep, page_size,
-                             esc != NULL ? "&continue=" : "", esc != NULL ? esc : "") != 0) {
+            ds_bytebuf_printf(&url, "%s%climit=%d%s%s", path, sep, page_size,
+                              esc != NULL ? "&continue=" : "", esc != NULL ? esc : "") != 0) {
             free(esc);
-            kutil_buf_free(&url);
+            ds_bytebuf_free(&url);
             rc = ds_err_set(err, "listing %s: out of memory", path);
             break;
         }
@@ -34,7 +35,7 @@ int kube_list_each(kube_client *c, const char *path, int page_size, kube_list_it
         ds_err e = {{0}};
         int grc = kube_get_json(c, url.data, &page, &resp, &e);
         kube_response_free(&resp);
-        kutil_buf_free(&url);
+        ds_bytebuf_free(&url);
         if (grc != 0) {
             rc = ds_err_set(err, "listing %s: %s", path, e.msg);
             break;

@@ -7,12 +7,12 @@ void kube_splitter_init(kube_json_splitter *s, size_t max_object)
 {
     memset(s, 0, sizeof *s);
     s->max_object = max_object > 0 ? max_object : KUBE_WATCH_MAX_EVENT;
-    kutil_buf_init(&s->buf, s->max_object);
+    ds_bytebuf_init(&s->buf, s->max_object);
 }
 
 void kube_splitter_reset(kube_json_splitter *s)
 {
-    kutil_buf_reset(&s->buf);
+    ds_bytebuf_reset(&s->buf);
     s->depth = 0;
     s->in_string = false;
     s->escape = false;
@@ -22,7 +22,7 @@ void kube_splitter_reset(kube_json_splitter *s)
 
 void kube_splitter_free(kube_json_splitter *s)
 {
-    kutil_buf_free(&s->buf);
+    ds_bytebuf_free(&s->buf);
 }
 
 bool kube_splitter_pending(const kube_json_splitter *s)
@@ -78,10 +78,10 @@ int kube_splitter_feed(kube_json_splitter *s, const char *data, size_t len, kube
                         return fail(s, err, "event larger than the limit", s->total + i);
                     rc = emit(user, data + start, n);
                 } else {
-                    if (kutil_buf_append(&s->buf, data + start, n) != 0)
+                    if (ds_bytebuf_append(&s->buf, data + start, n) != 0)
                         return fail(s, err, "event larger than the limit", s->total + i);
                     rc = emit(user, s->buf.data, s->buf.len);
-                    kutil_buf_reset(&s->buf);
+                    ds_bytebuf_reset(&s->buf);
                 }
                 start = i + 1;
                 if (rc != 0) {
@@ -92,7 +92,7 @@ int kube_splitter_feed(kube_json_splitter *s, const char *data, size_t len, kube
         }
     }
     if (s->depth > 0 && start < len) {
-        if (kutil_buf_append(&s->buf, data + start, len - start) != 0)
+        if (ds_bytebuf_append(&s->buf, data + start, len - start) != 0)
             return fail(s, err, "event larger than the limit", s->total + len);
     }
     s->total += len;

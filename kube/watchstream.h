@@ -15,7 +15,7 @@
 #include <stddef.h>
 
 #include "ds_error.h"
-#include "kutil.h"
+#include "bytebuf.h"
 
 #define KUBE_WATCH_MAX_EVENT (16u << 20) /* default bound on one event's size */
 #define KUBE_WATCH_MAX_DEPTH 128         /* nesting bound (jansson's own limit is 2048) */
@@ -23,7 +23,7 @@
 typedef int (*kube_split_emit)(void *user, const char *obj, size_t len);
 
 typedef struct kube_json_splitter {
-    kutil_buf buf; /* bytes of the object in progress that came in earlier chunks */
+    ds_bytebuf buf; /* bytes of the object in progress that came in earlier chunks */
     size_t max_object;
     int depth;
     bool in_string;

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "clock.h"
 #include "kutil.h"
 #include "log.h"
 
@@ -97,6 +98,125 @@ int kube_delete(kube_client *c, const char *path, bool missing_ok, ds_err *err)
     return rc;
 }
 
+const char *kube_apply_result_name(kube_apply_result r)
+{
+    switch (r) {
+    case KUBE_APPLY_CREATED:
+        return "created";
+    case KUBE_APPLY_CONFIGURED:
+        return "configured";
+    case KUBE_APPLY_UNCHANGED:
+        return "unchanged";
+    }
+    return "?";
+}
+
+#define APPLY_ATTEMPTS 3
+
+/* Whether the stored ConfigMap cur already has obj's data, binaryData and labels. */
+static bool configmap_same(const json_t *cur, const json_t *obj)
+{
+    static const char *const fields[] = {"data", "binaryData"};
+    for (size_t i = 0; i < 2; i++) {
+        const json_t *a = json_object_get(cur, fields[i]), *b = json_object_get(obj, fields[i]);
+        bool a_empty = a == NULL || (json_is_object(a) && json_object_size(a) == 0);
+        bool b_empty = b == NULL || (json_is_object(b) && json_object_size(b) == 0);
+        if (!(a_empty && b_empty) && !json_equal(a, b))
+            return false;
+    }
+    const json_t *want = json_object_get(json_object_get(obj, "metadata"), "labels");
+    const json_t *have = json_object_get(json_object_get(cur, "metadata"), "labels");
+    const char *k;
+    const json_t *v;
+    json_object_foreach((json_t *)want, k, v)
+    {
+        if (!json_equal(json_object_get(have, k), v))
+            return false;
+    }
+    return true;
+}
+
+/* cur (the stored object) with obj's data, binaryData and labels: a new object. */
+static json_t *configmap_merged(const json_t *cur, const json_t *obj)
+{
+    json_t *m = json_deep_copy(cur);
+    if (m == NULL)
+        return NULL;
+    json_t *meta = json_object_get(m, "metadata");
+    if (!json_is_object(meta))
+        goto fail;
+    json_t *labels = json_object_get(meta, "labels");
+    if (!json_is_object(labels)) {
+        labels = json_object();
+        if (labels == NULL || json_object_set_new(meta, "labels", labels) != 0)
+            goto fail;
+    }
+    const json_t *want = json_object_get(json_object_get(obj, "metadata"), "labels");
+    if (want != NULL && json_object_update(labels, (json_t *)want) != 0)
+        goto fail;
+    static const char *const fields[] = {"data", "binaryData"};
+    for (size_t i = 0; i < 2; i++) {
+        const json_t *v = json_object_get(obj, fields[i]);
+        int rc = v != NULL ? json_object_set(m, fields[i], (json_t *)v)
+                           : (json_object_del(m, fields[i]), 0);
+        if (rc != 0)
+            goto fail;
+    }
+    return m;
+fail:
+    json_decref(m);
+    return NULL;
+}
+
+int kube_apply_configmap(kube_client *c, const json_t *obj, kube_apply_result *res, ds_err *err)
+{
+    const json_t *meta = json_object_get(obj, "metadata");
+    const char *ns = json_string_value(json_object_get(meta, "namespace"));
+    const char *name = json_string_value(json_object_get(meta, "name"));
+    if (ns == NULL || check_names(ns, name, err) != 0)
+        return ns == NULL ? ds_err_set(err, "ConfigMap: no metadata.namespace") : -1;
+    for (int attempt = 0;; attempt++) {
+        json_t *cur = NULL;
+        long status = 0;
+        int rc = kube_get_named(c, "/api/v1", ns, "configmaps", name, &cur, &status, err);
+        if (rc != 0 && status != 404)
+            return -1;
+        if (rc != 0) {
+            char path[512];
+            snprintf(path, sizeof path, "/api/v1/namespaces/%s/configmaps", ns);
+            kube_response resp;
+            rc = send_json(c, NULL, "POST", path, "application/json", obj, NULL, &resp, err);
+            status = resp.status;
+            kube_response_free(&resp);
+            if (rc == 0) {
+                *res = KUBE_APPLY_CREATED;
+                return 0;
+            }
+            /* 409 AlreadyExists: created meanwhile, replace it on the next attempt. */
+            if (status != 409 || attempt + 1 >= APPLY_ATTEMPTS)
+                return -1;
+            continue;
+        }
+        if (configmap_same(cur, obj)) {
+            json_decref(cur);
+            *res = KUBE_APPLY_UNCHANGED;
+            return 0;
+        }
+        json_t *m = configmap_merged(cur, obj);
+        json_decref(cur);
+        if (m == NULL)
+            return ds_err_set(err, "ConfigMap %s/%s: out of memory", ns, name);
+        rc = kube_replace_configmap(c, ns, name, m, NULL, &status, err);
+        json_decref(m);
+        if (rc == 0) {
+            *res = KUBE_APPLY_CONFIGURED;
+            return 0;
+        }
+        if (status != 409 || attempt + 1 >= APPLY_ATTEMPTS)
+            return -1;
+    }
+}
+
 void kube_format_microtime(double epoch_s, char *buf, size_t size)
 {
     time_t secs = (time_t)floor(epoch_s);
@@ -123,7 +243,7 @@ int kube_create_event(kube_client *c, const kube_object_ref *obj, const char *ty
     char msg[EVENT_MESSAGE_MAX + 1];
     snprintf(msg, sizeof msg, "%s", message ? message : "");
     char now[40], gen[300];
-    kube_format_microtime(kutil_wall_now(), now, sizeof now);
+    kube_format_microtime(rt_wall_now(), now, sizeof now);
     /* core/v1 Event timestamps are whole seconds. */
     char secs[40];
     snprintf(secs, sizeof secs, "%.19sZ", now);

@@ -94,6 +94,22 @@ int kube_create_configmap(kube_client *c, const char *ns, const json_t *obj, jso
 int kube_replace_configmap(kube_client *c, const char *ns, const char *name, const json_t *obj,
                            json_t **out, long *status, ds_err *err);
 
+/* What kube_apply_configmap did, as kubectl apply says it. */
+typedef enum {
+    KUBE_APPLY_CREATED = 0,
+    KUBE_APPLY_CONFIGURED, /* existed, replaced */
+    KUBE_APPLY_UNCHANGED,  /* existed with the same data and labels: not written */
+} kube_apply_result;
+
+const char *kube_apply_result_name(kube_apply_result r); /* "created", "configured", "unchanged" */
+
+/* Create the ConfigMap obj (metadata.namespace and metadata.name name it) or, when it exists,
+ * replace its data and binaryData with obj's and set obj's labels on it, keeping its other
+ * metadata (other labels, annotations, owner references): a conditional replace on the
+ * resourceVersion read, so a concurrent change is never overwritten unseen; on a conflict
+ * (409) the ConfigMap is read again, at most 3 attempts in all. */
+int kube_apply_configmap(kube_client *c, const json_t *obj, kube_apply_result *res, ds_err *err);
+
 /* Format seconds since the epoch as RFC 3339 with microseconds ("2026-11-22T10:00:00.123456Z"),
  * as Kubernetes MicroTime fields expect. buf: at least 32 bytes. */
 void kube_format_microtime(double epoch_s, char *buf, size_t size);

@@ -1,6 +1,6 @@
 /* dag.c: building and validating a job DAG (see dag.h).
  *
- * ds_dag_build checks every spec, indexes the names in an open-addressing hash table, resolves and
+ * ds_dag_build checks every spec, indexes the names in a ds_strmap (lib/strmap.h), resolves and
  * de-duplicates the upstream names, then runs Kahn's algorithm, which yields the topological order
  * and the levels in one pass. Tasks left over by Kahn's algorithm lie on or behind a cycle; an
  * iterative walk along their unfinished upstream edges finds one cycle to report. Everything is
@@ -18,50 +18,6 @@
 #include <string.h>
 
 #define NO_INDEX SIZE_MAX
-
-/* FNV-1a over the bytes, then a 64-bit finaliser so that the low bits (the slot) depend on every
- * byte of the name. */
-static uint64_t name_hash(const char *s)
-{
-    uint64_t h = 14695981039346656037ULL;
-    for (; *s != '\0'; s++) {
-        h ^= (unsigned char)*s;
-        h *= 1099511628211ULL;
-    }
-    h ^= h >> 33;
-    h *= 0xff51afd7ed558ccdULL;
-    h ^= h >> 33;
-    h *= 0xc4ceb9fe1a85ec53ULL;
-    h ^= h >> 33;
-    return h;
-}
-
-/* Index of `name` in the table, or NO_INDEX. The table is at most half full, so probing ends. */
-static size_t index_lookup(const size_t *slots, size_t n_slots, const ds_dag_task *tasks,
-                           const char *name)
-{
-    size_t mask = n_slots - 1;
-    for (size_t s = (size_t)name_hash(name) & mask;; s = (s + 1) & mask) {
-        size_t t = slots[s];
-        if (t == NO_INDEX || strcmp(tasks[t].name, name) == 0)
-            return t;
-    }
-}
-
-/* Insert task t; returns the index of an existing task of the same name, or NO_INDEX. */
-static size_t index_insert(size_t *slots, size_t n_slots, const ds_dag_task *tasks, size_t t)
-{
-    size_t mask = n_slots - 1;
-    for (size_t s = (size_t)name_hash(tasks[t].name) & mask;; s = (s + 1) & mask) {
-        size_t o = slots[s];
-        if (o == NO_INDEX) {
-            slots[s] = t;
-            return NO_INDEX;
-        }
-        if (strcmp(tasks[o].name, tasks[t].name) == 0)
-            return o;
-    }
-}
 
 /* Checks of one spec that need no other task. Sets *name_len on success. */
 static int check_spec(const ds_task_spec *s, size_t i, size_t *name_len, ds_err *err)
@@ -161,10 +117,11 @@ static int report_cycle(const ds_dag_task *tasks, size_t n, const size_t *indeg,
 /* The arrays of a DAG being built, owned here until they move into the ds_dag. */
 typedef struct dag_build {
     const ds_task_spec *specs;
-    size_t n, n_slots, n_edges;
+    size_t n, n_edges;
     ds_dag_task *tasks;
     char *names;
-    size_t *up_pool, *down_pool, *topo, *slots;
+    size_t *up_pool, *down_pool, *topo;
+    ds_strmap index;
     size_t *a, *b; /* scratch[0..n), scratch[n..2n) */
     size_t *scratch;
     double *finish, *lmr;
@@ -179,7 +136,7 @@ static void dag_build_free(dag_build *d)
     free(d->up_pool);
     free(d->down_pool);
     free(d->topo);
-    free(d->slots);
+    ds_strmap_free(&d->index);
     free(d->scratch);
     free(d->finish);
     free(d->lmr);
@@ -213,8 +170,6 @@ static int check_specs(const ds_task_spec *specs, size_t n, size_t *raw_edges, s
 /* Names and the name index; duplicate names are an error. */
 static int index_names(dag_build *d, ds_err *err)
 {
-    for (size_t s = 0; s < d->n_slots; s++)
-        d->slots[s] = NO_INDEX;
     size_t off = 0;
     for (size_t i = 0; i < d->n; i++) {
         size_t len = strlen(d->specs[i].name);
@@ -223,8 +178,11 @@ static int index_names(dag_build *d, ds_err *err)
         d->tasks[i].runtime_s = d->specs[i].runtime_s;
         d->tasks[i].level = 1;
         off += len + 1;
-        if (index_insert(d->slots, d->n_slots, d->tasks, i) != NO_INDEX)
+        int rc = ds_strmap_put(&d->index, d->tasks[i].name, len, i, NULL);
+        if (rc == 1)
             return ds_err_set(err, "duplicate task name \"%s\"", d->tasks[i].name);
+        if (rc != 0) /* cannot happen: the index has room for n names */
+            return ds_err_set(err, "job: task name index full at task %zu", i);
     }
     return 0;
 }
@@ -242,9 +200,9 @@ static int resolve_upstream(dag_build *d, ds_err *err)
         t->up = d->up_pool + pos;
         for (size_t k = 0; k < d->specs[i].n_upstream; k++) {
             const char *un = d->specs[i].upstream[k];
-            size_t j = NO_INDEX;
-            if (strnlen(un, DS_TASK_NAME_MAX + 1) <= DS_TASK_NAME_MAX)
-                j = index_lookup(d->slots, d->n_slots, d->tasks, un);
+            size_t j = NO_INDEX, len = strnlen(un, DS_TASK_NAME_MAX + 1);
+            if (len <= DS_TASK_NAME_MAX && ds_strmap_get(&d->index, un, len, &j) != 0)
+                j = NO_INDEX;
             if (j == NO_INDEX)
                 return ds_err_set(err, "task \"%s\": depends on unknown task \"%.*s\"", t->name,
                                   DS_TASK_NAME_MAX, un);
@@ -352,18 +310,16 @@ int ds_dag_build(ds_dag *out, const ds_task_spec *specs, size_t n, ds_err *err)
     if (check_specs(specs, n, &raw_edges, &name_bytes, err) != 0)
         return -1;
 
-    dag_build d = {.specs = specs, .n = n, .n_slots = 8};
-    while (d.n_slots < 2 * n)
-        d.n_slots *= 2;
+    dag_build d = {.specs = specs, .n = n};
     d.tasks = calloc(n, sizeof *d.tasks);
     d.names = malloc(name_bytes);
     d.up_pool = malloc((raw_edges > 0 ? raw_edges : 1) * sizeof *d.up_pool);
     d.topo = malloc(n * sizeof *d.topo);
-    d.slots = malloc(d.n_slots * sizeof *d.slots);
+    int index_rc = ds_strmap_init(&d.index, n);
     d.scratch = malloc(2 * n * sizeof *d.scratch);
     d.finish = malloc(n * sizeof *d.finish);
     if (d.tasks == NULL || d.names == NULL || d.up_pool == NULL || d.topo == NULL ||
-        d.slots == NULL || d.scratch == NULL || d.finish == NULL) {
+        index_rc != 0 || d.scratch == NULL || d.finish == NULL) {
         dag_build_free(&d);
         return ds_err_set(err, "job: out of memory building a DAG of %zu tasks", n);
     }
@@ -381,8 +337,7 @@ int ds_dag_build(ds_dag *out, const ds_task_spec *specs, size_t n, ds_err *err)
     out->topo = d.topo;
     out->n_levels = d.n_levels;
     out->level_max_runtime = d.lmr;
-    out->slots = d.slots;
-    out->n_slots = d.n_slots;
+    out->index = d.index;
     out->critical_path_s = d.critical;
     /* The names and the edge pools belong to the ds_dag now (ds_dag_free). */
     d.tasks = NULL;
@@ -390,7 +345,7 @@ int ds_dag_build(ds_dag *out, const ds_task_spec *specs, size_t n, ds_err *err)
     d.up_pool = NULL;
     d.down_pool = NULL;
     d.topo = NULL;
-    d.slots = NULL;
+    memset(&d.index, 0, sizeof d.index);
     d.lmr = NULL;
     dag_build_free(&d);
     return 0;
@@ -408,18 +363,16 @@ void ds_dag_free(ds_dag *d)
     free(d->tasks);
     free(d->topo);
     free(d->level_max_runtime);
-    free(d->slots);
+    ds_strmap_free(&d->index);
     memset(d, 0, sizeof *d);
 }
 
 int ds_dag_find(const ds_dag *d, const char *name, size_t *idx)
 {
-    if (d == NULL || name == NULL || d->n_slots == 0)
+    if (d == NULL || name == NULL || d->n == 0)
         return -1;
-    if (strnlen(name, DS_TASK_NAME_MAX + 1) > DS_TASK_NAME_MAX)
-        return -1;
-    size_t t = index_lookup(d->slots, d->n_slots, d->tasks, name);
-    if (t == NO_INDEX)
+    size_t len = strnlen(name, DS_TASK_NAME_MAX + 1), t = 0;
+    if (len > DS_TASK_NAME_MAX || ds_strmap_get(&d->index, name, len, &t) != 0)
         return -1;
     if (idx != NULL)
         *idx = t;

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "ds_error.h"
+#include "strmap.h"
 
 #define DS_TASK_NAME_MAX 253    /* a Kubernetes object name */
 #define DS_DAG_MAX_TASKS 100000 /* bounded input */
@@ -40,9 +41,9 @@ typedef struct ds_dag {
     size_t *topo; /* all task indexes, every upstream before its dependents */
     int n_levels;
     double *level_max_runtime; /* [n_levels + 1]; [l] = longest runtime at level l; [0] unused */
-    /* private: open-addressing name index; critical path computed when building */
-    size_t *slots;
-    size_t n_slots;
+    /* private: name -> task index (keys are the tasks' names); critical path computed when
+     * building */
+    ds_strmap index;
     double critical_path_s;
 } ds_dag;
 

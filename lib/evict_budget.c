@@ -57,9 +57,30 @@ size_t ds_evict_budget_node_left(const ds_evict_budget *b, const char *node)
                 count(b, b->policy->preemption.epoch_s, NULL, node));
 }
 
+bool ds_evict_budget_node_long_evicted(const ds_evict_budget *b, const char *node)
+{
+    if (node == NULL)
+        return false;
+    for (size_t i = 0; i < b->history.n; i++) {
+        ds_evict_mark m = {0};
+        if (b->history.get(b->history.ctx, i, &m) && m.long_task && m.node != NULL &&
+            strcmp(m.node, node) == 0 &&
+            ds_evict_in_window(m.at, b->now, b->policy->long_task_window_s))
+            return true;
+    }
+    return false;
+}
+
+bool ds_evict_task_left(const ds_policy *p, size_t evictions)
+{
+    return p->max_evictions_per_task == 0 || evictions < p->max_evictions_per_task;
+}
+
 double ds_evict_budget_window(const ds_policy *p)
 {
     double w = DS_EVICT_MINUTE_S;
+    if (p->long_task_window_s > w)
+        w = p->long_task_window_s;
     if (p->preemption.epoch_s > w)
         w = p->preemption.epoch_s;
     if (p->cooldown_s > w)

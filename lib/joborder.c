@@ -88,6 +88,25 @@ int ds_job_summarise(const ds_dag *d, const ds_task_status *st, const ds_task_ev
 void ds_order_key_of(const ds_order_params *p, const ds_job_summary *job, const ds_task_eval *task,
                      ds_order_key *out)
 {
+    double fig[2] = {0, 0};
+    switch (p->job_order) {
+    case DS_ORDER_LEAST_SLACK:
+        fig[0] = job->slack_s;
+        fig[1] = job->remaining_work_s;
+        break;
+    case DS_ORDER_SHORTEST_REMAINING:
+        fig[0] = job->remaining_work_s;
+        fig[1] = job->slack_s;
+        break;
+    default:
+        break;
+    }
+    ds_order_key_from_figures(p, fig, task, out);
+}
+
+void ds_order_key_from_figures(const ds_order_params *p, const double job[2],
+                               const ds_task_eval *task, ds_order_key *out)
+{
     memset(out, 0, sizeof *out);
     if (p->starvation_s > 0 && task->t_wait_s >= p->starvation_s) {
         out->k[0] = 0;
@@ -95,24 +114,48 @@ void ds_order_key_of(const ds_order_params *p, const ds_job_summary *job, const 
         return;
     }
     out->k[0] = 1;
-    switch (p->job_order) {
-    case DS_ORDER_LEAST_SLACK:
-        out->k[1] = job->slack_s;
-        out->k[2] = job->remaining_work_s;
-        break;
-    case DS_ORDER_SHORTEST_REMAINING:
-        out->k[1] = job->remaining_work_s;
-        out->k[2] = job->slack_s;
-        break;
-    default:
-        break;
-    }
+    out->k[1] = job[0];
+    out->k[2] = job[1];
     if (p->within_job == DS_WITHIN_CRITICAL_PATH) {
         out->k[3] = -task->path_s;
         out->k[4] = -task->priority;
     } else {
         out->k[3] = -task->priority;
     }
+}
+
+void ds_order_job_figures(const ds_order_params *p, const ds_job_summary *job, double out[2])
+{
+    ds_order_params q = *p;
+    q.starvation_s = 0; /* the job's figures, whatever a task waited */
+    ds_task_eval none = {0};
+    ds_order_key k;
+    ds_order_key_of(&q, job, &none, &k);
+    out[0] = k.k[1];
+    out[1] = k.k[2];
+}
+
+int ds_jobset_job_figures(const ds_jobset *s, const ds_order_params *p, double now,
+                          double (*out)[2], ds_err *err)
+{
+    if (s == NULL || p == NULL || (out == NULL && s->n_jobs > 0))
+        return ds_err_set(err, "job figures: %s is missing",
+                          s == NULL   ? "job set"
+                          : p == NULL ? "order"
+                                      : "output");
+    for (size_t ji = 0; ji < s->n_jobs; ji++) {
+        const ds_job *j = &s->jobs[ji];
+        out[ji][0] = out[ji][1] = NAN;
+        if (!j->valid)
+            continue;
+        ds_job_summary sum;
+        if (ds_job_summarise(&j->dag, j->status, j->eval, j->deadline, now, &sum, err) != 0) {
+            ds_err_prefix(err, "job %s", j->key);
+            return -1;
+        }
+        ds_order_job_figures(p, &sum, out[ji]);
+    }
+    return 0;
 }
 
 int ds_order_key_cmp(const ds_order_key *a, const ds_order_key *b)

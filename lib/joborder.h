@@ -84,6 +84,19 @@ typedef struct ds_order_key {
 void ds_order_key_of(const ds_order_params *p, const ds_job_summary *job, const ds_task_eval *task,
                      ds_order_key *out);
 
+/* The same key from the job's figures (ds_order_job_figures) instead of its summary. */
+void ds_order_key_from_figures(const ds_order_params *p, const double job[2],
+                               const ds_task_eval *task, ds_order_key *out);
+
+/* The job figures of a job's keys (k[1], k[2] of a task that is not starving): the part of the
+ * order that is the same for every task of the job. 0, 0 under dsp. */
+void ds_order_job_figures(const ds_order_params *p, const ds_job_summary *job, double out[2]);
+
+/* The job figures (ds_order_job_figures) of every job of s at `now`: out[j] for job j (n_jobs
+ * entries); NAN for an invalid job. 0, or -1 with err set when a job cannot be summarised. */
+int ds_jobset_job_figures(const ds_jobset *s, const ds_order_params *p, double now,
+                          double (*out)[2], ds_err *err);
+
 /* <0, 0, >0 as a comes before, ties with, or comes after b. */
 int ds_order_key_cmp(const ds_order_key *a, const ds_order_key *b);
 

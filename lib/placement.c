@@ -141,6 +141,10 @@ const char *ds_victim_verdict_name(ds_victim_verdict v)
         return "cross-namespace";
     case DS_VICTIM_NO_PAYOFF:
         return "no-payoff";
+    case DS_VICTIM_QUEUE_ORDER:
+        return "queue-order";
+    case DS_VICTIM_HAS_DEADLINE:
+        return "has-deadline";
     }
     return "unknown";
 }
@@ -163,6 +167,8 @@ static ds_victim_verdict judge(const ds_place_preemptor *a, ds_preemptor_mode mo
         return DS_VICTIM_TOO_YOUNG;
     case DS_TOO_LITTLE_SLACK:
         return DS_VICTIM_TOO_LITTLE_SLACK;
+    case DS_HAS_DEADLINE:
+        return DS_VICTIM_HAS_DEADLINE;
     case DS_PREEMPTABLE:
         break;
     }
@@ -206,15 +212,20 @@ long ds_place_preempt_node(const ds_place_preemptor *a, ds_preemptor_mode mode,
 
     double slack = ds_preemptor_slack_on(a->task.t_allow_s, a->task.t_rem_s, node->speed);
     bool lost = in_dag && mode != DS_PREEMPTOR_BARRED && !(slack >= 0.0);
+    double room_wait = a->room_known ? a->room_wait_s : INFINITY;
     ds_node_view after = *node;
     long kept = 0;
     for (size_t i = 0; i < n; i++) {
         out[i] = judge(a, mode, mark, victims[i], pbar_half, p);
         if (out[i] == DS_VICTIM_KEEP && lost)
             out[i] = DS_VICTIM_UNSAVABLE;
+        if (out[i] == DS_VICTIM_KEEP && in_dag && p->queue_order && victims[i]->job != DS_NO_TASK &&
+            !ds_victim_after(a->task.order, a->task.priority, victims[i]->order,
+                             victims[i]->priority))
+            out[i] = DS_VICTIM_QUEUE_ORDER;
         if (out[i] == DS_VICTIM_KEEP && in_dag && p->payoff &&
             (!ds_eviction_pays(slack, isfinite(a->task.t_allow_s), victims[i]->ran_s,
-                               victims[i]->t_rem_s) ||
+                               ds_eviction_wait(victims[i]->t_rem_s, room_wait)) ||
              !ds_victim_survives_redo(victims[i]->t_allow_s, victims[i]->ran_s)))
             out[i] = DS_VICTIM_NO_PAYOFF;
         if (out[i] == DS_VICTIM_KEEP && pair != NULL && pair[i] != DS_PAIR_OK)

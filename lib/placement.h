@@ -67,6 +67,10 @@ typedef struct ds_place_preemptor {
     ds_waiting_task task;
     size_t rank;      /* 0 = highest priority waiting task */
     size_t n_waiting; /* waiting tasks ranked */
+    /* When room frees anyway for its request on some node (lib/room.h), when the caller knows:
+     * room_known and room_wait_s (INFINITY: never, as far as the known ends go). */
+    bool room_known;
+    double room_wait_s;
 } ds_place_preemptor;
 
 typedef enum {
@@ -93,9 +97,11 @@ typedef enum {
     DS_VICTIM_UNSAVABLE,        /* the preemptor would miss its deadline on this node anyway */
     DS_VICTIM_CROSS_NAMESPACE,  /* the pair rule of lib/preempt_rules.h refuses this victim */
     DS_VICTIM_NO_PAYOFF,        /* evicting it would throw away more than it saves (exchange) */
+    DS_VICTIM_QUEUE_ORDER,      /* its job comes before the preemptor's in the order across jobs */
+    DS_VICTIM_HAS_DEADLINE,     /* it has a deadline of its own (spec.preemption.deadlineVictims) */
 } ds_victim_verdict;
 
-#define DS_VICTIM_VERDICTS (DS_VICTIM_NO_PAYOFF + 1) /* number of verdicts */
+#define DS_VICTIM_VERDICTS (DS_VICTIM_HAS_DEADLINE + 1) /* number of verdicts */
 
 const char *ds_victim_verdict_name(ds_victim_verdict v); /* "keep", "unknown", "ancestor", ... */
 
@@ -113,8 +119,11 @@ const char *ds_victim_verdict_name(ds_victim_verdict v); /* "keep", "unknown", "
  *   (ds_preemptor_savable with its t_allow_s, t_rem_s and node->speed) keeps no victim
  *   (DS_VICTIM_UNSAVABLE): a lost deadline is saved by no eviction.
  * - With p->payoff, a DAG preemptor keeps a victim only when the eviction pays
- *   (ds_eviction_pays with its slack on this node and the victim's ran_s and t_rem_s), else
+ *   (ds_eviction_pays with its slack on this node, the victim's ran_s and the wait
+ *   ds_eviction_wait of the victim's t_rem_s and, when room_known, room_wait_s), else
  *   DS_VICTIM_NO_PAYOFF.
+ * - With p->queue_order, a DAG victim of a DAG preemptor must come after it in the order across
+ *   jobs (ds_victim_after with both tasks' order figures), else DS_VICTIM_QUEUE_ORDER.
  * - pair: NULL, or for each victim the verdict of ds_preempt_pair_check (who may preempt whom);
  *   a victim whose verdict is not DS_PAIR_OK is refused (DS_VICTIM_CROSS_NAMESPACE).
  * Verdicts go to out (n entries). Returns the number of kept victims, or -1 with err set on

@@ -66,13 +66,21 @@ void ds_policy_defaults(ds_policy *p)
     p->max_evictions_per_minute = 10;
     p->preemption.max_evictions = p->max_evictions_per_minute;
     p->cooldown_s = 300.0;
+    /* Dice: at most 2 evictions of a task over its life; one long task per node per window. */
+    p->max_evictions_per_task = 2;
+    p->preemption.long_task_s = 600.0;
+    p->long_task_window_s = 100.0;            /* Dice's suspension time */
+    p->preemption.same_resource_first = true; /* 3DSF */
     add_name(&p->protected_namespaces, "kube-system");
     add_name(&p->protected_priority_classes, "system-cluster-critical");
     add_name(&p->protected_priority_classes, "system-node-critical");
-    /* The paper's normalisation (the pair-only ratio is an option, see docs/model.md), and
-     * evictions only when they pay. */
-    p->preemption.norm = DS_NORM_PAPER;
+    /* The pair-only ratio (the paper's P_bar is an option, see docs/model.md), evictions only
+     * when they pay, only of work the queue order puts after the preemptor and without a
+     * deadline of its own. */
+    p->preemption.norm = DS_NORM_RATIO;
     p->preemption.payoff = true;
+    p->preemption.queue_order = true;
+    p->preemption.deadline_victims = false; /* only tasks without a deadline are evicted */
     p->cross_ns_require_higher = true; /* and no trusted namespace: preemption within a namespace */
 
     p->max_concurrent_releases = 0; /* unlimited */

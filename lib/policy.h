@@ -63,7 +63,9 @@ typedef struct ds_policy {
     size_t max_evictions_per_namespace; /* per minute; default 5 */
     size_t max_evictions_per_minute;    /* total; default 10 */
     double cooldown_s;                  /* a pod is not evicted twice within this; default 300 */
-    ds_label_selector opt_in_selector;  /* pods that may be evicted; default: all */
+    size_t max_evictions_per_task;      /* over the task's life (Dice); 0 = no limit; default 2 */
+    double long_task_window_s; /* one long task evicted per node per window (Dice); default 600 */
+    ds_label_selector opt_in_selector; /* pods that may be evicted; default: all */
     /* Namespaces, by their labels, whose pods may be evicted (and'ed with opt_in_selector);
      * default: all. */
     ds_label_selector opt_in_namespace_selector;

@@ -140,6 +140,12 @@ static const ds_pfield cross_namespace_fields[] = {
     END,
 };
 
+static const ds_pfield long_task_fields[] = {
+    DURATION("runtime", preemption.long_task_s, 0.0, "0s", WEEK, "168h"),
+    DURATION("window", long_task_window_s, 0.0, "0s", DAY, "24h"),
+    END,
+};
+
 static const ds_pfield preemption_fields[] = {
     BOOL("enabled", preemption_enabled),
     DURATION("epoch", preemption.epoch_s, 1.0, "1s", HOUR, "1h"),
@@ -147,6 +153,8 @@ static const ds_pfield preemption_fields[] = {
     NUMBER("rho", preemption.rho, 1.0, 1000.0, DS_PF_LO_OPEN | DS_PF_ZERO_OK),
     {.name = "normalisation", .type = DS_PF_GAP_NORM, .offset = OFF(preemption.norm)},
     BOOL("payoff", preemption.payoff),
+    BOOL("queueOrder", preemption.queue_order),
+    BOOL("deadlineVictims", preemption.deadline_victims),
     DURATION("tau", preemption.tau_s, 0.0, "0s", WEEK, "168h"),
     DURATION("minRunTime", preemption.min_run_s, 0.0, "0s", DAY, "24h"),
     COUNT("maxVictimsPerPreemptor", preemption.max_victims_per_preemptor, 1, 64),
@@ -154,6 +162,9 @@ static const ds_pfield preemption_fields[] = {
     COUNT("maxEvictionsPerNamespace", max_evictions_per_namespace, 1, 10000),
     COUNT("maxEvictionsPerMinute", max_evictions_per_minute, 1, 10000),
     DURATION("cooldown", cooldown_s, 0.0, "0s", WEEK, "168h"),
+    COUNT("maxEvictionsPerTask", max_evictions_per_task, 0, 1000),
+    SECTION("longTask", long_task_fields, 0),
+    BOOL("sameResourceFirst", preemption.same_resource_first),
     SECTION("podSelector", selector_fields, 0),
     SECTION("namespaceSelector", namespace_selector_fields, 0),
     {.name = "protectedNamespaces",

@@ -1,5 +1,5 @@
-/* preempt_rules.c: whether a preemptor can still be saved, and who may preempt whom (see
- * preempt_rules.h). */
+/* preempt_rules.c: whether a preemptor can still be saved, whether an eviction pays, the queue
+ * order between preemptor and victim, and who may preempt whom (see preempt_rules.h). */
 #include "preempt_rules.h"
 
 #include <math.h>
@@ -23,14 +23,36 @@ bool ds_preemptor_savable(double t_allow_s, double t_rem_s, double speed)
 }
 
 bool ds_eviction_pays(double preemptor_slack_s, bool preemptor_has_deadline, double victim_ran_s,
-                      double victim_rem_s)
+                      double wait_s)
 {
-    if (!(victim_rem_s > 0.0) || !isfinite(victim_rem_s))
+    if (!preemptor_has_deadline)
+        return false; /* no lateness to save */
+    if (isnan(wait_s) || isinf(wait_s))
         return true;
-    double afford = preemptor_has_deadline && preemptor_slack_s > 0.0 ? preemptor_slack_s : 0.0;
-    double saved = victim_rem_s - afford;
+    double afford = preemptor_slack_s > 0.0 ? preemptor_slack_s : 0.0;
+    double saved = (wait_s > 0.0 ? wait_s : 0.0) - afford;
     double lost = victim_ran_s > 0.0 && isfinite(victim_ran_s) ? victim_ran_s : 0.0;
     return saved > 0.0 && saved > lost;
+}
+
+double ds_eviction_wait(double victim_rem_s, double room_wait_s)
+{
+    double w = victim_rem_s > 0.0 && isfinite(victim_rem_s) ? victim_rem_s : INFINITY;
+    if (room_wait_s >= 0.0 && room_wait_s < w)
+        w = room_wait_s;
+    return w;
+}
+
+bool ds_victim_after(const double a_job[2], double a_priority, const double b_job[2],
+                     double b_priority)
+{
+    for (int i = 0; i < 2; i++) {
+        if (isnan(a_job[i]) || isnan(b_job[i]))
+            return false;
+        if (a_job[i] != b_job[i])
+            return b_job[i] > a_job[i];
+    }
+    return b_priority < a_priority;
 }
 
 static bool same_ns(const char *a, const char *b)

@@ -1,15 +1,16 @@
 /* preempt_rules.h: when an eviction is allowed to pay for a preemptor, as pure rules shared by
  * the controller, the extender's preempt verb and the simulator (docs/model.md, "Preemption").
  *
- * Three rules live here:
+ * The rules:
  * - Savable: a preemptor with a deadline preempts only when it can still meet its level deadline
  *   if it starts now on the node where room is made: t_allow + t_rem * (1 - 1/speed) >= 0, where
  *   t_allow = level deadline - now - t_rem is its slack at reference speed (lib/dsp.h). A deadline
  *   that has passed, or that the task would miss even on that node, is saved by no eviction, so it
  *   justifies none. A task without a deadline (t_allow infinite) is always savable.
- * - Exchange: an eviction must save the preemptor more time than it throws away
- *   (ds_eviction_pays), and the victim's own deadline must survive the redo
- *   (ds_victim_survives_redo).
+ * - Exchange: an eviction must save the preemptor more time than it throws away, counting only
+ *   the wait that room freeing anyway would not end (ds_eviction_pays, lib/room.h), and the
+ *   victim's own deadline must survive the redo (ds_victim_survives_redo).
+ * - Queue order: the victim comes after the preemptor in the order across jobs (ds_victim_after).
  * - Who may preempt whom: a victim never has a higher Kubernetes priority than its preemptor. In
  *   another namespace, the preemptor's namespace must be trusted by the policy
  *   (spec.preemption.crossNamespace.trustedNamespaces, empty by default: preemption stays within
@@ -30,15 +31,31 @@
 bool ds_preemptor_savable(double t_allow_s, double t_rem_s, double speed);
 
 /* The exchange rule: does evicting a victim pay for the preemptor? The victim's finished work is
- * thrown away (ran_s, on its node); what the eviction saves is the time the preemptor would
- * otherwise wait for the victim's room, its remaining run time on its node (victim_rem_s =
- * t_rem / speed), less the slack the preemptor can afford on the preemptor's node (a task without
- * deadline affords none: it waits the whole time). The eviction pays when the saving is positive
- * (the room would not free in time anyway) and larger than the work thrown away. A victim whose
- * remaining time is unknown (victim_rem_s <= 0 or not a number) is not judged: true.
- * preemptor_slack_s is ds_preemptor_savable's slack on the node (INFINITY without deadline). */
+ * thrown away (victim_ran_s, on its node). What the eviction saves is lateness: the time the
+ * preemptor would otherwise wait for room, wait_s, less the slack it can afford on the node
+ * (preemptor_slack_s). A preemptor without a deadline has no lateness to save: never. wait_s is
+ * the earlier of the victim's remaining run time on its node and the time room frees anyway on
+ * any node (lib/room.h); the caller passes their minimum. The eviction pays when the saving is
+ * positive (the room would not come in time anyway) and larger than the work thrown away: never
+ * when wait_s <= 0 (the preemptor fits somewhere now). A wait that is not known (INFINITY or not
+ * a number: no end known) is not judged: true.
+ * preemptor_slack_s is ds_preemptor_slack_on's slack on the node. */
 bool ds_eviction_pays(double preemptor_slack_s, bool preemptor_has_deadline, double victim_ran_s,
-                      double victim_rem_s);
+                      double wait_s);
+
+/* The wait passed to ds_eviction_pays: the smaller of the victim's remaining run time
+ * (victim_rem_s, <= 0 when unknown) and the time room frees anyway (room_wait_s, INFINITY when
+ * unknown or never); INFINITY when neither is known. */
+double ds_eviction_wait(double victim_rem_s, double room_wait_s);
+
+/* The queue-order rule (spec.preemption.queueOrder): does victim b come strictly after preemptor
+ * a in the order across jobs (lib/joborder.h, ignoring starvation)? The jobs' figures first
+ * (a_job, b_job: ds_order_job_figures), then the tasks' DSP priorities (the higher first). An
+ * eviction then only gives room to work the queue would have run first anyway: a large job's
+ * urgent task cannot take a small job's room under shortestRemaining, nor a job with more slack
+ * another's under leastSlack. A figure that is not a number orders nothing: false. */
+bool ds_victim_after(const double a_job[2], double a_priority, const double b_job[2],
+                     double b_priority);
 
 /* Does a victim's own deadline survive the redo? Evicted, it starts again from scratch, so its
  * slack shrinks by the work it had done: t_allow - ran > 0. Always true without a deadline

@@ -14,18 +14,54 @@ static uint64_t fnv1a(const char *s, size_t len)
     return h;
 }
 
-int ds_strmap_init(ds_strmap *m, size_t max_keys)
+/* Slots for max_keys keys at most half full (a power of two, at least 16); 0 when too many. */
+static size_t capacity_for(size_t max_keys)
 {
-    memset(m, 0, sizeof *m);
     size_t cap = 16;
     while (cap / 2 < max_keys) {
         if (cap > SIZE_MAX / 4 / sizeof(ds_strmap_slot))
-            return -1;
+            return 0;
         cap *= 2;
     }
+    return cap;
+}
+
+int ds_strmap_init(ds_strmap *m, size_t max_keys)
+{
+    memset(m, 0, sizeof *m);
+    size_t cap = capacity_for(max_keys);
+    if (cap == 0)
+        return -1;
     m->slots = calloc(cap, sizeof *m->slots);
     if (m->slots == NULL)
         return -1;
+    m->mask = cap - 1;
+    m->max = cap / 2;
+    return 0;
+}
+
+int ds_strmap_reserve(ds_strmap *m, size_t max_keys)
+{
+    if (m->slots == NULL)
+        return -1;
+    if (max_keys <= m->max)
+        return 0;
+    size_t cap = capacity_for(max_keys);
+    if (cap == 0)
+        return -1;
+    ds_strmap_slot *slots = calloc(cap, sizeof *slots);
+    if (slots == NULL)
+        return -1;
+    for (size_t i = 0; i <= m->mask; i++) {
+        if (m->slots[i].key == NULL)
+            continue;
+        size_t j = (size_t)m->slots[i].hash & (cap - 1);
+        while (slots[j].key != NULL)
+            j = (j + 1) & (cap - 1);
+        slots[j] = m->slots[i];
+    }
+    free(m->slots);
+    m->slots = slots;
     m->mask = cap - 1;
     m->max = cap / 2;
     return 0;

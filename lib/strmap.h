@@ -1,8 +1,9 @@
 /* strmap.h: a fixed-capacity hash map from strings to indexes (open addressing, FNV-1a).
  *
  * Keys are borrowed: the map stores pointers, so keys must outlive it (callers keep them in an
- * arena). The capacity is chosen at creation from the largest number of keys the caller will
- * insert, which keeps lookups O(1) expected without ever rehashing. */
+ * arena, or allocate each key once). The capacity is chosen at creation from the largest number
+ * of keys the caller will insert, which keeps lookups O(1) expected without rehashing; a caller
+ * that cannot know it grows the map with ds_strmap_reserve. */
 #ifndef DAGSCHED_STRMAP_H
 #define DAGSCHED_STRMAP_H
 
@@ -26,6 +27,11 @@ typedef struct ds_strmap {
 /* Room for at least max_keys keys. 0 on success, -1 when out of memory. */
 int ds_strmap_init(ds_strmap *m, size_t max_keys);
 void ds_strmap_free(ds_strmap *m);
+
+/* Grow to room for at least max_keys keys, keeping every key and value (for callers that do not
+ * know the number of keys in advance: double max when n reaches it). 0 on success (also when there
+ * is room already); -1 when out of memory or too large, the map then unchanged. */
+int ds_strmap_reserve(ds_strmap *m, size_t max_keys);
 
 /* Insert key (len bytes) -> value unless the key is present. Returns 0 when inserted, 1 when the
  * key was present (*existing, if not NULL, receives its value) and -1 when the map is full. */

@@ -14,8 +14,13 @@
  *     P_hat / P_bar > rho).
  *   Per node, victims are taken lowest priority first (at most max_victims_per_preemptor and the
  *   node's budget); among nodes the plan whose highest-priority victim is lowest wins (then fewer
- *   victims, then the lower node index). After each decision a private copy of the node state is
- *   updated as if the victims were gone and the preemptor placed.
+ *   victims, then the lower node index). With one victim per preemptor and same_resource_first,
+ *   a victim of the dominant resource the preemptor lacks on its node wins over any other (3DSF).
+ *   Every victim must pay (lib/preempt_rules.h: the exchange rule with the wait for room of
+ *   lib/room.h, the victim's redo) and come after the preemptor in the queue order; a long task
+ *   is not taken on a node where one was evicted within the window or earlier in the call. After
+ * each decision a private copy of the node state is updated as if the victims were gone and the
+ * preemptor placed.
  *
  * Cost (the decisions do not depend on any of this; bench/bench_victim.c checks them against the
  * previous, unpruned implementation): only running tasks that can ever be victims in this call
@@ -34,6 +39,7 @@
 #include <math.h>
 
 #include "preempt_rules.h"
+#include "room.h"
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -80,6 +86,7 @@ typedef struct vctx {
     ds_res *free_;      /* [n_nodes] */
     size_t *budget;     /* [n_nodes] evictions left */
     bool *taken;        /* [n_running] already chosen as a victim */
+    bool *long_done;    /* [n_nodes] a long task was evicted there (window or this call) */
     size_t *by_node;    /* candidates grouped by node, ascending priority within a node */
     size_t *node_start; /* [n_nodes + 1] offsets into by_node */
     size_t *node_live;  /* [n_nodes] live candidates per node */
@@ -110,6 +117,13 @@ typedef struct vctx {
     prio_ix *rorder; /* [n_cand] candidates by ascending priority, while indexing */
     bool *handled;   /* [n_waiting] taken in phase 1 */
 
+    /* When room frees anyway (lib/room.h), for the exchange rule: every running task's end,
+     * indexed by node; the current preemptor's wait, computed on first need. */
+    ds_room_task *room_tasks; /* [n_running] */
+    ds_room_index room_ix;
+    double wait_s;
+    bool wait_known;
+
     ds_decision *out;
     size_t n_out;
     size_t limit; /* min(max_evictions, out_cap) */
@@ -127,7 +141,8 @@ static int check_params(const ds_preempt_params *p, ds_err *err)
     if (p == NULL)
         return ds_err_set(err, "preemption parameters: missing (got NULL)");
     if (check_time(p->epsilon_s, "epsilon_s", err) || check_time(p->epoch_s, "epoch_s", err) ||
-        check_time(p->min_run_s, "min_run_s", err) || check_time(p->tau_s, "tau_s", err))
+        check_time(p->min_run_s, "min_run_s", err) || check_time(p->tau_s, "tau_s", err) ||
+        check_time(p->long_task_s, "long_task_s", err))
         return -1;
     if (!isfinite(p->delta) || p->delta < 0.0 || p->delta > 1.0)
         return ds_err_set(err, "delta: must be between 0 and 1 (got %g)", p->delta);
@@ -289,12 +304,41 @@ ds_preemptable_status ds_running_preemptable(const ds_running_task *b, const ds_
         return DS_TOO_YOUNG;
     if (!(b->t_allow_s > p->epoch_s))
         return DS_TOO_LITTLE_SLACK;
+    if (!p->deadline_victims && isfinite(b->t_allow_s))
+        return DS_HAS_DEADLINE;
     return DS_PREEMPTABLE;
+}
+
+/* A long task on a node where a long task went already (in the window or in this call). */
+static bool long_blocked(const vctx *c, const ds_running_task *b)
+{
+    return c->long_done[b->node] && ds_running_is_long(b, c->p);
 }
 
 static bool preemptable(const vctx *c, size_t ri)
 {
-    return !c->taken[ri] && c->budget[c->r[ri].node] > 0;
+    return !c->taken[ri] && c->budget[c->r[ri].node] > 0 && !long_blocked(c, &c->r[ri]);
+}
+
+bool ds_running_is_long(const ds_running_task *b, const ds_preempt_params *p)
+{
+    return p->long_task_s > 0.0 && b->ran_s + b->t_rem_s >= p->long_task_s;
+}
+
+int ds_dominant_resource(const ds_res *x, const ds_res *capacity)
+{
+    int best = -1;
+    double share = 0.0;
+    for (int k = 0; k < DS_RES_N; k++) {
+        if (x->v[k] <= 0 || capacity->v[k] <= 0)
+            continue;
+        double s = (double)x->v[k] / (double)capacity->v[k];
+        if (s > share) {
+            share = s;
+            best = k;
+        }
+    }
+    return best;
 }
 
 double ds_pbar_half(double pmin, double pmax, size_t n)
@@ -501,14 +545,30 @@ static bool savable_on(vctx *c, const ds_waiting_task *a, size_t n)
     return false;
 }
 
-/* The exchange rule (lib/preempt_rules.h) for preemptor a and victim b on node n. */
+/* The exchange rule (lib/preempt_rules.h) for preemptor a and victim b on node n, with the time
+ * room frees anyway for a (lib/room.h, as the decisions so far left the nodes). */
 static bool pays(vctx *c, const ds_waiting_task *a, const ds_running_task *b, size_t n)
 {
     if (!c->p->payoff)
         return true;
+    if (!c->wait_known) {
+        c->wait_s = ds_room_preemptor_wait(&c->room_ix, c->room_tasks, c->taken, c->free_,
+                                           &a->request, &a->ahead);
+        c->wait_known = true;
+    }
     double slack = ds_preemptor_slack_on(a->t_allow_s, a->t_rem_s, c->nodes[n].speed);
-    if (ds_eviction_pays(slack, isfinite(a->t_allow_s), b->ran_s, b->t_rem_s) &&
+    double wait = ds_eviction_wait(b->t_rem_s, c->wait_s);
+    if (ds_eviction_pays(slack, isfinite(a->t_allow_s), b->ran_s, wait) &&
         ds_victim_survives_redo(b->t_allow_s, b->ran_s))
+        return true;
+    c->preemptor_excluded = true;
+    return false;
+}
+
+/* The queue-order rule (lib/preempt_rules.h) for preemptor a and victim b. */
+static bool after(vctx *c, const ds_waiting_task *a, const ds_running_task *b)
+{
+    if (!c->p->queue_order || ds_victim_after(a->order, a->priority, b->order, b->priority))
         return true;
     c->preemptor_excluded = true;
     return false;
@@ -566,7 +626,7 @@ static size_t plan_on_node(vctx *c, const ds_waiting_task *a, size_t n, bool pha
         const ds_running_task *b = &c->r[ri];
         if (have_bound && b->priority > bound_prio)
             break; /* ascending: nothing further can win */
-        if (!preemptable(c, ri) || !independent(c, a, b) || !pays(c, a, b, n))
+        if (!preemptable(c, ri) || !independent(c, a, b) || !after(c, a, b) || !pays(c, a, b, n))
             continue;
         if (phase2 && !ds_pair_gap_passes(c->p, a->priority, b->priority, c->pbar_half))
             continue;
@@ -672,35 +732,50 @@ static void remember_failure(vctx *c, const ds_res *req)
 }
 
 /* One victim per preemptor: the lowest-priority live candidate not excluded by C2 (nor, in phase
- * 2, by the gap test) whose eviction makes room on its node; ties go to the lower node, then the
- * lower running index. On success c->best[0] holds it and its node is returned; SIZE_MAX when
- * none. */
+ * 2, by the gap test) whose eviction makes room on its node; with same_resource_first, one whose
+ * dominant resource is the one the preemptor lacks most on its node goes before any other (3DSF),
+ * then the lowest priority. Ties go to the lower node, then the lower running index. On success
+ * c->best[0] holds it and its node is returned; SIZE_MAX when none. */
 static size_t single_victim(vctx *c, const ds_waiting_task *a, bool phase2)
 {
     size_t best_node = SIZE_MAX;
     double best_prio = 0.0;
+    bool best_match = false;
     for (size_t n = 0; n < c->n_nodes; n++) {
         if (c->budget[n] == 0 || c->node_live[n] == 0 ||
             !could_fit(&a->request, &c->free_[n], &c->room[n]) || !savable_on(c, a, n))
             continue;
+        int want = -1; /* the dominant resource of what the preemptor lacks here */
+        if (c->p->same_resource_first) {
+            ds_res need;
+            need_of(&a->request, &c->free_[n], &need);
+            want = ds_dominant_resource(&need, &c->nodes[n].capacity);
+        }
         for (size_t j = c->node_start[n]; j < c->node_start[n + 1]; j++) {
             size_t ri = c->by_node[j];
             const ds_running_task *b = &c->r[ri];
-            if (best_node != SIZE_MAX && b->priority >= best_prio)
+            if (best_node != SIZE_MAX && b->priority >= best_prio && (best_match || want < 0))
                 break; /* ascending: this node cannot do better */
-            if (c->taken[ri])
+            if (c->taken[ri] || long_blocked(c, b))
                 continue;
             if (phase2 && !ds_pair_gap_passes(c->p, a->priority, b->priority, c->pbar_half))
                 break; /* the gap only shrinks from here */
-            if (!independent(c, a, b) || !pays(c, a, b, n))
+            bool match =
+                want >= 0 && ds_dominant_resource(&b->request, &c->nodes[n].capacity) == want;
+            if (best_node != SIZE_MAX && !(match && !best_match) &&
+                !(match == best_match && b->priority < best_prio))
+                continue; /* no better than the best so far */
+            if (!independent(c, a, b) || !after(c, a, b) || !pays(c, a, b, n))
                 continue;
             ds_res room = c->free_[n];
             ds_res_add(&room, &b->request);
             if (ds_res_fits(&a->request, &room)) {
                 best_node = n;
                 best_prio = b->priority;
+                best_match = match;
                 c->best[0] = ri;
-                break;
+                if (match || want < 0)
+                    break; /* the rest of this node ranks lower */
             }
         }
     }
@@ -751,6 +826,7 @@ static void try_preempt(vctx *c, size_t ai, ds_preempt_reason reason, bool phase
     c->marked = false;
     c->c2_excluded = false;
     c->preemptor_excluded = false;
+    c->wait_known = false;
 
     size_t best_n = 1, best_node;
     if (single)
@@ -776,6 +852,8 @@ static void try_preempt(vctx *c, size_t ai, ds_preempt_reason reason, bool phase
             .normalised_gap = ds_pair_normalised_gap(c->p, a->priority, b->priority, c->pbar_half),
         };
         c->taken[ri] = true;
+        if (ds_running_is_long(b, c->p))
+            c->long_done[best_node] = true;
         ds_res_add(&c->free_[best_node], &b->request);
         c->budget[best_node]--;
         c->node_live[best_node]--;
@@ -821,6 +899,7 @@ static void free_ctx(vctx *c)
     free(c->free_);
     free(c->budget);
     free(c->taken);
+    free(c->long_done);
     free(c->by_node);
     free(c->node_start);
     free(c->node_live);
@@ -836,13 +915,16 @@ static void free_ctx(vctx *c)
     free(c->worder);
     free(c->rorder);
     free(c->handled);
+    free(c->room_tasks);
+    ds_room_index_free(&c->room_ix);
 }
 
 /* Can running task b ever be a victim in this call? */
 static bool candidate(const ds_running_task *b, const ds_node_free *nodes,
                       const ds_preempt_params *p)
 {
-    return ds_running_preemptable(b, p) == DS_PREEMPTABLE && nodes[b->node].evictions_left > 0;
+    return ds_running_preemptable(b, p) == DS_PREEMPTABLE && nodes[b->node].evictions_left > 0 &&
+           !(nodes[b->node].long_evicted && ds_running_is_long(b, p));
 }
 
 /* Allocate the call's working state for n_waiting, n_running (n_cand of them candidates) and
@@ -856,6 +938,7 @@ static int alloc_ctx(vctx *c, size_t n_waiting, size_t n_running, size_t n_nodes
     c->free_ = calloc(n_nodes, sizeof *c->free_);
     c->budget = calloc(n_nodes, sizeof *c->budget);
     c->taken = calloc(n_running, sizeof *c->taken);
+    c->long_done = calloc(n_nodes, sizeof *c->long_done);
     c->by_node = calloc(n_cand, sizeof *c->by_node);
     c->node_start = calloc(n_nodes + 1, sizeof *c->node_start);
     c->node_live = calloc(n_nodes, sizeof *c->node_live);
@@ -870,11 +953,12 @@ static int alloc_ctx(vctx *c, size_t n_waiting, size_t n_running, size_t n_nodes
     c->topk_cap =
         c->p->max_victims_per_preemptor < n_cand ? c->p->max_victims_per_preemptor : n_cand;
     c->topk = calloc((size_t)DS_RES_N * c->topk_cap, sizeof *c->topk);
+    c->room_tasks = calloc(n_running, sizeof *c->room_tasks);
     if (c->worder == NULL || c->rorder == NULL || c->handled == NULL || c->free_ == NULL ||
-        c->budget == NULL || c->taken == NULL || c->by_node == NULL || c->node_start == NULL ||
-        c->node_live == NULL || c->room == NULL || c->lowest == NULL || c->mark == NULL ||
-        c->stack == NULL || c->cand == NULL || c->in_plan == NULL || c->plan == NULL ||
-        c->best == NULL || c->topk == NULL) {
+        c->budget == NULL || c->taken == NULL || c->long_done == NULL || c->by_node == NULL ||
+        c->node_start == NULL || c->node_live == NULL || c->room == NULL || c->lowest == NULL ||
+        c->mark == NULL || c->stack == NULL || c->cand == NULL || c->in_plan == NULL ||
+        c->plan == NULL || c->best == NULL || c->topk == NULL || c->room_tasks == NULL) {
         free_ctx(c);
         return -1;
     }
@@ -909,6 +993,7 @@ static void index_candidates(vctx *c, size_t n_waiting, size_t n_running)
     for (size_t n = 0; n < c->n_nodes; n++) {
         c->free_[n] = c->nodes[n].free_;
         c->budget[n] = c->nodes[n].evictions_left;
+        c->long_done[n] = c->nodes[n].long_evicted;
     }
     /* Group candidates by node, keeping ascending priority within each node. */
     for (size_t i = 0; i < c->n_cand; i++)
@@ -1013,6 +1098,13 @@ long ds_select_victims(const ds_waiting_task *waiting, size_t n_waiting,
                           "nodes)",
                           n_waiting, n_running, n_nodes);
     index_candidates(&c, n_waiting, n_running);
+    for (size_t i = 0; i < n_running; i++)
+        c.room_tasks[i] = (ds_room_task){running[i].node, running[i].t_rem_s, running[i].request};
+    if (p->payoff &&
+        ds_room_index_build(&c.room_ix, c.room_tasks, n_running, c.free_, n_nodes, err) != 0) {
+        free_ctx(&c);
+        return -1;
+    }
     phase_urgent(&c, n_waiting);
     phase_priority(&c, n_waiting);
     long result = (long)c.n_out;

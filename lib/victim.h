@@ -33,9 +33,22 @@ typedef struct ds_preempt_params {
     bool pbar_given;
     double pbar_half;
     ds_gap_norm norm; /* how the gap is normalised; the policy's default is DS_NORM_PAPER */
-    bool payoff;      /* evict only when it pays (ds_eviction_pays); the policy's default is true */
-    double tau_s;     /* starvation guard on waiting time; 0 = off (default) */
-    double min_run_s; /* a victim must have run this long; default 60 */
+    bool payoff; /* evict only when it pays (ds_eviction_pays, with the wait of lib/room.h); the
+                  * policy's default is true */
+    bool queue_order;      /* a victim comes after its preemptor in the order across jobs
+                            * (ds_victim_after); the policy's default is true */
+    bool deadline_victims; /* tasks with a deadline (t_allow_s finite) may be victims; the
+                            * policy's default is false */
+    /* A victim is a long task when it ran and has left at least this long (ran_s + t_rem_s);
+     * at most one long task is evicted per node while ds_node_free.long_evicted (Dice). 0:
+     * no task is long. The policy's default is 600. */
+    double long_task_s;
+    /* With one victim per preemptor, victims whose dominant resource (on their node's capacity)
+     * is the one the preemptor lacks most there come first (3DSF); the policy's default is
+     * true. */
+    bool same_resource_first;
+    double tau_s;                     /* starvation guard on waiting time; 0 = off (default) */
+    double min_run_s;                 /* a victim must have run this long; default 60 */
     size_t max_victims_per_preemptor; /* victims evicted on one node for one preemptor; default 1 */
     size_t max_evictions; /* total decisions in one call (the caller's remaining budget) */
 } ds_preempt_params;
@@ -49,6 +62,10 @@ typedef struct ds_waiting_task {
     double t_wait_s;
     double t_rem_s; /* remaining run time at reference speed; 0 when unknown */
     ds_res request;
+    double order[2]; /* its job's figures in the order across jobs (ds_order_job_figures) */
+    /* The requests of the waiting tasks before it in the queue order, summed: they take the room
+     * that frees before it gets any (lib/room.h). Zero when the caller does not know. */
+    ds_res ahead;
 } ds_waiting_task;
 
 typedef struct ds_running_task {
@@ -60,14 +77,17 @@ typedef struct ds_running_task {
     double t_rem_s; /* remaining run time on its node (DSP's t_rem of a running task); 0 when
                      * unknown: no exchange test */
     ds_res request;
-    size_t node;    /* index into the nodes array */
-    bool evictable; /* opted in, not protected, its disruption budget allows an eviction */
+    size_t node;     /* index into the nodes array */
+    bool evictable;  /* opted in, not protected, its disruption budget allows an eviction */
+    double order[2]; /* its job's figures in the order across jobs (ds_order_job_figures) */
 } ds_running_task;
 
 typedef struct ds_node_free {
     ds_res free_;          /* allocatable minus requests of running pods */
     size_t evictions_left; /* per-node budget for this call */
     double speed;          /* the node's rate g(k); 0 = 1.0 (lib/preempt_rules.h, savable) */
+    ds_res capacity;       /* allocatable, for the dominant resources (zero: unknown) */
+    bool long_evicted;     /* a long task was evicted here within the window: no other now */
 } ds_node_free;
 
 typedef enum {
@@ -109,7 +129,15 @@ typedef enum {
     DS_NOT_EVICTABLE,    /* not opted in, protected, or its disruption budget forbids it */
     DS_TOO_YOUNG,        /* ran less than min_run_s */
     DS_TOO_LITTLE_SLACK, /* t_allow <= epoch: it cannot afford to be delayed one epoch */
+    DS_HAS_DEADLINE,     /* it has a deadline and p->deadline_victims is false */
 } ds_preemptable_status;
+
+/* Is a running task long (p->long_task_s, Dice)? */
+bool ds_running_is_long(const ds_running_task *b, const ds_preempt_params *p);
+
+/* The dominant resource of x on a node of this capacity: the kind with the largest share
+ * x[k] / capacity[k]; -1 when no kind has a positive share (or the capacity is unknown). */
+int ds_dominant_resource(const ds_res *x, const ds_res *capacity);
 
 ds_preemptable_status ds_running_preemptable(const ds_running_task *b, const ds_preempt_params *p);
 

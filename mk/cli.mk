@@ -1,38 +1,53 @@
 # mk/cli.mk: kubectl-dagsched, the kubectl plugin (cli/), and its tests.
 #
-#   make bin/kubectl-dagsched   the plugin (put bin/ on PATH to call it as `kubectl dagsched`)
+#   make bin/kubectl-dagsched   the plugin (put bin/ on PATH to call it as `kubectl dagsched`), and
+#                               bin/kubectl_complete-dagsched, which kubectl >= 1.26 runs to complete it
 #   make cli-test               its policy commands on the shipped policies and on bad input, optimised
-#                               and under ASan+UBSan
-#   make cli-cluster-test       get jobs / describe job against a local control plane, both builds
+#                               and under ASan+UBSan; shell completion (bash, and kubectl's)
+#   make cli-cluster-test       get jobs, describe job, gantt, explain pod and policy apply against a
+#                               local control plane, both builds
 
 CLI_SRCS := $(wildcard cli/*.c)
 CLI_LIBS := -lcurl -ljansson -lyaml -lssl -lcrypto -lpthread -lm
 
-BINARIES          += $(BIN)/kubectl-dagsched
+BINARIES          += $(BIN)/kubectl-dagsched $(BIN)/kubectl_complete-dagsched
 INTEGRATION_TESTS += cli-test
 
 $(BUILD)/rel/cli/%.o: cli/%.c
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_BASE) $(OPT_FLAGS) -Icli -Ikube -Icontroller -Iruntime -c $< -o $@
+	$(CC) $(CFLAGS_BASE) $(OPT_FLAGS) -Icli -Ikube -Icontroller -Iextender -Iruntime -c $< -o $@
 
 $(BUILD)/asan/cli/%.o: cli/%.c
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_BASE) $(SAN_FLAGS) -Icli -Ikube -Icontroller -Iruntime -c $< -o $@
+	$(CC) $(CFLAGS_BASE) $(SAN_FLAGS) -Icli -Ikube -Icontroller -Iextender -Iruntime -c $< -o $@
 
 $(BIN)/kubectl-dagsched: $(patsubst cli/%.c,$(BUILD)/rel/cli/%.o,$(CLI_SRCS)) $(BUILD)/rel/libdsctl.a \
-		$(BUILD)/rel/libdskube.a $(BUILD)/rel/libdagsched.a
+		$(BUILD)/rel/libdsextender.a $(BUILD)/rel/libdskube.a $(BUILD)/rel/libdsruntime.a \
+		$(BUILD)/rel/libdagsched.a
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_BASE) $(OPT_FLAGS) $^ -o $@ $(CLI_LIBS)
 
 $(BUILD)/asan/bin/kubectl-dagsched: $(patsubst cli/%.c,$(BUILD)/asan/cli/%.o,$(CLI_SRCS)) \
-		$(BUILD)/asan/libdsctl.a $(BUILD)/asan/libdskube.a $(BUILD)/asan/libdagsched.a
+		$(BUILD)/asan/libdsctl.a $(BUILD)/asan/libdsextender.a $(BUILD)/asan/libdskube.a \
+		$(BUILD)/asan/libdsruntime.a $(BUILD)/asan/libdagsched.a
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_BASE) $(SAN_FLAGS) $^ -o $@ $(CLI_LIBS)
 
+$(BIN)/kubectl_complete-dagsched: cli/kubectl_complete-dagsched
+	@mkdir -p $(@D)
+	install -m 755 $< $@
+
+$(BUILD)/asan/bin/kubectl_complete-dagsched: cli/kubectl_complete-dagsched
+	@mkdir -p $(@D)
+	install -m 755 $< $@
+
 .PHONY: cli-test
-cli-test: $(BIN)/kubectl-dagsched $(BUILD)/asan/bin/kubectl-dagsched
+cli-test: $(BIN)/kubectl-dagsched $(BUILD)/asan/bin/kubectl-dagsched $(BIN)/kubectl_complete-dagsched \
+		$(BUILD)/asan/bin/kubectl_complete-dagsched
 	@python3 tests/cli/test_policy_cmd.py $(BIN)/kubectl-dagsched
 	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 python3 tests/cli/test_policy_cmd.py $(BUILD)/asan/bin/kubectl-dagsched
+	@tests/cli/test_completion.sh $(BIN) "$$(hack/install-helm.sh | tail -1)/kubectl"
+	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 tests/cli/test_completion.sh $(BUILD)/asan/bin
 
 # The jobs commands against a real local control plane (hack/cluster), both builds.
 .PHONY: cli-cluster-test

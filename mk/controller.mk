@@ -10,7 +10,7 @@
 # linked into the unit tests; the rest (actions, round, ledger_store, main...) talks to the API
 # server. The tracker reads decoded API objects (kube/objects.h) but does no I/O.
 
-CTL_CORE_NAMES := view ledger guards preempt release publish tracker outcomes
+CTL_CORE_NAMES := view ledger guards preempt reserve release publish tracker outcomes
 CTL_CORE_SRCS  := $(addprefix controller/,$(addsuffix .c,$(CTL_CORE_NAMES)))
 CTL_IO_SRCS    := $(filter-out $(CTL_CORE_SRCS),$(wildcard controller/*.c))
 CTL_TEST_SRCS  := $(wildcard tests/controller/test_*.c)
@@ -30,10 +30,12 @@ $(BUILD)/$(1)/libdsctl.a: $$(patsubst controller/%.c,$(BUILD)/$(1)/controller/%.
 	ar rcs $$@ $$^
 
 $(BUILD)/$(1)/tests/controller/%: tests/controller/%.c $(wildcard tests/controller/*.h) \
-		$(BUILD)/$(1)/libdsctl.a $(BUILD)/$(1)/libdskube.a $(BUILD)/$(1)/libdagsched.a
+		$(BUILD)/$(1)/libdsctl.a $(BUILD)/$(1)/libdskube.a $(BUILD)/$(1)/libdsruntime.a \
+		$(BUILD)/$(1)/libdagsched.a
 	@mkdir -p $$(@D)
 	$$(CC) $$(CFLAGS_BASE) $(2) $$(CTL_CFLAGS) -Itests/controller $$< -o $$@ \
-		$(BUILD)/$(1)/libdsctl.a $(BUILD)/$(1)/libdskube.a $(BUILD)/$(1)/libdagsched.a \
+		$(BUILD)/$(1)/libdsctl.a $(BUILD)/$(1)/libdskube.a $(BUILD)/$(1)/libdsruntime.a \
+		$(BUILD)/$(1)/libdagsched.a \
 		$$(CTL_CORE_LIBS) -lpthread $$(CMOCKA_LIBS)
 endef
 

@@ -19,11 +19,11 @@ $(BUILD)/$(1)/libdsextender.a: $$(patsubst extender/%.c,$(BUILD)/$(1)/extender/%
 	ar rcs $$@ $$^
 
 $(BUILD)/$(1)/tests/extender/%: tests/extender/%.c $(wildcard tests/extender/*.h) \
-		$(BUILD)/$(1)/libdsextender.a $(BUILD)/$(1)/libdsruntime.a $(BUILD)/$(1)/libdskube.a \
+		$(BUILD)/$(1)/libdsextender.a $(BUILD)/$(1)/libdskube.a $(BUILD)/$(1)/libdsruntime.a \
 		$(BUILD)/$(1)/libdagsched.a
 	@mkdir -p $$(@D)
 	$$(CC) $$(CFLAGS_BASE) $(2) $$(EXT_CFLAGS) -Itests/extender $$< -o $$@ \
-		$(BUILD)/$(1)/libdsextender.a $(BUILD)/$(1)/libdsruntime.a $(BUILD)/$(1)/libdskube.a \
+		$(BUILD)/$(1)/libdsextender.a $(BUILD)/$(1)/libdskube.a $(BUILD)/$(1)/libdsruntime.a \
 		$(BUILD)/$(1)/libdagsched.a $$(EXT_LIBS) $$(RUNTIME_LIBS) $$(KUBE_LIBS) $$(CMOCKA_LIBS) \
 		$$(LIBS_COMMON)
 endef
@@ -32,23 +32,23 @@ $(eval $(call extender_variant,rel,$(OPT_FLAGS)))
 $(eval $(call extender_variant,asan,$(SAN_FLAGS)))
 
 
-$(BIN)/dagsched-extender: extender/main.c $(BUILD)/rel/libdsextender.a $(BUILD)/rel/libdsruntime.a \
-		$(BUILD)/rel/libdskube.a $(BUILD)/rel/libdagsched.a
+$(BIN)/dagsched-extender: extender/main.c $(BUILD)/rel/libdsextender.a $(BUILD)/rel/libdskube.a \
+		$(BUILD)/rel/libdsruntime.a $(BUILD)/rel/libdagsched.a
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_BASE) $(OPT_FLAGS) $(EXT_CFLAGS) $(VERSION_FLAGS) -MF $(BUILD)/rel/extender/main.d $< -o $@ \
 		$(BUILD)/rel/libdsextender.a \
-		$(BUILD)/rel/libdsruntime.a $(BUILD)/rel/libdskube.a $(BUILD)/rel/libdagsched.a \
+		$(BUILD)/rel/libdskube.a $(BUILD)/rel/libdsruntime.a $(BUILD)/rel/libdagsched.a \
 		$(EXT_LIBS) $(RUNTIME_LIBS) $(KUBE_LIBS) $(LIBS_COMMON)
 
 BINARIES += $(BIN)/dagsched-extender
 
 # The same binary with AddressSanitizer and UndefinedBehaviorSanitizer, for the integration suite.
 $(BUILD)/asan/bin/dagsched-extender: extender/main.c $(BUILD)/asan/libdsextender.a \
-		$(BUILD)/asan/libdsruntime.a $(BUILD)/asan/libdskube.a $(BUILD)/asan/libdagsched.a
+		$(BUILD)/asan/libdskube.a $(BUILD)/asan/libdsruntime.a $(BUILD)/asan/libdagsched.a
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_BASE) $(SAN_FLAGS) $(EXT_CFLAGS) $(VERSION_FLAGS) -MF $(BUILD)/asan/extender/main.d $< -o $@ \
 		$(BUILD)/asan/libdsextender.a \
-		$(BUILD)/asan/libdsruntime.a $(BUILD)/asan/libdskube.a $(BUILD)/asan/libdagsched.a \
+		$(BUILD)/asan/libdskube.a $(BUILD)/asan/libdsruntime.a $(BUILD)/asan/libdagsched.a \
 		$(EXT_LIBS) $(RUNTIME_LIBS) $(KUBE_LIBS) $(LIBS_COMMON)
 
 .PHONY: extender-test extender-test-asan
@@ -81,7 +81,7 @@ FUZZ_FLAGS   := $(CSTD) $(WARN) -g -O1 -Iextender -Ilib -Ikube -Iruntime -Itests
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 FUZZ_LIB_SRCS := extender/jscan.c extender/protocol.c extender/handlers.c extender/snapshot.c \
 	kube/policy_source.c kube/model_input.c $(LIB_SRCS) kube/objects.c kube/argo_decode.c \
-	kube/kutil.c kube/log.c
+	kube/kutil.c kube/log.c runtime/clock.c
 
 # libFuzzer ships in libclang-rt-<version>-dev on Debian; installed when the probe fails to link.
 .PHONY: fuzz-deps
@@ -95,12 +95,12 @@ $(BUILD)/fuzz/fuzz_protocol: tests/extender/fuzz_protocol.c extender/jscan.c ext
 		extender/admission.c $(wildcard extender/*.h tests/extender/*.h)
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_FLAGS) $< extender/jscan.c extender/protocol.c extender/admission.c -o $@ \
-		-ljansson
+		-ljansson -lcrypto
 
 $(BUILD)/fuzz/fuzz_handlers: tests/extender/fuzz_handlers.c $(FUZZ_LIB_SRCS) \
 		$(wildcard extender/*.h lib/*.h kube/*.h tests/extender/*.h)
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(FUZZ_FLAGS) $< $(FUZZ_LIB_SRCS) -o $@ -ljansson -lyaml -lm -lpthread
+	$(FUZZ_CC) $(FUZZ_FLAGS) $< $(FUZZ_LIB_SRCS) -o $@ -ljansson -lyaml -lcrypto -lm -lpthread
 
 .PHONY: fuzz fuzz-short
 # $(2): libFuzzer's limit, -max_total_time=S or (make test: reproducible) -seed=1 -runs=N.

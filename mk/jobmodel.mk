@@ -4,10 +4,10 @@
 
 BENCH_JOBMODEL := $(BUILD)/rel/bench/bench_jobmodel
 
-$(BENCH_JOBMODEL): bench/bench_jobmodel.c $(BUILD)/rel/libdagsched.a
+$(BENCH_JOBMODEL): bench/bench_jobmodel.c $(BUILD)/rel/libdsruntime.a $(BUILD)/rel/libdagsched.a
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_BASE) $(OPT_FLAGS) $< -o $@ $(BUILD)/rel/libdagsched.a $(YAML_LIBS) \
-		$(LIBS_COMMON)
+	$(CC) $(CFLAGS_BASE) $(OPT_FLAGS) -Iruntime $< -o $@ $(BUILD)/rel/libdsruntime.a \
+		$(BUILD)/rel/libdagsched.a $(YAML_LIBS) $(LIBS_COMMON)
 
 .PHONY: bench-jobmodel
 bench-jobmodel: $(BENCH_JOBMODEL)

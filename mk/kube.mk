@@ -1,7 +1,7 @@
 # mk/kube.mk: the Kubernetes API client library (kube/), shared by the extender and the controller.
 #
 #   $(BUILD)/rel/libdskube.a, $(BUILD)/asan/libdskube.a   the library, per variant (link it before
-#       libdagsched.a, then $(KUBE_LIBS))
+#       libdsruntime.a and libdagsched.a, then $(KUBE_LIBS))
 #   make kube-unit-test / kube-unit-test-asan   unit tests in tests/kube/test_*.c (cmocka)
 #   make kube-integration-test                  suites against a fresh local control plane
 #   make kube-bench                             memory per cached object (bytes per pod)
@@ -11,7 +11,7 @@ KUBE_TEST_SRCS  := $(wildcard tests/kube/test_*.c)
 KUBE_TEST_NAMES := $(patsubst tests/kube/%.c,%,$(KUBE_TEST_SRCS))
 KUBE_PROG_SRCS  := $(wildcard tests/kube/prog_*.c)
 KUBE_PROG_NAMES := $(patsubst tests/kube/%.c,%,$(KUBE_PROG_SRCS))
-KUBE_CFLAGS     := -Ikube -Ilib -pthread
+KUBE_CFLAGS     := -Ikube -Ilib -Iruntime -pthread
 KUBE_LIBS       := -lcurl -ljansson -lyaml -lssl -lcrypto -lpthread -lm
 
 define kube_variant
@@ -26,10 +26,11 @@ $(BUILD)/$(1)/libdskube.a: $$(patsubst kube/%.c,$(BUILD)/$(1)/kube/%.o,$$(KUBE_S
 	ar rcs $$@ $$^
 
 $(BUILD)/$(1)/tests/kube/%: tests/kube/%.c $(wildcard tests/kube/*.h) $(BUILD)/$(1)/libdskube.a \
-		$(BUILD)/$(1)/libdagsched.a
+		$(BUILD)/$(1)/libdsruntime.a $(BUILD)/$(1)/libdagsched.a
 	@mkdir -p $$(@D)
 	$$(CC) $$(CFLAGS_BASE) $(2) $$(KUBE_CFLAGS) -Itests/kube $$< -o $$@ \
-		$(BUILD)/$(1)/libdskube.a $(BUILD)/$(1)/libdagsched.a $$(KUBE_LIBS) $$(CMOCKA_LIBS)
+		$(BUILD)/$(1)/libdskube.a $(BUILD)/$(1)/libdsruntime.a $(BUILD)/$(1)/libdagsched.a \
+		$$(KUBE_LIBS) $$(CMOCKA_LIBS)
 endef
 
 $(eval $(call kube_variant,rel,$(OPT_FLAGS)))

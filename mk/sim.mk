@@ -6,7 +6,7 @@
 #                             dagsched with spec.order.withinJob dsp (shipped) and criticalPath
 #   make bench-sim-scale      DSP's largest setting (2,500 jobs, up to 2,000 tasks each)
 #   make bench-preemption     does preemption pay? dagsched with preemption as shipped, off, the
-#                             paper's rule, ratio normalisation and urgent-only, on four shapes
+#                             paper's rule and one rule changed at a time, on six shapes
 
 SIM_SRCS       := $(wildcard sim/*.c)
 SIM_LIB_SRCS   := $(filter-out sim/main.c,$(SIM_SRCS))
@@ -20,7 +20,7 @@ define sim_variant
 # $(1) = variant name, $(2) = extra flags
 $(BUILD)/$(1)/sim/%.o: sim/%.c
 	@mkdir -p $$(@D)
-	$$(CC) $$(CFLAGS_BASE) $(2) -Isim -c $$< -o $$@
+	$$(CC) $$(CFLAGS_BASE) $(2) -Isim -Iruntime -c $$< -o $$@
 
 $(BUILD)/$(1)/libdagsched-sim.a: $$(patsubst sim/%.c,$(BUILD)/$(1)/sim/%.o,$$(SIM_LIB_SRCS))
 	@mkdir -p $$(@D)
@@ -36,7 +36,8 @@ endef
 $(eval $(call sim_variant,rel,$(OPT_FLAGS)))
 $(eval $(call sim_variant,asan,$(SAN_FLAGS)))
 
-$(BIN)/dagsched-sim: $(BUILD)/rel/sim/main.o $(BUILD)/rel/libdagsched-sim.a $(BUILD)/rel/libdagsched.a
+$(BIN)/dagsched-sim: $(BUILD)/rel/sim/main.o $(BUILD)/rel/libdagsched-sim.a $(BUILD)/rel/libdsruntime.a \
+		$(BUILD)/rel/libdagsched.a
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_BASE) $(OPT_FLAGS) $^ -o $@ $(SIM_LIBS)
 

@@ -3,6 +3,8 @@
  * TLS (its raw-socket role); request framing is http1.c's, and connections are answered here. */
 #include "httpd.h"
 
+#include "bytebuf.h"
+#include "clock.h"
 #include "http1.h"
 
 #include <libwebsockets.h>
@@ -35,9 +37,8 @@
  * wait in the socket, a half-closed client's end of stream is seen only after its answers, and the
  * buffer holds at most one request plus one read. */
 typedef struct conn {
-    char *in; /* received bytes not yet consumed; always room for a NUL after them */
-    size_t in_len, in_cap;
-    size_t scan; /* http1_parse_head resume point */
+    ds_bytebuf in; /* received bytes not yet consumed, NUL-terminated; limit in_limit() */
+    size_t scan;   /* http1_parse_head resume point */
     bool have_head;
     http1_head head;
     bool in_request;   /* some bytes of the next request have arrived; its deadline runs */
@@ -50,7 +51,7 @@ typedef struct conn {
     size_t hdr_len;
     httpd_response resp;
     size_t total, sent; /* bytes of hdr + body to send, and sent */
-    struct timespec t0;
+    double t0;          /* rt_mono_now() at the first byte of the request */
 } conn;
 
 struct httpd {
@@ -71,13 +72,6 @@ struct httpd {
     metrics_family *m_latency;
     struct lws_protocols protocols[2];
 };
-
-static double elapsed_s(const struct timespec *t0)
-{
-    struct timespec t1;
-    clock_gettime(CLOCK_MONOTONIC, &t1);
-    return (double)(t1.tv_sec - t0->tv_sec) + (double)(t1.tv_nsec - t0->tv_nsec) / 1e9;
-}
 
 int httpd_respond(httpd_response *resp, int status, const char *content_type, const char *body)
 {
@@ -133,7 +127,7 @@ void httpd_respond_ready(httpd_response *resp, bool ready, const char *why_not)
 
 static void conn_free(conn *c)
 {
-    free(c->in);
+    ds_bytebuf_free(&c->in);
     free(c->resp.body);
     memset(c, 0, sizeof *c);
 }
@@ -193,7 +187,7 @@ static void record(httpd *h, conn *c)
     const char *rv[] = {label, code};
     metrics_add(h->m_requests, rv, 1);
     const char *lv[] = {label};
-    metrics_observe(h->m_latency, lv, elapsed_s(&c->t0));
+    metrics_observe(h->m_latency, lv, rt_mono_now() - c->t0);
 }
 
 /* The most bytes a connection buffers: one request of the largest allowed size plus one read. */
@@ -203,52 +197,21 @@ static size_t in_limit(const httpd *h)
            2 + h->max_body + CHUNK;
 }
 
-static int append_input(httpd *h, conn *c, const void *in, size_t len)
-{
-    size_t limit = in_limit(h);
-    if (len > limit - c->in_len)
-        return -1;
-    if (c->in_len + len + 1 > c->in_cap) {
-        size_t cap = c->in_cap ? c->in_cap : 4096;
-        while (cap < c->in_len + len + 1)
-            cap *= 2;
-        if (cap > limit + 1)
-            cap = limit + 1;
-        char *nb = realloc(c->in, cap);
-        if (nb == NULL)
-            return -1;
-        c->in = nb;
-        c->in_cap = cap;
-    }
-    memcpy(c->in + c->in_len, in, len);
-    c->in_len += len;
-    return 0;
-}
-
-/* Drop the first n bytes of the input; give back a large buffer once it is mostly empty. */
+/* Drop the first n bytes of the input; free the buffer once it is empty, give most of a large
+ * one back once it is mostly empty. */
 static void consume_input(conn *c, size_t n)
 {
-    if (c->in == NULL)
-        return;
-    memmove(c->in, c->in + n, c->in_len - n);
-    c->in_len -= n;
-    if (c->in_len == 0) {
-        free(c->in);
-        c->in = NULL;
-        c->in_cap = 0;
-    } else if (c->in_cap > 4 * CHUNK && c->in_len < CHUNK) {
-        char *nb = realloc(c->in, 2 * CHUNK);
-        if (nb != NULL) {
-            c->in = nb;
-            c->in_cap = 2 * CHUNK;
-        }
-    }
+    ds_bytebuf_consume(&c->in, n);
+    if (c->in.len == 0)
+        ds_bytebuf_shrink(&c->in, 0);
+    else if (c->in.cap > 4 * CHUNK && c->in.len < CHUNK)
+        ds_bytebuf_shrink(&c->in, 2 * CHUNK);
 }
 
 static void start_request_clock(struct lws *wsi, conn *c)
 {
     c->in_request = true;
-    clock_gettime(CLOCK_MONOTONIC, &c->t0);
+    c->t0 = rt_mono_now();
     lws_set_timeout(wsi, PENDING_TIMEOUT_USER_OK, REQUEST_TIMEOUT_S);
 }
 
@@ -278,7 +241,7 @@ static void reject(struct lws *wsi, conn *c, int status, const char *why)
 {
     memset(&c->resp, 0, sizeof c->resp);
     respond_error(&c->resp, status, why);
-    consume_input(c, c->in_len);
+    consume_input(c, c->in.len);
     start_response(wsi, c, true, false);
 }
 
@@ -286,10 +249,10 @@ static void reject(struct lws *wsi, conn *c, int status, const char *why)
 static void run_request(httpd *h, struct lws *wsi, conn *c)
 {
     size_t end = c->head.head_len + c->head.content_length;
-    char saved = c->in[end]; /* the body is handed over NUL-terminated, in place */
-    c->in[end] = '\0';
-    dispatch(h, c, c->in + c->head.head_len, c->head.content_length);
-    c->in[end] = saved;
+    char saved = c->in.data[end]; /* the body is handed over NUL-terminated, in place */
+    c->in.data[end] = '\0';
+    dispatch(h, c, c->in.data + c->head.head_len, c->head.content_length);
+    c->in.data[end] = saved;
     consume_input(c, end);
     start_response(wsi, c, !c->head.keep_alive, strcmp(c->head.method, "HEAD") == 0);
 }
@@ -299,21 +262,21 @@ static void advance(httpd *h, struct lws *wsi, conn *c)
 {
     if (c->responding || c->closing || c->lingering)
         return;
-    if (!c->have_head && c->in_len > 0) {
-        http1_result r = http1_parse_head(c->in, c->in_len, h->max_body, &c->scan, &c->head);
+    if (!c->have_head && c->in.len > 0) {
+        http1_result r = http1_parse_head(c->in.data, c->in.len, h->max_body, &c->scan, &c->head);
         if (r == HTTP1_ERROR) {
             reject(wsi, c, c->head.error_status, c->head.error);
             return;
         }
         if (r == HTTP1_OK) {
             c->have_head = true;
-            if (c->head.expect_continue && c->in_len - c->head.head_len < c->head.content_length) {
+            if (c->head.expect_continue && c->in.len - c->head.head_len < c->head.content_length) {
                 c->continue_due = true;
                 lws_callback_on_writable(wsi);
             }
         }
     }
-    if (c->have_head && c->in_len - c->head.head_len >= c->head.content_length) {
+    if (c->have_head && c->in.len - c->head.head_len >= c->head.content_length) {
         run_request(h, wsi, c);
         return;
     }
@@ -326,7 +289,7 @@ static int on_rx(httpd *h, struct lws *wsi, conn *c, const void *in, size_t len)
         return 0; /* the answer is out; the rest is discarded */
     if (!c->in_request)
         start_request_clock(wsi, c);
-    if (append_input(h, c, in, len) != 0)
+    if (ds_bytebuf_append(&c->in, in, len) != 0)
         return -1;
     advance(h, wsi, c);
     return 0;
@@ -347,7 +310,7 @@ static void finish_response(httpd *h, struct lws *wsi, conn *c)
         lws_callback_on_writable(wsi);
         return;
     }
-    if (c->in_len > 0)
+    if (c->in.len > 0)
         start_request_clock(wsi, c);
     else
         lws_set_timeout(wsi, PENDING_TIMEOUT_USER_OK, IDLE_TIMEOUT_S);
@@ -360,7 +323,7 @@ static int linger(struct lws *wsi, conn *c)
 {
     c->closing = false;
     c->lingering = true;
-    consume_input(c, c->in_len);
+    consume_input(c, c->in.len);
     if (lws_is_ssl(wsi))
         return -1; /* lws closes the TLS session itself */
     int fd = (int)lws_get_socket_fd(wsi);
@@ -435,6 +398,7 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
         if (h == NULL || c == NULL)
             return -1;
         memset(c, 0, sizeof *c);
+        ds_bytebuf_init(&c->in, in_limit(h));
         lws_set_timeout(wsi, PENDING_TIMEOUT_USER_OK, IDLE_TIMEOUT_S);
         return 0;
     case LWS_CALLBACK_RAW_RX:

@@ -1,9 +1,10 @@
 /* metrics.c: Prometheus metrics registry and text exposition (see metrics.h). */
 #include "metrics.h"
 
+#include "bytebuf.h"
+
 #include <math.h>
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -241,80 +242,47 @@ double metrics_get(metrics_family *f, const char *const *label_values)
     return v;
 }
 
-/* Growable output buffer for rendering. */
-typedef struct {
-    char *buf;
-    size_t len, cap;
-    bool failed;
-} outbuf;
-
-static void out_printf(outbuf *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void out_printf(outbuf *o, const char *fmt, ...)
-{
-    if (o->failed)
-        return;
-    for (;;) {
-        va_list ap;
-        va_start(ap, fmt);
-        int n = vsnprintf(o->buf + o->len, o->cap - o->len, fmt, ap);
-        va_end(ap);
-        if (n < 0) {
-            o->failed = true;
-            return;
-        }
-        if ((size_t)n < o->cap - o->len) {
-            o->len += (size_t)n;
-            return;
-        }
-        size_t cap = o->cap * 2 + (size_t)n + 1;
-        char *nb = realloc(o->buf, cap);
-        if (nb == NULL) {
-            o->failed = true;
-            return;
-        }
-        o->buf = nb;
-        o->cap = cap;
-    }
-}
+/* The text is rendered into a ds_bytebuf: a refused append fails every later one, so the
+ * appends are checked once, at the end (metrics_render). */
 
 /* Label values and help text escaping per the exposition format. */
-static void out_escaped(outbuf *o, const char *s, bool quote_escape)
+static void out_escaped(ds_bytebuf *o, const char *s, bool quote_escape)
 {
     for (const char *p = s; *p != '\0'; p++) {
         if (*p == '\\')
-            out_printf(o, "\\\\");
+            ds_bytebuf_printf(o, "\\\\");
         else if (*p == '\n')
-            out_printf(o, "\\n");
+            ds_bytebuf_printf(o, "\\n");
         else if (quote_escape && *p == '"')
-            out_printf(o, "\\\"");
+            ds_bytebuf_printf(o, "\\\"");
         else
-            out_printf(o, "%c", *p);
+            ds_bytebuf_printf(o, "%c", *p);
     }
 }
 
-static void out_labels(outbuf *o, const metrics_family *f, const series *s, const char *le)
+static void out_labels(ds_bytebuf *o, const metrics_family *f, const series *s, const char *le)
 {
     if (f->n_labels == 0 && le == NULL)
         return;
-    out_printf(o, "{");
+    ds_bytebuf_printf(o, "{");
     for (size_t i = 0; i < f->n_labels; i++) {
-        out_printf(o, "%s%s=\"", i ? "," : "", f->labels[i]);
+        ds_bytebuf_printf(o, "%s%s=\"", i ? "," : "", f->labels[i]);
         out_escaped(o, s->values[i], true);
-        out_printf(o, "\"");
+        ds_bytebuf_printf(o, "\"");
     }
     if (le != NULL)
-        out_printf(o, "%sle=\"%s\"", f->n_labels ? "," : "", le);
-    out_printf(o, "}");
+        ds_bytebuf_printf(o, "%sle=\"%s\"", f->n_labels ? "," : "", le);
+    ds_bytebuf_printf(o, "}");
 }
 
-static void out_value(outbuf *o, double v)
+static void out_value(ds_bytebuf *o, double v)
 {
     if (isinf(v))
-        out_printf(o, v > 0 ? "+Inf" : "-Inf");
+        ds_bytebuf_printf(o, v > 0 ? "+Inf" : "-Inf");
     else if (isnan(v))
-        out_printf(o, "NaN");
+        ds_bytebuf_printf(o, "NaN");
     else
-        out_printf(o, "%.17g", v);
+        ds_bytebuf_printf(o, "%.17g", v);
 }
 
 static const char *type_name(metrics_type t)
@@ -331,22 +299,20 @@ static const char *type_name(metrics_type t)
 
 int metrics_render(metrics_registry *r, char **out, size_t *len)
 {
-    outbuf o = {.buf = malloc(4096), .len = 0, .cap = 4096, .failed = false};
-    if (o.buf == NULL)
-        return -1;
-    o.buf[0] = '\0';
+    ds_bytebuf o;
+    ds_bytebuf_init(&o, DS_BYTEBUF_UNLIMITED);
     pthread_mutex_lock(&r->mu);
     for (metrics_family *f = r->head; f != NULL; f = f->next) {
-        out_printf(&o, "# HELP %s ", f->name);
+        ds_bytebuf_printf(&o, "# HELP %s ", f->name);
         out_escaped(&o, f->help, false);
-        out_printf(&o, "\n# TYPE %s %s\n", f->name, type_name(f->type));
+        ds_bytebuf_printf(&o, "\n# TYPE %s %s\n", f->name, type_name(f->type));
         for (series *s = f->head; s != NULL; s = s->next) {
             if (f->type != METRICS_HISTOGRAM) {
-                out_printf(&o, "%s", f->name);
+                ds_bytebuf_printf(&o, "%s", f->name);
                 out_labels(&o, f, s, NULL);
-                out_printf(&o, " ");
+                ds_bytebuf_printf(&o, " ");
                 out_value(&o, s->value);
-                out_printf(&o, "\n");
+                ds_bytebuf_printf(&o, "\n");
                 continue;
             }
             unsigned long long cum = 0;
@@ -354,33 +320,34 @@ int metrics_render(metrics_registry *r, char **out, size_t *len)
                 cum += s->bucket[b];
                 char le[64];
                 snprintf(le, sizeof le, "%.17g", f->buckets[b]);
-                out_printf(&o, "%s_bucket", f->name);
+                ds_bytebuf_printf(&o, "%s_bucket", f->name);
                 out_labels(&o, f, s, le);
-                out_printf(&o, " %llu\n", cum);
+                ds_bytebuf_printf(&o, " %llu\n", cum);
             }
-            out_printf(&o, "%s_bucket", f->name);
+            ds_bytebuf_printf(&o, "%s_bucket", f->name);
             out_labels(&o, f, s, "+Inf");
-            out_printf(&o, " %llu\n%s_sum", s->count, f->name);
+            ds_bytebuf_printf(&o, " %llu\n%s_sum", s->count, f->name);
             out_labels(&o, f, s, NULL);
-            out_printf(&o, " ");
+            ds_bytebuf_printf(&o, " ");
             out_value(&o, s->sum);
-            out_printf(&o, "\n%s_count", f->name);
+            ds_bytebuf_printf(&o, "\n%s_count", f->name);
             out_labels(&o, f, s, NULL);
-            out_printf(&o, " %llu\n", s->count);
+            ds_bytebuf_printf(&o, " %llu\n", s->count);
         }
     }
-    out_printf(&o,
-               "# HELP dagsched_metrics_dropped_series_total Label sets not recorded because a "
-               "family reached its series limit.\n"
-               "# TYPE dagsched_metrics_dropped_series_total counter\n"
-               "dagsched_metrics_dropped_series_total %llu\n",
-               r->dropped);
+    ds_bytebuf_printf(
+        &o,
+        "# HELP dagsched_metrics_dropped_series_total Label sets not recorded because a "
+        "family reached its series limit.\n"
+        "# TYPE dagsched_metrics_dropped_series_total counter\n"
+        "dagsched_metrics_dropped_series_total %llu\n",
+        r->dropped);
     pthread_mutex_unlock(&r->mu);
     if (o.failed) {
-        free(o.buf);
+        ds_bytebuf_free(&o);
         return -1;
     }
-    *out = o.buf;
+    *out = o.data;
     *len = o.len;
     return 0;
 }

@@ -1,11 +1,12 @@
 #!/bin/sh
 # bench-preemption.sh: does DSP preemption pay? Runs the `dagsched` policy of bin/dagsched-sim on
-# several workload shapes and seeds with five SchedulingPolicy files derived from
-# policies/default.yaml (shipped defaults; preemption off; the paper's rule, payoff: false;
-# normalisation: ratio; urgent-only, delta: 0, no preemption on priority) and prints, per shape
-# and variant, deadlines met, mean job completion time, evictions, lost node time and eviction
-# yield, with a verdict per shape. Called by
-# `make bench-preemption` (mk/sim.mk); see docs/simulator.md "Does preemption pay?".
+# several workload shapes and seeds with SchedulingPolicy files derived from
+# policies/default.yaml (the shipped defaults; preemption off; the paper's rule: payoff false,
+# no queue order, tasks with a deadline as victims, the paper's normalisation; and the shipped
+# defaults with one rule changed at a time: queueOrder false, deadlineVictims true, delta 0
+# (urgent only), normalisation paper) and prints, per shape and variant, deadlines met, mean job
+# completion time, evictions, lost node time and eviction yield, with a verdict per shape. Called
+# by `make bench-preemption` (mk/sim.mk); see docs/simulator.md "Does preemption pay?".
 #
 # usage: sim/bench-preemption.sh SIM_BINARY POLICY_YAML OUT_DIR [SEEDS]
 # With SKIP_RUNS=1 only the table is printed again from the CSV files of an earlier run.
@@ -18,27 +19,44 @@ SEEDS=${4:-1,2,3,4,5,6,7,8}
 
 mkdir -p "$OUT"
 
-# The four policies. Every edit is checked: a default.yaml whose layout changed fails here instead
-# of silently benchmarking the defaults four times.
-ENABLED='^    enabled: true$'
-grep -q "$ENABLED" "$BASE" || { echo "bench-preemption: no '    enabled: true' in $BASE" >&2; exit 1; }
+# The policies. Every edit is checked: a default.yaml whose layout changed fails here instead of
+# silently benchmarking the defaults several times.
+edit() { # NAME SED-EXPRESSION... (each must change the file)
+    name=$1
+    shift
+    cp "$BASE" "$OUT/preempt-$name.yaml"
+    for e in "$@"; do
+        sed "$e" "$OUT/preempt-$name.yaml" >"$OUT/preempt-$name.yaml.tmp"
+        if cmp -s "$OUT/preempt-$name.yaml" "$OUT/preempt-$name.yaml.tmp"; then
+            echo "bench-preemption: '$e' changes nothing in $BASE" >&2
+            exit 1
+        fi
+        mv "$OUT/preempt-$name.yaml.tmp" "$OUT/preempt-$name.yaml"
+    done
+}
+ENABLED='s/^    enabled: true$/    enabled: false/'
+PAYOFF='s/^    payoff: true$/    payoff: false/'
+QUEUE='s/^    queueOrder: true$/    queueOrder: false/'
+DLVICT='s/^    deadlineVictims: false$/    deadlineVictims: true/'
+DELTA='s/^    delta: 0.35$/    delta: 0/'
+NORM='s/^    normalisation: ratio$/    normalisation: paper/'
 cp "$BASE" "$OUT/preempt-shipped.yaml"
-sed "s/$ENABLED/    enabled: false/" "$BASE" >"$OUT/preempt-off.yaml"
-sed 's/^    payoff: true$/    payoff: false/' "$BASE" >"$OUT/preempt-paper.yaml"
-sed 's/^    normalisation: paper$/    normalisation: ratio/' "$BASE" >"$OUT/preempt-ratio.yaml"
-sed 's/^    delta: 0.35$/    delta: 0/' "$BASE" >"$OUT/preempt-urgent.yaml"
-grep -q '^    enabled: false$' "$OUT/preempt-off.yaml"
-grep -q '^    payoff: false$' "$OUT/preempt-paper.yaml"
-grep -q '^    normalisation: ratio$' "$OUT/preempt-ratio.yaml"
-grep -q '^    delta: 0$' "$OUT/preempt-urgent.yaml"
+edit off "$ENABLED"
+edit paper "$PAYOFF" "$QUEUE" "$DLVICT" "$NORM"
+edit anyorder "$QUEUE"
+edit dlvictims "$DLVICT"
+edit urgent "$DELTA"
+edit papernorm "$NORM"
 
-VARIANTS="off shipped paper ratio urgent"
+VARIANTS=${VARIANTS:-"off shipped paper anyorder dlvictims urgent papernorm"}
 
 # Shapes: name|generator flags. Each is a scaled-down cluster loaded enough that queues form.
 SHAPES='medium|--jobs 150 --task-scale 0.2 --nodes 8x12:48Gi:1,2x24:96Gi:1.5
 wide-ml|--jobs 40 --task-scale 0.2 --levels 5 --fanout 64 --nodes 3x16:64Gi:1.5,3x8:32Gi:0.7,2x8:128Gi:1
 mixed|--jobs 90 --mix 8:0:1 --batch-large --small 20:80 --large 8000 --task-scale 0.2 --nodes 4x12:48Gi:1,1x24:96Gi:1.5
-upfront|--jobs 150 --task-scale 0.2 --nodes 8x12:48Gi:1,2x24:96Gi:1.5 --release upfront'
+upfront|--jobs 150 --task-scale 0.2 --nodes 8x12:48Gi:1,2x24:96Gi:1.5 --release upfront
+trace|--jobs 200 --mix 16:3:1 --batch-large --small 2:40 --medium 200 --large 2000 --runtime lognormal:40,1.6,1,7200 --cpu lognormal:0.5,1,0.05,16 --deadline-factor 1.5:4 --nodes 12x16:64Gi:1,4x32:128Gi:1.5
+long-batch|--jobs 90 --mix 8:0:1 --batch-large --large-runtime lognormal:1200,0.7,120,7200 --small 20:80 --large 2000 --task-scale 0.2 --nodes 4x12:48Gi:1,1x24:96Gi:1.5'
 
 [ "${SKIP_RUNS:-0}" = 1 ] || echo "$SHAPES" | while IFS='|' read -r shape args; do
     for v in $VARIANTS; do
@@ -56,7 +74,7 @@ echo "no-dl evict: evictions made for jobs without a deadline (not in the yield)
 echo "$SHAPES" | while IFS='|' read -r shape args; do
     echo
     echo "== $shape: $args"
-    printf '%-8s %8s %6s %9s %6s %9s %9s %7s %11s\n' variant met/of ratio "JCT (s)" ratio \
+    printf '%-10s %9s %6s %9s %6s %9s %9s %7s %11s\n' variant met/of ratio "JCT (s)" ratio \
         evictions "lost (s)" yield "no-dl evict"
     for v in $VARIANTS; do
         awk -F, -v name="$v" '
@@ -73,7 +91,7 @@ echo "$SHAPES" | while IFS='|' read -r shape args; do
                 if (n == 0 || on == 0) { print "bench-preemption: no runs" > "/dev/stderr"; exit 1 }
                 y = ed > 0 ? sprintf("%.3f", em / ed) : "n/a"
                 mr = om > 0 ? sprintf("%.3f", (met / n) / (om / on)) : "n/a"
-                printf "%-8s %8s %6s %9.0f %6.3f %9.1f %9.0f %7s %11.1f\n", name,
+                printf "%-10s %9s %6s %9.0f %6.3f %9.1f %9.0f %7s %11.1f\n", name,
                     sprintf("%.1f/%.0f", met / n, of / n), mr, jct / n, (jct / n) / (oj / on),
                     ev / n, lost / n, y, nd / n
             }' "$OUT/preempt-$shape-off.csv" "$OUT/preempt-$shape-$v.csv"
@@ -82,12 +100,14 @@ echo "$SHAPES" | while IFS='|' read -r shape args; do
         function col(n) { return idx[n] }
         FNR == 1 { file++; for (i = 1; i <= NF; i++) idx[$i] = i; next }
         file == 1 { om += $col("deadline_met"); oj += $col("jct_mean_s"); on++; next }
-        { sm += $col("deadline_met"); sj += $col("jct_mean_s"); sn++ }
+        { sm += $col("deadline_met"); sj += $col("jct_mean_s"); sn++; se += $col("preemptions") }
         END {
             jr = (sj / sn) / (oj / on)
             ok = sm / sn > om / on && jr <= 1.02
+            same = se == 0 && sm == om && sj == oj
             printf "verdict %s: shipped preemption %s off: deadlines met %+.2f per run, " \
                 "mean JCT x%.3f (wins when more deadlines are met and mean JCT is at most x1.020)\n",
-                shape, ok ? "BEATS" : "does NOT beat", sm / sn - om / on, jr
+                shape, ok ? "BEATS" : same ? "TIES (no eviction) with" : "does NOT beat",
+                sm / sn - om / on, jr
         }' "$OUT/preempt-$shape-off.csv" "$OUT/preempt-$shape-shipped.csv"
 done

@@ -391,7 +391,7 @@ static void stop_run(engine *e, uint32_t job, uint32_t task)
 /* All simulated jobs share one namespace. */
 #define SIM_NAMESPACE "sim"
 
-static int record_eviction(engine *e, const char *node)
+static int record_eviction(engine *e, const char *node, bool long_task)
 {
     if (!e->p->anti_thrash)
         return 0;
@@ -403,7 +403,8 @@ static int record_eviction(engine *e, const char *node)
         e->evicts = grown;
         e->evicts_cap = cap;
     }
-    e->evicts[e->n_evicts++] = (ds_evict_mark){.at = e->now, .ns = SIM_NAMESPACE, .node = node};
+    e->evicts[e->n_evicts++] =
+        (ds_evict_mark){.at = e->now, .ns = SIM_NAMESPACE, .node = node, .long_task = long_task};
     return 0;
 }
 
@@ -425,15 +426,17 @@ static bool evict_mark(const void *ctx, size_t i, ds_evict_mark *m)
 }
 
 /* Evict the running task (job, task) to make room for a pod of job `for_job`. dsp: an eviction of
- * DSP preemption, which counts on its node too. */
-static int evict(engine *e, uint32_t job, uint32_t task, uint32_t for_job, bool dsp)
+ * DSP preemption, which counts on its node too; long_task: the victim was a long task there. */
+static int evict(engine *e, uint32_t job, uint32_t task, uint32_t for_job, bool dsp, bool long_task)
 {
     ejob *j = e->jobs[job];
     etask *t = &j->t[task];
     double ran = e->now > t->started_at ? e->now - t->started_at : 0; /* 0 while starting */
     double done = ran * e->nodes[t->node].speed;
-    if (record_eviction(e, dsp ? e->w->nodes[t->node].name : NULL) != 0)
+    if (record_eviction(e, dsp ? e->w->nodes[t->node].name : NULL, long_task) != 0)
         return -1;
+    if (t->evictions < UINT16_MAX)
+        t->evictions++;
     stop_run(e, job, task);
     seg_close(e, t, SIM_SEG_EVICTED);
     if (!(t->flags & F_DISORDER_RUN)) {
@@ -687,9 +690,9 @@ static int kube_preempt_pod(engine *e, uint32_t job, uint32_t task, bool *starte
     if (!e->p->kube_preemption || e->n_running == 0 || j->priority <= min_running_prio(e) ||
         e->now < t->preempt_retry_at)
         return 0;
-    ds_kube_pod *pods = malloc(e->n_running * sizeof *pods);
+    ds_kube_pod *pods = malloc((e->n_running + 1) * sizeof *pods);
     ds_res *free_ = malloc(e->n_nodes * sizeof *free_);
-    size_t *victims = malloc(e->n_running * sizeof *victims);
+    size_t *victims = malloc((e->n_running + 1) * sizeof *victims);
     int rc = 0;
     if (pods == NULL || free_ == NULL || victims == NULL) {
         rc = oom(e, "preemption");
@@ -723,7 +726,7 @@ static int kube_preempt_pod(engine *e, uint32_t job, uint32_t task, bool *starte
     for (size_t v = 0; v < nv; v++)
         vr[v] = e->running[victims[v]];
     for (size_t v = 0; v < nv; v++) {
-        if (evict(e, vr[v].job, vr[v].task, job, false) != 0) {
+        if (evict(e, vr[v].job, vr[v].task, job, false, false) != 0) {
             rc = -1;
             goto out;
         }
@@ -774,11 +777,23 @@ static int schedule_pass(engine *e)
 
 /* ---- DSP preemption (Algorithm 1) -------------------------------------------------------- */
 
+/* The i-th waiting task of a preemption round: the first nq from kube-scheduler's queue, the rest
+ * gated (e->handles as dsp_preemption collected them). */
+static const sim_wq_node *waiting_node(const engine *e, size_t nq, size_t i)
+{
+    return sim_wq_get(i < nq ? &e->q : &e->gq, e->handles[i]);
+}
+
 static int dsp_preemption(engine *e)
 {
     if (!e->p->dsp_preemption || !e->c->pol.preemption_enabled)
         return 0;
-    size_t nw = sim_wq_size(&e->q);
+    /* Preemptors: the pods in kube-scheduler's queue, and under `gated` the ready tasks the
+     * release rule holds for lack of room (all gated tasks unless the last round stopped at
+     * maxConcurrentReleases), as the controller's preemption round takes them. */
+    size_t nq = sim_wq_size(&e->q);
+    size_t ng = e->p->gated && !e->gate_limited ? sim_wq_size(&e->gq) : 0;
+    size_t nw = nq + ng;
     size_t nr = e->n_running;
     if (nw == 0 || nr == 0)
         return 0;
@@ -786,8 +801,17 @@ static int dsp_preemption(engine *e)
     ds_evict_budget budget = {0};
     if (e->p->rho_zero)
         pp.rho = 0;
-    if (e->p->paper_gap)
+    if (e->p->paper_gap) { /* DSP's Algorithm 1 as published, whatever the policy file says */
         pp.norm = DS_NORM_PAPER;
+        pp.payoff = false;
+        pp.queue_order = false; /* DSP's own queue is raw priority */
+        pp.deadline_victims = true;
+        pp.same_resource_first = false;
+    }
+    /* The queue-order rule reads the jobs' figures in the order across jobs, which only the
+     * policies ordered that way compute. */
+    if (!e->p->gated)
+        pp.queue_order = false;
     /* P_bar over the same population as the controller and the extender: every waiting or
      * running task of the jobs in the system (ds_pbar_acc). */
     ds_pbar_acc acc;
@@ -806,6 +830,7 @@ static int dsp_preemption(engine *e)
         pp.max_evictions = budget.total_left < ns_left ? budget.total_left : ns_left;
     } else {
         pp.min_run_s = 0;
+        pp.long_task_s = 0; /* no anti-thrash limits: no long-task limit either */
         pp.max_evictions = SIZE_MAX;
     }
     if (pp.max_evictions == 0)
@@ -813,6 +838,7 @@ static int dsp_preemption(engine *e)
     if (grow_handles(e, nw) != 0)
         return -1;
     sim_wq_collect(&e->q, e->handles);
+    sim_wq_collect_first(&e->gq, e->handles + nq, ng);
     ds_waiting_task *wt = malloc(nw * sizeof *wt);
     ds_running_task *rt = malloc(nr * sizeof *rt);
     ds_node_free *nf = malloc(e->n_nodes * sizeof *nf);
@@ -829,8 +855,9 @@ static int dsp_preemption(engine *e)
             rc = -1;
             goto out;
         }
+    ds_res ahead = {{0}}; /* the requests before the i-th waiting task in queue order */
     for (size_t i = 0; i < nw; i++) {
-        const sim_wq_node *qn = sim_wq_get(&e->q, e->handles[i]);
+        const sim_wq_node *qn = waiting_node(e, nq, i);
         const ejob *j = e->jobs[qn->job];
         const ds_task_eval *ev = &j->ev[qn->task];
         wt[i] = (ds_waiting_task){.job = j->active_pos,
@@ -840,12 +867,18 @@ static int dsp_preemption(engine *e)
                                   .t_wait_s = e->now - j->t[qn->task].runnable_since,
                                   .t_rem_s = ev->t_rem_s,
                                   .request = j->t[qn->task].req};
+        if (pp.queue_order)
+            ds_order_job_figures(&e->order, &j->sum, wt[i].order);
+        wt[i].ahead = ahead;
+        ds_res_add(&ahead, &wt[i].request);
     }
     for (size_t i = 0; i < nr; i++) {
         const ejob *j = e->jobs[e->running[i].job];
         const etask *t = &j->t[e->running[i].task];
         const ds_task_eval *ev = &j->ev[e->running[i].task];
-        bool cooled = !e->p->anti_thrash || !ds_evict_cooling(&e->c->pol, t->last_evicted, e->now);
+        bool cooled =
+            !e->p->anti_thrash || (!ds_evict_cooling(&e->c->pol, t->last_evicted, e->now) &&
+                                   ds_evict_task_left(&e->c->pol, t->evictions));
         rt[i] =
             (ds_running_task){.job = j->active_pos,
                               .task = e->running[i].task,
@@ -856,6 +889,8 @@ static int dsp_preemption(engine *e)
                               .request = t->req,
                               .node = t->node,
                               .evictable = cooled};
+        if (pp.queue_order)
+            ds_order_job_figures(&e->order, &j->sum, rt[i].order);
         vref[i] = e->running[i];
     }
     for (size_t n = 0; n < e->n_nodes; n++) {
@@ -863,6 +898,9 @@ static int dsp_preemption(engine *e)
         nf[n].speed = e->nodes[n].speed;
         nf[n].evictions_left =
             e->p->anti_thrash ? ds_evict_budget_node_left(&budget, e->w->nodes[n].name) : SIZE_MAX;
+        nf[n].capacity = e->nodes[n].alloc;
+        nf[n].long_evicted =
+            e->p->anti_thrash && ds_evict_budget_node_long_evicted(&budget, e->w->nodes[n].name);
     }
     long nd =
         ds_select_victims(wt, nw, rt, nr, nf, e->n_nodes, dags, e->n_active, &pp, dec, nr, e->err);
@@ -877,7 +915,7 @@ static int dsp_preemption(engine *e)
     for (long d = 0; d < nd; d++) {
         const ds_decision *x = &dec[d];
         if (d == 0 || dec[d - 1].waiting != x->waiting) {
-            const sim_wq_node *qa = sim_wq_get(&e->q, e->handles[x->waiting]);
+            const sim_wq_node *qa = waiting_node(e, nq, x->waiting);
             ds_preempt_side a = {"default", e->jobs[qa->job]->priority};
             bool ok = true;
             for (long g = d; g < nd && dec[g].waiting == x->waiting; g++) {
@@ -894,8 +932,9 @@ static int dsp_preemption(engine *e)
         running_ref v = vref[x->running];
         etask *vt = &e->jobs[v.job]->t[v.task];
         if (vt->state == T_RUNNING) {
-            uint32_t for_job = sim_wq_get(&e->q, e->handles[x->waiting])->job;
-            if (evict(e, v.job, v.task, for_job, true) != 0) {
+            uint32_t for_job = waiting_node(e, nq, x->waiting)->job;
+            if (evict(e, v.job, v.task, for_job, true, ds_running_is_long(&rt[x->running], &pp)) !=
+                0) {
                 rc = -1;
                 goto out;
             }
@@ -914,11 +953,13 @@ static int dsp_preemption(engine *e)
         bool last_of_preemptor = d + 1 == nd || dec[d + 1].waiting != x->waiting;
         if (!last_of_preemptor)
             continue;
-        const sim_wq_node *qn = sim_wq_get(&e->q, e->handles[x->waiting]);
+        const sim_wq_node *qn = waiting_node(e, nq, x->waiting);
         uint32_t pj = qn->job, ptask = qn->task;
         etask *pt = &e->jobs[pj]->t[ptask];
         ds_res f = node_free(e, x->node);
-        if (pt->state == T_QUEUED && ds_res_fits(&pt->req, &f))
+        /* A gated preemptor is released with its room (the controller ungates it and nominates
+         * the node): it binds there. */
+        if ((pt->state == T_QUEUED || pt->state == T_GATED) && ds_res_fits(&pt->req, &f))
             if (start_task(e, pj, ptask, (uint32_t)x->node) != 0) {
                 rc = -1;
                 goto out;

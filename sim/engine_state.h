@@ -53,6 +53,7 @@ typedef struct etask {
     uint32_t uh;       /* index in engine.unsched while unschedulable */
     uint16_t attempts; /* kube-scheduler: failed scheduling attempts of the current pod */
     uint16_t fails;
+    uint16_t evictions; /* times this task was evicted (maxEvictionsPerTask) */
     uint8_t state;
     uint8_t sq; /* SQ_*, while QUEUED */
     uint8_t flags;
@@ -133,6 +134,7 @@ typedef struct engine {
     double last_round;  /* time of the last controller round */
     bool round_wanted;  /* something changed since the last round */
     bool round_pending; /* a ROUND event is in the heap */
+    bool gate_limited;  /* the last round held ready tasks at maxConcurrentReleases */
 
     /* scratch */
     uint32_t *handles;

@@ -3,7 +3,7 @@
  * KubeSchedulerConfiguration). The order of the queue is engine.c's (queue_key); this file keeps
  * the rest, for the pods of every policy once they are in kube-scheduler's queue:
  *
- *   active         the scheduling pass tries it (engine.c: placement_loop takes the first active
+ *   active         the scheduling pass tries it (engine.c: schedule_pass takes the first active
  *                  pod in queue order and binds it or fails it)
  *   unschedulable  its last attempt failed (no node had room): it waits for a cluster event that
  *                  may make it schedulable, here a pod leaving a node (a run ending or evicted:

@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <time.h>
 
 #include "engine.h"
 #include "metrics.h"
@@ -19,6 +18,7 @@
 #include "trace_alibaba.h"
 #include "workload_file.h"
 #include "workload_gen.h"
+#include "clock.h"
 
 #define DEFAULT_NODES "40x16:64Gi:1,10x32:128Gi:1.5"
 #define ALIBABA_NODES "20x96:512Gi:1"
@@ -72,6 +72,7 @@ static void usage(FILE *f)
         "  --release onUpstream|upfront (onUpstream)\n"
         "  --mix S:M:L (1:1:1)      job classes repeat as S small, M medium, L large jobs\n"
         "  --batch-large            large jobs have no deadline (batch beside deadline jobs)\n"
+        "  --large-runtime DIST     run times of large jobs' tasks (default: --runtime)\n"
         "Runs:\n"
         "  --policy LIST            comma-separated or 'all': default,tetris,dsp-nopp,dsp,"
         "sailfish,dagsched\n"
@@ -240,6 +241,7 @@ enum {
     O_CHECKPOINT,
     O_MIX,
     O_BATCH_LARGE,
+    O_LARGE_RUNTIME,
     O_RELEASE,
     O_RESTART,
     O_DISORDER,
@@ -294,6 +296,7 @@ static int parse_args(int argc, char **argv, opts *o)
         {"checkpoint", required_argument, NULL, O_CHECKPOINT},
         {"mix", required_argument, NULL, O_MIX},
         {"batch-large", no_argument, NULL, O_BATCH_LARGE},
+        {"large-runtime", required_argument, NULL, O_LARGE_RUNTIME},
         {"release", required_argument, NULL, O_RELEASE},
         {"restart-delay", required_argument, NULL, O_RESTART},
         {"disorder-fail", required_argument, NULL, O_DISORDER},
@@ -416,6 +419,10 @@ static int parse_args(int argc, char **argv, opts *o)
             break;
         case O_BATCH_LARGE:
             o->gen.large_no_deadline = true;
+            break;
+        case O_LARGE_RUNTIME:
+            rc = parse_dist(optarg, "--large-runtime", false, &o->gen.large_runtime_s);
+            o->gen.large_runtime_set = true;
             break;
         case O_RELEASE:
             if (strcmp(optarg, "onUpstream") == 0) {
@@ -597,13 +604,6 @@ static int make_workload(const opts *o, uint64_t seed, sim_workload *w, ds_err *
             return -1;
     }
     return sim_workload_validate(w, err);
-}
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 static long peak_rss_kb(void)
@@ -800,7 +800,7 @@ int main(int argc, char **argv)
             cfg.max_unschedulable_s = o.max_unschedulable_s;
             cfg.record_segments = o.gantt_svg != NULL;
             sim_result r;
-            double t0 = now_s();
+            double t0 = rt_mono_now();
             if (sim_run(&w, &cfg, &r, &err) != 0) {
                 fprintf(stderr, "dagsched-sim: policy %s: %s\n", run[p]->name, err.msg);
                 status = 1;
@@ -813,7 +813,7 @@ int main(int argc, char **argv)
                 status = 1;
                 break;
             }
-            m->wall_s = now_s() - t0;
+            m->wall_s = rt_mono_now() - t0;
             m->peak_rss_kb = peak_rss_kb();
             snprintf(m->policy, sizeof m->policy, "%s", run[p]->name);
             snprintf(m->workload, sizeof m->workload, "%s", w.name);

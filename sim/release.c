@@ -79,6 +79,11 @@ int sim_gate_ready(engine *e, uint32_t job, uint32_t task)
 
 void sim_gate_started(engine *e, etask *t)
 {
+    if (t->state == T_GATED && t->gh != NONE32) { /* a preemptor released with its room */
+        sim_wq_remove(&e->gq, t->gh);
+        t->gh = NONE32;
+        e->r->releases++;
+    }
     if (t->rh != NONE32) {
         sim_wq_remove(&e->rq, t->rh);
         t->rh = NONE32;
@@ -294,6 +299,7 @@ static int admit_round(engine *e)
             rc = -1;
             goto out;
         }
+        e->gate_limited = sum.count[DS_ADMIT_HELD_LIMIT] > 0;
         if (got == ng || rest_stays_gated(e, &ap, &sum, &b, got))
             break;
         n = ng;

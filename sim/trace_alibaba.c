@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "rng.h"
+#include "strmap.h"
 
 #define N_COLS 9
 
@@ -83,48 +84,17 @@ typedef struct tjob {
 typedef struct loader {
     tjob *jobs;
     size_t n_jobs, cap_jobs;
-    size_t *slots; /* open addressing: job index + 1, 0 = empty */
-    size_t n_slots;
+    ds_strmap index; /* job name (the job's own copy) -> index into jobs */
 } loader;
-
-static uint64_t hash_str(const char *s)
-{
-    uint64_t h = 1469598103934665603ULL;
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-    return h;
-}
-
-static int grow_slots(loader *L)
-{
-    size_t n = L->n_slots ? L->n_slots * 2 : 1024;
-    size_t *s = calloc(n, sizeof *s);
-    if (s == NULL)
-        return -1;
-    for (size_t j = 0; j < L->n_jobs; j++) {
-        size_t i = hash_str(L->jobs[j].name) & (n - 1);
-        while (s[i] != 0)
-            i = (i + 1) & (n - 1);
-        s[i] = j + 1;
-    }
-    free(L->slots);
-    L->slots = s;
-    L->n_slots = n;
-    return 0;
-}
 
 /* Index of the named job, created when new; SIZE_MAX on allocation failure. */
 static size_t job_index(loader *L, const char *name)
 {
-    if ((L->n_jobs + 1) * 2 > L->n_slots && grow_slots(L) != 0)
+    size_t len = strlen(name), found = 0;
+    if (ds_strmap_get(&L->index, name, len, &found) == 0)
+        return found;
+    if (L->index.n == L->index.max && ds_strmap_reserve(&L->index, 2 * L->index.max) != 0)
         return SIZE_MAX;
-    size_t i = hash_str(name) & (L->n_slots - 1);
-    while (L->slots[i] != 0) {
-        size_t j = L->slots[i] - 1;
-        if (strcmp(L->jobs[j].name, name) == 0)
-            return j;
-        i = (i + 1) & (L->n_slots - 1);
-    }
     if (L->n_jobs == L->cap_jobs) {
         size_t cap = L->cap_jobs ? L->cap_jobs * 2 : 256;
         tjob *g = realloc(L->jobs, cap * sizeof *g);
@@ -140,8 +110,11 @@ static size_t job_index(loader *L, const char *name)
         return SIZE_MAX;
     j->first_start = INFINITY;
     j->order = L->n_jobs;
-    L->slots[i] = ++L->n_jobs;
-    return L->n_jobs - 1;
+    if (ds_strmap_put(&L->index, j->name, len, L->n_jobs, NULL) != 0) {
+        free(j->name);
+        return SIZE_MAX;
+    }
+    return L->n_jobs++;
 }
 
 static void loader_free(loader *L)
@@ -153,7 +126,7 @@ static void loader_free(loader *L)
         free(L->jobs[j].name);
     }
     free(L->jobs);
-    free(L->slots);
+    ds_strmap_free(&L->index);
 }
 
 /* A number column; false when empty or malformed. */
@@ -398,10 +371,15 @@ int sim_alibaba_load(const char *path, const sim_alibaba_params *p, sim_workload
         !(p->deadline_factor_min >= 0) || !(p->deadline_factor_max >= p->deadline_factor_min))
         return ds_err_set(err, "alibaba: machine memory must be > 0, instances 1..10000, deadline "
                                "factor min <= max");
-    FILE *f = fopen(path, "r");
-    if (f == NULL)
-        return ds_err_set(err, "%s: cannot open: %s", path, strerror(errno));
     loader L = {0};
+    /* Doubled as jobs appear: the trace does not say how many there are. */
+    if (ds_strmap_init(&L.index, 512) != 0)
+        return ds_err_set(err, "%s: out of memory", path);
+    FILE *f = fopen(path, "r");
+    if (f == NULL) {
+        ds_strmap_free(&L.index);
+        return ds_err_set(err, "%s: cannot open: %s", path, strerror(errno));
+    }
     int rc = read_rows(f, path, p, &L, st, err);
     fclose(f);
     tjob **order = NULL;

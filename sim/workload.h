@@ -78,6 +78,8 @@ typedef struct sim_gen_params {
      * 1:1:1, DSP's equal numbers). */
     unsigned mix[3];
     bool large_no_deadline; /* large jobs are batch jobs without a deadline */
+    bool large_runtime_set; /* large jobs draw run times from large_runtime_s, not runtime_s */
+    sim_dist large_runtime_s;
 } sim_gen_params;
 
 typedef struct sim_workload sim_workload;

@@ -160,7 +160,8 @@ static int check_params(const sim_gen_params *p, ds_err *err)
     if (!(p->high_priority_fraction >= 0 && p->high_priority_fraction <= 1) ||
         !(p->checkpoint_fraction >= 0 && p->checkpoint_fraction <= 1))
         return ds_err_set(err, "generator: fractions must be in [0, 1]");
-    if (!(p->runtime_s.min >= 0) || !(p->cpu_cores.max > 0) || !(p->memory_bytes.max > 0))
+    if (!(p->runtime_s.min >= 0) || !(p->cpu_cores.max > 0) || !(p->memory_bytes.max > 0) ||
+        (p->large_runtime_set && !(p->large_runtime_s.min >= 0)))
         return ds_err_set(err, "generator: distributions must allow positive values");
     return 0;
 }
@@ -322,6 +323,8 @@ int sim_gen_job(const sim_gen_params *p, const sim_workload *w, size_t j, sim_jo
     out->priority = sim_rng_uniform(&r) < p->high_priority_fraction ? GEN_PRIORITY_HIGH : 0;
     bool checkpoint = sim_rng_uniform(&r) < p->checkpoint_fraction;
     out->release = p->release;
+    const sim_dist *runtime =
+        p->large_runtime_set && job_class(p, j) == 2 ? &p->large_runtime_s : &p->runtime_s;
 
     ds_res cap;
     largest_node(w, &cap);
@@ -336,7 +339,7 @@ int sim_gen_job(const sim_gen_params *p, const sim_workload *w, size_t j, sim_jo
         t->name = strdup(name);
         if (t->name == NULL)
             goto oom;
-        t->runtime_s = sim_dist_draw(&p->runtime_s, &r);
+        t->runtime_s = sim_dist_draw(runtime, &r);
         double cpu_m = ceil(sim_dist_draw(&p->cpu_cores, &r) * 1000.0);
         double mem = ceil(sim_dist_draw(&p->memory_bytes, &r));
         if (cpu_m < 1)

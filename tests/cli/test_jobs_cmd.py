@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""test_jobs_cmd.py: `kubectl dagsched get jobs`, `describe job` and `gantt` against a real control plane
-(run inside hack/cluster/with-cluster.sh, KUBECONFIG set), as a DAG owner runs them.
+"""test_jobs_cmd.py: `kubectl dagsched get jobs`, `describe job`, `gantt`, `explain pod` and `policy apply` against a
+real control plane (run inside hack/cluster/with-cluster.sh, KUBECONFIG set), as a DAG owner and
+an operator run them.
 
 The job is examples/hello-dag.yaml (fetch -> greet -> report, deadline 10 minutes) with
 schedulerName default-scheduler and no dagsched controller running: fetch runs (kwok) and
@@ -27,6 +28,7 @@ TOOLS = subprocess.run([os.path.join(REPO, "hack", "install-helm.sh")], capture_
 KUBECTL = os.path.join(TOOLS, "kubectl")
 BINS = []
 NS, BAD_NS = "hello", "broken"
+POLICY_NS = "dagsched-system"
 
 
 def kubectl(*args, stdin=None):
@@ -46,6 +48,7 @@ def setUpModule():
     for d in docs:
         d["spec"]["template"]["spec"]["schedulerName"] = "default-scheduler"
     kubectl("create", "namespace", NS)
+    kubectl("create", "namespace", POLICY_NS)
     kubectl("create", "namespace", BAD_NS)
     kubectl("apply", "-n", NS, "-f", "-", stdin=yaml.safe_dump_all(docs))
     bad = {"apiVersion": "v1", "kind": "Pod",
@@ -56,15 +59,23 @@ def setUpModule():
            "spec": {"schedulingGates": [{"name": "dagsched.io/dependencies"}],
                     "containers": [{"name": "c", "image": "busybox"}]}}
     kubectl("apply", "-f", "-", stdin=json.dumps(bad))
-    # fetch runs 5 s (kwok) and succeeds.
+    # fetch runs 5 s (kwok) and succeeds; the tests start once every binary sees greet waiting
+    # (the pod's phase and its Job's status are written one after the other).
     end = time.time() + 120
     while time.time() < end:
         phases = kubectl("get", "pods", "-n", NS, "-l", "dagsched.io/task=fetch", "-o",
                          "jsonpath={.items[*].status.phase}")
-        if "Succeeded" in phases:
+        if "Succeeded" in phases and all(greet_state(b) == "waiting" for b in BINS):
             return
         time.sleep(1)
-    raise RuntimeError("fetch did not succeed within 120 s")
+    raise RuntimeError("fetch did not succeed (greet not waiting) within 120 s")
+
+
+def greet_state(binary):
+    rc, out, _ = run(binary, "describe", "job", "hello", "-n", NS, "-o", "json")
+    if rc != 0:
+        return None
+    return {t["name"]: t for t in json.loads(out)["taskList"]}.get("greet", {}).get("state")
 
 
 class TestJobs(unittest.TestCase):
@@ -194,6 +205,165 @@ class TestJobs(unittest.TestCase):
         for b, rc, out, err in self.each("get", "jobs", "-n", "empty-ns"):
             self.assertEqual(rc, 0, err)
             self.assertIn("No DAG jobs found in empty-ns namespace.", err)
+
+
+def pod_of(task):
+    return kubectl("get", "pods", "-n", NS, "-l", f"dagsched.io/task={task}", "-o",
+                   "jsonpath={.items[0].metadata.name}")
+
+
+class TestExplain(unittest.TestCase):
+    """`explain pod`: the extender's filter and scores, from the extender's own handlers."""
+
+    def each(self, *args):
+        for b in BINS:
+            with self.subTest(binary=b):
+                yield (b,) + run(b, *args)
+
+    def test_blocked_pod_fails_every_node_with_the_reason(self):
+        nodes = kubectl("get", "nodes", "-o", "name").split()
+        self.assertGreater(len(nodes), 0)
+        report = pod_of("report")
+        for b, rc, out, err in self.each("explain", "pod", report, "-n", NS):
+            self.assertEqual(rc, 0, err)
+            self.assertIn(f"Pod:      {NS}/{report}\n", out)
+            self.assertIn("waiting for upstream tasks", out)
+            lines = out.splitlines()
+            head = next(i for i, ln in enumerate(lines) if ln.startswith("NODE"))
+            self.assertEqual(lines[head].split(), ["NODE", "FILTER", "SCORE", "REASON"])
+            rows = lines[head + 1:]
+            self.assertEqual(len(rows), len(nodes), out)
+            for row in rows:
+                self.assertRegex(row, r"^\S+\s+fail\s+-\s+dagsched: waiting for upstream "
+                                      r"tasks: greet$")
+        for b, rc, out, err in self.each("explain", "pod", report, "-n", NS, "-o", "json"):
+            self.assertEqual(rc, 0, err)
+            doc = json.loads(out)
+            self.assertEqual((doc["kind"], doc["class"], doc["name"]),
+                             ("PodExplanation", "blocked", report))
+            self.assertEqual(len(doc["nodes"]), len(nodes))
+            for n in doc["nodes"]:
+                self.assertEqual((n["passes"], n["unresolvable"], n["score"]), (False, True, None))
+                self.assertEqual(n["reason"], "dagsched: waiting for upstream tasks: greet")
+
+    def test_ready_pod_gets_scores(self):
+        greet = pod_of("greet")
+        for b, rc, out, err in self.each("explain", "pod", greet, "-n", NS, "-o", "json"):
+            self.assertEqual(rc, 0, err)
+            doc = json.loads(out)
+            self.assertEqual(doc["class"], "dag")
+            passing = [n for n in doc["nodes"] if n["passes"]]
+            self.assertGreater(len(passing), 0, doc)
+            for n in passing:
+                self.assertIsNone(n["reason"])
+                self.assertIsInstance(n["score"], int)
+                self.assertTrue(0 <= n["score"] <= 10, n)
+            for n in doc["nodes"]:
+                if not n["passes"]:
+                    self.assertIsNone(n["score"])
+                    self.assertTrue(n["reason"].startswith("dagsched: "), n)
+        for b, rc, out, err in self.each("explain", "pod", greet, "-n", NS):
+            self.assertEqual(rc, 0, err)
+            self.assertIn("Dagsched: a task of a DAG job, ready", out)
+            self.assertRegex(out, r"\n\S+\s+pass\s+\d+\s+-\n")
+
+    def test_errors(self):
+        for b, rc, out, err in self.each("explain", "pod", "nosuch", "-n", NS):
+            self.assertEqual(rc, 1)
+            self.assertIn('pod "nosuch" not found in namespace hello', err)
+        for args in (["explain"], ["explain", "pod"], ["explain", "job", "x"],
+                     ["explain", "pod", "x", "-A"], ["explain", "pod", "a", "b"]):
+            for b, rc, out, err in self.each(*args):
+                self.assertEqual(rc, 2, args)
+
+
+def policy_text(name, rho):
+    return ("apiVersion: dagsched.io/v1alpha1\nkind: SchedulingPolicy\n"
+            f"metadata:\n  name: {name}\nspec:\n  preemption:\n    rho: {rho}\n")
+
+
+class TestPolicyApply(unittest.TestCase):
+    """`policy apply` creates the labelled ConfigMap, replaces its document when the file changed
+    (keeping what others put on it), says unchanged when it did not, and writes nothing for an
+    invalid file."""
+
+    def configmap(self, name):
+        return json.loads(kubectl("get", "configmap", "-n", POLICY_NS, name, "-o", "json"))
+
+    def test_create_update_unchanged(self):
+        import tempfile
+        for i, b in enumerate(BINS):
+            with self.subTest(binary=b), tempfile.TemporaryDirectory() as tmp:
+                name = f"apply-{i}"
+                cm_name = "dagsched-policy-" + name
+                path = os.path.join(tmp, "p.yaml")
+                with open(path, "w") as f:
+                    f.write(policy_text(name, 1.5))
+                rc, out, err = run(b, "policy", "apply", path)
+                self.assertEqual((rc, out, err), (0, f"configmap/{cm_name} created\n", ""))
+                cm = self.configmap(cm_name)
+                self.assertEqual(cm["data"], {"policy.yaml": policy_text(name, 1.5)})
+                self.assertEqual(cm["metadata"]["labels"]["dagsched.io/kind"], "SchedulingPolicy")
+                # The components' policy source finds it: no fallback to the built-in defaults.
+                rc, _, err = run(b, "get", "jobs", "-n", NS, "--policy-name", name)
+                self.assertEqual(rc, 0, err)
+                self.assertNotIn("built-in defaults", err)
+
+                rc, out, err = run(b, "policy", "apply", path, "-n", POLICY_NS)
+                self.assertEqual((rc, out), (0, f"configmap/{cm_name} unchanged\n"), err)
+                self.assertEqual(self.configmap(cm_name)["metadata"]["resourceVersion"],
+                                 cm["metadata"]["resourceVersion"])
+
+                kubectl("label", "configmap", "-n", POLICY_NS, cm_name, "team=ops")
+                kubectl("annotate", "configmap", "-n", POLICY_NS, cm_name, "note=kept")
+                with open(path, "w") as f:
+                    f.write(policy_text(name, 2.5))
+                rc, out, err = run(b, "policy", "apply", "--namespace", POLICY_NS, path)
+                self.assertEqual((rc, out), (0, f"configmap/{cm_name} configured\n"), err)
+                cm = self.configmap(cm_name)
+                self.assertEqual(cm["data"], {"policy.yaml": policy_text(name, 2.5)})
+                self.assertEqual(cm["metadata"]["labels"]["team"], "ops")
+                self.assertEqual(cm["metadata"]["labels"]["dagsched.io/kind"], "SchedulingPolicy")
+                self.assertEqual(cm["metadata"]["annotations"]["note"], "kept")
+
+                # Invalid: exit 1 with the field path, the stored ConfigMap untouched.
+                with open(path, "w") as f:
+                    f.write(policy_text(name, -1))
+                rc, out, err = run(b, "policy", "apply", path)
+                self.assertEqual((rc, out), (1, ""))
+                self.assertIn(path + ": ", err)
+                self.assertIn("spec.preemption.rho", err)
+                self.assertEqual(self.configmap(cm_name)["metadata"]["resourceVersion"],
+                                 cm["metadata"]["resourceVersion"])
+
+    def test_invalid_file_writes_nothing(self):
+        import tempfile
+        for b in BINS:
+            with self.subTest(binary=b), tempfile.NamedTemporaryFile("w", suffix=".yaml") as f:
+                f.write(policy_text("never-written", 0.5))
+                f.flush()
+                rc, out, err = run(b, "policy", "apply", f.name)
+                self.assertEqual((rc, out), (1, ""))
+                self.assertIn("spec.preemption.rho", err)
+                names = kubectl("get", "configmaps", "-A", "-o", "name")
+                self.assertNotIn("never-written", names)
+
+    def test_errors(self):
+        good = os.path.join(REPO, "policies", "packing-first.yaml")
+        for b in BINS:
+            with self.subTest(binary=b):
+                rc, _, err = run(b, "policy", "apply", good, "-n", "no-such-namespace")
+                self.assertEqual(rc, 1)
+                self.assertIn("no-such-namespace", err)
+                rc, _, err = run(b, "policy", "apply", good, "--kubeconfig", "/nonexistent")
+                self.assertEqual(rc, 1)
+                self.assertIn("/nonexistent", err)
+                for args in (["policy", "apply"], ["policy", "apply", good, good],
+                             ["policy", "apply", good, "--policy-name", "x"],
+                             ["policy", "apply", good, "-n", "Bad_NS"]):
+                    rc, _, err = run(b, *args)
+                    self.assertEqual(rc, 2, args)
+                    self.assertNotEqual(err, "", args)
 
 
 if __name__ == "__main__":

@@ -60,7 +60,9 @@ class TestPolicyValidate(unittest.TestCase):
     def test_usage_errors_exit_2(self):
         for args in ([], ["policy"], ["policy", "validate"], ["policy", "frobnicate"], ["nope"],
                      ["policy", "configmap"], ["policy", "configmap", "-x", "f"],
-                     ["policy", "configmap", "-n", "Not_A_Namespace", "f"]):
+                     ["policy", "configmap", "-n", "Not_A_Namespace", "f"], ["policy", "apply"],
+                     ["policy", "apply", "f", "g"], ["policy", "apply", "f", "-n", "Bad_NS"],
+                     ["policy", "apply", "f", "--policy-name", "x"], ["policy", "apply", "-A", "f"]):
             rc, _, err = run(*args)
             self.assertEqual(rc, 2, args)
             self.assertNotEqual(err, "", args)
@@ -91,6 +93,23 @@ class TestPolicyConfigMap(unittest.TestCase):
         self.assertEqual(rc, 1)
         self.assertEqual(out, "")
         self.assertNotEqual(err, "")
+
+
+class TestPolicyApplyOffline(unittest.TestCase):
+    def test_invalid_document_is_refused_before_any_cluster_access(self):
+        # The kubeconfig does not exist: the validator's error, not the kubeconfig's, proves that
+        # nothing is sent for an invalid document.
+        rc, out, err = run("policy", "apply", "-", "--kubeconfig", "/nonexistent/kubeconfig",
+                           stdin="apiVersion: dagsched.io/v1alpha1\nkind: SchedulingPolicy\n"
+                                 "metadata: {name: bad}\nspec:\n  preemption: {rho: 0.5}\n")
+        self.assertEqual((rc, out), (1, ""))
+        self.assertIn("-: ", err)
+        self.assertIn("spec.preemption.rho", err)
+        self.assertNotIn("/nonexistent/kubeconfig", err)
+        rc, out, err = run("policy", "apply", os.path.join(REPO, "policies", "default.yaml"),
+                           "--kubeconfig", "/nonexistent/kubeconfig")
+        self.assertEqual((rc, out), (1, ""))
+        self.assertIn("/nonexistent/kubeconfig", err)
 
 
 if __name__ == "__main__":

@@ -53,6 +53,8 @@ static inline ctl_pod t_running(const char *ns, const char *name, const char *no
     p.task.eval.t_allow_s = INFINITY;
     p.task.eval.level_deadline = INFINITY;
     p.task.eval.t_rem_s = 3600;
+    p.task.order[0] = 200; /* after every waiting task's job in the order across jobs */
+    p.task.order[1] = 0;
     return p;
 }
 
@@ -73,6 +75,8 @@ static inline ctl_pod t_waiting(const char *ns, const char *name, size_t job, si
     p.task.eval.level_deadline = isfinite(t_allow) ? NOW + t_allow + 60 : INFINITY;
     p.task.eval.t_rem_s = 3600;
     p.task.eval.t_wait_s = 5;
+    p.task.order[0] = 100;
+    p.task.order[1] = 0;
     return p;
 }
 

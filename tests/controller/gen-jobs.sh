@@ -3,6 +3,8 @@
 # integration tests.
 # Usage: gen-jobs.sh NAME CPU RUNTIME [DEADLINE_RFC3339|-] [PRIORITY_CLASS|-] [EXTRA_LABEL k=v|-]
 #                    [NODE_SELECTOR k=v|-]
+# With GATED=1 the pod template carries the dagsched.io/dependencies scheduling gate, as the
+# admission webhook would add it.
 set -euo pipefail
 name="$1" cpu="$2" runtime="$3" deadline="${4:--}" pclass="${5:--}" extra="${6:--}" nsel="${7:--}"
 echo "apiVersion: batch/v1"
@@ -22,6 +24,7 @@ echo "        dagsched.io/runtime: \"$runtime\""
 [[ "$deadline" == - ]] || echo "        dagsched.io/deadline: \"$deadline\""
 echo "    spec:"
 echo "      restartPolicy: Never"
+[[ "${GATED:-0}" != 1 ]] || echo "      schedulingGates: [{name: dagsched.io/dependencies}]"
 [[ "$pclass" == - ]] || echo "      priorityClassName: $pclass"
 [[ "$nsel" == - ]] || echo "      nodeSelector: {\"${nsel%%=*}\": \"${nsel#*=}\"}"
 echo "      containers:"

@@ -31,6 +31,13 @@
 #   tenants       a full namespace; a task whose deadline passed an hour ago and an urgent task
 #                 of another namespace at equal Kubernetes priority evict nothing (both counted
 #                 as urgent); an urgent task of the same namespace then evicts exactly one pod
+#   replacement-failover  an urgent task evicts a deadline task; the leader is killed; under the
+#                 new leader the victim's replacement (urgent itself) evicts nobody, and once it
+#                 runs another urgent task does not evict it, within the cooldown
+#   gated-urgent  an urgent task whose pod carries the gate, held by the release rule for lack of
+#                 room, evicts exactly one pod and is released into the room it made
+#   apiserver-eviction  kube-apiserver restarted right after an eviction made for a preemptor of
+#                 the victims' priority: no second eviction for it
 # The binary under test is normally the sanitizer build (make controller-integration-test): every
 # controller runs with AddressSanitizer (leaks checked at its graceful exit) and
 # UndefinedBehaviorSanitizer, and a sanitizer report in any controller's log fails the suite.
@@ -128,9 +135,13 @@ metric() { # PORT NAME_WITH_LABELS -> value (0 when absent)
 }
 
 # ---- cluster objects
-policy() { # key=value overrides of spec.preemption (YAML lines), e.g. "rho: 0"
-  local extra="" l
-  for l in "$@"; do extra+="        $l"$'\n'; done
+policy() { # key=value overrides of spec.preemption (YAML lines), e.g. "rho: 0"; with RELEASE set
+  # (e.g. RELEASE="{lookahead: 0}") also spec.release
+  local extra="" l cooldown="cooldown: 60s"
+  for l in "$@"; do
+    if [[ "$l" == cooldown:* ]]; then cooldown="$l"; else extra+="        $l"$'\n'; fi
+  done
+  [[ -z "${RELEASE:-}" ]] || extra+="      release: $RELEASE"$'\n'
   K apply -f - >/dev/null <<EOF
 apiVersion: v1
 kind: ConfigMap
@@ -147,7 +158,7 @@ data:
       preemption:
         epoch: 2s
         minRunTime: 0s
-        cooldown: 60s
+        $cooldown
         maxEvictionsPerNode: 1
         maxEvictionsPerMinute: 10
 $extra
@@ -285,18 +296,20 @@ scenario_urgent() {
 scenario_rho() {
   SCENARIO=rho
   fresh_ns rho
-  policy "delta: 1" "rho: 1.5"
+  # The paper's normalisation (P_bar) and no queue order: this scenario is about rho.
+  policy "delta: 1" "rho: 1.5" "normalisation: paper" "queueOrder: false"
   start_ctl main --leader-elect=false --metrics-listen 127.0.0.1:18103
   fill rho 1h 1h1s 1h2s 1h3s
   # A task of very high priority that fits nowhere widens the priority range (P_bar) ...
   job rho giant 100 1s
-  # ... so that a waiting task only slightly above the running ones (same run time, no deadline:
-  # its waiting time alone lifts it) has a normalised gap well below rho.
-  job rho waiter 2 1h
+  # ... so that a waiting task only slightly above the running ones (same run time; ten minutes
+  # of slack: not urgent, and only a preemptor with a deadline has lateness to save) has a
+  # normalised gap well below rho.
+  job rho waiter 2 1h "$(deadline_in 4200)"
   sleep 12
   check "rho 1.5: no eviction for a small normalised gap" test "$(event_count rho DagschedEvicted)" = 0
   check "rho 1.5: the controller saw the waiting tasks" grep -q "2 waiting" "$LOGDIR/main.log"
-  policy "delta: 1" "rho: 0"
+  policy "delta: 1" "rho: 0" "normalisation: paper" "queueOrder: false"
   check "rho 0: the waiting task evicts a running one" wait_until 20 has_events rho DagschedEvicted
   # (Without the gap test every replacement pod may evict the next one: that thrashing is what
   # rho prevents, so only the first eviction is checked.)
@@ -544,7 +557,9 @@ scenario_failover() {
   check "the new leader loads the ledger" wait_until 10 grep -q "eviction ledger .* loaded: 1 recent entries" "$LOGDIR/two.log"
   sleep 6
   check "the eviction is not repeated" test "$(event_count fo DagschedEvicted)" = 1
-  # The new leader works: a DAG released in order.
+  # The new leader works: a DAG released in order (room for it first: its tasks have no
+  # deadline, so none of them evicts anything).
+  K -n fo delete job low-2h --wait=true >/dev/null
   K -n fo apply -f "$HERE/manifests/dag-3-levels.yaml" >/dev/null
   check "the new leader releases tasks" wait_until 30 has_events fo Released 1
   cleanup fo
@@ -602,6 +617,7 @@ data:
         cooldown: 60s
         maxEvictionsPerNode: 1
         maxEvictionsPerMinute: 10
+        deadlineVictims: true
         podSelector: {matchLabels: {dagsched-test/preemptable: "true"}}
 EOF
   start_ctl main --leader-elect=false --metrics-listen 127.0.0.1:18112
@@ -653,7 +669,125 @@ scenario_tenants() {
   cleanup tenant-a tenant-b
 }
 
-for s in ${CONTROLLER_SCENARIOS:-dag_order urgent rho protections namespace_selector affinity invalid_pod dry_run failover apiserver tenants cascade}; do
+# ------------------------------------------------------------------------------------------------
+gat_bound() { [[ -n "$(K -n gat get pod "$(pod_of gat urgent)" -o jsonpath='{.spec.nodeName}' 2>/dev/null)" ]]; }
+scenario_gated_urgent() {
+  SCENARIO=gated-urgent
+  fresh_ns gat
+  # No look-ahead: the release rule releases nothing that does not fit now.
+  RELEASE="{lookahead: 0}" policy
+  start_ctl main --leader-elect=false --metrics-listen 127.0.0.1:18115
+  fill gat 2h 3h 4h 5h
+  local victim_uid
+  victim_uid="$(pod_uid gat "$(pod_of gat low-5h)")"
+  # The urgent task's pod carries the gate (as the webhook adds it): the release rule holds it
+  # for lack of room, and the controller, which owns its admission, makes the room itself.
+  GATED=1 job gat urgent 2 10s "$(deadline_in 40)" dagsched-urgent
+  check "the urgent task held at its gate evicts a pod" wait_until 30 has_events gat DagschedEvicted
+  check "the controller releases it into the room, where it binds" wait_until 30 gat_bound
+  check "its Released Event says where the room came from" \
+    bash -c "$(declare -f events); K() { \"$KUBECTL\" \"\$@\"; }; events gat Released | grep -q \"^$(pod_of gat urgent).*room made on node .* by evicting gat/\""
+  check "the victim is the lowest-priority pod (the 5h job's)" bash -c "! $KUBECTL -n gat get pods -o jsonpath='{.items[*].metadata.uid}' | grep -q $victim_uid"
+  sleep 6
+  check "exactly one eviction" test "$(event_count gat DagschedEvicted)" = 1
+  cleanup gat
+}
+
+# ------------------------------------------------------------------------------------------------
+rep_evicted_is() { [[ "$(event_count rep DagschedEvicted)" == "$1" ]]; }
+rep_running() { [[ "$(phase_of rep "$(pod_of rep victim)")" == Running ]]; }
+rep_metric_at_least() { (("$(metric 18114 "$1")" >= "$2")); }
+scenario_replacement_failover() {
+  SCENARIO=replacement-failover
+  fresh_ns rep
+  # Tasks are urgent within 150 s of their deadline; tasks with a deadline may be victims; only
+  # pods labelled preemptable may go; a 5-minute cooldown.
+  K apply -f - >/dev/null <<EOF
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: dagsched-policy-default
+  namespace: dagsched-system
+  labels: {dagsched.io/kind: SchedulingPolicy}
+data:
+  policy.yaml: |
+    apiVersion: dagsched.io/v1alpha1
+    kind: SchedulingPolicy
+    metadata: {name: default}
+    spec:
+      deadlines: {urgentThreshold: 150s}
+      preemption:
+        epoch: 2s
+        minRunTime: 0s
+        cooldown: 5m
+        maxEvictionsPerNode: 1
+        maxEvictionsPerMinute: 10
+        deadlineVictims: true
+        podSelector: {matchLabels: {dagsched-test/preemptable: "true"}}
+EOF
+  local le=(--leader-elect=true --leader-elect-lease-duration 6s --leader-elect-renew-deadline 4s
+    --leader-elect-retry-period 1s)
+  start_ctl one "${le[@]}" --leader-elect-identity one --metrics-listen 127.0.0.1:18113
+  wait_until 20 holder_is one || true
+  start_ctl two "${le[@]}" --leader-elect-identity two --metrics-listen 127.0.0.1:18114
+  job rep low-2h 2 2h
+  job rep low-3h 2 3h
+  job rep low-4h 2 4h
+  # 10 min of work, 100 s of slack: evictable (slack above an epoch, it survives a short redo),
+  # and urgent once it waits again.
+  job rep victim 2 600s "$(deadline_in 700)" - dagsched-test/preemptable=true
+  wait_until 60 all_running rep 4 || true
+  local victim_uid
+  victim_uid="$(pod_uid rep "$(pod_of rep victim)")"
+  # 5 min of work, 30 s of slack, less work than the victim's job (the queue order): waiting for
+  # the victim's end would make it ten minutes late. Once it runs, the next room (its own end) is
+  # minutes away for the victim's replacement, which could not wait that long either.
+  job rep urgent 2 300s "$(deadline_in 330)" dagsched-urgent
+  check "the urgent task evicts the opted-in pod" wait_until 40 rep_evicted_is 1
+  check "the victim was the opted-in pod" bash -c "! $KUBECTL -n rep get pods -o jsonpath='{.items[*].metadata.uid}' | grep -q $victim_uid"
+  stop_ctl one KILL
+  check "the other controller takes over" wait_until 10 holder_is two
+  # The replacement (urgent, waiting) could now evict the opted-in low-4h pod.
+  K -n rep label pod "$(pod_of rep low-4h)" dagsched-test/preemptable=true >/dev/null
+  check "the new leader sees the urgent replacement" wait_until 20 rep_metric_at_least dagsched_controller_urgent_pending_tasks 1
+  sleep 12 # six epochs of the new leader
+  check "the replacement evicts nobody within the cooldown, across the leader change" rep_evicted_is 1
+  check "the newly opted-in pod still runs" test "$(phase_of rep "$(pod_of rep low-4h)")" = Running
+  # Room for the replacement, then an urgent task that only the replacement could make room for.
+  K -n rep label pod "$(pod_of rep low-4h)" dagsched-test/preemptable- >/dev/null
+  K -n rep delete job low-2h --wait=true >/dev/null
+  check "the replacement runs" wait_until 40 rep_running
+  job rep urgent2 2 300s "$(deadline_in 330)" dagsched-urgent
+  check "the new leader holds the replacement back by its cooldown" \
+    wait_until 20 rep_metric_at_least 'dagsched_controller_guarded_tasks{guard="cooldown"}' 1
+  sleep 12
+  check "the replacement is not evicted within the cooldown, across the leader change" rep_evicted_is 1
+  cleanup rep
+}
+
+# ------------------------------------------------------------------------------------------------
+api2_evicted_is() { [[ "$(event_count api2 DagschedEvicted)" == "$1" ]]; }
+scenario_apiserver_eviction() {
+  SCENARIO=apiserver-eviction
+  fresh_ns api2
+  policy "cooldown: 5m"
+  start_ctl main --leader-elect=true --leader-elect-lease-duration 15s --metrics-listen 127.0.0.1:18115 --cache-max-age 10s
+  fill api2 2h 3h 4h 5h
+  # The same Kubernetes priority as the running pods: the victim's replacement may take the
+  # room the eviction freed.
+  job api2 urgent 2 1h "$(deadline_in 3630)"
+  check "the urgent task makes one eviction" wait_until 40 api2_evicted_is 1
+  "$ROOT/hack/cluster/restart-component.sh" kube-apiserver >/dev/null
+  check "the controller acts again once its watches recover" wait_until 60 bash -c "grep -c 'watches synced and in contact: acting' $LOGDIR/main.log | grep -qv '^1$'"
+  sleep 16 # eight epochs
+  check "no second eviction for the same preemptor" api2_evicted_is 1
+  local where
+  where="$(K -n api2 get pods -l job-name=urgent -o jsonpath='{.items[0].spec.nodeName}')"
+  echo "  the urgent pod is ${where:+bound to $where}${where:-still pending}" >&2
+  cleanup api2
+}
+
+for s in ${CONTROLLER_SCENARIOS:-dag_order urgent rho protections namespace_selector affinity invalid_pod dry_run failover apiserver tenants cascade gated_urgent replacement_failover apiserver_eviction}; do
   "scenario_$s"
 done
 stop_all

@@ -183,12 +183,114 @@ static void test_json_errors(void **state)
     ctl_ledger_free(&l);
 }
 
+/* Counts that outlive the entries: pruned entries of DAG tasks fold into per-task counts, which
+ * maxEvictionsPerTask and the eviction yield read; they survive a JSON round trip (a new leader)
+ * and are forgotten CTL_TASK_MEMORY_S after their last eviction. */
+static void test_task_counts(void **state)
+{
+    (void)state;
+    ctl_ledger l;
+    ctl_ledger_init(&l);
+    for (int i = 0; i < 3; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "etl-load-x%d", i);
+        ctl_ledger_entry e = entry(100 + 100 * i, "batch", name, "n", "urgent-0");
+        strcpy(e.victim_job, "etl");
+        strcpy(e.victim_task, "load");
+        strcpy(e.preemptor_ns, "batch");
+        strcpy(e.preemptor_job, "report");
+        strcpy(e.preemptor_task, i == 2 ? "sum" : "main");
+        e.victim_long = i == 1;
+        if (i == 2)
+            strcpy(e.result, CTL_LEDGER_GONE); /* counts for nothing */
+        assert_int_equal(ctl_ledger_add(&l, &e, NULL), 0);
+    }
+    ctl_task_ref load = {"batch", "etl", "load"};
+    assert_int_equal(ctl_ledger_task_evictions(&l, &load), 2);
+    assert_int_equal(ctl_ledger_job_preemptions(&l, "batch", "report"), 2);
+    assert_int_equal(ctl_ledger_job_preemptions(&l, "prod", "report"), 0);
+    /* Prune everything: the counts stay. */
+    ctl_ledger_prune(&l, 1000, 10);
+    assert_int_equal(l.n, 0);
+    assert_int_equal(l.n_tc, 2); /* etl/load and report/main (report/sum's entry counted not) */
+    assert_int_equal(ctl_ledger_task_evictions(&l, &load), 2);
+    assert_int_equal(ctl_ledger_job_preemptions(&l, "batch", "report"), 2);
+    /* One more, still in the list: counted once each. */
+    ctl_ledger_entry e = entry(990, "batch", "etl-load-x3", "n", "urgent-1");
+    strcpy(e.victim_job, "etl");
+    strcpy(e.victim_task, "load");
+    assert_int_equal(ctl_ledger_add(&l, &e, NULL), 0);
+    assert_int_equal(ctl_ledger_task_evictions(&l, &load), 3);
+    /* A new leader reads both lists back. */
+    char *text = ctl_ledger_encode(&l), *tasks = ctl_ledger_encode_tasks(&l);
+    assert_non_null(text);
+    assert_non_null(tasks);
+    ctl_ledger m;
+    ctl_ledger_init(&m);
+    ds_err err = {{0}};
+    assert_int_equal(ctl_ledger_decode(text, strlen(text), &m, &err), 0);
+    assert_int_equal(ctl_ledger_decode_tasks(tasks, strlen(tasks), &m, &err), 0);
+    assert_int_equal(ctl_ledger_task_evictions(&m, &load), 3);
+    assert_int_equal(ctl_ledger_job_preemptions(&m, "batch", "report"), 2);
+    free(text);
+    free(tasks);
+    /* A day after the last of them, forgotten: report/main's last was at 100, etl/load's at 990
+     * (folded in now). */
+    ctl_ledger_prune(&m, 300 + CTL_TASK_MEMORY_S, 10);
+    assert_int_equal(ctl_ledger_job_preemptions(&m, "batch", "report"), 0);
+    assert_int_equal(ctl_ledger_task_evictions(&m, &load), 3);
+    ctl_ledger_prune(&m, 990 + CTL_TASK_MEMORY_S + 1, 10);
+    assert_int_equal(ctl_ledger_task_evictions(&m, &load), 0);
+    assert_int_equal(m.n_tc, 0);
+    /* Bad task counts. */
+    const char *bad = "[{\"namespace\":\"a\",\"job\":\"j\",\"task\":\"t\",\"evicted\":-1,"
+                      "\"preempted\":0,\"last\":1}]";
+    assert_int_equal(ctl_ledger_decode_tasks(bad, strlen(bad), &m, &err), -1);
+    assert_string_equal(err.msg, "eviction ledger task[0].evicted: must be a count");
+    ctl_ledger_free(&m);
+    ctl_ledger_free(&l);
+}
+
+/* victimLong survives the round trip; absent it reads false; not a boolean is an error. */
+static void test_victim_long(void **state)
+{
+    (void)state;
+    ctl_ledger l;
+    ctl_ledger_init(&l);
+    ctl_ledger_entry e = entry(100, "batch", "v", "n1", "p");
+    e.victim_long = true;
+    assert_int_equal(ctl_ledger_add(&l, &e, NULL), 0);
+    char *text = ctl_ledger_encode(&l);
+    assert_non_null(strstr(text, "\"victimLong\":true"));
+    ctl_ledger m;
+    ctl_ledger_init(&m);
+    ds_err err = {{0}};
+    assert_int_equal(ctl_ledger_decode(text, strlen(text), &m, &err), 0);
+    assert_true(m.e[0].victim_long);
+    free(text);
+    /* Spec limits over the ledger: one long task per node per window. */
+    ds_policy p;
+    ds_policy_defaults(&p);
+    ctl_budget b;
+    ctl_budget_init(&b, &p, &m, 100 + p.long_task_window_s - 1);
+    assert_true(ctl_budget_node_long_evicted(&b, "n1"));
+    assert_false(ctl_budget_node_long_evicted(&b, "n2"));
+    ctl_budget_init(&b, &p, &m, 100 + p.long_task_window_s);
+    assert_false(ctl_budget_node_long_evicted(&b, "n1"));
+    const char *bad = "[{\"at\":1,\"victimLong\":1}]";
+    assert_int_equal(ctl_ledger_decode(bad, strlen(bad), &m, &err), -1);
+    assert_string_equal(err.msg, "eviction ledger[0].victimLong: must be true or false");
+    ctl_ledger_free(&m);
+    ctl_ledger_free(&l);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_counts_and_prune), cmocka_unit_test(test_bound),
         cmocka_unit_test(test_json_round_trip),  cmocka_unit_test(test_task_lookup),
-        cmocka_unit_test(test_json_errors),
+        cmocka_unit_test(test_json_errors),      cmocka_unit_test(test_task_counts),
+        cmocka_unit_test(test_victim_long),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -26,6 +26,7 @@ typedef struct scene {
     size_t n_pods;
     ds_policy pol;
     ctl_ledger ledger;
+    const bool *held_for_room; /* passed as ctl_preempt_in.held_for_room */
     ctl_preempt_in in;
 } scene;
 
@@ -76,6 +77,7 @@ static void plan(scene *s, ctl_preempt_out *out)
                              .n_jobs = 2,
                              .policy = &s->pol,
                              .ledger = &s->ledger,
+                             .held_for_room = s->held_for_room,
                              .now = NOW};
     ds_err err = {{0}};
     assert_int_equal(ctl_preempt_plan(&s->in, out, &err), 0);
@@ -150,6 +152,42 @@ static void test_pending_not_unschedulable_waits(void **state)
     assert_int_equal(out.n_ev, 0);
     assert_int_equal(out.n_waiting, 0);
     assert_int_equal(out.n_urgent, 1);
+    ctl_preempt_out_free(&out);
+    scene_free(&s);
+}
+
+/* A gated pod is a preemptor only when the release rule holds it for lack of room this round
+ * (ctl_preempt_in.held_for_room): held for another reason, or no flags at all, it evicts nothing.
+ */
+static void test_gated_held_for_room_preempts(void **state)
+{
+    (void)state;
+    scene s;
+    scene_init(&s);
+    s.pods[W].state = CTL_POD_GATED;
+    ctl_preempt_out out;
+    plan(&s, &out); /* no flags */
+    assert_int_equal(out.n_ev, 0);
+    assert_int_equal(out.n_waiting, 0);
+    ctl_preempt_out_free(&out);
+    bool held[8] = {false};
+    s.held_for_room = held; /* flags, but not for W */
+    plan(&s, &out);
+    assert_int_equal(out.n_ev, 0);
+    assert_int_equal(out.n_waiting, 0);
+    ctl_preempt_out_free(&out);
+    held[W] = true;
+    plan(&s, &out);
+    assert_int_equal(out.n_waiting, 1);
+    assert_int_equal(out.n_ev, 1);
+    assert_int_equal(out.ev[0].victim, R1);
+    assert_int_equal(out.ev[0].preemptor, W);
+    assert_int_equal(out.ev[0].reason, DS_REASON_URGENT);
+    ctl_preempt_out_free(&out);
+    /* A flag on a pod that is not gated changes nothing: a pending pod waits for kube-scheduler. */
+    s.pods[W].state = CTL_POD_PENDING;
+    plan(&s, &out);
+    assert_int_equal(out.n_ev, 0);
     ctl_preempt_out_free(&out);
     scene_free(&s);
 }
@@ -267,7 +305,8 @@ static void test_rho(void **state)
     ctl_node nodes[1] = {t_node("n1", MILLI(4))};
     ctl_pod pods[2];
     pods[0] = t_running("batch", "low", "n1", 0, 0, 1.0, MILLI(4));
-    pods[1] = t_waiting("batch", "high", 1, 0, 1.1, INFINITY, MILLI(4));
+    /* Not urgent (a minute of slack), so only the priority gap can justify an eviction. */
+    pods[1] = t_waiting("batch", "high", 1, 0, 1.1, 60, MILLI(4));
     ds_policy pol;
     ds_policy_defaults(&pol);
     pol.preemption.norm = DS_NORM_PAPER;
@@ -581,6 +620,131 @@ static void test_lost_deadline_never_preempts(void **state)
 }
 
 /* Terminating, too young, without owner, DaemonSet, mirror, not opted in, no slack. */
+/* Dice and the default victims: a task evicted maxEvictionsPerTask (2) times over its life, a
+ * task with a deadline of its own, and long tasks on a node where one was evicted within the
+ * window are all held back; the urgent task takes the pod that remains. */
+static void test_dice_and_deadline_guards(void **state)
+{
+    (void)state;
+    scene s;
+    scene_init(&s);
+    s.pods[R1].task.job_name = "low";
+    s.pods[R1].task.task_name = "t1";
+    ctl_ledger_entry e;
+    memset(&e, 0, sizeof e);
+    strcpy(e.victim_ns, "batch");
+    strcpy(e.victim_job, "low");
+    strcpy(e.victim_task, "t1");
+    strcpy(e.node, "n1");
+    strcpy(e.preemptor_ns, "elsewhere");
+    strcpy(e.reason, "urgent");
+    strcpy(e.result, CTL_LEDGER_EVICTED);
+    for (int i = 0; i < 2; i++) { /* long ago: no cooldown, no window */
+        e.at = NOW - 3000 - 1000 * i;
+        snprintf(e.victim_uid, sizeof e.victim_uid, "uid-r1-old-%d", i);
+        assert_int_equal(ctl_ledger_add(&s.ledger, &e, NULL), 0);
+    }
+    ctl_preempt_out out;
+    plan(&s, &out);
+    assert_int_equal(out.guard[R1], CTL_GUARD_TASK_LIMIT);
+    assert_int_equal(out.ev[0].victim, R2);
+    ctl_preempt_out_free(&out);
+    s.pol.max_evictions_per_task = 3;
+    plan(&s, &out);
+    assert_int_equal(out.guard[R1], CTL_GUARD_OK);
+    ctl_preempt_out_free(&out);
+    s.pol.max_evictions_per_task = 2;
+
+    /* R2 has a deadline of its own (an hour and a half of slack). */
+    s.pods[R2].task.eval.t_allow_s = 5400;
+    plan(&s, &out);
+    assert_int_equal(out.guard[R2], CTL_GUARD_HAS_DEADLINE);
+    assert_int_equal(out.n_ev, 1);
+    assert_int_equal(out.ev[0].victim, R0);
+    ctl_preempt_out_free(&out);
+    s.pol.preemption.deadline_victims = true;
+    plan(&s, &out);
+    assert_int_equal(out.guard[R2], CTL_GUARD_OK);
+    ctl_preempt_out_free(&out);
+    s.pol.preemption.deadline_victims = false;
+    s.pods[R2].task.eval.t_allow_s = INFINITY;
+
+    /* A long task was evicted on n1 a minute ago (window 100 s): n1's pods (long: 10 min run,
+     * an hour left) stay; n2's lowest-priority pod goes. */
+    e.at = NOW - 60;
+    e.victim_long = true;
+    strcpy(e.victim_job, "other");
+    strcpy(e.victim_uid, "uid-long");
+    assert_int_equal(ctl_ledger_add(&s.ledger, &e, NULL), 0);
+    plan(&s, &out);
+    assert_int_equal(out.guard[R0], CTL_GUARD_LONG_TASK);
+    assert_int_equal(out.n_ev, 1);
+    assert_int_equal(out.ev[0].victim, R2);
+    assert_int_equal(out.ev[0].node, 1);
+    ctl_preempt_out_free(&out);
+    assert_string_equal(ctl_guard_name(CTL_GUARD_LONG_TASK), "long-task");
+    assert_string_equal(ctl_guard_name(CTL_GUARD_TASK_LIMIT), "task-eviction-limit");
+    assert_string_equal(ctl_guard_name(CTL_GUARD_HAS_DEADLINE), "has-deadline");
+    scene_free(&s);
+}
+
+/* The queue order (spec.order) between preemptor and victim: a victim whose job comes first in
+ * the order across jobs (less remaining work under shortestRemaining) is never evicted for it. */
+static void test_queue_order_and_ahead(void **state)
+{
+    (void)state;
+    scene s;
+    scene_init(&s);
+    ctl_preempt_out out;
+    /* Every running job before the urgent one (less remaining work): nothing. */
+    for (int r = R0; r <= R3; r++)
+        s.pods[r].task.order[0] = 50;
+    plan(&s, &out);
+    assert_int_equal(out.n_ev, 0);
+    ctl_preempt_out_free(&out);
+    s.pol.preemption.queue_order = false;
+    plan(&s, &out);
+    assert_int_equal(out.n_ev, 1);
+    assert_int_equal(out.ev[0].victim, R1);
+    ctl_preempt_out_free(&out);
+    s.pol.preemption.queue_order = true;
+    /* Only R2 and R3's job after it: R2, the lower of the two. */
+    s.pods[R2].task.order[0] = s.pods[R3].task.order[0] = 200;
+    plan(&s, &out);
+    assert_int_equal(out.n_ev, 1);
+    assert_int_equal(out.ev[0].victim, R2);
+    ctl_preempt_out_free(&out);
+    scene_free(&s);
+}
+
+/* Room that frees anyway, behind the tasks ahead: r1 ends in 10 s, which would make the urgent
+ * task (5 s of slack) 5 s late; evicting a pod that ran 600 s does not pay for that. It does once
+ * a gated task ahead of it in the queue wants the 2 cpu r1 frees: then the next room is an hour
+ * away, and r2 (an hour left) is evicted. */
+static void test_room_frees_behind_queue(void **state)
+{
+    (void)state;
+    scene s;
+    scene_init(&s);
+    s.pods[R1].task.eval.t_rem_s = 10;
+    s.pods[W].task.queue_pos = 1;
+    ctl_preempt_out out;
+    plan(&s, &out);
+    assert_int_equal(out.n_ev, 0); /* r1's 2 cpu come in 10 s */
+    ctl_preempt_out_free(&out);
+    /* A gated task of another job ahead of it in the queue wants those 2 cpu. */
+    s.pods[s.n_pods] = t_waiting("batch", "ahead", 0, 3, 0.9, INFINITY, MILLI(2));
+    s.pods[s.n_pods].state = CTL_POD_GATED;
+    s.pods[s.n_pods].task.queue_pos = 0;
+    s.n_pods++;
+    plan(&s, &out);
+    assert_int_equal(out.n_ev, 1);
+    assert_int_equal(out.ev[0].preemptor, W);
+    assert_int_equal(out.ev[0].victim, R2);
+    ctl_preempt_out_free(&out);
+    scene_free(&s);
+}
+
 static void test_other_guards(void **state)
 {
     (void)state;
@@ -1085,6 +1249,7 @@ int main(void)
         cmocka_unit_test(test_urgent_evicts_lowest),
         cmocka_unit_test(test_not_urgent_low_priority_evicts_nothing),
         cmocka_unit_test(test_pending_not_unschedulable_waits),
+        cmocka_unit_test(test_gated_held_for_room_preempts),
         cmocka_unit_test(test_protected_namespace_and_class),
         cmocka_unit_test(test_pdb_protects),
         cmocka_unit_test(test_ancestor_never_evicted),
@@ -1096,6 +1261,9 @@ int main(void)
         cmocka_unit_test(test_namespace_limit_within_round),
         cmocka_unit_test(test_kubernetes_priority_pair),
         cmocka_unit_test(test_other_guards),
+        cmocka_unit_test(test_dice_and_deadline_guards),
+        cmocka_unit_test(test_queue_order_and_ahead),
+        cmocka_unit_test(test_room_frees_behind_queue),
         cmocka_unit_test(test_cross_namespace_default),
         cmocka_unit_test(test_cross_namespace_trusted),
         cmocka_unit_test(test_lost_deadline_never_preempts),

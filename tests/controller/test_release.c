@@ -288,6 +288,34 @@ static void test_capacity_releases_what_fits(void **state)
     ctl_release_out_free(&out);
 }
 
+/* Room held for a preemptor (reserve.h) is not released: with n2's 4 cores held, only q0 (n1)
+ * is released and q1, q2 wait for room. */
+static void test_capacity_reserved_room(void **state)
+{
+    (void)state;
+    ctl_node nodes[2] = {t_node("n2", MILLI(4)), t_node("n1", MILLI(4))};
+    ctl_pod pods[4] = {
+        ready_pod("q0", 0, MILLI(2)),
+        ready_pod("q1", 1, MILLI(2)),
+        ready_pod("q2", 2, MILLI(2)),
+        t_running("batch", "bound", "n1", 0, 9, 1.0, MILLI(2)),
+    };
+    ds_res held[2] = {{{MILLI(4), 0, 0, 0}}, {{0}}};
+    ctl_release_in in = {.pods = pods, .n_pods = 4, .nodes = nodes, .n_nodes = 2};
+    ctl_release_out out;
+    assert_int_equal(ctl_release_plan(&in, &out, NULL), 0);
+    assert_int_equal(out.n_rel, 3); /* without the hold: n1 takes q0, n2 q1 and q2 */
+    ctl_release_out_free(&out);
+    in.reserved = held;
+    assert_int_equal(ctl_release_plan(&in, &out, NULL), 0);
+    assert_true(out.n_rel >= 1);
+    assert_int_equal(released_idx(&out, 0), 0);
+    assert_string_equal(nodes[out.rel[0].r.node].name, "n1");
+    for (size_t i = 1; i < out.n_rel; i++) /* anything else only as look-ahead */
+        assert_int_equal(out.rel[i].r.verdict, DS_ADMIT_LOOKAHEAD);
+    ctl_release_out_free(&out);
+}
+
 /* The look-ahead releases tasks beyond what fits; a released task still pending that fits
  * nowhere uses a slot. Pending pods outside any DAG take room but no slot; pods held by other
  * scheduling gates take nothing. */
@@ -566,6 +594,7 @@ int main(void)
         cmocka_unit_test(test_suspended_jobs),
         cmocka_unit_test(test_nudges),
         cmocka_unit_test(test_capacity_releases_what_fits),
+        cmocka_unit_test(test_capacity_reserved_room),
         cmocka_unit_test(test_capacity_lookahead_and_queue),
         cmocka_unit_test(test_capacity_node_constraints),
         cmocka_unit_test(test_capacity_starvation_guard),

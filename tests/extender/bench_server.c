@@ -25,6 +25,7 @@
 #include "kutil.h"
 #include "log.h"
 #include "server.h"
+#include "clock.h"
 
 #define TASKS_PER_JOB 10
 
@@ -83,13 +84,6 @@ static void task_spec(size_t j, size_t k, size_t n_nodes, double now, fx_pod_spe
                        .started = k < 5 ? created : NULL};
 }
 
-static double mono(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
-
 /* Time the handlers without HTTP on the request written to dir. */
 static int in_process(ext_snapshot *snap, const char *dir, long iters)
 {
@@ -107,7 +101,7 @@ static int in_process(ext_snapshot *snap, const char *dir, long iters)
     double now = (double)time(NULL);
     const char *names[] = {"filter", "prioritize", "floor-filter", "floor-prioritize"};
     for (int v = 0; v < 4; v++) {
-        double t0 = mono();
+        double t0 = rt_mono_now();
         for (long i = 0; i < iters; i++) {
             ext_reply r;
             ext_outcome o;
@@ -126,7 +120,7 @@ static int in_process(ext_snapshot *snap, const char *dir, long iters)
             free(r.body);
             ext_outcome_clear(&o);
         }
-        printf("%-17s %8.1f us\n", names[v], (mono() - t0) / (double)iters * 1e6);
+        printf("%-17s %8.1f us\n", names[v], (rt_mono_now() - t0) / (double)iters * 1e6);
     }
     ext_snapshot_unref(snap);
     return 0;

@@ -642,7 +642,8 @@ static void test_empty_nodes(void **state)
 }
 
 /* Victims: report-a (evictable, ran long) and report-b (started 40 s ago) on kwok-node-0, which
- * they fill; a kube-system pod on kwok-node-1. */
+ * they fill; a kube-system pod on kwok-node-1. Room frees for a preemptor in 2 h at the earliest
+ * (report-a's end). */
 static void add_victims(world *w)
 {
     add_pod(w, &(fx_pod_spec){.ns = "batch",
@@ -650,7 +651,8 @@ static void add_victims(world *w)
                               .uid = "uid-victim-a",
                               .job = "report",
                               .task = "a",
-                              .runtime = "4h", /* 59 min done, 3 h left: evicting it pays */
+                              .runtime = "6h", /* at speed 2: 59 min done, 2 h left, the
+                                                * first room to free: evicting it pays */
                               .node = "kwok-node-0",
                               .phase = "Running",
                               .cpu = "4",
@@ -664,7 +666,7 @@ static void add_victims(world *w)
                               .uid = "uid-victim-b",
                               .job = "report",
                               .task = "b",
-                              .runtime = "1h",
+                              .runtime = "6h",
                               .node = "kwok-node-0",
                               .phase = "Running",
                               .cpu = "3800m",
@@ -682,12 +684,28 @@ static void add_victims(world *w)
                               .started = "2026-11-22T09:00:00Z"});
 }
 
+/* The preempt verb's world: the victims, and kwok-node-2's last 200m taken by a pod outside any
+ * DAG, whose end is unknown, so that no node has room for the preemptor now. */
+static void add_preempt_world(world *w)
+{
+    add_victims(w);
+    add_pod(w, &(fx_pod_spec){.ns = "kube-system",
+                              .name = "logs",
+                              .uid = "uid-logs",
+                              .node = "kwok-node-2",
+                              .phase = "Running",
+                              .cpu = "200m",
+                              .mem = "1Gi",
+                              .created = "2026-11-22T09:00:00Z",
+                              .started = "2026-11-22T09:00:00Z"});
+}
+
 static void test_preempt(void **state)
 {
     (void)state;
     world w;
     world_init(&w, "Succeeded");
-    add_victims(&w);
+    add_preempt_world(&w);
     /* 10:58:40: transform has 80 s left for 90 s of work: urgent (t_allow <= 30 s). */
     double now = at("2026-11-22T10:58:40Z");
     ext_snapshot *s = snap(&w, now);
@@ -729,6 +747,32 @@ static void test_preempt(void **state)
     world_free(&w);
 }
 
+/* The exchange rule on the preempt verb: with kwok-node-2 empty as the snapshot sees it (kube-
+ * scheduler's view may lag behind), evicting report-a would save nothing. */
+static void test_preempt_room_frees_anyway(void **state)
+{
+    (void)state;
+    world w;
+    world_init(&w, "Succeeded");
+    add_victims(&w);
+    for (size_t i = 0; i < w.n_pods; i++)
+        if (strcmp(w.pods[i]->meta.name, "filler") == 0) {
+            kube_obj_unref(&w.pods[i]->meta);
+            w.pods[i] = w.pods[--w.n_pods];
+            break;
+        }
+    double now = at("2026-11-22T10:58:40Z");
+    ext_snapshot *s = snap(&w, now);
+    ext_outcome o;
+    char *out = run_file(ext_handle_preempt, s, "preempt_meta.json", now, 200, &o);
+    assert_string_equal(out, "{\"NodeNameToMetaVictims\":{}}");
+    assert_string_equal(o.preemptor_mode, "urgent");
+    assert_int_equal(o.victims_refused[DS_VICTIM_NO_PAYOFF], 1);
+    free(out);
+    ext_snapshot_unref(s);
+    world_free(&w);
+}
+
 /* Who may preempt whom, and lost deadlines, on the preempt verb (lib/preempt_rules.h). The
  * preemptor (batch/etl-transform, Kubernetes priority 0) is offered report-a (batch) on
  * kwok-node-0 and report-c of namespace "other" (priority 0) on kwok-node-1. */
@@ -737,7 +781,7 @@ static void test_preempt_rules(void **state)
     (void)state;
     world w;
     world_init(&w, "Succeeded");
-    add_victims(&w);
+    add_preempt_world(&w);
     add_pod(&w, &(fx_pod_spec){.ns = "other",
                                .name = "report-c",
                                .uid = "uid-victim-d",
@@ -813,7 +857,7 @@ static void test_preempt_namespace_selector(void **state)
     (void)state;
     world w;
     world_init(&w, "Succeeded");
-    add_victims(&w);
+    add_preempt_world(&w);
     double now = at("2026-11-22T10:58:40Z");
     const char *kept = "{\"NodeNameToMetaVictims\":{\"kwok-node-0\":{\"Pods\":[{\"UID\":"
                        "\"uid-victim-a\"}],\"NumPDBViolations\":1}}}";
@@ -1098,6 +1142,7 @@ int main(void)
         cmocka_unit_test(test_preempt),
         cmocka_unit_test(test_preempt_namespace_selector),
         cmocka_unit_test(test_preempt_rules),
+        cmocka_unit_test(test_preempt_room_frees_anyway),
         cmocka_unit_test(test_malformed_bodies),
         cmocka_unit_test(test_recorded_bodies),
         cmocka_unit_test(test_floor),

@@ -17,7 +17,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bytebuf.h"
 #include "client.h"
+#include "clock.h"
 #include "config.h"
 #include "informer.h"
 #include "kutil.h"
@@ -139,8 +141,8 @@ static int rec_count(recorder *r)
 
 static bool wait_events(recorder *r, int n, double timeout)
 {
-    double end = kutil_mono_now() + timeout;
-    while (rec_count(r) < n && kutil_mono_now() < end)
+    double end = rt_mono_now() + timeout;
+    while (rec_count(r) < n && rt_mono_now() < end)
         usleep(20000);
     return rec_count(r) >= n;
 }
@@ -266,13 +268,13 @@ static void scenario_restart(kube_client *c, char **cmd)
     cm_put(c, ns, "x3", "1", true);
     cm_put(c, ns, "x2", "2", false);
     cm_put(c, ns, "x3", "2", false);
-    double end = kutil_mono_now() + 60;
+    double end = rt_mono_now() + 60;
     char h1[512], h2[512], h3[512];
     for (;;) {
         history(&r, "x1", h1, sizeof h1);
         history(&r, "x2", h2, sizeof h2);
         history(&r, "x3", h3, sizeof h3);
-        if ((strstr(h1, "v=2") && strstr(h2, "v=2") && strstr(h3, "v=2")) || kutil_mono_now() > end)
+        if ((strstr(h1, "v=2") && strstr(h2, "v=2") && strstr(h3, "v=2")) || rt_mono_now() > end)
             break;
         usleep(50000);
     }
@@ -301,15 +303,15 @@ static void scenario_restart(kube_client *c, char **cmd)
 
 static int collect_chunk(void *user, const char *data, size_t len)
 {
-    return kutil_buf_append(user, data, len) != 0;
+    return ds_bytebuf_append(user, data, len) != 0;
 }
 
 /* Whether a watch from resourceVersion 1 is answered with 410 (the API server's watch cache
  * starts later than that). */
 static bool rv1_too_old(kube_client *c)
 {
-    kutil_buf b;
-    kutil_buf_init(&b, 1 << 20);
+    ds_bytebuf b;
+    ds_bytebuf_init(&b, 1 << 20);
     kube_response resp;
     ds_err err = {{0}};
     kube_stream(c,
@@ -318,20 +320,20 @@ static bool rv1_too_old(kube_client *c)
                 5, 0, NULL, collect_chunk, &b, &resp, &err);
     bool gone = resp.status == 410 || (b.data != NULL && strstr(b.data, "\"code\":410"));
     kube_response_free(&resp);
-    kutil_buf_free(&b);
+    ds_bytebuf_free(&b);
     return gone;
 }
 
 static int run_command(char **cmd)
 {
-    kutil_buf line;
-    kutil_buf_init(&line, 8192);
+    ds_bytebuf line;
+    ds_bytebuf_init(&line, 8192);
     for (char **a = cmd; *a != NULL; a++)
-        kutil_buf_printf(&line, "%s'%s'", a == cmd ? "" : " ", *a);
+        ds_bytebuf_printf(&line, "%s'%s'", a == cmd ? "" : " ", *a);
     printf("note  running: %s\n", line.data);
     fflush(stdout);
     int rc = system(line.data);
-    kutil_buf_free(&line);
+    ds_bytebuf_free(&line);
     return rc;
 }
 
@@ -389,9 +391,9 @@ static void create_pod(kube_client *c, const char *ns, const char *name)
     snprintf(path, sizeof path, "/api/v1/namespaces/%s/pods", ns);
     /* A new namespace gets its "default" service account shortly after it is created; until
      * then pods are refused. */
-    double end = kutil_mono_now() + 60;
+    double end = rt_mono_now() + 60;
     while (kube_create(c, path, pod, NULL, &err) != 0) {
-        if (strstr(err.msg, "serviceaccount") == NULL || kutil_mono_now() > end)
+        if (strstr(err.msg, "serviceaccount") == NULL || rt_mono_now() > end)
             die("create pod", &err);
         usleep(250000);
     }
@@ -403,8 +405,8 @@ static bool wait_pdb(kube_client *c, const char *ns, int healthy, int allowed, d
 {
     char path[512];
     snprintf(path, sizeof path, "/apis/policy/v1/namespaces/%s/poddisruptionbudgets/budget", ns);
-    double end = kutil_mono_now() + timeout;
-    while (kutil_mono_now() < end) {
+    double end = rt_mono_now() + timeout;
+    while (rt_mono_now() < end) {
         json_t *obj;
         ds_err err = {{0}};
         if (kube_get_json(c, path, &obj, NULL, &err) == 0) {

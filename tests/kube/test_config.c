@@ -316,6 +316,58 @@ static void test_base64(void **state)
     assert_string_equal(err.msg, "invalid base64 at offset 3");
 }
 
+/* Decode text and compare with want (n bytes, may hold NULs). */
+static void decodes_to(const char *text, const char *want, size_t want_len)
+{
+    char *out = NULL;
+    size_t n = 99;
+    ds_err err = {{0}};
+    assert_int_equal(kutil_base64_decode(text, strlen(text), &out, &n, &err), 0);
+    assert_int_equal(n, want_len);
+    assert_memory_equal(out, want, want_len);
+    assert_int_equal(out[n], '\0');
+    free(out);
+}
+
+static void fails_with(const char *text, const char *msg)
+{
+    char *out = (char *)1;
+    size_t n = 99;
+    ds_err err = {{0}};
+    assert_int_equal(kutil_base64_decode(text, strlen(text), &out, &n, &err), -1);
+    assert_string_equal(err.msg, msg);
+    assert_null(out);
+    assert_int_equal(n, 0);
+}
+
+/* Padding present, absent or partial; whitespace anywhere; every alphabet class; bytes above
+ * 0x7f and NULs; and each kind of invalid input with the offset it names. */
+static void test_base64_padding_and_errors(void **state)
+{
+    (void)state;
+    decodes_to("", "", 0);
+    decodes_to("Zg==", "f", 1);
+    decodes_to("Zg=", "f", 1);
+    decodes_to("Zg", "f", 1);
+    decodes_to("Zm8=", "fo", 2);
+    decodes_to("Zm8", "fo", 2);
+    decodes_to("Zm9v", "foo", 3);
+    decodes_to("Zm9vYmFy", "foobar", 6);
+    decodes_to(" Zm9v\nYmFy\r\n\t", "foobar", 6);
+    decodes_to("Zm9vYg==\n", "foob", 4);
+    decodes_to("+/+/", "\xfb\xff\xbf", 3);
+    decodes_to("AAAA", "\0\0\0", 3);
+    decodes_to("aGVsbG8gY2VydAo=", "hello cert\n", 11);
+    fails_with("Z", "invalid base64: truncated input");
+    fails_with("Zm9vY", "invalid base64: truncated input");
+    fails_with("Zg===", "invalid base64: truncated input");
+    fails_with("Zm9v!", "invalid base64 at offset 4");
+    fails_with("Zm-v", "invalid base64 at offset 2"); /* base64url is not accepted */
+    fails_with("Zg==Zg==", "invalid base64 at offset 4");
+    fails_with("Zg= =Zg", "invalid base64 at offset 5");
+    fails_with("Zm9v\x80", "invalid base64 at offset 4");
+}
+
 static void test_log_formats(void **state)
 {
     (void)state;
@@ -360,6 +412,7 @@ int main(void)
         cmocka_unit_test(test_yaml_bounds),
         cmocka_unit_test(test_in_cluster),
         cmocka_unit_test(test_base64),
+        cmocka_unit_test(test_base64_padding_and_errors),
         cmocka_unit_test(test_log_formats),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

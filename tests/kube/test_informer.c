@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "informer.h"
+#include "clock.h"
 #include "kube_test_util.h"
 #include "kutil.h"
 #include "log.h"
@@ -134,8 +135,8 @@ static void test_list_watch_gone_relist(void **state)
     assert_true(kube_informer_wait_synced(inf, 10));
 
     /* 3 adds + synced, 3 watch events, relist (update c, delete d, synced), add e. */
-    double deadline = kutil_mono_now() + 15;
-    while (seen_count(&rr) < 11 && kutil_mono_now() < deadline)
+    double deadline = rt_mono_now() + 15;
+    while (seen_count(&rr) < 11 && rt_mono_now() < deadline)
         usleep(10000);
     kube_informer_status st;
     kube_informer_get_status(inf, &st);
@@ -295,8 +296,8 @@ static void test_namespace_informer(void **state)
     assert_int_equal(kube_informer_new(c, &io, &inf, &err), 0);
     assert_int_equal(kube_informer_start(inf, &err), 0);
     assert_true(kube_informer_wait_synced(inf, 10));
-    double deadline = kutil_mono_now() + 10;
-    while (seen_count(&rr) < 5 && kutil_mono_now() < deadline)
+    double deadline = rt_mono_now() + 10;
+    while (seen_count(&rr) < 5 && rt_mono_now() < deadline)
         usleep(10000);
     kube_informer_stop(inf);
 
@@ -384,15 +385,15 @@ static void test_set_gpu_names_redecodes(void **state)
     assert_int_equal(kube_informer_set_gpu_names(inf, nvidia, 1, &err), 0);
     assert_int_equal(kube_informer_set_gpu_names(inf, example, 1, &err), 1);
     assert_int_equal(kube_informer_set_gpu_names(inf, example, 1, &err), 0); /* pending already */
-    double deadline = kutil_mono_now() + 10;
-    while (cached_gpus(inf) != 2 && kutil_mono_now() < deadline)
+    double deadline = rt_mono_now() + 10;
+    while (cached_gpus(inf) != 2 && rt_mono_now() < deadline)
         usleep(10000);
     assert_int_equal(cached_gpus(inf), 2);
     assert_int_equal(kube_informer_set_gpu_names(inf, example, 1, &err), 0);
     /* Back to none: decoded again, no GPU. */
     assert_int_equal(kube_informer_set_gpu_names(inf, NULL, 0, &err), 1);
-    deadline = kutil_mono_now() + 10;
-    while (cached_gpus(inf) != 0 && kutil_mono_now() < deadline)
+    deadline = rt_mono_now() + 10;
+    while (cached_gpus(inf) != 0 && rt_mono_now() < deadline)
         usleep(10000);
     assert_int_equal(cached_gpus(inf), 0);
     kube_informer_stop(inf);
@@ -441,11 +442,11 @@ static void test_client_shutdown_stops_informers(void **state)
     assert_int_equal(kube_informer_start(failing, &err), 0);
     assert_true(kube_informer_wait_synced(watching, 10));
     kube_informer_status st;
-    double end = kutil_mono_now() + 5;
+    double end = rt_mono_now() + 5;
     do {
         usleep(5000);
         kube_informer_get_status(watching, &st);
-    } while (!st.watching && kutil_mono_now() < end);
+    } while (!st.watching && rt_mono_now() < end);
     assert_true(st.watching);
     kube_informer_get_status(failing, &st);
     assert_true(st.failures >= 1);
@@ -475,9 +476,9 @@ static void test_client_shutdown_stops_informers(void **state)
     const kube_meta *a = kube_informer_get(watching, "batch", "a");
     assert_non_null(a);
     kube_obj_unref(a);
-    double t0 = kutil_mono_now();
+    double t0 = rt_mono_now();
     assert_false(kube_informer_wait_synced(failing, 5));
-    assert_true(kutil_mono_now() - t0 < 1.0);
+    assert_true(rt_mono_now() - t0 < 1.0);
     kube_informer_free(watching);
     kube_informer_free(failing);
     kube_client_free(c);

@@ -21,10 +21,10 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/socket.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "httpd.h"
+#include "clock.h"
 
 #define FUZZ_MAX_BODY  4096      /* small, so that 413 is reachable */
 #define ANSWER_LIMIT_S 5.0       /* the server must have answered and closed by then */
@@ -78,13 +78,6 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     return 0;
 }
 
-static double now_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
-
 static int connect_server(void)
 {
     int fd = socket(AF_INET, SOCK_STREAM, 0);
@@ -125,14 +118,14 @@ static char *exchange(int fd, sender *s, size_t *out_len)
         die("out of memory");
     size_t len = 0;
     bool shut = false;
-    double deadline = now_s() + ANSWER_LIMIT_S;
+    double deadline = rt_mono_now() + ANSWER_LIMIT_S;
     for (;;) {
         if (!shut && s->left == 0) {
             shutdown(fd, SHUT_WR);
             shut = true;
         }
         struct pollfd pfd = {.fd = fd, .events = POLLIN | (shut ? 0 : POLLOUT)};
-        double left = deadline - now_s();
+        double left = deadline - rt_mono_now();
         if (left <= 0)
             die("the server neither answered nor closed the connection in time");
         if (poll(&pfd, 1, (int)(left * 1000) + 1) <= 0)

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "httpd.h"
+#include "clock.h"
 
 typedef struct {
     char *data;
@@ -412,13 +413,6 @@ static void test_shared_handlers(void **state)
 /* ---- Raw-socket clients: exact bytes on the wire, for framing the libcurl tests cannot send. ----
  */
 
-static double now_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
-
 static int connect_lo(int port)
 {
     int fd = socket(AF_INET, SOCK_STREAM, 0);
@@ -515,13 +509,13 @@ static bool parse_one(responses *r)
 /* Read until `want` responses arrived (then also wait for EOF if `until_eof`), EOF, or timeout. */
 static void read_responses(int fd, int want, bool until_eof, double timeout_s, responses *r)
 {
-    double deadline = now_s() + timeout_s;
+    double deadline = rt_mono_now() + timeout_s;
     for (;;) {
         while (parse_one(r))
             ;
         if (r->eof || r->malformed || (r->n >= want && !until_eof))
             return;
-        double left = deadline - now_s();
+        double left = deadline - rt_mono_now();
         if (left <= 0)
             return;
         struct pollfd pfd = {.fd = fd, .events = POLLIN};
@@ -565,10 +559,10 @@ static void assert_healthy(fixture *f)
     char url[128];
     snprintf(url, sizeof url, "%s/healthz", f->base);
     sink b;
-    double t0 = now_s();
+    double t0 = rt_mono_now();
     assert_int_equal(request(f->curl, url, NULL, 0, &b), 200);
     free(b.data);
-    assert_true(now_s() - t0 < 2.0);
+    assert_true(rt_mono_now() - t0 < 2.0);
 }
 
 /* CPU used by the process over a quiet half second: a spinning service thread uses all of it. */
@@ -822,8 +816,8 @@ static void test_expect_continue(void **state)
                  "\r\n\r\n");
     responses *r = new_responses();
     read_responses(fd, 0, false, 0, r);
-    double deadline = now_s() + 5;
-    while (r->len < 25 && now_s() < deadline) {
+    double deadline = rt_mono_now() + 5;
+    while (r->len < 25 && rt_mono_now() < deadline) {
         struct pollfd pfd = {.fd = fd, .events = POLLIN};
         if (poll(&pfd, 1, 100) > 0) {
             ssize_t k = recv(fd, r->raw + r->len, sizeof r->raw - r->len, 0);

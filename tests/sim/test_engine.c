@@ -391,8 +391,9 @@ static void test_order_across_jobs(void **state)
 }
 
 /* Generator job classes: --mix 2:0:1 repeats small, small, large; --batch-large takes the large
- * jobs' deadline away. The default 1:1:1 keeps DSP's small, medium, large sequence. Sizes with
- * task scale 1: small 10 (10:10), medium 30, large 50. */
+ * jobs' deadline away and --large-runtime sets their tasks' run times. The default 1:1:1 keeps
+ * DSP's small, medium, large sequence. Sizes with task scale 1: small 10 (10:10), medium 30,
+ * large 50. */
 static void test_generator_mix(void **state)
 {
     (void)state;
@@ -411,6 +412,9 @@ static void test_generator_mix(void **state)
             g.mix[1] = 0;
             g.mix[2] = 1;
             g.large_no_deadline = true;
+            /* --large-runtime const:5000: every task of a large job runs 5000 s */
+            g.large_runtime_set = true;
+            g.large_runtime_s = (sim_dist){SIM_DIST_CONST, 5000, 0, 0, 1e9};
         }
         if (sim_gen_workload(&g, &w, &err) != 0)
             fail_msg("%s", err.msg);
@@ -423,6 +427,8 @@ static void test_generator_mix(void **state)
             bool batch = variant == 1 && d.n_tasks == 50;
             assert_true(batch ? d.deadline_factor == 0 : d.deadline_factor >= 1.5);
             assert_true(isinf(d.deadline_s));
+            for (size_t t = 0; t < d.n_tasks; t++) /* the default runtimes stay below 3600 s */
+                assert_true(batch ? d.tasks[t].runtime_s == 5000 : d.tasks[t].runtime_s <= 3600);
             if (owned)
                 sim_job_def_free(&d);
         }

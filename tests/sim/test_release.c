@@ -161,6 +161,47 @@ static void test_capacity_admission(void **state)
     sim_workload_free(&w);
 }
 
+/* A gated task held for lack of room is a preemptor (the controller owns its admission). One
+ * 1-core node; job a (100 s, no deadline) arrives at 0 and runs from the release latency on; job
+ * b (20 s) arrives at 5 with a deadline 25 s later (t = 30). Look-ahead 0: the release rule holds
+ * b at its gate, as nothing fits. minRunTime 0. Once b is urgent (slack 30 - now - 20 at most the
+ * urgent threshold), the preemption round evicts a for it and releases b into the room: b meets its
+ * deadline. Without preemption b waits for a's end (about 100) and misses it. */
+static void test_gated_preemptor(void **state)
+{
+    (void)state;
+    sim_workload w = {0};
+    snprintf(w.name, sizeof w.name, "gated-preemptor");
+    tu_node(&w, 1000, 1.0);
+    double rt_a[1] = {100}, rt_b[1] = {20};
+    int64_t cpu[1] = {1000};
+    tu_job(&w, "a", 0, 1, rt_a, cpu, 0);
+    sim_job_def *b = tu_job(&w, "b", 5, 1, rt_b, cpu, 0);
+    b->deadline_s = 25;
+    sim_config c;
+    config(&c, "dagsched", 0.5, 1.0);
+    c.pol.release_lookahead = 0;
+    c.pol.preemption.min_run_s = 0; /* a may go however short it ran */
+    sim_result r;
+    run_cfg(&w, &c, &r);
+    assert_int_equal(r.preemptions, 1);
+    assert_int_equal(r.preempt_urgent, 1);
+    assert_int_equal(r.jobs[1].evictions_for, 1);
+    assert_true(r.jobs[1].completion <= 30.0);
+    assert_true(r.jobs[0].completion > 100.0); /* a ran again from scratch */
+    sim_result_free(&r);
+
+    config(&c, "dagsched", 0.5, 1.0);
+    c.pol.release_lookahead = 0;
+    c.pol.preemption.min_run_s = 0;
+    c.pol.preemption_enabled = false;
+    run_cfg(&w, &c, &r);
+    assert_int_equal(r.preemptions, 0);
+    assert_true(r.jobs[1].completion > 100.0);
+    sim_result_free(&r);
+    sim_workload_free(&w);
+}
+
 /* Whose order decides. One 1-core node; one-task jobs of 1 core: z (50 s) arrives at 0, x (300 s)
  * at 0.2, y (10 s) at 0.4. Latency 1, interval 1.
  *   dagsched, look-ahead 2: the round at 0 releases z (queued at 1, runs 1..51). The round at 1
@@ -286,8 +327,9 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_latency_chain),      cmocka_unit_test(test_round_interval),
-        cmocka_unit_test(test_capacity_admission), cmocka_unit_test(test_whose_order),
-        cmocka_unit_test(test_critical_path),      cmocka_unit_test(test_gate_property),
+        cmocka_unit_test(test_capacity_admission), cmocka_unit_test(test_gated_preemptor),
+        cmocka_unit_test(test_whose_order),        cmocka_unit_test(test_critical_path),
+        cmocka_unit_test(test_gate_property),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -32,16 +32,17 @@ static ds_policy policy(void)
     p.max_evictions_per_node = 2;
     p.preemption.epoch_s = 10;
     p.cooldown_s = 300;
+    p.long_task_window_s = 100;
     return p;
 }
 
 static const rec history[] = {
-    {{940, "a", "n1"}, true},  /* 60 s before 1000: no longer counts */
-    {{950, "a", "n1"}, true},  /* in the minute, not in the epoch */
-    {{991, "a", "n1"}, true},  /* in the epoch */
-    {{995, "b", "n2"}, true},  /* in the epoch */
-    {{996, "a", "n1"}, false}, /* refused: counts for nothing */
-    {{999, "a", NULL}, true},  /* no node: counts for the minute and its namespace */
+    {{940, "a", "n1", true}, true},  /* 60 s before 1000: no longer counts; a long task */
+    {{950, "a", "n1", false}, true}, /* in the minute, not in the epoch */
+    {{991, "a", "n1", false}, true}, /* in the epoch */
+    {{995, "b", "n2", false}, true}, /* in the epoch */
+    {{996, "a", "n3", true}, false}, /* refused: counts for nothing, long or not */
+    {{999, "a", NULL, false}, true}, /* no node: counts for the minute and its namespace */
 };
 
 static void test_limits(void **state)
@@ -68,6 +69,33 @@ static void test_limits(void **state)
     assert_int_equal(ds_evict_budget_node_left(&b, "n2"), 1);
     ds_evict_budget_init(&b, &p, h, 1005);
     assert_int_equal(ds_evict_budget_node_left(&b, "n2"), 2);
+}
+
+/* Dice: one long task per node per window (100 s here); a task's evictions over its life. */
+static void test_long_tasks_and_task_limit(void **state)
+{
+    (void)state;
+    ds_policy p = policy();
+    ds_evict_budget b;
+    ds_evict_history h = {.n = sizeof history / sizeof history[0], .get = get, .ctx = history};
+    ds_evict_budget_init(&b, &p, h, 1000);
+    assert_true(ds_evict_budget_node_long_evicted(&b, "n1")); /* 940, 60 s ago */
+    assert_false(ds_evict_budget_node_long_evicted(&b, "n2"));
+    assert_false(ds_evict_budget_node_long_evicted(&b, "n3")); /* refused */
+    assert_false(ds_evict_budget_node_long_evicted(&b, NULL));
+    ds_evict_budget_init(&b, &p, h, 1040);
+    assert_false(ds_evict_budget_node_long_evicted(&b, "n1")); /* a whole window ago */
+    p.long_task_window_s = 0;
+    ds_evict_budget_init(&b, &p, h, 1000);
+    assert_false(ds_evict_budget_node_long_evicted(&b, "n1"));
+
+    ds_policy_defaults(&p);
+    assert_int_equal(p.max_evictions_per_task, 2);
+    assert_true(ds_evict_task_left(&p, 0));
+    assert_true(ds_evict_task_left(&p, 1));
+    assert_false(ds_evict_task_left(&p, 2));
+    p.max_evictions_per_task = 0; /* no limit */
+    assert_true(ds_evict_task_left(&p, 1000));
 }
 
 static void test_empty_history(void **state)
@@ -112,6 +140,8 @@ static void test_cooldown_and_window(void **state)
     assert_false(ds_evict_cooling(&p, -INFINITY, 1000));
     assert_true(ds_evict_budget_window(&p) == 300);
     p.cooldown_s = 5;
+    assert_true(ds_evict_budget_window(&p) == 100); /* the long-task window */
+    p.long_task_window_s = 0;
     assert_true(ds_evict_budget_window(&p) == 60);
     p.preemption.epoch_s = 90;
     assert_true(ds_evict_budget_window(&p) == 90);
@@ -121,6 +151,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_limits),
+        cmocka_unit_test(test_long_tasks_and_task_limit),
         cmocka_unit_test(test_empty_history),
         cmocka_unit_test(test_window_edge),
         cmocka_unit_test(test_cooldown_and_window),

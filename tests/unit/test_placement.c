@@ -200,7 +200,8 @@ static ds_preempt_params pparams(void)
                            .tau_s = 0,
                            .min_run_s = 60,
                            .max_victims_per_preemptor = 1,
-                           .max_evictions = 10};
+                           .max_evictions = 10,
+                           .deadline_victims = true};
     return p;
 }
 
@@ -437,6 +438,12 @@ static void test_shared_predicates(void **state)
     assert_int_equal(ds_running_preemptable(&r, &p), DS_TOO_YOUNG);
     r.evictable = false;
     assert_int_equal(ds_running_preemptable(&r, &p), DS_NOT_EVICTABLE);
+    /* Without spec.preemption.deadlineVictims only tasks without a deadline may go. */
+    p.deadline_victims = false;
+    r = victim(0, 0, 1, 1000);
+    assert_int_equal(ds_running_preemptable(&r, &p), DS_PREEMPTABLE); /* no deadline */
+    r.t_allow_s = 1000;
+    assert_int_equal(ds_running_preemptable(&r, &p), DS_HAS_DEADLINE);
 }
 
 static void test_preempt_bad_input(void **state)

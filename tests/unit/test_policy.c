@@ -142,6 +142,14 @@ static void assert_same_settings(const ds_policy *a, const ds_policy *b)
     assert_int_equal(a->max_evictions_per_namespace, b->max_evictions_per_namespace);
     assert_int_equal(a->max_evictions_per_minute, b->max_evictions_per_minute);
     assert_true(a->cooldown_s == b->cooldown_s);
+    assert_int_equal(a->preemption.norm, b->preemption.norm);
+    assert_int_equal(a->preemption.payoff, b->preemption.payoff);
+    assert_int_equal(a->preemption.queue_order, b->preemption.queue_order);
+    assert_int_equal(a->preemption.deadline_victims, b->preemption.deadline_victims);
+    assert_int_equal(a->preemption.same_resource_first, b->preemption.same_resource_first);
+    assert_true(a->preemption.long_task_s == b->preemption.long_task_s);
+    assert_true(a->long_task_window_s == b->long_task_window_s);
+    assert_int_equal(a->max_evictions_per_task, b->max_evictions_per_task);
     assert_int_equal(a->opt_in_selector.n, b->opt_in_selector.n);
     for (size_t i = 0; i < a->opt_in_selector.n; i++) {
         assert_string_equal(a->opt_in_selector.key[i], b->opt_in_selector.key[i]);

@@ -26,7 +26,8 @@
 
 /* Algorithm 1's parameters of these tests: epsilon 30 s, epoch 10 s, every waiting task may
  * preempt on priority (delta 1), rho 1.5, victims must have run 60 s, one victim per preemptor,
- * at most 10 decisions; the paper's normalisation, no exchange rule unless a test sets it. */
+ * at most 10 decisions; the paper's normalisation, tasks with a deadline may be victims, no
+ * exchange rule nor queue order unless a test sets them. */
 static ds_preempt_params params(void)
 {
     ds_preempt_params p = {.epsilon_s = 30,
@@ -35,7 +36,8 @@ static ds_preempt_params params(void)
                            .rho = 1.5,
                            .min_run_s = 60,
                            .max_victims_per_preemptor = 1,
-                           .max_evictions = 10};
+                           .max_evictions = 10,
+                           .deadline_victims = true};
     return p;
 }
 
@@ -65,26 +67,35 @@ static void test_savable(void **state)
     assert_true(ds_preemptor_savable(5.0, INFINITY, 2.0));
 }
 
-/* The exchange rule: saved = victim's remaining time - the slack the preemptor affords; evict
- * only when saved > 0 and saved > the victim's finished work. */
+/* The exchange rule: saved = the wait for room (the victim's remaining time, or earlier room
+ * elsewhere) - the slack the preemptor affords; evict only when saved > 0 and saved > the
+ * victim's finished work. */
 static void test_eviction_pays(void **state)
 {
     (void)state;
-    /* No deadline: the preemptor would wait the victim's whole remaining time. */
-    assert_true(ds_eviction_pays(INFINITY, false, 600, 3600)); /* saves 3600 for 600 */
-    assert_false(ds_eviction_pays(INFINITY, false, 600, 60));  /* 60 for 600: it ends soon */
-    assert_false(ds_eviction_pays(INFINITY, false, 100, 100)); /* break-even does not pay */
-    assert_true(ds_eviction_pays(INFINITY, false, 0, 1));
+    /* No deadline: no lateness to save, whatever the wait. */
+    assert_false(ds_eviction_pays(INFINITY, false, 600, 3600));
+    assert_false(ds_eviction_pays(INFINITY, false, 0, 1));
+    assert_false(ds_eviction_pays(INFINITY, false, 0, INFINITY));
     /* A deadline 5 s of slack away: the victim's 60 s would make it 55 s late; 30 s thrown away. */
     assert_true(ds_eviction_pays(5, true, 30, 60));
     assert_false(ds_eviction_pays(5, true, 60, 60)); /* 55 saved, 60 lost */
-    /* The room frees in time anyway: the victim ends before the preemptor's slack runs out. */
+    assert_false(ds_eviction_pays(5, true, 55, 60)); /* break-even does not pay */
+    /* The room frees in time anyway: the wait ends before the preemptor's slack runs out. */
     assert_false(ds_eviction_pays(120, true, 0, 100));
     assert_false(ds_eviction_pays(100, true, 0, 100));
-    assert_true(ds_eviction_pays(-10, true, 0, 1)); /* already behind: any saving helps */
-    /* Unknown remaining time: not judged. */
-    assert_true(ds_eviction_pays(5, true, 1e9, 0));
+    assert_false(ds_eviction_pays(-10, true, 0, 0)); /* it fits somewhere now */
+    assert_true(ds_eviction_pays(-10, true, 0, 1));  /* already behind: any saving helps */
+    /* Unknown wait (no end known anywhere): not judged. */
+    assert_true(ds_eviction_pays(5, true, 1e9, INFINITY));
     assert_true(ds_eviction_pays(5, true, 1e9, NAN));
+    /* The wait: the victim's remaining time or the room elsewhere, whichever comes first. */
+    assert_double_near(ds_eviction_wait(60, 10), 10, 0);
+    assert_double_near(ds_eviction_wait(60, INFINITY), 60, 0);
+    assert_double_near(ds_eviction_wait(0, 10), 10, 0); /* victim's time unknown */
+    assert_double_inf(ds_eviction_wait(0, INFINITY), 1);
+    assert_double_inf(ds_eviction_wait(NAN, NAN), 1);
+    assert_double_near(ds_eviction_wait(60, 0), 0, 0);
     assert_true(isinf(ds_preemptor_slack_on(INFINITY, 10, 2)));
     /* The victim's deadline must survive the redo of the work it had done. */
     assert_true(ds_victim_survives_redo(INFINITY, 1e6));
@@ -168,6 +179,31 @@ static void test_policy_fields(void **state)
                       "      trustedNamespaces: [Not_A_Namespace]\n";
     assert_int_equal(ds_policy_parse(bad, strlen(bad), &p, &err), -1);
     assert_non_null(strstr(err.msg, "spec.preemption.crossNamespace.trustedNamespaces[0]"));
+    /* The rules that make preemption pay, and Dice's and 3DSF's limits. */
+    const char *rules = "apiVersion: dagsched.io/v1alpha1\nkind: SchedulingPolicy\n"
+                        "metadata: {name: t}\nspec:\n  preemption:\n"
+                        "    queueOrder: false\n    deadlineVictims: true\n"
+                        "    maxEvictionsPerTask: 5\n    longTask: {runtime: 1h, window: 30m}\n"
+                        "    sameResourceFirst: false\n";
+    assert_int_equal(ds_policy_parse(rules, strlen(rules), &p, &err), 0);
+    assert_false(p.preemption.queue_order);
+    assert_true(p.preemption.deadline_victims);
+    assert_int_equal(p.max_evictions_per_task, 5);
+    assert_double_near(p.preemption.long_task_s, 3600, 0);
+    assert_double_near(p.long_task_window_s, 1800, 0);
+    assert_false(p.preemption.same_resource_first);
+    ds_policy_defaults(&p);
+    assert_true(p.preemption.queue_order);
+    assert_false(p.preemption.deadline_victims);
+    assert_int_equal(p.max_evictions_per_task, 2);
+    assert_double_near(p.preemption.long_task_s, 600, 0);
+    assert_double_near(p.long_task_window_s, 100, 0);
+    assert_true(p.preemption.same_resource_first);
+    const char *bad2 = "apiVersion: dagsched.io/v1alpha1\nkind: SchedulingPolicy\n"
+                       "metadata: {name: t}\nspec:\n  preemption:\n"
+                       "    longTask: {window: 2d}\n";
+    assert_int_equal(ds_policy_parse(bad2, strlen(bad2), &p, &err), -1);
+    assert_non_null(strstr(err.msg, "spec.preemption.longTask.window"));
 }
 
 /* Algorithm 1: one 4-cpu node full of two evictable 2-cpu tasks, one urgent 2-cpu preemptor. */
@@ -266,6 +302,140 @@ static void test_victims_only_when_it_pays(void **state)
     assert_true(pol.preemption.payoff);
 }
 
+/* The queue-order rule: the victim's job comes after the preemptor's in the order across jobs
+ * (job figures, then DSP priority); a figure that is not a number orders nothing. */
+static void test_victim_after(void **state)
+{
+    (void)state;
+    double a[2] = {100, 5}, b[2] = {200, 0};
+    assert_true(ds_victim_after(a, 1.0, b, 9.0)); /* a later job, whatever its priority */
+    assert_false(ds_victim_after(b, 9.0, a, 1.0));
+    b[0] = 100;
+    assert_true(ds_victim_after(a, 1.0, (double[2]){100, 6}, 9.0)); /* second figure */
+    assert_false(ds_victim_after(a, 1.0, (double[2]){100, 4}, 0.0));
+    assert_true(ds_victim_after(a, 1.0, a, 0.5)); /* the same job: lower priority after */
+    assert_false(ds_victim_after(a, 1.0, a, 1.0));
+    assert_true(ds_victim_after((double[2]){INFINITY, 0}, 1.0, (double[2]){INFINITY, 1}, 1.0));
+    assert_false(ds_victim_after((double[2]){NAN, 0}, 1.0, (double[2]){1, 0}, 0.0));
+    assert_false(ds_victim_after(a, 1.0, (double[2]){NAN, 0}, 0.0));
+
+    /* In Algorithm 1: an urgent task of a job with 100 s of remaining work (shortestRemaining)
+     * may evict a task of a job with 200 s, not one with 50 s. */
+    ds_preempt_params p = params();
+    p.queue_order = true;
+    ds_waiting_task w = {.job = DS_NO_TASK,
+                         .priority = 1.0,
+                         .t_allow_s = 5,
+                         .request = {{2000, GI, 0, 0}},
+                         .order = {100, 0}};
+    ds_running_task r = {.job = DS_NO_TASK,
+                         .priority = 0.1,
+                         .t_allow_s = INFINITY,
+                         .ran_s = 600,
+                         .request = {{2000, GI, 0, 0}},
+                         .node = 0,
+                         .evictable = true,
+                         .order = {50, 0}};
+    ds_node_free n = {.free_ = {{0, 0, 0, 0}}, .evictions_left = 5, .speed = 1};
+    ds_decision out[4];
+    ds_err err = {{0}};
+    assert_int_equal(ds_select_victims(&w, 1, &r, 1, &n, 1, NULL, 0, &p, out, 4, &err), 0);
+    r.order[0] = 200;
+    assert_int_equal(ds_select_victims(&w, 1, &r, 1, &n, 1, NULL, 0, &p, out, 4, &err), 1);
+    ds_policy pol;
+    ds_policy_defaults(&pol);
+    assert_true(pol.preemption.queue_order);
+    assert_false(pol.preemption.deadline_victims);
+}
+
+/* The exchange rule with room that frees anyway: a preemptor with 5 s of slack, a victim with an
+ * hour left on node 0, node 1 full with a task that cannot be evicted. */
+static void test_room_frees_anyway(void **state)
+{
+    (void)state;
+    ds_preempt_params p = params();
+    p.payoff = true;
+    ds_waiting_task w = {.job = DS_NO_TASK,
+                         .priority = 1.0,
+                         .t_allow_s = 5,
+                         .t_rem_s = 20,
+                         .request = {{2000, GI, 0, 0}}};
+    ds_running_task r[2] = {{.job = DS_NO_TASK,
+                             .priority = 0.1,
+                             .t_allow_s = INFINITY,
+                             .ran_s = 100,
+                             .t_rem_s = 3600,
+                             .request = {{2000, GI, 0, 0}},
+                             .node = 0,
+                             .evictable = true},
+                            {.job = DS_NO_TASK,
+                             .priority = 5.0,
+                             .t_allow_s = INFINITY,
+                             .ran_s = 100,
+                             .t_rem_s = 3,
+                             .request = {{2000, GI, 0, 0}},
+                             .node = 1,
+                             .evictable = false}};
+    ds_node_free n[2] = {{.free_ = {{0, 0, 0, 0}}, .evictions_left = 5, .speed = 1},
+                         {.free_ = {{0, 0, 0, 0}}, .evictions_left = 5, .speed = 1}};
+    ds_decision out[4];
+    ds_err err = {{0}};
+    /* Node 1 frees in 3 s, within the 5 s the preemptor can wait: nothing to save. */
+    assert_int_equal(ds_select_victims(&w, 1, r, 2, n, 2, NULL, 0, &p, out, 4, &err), 0);
+    /* A task ahead of it in the queue takes that room: it would wait the hour. */
+    w.ahead = (ds_res){{2000, GI, 0, 0}};
+    assert_int_equal(ds_select_victims(&w, 1, r, 2, n, 2, NULL, 0, &p, out, 4, &err), 1);
+    assert_int_equal(out[0].running, 0);
+    /* Without a task ahead, node 1 frees in 10 minutes: 595 s saved for 100 s thrown away. */
+    w.ahead = (ds_res){{0}};
+    r[1].t_rem_s = 600;
+    assert_int_equal(ds_select_victims(&w, 1, r, 2, n, 2, NULL, 0, &p, out, 4, &err), 1);
+    /* In 100 s: 95 s saved for 100 s thrown away. */
+    r[1].t_rem_s = 100;
+    assert_int_equal(ds_select_victims(&w, 1, r, 2, n, 2, NULL, 0, &p, out, 4, &err), 0);
+    /* A preemptor without a deadline saves no lateness, on priority or not. */
+    w.t_allow_s = INFINITY;
+    r[1].t_rem_s = 3600;
+    assert_int_equal(ds_select_victims(&w, 1, r, 2, n, 2, NULL, 0, &p, out, 4, &err), 0);
+    p.rho = 0;
+    assert_int_equal(ds_select_victims(&w, 1, r, 2, n, 2, NULL, 0, &p, out, 4, &err), 0);
+    p.payoff = false; /* the paper's rule: the priority gap alone */
+    assert_int_equal(ds_select_victims(&w, 1, r, 2, n, 2, NULL, 0, &p, out, 4, &err), 1);
+}
+
+/* Victims with a deadline of their own: only with deadlineVictims (and their deadline must
+ * survive the redo, see test_victims_only_when_it_pays). */
+static void test_deadline_victims(void **state)
+{
+    (void)state;
+    ds_preempt_params p = params();
+    p.deadline_victims = false;
+    ds_waiting_task w = {
+        .job = DS_NO_TASK, .priority = 1.0, .t_allow_s = 5, .request = {{2000, GI, 0, 0}}};
+    ds_running_task r[2] = {{.job = DS_NO_TASK,
+                             .priority = 0.1,
+                             .t_allow_s = 5000,
+                             .ran_s = 600,
+                             .request = {{2000, GI, 0, 0}},
+                             .node = 0,
+                             .evictable = true},
+                            {.job = DS_NO_TASK,
+                             .priority = 0.5,
+                             .t_allow_s = INFINITY,
+                             .ran_s = 600,
+                             .request = {{2000, GI, 0, 0}},
+                             .node = 0,
+                             .evictable = true}};
+    ds_node_free n = {.free_ = {{0, 0, 0, 0}}, .evictions_left = 5, .speed = 1};
+    ds_decision out[4];
+    ds_err err = {{0}};
+    assert_int_equal(ds_select_victims(&w, 1, r, 2, &n, 1, NULL, 0, &p, out, 4, &err), 1);
+    assert_int_equal(out[0].running, 1); /* not the lower-priority one with a deadline */
+    p.deadline_victims = true;
+    assert_int_equal(ds_select_victims(&w, 1, r, 2, &n, 1, NULL, 0, &p, out, 4, &err), 1);
+    assert_int_equal(out[0].running, 0);
+}
+
 /* The remembered failure of one preemptor (no victim anywhere) must not bar a later preemptor of
  * the same request that is savable where the first was not. */
 static void test_unsavable_failure_not_shared(void **state)
@@ -338,6 +508,41 @@ static void test_place_preempt_node(void **state)
     assert_int_equal(out[0], DS_VICTIM_CROSS_NAMESPACE);
     assert_false(keep);
     assert_string_equal(ds_victim_verdict_name(DS_VICTIM_CROSS_NAMESPACE), "cross-namespace");
+    /* The exchange rule with the caller's wait for room: slack 5 s on this node, 600 s of the
+     * victim's work thrown away, its remaining time unknown. */
+    p.payoff = true;
+    a.room_known = true;
+    a.room_wait_s = 3; /* room frees elsewhere in time */
+    assert_int_equal(ds_place_preempt_node(&a, DS_PREEMPTOR_URGENT, &d, &node, vs, NULL, 1, 0.5, &p,
+                                           out, &keep, &err),
+                     0);
+    assert_int_equal(out[0], DS_VICTIM_NO_PAYOFF);
+    a.room_wait_s = 1000; /* 995 s saved */
+    assert_int_equal(ds_place_preempt_node(&a, DS_PREEMPTOR_URGENT, &d, &node, vs, NULL, 1, 0.5, &p,
+                                           out, &keep, &err),
+                     1);
+    /* The queue order: a DAG victim whose job comes first is kept running. */
+    p.queue_order = true;
+    a.task.order[0] = 10;
+    v.job = 1;
+    v.order[0] = 5;
+    assert_int_equal(ds_place_preempt_node(&a, DS_PREEMPTOR_URGENT, &d, &node, vs, NULL, 1, 0.5, &p,
+                                           out, &keep, &err),
+                     0);
+    assert_int_equal(out[0], DS_VICTIM_QUEUE_ORDER);
+    assert_string_equal(ds_victim_verdict_name(DS_VICTIM_QUEUE_ORDER), "queue-order");
+    v.order[0] = 20;
+    assert_int_equal(ds_place_preempt_node(&a, DS_PREEMPTOR_URGENT, &d, &node, vs, NULL, 1, 0.5, &p,
+                                           out, &keep, &err),
+                     1);
+    /* A victim with a deadline of its own, without deadlineVictims. */
+    p.deadline_victims = false;
+    v.t_allow_s = 5000;
+    assert_int_equal(ds_place_preempt_node(&a, DS_PREEMPTOR_URGENT, &d, &node, vs, NULL, 1, 0.5, &p,
+                                           out, &keep, &err),
+                     0);
+    assert_int_equal(out[0], DS_VICTIM_HAS_DEADLINE);
+    assert_string_equal(ds_victim_verdict_name(DS_VICTIM_HAS_DEADLINE), "has-deadline");
     ds_dag_free(&d);
 }
 
@@ -375,7 +580,7 @@ static void test_ratio_gap(void **state)
     assert_int_equal(ds_gap_norm_parse("Ratio", &n), -1);
     ds_policy pol;
     ds_policy_defaults(&pol);
-    assert_int_equal(pol.preemption.norm, DS_NORM_PAPER);
+    assert_int_equal(pol.preemption.norm, DS_NORM_RATIO); /* the scale-free one by default */
     const char *doc = "apiVersion: dagsched.io/v1alpha1\nkind: SchedulingPolicy\n"
                       "metadata: {name: t}\nspec:\n  preemption: {normalisation: ratio}\n";
     ds_err err = {{0}};
@@ -542,6 +747,9 @@ int main(void)
         cmocka_unit_test(test_savable),
         cmocka_unit_test(test_eviction_pays),
         cmocka_unit_test(test_victims_only_when_it_pays),
+        cmocka_unit_test(test_victim_after),
+        cmocka_unit_test(test_room_frees_anyway),
+        cmocka_unit_test(test_deadline_victims),
         cmocka_unit_test(test_pair_defaults),
         cmocka_unit_test(test_pair_trusted),
         cmocka_unit_test(test_policy_fields),

@@ -31,6 +31,7 @@ static ds_preempt_params params(void)
         .min_run_s = 60,
         .max_victims_per_preemptor = 1,
         .max_evictions = 10,
+        .deadline_victims = true,
     };
     return p;
 }
@@ -1076,6 +1077,67 @@ static void test_refusal_forgotten_after_decision(void **state)
     assert_decision(&out[0], 1, 0, 0, DS_REASON_URGENT);
 }
 
+/* Dice: at most one long task (ran + left >= long_task_s) evicted per node, in the window (the
+ * caller's long_evicted) and within one call. Two urgent tasks, a node full of two long tasks. */
+static void test_one_long_task_per_node(void **state)
+{
+    (void)state;
+    ds_preempt_params p = params();
+    ds_waiting_task w[2] = {urgent(2.0, 2000, GI), urgent(1.5, 2000, GI)};
+    ds_running_task r[2] = {running(0.1, 2000, GI, 0), running(0.2, 2000, GI, 0)};
+    ds_node_free n = node(0, 0, 5);
+    ds_decision out[N_OUT];
+    assert_int_equal(select_plain(w, 2, r, 2, &n, 1, &p, out), 2); /* no task is long */
+    p.long_task_s = 500;                                           /* both ran 600 s */
+    assert_int_equal(select_plain(w, 2, r, 2, &n, 1, &p, out), 1);
+    assert_decision(&out[0], 0, 0, 0, DS_REASON_URGENT);
+    r[1].ran_s = 100; /* short: 100 s run, nothing known left */
+    assert_int_equal(select_plain(w, 2, r, 2, &n, 1, &p, out), 2);
+    r[1].t_rem_s = 400; /* 100 + 400: long again */
+    assert_int_equal(select_plain(w, 2, r, 2, &n, 1, &p, out), 1);
+    n.long_evicted = true; /* one went within the window: none of them now */
+    assert_int_equal(select_plain(w, 2, r, 2, &n, 1, &p, out), 0);
+    r[1].t_rem_s = 0; /* the short one still may go */
+    assert_int_equal(select_plain(w, 2, r, 2, &n, 1, &p, out), 1);
+    assert_decision(&out[0], 0, 1, 0, DS_REASON_URGENT);
+}
+
+/* 3DSF: the preemptor lacks cpu most (1 of 4 cpu, 1 of 16 GiB); A (priority 0.1) is
+ * memory-dominant, B (0.2) cpu-dominant: B goes first with same_resource_first, A without it or
+ * when the node's capacity is unknown. */
+static void test_same_resource_first(void **state)
+{
+    (void)state;
+    ds_preempt_params p = params();
+    ds_waiting_task w = urgent(2.0, 1000, GI);
+    ds_running_task r[2] = {running(0.1, 1000, 8 * GI, 0), running(0.2, 2000, GI, 0)};
+    ds_node_free n = node(0, 0, 5);
+    n.capacity = (ds_res){{4000, 16 * GI, 0, 0}};
+    ds_decision out[N_OUT];
+    assert_int_equal(select_plain(&w, 1, r, 2, &n, 1, &p, out), 1);
+    assert_decision(&out[0], 0, 0, 0, DS_REASON_URGENT);
+    p.same_resource_first = true;
+    assert_int_equal(select_plain(&w, 1, r, 2, &n, 1, &p, out), 1);
+    assert_decision(&out[0], 0, 1, 0, DS_REASON_URGENT);
+    /* Memory lacking most: A matches, and is also the lowest priority. */
+    w.request = (ds_res){{500, 8 * GI, 0, 0}};
+    assert_int_equal(select_plain(&w, 1, r, 2, &n, 1, &p, out), 1);
+    assert_decision(&out[0], 0, 0, 0, DS_REASON_URGENT);
+    /* A matching victim on another node wins over a lower-priority one that does not match. */
+    w.request = (ds_res){{1000, GI, 0, 0}};
+    ds_running_task r2[2] = {running(0.1, 1000, 8 * GI, 0), running(0.3, 2000, GI, 1)};
+    ds_node_free n2[2] = {node(0, 0, 5), node(0, 0, 5)};
+    n2[0].capacity = n2[1].capacity = n.capacity;
+    assert_int_equal(select_plain(&w, 1, r2, 2, n2, 2, &p, out), 1);
+    assert_decision(&out[0], 0, 1, 1, DS_REASON_URGENT);
+    n2[0].capacity = n2[1].capacity = (ds_res){{0}}; /* unknown: priority alone */
+    assert_int_equal(select_plain(&w, 1, r2, 2, n2, 2, &p, out), 1);
+    assert_decision(&out[0], 0, 0, 0, DS_REASON_URGENT);
+    assert_int_equal(ds_dominant_resource(&(ds_res){{1000, 8 * GI, 0, 0}}, &n.capacity),
+                     DS_RES_MEMORY);
+    assert_int_equal(ds_dominant_resource(&(ds_res){{1000, 0, 0, 0}}, &(ds_res){{0}}), -1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1102,6 +1164,8 @@ int main(void)
         cmocka_unit_test(test_random_invariants),
         cmocka_unit_test(test_c2_refusal_not_shared),
         cmocka_unit_test(test_refusal_forgotten_after_decision),
+        cmocka_unit_test(test_one_long_task_per_node),
+        cmocka_unit_test(test_same_resource_first),
     };
     return cmocka_run_group_tests_name("victim", tests, NULL, NULL);
 }

@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# test_completion.sh: shell completion of kubectl-dagsched as a shell and kubectl use it. Sources
+# the script of `kubectl-dagsched completion bash` and checks COMPREPLY for some command lines
+# (commands, subcommands, flags, -o values, file names); checks that the zsh script is the zsh one;
+# and, when a kubectl is given, asks it to complete `kubectl dagsched ...`, which it does through
+# kubectl_complete-dagsched (kubectl 1.26 and later).
+#
+# Usage: test_completion.sh DIR [KUBECTL]
+#   DIR holds kubectl-dagsched and kubectl_complete-dagsched.
+set -euo pipefail
+
+dir=$(cd "$1" && pwd)
+kubectl=${2:-}
+bin=$dir/kubectl-dagsched
+fails=0
+
+check() { # name expected actual
+  if [[ "$2" == "$3" ]]; then
+    echo "ok   $1"
+  else
+    echo "FAIL $1: expected [$2], got [$3]"
+    fails=$((fails + 1))
+  fi
+}
+
+# shellcheck source=/dev/null
+source <("$bin" completion bash)
+check "registered for kubectl-dagsched" "complete -F _kubectl_dagsched kubectl-dagsched" \
+  "$(complete -p kubectl-dagsched)"
+
+reply() { # WORDS... (the last is being completed): COMPREPLY, space-separated
+  COMP_WORDS=("$bin" "$@")
+  COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
+  COMPREPLY=()
+  _kubectl_dagsched
+  echo "${COMPREPLY[*]}"
+}
+
+check "commands" "get describe gantt explain policy completion help" "$(reply "")"
+check "explain: the resource" "pod" "$(reply explain p)"
+check "-o values of explain" "json" "$(reply explain pod x -o "")"
+check "commands by prefix" "get gantt" "$(reply g)"
+check "get: the resource" "jobs" "$(reply get j)"
+check "describe: the resource" "job" "$(reply describe "")"
+check "policy subcommands" "validate configmap apply" "$(reply policy "")"
+check "policy a" "apply" "$(reply policy a)"
+check "get jobs flags" "--all-namespaces" "$(reply get jobs -n x --all)"
+check "flags by prefix" "--policy-namespace --policy-name" "$(reply get jobs --pol)"
+check "-o values of get" "wide json" "$(reply get jobs -o "")"
+check "-o values of describe" "json" "$(reply describe job hello -o "")"
+check "a flag before the command" "jobs" "$(reply -n hello get "")"
+check "apply flags" "--kubeconfig --context -n --namespace --request-timeout" \
+  "$(reply policy apply f.yaml -)"
+check "no name completion" "" "$(reply describe job "")"
+check "completion shells" "bash zsh" "$(reply completion "")"
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+touch "$tmp/pol-a.yaml" "$tmp/pol-b.yaml" "$tmp/other.txt"
+check "policy files" "pol-a.yaml pol-b.yaml" "$(cd "$tmp" && reply policy validate pol | tr ' ' '\n' | sort | xargs)"
+check "--svg file" "other.txt" "$(cd "$tmp" && reply gantt hello --svg o)"
+check "no files for a name" "" "$(cd "$tmp" && reply gantt p)"
+
+zsh_head=$("$bin" completion zsh | head -1)
+check "zsh script" "#compdef kubectl-dagsched" "$zsh_head"
+set +e
+"$bin" completion fish >/dev/null 2>&1
+check "unknown shell exits 2" "2" "$?"
+set -e
+
+if [[ -n "$kubectl" ]]; then
+  got=$(PATH="$dir:$PATH" "$kubectl" __complete dagsched g 2>/dev/null | xargs)
+  check "kubectl __complete dagsched g" "get gantt :4" "$got"
+  got=$(PATH="$dir:$PATH" "$kubectl" __complete dagsched get jobs -o "" 2>/dev/null | xargs)
+  check "kubectl __complete dagsched get jobs -o" "wide json :4" "$got"
+fi
+
+if ((fails > 0)); then
+  echo "$fails completion checks failed"
+  exit 1
+fi
+echo "all completion checks passed"
