@@ -1,12 +1,13 @@
 /* engine.c: the discrete-event simulation loop (see engine.h).
  *
  * State (engine_state.h): nodes (allocatable, requested, speed), the jobs in the system (their DAG
- * and per-task state), kube-scheduler's queue (wqueue.h) and the event heap (evheap.h). After
- * every instant's events a scheduling pass places the first pod in queue order that fits some
- * node, on the node the policy scores best, until nothing fits; then kube-style preemption is
- * tried. Every epoch, DSP policies re-evaluate priorities (ds_dsp_evaluate), re-order what their
- * order depends on and run Algorithm 1 (ds_select_victims). Pods of `gated` policies wait for the
- * controller's releases (release.c) before they enter kube-scheduler's queue. */
+ * and per-task state), kube-scheduler's queue (wqueue.h; what it does after a failed attempt:
+ * kqueue.c) and the event heap (evheap.h). After every instant's events a scheduling pass takes
+ * the active pods in queue order and binds each to the node the policy scores best, or, when it
+ * fits nowhere and cannot preempt (kube-style), fails it. Every epoch, DSP policies re-evaluate
+ * priorities (ds_dsp_evaluate), re-order what their order depends on and run Algorithm 1
+ * (ds_select_victims). Pods of `gated` policies wait for the controller's releases (release.c)
+ * before they enter kube-scheduler's queue. */
 #include "engine.h"
 
 #include <math.h>
@@ -35,10 +36,13 @@ void sim_config_defaults(sim_config *c, const sim_policy_desc *policy)
     c->backoff_max_s = 360.0;
     c->extender_weight = 5.0;
     c->max_time_s = 1e9;
-    c->kube_preempt_attempts = 64;
     c->kube_preempt_backoff_s = 10.0;
     c->release_latency_s = SIM_DEFAULT_RELEASE_LATENCY_S;
     c->round_interval_s = 1.0;
+    c->pod_initial_backoff_s = 1.0;
+    c->pod_max_backoff_s = 10.0;
+    c->backoff_flush_s = 1.0;
+    c->max_unschedulable_s = 300.0;
     c->record_segments = false;
     c->max_segments = 200000;
 }
@@ -103,11 +107,6 @@ static int32_t min_running_prio(const engine *e)
         if (e->prios[i].count > 0 && e->prios[i].prio < m)
             m = e->prios[i].prio;
     return m;
-}
-
-static void node_freed(engine *e, uint32_t node)
-{
-    e->nofit[node] = 0;
 }
 
 static ds_res node_free(const engine *e, size_t n)
@@ -183,14 +182,9 @@ static int enqueue(engine *e, uint32_t job, uint32_t task)
     if (sim_wq_insert(&e->q, queue_key(e, j, task), job, task, &t->req, &t->qh) != 0)
         return oom(e, "waiting queue");
     t->state = T_QUEUED;
+    sim_kq_entered(e, t);
     if (!e->p->gated) /* gated: runnable since it became ready (sim_gate_ready) */
         t->runnable_since = e->now;
-    for (size_t n = 0; n < e->n_nodes; n++)
-        if (e->nofit[n]) {
-            ds_res f = node_free(e, n);
-            if (ds_res_fits(&t->req, &f))
-                e->nofit[n] = 0;
-        }
     t->queued_at = e->now;
     if (sim_wq_size(&e->q) > e->r->peak_waiting)
         e->r->peak_waiting = sim_wq_size(&e->q);
@@ -208,6 +202,7 @@ int sim_eng_enqueue(engine *e, uint32_t job, uint32_t task)
  * gated, or straight into kube-scheduler's queue. */
 static int make_ready(engine *e, uint32_t job, uint32_t task)
 {
+    sim_view_known(e, e->jobs[job], task);
     if (e->p->gated)
         return sim_gate_ready(e, job, task);
     return enqueue(e, job, task);
@@ -221,6 +216,10 @@ static void fill_status(const engine *e, ejob *j)
         const etask *t = &j->t[i];
         ds_task_status *s = &j->st[i];
         memset(s, 0, sizeof *s);
+        if (sim_view_unknown(e, j, (uint32_t)i)) {
+            s->state = DS_TASK_SUCCEEDED; /* cut loose in the view (jobview.c) */
+            continue;
+        }
         switch (t->state) {
         case T_QUEUED:
         case T_DELAYED:
@@ -249,14 +248,16 @@ static void fill_status(const engine *e, ejob *j)
 
 static int evaluate_job(engine *e, ejob *j)
 {
+    const ds_dag *dag = sim_view_dag(e, j);
+    if (dag == NULL)
+        return -1;
     fill_status(e, j);
-    if (ds_dsp_evaluate(&j->dag, j->st, j->deadline, e->now, &e->c->pol.priority, j->ev, e->err) !=
-        0) {
+    if (ds_dsp_evaluate(dag, j->st, j->deadline, e->now, &e->c->pol.priority, j->ev, e->err) != 0) {
         ds_err_prefix(e->err, "DSP priority");
         return -1;
     }
     if (e->p->gated &&
-        ds_job_summarise(&j->dag, j->st, j->ev, j->deadline, e->now, &j->sum, e->err) != 0) {
+        ds_job_summarise(dag, j->st, j->ev, j->deadline, e->now, &j->sum, e->err) != 0) {
         ds_err_prefix(e->err, "job summary");
         return -1;
     }
@@ -319,8 +320,10 @@ static int start_task(engine *e, uint32_t job, uint32_t task, uint32_t node)
 {
     ejob *j = e->jobs[job];
     etask *t = &j->t[task];
-    if (t->state == T_QUEUED)
+    if (t->state == T_QUEUED) {
         sim_wq_remove(&e->q, t->qh);
+        sim_kq_left(e, t);
+    }
     sim_gate_started(e, t);
     j->stale = true;
     e->round_wanted = true;
@@ -382,7 +385,7 @@ static void stop_run(engine *e, uint32_t job, uint32_t task)
         e->jobs[last.job]->t[last.task].run_idx = (uint32_t)idx;
     }
     t->run_idx = NONE32;
-    node_freed(e, t->node);
+    e->pods_freed = true; /* kube-scheduler: AssignedPodDelete */
 }
 
 /* All simulated jobs share one namespace. */
@@ -466,6 +469,7 @@ static void free_job(ejob *j)
     if (j == NULL)
         return;
     ds_dag_free(&j->dag);
+    sim_view_free(j);
     free(j->t);
     free(j->st);
     free(j->ev);
@@ -665,126 +669,110 @@ static int place(engine *e, uint32_t h)
     return start_task(e, job, task, (uint32_t)node);
 }
 
-static int placement_loop(engine *e)
+static bool fits_some_node(const engine *e, const ds_res *req)
 {
-    for (;;) {
-        uint32_t best = SIM_WQ_NONE;
-        for (size_t n = 0; n < e->n_nodes; n++) {
-            if (e->nofit[n])
-                continue;
-            ds_res f = node_free(e, n);
-            uint32_t h = sim_wq_first_fit(&e->q, &f);
-            if (h == SIM_WQ_NONE) {
-                e->nofit[n] = 1;
-                continue;
-            }
-            if (best == SIM_WQ_NONE || sim_wq_before(&e->q, h, best))
-                best = h;
-        }
-        if (best == SIM_WQ_NONE)
-            return 0;
-        if (place(e, best) != 0)
-            return -1;
+    for (size_t n = 0; n < e->n_nodes; n++) {
+        ds_res f = node_free(e, n);
+        if (ds_res_fits(req, &f))
+            return true;
     }
+    return false;
 }
 
-/* kube-scheduler's PostFilter: pods that fit nowhere try to preempt lower-priority pods. */
-static int kube_preemption(engine *e, bool *evicted_any)
+/* kube-scheduler's PostFilter for a pod that fits nowhere: it tries to preempt lower-priority
+ * pods (DefaultPreemption, lib/kube_preempt.h); the preemptor is bound to the node at once (the
+ * graceful termination is not modelled). *started: it was. */
+static int kube_preempt_pod(engine *e, uint32_t job, uint32_t task, bool *started)
 {
-    *evicted_any = false;
-    if (!e->p->kube_preemption || sim_wq_size(&e->q) == 0 || e->n_running == 0)
+    *started = false;
+    ejob *j = e->jobs[job];
+    etask *t = &j->t[task];
+    if (!e->p->kube_preemption || e->n_running == 0 || j->priority <= min_running_prio(e) ||
+        e->now < t->preempt_retry_at)
         return 0;
-    int32_t floor_prio = min_running_prio(e);
-    size_t k = e->c->kube_preempt_attempts;
-    if (grow_handles(e, k) != 0)
-        return -1;
-    size_t n = sim_wq_collect_first(&e->q, e->handles, k);
-    /* Copy: the queue changes as preemptors start. */
-    uint32_t cand[256];
-    if (n > sizeof cand / sizeof cand[0])
-        n = sizeof cand / sizeof cand[0];
-    memcpy(cand, e->handles, n * sizeof *cand);
-    ds_kube_pod *pods = NULL;
-    ds_res *free_ = NULL;
-    size_t *victims = NULL;
+    ds_kube_pod *pods = malloc((e->n_running + 1) * sizeof *pods);
+    ds_res *free_ = malloc(e->n_nodes * sizeof *free_);
+    size_t *victims = malloc((e->n_running + 1) * sizeof *victims);
     int rc = 0;
-    for (size_t i = 0; i < n; i++) {
-        const sim_wq_node *qn = sim_wq_get(&e->q, cand[i]);
-        ejob *j = e->jobs[qn->job];
-        etask *t = &j->t[qn->task];
-        if (j->priority <= floor_prio)
-            break; /* queue is ordered by priority first: nobody further can preempt */
-        if (t->state != T_QUEUED || e->now < t->preempt_retry_at)
-            continue;
-        if (pods == NULL) {
-            pods = malloc((e->n_running + 1) * sizeof *pods);
-            free_ = malloc(e->n_nodes * sizeof *free_);
-            victims = malloc((e->n_running + 1) * sizeof *victims);
-            if (pods == NULL || free_ == NULL || victims == NULL) {
-                rc = oom(e, "preemption");
-                break;
-            }
-        }
-        for (size_t r = 0; r < e->n_running; r++) {
-            const etask *rt = &e->jobs[e->running[r].job]->t[e->running[r].task];
-            pods[r] = (ds_kube_pod){.node = rt->node,
-                                    .priority = e->jobs[e->running[r].job]->priority,
-                                    .start_time = rt->started_at,
-                                    .request = rt->req,
-                                    .evictable = true};
-        }
-        for (size_t nd = 0; nd < e->n_nodes; nd++)
-            free_[nd] = node_free(e, nd);
-        size_t nv = 0, node = 0;
-        int found = ds_kube_select_victims(&t->req, j->priority, free_, e->n_nodes, pods,
-                                           e->n_running, victims, 64, &nv, &node, e->err);
-        if (found < 0) {
-            rc = -1;
-            break;
-        }
-        if (found == 0) {
-            t->preempt_retry_at = e->now + e->c->kube_preempt_backoff_s;
-            continue;
-        }
-        /* Resolve victims to tasks before evicting (eviction reorders the running list). */
-        running_ref vr[64];
-        if (nv > 64)
-            nv = 64;
-        for (size_t v = 0; v < nv; v++)
-            vr[v] = e->running[victims[v]];
-        for (size_t v = 0; v < nv; v++) {
-            if (evict(e, vr[v].job, vr[v].task, qn->job, false, false) != 0) {
-                rc = -1;
-                break;
-            }
-            e->r->preempt_kube++;
-        }
-        if (rc != 0)
-            break;
-        *evicted_any = true;
-        ds_res f = node_free(e, node);
-        if (ds_res_fits(&t->req, &f) && start_task(e, qn->job, qn->task, (uint32_t)node) != 0) {
-            rc = -1;
-            break;
-        }
-        floor_prio = min_running_prio(e);
+    if (pods == NULL || free_ == NULL || victims == NULL) {
+        rc = oom(e, "preemption");
+        goto out;
     }
+    for (size_t r = 0; r < e->n_running; r++) {
+        const etask *rt = &e->jobs[e->running[r].job]->t[e->running[r].task];
+        pods[r] = (ds_kube_pod){.node = rt->node,
+                                .priority = e->jobs[e->running[r].job]->priority,
+                                .start_time = rt->started_at,
+                                .request = rt->req,
+                                .evictable = true};
+    }
+    for (size_t nd = 0; nd < e->n_nodes; nd++)
+        free_[nd] = node_free(e, nd);
+    size_t nv = 0, node = 0;
+    int found = ds_kube_select_victims(&t->req, j->priority, free_, e->n_nodes, pods, e->n_running,
+                                       victims, 64, &nv, &node, e->err);
+    if (found < 0) {
+        rc = -1;
+        goto out;
+    }
+    if (found == 0) {
+        t->preempt_retry_at = e->now + e->c->kube_preempt_backoff_s;
+        goto out;
+    }
+    /* Resolve victims to tasks before evicting (eviction reorders the running list). */
+    running_ref vr[64];
+    if (nv > 64)
+        nv = 64;
+    for (size_t v = 0; v < nv; v++)
+        vr[v] = e->running[victims[v]];
+    for (size_t v = 0; v < nv; v++) {
+        if (evict(e, vr[v].job, vr[v].task, job, false, false) != 0) {
+            rc = -1;
+            goto out;
+        }
+        e->r->preempt_kube++;
+    }
+    ds_res f = node_free(e, node);
+    if (ds_res_fits(&t->req, &f)) {
+        if (start_task(e, job, task, (uint32_t)node) != 0) {
+            rc = -1;
+            goto out;
+        }
+        *started = true;
+    }
+out:
     free(pods);
     free(free_);
     free(victims);
     return rc;
 }
 
+/* kube-scheduler's scheduling cycles: it takes the first active pod in queue order (kqueue.c:
+ * pods whose last attempt failed are parked until an event or their back-off moves them) and
+ * binds it to the node the policy scores best, or, when it fits no node and cannot preempt,
+ * fails it (unschedulable); until no active pod is left. */
 static int schedule_pass(engine *e)
 {
-    if (placement_loop(e) != 0)
-        return -1;
-    bool evicted = false;
-    if (kube_preemption(e, &evicted) != 0)
-        return -1;
-    if (evicted && placement_loop(e) != 0)
-        return -1;
-    return 0;
+    for (;;) {
+        uint32_t h = sim_wq_first_active(&e->q);
+        if (h == SIM_WQ_NONE)
+            return 0;
+        const sim_wq_node *qn = sim_wq_get(&e->q, h);
+        uint32_t job = qn->job, task = qn->task;
+        if (fits_some_node(e, &e->jobs[job]->t[task].req)) {
+            if (place(e, h) != 0)
+                return -1;
+            continue;
+        }
+        bool started = false;
+        if (kube_preempt_pod(e, job, task, &started) != 0)
+            return -1;
+        if (!started && sim_kq_failed(e, job, task) != 0)
+            return -1;
+        /* evictions free nodes: kube-scheduler hears of them (AssignedPodDelete) */
+        if (e->pods_freed && sim_kq_pods_freed(e) != 0)
+            return -1;
+    }
 }
 
 /* ---- DSP preemption (Algorithm 1) -------------------------------------------------------- */
@@ -863,7 +851,10 @@ static int dsp_preemption(engine *e)
         goto out;
     }
     for (size_t a = 0; a < e->n_active; a++)
-        dags[a] = &e->jobs[e->active[a]]->dag;
+        if ((dags[a] = sim_view_dag(e, e->jobs[e->active[a]])) == NULL) {
+            rc = -1;
+            goto out;
+        }
     ds_res ahead = {{0}}; /* the requests before the i-th waiting task in queue order */
     for (size_t i = 0; i < nw; i++) {
         const sim_wq_node *qn = waiting_node(e, nq, i);
@@ -1011,15 +1002,14 @@ static int setup(engine *e)
     sim_result *r = e->r;
     e->n_nodes = w->n_nodes;
     e->nodes = calloc(w->n_nodes, sizeof *e->nodes);
-    e->nofit = calloc(w->n_nodes, 1);
     e->allowed = calloc(w->n_nodes, 1);
     e->jobs = calloc(w->n_jobs, sizeof *e->jobs);
     e->active = calloc(w->n_jobs, sizeof *e->active);
     r->jobs = calloc(w->n_jobs, sizeof *r->jobs);
     r->node_speed = calloc(w->n_nodes, sizeof *r->node_speed);
     r->node_alloc = calloc(w->n_nodes, sizeof *r->node_alloc);
-    if (e->nodes == NULL || e->nofit == NULL || e->allowed == NULL || e->jobs == NULL ||
-        e->active == NULL || r->jobs == NULL || r->node_speed == NULL || r->node_alloc == NULL)
+    if (e->nodes == NULL || e->allowed == NULL || e->jobs == NULL || e->active == NULL ||
+        r->jobs == NULL || r->node_speed == NULL || r->node_alloc == NULL)
         return oom(e, "setup");
     r->n_jobs = w->n_jobs;
     r->n_nodes = w->n_nodes;
@@ -1048,6 +1038,8 @@ static int setup(engine *e)
     e->order = e->c->pol.order;
     sim_wq_init(&e->q, 0x5eed);
     sim_evheap_init(&e->h);
+    if (sim_kq_init(e) != 0)
+        return -1;
     return sim_gate_init(e);
 }
 
@@ -1059,7 +1051,6 @@ static void teardown(engine *e)
     free(e->jobs);
     free(e->active);
     free(e->nodes);
-    free(e->nofit);
     free(e->allowed);
     free(e->running);
     free(e->handles);
@@ -1067,6 +1058,7 @@ static void teardown(engine *e)
     sim_wq_free(&e->q);
     sim_evheap_free(&e->h);
     sim_gate_free(e);
+    sim_kq_free(e);
 }
 
 static int check_config(const sim_config *c, ds_err *err)
@@ -1087,6 +1079,10 @@ static int check_config(const sim_config *c, ds_err *err)
                           c->policy->name);
     if (!(c->release_latency_s >= 0) || !(c->round_interval_s >= 0))
         return ds_err_set(err, "simulator: release latency and round interval must be >= 0");
+    if (!(c->pod_initial_backoff_s >= 0) || !(c->pod_max_backoff_s >= c->pod_initial_backoff_s) ||
+        !(c->backoff_flush_s >= 0) || !(c->max_unschedulable_s > 0))
+        return ds_err_set(err, "simulator: kube-scheduler back-off: initial must be >= 0 and <= "
+                               "max, flush interval >= 0, unschedulable time > 0");
     if (uses_dsp(&(engine){.p = c->policy}) && !(c->pol.preemption.epoch_s > 0))
         return ds_err_set(err, "simulator: spec.preemption.epoch must be > 0 (got %g)",
                           c->pol.preemption.epoch_s);
@@ -1150,9 +1146,17 @@ int sim_run(const sim_workload *w, const sim_config *c, sim_result *r, ds_err *e
         case SIM_EV_RELEASE:
             rc = sim_gate_release_arrives(&e, &ev);
             break;
+        case SIM_EV_BACKOFF:
+            rc = sim_kq_backoff_done(&e, &ev);
+            break;
+        case SIM_EV_UNSCHED_TIMEOUT:
+            rc = sim_kq_unsched_timeout(&e, &ev);
+            break;
         default:
             break;
         }
+        if (rc == 0 && e.pods_freed)
+            rc = sim_kq_pods_freed(&e);
         if (rc == 0)
             rc = sim_gate_schedule_round(&e);
         if (rc == 0 && sim_evheap_peek_time(&e.h) > e.now)

@@ -30,13 +30,25 @@ typedef struct sim_config {
     double backoff_max_s;          /* at most max (batch/v1 Job: 10 s, 360 s) */
     double extender_weight;        /* extender score weight in kube-scheduler; default 5 */
     double max_time_s;             /* abort when simulated time passes this; default 1e9 */
-    size_t kube_preempt_attempts;  /* pods tried for kube preemption per pass; default 64 */
     double kube_preempt_backoff_s; /* a pod whose preemption failed waits this before retrying */
     /* Gated policies (release.c): a released pod enters kube-scheduler's queue this long after
      * the controller's round decided it (default SIM_DEFAULT_RELEASE_LATENCY_S); rounds run at
      * most once per round_interval_s (the controller's --min-round-interval, default 1 s). */
     double release_latency_s;
     double round_interval_s;
+    /* Jobs whose pods a workflow engine creates (onUpstream): false, the controller knows each
+     * job's whole DAG (a JobGraph, an Argo Workflow); true, only the tasks whose pods were
+     * created so far (jobview.c; dagsched-sim --graph observed). */
+    bool graph_observed;
+    /* kube-scheduler's queue after a failed attempt (kqueue.c; KubeSchedulerConfiguration and
+     * kube-scheduler's defaults): back-off podInitialBackoffSeconds * 2^(attempts-1), at most
+     * podMaxBackoffSeconds (1 s, 10 s); the back-off queue is flushed every backoff_flush_s (1 s;
+     * 0: at the end of each back-off); a pod leaves the unschedulable pool after at most
+     * max_unschedulable_s (300 s; INFINITY: never) without an event. */
+    double pod_initial_backoff_s;
+    double pod_max_backoff_s;
+    double backoff_flush_s;
+    double max_unschedulable_s;
     bool record_segments; /* keep task runs for the Gantt chart */
     size_t max_segments;  /* cap on recorded runs; default 200000 */
 } sim_config;
@@ -70,11 +82,13 @@ typedef struct sim_result {
     double lost_work_s; /* reference seconds of progress thrown away by evictions */
     double lost_run_s;  /* node seconds the evicted runs had run, less checkpointed progress */
     double first_arrival, end_time;
-    double area[DS_RES_N];     /* integral of requested resources over time */
-    ds_res capacity;           /* sum of allocatable */
-    size_t peak_waiting;       /* most tasks waiting at once (ready, not running) */
-    size_t peak_queued;        /* most pods in kube-scheduler's queue at once */
-    uint64_t rounds, releases; /* gated policies: controller rounds, tasks released */
+    double area[DS_RES_N];      /* integral of requested resources over time */
+    ds_res capacity;            /* sum of allocatable */
+    size_t peak_waiting;        /* most tasks waiting at once (ready, not running) */
+    size_t peak_queued;         /* most pods in kube-scheduler's queue at once */
+    uint64_t rounds, releases;  /* gated policies: controller rounds, tasks released */
+    uint64_t sched_failures;    /* kube-scheduler's failed scheduling attempts */
+    uint64_t sched_failed_pods; /* pods with at least one failed attempt */
     sim_segment *segs;
     size_t n_segs;
     bool segs_truncated;

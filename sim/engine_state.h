@@ -7,7 +7,8 @@
  *   GATED      ready, its pod carries the scheduling gate (policies with `gated`): it waits for
  *              a controller round to release it (release.c)
  *   RELEASING  released by the controller; in kube-scheduler's queue after the release latency
- *   QUEUED     in kube-scheduler's queue (engine.q)
+ *   QUEUED     in kube-scheduler's queue (engine.q): active, or parked after a failed attempt
+ *              (unschedulable or backing off, kqueue.c)
  *   DELAYED    evicted or failed; its owner recreates the pod after a delay
  *   RUNNING, DONE */
 #ifndef DAGSCHED_SIM_ENGINE_STATE_H
@@ -24,7 +25,8 @@
 #include "wqueue.h"
 
 enum { T_BLOCKED = 0, T_QUEUED, T_DELAYED, T_RUNNING, T_DONE, T_GATED, T_RELEASING };
-enum { F_CHECKPOINT = 1, F_DISORDER_RUN = 2 };
+enum { F_CHECKPOINT = 1, F_DISORDER_RUN = 2, F_KNOWN = 4 }; /* F_KNOWN: its pod was created */
+enum { SQ_ACTIVE = 0, SQ_UNSCHED, SQ_BACKOFF }; /* a QUEUED pod in kube-scheduler's queue */
 
 #define NONE32          UINT32_MAX
 #define SEG_NONE        SIZE_MAX
@@ -39,6 +41,7 @@ typedef struct etask {
     double started_at;     /* start of the current run */
     double last_evicted;
     double preempt_retry_at; /* kube preemption: not before */
+    double failed_at;        /* kube-scheduler: its last failed scheduling attempt (kqueue.c) */
     ds_res req;
     uint32_t n_up_left; /* upstream tasks not yet succeeded */
     uint32_t node;
@@ -47,15 +50,20 @@ typedef struct etask {
     uint32_t gh;  /* gated queue handle (release.c) */
     uint32_t rh;  /* waiting-rank handle (release.c) */
     uint32_t run_idx;
+    uint32_t uh;       /* index in engine.unsched while unschedulable */
+    uint16_t attempts; /* kube-scheduler: failed scheduling attempts of the current pod */
     uint16_t fails;
     uint16_t evictions; /* times this task was evicted (maxEvictionsPerTask) */
     uint8_t state;
+    uint8_t sq; /* SQ_*, while QUEUED */
     uint8_t flags;
     size_t seg; /* open segment */
 } etask;
 
 typedef struct ejob {
     ds_dag dag;
+    ds_dag view; /* jobview.c: the DAG as the controller knows it (graph_observed) */
+    bool has_view, view_stale;
     etask *t;
     ds_task_status *st;
     ds_task_eval *ev;
@@ -86,7 +94,6 @@ typedef struct engine {
 
     size_t n_nodes;
     sim_node_state *nodes;
-    unsigned char *nofit; /* no queued pod fits the node's free resources */
     unsigned char *allowed;
     double max_speed;
     ds_res used_total;
@@ -103,6 +110,10 @@ typedef struct engine {
     size_t n_prios;
 
     sim_wqueue q; /* kube-scheduler's queue */
+    /* Its unschedulable pool (kqueue.c) and whether a pod left a node since the last move. */
+    running_ref *unsched;
+    size_t n_unsched, cap_unsched;
+    bool pods_freed;
     sim_evheap h;
     uint64_t seq;
     double now, last_t;
@@ -135,6 +146,32 @@ int sim_eng_oom(engine *e, const char *what);
 int sim_eng_enqueue(engine *e, uint32_t job, uint32_t task); /* into kube-scheduler's queue */
 int sim_eng_evaluate_job(engine *e, ejob *j);
 int sim_eng_grow_handles(engine *e, size_t n);
+
+/* kqueue.c: kube-scheduler's attempts, back-off and unschedulable pool */
+int sim_kq_init(engine *e);
+void sim_kq_free(engine *e);
+/* The back-off after `attempts` failed attempts. */
+double sim_kq_backoff(const sim_config *c, unsigned attempts);
+/* A pod entered kube-scheduler's queue (a new pod: no attempts yet), active. */
+void sim_kq_entered(engine *e, etask *t);
+/* A queued pod leaves the queue (bound). */
+void sim_kq_left(engine *e, etask *t);
+/* The scheduling pass tried the pod and no node had room: unschedulable. */
+int sim_kq_failed(engine *e, uint32_t job, uint32_t task);
+/* After a pod left a node (pods_freed): the unschedulable pods back off or become active. */
+int sim_kq_pods_freed(engine *e);
+int sim_kq_backoff_done(engine *e, const sim_event *ev);    /* SIM_EV_BACKOFF */
+int sim_kq_unsched_timeout(engine *e, const sim_event *ev); /* SIM_EV_UNSCHED_TIMEOUT */
+
+/* jobview.c: the DAG of a job as the controller and the extender know it */
+bool sim_view_observed(const engine *e, const ejob *j);
+/* The task's pod was created: it is known from now on. */
+void sim_view_known(engine *e, ejob *j, uint32_t task);
+/* The DAG to evaluate the job on (the full DAG, or the view); NULL with e->err set on failure. */
+const ds_dag *sim_view_dag(engine *e, ejob *j);
+/* Is the task unknown to the controller (no pod yet, in an observed view)? */
+bool sim_view_unknown(const engine *e, const ejob *j, uint32_t task);
+void sim_view_free(ejob *j);
 
 /* release.c */
 int sim_gate_init(engine *e);

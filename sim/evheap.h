@@ -7,12 +7,14 @@
 #include <stdint.h>
 
 typedef enum {
-    SIM_EV_ARRIVAL = 0, /* a job arrives: a = job index in the workload */
-    SIM_EV_FINISH,      /* a task run ends: a = job slot, b = task, gen = run generation */
-    SIM_EV_REQUEUE,     /* an evicted or failed pod is recreated: a, b, gen as above */
-    SIM_EV_EPOCH,       /* periodic priority refresh and preemption */
-    SIM_EV_ROUND,       /* a controller round: gated tasks are released (release.c) */
-    SIM_EV_RELEASE,     /* a release takes effect: a = job slot, b = task, gen as above */
+    SIM_EV_ARRIVAL = 0,     /* a job arrives: a = job index in the workload */
+    SIM_EV_FINISH,          /* a task run ends: a = job slot, b = task, gen = run generation */
+    SIM_EV_REQUEUE,         /* an evicted or failed pod is recreated: a, b, gen as above */
+    SIM_EV_EPOCH,           /* periodic priority refresh and preemption */
+    SIM_EV_ROUND,           /* a controller round: gated tasks are released (release.c) */
+    SIM_EV_RELEASE,         /* a release takes effect: a = job slot, b = task, gen as above */
+    SIM_EV_BACKOFF,         /* kube-scheduler's back-off flush for a pod (kqueue.c): a, b, gen */
+    SIM_EV_UNSCHED_TIMEOUT, /* a pod's time in the unschedulable pool is up (kqueue.c) */
 } sim_ev_type;
 
 typedef struct sim_event {

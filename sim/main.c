@@ -36,6 +36,8 @@ typedef struct opts {
     sim_alibaba_params ali;
     double restart_delay_s, disorder_fail_s, extender_weight;
     double release_latency_s, round_interval_s, create_latency_s, start_latency_s;
+    double pod_initial_backoff_s, pod_max_backoff_s, backoff_flush_s, max_unschedulable_s;
+    int graph_observed;
     const char *csv, *json, *jobs_csv, *bars_svg, *gantt_svg, *write_workload;
     size_t gantt_nodes;
     int table, quiet;
@@ -86,6 +88,16 @@ static void usage(FILE *f)
         "                           upstream tasks succeeded (a workflow engine's reaction)\n"
         "  --start-latency S (0)    a bound pod starts running S seconds after binding and\n"
         "                           holds its resources meanwhile\n"
+        "  --graph declared|observed (declared)\n"
+        "                           dagsched, onUpstream jobs: the controller knows each job's\n"
+        "                           whole DAG (a JobGraph, an Argo Workflow), or only the tasks\n"
+        "                           whose pods were created so far\n"
+        "kube-scheduler's queue after a failed scheduling attempt (its defaults):\n"
+        "  --pod-initial-backoff S (1)  --pod-max-backoff S (10)\n"
+        "                           back-off S * 2^(attempts-1), at most the max\n"
+        "  --backoff-flush S (1)    back-off queue flushed every S seconds (0: at once)\n"
+        "  --max-unschedulable S (300)  a pod leaves the unschedulable pool after S seconds\n"
+        "                           without a pod leaving a node\n"
         "Output:\n"
         "  --csv FILE  --json FILE  --table  --bars-svg FILE\n"
         "  --jobs-csv FILE          one row per job and run (arrival, completion, deadline)\n"
@@ -238,6 +250,11 @@ enum {
     O_START_LATENCY,
     O_RELEASE_LATENCY,
     O_ROUND_INTERVAL,
+    O_GRAPH,
+    O_POD_INITIAL_BACKOFF,
+    O_POD_MAX_BACKOFF,
+    O_BACKOFF_FLUSH,
+    O_MAX_UNSCHED,
     O_CSV,
     O_JSON,
     O_JOBS_CSV,
@@ -288,6 +305,11 @@ static int parse_args(int argc, char **argv, opts *o)
         {"start-latency", required_argument, NULL, O_START_LATENCY},
         {"release-latency", required_argument, NULL, O_RELEASE_LATENCY},
         {"round-interval", required_argument, NULL, O_ROUND_INTERVAL},
+        {"graph", required_argument, NULL, O_GRAPH},
+        {"pod-initial-backoff", required_argument, NULL, O_POD_INITIAL_BACKOFF},
+        {"pod-max-backoff", required_argument, NULL, O_POD_MAX_BACKOFF},
+        {"backoff-flush", required_argument, NULL, O_BACKOFF_FLUSH},
+        {"max-unschedulable", required_argument, NULL, O_MAX_UNSCHED},
         {"csv", required_argument, NULL, O_CSV},
         {"json", required_argument, NULL, O_JSON},
         {"jobs-csv", required_argument, NULL, O_JOBS_CSV},
@@ -434,6 +456,28 @@ static int parse_args(int argc, char **argv, opts *o)
             break;
         case O_ROUND_INTERVAL:
             rc = parse_double(optarg, "--round-interval", 0, 3600, &o->round_interval_s);
+            break;
+        case O_GRAPH:
+            if (strcmp(optarg, "declared") == 0 || strcmp(optarg, "observed") == 0) {
+                o->graph_observed = strcmp(optarg, "observed") == 0;
+            } else {
+                fprintf(stderr,
+                        "dagsched-sim: --graph: expected declared or observed (got \"%s\")\n",
+                        optarg);
+                rc = -1;
+            }
+            break;
+        case O_POD_INITIAL_BACKOFF:
+            rc = parse_double(optarg, "--pod-initial-backoff", 0, 3600, &o->pod_initial_backoff_s);
+            break;
+        case O_POD_MAX_BACKOFF:
+            rc = parse_double(optarg, "--pod-max-backoff", 0, 3600, &o->pod_max_backoff_s);
+            break;
+        case O_BACKOFF_FLUSH:
+            rc = parse_double(optarg, "--backoff-flush", 0, 3600, &o->backoff_flush_s);
+            break;
+        case O_MAX_UNSCHED:
+            rc = parse_double(optarg, "--max-unschedulable", 1, 86400, &o->max_unschedulable_s);
             break;
         case O_CSV:
             o->csv = optarg;
@@ -643,9 +687,17 @@ int main(int argc, char **argv)
     o.extender_weight = 5.0;
     o.release_latency_s = SIM_DEFAULT_RELEASE_LATENCY_S;
     o.round_interval_s = 1.0;
+    o.pod_initial_backoff_s = 1.0;
+    o.pod_max_backoff_s = 10.0;
+    o.backoff_flush_s = 1.0;
+    o.max_unschedulable_s = 300.0;
     o.gantt_nodes = 16;
     if (parse_args(argc, argv, &o) != 0)
         return 2;
+    if (o.pod_max_backoff_s < o.pod_initial_backoff_s) {
+        fprintf(stderr, "dagsched-sim: --pod-max-backoff must be >= --pod-initial-backoff\n");
+        return 2;
+    }
 
     ds_policy pol;
     ds_policy_defaults(&pol);
@@ -744,6 +796,11 @@ int main(int argc, char **argv)
             cfg.start_latency_s = o.start_latency_s;
             cfg.release_latency_s = o.release_latency_s;
             cfg.round_interval_s = o.round_interval_s;
+            cfg.graph_observed = o.graph_observed != 0;
+            cfg.pod_initial_backoff_s = o.pod_initial_backoff_s;
+            cfg.pod_max_backoff_s = o.pod_max_backoff_s;
+            cfg.backoff_flush_s = o.backoff_flush_s;
+            cfg.max_unschedulable_s = o.max_unschedulable_s;
             cfg.record_segments = o.gantt_svg != NULL;
             sim_result r;
             double t0 = rt_mono_now();

@@ -62,6 +62,8 @@ int sim_metrics_compute(const sim_result *r, sim_metrics *m)
     m->preempt_starvation = r->preempt_starvation;
     m->preempt_kube = r->preempt_kube;
     m->disorders = r->disorders;
+    m->sched_failures = r->sched_failures;
+    m->sched_failed_pods = r->sched_failed_pods;
     double span = m->makespan_s;
     m->util_cpu = span > 0 && r->capacity.v[DS_RES_CPU] > 0
                       ? r->area[DS_RES_CPU] / ((double)r->capacity.v[DS_RES_CPU] * span)
@@ -223,6 +225,8 @@ void sim_metrics_json(FILE *f, const sim_metrics *runs, size_t n)
                 "\"failures\": %llu, \"starts\": %llu, \"peak_waiting\": %zu, \"events\": %llu, ",
                 (unsigned long long)m->failures, (unsigned long long)m->starts, m->peak_waiting,
                 (unsigned long long)m->events);
+        fprintf(f, "\"sched_failures\": %llu, \"sched_failed_pods\": %llu, ",
+                (unsigned long long)m->sched_failures, (unsigned long long)m->sched_failed_pods);
         json_num(f, "wall_s", m->wall_s, 0);
         json_num(f, "lost_run_s", m->lost_run_s, 0);
         fprintf(f, "\"evict_deadline\": %llu, \"evict_met\": %llu, \"evict_no_deadline\": %llu, ",

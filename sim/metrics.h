@@ -34,6 +34,8 @@ typedef struct sim_metrics {
     double eviction_yield;      /* evict_met / evict_deadline; NAN when evict_deadline is 0 */
     uint64_t failures;          /* runs that failed (started without inputs) */
     uint64_t starts;
+    uint64_t sched_failures;    /* kube-scheduler's failed scheduling attempts */
+    uint64_t sched_failed_pods; /* pods with at least one */
     size_t peak_waiting;
     uint64_t events;
     double wall_s;    /* run time of the simulation */

@@ -50,14 +50,16 @@ static void pull(sim_wqueue *q, uint32_t n)
 {
     sim_wq_node *x = &q->nodes[n];
     x->size = 1;
+    x->active = x->parked ? 0 : 1;
     for (int k = 0; k < DS_RES_N; k++)
-        x->minreq[k] = x->req.v[k];
+        x->minreq[k] = x->parked ? INT64_MAX : x->req.v[k];
     uint32_t ch[2] = {x->left, x->right};
     for (int c = 0; c < 2; c++) {
         if (ch[c] == NIL)
             continue;
         const sim_wq_node *y = &q->nodes[ch[c]];
         x->size += y->size;
+        x->active += y->active;
         for (int k = 0; k < DS_RES_N; k++)
             if (y->minreq[k] < x->minreq[k])
                 x->minreq[k] = y->minreq[k];
@@ -125,6 +127,7 @@ int sim_wq_insert(sim_wqueue *q, sim_qkey key, uint32_t job, uint32_t task, cons
     x->job = job;
     x->task = task;
     x->live = 1;
+    x->parked = 0;
     pull(q, n);
     uint32_t l, r;
     split(q, q->root, &key, &l, &r);
@@ -159,6 +162,48 @@ void sim_wq_remove(sim_wqueue *q, uint32_t handle)
     q->count--;
 }
 
+/* Set the flag of `target` and re-aggregate the path from the root down to it (its key decides
+ * the way). */
+static void set_parked_rec(sim_wqueue *q, uint32_t t, uint32_t target, int parked)
+{
+    if (t == NIL)
+        return;
+    if (t == target)
+        q->nodes[t].parked = parked ? 1 : 0;
+    else if (key_less(&q->nodes[target].key, &q->nodes[t].key))
+        set_parked_rec(q, q->nodes[t].left, target, parked);
+    else
+        set_parked_rec(q, q->nodes[t].right, target, parked);
+    pull(q, t);
+}
+
+void sim_wq_set_parked(sim_wqueue *q, uint32_t handle, int parked)
+{
+    if (handle >= q->used || !q->nodes[handle].live || q->nodes[handle].parked == (parked != 0))
+        return;
+    set_parked_rec(q, q->root, handle, parked);
+}
+
+uint32_t sim_wq_first_active(const sim_wqueue *q)
+{
+    uint32_t t = q->root;
+    while (t != NIL && q->nodes[t].active > 0) {
+        const sim_wq_node *x = &q->nodes[t];
+        if (x->left != NIL && q->nodes[x->left].active > 0)
+            t = x->left;
+        else if (!x->parked)
+            return t;
+        else
+            t = x->right;
+    }
+    return NIL;
+}
+
+size_t sim_wq_active(const sim_wqueue *q)
+{
+    return q->root == NIL ? 0 : q->nodes[q->root].active;
+}
+
 static int fits_min(const int64_t *minreq, const ds_res *free_)
 {
     for (int k = 0; k < DS_RES_N; k++)
@@ -171,12 +216,12 @@ static uint32_t first_fit_rec(const sim_wqueue *q, uint32_t t, const ds_res *fre
 {
     while (t != NIL) {
         const sim_wq_node *x = &q->nodes[t];
-        if (!fits_min(x->minreq, free_))
+        if (x->active == 0 || !fits_min(x->minreq, free_))
             return NIL;
         uint32_t r = first_fit_rec(q, x->left, free_);
         if (r != NIL)
             return r;
-        if (ds_res_fits(&x->req, free_))
+        if (!x->parked && ds_res_fits(&x->req, free_))
             return t;
         t = x->right; /* tail position: iterate */
     }
@@ -199,7 +244,7 @@ static uint32_t first_fit_from_rec(const sim_wqueue *q, uint32_t t, const ds_res
 {
     while (t != NIL) {
         const sim_wq_node *x = &q->nodes[t];
-        if (base + x->size <= start || !fits_min(x->minreq, free_))
+        if (base + x->size <= start || x->active == 0 || !fits_min(x->minreq, free_))
             return NIL;
         size_t left = subtree_size(q, x->left);
         if (base + left > start) {
@@ -207,7 +252,7 @@ static uint32_t first_fit_from_rec(const sim_wqueue *q, uint32_t t, const ds_res
             if (r != NIL)
                 return r;
         }
-        if (base + left >= start && ds_res_fits(&x->req, free_))
+        if (base + left >= start && !x->parked && ds_res_fits(&x->req, free_))
             return t;
         base += left + 1;
         t = x->right;

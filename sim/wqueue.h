@@ -29,7 +29,9 @@ typedef struct sim_wq_node {
     uint32_t prio;
     uint32_t size;
     uint32_t job, task;
-    uint32_t live; /* 1 while in the queue; free-list link otherwise */
+    uint32_t live;   /* 1 while in the queue; free-list link otherwise */
+    uint32_t active; /* entries of the subtree that are not parked */
+    uint8_t parked;  /* kept in order but skipped by the fit and head queries */
 } sim_wq_node;
 
 typedef struct sim_wqueue {
@@ -52,9 +54,19 @@ int sim_wq_insert(sim_wqueue *q, sim_qkey key, uint32_t job, uint32_t task, cons
                   uint32_t *handle);
 void sim_wq_remove(sim_wqueue *q, uint32_t handle);
 
-/* First entry in queue order whose request fits free_ component-wise, or SIM_WQ_NONE. */
+/* Parking: a parked entry keeps its place in the order (rank, collect, size count it) but the
+ * fit queries and sim_wq_first_active skip it (kube-scheduler's pods backing off or in the
+ * unschedulable pool). Entries are inserted unparked. O(log n) expected. */
+void sim_wq_set_parked(sim_wqueue *q, uint32_t handle, int parked);
+/* First entry in queue order that is not parked, or SIM_WQ_NONE. */
+uint32_t sim_wq_first_active(const sim_wqueue *q);
+/* Entries that are not parked. */
+size_t sim_wq_active(const sim_wqueue *q);
+
+/* First unparked entry in queue order whose request fits free_ component-wise, or SIM_WQ_NONE. */
 uint32_t sim_wq_first_fit(const sim_wqueue *q, const ds_res *free_);
-/* First entry at position >= start in queue order whose request fits free_, or SIM_WQ_NONE. */
+/* First unparked entry at position >= start in queue order whose request fits free_, or
+ * SIM_WQ_NONE. */
 uint32_t sim_wq_first_fit_from(const sim_wqueue *q, const ds_res *free_, size_t start);
 /* 0-based position of the entry in queue order. */
 size_t sim_wq_rank(const sim_wqueue *q, uint32_t handle);

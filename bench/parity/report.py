@@ -14,6 +14,12 @@
       The comparison: per policy the outcome on the cluster and in the simulator side by side, the
       ratios dagsched/default of each, and the agreement |sim ratio / real ratio - 1|.
 
+  report.py pool PARITY.json ...
+      Several runs of `make bench-parity` (the parity.json each writes) pooled: the worst agreement
+      of each run, then the comparison of the means over the runs (per policy and side, the mean of
+      each figure; the ratios dagsched/default of the means and their agreement). A deadline that
+      the cluster's timing moves across from run to run weighs less in the means than in one run.
+
 Delays, each the mean over the run's pods (creationTimestamp has whole seconds: half a second is
 added to it, its expected truncation; the other times have milliseconds or better):
 
@@ -309,7 +315,7 @@ def fmt(v, kind, of=None):
     if kind == "pct":
         return f"{100 * v:.1f} %"
     if of is not None:
-        return f"{v}/{of}"
+        return f"{v:.1f}/{of}" if isinstance(v, float) and v != int(v) else f"{v:.0f}/{of}"
     return f"{v:.0f}" if isinstance(v, float) else str(v)
 
 
@@ -378,6 +384,42 @@ def cmd_table(a):
     return 0
 
 
+def pool(results):
+    """The mean over runs of each compared figure, per side and policy: ({policy: outcome} of the
+    cluster, {policy: outcome} of the simulator), from the parity.json of each run."""
+    sides = {"real": {}, "sim": {}}
+    for p in POLICIES:
+        for side in sides:
+            outs = [(r["real"][p]["outcome"] if side == "real" else r["sim"][p]) for r in results]
+            mean = {}
+            for key in ("makespan_s", "jct_mean_s", "deadlines_met", "evictions"):
+                vals = [o.get(key) for o in outs]
+                mean[key] = None if any(v is None for v in vals) else sum(vals) / len(vals)
+            jobs = {o.get("deadline_jobs") for o in outs}
+            mean["deadline_jobs"] = jobs.pop() if len(jobs) == 1 else None
+            sides[side][p] = mean
+    return sides["real"], sides["sim"]
+
+
+def cmd_pool(a):
+    results = [load_json(path) for path in a.parity]
+    for path, r in zip(a.parity, results):
+        for p in POLICIES:
+            if not ((r.get("real") or {}).get(p) or {}).get("outcome") or not (r.get("sim") or {}).get(p):
+                die(f"{path}: no outcome of {p!r} on both sides (a parity.json of bench-parity?)")
+    print(f"{len(results)} runs of bench-parity; worst agreement of each (makespan, mean JCT, deadlines met):")
+    for path, r in zip(a.parity, results):
+        rows = {row["metric"]: row["agreement"] for row in r["comparison"]["rows"]}
+        cells = ", ".join(fmt(rows.get(k), "pct") for k in COMPARED)
+        print(f"  {path}: {cells}; worst {fmt(r['comparison']['worst'], 'pct')}")
+    real_mean, sim_mean = pool(results)
+    cmp = compare(real_mean, sim_mean)
+    print()
+    print("means over the runs:")
+    print(render(cmp, real_mean, sim_mean, {}).split("\n\ndelays")[0])
+    return 0
+
+
 def main(argv):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sp = ap.add_subparsers(dest="cmd", required=True)
@@ -392,8 +434,10 @@ def main(argv):
     t.add_argument("--real", required=True)
     t.add_argument("--sim", action="append", required=True)
     t.add_argument("--json")
+    o = sp.add_parser("pool")
+    o.add_argument("parity", nargs="+")
     a = ap.parse_args(argv)
-    return {"real": cmd_real, "sim-args": cmd_sim_args, "table": cmd_table}[a.cmd](a)
+    return {"real": cmd_real, "sim-args": cmd_sim_args, "table": cmd_table, "pool": cmd_pool}[a.cmd](a)
 
 
 if __name__ == "__main__":

@@ -12,7 +12,9 @@
 # in both runs created the way a workflow engine creates them (hack/demo/baseline_driver.py: each
 # task's Job when its upstream tasks have succeeded, no scheduling gate, jobs arriving over time);
 #   3. through bin/dagsched-sim, policies dagsched and default, on the same nodes (the untainted
-#      ones of the profile) with the delays measured in each real run (report.py real);
+#      ones of the profile) with the delays measured in each real run (report.py real), and
+#      `--graph observed`: the driver declares no graph, so the controller knows a job only by the
+#      pods created so far;
 #
 # then prints per policy makespan, mean job completion time, deadlines met and evictions from the
 # cluster and from the simulator side by side, the ratios dagsched/default of each, and their
@@ -226,9 +228,9 @@ python3 "$TOOLS/report.py" real --workload "$OUT/workload/workload.yaml" \
   --run "dagsched=$OUT/dagsched/result" --run "default=$OUT/default/result" --json "$OUT/real.json"
 for p in dagsched default; do
   mapfile -t args < <(python3 "$TOOLS/report.py" sim-args --real "$OUT/real.json" --run "$p")
-  say "sim: bin/dagsched-sim --workload ${OUT#"$ROOT"/}/workload/sim-workload.yaml --policy $p --policy-file ${POLICY#"$ROOT"/} ${args[*]}"
+  say "sim: bin/dagsched-sim --workload ${OUT#"$ROOT"/}/workload/sim-workload.yaml --policy $p --policy-file ${POLICY#"$ROOT"/} --graph observed ${args[*]}"
   "$SIM" --workload "$OUT/workload/sim-workload.yaml" --policy "$p" --policy-file "$POLICY" \
-    "${args[@]}" --json "$OUT/sim-$p.json" --quiet
+    --graph observed "${args[@]}" --json "$OUT/sim-$p.json" --quiet
 done
 echo
 python3 "$TOOLS/report.py" table --real "$OUT/real.json" \

@@ -10,7 +10,8 @@
 - hack/demo/baseline_driver.py --arrivals: the arrival times it accepts and refuses.
 - bench/parity/report.py: the delays measured from pod and Event timestamps of a small run written
   here; the comparison's ratios and agreement on a result recorded by `make bench-parity`
-  (tests/parity/data), against values computed by hand; the simulator options given per run.
+  (tests/parity/data), against values computed by hand; the simulator options given per run; the
+  pooling of several runs (report.py pool): means per side and policy and their agreement.
 """
 
 import io
@@ -264,6 +265,44 @@ class Comparison(unittest.TestCase):
             o = self.real_out[p]
             self.assertIn(f"{o['deadlines_met']}/{o['deadline_jobs']}", out)
         self.assertIn(f"worst {100 * self.cmp['worst']:.1f} %", out)
+
+    def test_pool_of_runs(self):
+        def outcome(makespan, jct, met):
+            return {"makespan_s": makespan, "jct_mean_s": jct, "deadlines_met": met, "deadline_jobs": 44,
+                    "evictions": 0}
+
+        def run(real, sim):
+            r = {p: {"outcome": outcome(*real[p])} for p in report.POLICIES}
+            o = {p: outcome(*sim[p]) for p in report.POLICIES}
+            return {"real": r, "sim": o, "comparison": report.compare({p: r[p]["outcome"] for p in r}, o)}
+
+        runs = [run({"dagsched": (170, 75, 28), "default": (160, 80, 26)},
+                    {"dagsched": (168, 72, 30), "default": (176, 82, 26)}),
+                run({"dagsched": (166, 77, 30), "default": (168, 78, 31)},
+                    {"dagsched": (170, 74, 29), "default": (184, 82, 24)})]
+        real, sim = report.pool(runs)
+        self.assertEqual(real["dagsched"], {"makespan_s": 168, "jct_mean_s": 76, "deadlines_met": 29,
+                                            "evictions": 0, "deadline_jobs": 44})
+        self.assertAlmostEqual(sim["default"]["deadlines_met"], 25)
+        cmp = {r["metric"]: r for r in report.compare(real, sim)["rows"]}
+        # deadlines met: cluster 29 / 28.5, simulator 29.5 / 25
+        self.assertAlmostEqual(cmp["deadlines_met"]["agreement"], abs((29.5 / 25) / (29 / 28.5) - 1), places=9)
+        # makespan: cluster 168 / 164, simulator 169 / 180
+        self.assertAlmostEqual(cmp["makespan_s"]["agreement"], abs((169 / 180) / (168 / 164) - 1), places=9)
+        with tempfile.TemporaryDirectory() as d:
+            paths = []
+            for i, r in enumerate(runs):
+                paths.append(os.path.join(d, f"parity-{i}.json"))
+                with open(paths[-1], "w") as f:
+                    json.dump(r, f)
+            buf = io.StringIO()
+            with redirect_stdout(buf):
+                self.assertEqual(report.main(["pool", *paths]), 0)
+            out = buf.getvalue()
+        self.assertIn("2 runs of bench-parity", out)
+        self.assertIn("28.5/44", out)  # default's mean on the cluster
+        self.assertIn("29.5/44", out)
+        self.assertIn(f"worst {100 * report.compare(real, sim)['worst']:.1f} %", out)
 
     def test_sim_args(self):
         d = self.real["dagsched"]["delays"]

@@ -1,6 +1,6 @@
 /* test_wqueue.c: the waiting queue (augmented treap) against a brute-force reference: queue
- * order, first fit (from any position), ranks, counts before a key, removal and re-keying, on
- * random operations. */
+ * order, first fit (from any position), ranks, counts before a key, removal, re-keying and
+ * parking (the fit and head queries skip parked entries), on random operations. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -18,6 +18,7 @@
 
 typedef struct ref {
     int live;
+    int parked;
     sim_qkey key;
     ds_res req;
     uint32_t h;
@@ -65,18 +66,28 @@ static void check(const sim_wqueue *q, const ref *r, size_t n, sim_rng *rng)
     assert_int_equal(k, m < 8 ? m : 8);
     for (size_t i = 0; i < k; i++)
         assert_int_equal(first[i], r[order[i]].h);
+    uint32_t head = SIM_WQ_NONE;
+    size_t active = 0;
+    for (size_t i = 0; i < m; i++)
+        if (!r[order[i]].parked) {
+            if (head == SIM_WQ_NONE)
+                head = r[order[i]].h;
+            active++;
+        }
+    assert_int_equal(sim_wq_first_active(q), head);
+    assert_int_equal(sim_wq_active(q), active);
     for (int t = 0; t < 20; t++) {
         ds_res free_ = {{(int64_t)sim_rng_below(rng, 1200), (int64_t)sim_rng_below(rng, 1200), 0,
                          (int64_t)sim_rng_below(rng, 2)}};
         uint32_t want = SIM_WQ_NONE;
         for (size_t i = 0; i < m && want == SIM_WQ_NONE; i++)
-            if (ds_res_fits(&r[order[i]].req, &free_))
+            if (!r[order[i]].parked && ds_res_fits(&r[order[i]].req, &free_))
                 want = r[order[i]].h;
         assert_int_equal(sim_wq_first_fit(q, &free_), want);
         size_t start = (size_t)sim_rng_below(rng, m + 2);
         want = SIM_WQ_NONE;
         for (size_t i = start; i < m && want == SIM_WQ_NONE; i++)
-            if (ds_res_fits(&r[order[i]].req, &free_))
+            if (!r[order[i]].parked && ds_res_fits(&r[order[i]].req, &free_))
                 want = r[order[i]].h;
         assert_int_equal(sim_wq_first_fit_from(q, &free_, start), want);
     }
@@ -112,6 +123,7 @@ static void test_random_ops(void **state)
         if (op < 6 && n < N_MAX) {
             ref *x = &r[n++];
             x->live = 1;
+            x->parked = 0;
             /* few distinct key values so that ties exercise seq */
             static const uint64_t span[SIM_QKEY_N] = {3, 20, 2, 2, 3, 2};
             x->key.seq = seq++;
@@ -121,11 +133,17 @@ static void test_random_ops(void **state)
                 (ds_res){{(int64_t)sim_rng_below(&rng, 1000), (int64_t)sim_rng_below(&rng, 1000), 0,
                           sim_rng_below(&rng, 8) == 0 ? 1 : 0}};
             assert_int_equal(sim_wq_insert(&q, x->key, 0, (uint32_t)(x - r), &x->req, &x->h), 0);
-        } else if (op < 9 && n > 0) {
+        } else if (op < 8 && n > 0) {
             size_t i = (size_t)sim_rng_below(&rng, n);
             if (r[i].live) {
                 sim_wq_remove(&q, r[i].h);
                 r[i].live = 0;
+            }
+        } else if (op < 9 && n > 0) {
+            size_t i = (size_t)sim_rng_below(&rng, n);
+            if (r[i].live) {
+                r[i].parked = !r[i].parked;
+                sim_wq_set_parked(&q, r[i].h, r[i].parked);
             }
         } else {
             /* re-key every live entry and rebuild */

@@ -1,0 +1,202 @@
+/* test_kqueue.c: kube-scheduler's queue after a failed scheduling attempt in the simulator
+ * (sim/kqueue.c), on one 1-core node, for the policies without a gate and for dagsched (whose
+ * look-ahead releases a pod that does not fit yet): a pod that failed waits for a pod to leave a
+ * node, then for the rest of its back-off (1 s after the first failure, 2 s after the second,
+ * doubling, at most the maximum), and is retried at the back-off queue's next flush. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "../common/ds_assert.h"
+
+#include "engine.h"
+#include "engine_state.h"
+#include "sim_test_util.h"
+
+static const char *const policies[] = {"default", "tetris", "sailfish", "dsp", "dagsched"};
+#define N_POLICIES (sizeof policies / sizeof policies[0])
+
+/* One single-task job of `cpu_m` milli-cores and run time `runtime` arriving at `arrival`. */
+static void one_task_job(sim_workload *w, const char *name, double arrival, double runtime,
+                         int64_t cpu_m)
+{
+    double rt[1] = {runtime};
+    int64_t cpu[1] = {cpu_m};
+    tu_job(w, name, arrival, 1, rt, cpu, 0);
+}
+
+static void config(sim_config *c, const char *policy)
+{
+    sim_config_defaults(c, sim_policy_find(policy));
+    assert_non_null(c->policy);
+    c->release_latency_s = 0;
+    c->round_interval_s = 0;
+    c->pol.preemption_enabled = false;
+    c->record_segments = true;
+}
+
+static void run_ok(const sim_workload *w, const sim_config *c, sim_result *r)
+{
+    ds_err err = {{0}};
+    if (sim_run(w, c, r, &err) != 0)
+        fail_msg("sim_run(%s): %s", c->policy->name, err.msg);
+}
+
+/* Start of job `job`'s only run. */
+static double start_of(const sim_result *r, uint32_t job)
+{
+    for (size_t i = 0; i < r->n_segs; i++)
+        if (r->segs[i].job == job)
+            return r->segs[i].start;
+    fail_msg("job %u never ran", job);
+    return -1;
+}
+
+/* "a" holds the node 0..0.8; "b" arrives at 0.5 and fails (attempt 1, back-off 1 s): the end of
+ * "a" at 0.8 moves it to the back-off queue until 1.5. With the flush at the end of each back-off
+ * it starts at 1.5; with kube-scheduler's flush every second, at 2.0. Not at 0.8. */
+static void test_first_backoff(void **state)
+{
+    (void)state;
+    for (size_t p = 0; p < N_POLICIES; p++) {
+        sim_workload w = {0};
+        snprintf(w.name, sizeof w.name, "backoff1");
+        tu_node(&w, 1000, 1.0);
+        one_task_job(&w, "a", 0, 0.8, 1000);
+        one_task_job(&w, "b", 0.5, 1, 1000);
+        sim_config c;
+        config(&c, policies[p]);
+        const double flush[2] = {0, 1}, want[2] = {1.5, 2.0};
+        for (int f = 0; f < 2; f++) {
+            c.backoff_flush_s = flush[f];
+            sim_result r;
+            run_ok(&w, &c, &r);
+            if (fabs(start_of(&r, 1) - want[f]) > 1e-9)
+                fail_msg("%s, flush %g: b started at %g, want %g", policies[p], flush[f],
+                         start_of(&r, 1), want[f]);
+            assert_int_equal(r.sched_failures, 1);
+            sim_result_free(&r);
+        }
+        sim_workload_free(&w);
+    }
+}
+
+/* As test_first_backoff (flush at the end of each back-off), plus "c" (1 s) arriving at 1.0 on
+ * the free node: "b" becomes active at 1.5, fails again (attempt 2, back-off 2 s), the end of "c"
+ * at 2.0 moves it to the back-off queue until 3.5, where it starts. With an initial back-off of
+ * 4 s and a maximum of 6 s the second back-off is 6 s, not 8: "c" arrives at 4.0 instead, "b"
+ * fails again at 4.5 and starts at 10.5. */
+static void test_second_backoff_and_cap(void **state)
+{
+    (void)state;
+    static const struct {
+        double initial, max, c_arrival, want;
+    } cases[] = {{1, 10, 1.0, 3.5}, {4, 6, 4.0, 10.5}};
+    for (size_t p = 0; p < N_POLICIES; p++)
+        for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+            sim_workload w = {0};
+            snprintf(w.name, sizeof w.name, "backoff2");
+            tu_node(&w, 1000, 1.0);
+            one_task_job(&w, "a", 0, 0.8, 1000);
+            one_task_job(&w, "b", 0.5, 1, 1000);
+            one_task_job(&w, "c", cases[k].c_arrival, 1, 1000);
+            sim_config c;
+            config(&c, policies[p]);
+            c.backoff_flush_s = 0;
+            c.pod_initial_backoff_s = cases[k].initial;
+            c.pod_max_backoff_s = cases[k].max;
+            sim_result r;
+            run_ok(&w, &c, &r);
+            assert_double_near(start_of(&r, 2), cases[k].c_arrival, 1e-9);
+            if (fabs(start_of(&r, 1) - cases[k].want) > 1e-9)
+                fail_msg("%s, back-off %g..%g: b started at %g, want %g", policies[p],
+                         cases[k].initial, cases[k].max, start_of(&r, 1), cases[k].want);
+            assert_int_equal(r.sched_failures, 2);
+            sim_result_free(&r);
+            sim_workload_free(&w);
+        }
+}
+
+/* The back-off after n failed attempts: 1, 2, 4, 8, then 10 (the maximum) for ever. */
+static void test_backoff_formula(void **state)
+{
+    (void)state;
+    sim_config c;
+    sim_config_defaults(&c, sim_policy_find("default"));
+    const double want[] = {1, 1, 2, 4, 8, 10, 10, 10};
+    for (unsigned n = 1; n < sizeof want / sizeof want[0]; n++)
+        assert_double_near(sim_kq_backoff(&c, n), want[n], 1e-12);
+    assert_double_near(sim_kq_backoff(&c, 60000), 10, 1e-12);
+    assert_double_near(sim_kq_backoff(&c, 0), 1, 1e-12);
+}
+
+/* "a" holds the node 0..39.8; "b" arrives at 0.5 and fails. Its back-off ends at 1.5, but it
+ * stays in the unschedulable pool (not retried: one failed attempt in all) until a pod leaves a
+ * node: "c", bound at 3 on the second node, is no such event; the end of "a" at 39.8 is, after the
+ * back-off: "b" is active at once and starts at 39.8 (not at the next flush, 40). Without an event
+ * a pod leaves the pool after max_unschedulable_s, checked every 30 s: with 2 s, "b" is retried at
+ * 30 and fails a second time. */
+static void test_unschedulable_waits_for_event(void **state)
+{
+    (void)state;
+    for (size_t p = 0; p < N_POLICIES; p++)
+        for (int timeout = 0; timeout < 2; timeout++) {
+            sim_workload w = {0};
+            snprintf(w.name, sizeof w.name, "unschedulable");
+            tu_node(&w, 1000, 1.0);
+            tu_node(&w, 500, 1.0);
+            one_task_job(&w, "a", 0, 39.8, 1000);
+            one_task_job(&w, "b", 0.5, 1, 1000);
+            one_task_job(&w, "c", 3, 50, 500);
+            sim_config c;
+            config(&c, policies[p]);
+            if (timeout)
+                c.max_unschedulable_s = 2;
+            sim_result r;
+            run_ok(&w, &c, &r);
+            assert_double_near(start_of(&r, 2), 3.0, 1e-9);
+            if (fabs(start_of(&r, 1) - 39.8) > 1e-9)
+                fail_msg("%s: b started at %g, want 39.8", policies[p], start_of(&r, 1));
+            if (r.sched_failures != (uint64_t)(1 + timeout))
+                fail_msg("%s, timeout %d: %llu failed attempts, want %d", policies[p], timeout,
+                         (unsigned long long)r.sched_failures, 1 + timeout);
+            sim_result_free(&r);
+            sim_workload_free(&w);
+        }
+}
+
+/* Bad parameters are refused. */
+static void test_bad_parameters(void **state)
+{
+    (void)state;
+    sim_workload w = {0};
+    snprintf(w.name, sizeof w.name, "bad");
+    tu_node(&w, 1000, 1.0);
+    one_task_job(&w, "a", 0, 1, 1000);
+    sim_config c;
+    config(&c, "default");
+    c.pod_max_backoff_s = 0.5;
+    sim_result r;
+    ds_err err = {{0}};
+    assert_int_equal(sim_run(&w, &c, &r, &err), -1);
+    assert_string_equal(err.msg, "simulator: kube-scheduler back-off: initial must be >= 0 and "
+                                 "<= max, flush interval >= 0, unschedulable time > 0");
+    config(&c, "default");
+    c.backoff_flush_s = -1;
+    assert_int_equal(sim_run(&w, &c, &r, &err), -1);
+    sim_workload_free(&w);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_first_backoff),
+        cmocka_unit_test(test_second_backoff_and_cap),
+        cmocka_unit_test(test_backoff_formula),
+        cmocka_unit_test(test_unschedulable_waits_for_event),
+        cmocka_unit_test(test_bad_parameters),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
