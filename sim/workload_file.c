@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "quantity.h"
+#include "strmap.h"
 #include "strquote.h"
 #include "timefmt.h"
 #include "yaml_tree.h"
@@ -277,31 +278,22 @@ static int parse_task(ctx *c, const ds_yaml_node *m, bool job_checkpoint, sim_ta
 /* dependsOn lists, resolved once all task names of the job are known. */
 static int resolve_deps(ctx *c, const ds_yaml_node *tasks, sim_job_def *j)
 {
-    /* name lookup through a temporary DAG-free index: sort-free linear probing table */
-    size_t n = j->n_tasks, n_slots = 16;
-    while (n_slots < 2 * n)
-        n_slots *= 2;
-    size_t *slots = calloc(n_slots, sizeof *slots);
-    if (slots == NULL)
+    /* task names -> indexes (the names live in j->tasks, which outlives the map) */
+    size_t n = j->n_tasks;
+    ds_strmap names;
+    if (ds_strmap_init(&names, n) != 0)
         return ds_err_set(c->err, "%s: out of memory", c->path);
     int rc = 0;
     for (size_t i = 0; i < n && rc == 0; i++) {
-        uint64_t h = 1469598103934665603ULL;
-        for (const char *s = j->tasks[i].name; *s; s++)
-            h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-        size_t k = h & (n_slots - 1);
-        while (slots[k] != 0) {
-            if (strcmp(j->tasks[slots[k] - 1].name, j->tasks[i].name) == 0) {
-                char saved[PATH_LEN], q[DS_QUOTE_BUF];
-                push(c, saved, "[%zu].name", NULL, i);
-                rc = fail(c, "duplicate task name %s", ds_quote(j->tasks[i].name, 64, q, sizeof q),
-                          "");
-                break;
-            }
-            k = (k + 1) & (n_slots - 1);
+        const char *name = j->tasks[i].name;
+        int put = ds_strmap_put(&names, name, strlen(name), i, NULL);
+        if (put == 1) {
+            char saved[PATH_LEN], q[DS_QUOTE_BUF];
+            push(c, saved, "[%zu].name", NULL, i);
+            rc = fail(c, "duplicate task name %s", ds_quote(name, 64, q, sizeof q), "");
+        } else if (put != 0) {
+            rc = ds_err_set(c->err, "%s: task name index full", c->path);
         }
-        if (rc == 0)
-            slots[k] = i + 1;
     }
     for (size_t i = 0; i < n && rc == 0; i++) {
         const ds_yaml_node *deps = ds_yaml_get(tasks->child[i], "dependsOn");
@@ -325,18 +317,9 @@ static int resolve_deps(ctx *c, const ds_yaml_node *tasks, sim_job_def *j)
                 rc = -1;
                 break;
             }
-            uint64_t h = 1469598103934665603ULL;
-            for (const char *s = v->text; *s; s++)
-                h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-            size_t k = h & (n_slots - 1);
             size_t found = SIZE_MAX;
-            while (slots[k] != 0) {
-                if (strcmp(j->tasks[slots[k] - 1].name, v->text) == 0) {
-                    found = slots[k] - 1;
-                    break;
-                }
-                k = (k + 1) & (n_slots - 1);
-            }
+            if (ds_strmap_get(&names, v->text, strlen(v->text), &found) != 0)
+                found = SIZE_MAX;
             char q[DS_QUOTE_BUF];
             if (found == SIZE_MAX)
                 rc = fail(c, "unknown task %s", ds_quote(v->text, 64, q, sizeof q), "");
@@ -346,7 +329,7 @@ static int resolve_deps(ctx *c, const ds_yaml_node *tasks, sim_job_def *j)
         if (rc == 0)
             pop(c, saved);
     }
-    free(slots);
+    ds_strmap_free(&names);
     return rc;
 }
 
