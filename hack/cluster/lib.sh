@@ -202,11 +202,24 @@ wait_healthy() {
   local name="$1" timeout="${2:-60}" deadline
   deadline=$((SECONDS + timeout))
   while ((SECONDS < deadline)); do
-    component_pid "$name" >/dev/null || return 2
+    if ! component_pid "$name" >/dev/null && component_gone "$name"; then
+      return 2
+    fi
     component_healthy "$name" && return 0
     sleep 0.2
   done
   return 1
+}
+
+# Has the component exited? component_pid fails for a moment while the launcher execs it (the
+# kernel shows an empty /proc/PID/cmdline during execve), so only a second of failures says so.
+component_gone() {
+  local k
+  for ((k = 0; k < 10; k++)); do
+    sleep 0.1
+    component_pid "$1" >/dev/null && return 1
+  done
+  return 0
 }
 
 # Renders a KubeSchedulerConfiguration into the run directory, replacing the placeholders
