@@ -106,6 +106,29 @@ static json_t *configmap(const ds_policy *pol, const char *text, const char *ns)
                      "data", KUBE_POLICY_DATA_KEY, text);
 }
 
+/* The labelled ConfigMap of the policy in FILE for namespace ns: 0 and *out set; 2 for a bad
+ * namespace, 1 for an invalid policy or out of memory (said on stderr). */
+static int policy_configmap(const char *path, const char *ns, json_t **out)
+{
+    const char *why = ds_check_dns_label(ns);
+    if (why != NULL) {
+        fprintf(stderr, "kubectl-dagsched: --namespace: %s (got \"%.80s\")\n", why, ns);
+        return 2;
+    }
+    char *text = NULL;
+    size_t len = 0;
+    ds_policy pol;
+    if (load(path, &text, &len, &pol) != 0)
+        return 1;
+    *out = configmap(&pol, text, ns);
+    free(text);
+    if (*out == NULL) {
+        fprintf(stderr, "kubectl-dagsched: out of memory\n");
+        return 1;
+    }
+    return 0;
+}
+
 static int cmd_configmap(int argc, char **argv)
 {
     const char *ns = DEFAULT_NAMESPACE, *path = NULL;
@@ -128,22 +151,10 @@ static int cmd_configmap(int argc, char **argv)
         fprintf(stderr, "kubectl-dagsched policy configmap: expected a FILE\n");
         return 2;
     }
-    const char *why = ds_check_dns_label(ns);
-    if (why != NULL) {
-        fprintf(stderr, "kubectl-dagsched: --namespace: %s (got \"%.80s\")\n", why, ns);
-        return 2;
-    }
-    char *text = NULL;
-    size_t len = 0;
-    ds_policy pol;
-    if (load(path, &text, &len, &pol) != 0)
-        return 1;
-    json_t *cm = configmap(&pol, text, ns);
-    free(text);
-    if (cm == NULL) {
-        fprintf(stderr, "kubectl-dagsched: out of memory\n");
-        return 1;
-    }
+    json_t *cm = NULL;
+    int built = policy_configmap(path, ns, &cm);
+    if (built != 0)
+        return built;
     int rc = json_dumpf(cm, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER) == 0 ? 0 : 1;
     json_decref(cm);
     if (rc == 0 && (fputc('\n', stdout) == EOF || fflush(stdout) != 0))
@@ -166,23 +177,11 @@ static int cmd_apply(int argc, char **argv)
     }
     const char *path = argv[first];
     const char *ns = o.v.ns != NULL ? o.v.ns : DEFAULT_NAMESPACE;
-    const char *why = ds_check_dns_label(ns);
-    if (why != NULL) {
-        fprintf(stderr, "kubectl-dagsched: --namespace: %s (got \"%.80s\")\n", why, ns);
-        return 2;
-    }
     o.v.ns = ns;
-    char *text = NULL;
-    size_t len = 0;
-    ds_policy pol;
-    if (load(path, &text, &len, &pol) != 0)
-        return 1;
-    json_t *cm = configmap(&pol, text, ns);
-    free(text);
-    if (cm == NULL) {
-        fprintf(stderr, "kubectl-dagsched: out of memory\n");
-        return 1;
-    }
+    json_t *cm = NULL;
+    int built = policy_configmap(path, ns, &cm);
+    if (built != 0)
+        return built;
     kube_client *c = NULL;
     char cns[254];
     ds_err err = {{0}};
