@@ -157,6 +157,7 @@ static const ds_pfield preemption_fields[] = {
     BOOL("deadlineVictims", preemption.deadline_victims),
     DURATION("tau", preemption.tau_s, 0.0, "0s", WEEK, "168h"),
     DURATION("minRunTime", preemption.min_run_s, 0.0, "0s", DAY, "24h"),
+    DURATION("startLatency", preemption.start_latency_s, 0.0, "0s", HOUR, "1h"),
     COUNT("maxVictimsPerPreemptor", preemption.max_victims_per_preemptor, 1, 64),
     COUNT("maxEvictionsPerNode", max_evictions_per_node, 1, 1000),
     COUNT("maxEvictionsPerNamespace", max_evictions_per_namespace, 1, 10000),

@@ -539,7 +539,7 @@ static size_t greedy_plan(vctx *c, const ds_res *req, const ds_res *free_, size_
  * so that a failure caused by the deadline is not taken for a failure of the request alone. */
 static bool savable_on(vctx *c, const ds_waiting_task *a, size_t n)
 {
-    if (ds_preemptor_savable(a->t_allow_s, a->t_rem_s, c->nodes[n].speed))
+    if (ds_preemptor_savable(a->t_allow_s, a->t_rem_s, c->nodes[n].speed, c->p->start_latency_s))
         return true;
     c->preemptor_excluded = true;
     return false;
@@ -556,7 +556,8 @@ static bool pays(vctx *c, const ds_waiting_task *a, const ds_running_task *b, si
                                            &a->request, &a->ahead);
         c->wait_known = true;
     }
-    double slack = ds_preemptor_slack_on(a->t_allow_s, a->t_rem_s, c->nodes[n].speed);
+    double slack =
+        ds_preemptor_slack_on(a->t_allow_s, a->t_rem_s, c->nodes[n].speed, c->p->start_latency_s);
     double wait = ds_eviction_wait(b->t_rem_s, c->wait_s);
     if (ds_eviction_pays(slack, isfinite(a->t_allow_s), b->ran_s, wait) &&
         ds_victim_survives_redo(b->t_allow_s, b->ran_s))

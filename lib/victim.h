@@ -47,8 +47,12 @@ typedef struct ds_preempt_params {
      * is the one the preemptor lacks most there come first (3DSF); the policy's default is
      * true. */
     bool same_resource_first;
-    double tau_s;                     /* starvation guard on waiting time; 0 = off (default) */
-    double min_run_s;                 /* a victim must have run this long; default 60 */
+    double tau_s;     /* starvation guard on waiting time; 0 = off (default) */
+    double min_run_s; /* a victim must have run this long; default 60 */
+    /* The time from room on a node to the preemptor running there (release, kube-scheduler's
+     * queue and back-off, bind, start): taken off the preemptor's slack in the savable and
+     * exchange rules (ds_preemptor_slack_on); default 5. */
+    double start_latency_s;
     size_t max_victims_per_preemptor; /* victims evicted on one node for one preemptor; default 1 */
     size_t max_evictions; /* total decisions in one call (the caller's remaining budget) */
 } ds_preempt_params;
