@@ -154,6 +154,7 @@ static const ds_pfield preemption_fields[] = {
     {.name = "normalisation", .type = DS_PF_GAP_NORM, .offset = OFF(preemption.norm)},
     BOOL("payoff", preemption.payoff),
     BOOL("queueOrder", preemption.queue_order),
+    BOOL("jobRoom", preemption.job_room),
     BOOL("deadlineVictims", preemption.deadline_victims),
     DURATION("tau", preemption.tau_s, 0.0, "0s", WEEK, "168h"),
     DURATION("minRunTime", preemption.min_run_s, 0.0, "0s", DAY, "24h"),

@@ -38,6 +38,7 @@
 
 #include <math.h>
 
+#include "job_room.h"
 #include "preempt_rules.h"
 #include "room.h"
 #include <stdint.h>
@@ -225,6 +226,9 @@ static int check_inputs(const ds_waiting_task *waiting, size_t n_waiting,
         if (!isfinite(t->t_rem_s) || t->t_rem_s < 0.0)
             return ds_err_set(err, "waiting[%zu].t_rem_s: must be a finite number >= 0 (got %g)", i,
                               t->t_rem_s);
+        if (t->n_job_needs > 0 && t->job_needs == NULL)
+            return ds_err_set(err, "waiting[%zu].job_needs: missing (n_job_needs %zu)", i,
+                              t->n_job_needs);
         if (check_request(&t->request, "waiting", i, err) ||
             check_task_ref(t->job, t->task, jobs, n_jobs, "waiting", i, err))
             return -1;
@@ -823,6 +827,12 @@ static void try_preempt(vctx *c, size_t ai, ds_preempt_reason reason, bool phase
         return;
     if (fits_anywhere(c, &a->request))
         return; /* the scheduler places it without evicting anything */
+    /* The job rule: a job whose blocked work cannot get room in time is late whatever this
+     * eviction does. */
+    if (c->p->payoff && c->p->job_room && a->n_job_needs > 0 && isfinite(a->t_allow_s) &&
+        !ds_job_room_in_time(&c->room_ix, &a->ahead, &a->request, a->level, a->job_needs,
+                             a->n_job_needs, c->p->start_latency_s))
+        return;
     c->mark_gen++;
     c->marked = false;
     c->c2_excluded = false;

@@ -4,7 +4,7 @@
 # policies/default.yaml (the shipped defaults; preemption off; the paper's rule: payoff false,
 # no queue order, tasks with a deadline as victims, the paper's normalisation; and the shipped
 # defaults with one rule changed at a time: queueOrder false, deadlineVictims true, delta 0
-# (urgent only), normalisation paper) and prints, per shape and variant, deadlines met, mean job
+# (urgent only), normalisation paper, jobRoom true) and prints, per shape and variant, deadlines met, mean job
 # completion time, evictions, lost node time and eviction yield, with a verdict per shape. Called
 # by `make bench-preemption` (mk/sim.mk); see docs/simulator.md "Does preemption pay?".
 #
@@ -40,6 +40,7 @@ QUEUE='s/^    queueOrder: true$/    queueOrder: false/'
 DLVICT='s/^    deadlineVictims: false$/    deadlineVictims: true/'
 DELTA='s/^    delta: 0.35$/    delta: 0/'
 NORM='s/^    normalisation: ratio$/    normalisation: paper/'
+JOBROOM='s/^    jobRoom: false$/    jobRoom: true/'
 cp "$BASE" "$OUT/preempt-shipped.yaml"
 edit off "$ENABLED"
 edit paper "$PAYOFF" "$QUEUE" "$DLVICT" "$NORM"
@@ -47,8 +48,9 @@ edit anyorder "$QUEUE"
 edit dlvictims "$DLVICT"
 edit urgent "$DELTA"
 edit papernorm "$NORM"
+edit jobroom "$JOBROOM"
 
-VARIANTS=${VARIANTS:-"off shipped paper anyorder dlvictims urgent papernorm"}
+VARIANTS=${VARIANTS:-"off shipped paper anyorder dlvictims urgent papernorm jobroom"}
 
 # Shapes: name|generator flags. Each is a scaled-down cluster loaded enough that queues form.
 SHAPES='medium|--jobs 150 --task-scale 0.2 --nodes 8x12:48Gi:1,2x24:96Gi:1.5

@@ -845,16 +845,45 @@ static int dsp_preemption(engine *e)
     const ds_dag **dags = malloc((e->n_active ? e->n_active : 1) * sizeof *dags);
     ds_decision *dec = malloc(nr * sizeof *dec);
     running_ref *vref = malloc(nr * sizeof *vref);
+    /* The job rule: each active job's blocked work by level (ds_job_level_needs), at need_at[a]
+     * in needs, n_needs[a] entries. */
+    size_t *need_at = calloc(e->n_active ? e->n_active : 1, sizeof *need_at);
+    size_t *n_needs = calloc(e->n_active ? e->n_active : 1, sizeof *n_needs);
+    ds_level_need *needs = NULL;
+    ds_res *reqs = NULL;
     int rc = 0;
-    if (wt == NULL || rt == NULL || nf == NULL || dags == NULL || dec == NULL || vref == NULL) {
+    if (wt == NULL || rt == NULL || nf == NULL || dags == NULL || dec == NULL || vref == NULL ||
+        need_at == NULL || n_needs == NULL) {
         rc = oom(e, "preemption");
         goto out;
     }
-    for (size_t a = 0; a < e->n_active; a++)
+    size_t total_levels = 0, max_tasks = 0;
+    for (size_t a = 0; a < e->n_active; a++) {
         if ((dags[a] = sim_view_dag(e, e->jobs[e->active[a]])) == NULL) {
             rc = -1;
             goto out;
         }
+        total_levels += dags[a]->n_levels > 0 ? (size_t)dags[a]->n_levels : 0;
+        if (dags[a]->n > max_tasks)
+            max_tasks = dags[a]->n;
+    }
+    if (pp.payoff && pp.job_room) {
+        needs = malloc((total_levels ? total_levels : 1) * sizeof *needs);
+        reqs = malloc((max_tasks ? max_tasks : 1) * sizeof *reqs);
+        if (needs == NULL || reqs == NULL) {
+            rc = oom(e, "preemption");
+            goto out;
+        }
+        size_t at = 0;
+        for (size_t a = 0; a < e->n_active; a++) {
+            const ejob *j = e->jobs[e->active[a]];
+            for (size_t t = 0; t < dags[a]->n; t++)
+                reqs[t] = j->t[t].req;
+            need_at[a] = at;
+            n_needs[a] = ds_job_level_needs(dags[a], j->st, j->ev, reqs, needs + at);
+            at += n_needs[a];
+        }
+    }
     ds_res ahead = {{0}}; /* the requests before the i-th waiting task in queue order */
     for (size_t i = 0; i < nw; i++) {
         const sim_wq_node *qn = waiting_node(e, nq, i);
@@ -871,6 +900,11 @@ static int dsp_preemption(engine *e)
             ds_order_job_figures(&e->order, &j->sum, wt[i].order);
         wt[i].ahead = ahead;
         ds_res_add(&ahead, &wt[i].request);
+        if (needs != NULL) {
+            wt[i].level = dags[j->active_pos]->tasks[qn->task].level;
+            wt[i].job_needs = needs + need_at[j->active_pos];
+            wt[i].n_job_needs = n_needs[j->active_pos];
+        }
     }
     for (size_t i = 0; i < nr; i++) {
         const ejob *j = e->jobs[e->running[i].job];
@@ -972,6 +1006,10 @@ out:
     free(dags);
     free(dec);
     free(vref);
+    free(need_at);
+    free(n_needs);
+    free(needs);
+    free(reqs);
     return rc;
 }
 

@@ -162,9 +162,10 @@ static void test_preemption_restarts_victim(void **state)
 }
 
 /* DSP urgent preemption: job "a" (no deadline) runs a 100 s task from 0 on the only node; job "b"
- * arrives at 5 with a 20 s task and a deadline 25 s after arrival (t = 30). At the epoch at t = 10
- * its allowable waiting time is 30 - 10 - 20 = 0 <= epsilon (30 s): urgent; "a" has infinite
- * slack, so it is evicted; "b" runs 10..30 and meets its deadline; "a" restarts at 30, ends 130. */
+ * arrives at 5 with a 20 s task and a deadline 30 s after arrival (t = 35). At the epoch at t = 10
+ * its allowable waiting time is 35 - 10 - 20 = 5 <= epsilon (30 s): urgent, and just savable with
+ * the default 5 s start latency; "a" has infinite slack, so it is evicted; "b" runs 10..30 and
+ * meets its deadline; "a" restarts at 30, ends 130. */
 static void test_dsp_urgent_preemption(void **state)
 {
     (void)state;
@@ -175,7 +176,7 @@ static void test_dsp_urgent_preemption(void **state)
     int64_t cpu[1] = {1000};
     tu_job(&w, "a", 0, 1, rt_a, cpu, 0);
     sim_job_def *b = tu_job(&w, "b", 5, 1, rt_b, cpu, 0);
-    b->deadline_s = 25;
+    b->deadline_s = 30;
     const char *policies[] = {"dsp", "dsp-nopp"};
     for (size_t p = 0; p < 2; p++) {
         sim_result r;
