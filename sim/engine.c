@@ -605,6 +605,12 @@ static int finish(engine *e, const sim_event *ev)
         return 0;
     }
     seg_close(e, t, SIM_SEG_DONE);
+    if (t->evictions_for > 0 && isfinite(t->evict_for_deadline)) {
+        e->r->evict_task_deadline += t->evictions_for;
+        if (e->now <= t->evict_for_deadline + 1e-9)
+            e->r->evict_task_met += t->evictions_for;
+    }
+    t->evictions_for = 0;
     t->state = T_DONE;
     t->progress = t->runtime;
     j->n_done++;
@@ -966,12 +972,18 @@ static int dsp_preemption(engine *e)
         running_ref v = vref[x->running];
         etask *vt = &e->jobs[v.job]->t[v.task];
         if (vt->state == T_RUNNING) {
-            uint32_t for_job = waiting_node(e, nq, x->waiting)->job;
+            const sim_wq_node *qp = waiting_node(e, nq, x->waiting);
+            uint32_t for_job = qp->job;
             if (evict(e, v.job, v.task, for_job, true, ds_running_is_long(&rt[x->running], &pp)) !=
                 0) {
                 rc = -1;
                 goto out;
             }
+            etask *for_task = &e->jobs[for_job]->t[qp->task];
+            if (for_task->evictions_for == 0)
+                for_task->evict_for_deadline = e->jobs[for_job]->ev[qp->task].level_deadline;
+            if (for_task->evictions_for < UINT16_MAX)
+                for_task->evictions_for++;
             switch (x->reason) {
             case DS_REASON_URGENT:
                 e->r->preempt_urgent++;

@@ -194,6 +194,10 @@ static void test_dsp_urgent_preemption(void **state)
         assert_int_equal(m.evict_met, 1);
         assert_int_equal(m.evict_no_deadline, 0);
         assert_double_near(m.eviction_yield, 1.0, 1e-12);
+        /* the task-level yield: b, the preemptor, ended at 30, by its level deadline (35) */
+        assert_int_equal(m.evict_task_deadline, 1);
+        assert_int_equal(m.evict_task_met, 1);
+        assert_double_near(m.evict_task_yield, 1.0, 1e-12);
         assert_double_near(m.lost_run_s, 10.0, 1e-9);
         sim_result_free(&r);
     }
@@ -258,6 +262,9 @@ static void test_eviction_yield_and_lost_work(void **state)
         assert_int_equal(m.evict_met, 1);
         assert_int_equal(m.evict_no_deadline, 1);
         assert_double_near(m.eviction_yield, 0.5, 1e-12);
+        /* kube-scheduler's preemption knows no level deadlines: no task-level yield */
+        assert_int_equal(m.evict_task_deadline, 0);
+        assert_true(isnan(m.evict_task_yield));
         assert_int_equal(m.deadline_jobs, 2);
         assert_int_equal(m.deadline_met, 1);
         assert_double_near(m.lost_run_s, checkpoint ? 0.0 : 40.0, 1e-9);
