@@ -68,6 +68,12 @@ typedef struct ext_snapshot {
     const kube_namespace **namespaces; /* references */
     size_t n_namespaces;
     ds_strmap namespace_index; /* name -> index into namespaces */
+
+    /* Built by an ext_snapcache (snapcache.h): the groups of objects the pods, jobs, JobGraphs and
+     * Workflows come from (references; they own the pod references); NULL from
+     * ext_snapshot_build. */
+    struct ext_unit **units;
+    size_t n_units;
 } ext_snapshot;
 
 /* Everything a snapshot is built from. Arrays are borrowed; the snapshot takes its own references.

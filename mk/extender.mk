@@ -80,6 +80,7 @@ FUZZ_SECONDS ?= 600
 FUZZ_FLAGS   := $(CSTD) $(WARN) -g -O1 -Iextender -Ilib -Ikube -Iruntime -Itests/extender \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 FUZZ_LIB_SRCS := extender/jscan.c extender/protocol.c extender/handlers.c extender/snapshot.c \
+	extender/snapcache.c \
 	kube/policy_source.c kube/model_input.c $(LIB_SRCS) kube/objects.c kube/argo_decode.c \
 	kube/kutil.c kube/log.c runtime/clock.c
 
