@@ -11,13 +11,21 @@
 #include "jobgraph.h"
 #include "model_input.h"
 
-#define PLAIN_BUCKETS 64  /* units of pods outside any job */
-#define KEY_MAX       640 /* "ns/name" + NUL: a namespace and any object name fit */
+#define PLAIN_BUCKETS 1024 /* units of pods outside any job */
+#define KEY_MAX       640  /* "ns/name" + NUL: a namespace and any object name fit */
 
 struct ext_unit {
     atomic_int refs;
     const kube_pod **pods; /* references, in the order given to the job model */
+    size_t *pod_node;      /* each pod's node index in the nodes it was built with, or DS_NONE */
     size_t n_pods;
+    /* What its pods add to node usage: n_use nodes, each with the sum of the requests and the
+     * count of its pods there (in a few contiguous arrays, so that assembling a snapshot does not
+     * visit every pod object). */
+    size_t *use_node;
+    ds_res *use_res;
+    size_t *use_pods;
+    size_t n_use;
     const kube_configmap **graphs;
     size_t n_graphs;
     const kube_workflow **wfs;
@@ -43,6 +51,11 @@ struct ext_snapcache {
     ds_strmap index; /* key -> groups[] */
     bool needs_reset;
     uint64_t units_built;
+    /* What the units were evaluated with: a change of either makes every unit dirty. */
+    const kube_node **nodes; /* references */
+    size_t n_nodes;
+    ds_policy policy;
+    bool have_policy;
 };
 
 void ext_unit_unref(ext_unit *u)
@@ -56,6 +69,10 @@ void ext_unit_unref(ext_unit *u)
     for (size_t i = 0; i < u->n_wfs; i++)
         kube_obj_unref(&u->wfs[i]->meta);
     free(u->pods);
+    free(u->pod_node);
+    free(u->use_node);
+    free(u->use_res);
+    free(u->use_pods);
     free(u->graphs);
     free(u->wfs);
     ds_jobset_free(&u->jobs);
@@ -105,12 +122,46 @@ ext_snapcache *ext_snapcache_new(void)
     return c;
 }
 
+static void forget_nodes(ext_snapcache *c)
+{
+    for (size_t i = 0; i < c->n_nodes; i++)
+        kube_obj_unref(&c->nodes[i]->meta);
+    free(c->nodes);
+    c->nodes = NULL;
+    c->n_nodes = 0;
+}
+
 void ext_snapcache_free(ext_snapcache *c)
 {
     if (c == NULL)
         return;
     clear(c);
+    forget_nodes(c);
     free(c);
+}
+
+/* Node speeds and the nodes' order (node indexes) enter the units' results, the policy's priority
+ * parameters too: when either differs from the last build, every unit is evaluated again. The
+ * informers replace an object on every change, so unchanged nodes are the same objects (held here
+ * so that their addresses are not reused). */
+static int check_inputs(ext_snapcache *c, const ext_build_input *in)
+{
+    bool same = c->have_policy && memcmp(&c->policy, in->policy, sizeof c->policy) == 0 &&
+                c->n_nodes == in->n_nodes;
+    for (size_t i = 0; same && i < in->n_nodes; i++)
+        same = c->nodes[i] == in->nodes[i];
+    if (same)
+        return 0;
+    ext_snapcache_invalidate(c);
+    forget_nodes(c);
+    memcpy(&c->policy, in->policy, sizeof c->policy);
+    c->have_policy = true;
+    c->nodes = calloc(in->n_nodes ? in->n_nodes : 1, sizeof *c->nodes);
+    if (c->nodes == NULL)
+        return -1;
+    for (size_t i = 0; i < in->n_nodes; i++)
+        c->nodes[c->n_nodes++] = (const kube_node *)kube_obj_ref(&in->nodes[i]->meta);
+    return 0;
 }
 
 bool ext_snapcache_needs_reset(const ext_snapcache *c)
@@ -218,19 +269,24 @@ static bool objvec_remove(objvec *v, const kube_meta *m)
     return false;
 }
 
-static bool objvec_add(objvec *v, const kube_meta *m)
+/* Add m, replacing the object of the same name: 1, or 0 when m is held already, -1 when out of
+ * memory. */
+static int objvec_add(objvec *v, const kube_meta *m)
 {
-    objvec_remove(v, m); /* an addition of an object held already replaces it */
+    for (size_t i = 0; i < v->n; i++)
+        if (v->v[i] == m)
+            return 0;
+    objvec_remove(v, m);
     if (v->n == v->cap) {
         size_t cap = v->cap ? 2 * v->cap : 4;
         const kube_meta **n = realloc(v->v, cap * sizeof *n);
         if (n == NULL)
-            return false;
+            return -1;
         v->v = n;
         v->cap = cap;
     }
     v->v[v->n++] = kube_obj_ref(m);
-    return true;
+    return 1;
 }
 
 enum { OBJ_POD, OBJ_GRAPH, OBJ_WF };
@@ -240,24 +296,41 @@ static objvec *group_vec(group *g, int kind)
     return kind == OBJ_POD ? &g->pods : kind == OBJ_GRAPH ? &g->graphs : &g->wfs;
 }
 
+/* Remove the object named like m (the cache holds one object per namespace and name, the latest
+ * it was given): from the unit of `key` or, when its labels changed in between, from whichever
+ * unit holds it. False when none does: the object is gone already (a change that a reset's list
+ * had seen and that arrives after it). */
+static bool remove_named(ext_snapcache *c, int kind, const char *key, const kube_meta *m)
+{
+    size_t idx;
+    if (ds_strmap_get(&c->index, key, strlen(key), &idx) == 0 &&
+        objvec_remove(group_vec(c->groups[idx], kind), m)) {
+        c->groups[idx]->dirty = true;
+        return true;
+    }
+    for (size_t i = 0; i < c->n_groups; i++)
+        if (objvec_remove(group_vec(c->groups[i], kind), m)) {
+            c->groups[i]->dirty = true;
+            return true;
+        }
+    return false;
+}
+
+/* Object changes are applied by name, so that each is idempotent: an update or deletion of an
+ * object the cache does not hold, or an addition of one it holds, leaves the cache holding the
+ * latest version given. */
 static void change(ext_snapcache *c, int kind, const char *old_key, const kube_meta *old,
                    const char *cur_key, const kube_meta *cur)
 {
-    if (old != NULL) {
-        group *g = group_get(c, old_key);
-        if (g == NULL || !objvec_remove(group_vec(g, kind), old)) {
-            c->needs_reset = true;
-            return;
-        }
-        g->dirty = true;
-    }
+    if (old != NULL && (cur == NULL || strcmp(old_key, cur_key) != 0))
+        remove_named(c, kind, old_key, old);
     if (cur != NULL) {
         group *g = group_get(c, cur_key);
-        if (g == NULL || !objvec_add(group_vec(g, kind), cur)) {
+        int rc = g != NULL ? objvec_add(group_vec(g, kind), cur) : -1;
+        if (rc < 0)
             c->needs_reset = true;
-            return;
-        }
-        g->dirty = true;
+        else if (rc > 0)
+            g->dirty = true;
     }
 }
 
@@ -339,6 +412,29 @@ static int cmp_meta(const void *x, const void *y)
     return c != 0 ? c : cmp_name(a->name, b->name);
 }
 
+/* u->use_*: its pods' requests summed per node. */
+static int unit_usage(ext_unit *u)
+{
+    size_t n = u->n_pods ? u->n_pods : 1;
+    u->use_node = calloc(n, sizeof *u->use_node);
+    u->use_res = calloc(n, sizeof *u->use_res);
+    u->use_pods = calloc(n, sizeof *u->use_pods);
+    if (u->use_node == NULL || u->use_res == NULL || u->use_pods == NULL)
+        return -1;
+    for (size_t i = 0; i < u->n_pods; i++) {
+        size_t idx = u->pod_node[i], k = 0;
+        if (idx == DS_NONE)
+            continue;
+        while (k < u->n_use && u->use_node[k] != idx)
+            k++;
+        if (k == u->n_use)
+            u->use_node[u->n_use++] = idx;
+        ds_res_add(&u->use_res[k], &u->pods[i]->requests);
+        u->use_pods[k]++;
+    }
+    return 0;
+}
+
 /* Evaluate the job model on g's objects, in canonical order (node speeds from s). */
 static int build_unit(ext_snapcache *c, group *g, const ext_snapshot *s, const ext_build_input *in,
                       ext_unit **out, ds_err *err)
@@ -356,14 +452,15 @@ static int build_unit(ext_snapcache *c, group *g, const ext_snapshot *s, const e
     if (nw > 1)
         qsort(g->wfs.v, nw, sizeof *g->wfs.v, cmp_meta);
     u->pods = calloc(np ? np : 1, sizeof *u->pods);
+    u->pod_node = calloc(np ? np : 1, sizeof *u->pod_node);
     u->graphs = calloc(ng ? ng : 1, sizeof *u->graphs);
     u->wfs = calloc(nw ? nw : 1, sizeof *u->wfs);
     ds_pod_obs *obs = calloc(np ? np : 1, sizeof *obs);
     ds_graph_obs *gobs = calloc(ng ? ng : 1, sizeof *gobs);
     ds_wf_obs *wobs = calloc(nw ? nw : 1, sizeof *wobs);
     int rc = -1;
-    if (u->pods == NULL || u->graphs == NULL || u->wfs == NULL || obs == NULL || gobs == NULL ||
-        wobs == NULL) {
+    if (u->pods == NULL || u->pod_node == NULL || u->graphs == NULL || u->wfs == NULL ||
+        obs == NULL || gobs == NULL || wobs == NULL) {
         ds_err_set(err, "snapshot: out of memory (%zu pods)", np);
         goto out;
     }
@@ -371,6 +468,7 @@ static int build_unit(ext_snapcache *c, group *g, const ext_snapshot *s, const e
         const kube_pod *p = (const kube_pod *)kube_obj_ref(g->pods.v[i]);
         u->pods[u->n_pods++] = p;
         size_t idx = ext_snapshot_pod_node(s, p);
+        u->pod_node[i] = idx;
         kube_pod_obs(p, idx != DS_NONE ? s->nodes[idx].view.speed : 1.0, &obs[i]);
     }
     for (size_t i = 0; i < ng; i++) {
@@ -382,6 +480,10 @@ static int build_unit(ext_snapcache *c, group *g, const ext_snapshot *s, const e
         const kube_workflow *w = (const kube_workflow *)kube_obj_ref(g->wfs.v[i]);
         u->wfs[u->n_wfs++] = w;
         kube_workflow_obs(w, &wobs[i]);
+    }
+    if (unit_usage(u) != 0) {
+        ds_err_set(err, "snapshot: out of memory (%zu pods)", np);
+        goto out;
     }
     if (ds_jobs_build_wf(obs, np, gobs, ng, wobs, nw, in->now, &in->policy->priority, &u->jobs,
                          err) != 0) {
@@ -417,9 +519,12 @@ static int assemble(ext_snapshot *s, ds_err *err)
     for (size_t k = 0; k < s->n_units; k++) {
         const ext_unit *u = s->units[k];
         parts[k] = &u->jobs;
-        for (size_t i = 0; i < u->n_pods; i++) {
-            s->pods[s->n_pods] = u->pods[i];
-            ext_snapshot_place_pod(s, s->n_pods++);
+        memcpy(s->pods + s->n_pods, u->pods, u->n_pods * sizeof *u->pods);
+        memcpy(s->pod_node + s->n_pods, u->pod_node, u->n_pods * sizeof *u->pod_node);
+        s->n_pods += u->n_pods;
+        for (size_t e = 0; e < u->n_use; e++) {
+            ds_res_add(&s->nodes[u->use_node[e]].view.requested, &u->use_res[e]);
+            s->nodes[u->use_node[e]].n_pods += u->use_pods[e];
         }
     }
     int rc = ds_jobset_join(parts, s->n_units, &s->jobs, err);
@@ -433,6 +538,8 @@ int ext_snapcache_build(ext_snapcache *c, const ext_build_input *in, ext_snapsho
     *out = NULL;
     double t0 = rt_mono_now();
     ext_snapshot *s = NULL;
+    if (check_inputs(c, in) != 0)
+        return ds_err_set(err, "snapshot: out of memory (%zu nodes)", in->n_nodes);
     if (ext_snapshot_begin(in, &s, err) != 0)
         return -1;
     s->units = calloc(c->n_groups ? c->n_groups : 1, sizeof *s->units);

@@ -7,10 +7,12 @@
  * dirty. A build evaluates the job model (ds_jobs_build_wf) on the dirty units only, keeps the
  * others' results, joins all of them (ds_jobset_join), and builds the nodes, their usage, the
  * namespaces, P_bar and the order figures anew: the result equals what ext_snapshot_build gives on
- * the same objects when every unit was evaluated at the same time (pods are grouped by unit, so
- * their order in the snapshot differs). A unit not rebuilt keeps the evaluation time of its last
- * build; ext_snapcache_invalidate marks every unit dirty (after a node or policy change, which
- * alter node speeds or priority parameters, and for the periodic refresh).
+ * the same objects in the same order (by unit, and inside a unit by namespace and name) when
+ * every unit was evaluated at the same time. A unit not rebuilt keeps the evaluation time of its
+ * last build; ext_snapcache_invalidate marks every unit dirty (the periodic refresh). A build
+ * given other node objects (the informers replace an object on every change) or another policy
+ * than the last one marks every unit dirty itself: node speeds and indexes and the priority
+ * parameters enter every unit's results.
  *
  * Pure and single-threaded: no I/O, no clock except the build duration; one thread (the builder)
  * owns a cache. Snapshots it built stay valid after later changes and after the cache is freed. */
@@ -34,8 +36,10 @@ void ext_snapcache_free(ext_snapcache *c);
  * with err set when out of memory (the cache then needs another reset). */
 int ext_snapcache_reset(ext_snapcache *c, const ext_build_input *in, ds_err *err);
 
-/* One change: old NULL for an addition, cur NULL for a deletion. A change the cache cannot place
- * (an update or deletion of an object it does not hold, or an allocation failure) makes
+/* One change: old NULL for an addition, cur NULL for a deletion. Objects are identified by
+ * namespace and name, and a change leaves the cache holding the latest version given, whatever it
+ * held before: an addition of an object held replaces it, an update or deletion of one not held
+ * (already seen by the list of a reset) only adds or does nothing. An allocation failure makes
  * ext_snapcache_needs_reset true. */
 void ext_snapcache_pod(ext_snapcache *c, const kube_pod *old, const kube_pod *cur);
 void ext_snapcache_graph(ext_snapcache *c, const kube_configmap *old, const kube_configmap *cur);

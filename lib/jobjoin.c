@@ -31,8 +31,8 @@ static int join_pod_index(ds_jobset *out, const ds_jobset *part, size_t base)
         return 0;
     for (size_t k = 0; k <= part->pod_index.mask; k++) {
         const ds_strmap_slot *sl = &part->pod_index.slots[k];
-        if (sl->key != NULL &&
-            ds_strmap_put(&out->pod_index, sl->key, sl->len, sl->value + base, NULL) < 0)
+        if (sl->key != NULL && ds_strmap_put_hashed(&out->pod_index, sl->key, sl->len, sl->hash,
+                                                    sl->value + base, NULL) < 0)
             return -1;
     }
     return 0;

@@ -278,7 +278,7 @@ static void random_change(world *w, ext_snapcache *c)
         size_t i = rnd(w, N_NODES);
         kube_obj_unref(&w->nodes[i]->meta);
         w->nodes[i] = random_node(w, i);
-        ext_snapcache_invalidate(c); /* node speeds enter the job model */
+        (void)c; /* the cache sees other node objects at its next build */
     } else if (what <= 2) {
         size_t i = rnd(w, N_GRAPHS);
         const kube_configmap *old = w->graphs[i];
@@ -445,16 +445,35 @@ static void test_unchanged_jobs_not_rebuilt(void **state)
     assert_int_equal(s->n_pods, 4);
     ext_snapshot_unref(s);
 
-    /* Deleting a pod the cache does not hold asks for a reset. */
-    assert_false(ext_snapcache_needs_reset(c));
+    /* Deleting a pod the cache does not hold (a reset's list saw it gone) changes nothing. */
     ext_snapcache_pod(c, pods[4], NULL);
-    assert_true(ext_snapcache_needs_reset(c));
+    assert_false(ext_snapcache_needs_reset(c));
+    assert_int_equal(ext_snapcache_build(c, &in, &s, &err), 0);
+    assert_int_equal(ext_snapcache_units_built(c), 7);
+    ext_snapshot_unref(s);
+    /* Nor does an update whose new version it holds already (the old one is not there). */
+    ext_snapcache_pod(c, pods[2], y0);
+    assert_int_equal(ext_snapcache_build(c, &in, &s, &err), 0);
+    assert_int_equal(s->n_pods, 4);
+    ext_snapshot_unref(s);
 
-    /* After a node change every unit is evaluated again. */
+    /* After a node change every unit is evaluated again (x, y and z). */
+    const kube_node *node2 = fx_node("n0", "8", "32Gi", "2");
+    in.nodes = &node2;
+    assert_int_equal(ext_snapcache_build(c, &in, &s, &err), 0);
+    assert_int_equal(ext_snapcache_units_built(c), 10);
+    ext_snapshot_unref(s);
+    /* After a policy change too. */
+    pol.priority.time_scale_s *= 2;
+    assert_int_equal(ext_snapcache_build(c, &in, &s, &err), 0);
+    assert_int_equal(ext_snapcache_units_built(c), 13);
+    ext_snapshot_unref(s);
+    /* And on ext_snapcache_invalidate. */
     ext_snapcache_invalidate(c);
     assert_int_equal(ext_snapcache_build(c, &in, &s, &err), 0);
-    assert_int_equal(ext_snapcache_units_built(c), 10); /* x, y and z */
+    assert_int_equal(ext_snapcache_units_built(c), 16);
     ext_snapshot_unref(s);
+    kube_obj_unref(&node2->meta);
 
     ext_snapcache_free(c);
     kube_obj_unref(&y0->meta);
