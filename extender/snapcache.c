@@ -50,6 +50,7 @@ struct ext_snapcache {
     size_t n_groups, cap_groups;
     ds_strmap index; /* key -> groups[] */
     bool needs_reset;
+    bool loading; /* in ext_snapcache_reset: objects are added once each */
     uint64_t units_built;
     /* What the units were evaluated with: a change of either makes every unit dirty. */
     const kube_node **nodes; /* references */
@@ -269,14 +270,15 @@ static bool objvec_remove(objvec *v, const kube_meta *m)
     return false;
 }
 
-/* Add m, replacing the object of the same name: 1, or 0 when m is held already, -1 when out of
- * memory. */
-static int objvec_add(objvec *v, const kube_meta *m)
+/* Add m, replacing the object of the same name (unless `fresh`: the caller knows there is none):
+ * 1, or 0 when m is held already, -1 when out of memory. */
+static int objvec_add(objvec *v, const kube_meta *m, bool fresh)
 {
-    for (size_t i = 0; i < v->n; i++)
+    for (size_t i = 0; i < v->n && !fresh; i++)
         if (v->v[i] == m)
             return 0;
-    objvec_remove(v, m);
+    if (!fresh)
+        objvec_remove(v, m);
     if (v->n == v->cap) {
         size_t cap = v->cap ? 2 * v->cap : 4;
         const kube_meta **n = realloc(v->v, cap * sizeof *n);
@@ -322,11 +324,12 @@ static bool remove_named(ext_snapcache *c, int kind, const char *key, const kube
 static void change(ext_snapcache *c, int kind, const char *old_key, const kube_meta *old,
                    const char *cur_key, const kube_meta *cur)
 {
+    bool fresh = c->loading && old == NULL;
     if (old != NULL && (cur == NULL || strcmp(old_key, cur_key) != 0))
         remove_named(c, kind, old_key, old);
     if (cur != NULL) {
         group *g = group_get(c, cur_key);
-        int rc = g != NULL ? objvec_add(group_vec(g, kind), cur) : -1;
+        int rc = g != NULL ? objvec_add(group_vec(g, kind), cur, fresh) : -1;
         if (rc < 0)
             c->needs_reset = true;
         else if (rc > 0)
@@ -387,12 +390,15 @@ int ext_snapcache_reset(ext_snapcache *c, const ext_build_input *in, ds_err *err
         c->needs_reset = true;
         return ds_err_set(err, "snapshot cache: out of memory");
     }
+    /* A list holds each object once: no need to look for an older version of it. */
+    c->loading = true;
     for (size_t i = 0; i < in->n_pods; i++)
         ext_snapcache_pod(c, NULL, in->pods[i]);
     for (size_t i = 0; i < in->n_graphs; i++)
         ext_snapcache_graph(c, NULL, in->graphs[i]);
     for (size_t i = 0; i < in->n_workflows && in->workflows != NULL; i++)
         ext_snapcache_workflow(c, NULL, in->workflows[i]);
+    c->loading = false;
     if (c->needs_reset)
         return ds_err_set(err, "snapshot cache: out of memory (%zu pods)", in->n_pods);
     return 0;
