@@ -1,5 +1,6 @@
 /* test_snapcache.c: the incremental snapshot (snapcache.h) against a snapshot built from scratch
- * (ext_snapshot_build): a random sequence (fixed seed) of pod, JobGraph and node additions,
+ * (ext_snapshot_build): a random sequence (fixed seed) of pod, JobGraph, Argo Workflow and node
+ * additions,
  * updates and deletions, compared after every step field by field (pods, their nodes and job
  * results, jobs with every task's state, evaluation and rank, node usage, P_bar, the order
  * figures); and the count of units rebuilt when one job, one pod outside any job, or a node
@@ -22,6 +23,7 @@
 #define N_NODES  6
 #define N_PODS   48
 #define N_GRAPHS 3
+#define N_WFS    2
 #define STEPS    400
 #define NOW      1795000000.0 /* 2026-11-18, after every creation time below */
 
@@ -29,6 +31,7 @@ typedef struct world {
     const kube_node *nodes[N_NODES];
     const kube_pod *pods[N_PODS]; /* NULL: free slot */
     const kube_configmap *graphs[N_GRAPHS];
+    const kube_workflow *wfs[N_WFS];
     unsigned gen;
     uint64_t rng;
     ds_policy policy;
@@ -78,6 +81,9 @@ static const kube_pod *random_pod(world *w, size_t i)
                      .uid = uid,
                      .rv = rv,
                      .job = kind < 3 ? NULL : jobs[rnd(w, 4)],
+                     /* A pod of an Argo Workflow: the job is the Workflow's name. */
+                     .extra_label_key = kind == 2 ? "workflows.argoproj.io/workflow" : NULL,
+                     .extra_label_value = jobs[2 + rnd(w, 2)],
                      .task = kind == 0 ? NULL : tasks[rnd(w, 4)],
                      .depends_on = deps[rnd(w, 6)],
                      .runtime = runtimes[rnd(w, 5)],
@@ -119,10 +125,50 @@ static int cmp_meta(const void *x, const void *y)
 }
 
 /* The objects of the world in the cache's canonical order (by namespace, then name). */
-static ext_build_input input(world *w, const kube_pod **pods, size_t *n_pods,
-                             const kube_configmap **graphs, size_t *n_graphs)
+/* An Argo Workflow for slot i (a/j2 or b/j3): a DAG of three tasks, sometimes one Argo's
+ * expression dagsched does not accept, with Argo's record of each task in a random phase. */
+static const kube_workflow *random_wf(world *w, size_t i)
 {
-    *n_pods = *n_graphs = 0;
+    static const char *const phases[] = {"Pending", "Running", "Succeeded", "Failed"};
+    static const char *const depends[] = {"t0", "t0 && t1", "t0 || t1"};
+    char rv[16], json[2048];
+    snprintf(rv, sizeof rv, "%u", w->gen++);
+    const char *name = i == 0 ? "j2" : "j3";
+    int n = snprintf(
+        json, sizeof json,
+        "{\"metadata\":{\"name\":\"%s\",\"namespace\":\"%s\",\"uid\":\"w%zu-%s\","
+        "\"resourceVersion\":\"%s\",\"creationTimestamp\":\"2026-11-18T08:00:00Z\","
+        "\"annotations\":{\"dagsched.io/deadline-after\":\"%s\"}},"
+        "\"spec\":{\"entrypoint\":\"main\",\"templates\":["
+        "{\"name\":\"main\",\"dag\":{\"tasks\":["
+        "{\"name\":\"t0\",\"template\":\"work\"},"
+        "{\"name\":\"t1\",\"template\":\"work\",\"dependencies\":[\"t0\"]},"
+        "{\"name\":\"t2\",\"template\":\"work\",\"depends\":\"%s\"}]}},"
+        "{\"name\":\"work\",\"metadata\":{\"annotations\":{\"dagsched.io/runtime\":\"%s\"}},"
+        "\"container\":{\"image\":\"busybox\"}}]},"
+        "\"status\":{\"phase\":\"Running\",\"nodes\":{"
+        "\"n0\":{\"id\":\"n0\",\"name\":\"%s.t0\",\"type\":\"Pod\",\"phase\":\"%s\","
+        "\"startedAt\":\"2026-11-18T08:10:00Z\"},"
+        "\"n1\":{\"id\":\"n1\",\"name\":\"%s.t1\",\"type\":\"Pod\",\"phase\":\"%s\"}}}}",
+        name, i == 0 ? "a" : "b", i, rv, rv, rnd(w, 2) ? "1h" : "5m", depends[rnd(w, 3)],
+        rnd(w, 2) ? "90s" : "3m", name, phases[rnd(w, 4)], name, phases[rnd(w, 4)]);
+    if (n < 0 || (size_t)n >= sizeof json)
+        fail_msg("workflow fixture too long");
+    json_error_t jerr;
+    json_t *j = json_loads(json, 0, &jerr);
+    if (j == NULL)
+        fail_msg("workflow fixture: %s", jerr.text);
+    return (const kube_workflow *)fx_decode(KUBE_KIND_WORKFLOW, j, name);
+}
+
+static ext_build_input input(world *w, const kube_pod **pods, size_t *n_pods,
+                             const kube_configmap **graphs, size_t *n_graphs,
+                             const kube_workflow **wfs, size_t *n_wfs)
+{
+    *n_pods = *n_graphs = *n_wfs = 0;
+    for (size_t i = 0; i < N_WFS; i++)
+        if (w->wfs[i] != NULL)
+            wfs[(*n_wfs)++] = w->wfs[i];
     for (size_t i = 0; i < N_PODS; i++)
         if (w->pods[i] != NULL)
             pods[(*n_pods)++] = w->pods[i];
@@ -131,12 +177,15 @@ static ext_build_input input(world *w, const kube_pod **pods, size_t *n_pods,
             graphs[(*n_graphs)++] = w->graphs[i];
     qsort(pods, *n_pods, sizeof *pods, cmp_meta);
     qsort(graphs, *n_graphs, sizeof *graphs, cmp_meta);
+    qsort(wfs, *n_wfs, sizeof *wfs, cmp_meta);
     return (ext_build_input){.nodes = w->nodes,
                              .n_nodes = N_NODES,
                              .pods = pods,
                              .n_pods = *n_pods,
                              .graphs = graphs,
                              .n_graphs = *n_graphs,
+                             .workflows = wfs,
+                             .n_workflows = *n_wfs,
                              .policy = &w->policy,
                              .policy_generation = 1,
                              .now = NOW};
@@ -177,6 +226,7 @@ static void compare_jobs(const ext_snapshot *a, const ext_snapshot *b)
         assert_int_equal(x->valid, y->valid);
         assert_same_str(x->error, y->error, x->key);
         assert_same_str(x->graph, y->graph, "graph");
+        assert_same_str(x->workflow, y->workflow, "workflow");
         assert_same_double(x->deadline, y->deadline, "deadline", x->key);
         assert_same_double(x->created_at, y->created_at, "created_at", x->key);
         assert_int_equal(x->n_pods, y->n_pods);
@@ -247,8 +297,9 @@ static ext_snapshot *full_build(world *w)
 {
     const kube_pod *pods[N_PODS];
     const kube_configmap *graphs[N_GRAPHS];
-    size_t np, ng;
-    ext_build_input in = input(w, pods, &np, graphs, &ng);
+    const kube_workflow *wfs[N_WFS];
+    size_t np, ng, nw;
+    ext_build_input in = input(w, pods, &np, graphs, &ng, wfs, &nw);
     ext_snapshot *s = NULL;
     ds_err err;
     if (ext_snapshot_build(&in, &s, &err) != 0)
@@ -260,8 +311,9 @@ static ext_snapshot *incremental_build(world *w, ext_snapcache *c)
 {
     const kube_pod *pods[N_PODS];
     const kube_configmap *graphs[N_GRAPHS];
-    size_t np, ng;
-    ext_build_input in = input(w, pods, &np, graphs, &ng);
+    const kube_workflow *wfs[N_WFS];
+    size_t np, ng, nw;
+    ext_build_input in = input(w, pods, &np, graphs, &ng, wfs, &nw);
     ext_snapshot *s = NULL;
     ds_err err;
     assert_false(ext_snapcache_needs_reset(c));
@@ -279,7 +331,16 @@ static void random_change(world *w, ext_snapcache *c)
         kube_obj_unref(&w->nodes[i]->meta);
         w->nodes[i] = random_node(w, i);
         (void)c; /* the cache sees other node objects at its next build */
-    } else if (what <= 2) {
+    } else if (what == 1) {
+        size_t i = rnd(w, N_WFS);
+        const kube_workflow *old = w->wfs[i];
+        const kube_workflow *cur = rnd(w, 4) == 0 ? NULL : random_wf(w, i);
+        if (old != NULL || cur != NULL)
+            ext_snapcache_workflow(c, old, cur);
+        w->wfs[i] = cur;
+        if (old != NULL)
+            kube_obj_unref(&old->meta);
+    } else if (what <= 3) {
         size_t i = rnd(w, N_GRAPHS);
         const kube_configmap *old = w->graphs[i];
         const kube_configmap *cur = rnd(w, 4) == 0 ? NULL : random_graph(w, i);
@@ -320,6 +381,9 @@ static void world_free(world *w)
     for (size_t i = 0; i < N_GRAPHS; i++)
         if (w->graphs[i] != NULL)
             kube_obj_unref(&w->graphs[i]->meta);
+    for (size_t i = 0; i < N_WFS; i++)
+        if (w->wfs[i] != NULL)
+            kube_obj_unref(&w->wfs[i]->meta);
 }
 
 static void test_random_changes_match_full_build(void **state)
@@ -331,11 +395,12 @@ static void test_random_changes_match_full_build(void **state)
     assert_non_null(c);
     const kube_pod *pods[N_PODS];
     const kube_configmap *graphs[N_GRAPHS];
-    size_t np, ng;
-    ext_build_input in = input(&w, pods, &np, graphs, &ng);
+    const kube_workflow *wfs[N_WFS];
+    size_t np, ng, nw;
+    ext_build_input in = input(&w, pods, &np, graphs, &ng, wfs, &nw);
     ds_err err;
     assert_int_equal(ext_snapcache_reset(c, &in, &err), 0);
-    size_t jobs_seen = 0;
+    size_t jobs_seen = 0, wf_jobs = 0;
     for (int step = 0; step < STEPS; step++) {
         size_t n = 1 + rnd(&w, 3);
         for (size_t k = 0; k < n; k++)
@@ -344,6 +409,8 @@ static void test_random_changes_match_full_build(void **state)
         ext_snapshot *full = full_build(&w);
         compare(inc, full);
         jobs_seen += full->jobs.n_jobs;
+        for (size_t j = 0; j < full->jobs.n_jobs; j++)
+            wf_jobs += full->jobs.jobs[j].workflow != NULL && full->jobs.jobs[j].valid;
         /* A snapshot stays valid after the cache moves on. */
         if (step % 50 == 0)
             compare(inc, full);
@@ -351,6 +418,7 @@ static void test_random_changes_match_full_build(void **state)
         ext_snapshot_unref(full);
     }
     assert_true(jobs_seen > STEPS); /* the sequence exercised jobs, not only plain pods */
+    assert_true(wf_jobs > 0);       /* and jobs declared by Workflows */
     ext_snapcache_free(c);
     world_free(&w);
 }
@@ -365,8 +433,9 @@ static void test_snapshot_outlives_cache(void **state)
     assert_non_null(c);
     const kube_pod *pods[N_PODS];
     const kube_configmap *graphs[N_GRAPHS];
-    size_t np, ng;
-    ext_build_input in = input(&w, pods, &np, graphs, &ng);
+    const kube_workflow *wfs[N_WFS];
+    size_t np, ng, nw;
+    ext_build_input in = input(&w, pods, &np, graphs, &ng, wfs, &nw);
     ds_err err;
     assert_int_equal(ext_snapcache_reset(c, &in, &err), 0);
     ext_snapshot *before = incremental_build(&w, c);
