@@ -690,6 +690,7 @@ int ext_state_start(kube_client *client, const ext_state_opts *opts, ext_state *
         ext_state_free(st);
         return ds_err_set(err, "extender state: out of memory");
     }
+    st->reset = true; /* the cache is loaded from the lists at the first build */
     st->cache = ext_snapcache_new();
     if (st->cache == NULL) {
         ext_state_free(st);
