@@ -3,6 +3,8 @@
  * Pure: no I/O, no clock; the caller passes the time. */
 #include "state.h"
 
+#include "snapcache.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,12 +53,15 @@ const ext_snapshot *ext_snapshot_ref(const ext_snapshot *s)
     return s;
 }
 
-static void snapshot_free(ext_snapshot *s)
+void ext_snapshot_discard(ext_snapshot *s)
 {
     for (size_t i = 0; i < s->n_nodes; i++)
         kube_obj_unref(&s->node_objs[i]->meta);
-    for (size_t i = 0; i < s->n_pods; i++)
+    for (size_t i = 0; i < s->n_pods && s->units == NULL; i++)
         kube_obj_unref(&s->pods[i]->meta);
+    for (size_t i = 0; i < s->n_units; i++)
+        ext_unit_unref(s->units[i]);
+    free(s->units);
     for (size_t i = 0; i < s->n_graphs; i++)
         kube_obj_unref(&s->graph_objs[i]->meta);
     for (size_t i = 0; i < s->n_wfs; i++)
@@ -81,7 +86,7 @@ static void snapshot_free(ext_snapshot *s)
 void ext_snapshot_unref(const ext_snapshot *s)
 {
     if (s != NULL && atomic_fetch_sub(&((ext_snapshot *)s)->refs, 1) == 1)
-        snapshot_free((ext_snapshot *)s);
+        ext_snapshot_discard((ext_snapshot *)s);
 }
 
 const ext_node *ext_snapshot_node(const ext_snapshot *s, const char *name)
@@ -167,6 +172,27 @@ static int build_namespaces(ext_snapshot *s, const ext_build_input *in, ds_err *
     return 0;
 }
 
+size_t ext_snapshot_pod_node(const ext_snapshot *s, const kube_pod *p)
+{
+    size_t idx;
+    if (!ext_pod_occupies_node(p) ||
+        ds_strmap_get(&s->node_index, p->node_name, strlen(p->node_name), &idx) != 0)
+        return DS_NONE;
+    return idx;
+}
+
+double ext_snapshot_place_pod(ext_snapshot *s, size_t i)
+{
+    const kube_pod *p = s->pods[i];
+    size_t idx = ext_snapshot_pod_node(s, p);
+    s->pod_node[i] = idx;
+    if (idx == DS_NONE)
+        return 1.0;
+    ds_res_add(&s->nodes[idx].view.requested, &p->requests);
+    s->nodes[idx].n_pods++;
+    return s->nodes[idx].view.speed;
+}
+
 static int build_pods(ext_snapshot *s, const ext_build_input *in, ds_pod_obs *obs)
 {
     for (size_t i = 0; i < in->n_pods; i++) {
@@ -175,16 +201,7 @@ static int build_pods(ext_snapshot *s, const ext_build_input *in, ds_pod_obs *ob
         s->pods[i] = p;
         s->n_pods = i + 1;
         s->pod_node[i] = DS_NONE;
-        double speed = 1.0;
-        if (ext_pod_occupies_node(p)) {
-            size_t idx;
-            if (ds_strmap_get(&s->node_index, p->node_name, strlen(p->node_name), &idx) == 0) {
-                s->pod_node[i] = idx;
-                ds_res_add(&s->nodes[idx].view.requested, &p->requests);
-                s->nodes[idx].n_pods++;
-                speed = s->nodes[idx].view.speed;
-            }
-        }
+        double speed = ext_snapshot_place_pod(s, i);
         kube_pod_obs(p, speed, &obs[i]);
     }
     return 0;
@@ -205,10 +222,9 @@ static void compute_pbar(ext_snapshot *s)
     s->pbar_half = ds_pbar_acc_half(&acc);
 }
 
-int ext_snapshot_build(const ext_build_input *in, ext_snapshot **out, ds_err *err)
+int ext_snapshot_begin(const ext_build_input *in, ext_snapshot **out, ds_err *err)
 {
     *out = NULL;
-    double t0 = rt_mono_now();
     ext_snapshot *s = calloc(1, sizeof *s);
     if (s == NULL)
         return ds_err_set(err, "snapshot: out of memory");
@@ -218,12 +234,33 @@ int ext_snapshot_build(const ext_build_input *in, ext_snapshot **out, ds_err *er
     s->policy_generation = in->policy_generation;
     snprintf(s->policy_source, sizeof s->policy_source, "%s",
              in->policy_source != NULL ? in->policy_source : "built-in defaults");
+    if (build_nodes(s, in, err) != 0 || build_namespaces(s, in, err) != 0) {
+        ext_snapshot_discard(s);
+        return -1;
+    }
+    *out = s;
+    return 0;
+}
 
+int ext_snapshot_finish(ext_snapshot *s, const ext_build_input *in, ds_err *err)
+{
+    compute_pbar(s);
+    s->job_order = calloc(s->jobs.n_jobs ? s->jobs.n_jobs : 1, sizeof *s->job_order);
+    if (s->job_order == NULL)
+        return ds_err_set(err, "snapshot: out of memory (%zu jobs)", s->jobs.n_jobs);
+    return ds_jobset_job_figures(&s->jobs, &in->policy->order, in->now, s->job_order, err);
+}
+
+int ext_snapshot_build(const ext_build_input *in, ext_snapshot **out, ds_err *err)
+{
+    *out = NULL;
+    double t0 = rt_mono_now();
+    ext_snapshot *s = NULL;
+    if (ext_snapshot_begin(in, &s, err) != 0)
+        return -1;
     ds_pod_obs *obs = NULL;
     ds_graph_obs *gobs = NULL;
     ds_wf_obs *wobs = NULL;
-    if (build_nodes(s, in, err) != 0 || build_namespaces(s, in, err) != 0)
-        goto fail;
     s->pods = calloc(in->n_pods ? in->n_pods : 1, sizeof *s->pods);
     s->pod_node = calloc(in->n_pods ? in->n_pods : 1, sizeof *s->pod_node);
     s->graph_objs = calloc(in->n_graphs ? in->n_graphs : 1, sizeof *s->graph_objs);
@@ -256,13 +293,7 @@ int ext_snapshot_build(const ext_build_input *in, ext_snapshot **out, ds_err *er
         ds_err_prefix(err, "job model");
         goto fail;
     }
-    compute_pbar(s);
-    s->job_order = calloc(s->jobs.n_jobs ? s->jobs.n_jobs : 1, sizeof *s->job_order);
-    if (s->job_order == NULL) {
-        ds_err_set(err, "snapshot: out of memory (%zu jobs)", s->jobs.n_jobs);
-        goto fail;
-    }
-    if (ds_jobset_job_figures(&s->jobs, &in->policy->order, in->now, s->job_order, err) != 0)
+    if (ext_snapshot_finish(s, in, err) != 0)
         goto fail;
     free(obs);
     free(gobs);
@@ -274,7 +305,7 @@ fail:
     free(obs);
     free(gobs);
     free(wobs);
-    snapshot_free(s);
+    ext_snapshot_discard(s);
     return -1;
 }
 

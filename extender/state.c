@@ -1,5 +1,6 @@
-/* state.c: the extender's live state: informers, the snapshot builder thread (debounced rebuilds,
- * periodic refresh, atomic publication), policy hot reload and Warning Events (see state.h). */
+/* state.c: the extender's live state: informers, the snapshot builder thread (changes queued for
+ * the snapshot cache, debounced incremental builds, periodic full refresh, atomic publication),
+ * policy hot reload and Warning Events (see state.h). */
 #include "state.h"
 
 #include <jansson.h>
@@ -18,6 +19,7 @@
 #include "log.h"
 #include "policy_source.h"
 #include "protocol.h"
+#include "snapcache.h"
 #include "writes.h"
 
 #define COMPONENT       "state"
@@ -27,11 +29,19 @@
 #define EVENT_MSG_MAX   1024
 #define EVENT_TIMEOUT_S 5.0
 #define LABEL_JOBGRAPH  "dagsched.io/kind=JobGraph"
+#define PENDING_MAX     200000 /* object changes queued for the builder; beyond: reset instead */
 
 /* INF_WORKFLOWS (Argo Workflows) is NULL where the API server does not serve them. */
 enum { INF_PODS = 0, INF_NODES, INF_GRAPHS, INF_POLICIES, INF_NAMESPACES, INF_WORKFLOWS, INF_N };
 static const char *const inf_names[INF_N] = {"pods",     "nodes",      "jobgraphs",
                                              "policies", "namespaces", "workflows"};
+
+/* An object change reported by the pods, JobGraphs or Workflows informer, for the snapshot cache
+ * (references). */
+typedef struct pending_change {
+    int inf; /* INF_PODS, INF_GRAPHS or INF_WORKFLOWS */
+    const kube_meta *old, *cur;
+} pending_change;
 
 typedef struct event_item {
     char kind[16]; /* "Pod", "ConfigMap" */
@@ -63,6 +73,13 @@ struct ext_state {
 
     pthread_mutex_t mu;
     pthread_cond_t cv;
+    /* Changes queued by the informers' callbacks (under mu) for the builder thread, which owns the
+     * snapshot cache; `reset`: rebuild the cache from the informers' lists instead (after a
+     * (re)list, or when the queue overflowed or ran out of memory). */
+    pending_change *pending;
+    size_t n_pending, cap_pending;
+    bool reset;
+    ext_snapcache *cache; /* builder thread only */
     bool dirty;
     double first_dirty, last_dirty;
     bool stop;
@@ -89,7 +106,8 @@ struct ext_state {
     size_t api_next;
 
     metrics_family *m_objects, *m_jobs, *m_build, *m_builds, *m_built_at, *m_policy_gen,
-        *m_policy_info, *m_policy_reloads, *m_events, *m_inf_healthy, *m_dsp_tasks, *m_policy_dups;
+        *m_policy_info, *m_policy_reloads, *m_events, *m_inf_healthy, *m_dsp_tasks, *m_policy_dups,
+        *m_units;
 };
 
 static double mono_now(void)
@@ -121,6 +139,11 @@ static void register_metrics(ext_state *st, metrics_registry *r)
     const char *result[] = {"result"};
     st->m_builds = metrics_family_new(r, METRICS_COUNTER, "dagsched_extender_snapshot_builds_total",
                                       "Snapshot builds, by result.", result, 1, NULL, 0);
+    st->m_units = metrics_family_new(
+        r, METRICS_COUNTER, "dagsched_extender_snapshot_units_evaluated_total",
+        "Units (a job's objects, or a bucket of pods outside any job) whose job model was "
+        "evaluated again for a snapshot.",
+        NULL, 0, NULL, 0);
     st->m_built_at =
         metrics_family_new(r, METRICS_GAUGE, "dagsched_extender_snapshot_timestamp_seconds",
                            "Wall-clock time the current snapshot was built at.", NULL, 0, NULL, 0);
@@ -287,8 +310,61 @@ static void cb_update(void *user, const kube_meta *old, const kube_meta *cur)
 
 static void cb_synced(void *user)
 {
-    mark_dirty(user);
+    ext_state *st = user;
+    pthread_mutex_lock(&st->mu);
+    st->reset = true;
+    pthread_mutex_unlock(&st->mu);
+    mark_dirty(st);
 }
+
+static void drop_pending(pending_change *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        kube_obj_unref(p[i].old);
+        kube_obj_unref(p[i].cur);
+    }
+}
+
+/* Queue a change of an object the snapshot cache groups (pods, JobGraphs, Workflows). */
+static void queue_change(ext_state *st, int inf, const kube_meta *old, const kube_meta *cur)
+{
+    pthread_mutex_lock(&st->mu);
+    if (!st->reset && st->n_pending == st->cap_pending) {
+        size_t cap = st->cap_pending ? 2 * st->cap_pending : 256;
+        pending_change *p = cap <= PENDING_MAX ? realloc(st->pending, cap * sizeof *p) : NULL;
+        if (p == NULL) {
+            drop_pending(st->pending, st->n_pending);
+            st->n_pending = 0;
+            st->reset = true;
+        } else {
+            st->pending = p;
+            st->cap_pending = cap;
+        }
+    }
+    if (!st->reset)
+        st->pending[st->n_pending++] = (pending_change){inf, old != NULL ? kube_obj_ref(old) : NULL,
+                                                        cur != NULL ? kube_obj_ref(cur) : NULL};
+    pthread_mutex_unlock(&st->mu);
+    mark_dirty(st);
+}
+
+#define CHANGE_CALLBACKS(name, inf)                                                                \
+    static void name##_add(void *user, const kube_meta *obj)                                       \
+    {                                                                                              \
+        queue_change(user, inf, NULL, obj);                                                        \
+    }                                                                                              \
+    static void name##_update(void *user, const kube_meta *old, const kube_meta *cur)              \
+    {                                                                                              \
+        queue_change(user, inf, old, cur);                                                         \
+    }                                                                                              \
+    static void name##_delete(void *user, const kube_meta *obj)                                    \
+    {                                                                                              \
+        queue_change(user, inf, obj, NULL);                                                        \
+    }
+
+CHANGE_CALLBACKS(pods, INF_PODS)
+CHANGE_CALLBACKS(graphs, INF_GRAPHS)
+CHANGE_CALLBACKS(wfs, INF_WORKFLOWS)
 
 /* ---- building ---- */
 
@@ -361,35 +437,100 @@ static bool all_synced(ext_state *st)
     return true;
 }
 
-static void build_once(ext_state *st)
+static void free_lists(kube_obj_list *l)
+{
+    for (int k = 0; k < INF_N; k++)
+        kube_obj_list_free(&l[k]);
+}
+
+/* List informer i into l[i] (nothing when it does not exist); false when out of memory. */
+static bool list_one(ext_state *st, int i, kube_obj_list *l)
+{
+    if (st->inf[i] == NULL)
+        return true;
+    if (kube_informer_list(st->inf[i], &l[i]) != 0) {
+        KLOG_ERROR(COMPONENT, "listing the %s cache: out of memory", inf_names[i]);
+        return false;
+    }
+    set_gauge(st->m_objects, inf_names[i], (double)l[i].n);
+    return true;
+}
+
+static void apply_change(ext_snapcache *c, const pending_change *p)
+{
+    if (p->inf == INF_PODS)
+        ext_snapcache_pod(c, (const kube_pod *)p->old, (const kube_pod *)p->cur);
+    else if (p->inf == INF_GRAPHS)
+        ext_snapcache_graph(c, (const kube_configmap *)p->old, (const kube_configmap *)p->cur);
+    else
+        ext_snapcache_workflow(c, (const kube_workflow *)p->old, (const kube_workflow *)p->cur);
+}
+
+/* Bring the snapshot cache up to date: apply the queued changes or, when a reset is due (after a
+ * (re)list, an overflow, or for the periodic refresh), load it from the informers' lists. The lists
+ * are taken under mu, so that every change a callback queues afterwards is newer than them
+ * (changes are idempotent: one the lists had seen already changes nothing). */
+static int update_cache(ext_state *st, bool refresh, kube_obj_list *l)
+{
+    pthread_mutex_lock(&st->mu);
+    bool reset = refresh || st->reset || ext_snapcache_needs_reset(st->cache);
+    pending_change *p = st->pending;
+    size_t n = st->n_pending;
+    st->pending = NULL;
+    st->n_pending = st->cap_pending = 0;
+    bool listed = true;
+    if (reset) {
+        st->reset = false;
+        listed = list_one(st, INF_PODS, l) && list_one(st, INF_GRAPHS, l) &&
+                 list_one(st, INF_WORKFLOWS, l);
+        if (!listed)
+            st->reset = true;
+    }
+    pthread_mutex_unlock(&st->mu);
+    int rc = 0;
+    if (reset) {
+        ds_err err;
+        ext_build_input in = {
+            .pods = (const kube_pod *const *)l[INF_PODS].items,
+            .n_pods = l[INF_PODS].n,
+            .graphs = (const kube_configmap *const *)l[INF_GRAPHS].items,
+            .n_graphs = l[INF_GRAPHS].n,
+            .workflows = (const kube_workflow *const *)l[INF_WORKFLOWS].items,
+            .n_workflows = l[INF_WORKFLOWS].n,
+        };
+        if (!listed || ext_snapcache_reset(st->cache, &in, &err) != 0) {
+            if (listed)
+                KLOG_ERROR(COMPONENT, "loading the snapshot cache: %s", err.msg);
+            rc = -1;
+        }
+    } else {
+        for (size_t i = 0; i < n; i++)
+            apply_change(st->cache, &p[i]);
+    }
+    drop_pending(p, n);
+    free(p);
+    return rc;
+}
+
+static void build_once(ext_state *st, bool refresh)
 {
     kube_obj_list l[INF_N];
     memset(l, 0, sizeof l);
-    for (int i = 0; i < INF_N; i++) {
-        if (st->inf[i] == NULL)
-            continue;
-        if (kube_informer_list(st->inf[i], &l[i]) != 0) {
-            KLOG_ERROR(COMPONENT, "listing the %s cache: out of memory", inf_names[i]);
-            count(st->m_builds, "error", NULL);
-            for (int k = 0; k < INF_N; k++)
-                kube_obj_list_free(&l[k]);
-            return;
-        }
-        set_gauge(st->m_objects, inf_names[i], (double)l[i].n);
-        set_gauge(st->m_inf_healthy, inf_names[i],
-                  kube_informer_healthy(st->inf[i], 60.0) ? 1.0 : 0.0);
+    if (!list_one(st, INF_NODES, l) || !list_one(st, INF_NAMESPACES, l) ||
+        !list_one(st, INF_POLICIES, l) || update_cache(st, refresh, l) != 0) {
+        count(st->m_builds, "error", NULL);
+        free_lists(l);
+        return;
     }
+    for (int i = 0; i < INF_N; i++)
+        if (st->inf[i] != NULL)
+            set_gauge(st->m_inf_healthy, inf_names[i],
+                      kube_informer_healthy(st->inf[i], 60.0) ? 1.0 : 0.0);
     apply_policy(st, &l[INF_POLICIES]);
     apply_gpu_names(st);
     ext_build_input in = {
         .nodes = (const kube_node *const *)l[INF_NODES].items,
         .n_nodes = l[INF_NODES].n,
-        .pods = (const kube_pod *const *)l[INF_PODS].items,
-        .n_pods = l[INF_PODS].n,
-        .graphs = (const kube_configmap *const *)l[INF_GRAPHS].items,
-        .n_graphs = l[INF_GRAPHS].n,
-        .workflows = (const kube_workflow *const *)l[INF_WORKFLOWS].items,
-        .n_workflows = l[INF_WORKFLOWS].n,
         .namespaces = (const kube_namespace *const *)l[INF_NAMESPACES].items,
         .n_namespaces = l[INF_NAMESPACES].n,
         .policy = &st->policy.policy,
@@ -399,14 +540,20 @@ static void build_once(ext_state *st)
     };
     ext_snapshot *s = NULL;
     ds_err err;
-    int rc = ext_snapshot_build(&in, &s, &err);
-    for (int k = 0; k < INF_N; k++)
-        kube_obj_list_free(&l[k]);
+    uint64_t built = ext_snapcache_units_built(st->cache);
+    int rc = ext_snapcache_build(st->cache, &in, &s, &err);
+    free_lists(l);
+    if (st->m_units != NULL)
+        metrics_add(st->m_units, NULL, (double)(ext_snapcache_units_built(st->cache) - built));
     if (rc != 0) {
         KLOG_ERROR(COMPONENT, "building a snapshot: %s; keeping the previous one", err.msg);
         count(st->m_builds, "error", NULL);
+        pthread_mutex_lock(&st->mu);
+        st->reset = true; /* start from the lists next time */
+        pthread_mutex_unlock(&st->mu);
         return;
     }
+    set_gauge(st->m_objects, inf_names[INF_PODS], (double)s->n_pods);
     size_t valid = 0;
     for (size_t j = 0; j < s->jobs.n_jobs; j++)
         valid += s->jobs.jobs[j].valid;
@@ -470,10 +617,11 @@ static void *builder_loop(void *arg)
             pthread_cond_timedwait(&st->cv, &st->mu, &ts);
             continue;
         }
+        bool refresh = !st->dirty;
         st->dirty = false;
         pthread_mutex_unlock(&st->mu);
         if (all_synced(st))
-            build_once(st);
+            build_once(st, refresh);
         last_build = mono_now();
         pthread_mutex_lock(&st->mu);
     }
@@ -501,6 +649,14 @@ static int new_informer(ext_state *st, kube_kind kind, const char *ns, const cha
                                      .on_delete = cb_add,
                                      .on_synced = cb_synced,
                                      .user = st};
+    /* The objects the snapshot cache groups: their changes are queued for it. */
+    if (kind == KUBE_KIND_POD)
+        o.cb = (kube_informer_callbacks){pods_add, pods_update, pods_delete, cb_synced, st};
+    else if (kind == KUBE_KIND_WORKFLOW)
+        o.cb = (kube_informer_callbacks){wfs_add, wfs_update, wfs_delete, cb_synced, st};
+    else if (kind == KUBE_KIND_CONFIGMAP && selector != NULL &&
+             strcmp(selector, LABEL_JOBGRAPH) == 0)
+        o.cb = (kube_informer_callbacks){graphs_add, graphs_update, graphs_delete, cb_synced, st};
     return kube_informer_new(st->client, &o, out, err);
 }
 
@@ -518,7 +674,7 @@ int ext_state_start(kube_client *client, const ext_state_opts *opts, ext_state *
     st->policy_name = kutil_strdup(opts->policy_name != NULL ? opts->policy_name : "default");
     st->component = kutil_strdup(opts->component != NULL ? opts->component : "dagsched-extender");
     st->debounce_s = opts->debounce_s > 0 ? opts->debounce_s : 0.05;
-    st->max_delay_s = opts->max_delay_s > 0 ? opts->max_delay_s : 0.25;
+    st->max_delay_s = opts->max_delay_s > 0 ? opts->max_delay_s : 0.1;
     st->refresh_s = opts->refresh_s > 0 ? opts->refresh_s : 5.0;
     kube_policy_state_init(&st->policy);
     pthread_condattr_t ca;
@@ -531,6 +687,12 @@ int ext_state_start(kube_client *client, const ext_state_opts *opts, ext_state *
     pthread_cond_init(&st->ev_cv, NULL);
     pthread_condattr_destroy(&ca);
     if (st->policy_namespace == NULL || st->policy_name == NULL || st->component == NULL) {
+        ext_state_free(st);
+        return ds_err_set(err, "extender state: out of memory");
+    }
+    st->reset = true; /* the cache is loaded from the lists at the first build */
+    st->cache = ext_snapcache_new();
+    if (st->cache == NULL) {
         ext_state_free(st);
         return ds_err_set(err, "extender state: out of memory");
     }
@@ -618,6 +780,9 @@ void ext_state_free(ext_state *st)
     for (int i = 0; i < INF_N; i++)
         kube_informer_free(st->inf[i]);
     ext_snapshot_unref(st->current);
+    ext_snapcache_free(st->cache);
+    drop_pending(st->pending, st->n_pending);
+    free(st->pending);
     pthread_mutex_destroy(&st->mu);
     pthread_cond_destroy(&st->cv);
     pthread_mutex_destroy(&st->ev_mu);

@@ -4,9 +4,12 @@
  * every pod, the namespaces (their labels, for the policy's namespaceSelector), the DAG jobs
  * evaluated by the job model at the snapshot's time, the active policy and the
  * normalised-priority scale P_bar. It is built from informer caches by a background thread: the
- * informers' callbacks only mark the state dirty; the builder waits for a short quiet period
- * (debounce), builds a new snapshot and publishes it with a pointer swap. Priorities depend on
- * time, so it also rebuilds periodically. Request handlers take a reference to the current
+ * informers' callbacks queue the changes of pods, JobGraphs and Workflows for the builder's
+ * snapshot cache (snapcache.h) and mark the state dirty; the builder waits for a short quiet
+ * period (debounce), applies the changes, evaluates the job model again for the jobs they touch
+ * only, and publishes the new snapshot with a pointer swap. Priorities depend on time, so it also
+ * rebuilds periodically, then from the informers' lists and evaluating every job. Request
+ * handlers take a reference to the current
  * snapshot (a few instructions under a mutex), read it without any lock and release it: they never
  * wait for a rebuild and always see one consistent state.
  *
@@ -68,6 +71,12 @@ typedef struct ext_snapshot {
     const kube_namespace **namespaces; /* references */
     size_t n_namespaces;
     ds_strmap namespace_index; /* name -> index into namespaces */
+
+    /* Built by an ext_snapcache (snapcache.h): the groups of objects the pods, jobs, JobGraphs and
+     * Workflows come from (references; they own the pod references); NULL from
+     * ext_snapshot_build. */
+    struct ext_unit **units;
+    size_t n_units;
 } ext_snapshot;
 
 /* Everything a snapshot is built from. Arrays are borrowed; the snapshot takes its own references.
@@ -123,8 +132,8 @@ typedef struct ext_state_opts {
     const char *policy_namespace; /* where policy ConfigMaps live */
     const char *policy_name;      /* default "default" */
     double debounce_s;            /* quiet period before a rebuild; default 0.05 */
-    double max_delay_s;           /* rebuild at most this long after the first change; 0.25 */
-    double refresh_s;             /* periodic rebuild (priorities age); default 5 */
+    double max_delay_s;           /* rebuild at most this long after the first change; 0.1 */
+    double refresh_s;             /* periodic full rebuild (priorities age); default 5 */
     metrics_registry *metrics;    /* may be NULL */
     const char *component;        /* Event source component; default "dagsched-extender" */
 } ext_state_opts;

@@ -7,7 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define ARENA_BLOCK_SIZE (64 * 1024)
+#define ARENA_BLOCK_SIZE (64 * 1024) /* largest regular block */
+#define ARENA_FIRST_SIZE 1024        /* the first regular block; each next one doubles */
 #define ARENA_ALIGN      16
 
 struct ds_arena_block {
@@ -65,13 +66,19 @@ void *ds_arena_alloc(ds_arena *a, size_t size)
         return b->data;
     }
     if (a->head == NULL || a->cap - a->used < rounded) {
-        ds_arena_block *b = block_new(ARENA_BLOCK_SIZE);
+        /* Small arenas (many small model builds kept side by side) stay small. */
+        size_t cap = a->head == NULL ? ARENA_FIRST_SIZE : 2 * a->cap;
+        if (cap > ARENA_BLOCK_SIZE)
+            cap = ARENA_BLOCK_SIZE;
+        while (cap < rounded)
+            cap *= 2;
+        ds_arena_block *b = block_new(cap);
         if (b == NULL)
             return NULL;
         b->next = a->head;
         a->head = b;
         a->used = 0;
-        a->cap = ARENA_BLOCK_SIZE;
+        a->cap = cap;
     }
     void *p = a->head->data + a->used;
     a->used += rounded;

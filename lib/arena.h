@@ -1,7 +1,8 @@
 /* arena.h: a bump allocator for objects that all die together (the results of one model build).
  *
  * Allocations are aligned for any type and are never freed one by one: ds_arena_free releases
- * everything. Large requests get a block of their own, so waste stays bounded. */
+ * everything. Blocks start at 1 KiB and double up to 64 KiB; large requests get a block of their
+ * own, so waste stays bounded. */
 #ifndef DAGSCHED_ARENA_H
 #define DAGSCHED_ARENA_H
 

@@ -929,7 +929,7 @@ void ds_jobset_free(ds_jobset *s)
 {
     if (s == NULL)
         return;
-    for (size_t j = 0; j < s->n_jobs; j++)
+    for (size_t j = 0; j < s->n_jobs && !s->joined; j++)
         if (s->jobs[j].dag.tasks != NULL)
             ds_dag_free(&s->jobs[j].dag);
     free(s->jobs);

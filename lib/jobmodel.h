@@ -143,6 +143,7 @@ typedef struct ds_jobset {
     ds_arena arena;
     ds_strmap job_index; /* "ns/name" -> job */
     ds_strmap pod_index; /* uid -> pod */
+    bool joined;         /* made by ds_jobset_join: DAGs and strings belong to the parts */
 } ds_jobset;
 
 /* Build the jobs seen in `pods` and `graphs` at time `now`.
@@ -175,6 +176,16 @@ int ds_jobs_build_wf(const ds_pod_obs *pods, size_t n_pods, const ds_graph_obs *
                      const ds_priority_params *pp, ds_jobset *out, ds_err *err);
 
 void ds_jobset_free(ds_jobset *s);
+
+/* Join sets built separately (ds_jobs_build_wf) from disjoint groups of objects, where each group
+ * holds every pod, JobGraph and Workflow carrying the keys of its jobs, into the set one build over
+ * all the groups' objects, in group order, evaluated at the same time, would give: pod i of
+ * parts[k] becomes pod base_k + i (base_k: the pods of the parts before it), jobs, graphs and
+ * Workflows follow in part order, and waiting tasks are ranked across all jobs. The result borrows
+ * DAGs, task states, evaluations and strings from the parts, which must outlive it and stay
+ * unchanged. 0, or -1 with err set when out of memory (*out then empty). Free with ds_jobset_free.
+ * Cost: O(pods + jobs + tasks) plus sorting the waiting tasks. */
+int ds_jobset_join(const ds_jobset *const *parts, size_t n_parts, ds_jobset *out, ds_err *err);
 
 /* The job `name` of namespace `ns`, or NULL. O(1) expected. */
 const ds_job *ds_jobset_find_job(const ds_jobset *s, const char *ns, const char *name);

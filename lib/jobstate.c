@@ -162,7 +162,7 @@ static bool same_priority(double a, double b)
     return a == b || (isnan(a) && isnan(b));
 }
 
-static int rank_waiting(ds_jobset *s, ds_err *err)
+int ds_jobset_rank_waiting(ds_jobset *s, ds_err *err)
 {
     size_t n = 0;
     for (size_t j = 0; j < s->n_jobs; j++) {
@@ -224,7 +224,7 @@ int ds_jobstate_compute(ds_jobset *s, const ds_pod_obs *pods, double now,
         for (size_t t = 0; t < n; t++)
             j->wait_rank[t] = -1.0;
     }
-    return rank_waiting(s, err);
+    return ds_jobset_rank_waiting(s, err);
 }
 
 static void append(char *buf, size_t bufsize, size_t *pos, const char *s, size_t len)

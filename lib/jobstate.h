@@ -17,4 +17,8 @@ bool ds_pod_obs_better(const ds_pod_obs *a, const ds_pod_obs *b);
 int ds_jobstate_compute(ds_jobset *s, const ds_pod_obs *pods, double now,
                         const ds_priority_params *pp, ds_err *err);
 
+/* Rank the WAITING tasks of every valid job across the set: s->n_waiting and each job's wait_rank
+ * (whose arrays must exist). 0, or -1 with err set when out of memory. */
+int ds_jobset_rank_waiting(ds_jobset *s, ds_err *err);
+
 #endif

@@ -79,7 +79,14 @@ int ds_strmap_put(ds_strmap *m, const char *key, size_t len, size_t value, size_
 {
     if (m->slots == NULL)
         return -1;
-    uint64_t h = fnv1a(key, len);
+    return ds_strmap_put_hashed(m, key, len, fnv1a(key, len), value, existing);
+}
+
+int ds_strmap_put_hashed(ds_strmap *m, const char *key, size_t len, uint64_t h, size_t value,
+                         size_t *existing)
+{
+    if (m->slots == NULL)
+        return -1;
     for (size_t i = (size_t)h & m->mask;; i = (i + 1) & m->mask) {
         ds_strmap_slot *s = &m->slots[i];
         if (s->key == NULL) {

@@ -37,6 +37,11 @@ int ds_strmap_reserve(ds_strmap *m, size_t max_keys);
  * key was present (*existing, if not NULL, receives its value) and -1 when the map is full. */
 int ds_strmap_put(ds_strmap *m, const char *key, size_t len, size_t value, size_t *existing);
 
+/* ds_strmap_put with the key's hash known already: `hash` must be the one a map stored for this
+ * key (the hash field of another map's slot), which saves hashing the key again. */
+int ds_strmap_put_hashed(ds_strmap *m, const char *key, size_t len, uint64_t hash, size_t value,
+                         size_t *existing);
+
 /* 0 and *value set when found, -1 otherwise. */
 int ds_strmap_get(const ds_strmap *m, const char *key, size_t len, size_t *value);
 

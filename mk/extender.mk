@@ -80,6 +80,7 @@ FUZZ_SECONDS ?= 600
 FUZZ_FLAGS   := $(CSTD) $(WARN) -g -O1 -Iextender -Ilib -Ikube -Iruntime -Itests/extender \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 FUZZ_LIB_SRCS := extender/jscan.c extender/protocol.c extender/handlers.c extender/snapshot.c \
+	extender/snapcache.c \
 	kube/policy_source.c kube/model_input.c $(LIB_SRCS) kube/objects.c kube/argo_decode.c \
 	kube/kutil.c kube/log.c runtime/clock.c
 
@@ -155,3 +156,11 @@ INTEGRATION_TESTS += admission-integration-test
 .PHONY: bench-e2e
 bench-e2e: $(BIN)/dagsched-extender
 	@tests/extender/bench_e2e.sh $(BIN)/dagsched-extender
+
+# The cost of keeping the snapshot current at 20,000 pods on 1,000 nodes, in process (no cluster):
+# a snapshot built from scratch (the baseline) against the incremental update, for batches of 50
+# pod changes, measured in the same run (tests/extender/bench_snapshot.c; SNAPSHOT_BENCH_ARGS =
+# "NODES PODS BATCH ROUNDS" adjusts it).
+.PHONY: bench-snapshot
+bench-snapshot: $(BUILD)/rel/tests/extender/bench_snapshot
+	@$(BUILD)/rel/tests/extender/bench_snapshot $(SNAPSHOT_BENCH_ARGS)
