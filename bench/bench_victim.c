@@ -318,7 +318,8 @@ static int fuzz(size_t rounds)
                                .queue_order = rng_below(&s, 2),
                                .deadline_victims = rng_below(&s, 2),
                                .same_resource_first = rng_below(&s, 2),
-                               .long_task_s = rng_below(&s, 2) ? 0 : 150};
+                               .long_task_s = rng_below(&s, 2) ? 0 : 150,
+                               .start_latency_s = (double)rng_below(&s, 3) * 5};
         ds_node_free n[F_NODES];
         for (size_t k = 0; k < F_NODES; k++)
             n[k] = (ds_node_free){

@@ -300,7 +300,8 @@ static bool pays(vctx *c, const ds_waiting_task *a, const ds_running_task *b, si
         c->wait_s = room_wait(c, a);
         c->wait_known = true;
     }
-    double slack = ds_preemptor_slack_on(a->t_allow_s, a->t_rem_s, c->nodes[n].speed);
+    double slack =
+        ds_preemptor_slack_on(a->t_allow_s, a->t_rem_s, c->nodes[n].speed, c->p->start_latency_s);
     return ds_eviction_pays(slack, isfinite(a->t_allow_s), b->ran_s,
                             ds_eviction_wait(b->t_rem_s, c->wait_s)) &&
            ds_victim_survives_redo(b->t_allow_s, b->ran_s);
@@ -516,7 +517,8 @@ static void try_preempt(vctx *c, size_t ai, ds_preempt_reason reason, bool phase
      * (dominant resource of the shortfall first, when same_resource_first; priority; node). */
     for (size_t n = 0; c->p->max_victims_per_preemptor == 1 && n < c->n_nodes; n++) {
         if (c->budget[n] == 0 || left == 0 ||
-            !ds_preemptor_savable(a->t_allow_s, a->t_rem_s, c->nodes[n].speed))
+            !ds_preemptor_savable(a->t_allow_s, a->t_rem_s, c->nodes[n].speed,
+                                  c->p->start_latency_s))
             continue;
         int want = -1;
         if (c->p->same_resource_first) {
@@ -553,7 +555,8 @@ static void try_preempt(vctx *c, size_t ai, ds_preempt_reason reason, bool phase
             k = c->budget[n];
         if (k > left)
             k = left;
-        if (k == 0 || !ds_preemptor_savable(a->t_allow_s, a->t_rem_s, c->nodes[n].speed))
+        if (k == 0 || !ds_preemptor_savable(a->t_allow_s, a->t_rem_s, c->nodes[n].speed,
+                                            c->p->start_latency_s))
             continue;
         size_t np = plan_on_node(c, a, n, phase2, k, best_prio, best_n > 0);
         if (np == 0)

@@ -111,13 +111,19 @@ int ctl_metrics_init(ctl_metrics *m, const char *version, const char *git)
         "Evictions made for a task of a DAG job with a deadline, counted when the job finishes, "
         "by its outcome (deadline_met, deadline_missed): eviction yield = met / (met + missed)",
         l_outcome, 1, NULL, 0);
+    m->preemptor_tasks = metrics_family_new(
+        m->reg, METRICS_COUNTER, "dagsched_controller_evictions_for_finished_tasks_total",
+        "Evictions made for a DAG task with a level deadline, counted when its job finishes (met "
+        "or missed), by whether the task itself finished by its level deadline "
+        "(level_deadline_met, level_deadline_missed): the task-level eviction yield",
+        l_outcome, 1, NULL, 0);
     m->reserved = metrics_family_new(
         m->reg, METRICS_GAUGE, "dagsched_controller_reserved_preemptors",
         "Preemptors the room freed by their eviction is held for (not bound yet, within the "
         "cooldown)",
         NULL, 0, NULL, 0);
     if (!m->jobs_done || !m->makespan || !m->lateness || !m->task_wait || !m->build_info ||
-        !m->room || !m->preemptor_jobs || !m->reserved)
+        !m->room || !m->preemptor_jobs || !m->preemptor_tasks || !m->reserved)
         return -1;
     const char *bv[] = {version, git};
     metrics_set(m->build_info, bv, 1);

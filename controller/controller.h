@@ -66,9 +66,11 @@ typedef struct ctl_metrics {
     metrics_family *task_wait;  /* histogram {from}: created / ready -> started */
     metrics_family *build_info; /* gauge {version, git} = 1 */
     /* What became of evictions (reserve.h, outcomes.h), counted once by the leader. */
-    metrics_family *room;           /* counter {fate}: reached, elsewhere, lost */
-    metrics_family *preemptor_jobs; /* counter {outcome}: evictions by their preemptor's job */
-    metrics_family *reserved;       /* gauge: preemptors the freed room is held for */
+    metrics_family *room;            /* counter {fate}: reached, elsewhere, lost */
+    metrics_family *preemptor_jobs;  /* counter {outcome}: evictions by their preemptor's job */
+    metrics_family *preemptor_tasks; /* counter {outcome}: evictions by their preemptor task's
+                                      * level deadline */
+    metrics_family *reserved;        /* gauge: preemptors the freed room is held for */
 } ctl_metrics;
 
 typedef struct ctl_controller {

@@ -208,6 +208,21 @@ size_t ctl_ledger_task_evictions(const ctl_ledger *l, const ctl_task_ref *t)
     return n;
 }
 
+size_t ctl_ledger_task_preemptions(const ctl_ledger *l, const ctl_task_ref *t)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < l->n; i++) {
+        const ctl_ledger_entry *e = &l->e[i];
+        if (is_task(e->preemptor_ns, e->preemptor_job, e->preemptor_task, t) &&
+            ctl_ledger_entry_counts(e))
+            n++;
+    }
+    for (size_t i = 0; i < l->n_tc; i++)
+        if (same_task(&l->tc[i], t->ns, t->job, t->task))
+            n += l->tc[i].preempted;
+    return n;
+}
+
 size_t ctl_ledger_job_preemptions(const ctl_ledger *l, const char *ns, const char *job)
 {
     size_t n = 0;

@@ -116,6 +116,10 @@ double ctl_ledger_last_task_preempted(const ctl_ledger *l, const ctl_task_ref *t
 /* Evictions of any pod of this task over the ledger's memory (entries and task counts). */
 size_t ctl_ledger_task_evictions(const ctl_ledger *l, const ctl_task_ref *t);
 
+/* Evictions made for any pod of this task as the preemptor, over the ledger's memory (entries and
+ * task counts). */
+size_t ctl_ledger_task_preemptions(const ctl_ledger *l, const ctl_task_ref *t);
+
 /* Evictions made for any pod of any task of this job (ns, job). */
 size_t ctl_ledger_job_preemptions(const ctl_ledger *l, const char *ns, const char *job);
 

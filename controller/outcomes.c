@@ -42,8 +42,7 @@ void ctl_outcome_events_free(ctl_outcome_events *e)
     memset(e, 0, sizeof *e);
 }
 
-/* When the task's pod finished (its containers' finishedAt), else `fallback`. */
-static double finish_of(const ctl_snapshot *s, const ds_job *j, size_t t, double fallback)
+double ctl_outcomes_task_finish(const ctl_snapshot *s, const ds_job *j, size_t t, double fallback)
 {
     size_t i = j->task_pod[t];
     if (i == DS_NONE || i >= s->n_pod)
@@ -63,7 +62,7 @@ static bool job_over(const ctl_snapshot *s, const ds_job *j, bool *failed, doubl
         if (st == DS_TASK_RUNNING || st == DS_TASK_WAITING)
             return false;
         if (st == DS_TASK_SUCCEEDED || st == DS_TASK_FAILED) {
-            double f = finish_of(s, j, t, s->now);
+            double f = ctl_outcomes_task_finish(s, j, t, s->now);
             if (f > *finish)
                 *finish = f;
             if (st == DS_TASK_SUCCEEDED)
@@ -82,7 +81,7 @@ static double ready_of(const ctl_snapshot *s, const ds_job *j, size_t t, double 
     double r = created;
     const ds_dag_task *task = &j->dag.tasks[t];
     for (size_t k = 0; k < task->n_up; k++) {
-        double f = finish_of(s, j, task->up[k], NAN);
+        double f = ctl_outcomes_task_finish(s, j, task->up[k], NAN);
         if (isfinite(f) && f > r)
             r = f;
     }
@@ -133,6 +132,7 @@ int ctl_outcomes_scan(ctl_outcomes *o, const ctl_snapshot *s, ctl_outcome_events
         if (!fresh || finish < o->since)
             continue;
         ctl_job_done *d = &out->jobs[out->n_jobs++];
+        d->job_idx = i;
         d->ns = j->ns;
         d->job = j->name;
         d->makespan_s = isfinite(j->created_at) ? finish - j->created_at : NAN;

@@ -38,6 +38,7 @@ typedef enum ctl_job_outcome {
 const char *ctl_job_outcome_name(ctl_job_outcome o);
 
 typedef struct ctl_job_done {
+    size_t job_idx;  /* index into the snapshot's jobs (s->js.jobs) */
     const char *ns;  /* borrowed from the snapshot */
     const char *job; /* its name in the job model (as in the eviction ledger), borrowed */
     ctl_job_outcome outcome;
@@ -73,5 +74,9 @@ void ctl_outcomes_free(ctl_outcomes *o);
  * next scan reports the same events). */
 int ctl_outcomes_scan(ctl_outcomes *o, const ctl_snapshot *s, ctl_outcome_events *out, ds_err *err);
 void ctl_outcome_events_free(ctl_outcome_events *e);
+
+/* When task t of job j finished: its pod's containers' finishedAt, else `fallback` (no pod, or
+ * no finish time recorded). */
+double ctl_outcomes_task_finish(const ctl_snapshot *s, const ds_job *j, size_t t, double fallback);
 
 #endif

@@ -79,6 +79,10 @@ typedef struct plan_state {
     ds_decision *dec;
     ctl_eviction *acc;
     size_t n_acc;
+    /* The job rule (lib/job_room.h): the blocked work by level of each job with a preemptor,
+     * job j's at needs + need_at[j], n_needs[j] entries. */
+    ds_level_need *needs;
+    size_t *need_at, *n_needs;
 } plan_state;
 
 static void state_free(plan_state *s)
@@ -100,6 +104,9 @@ static void state_free(plan_state *s)
     free(s->excluded);
     free(s->dec);
     free(s->acc);
+    free(s->needs);
+    free(s->need_at);
+    free(s->n_needs);
 }
 
 static int check_input(const ctl_preempt_in *in, ds_err *err)
@@ -221,6 +228,101 @@ static int queued_ahead(plan_state *s, ds_err *err)
     return 0;
 }
 
+/* The job rule's input: for each job with a preemptor, its blocked tasks by level, from the pods
+ * of its tasks (a task's pod that does not exist yet needs nothing here: the rule is optimistic).
+ * A task with several pods (a replacement beside a terminating one) counts once. */
+static int job_needs(plan_state *s, ds_err *err)
+{
+    const ctl_preempt_in *in = s->in;
+    const ds_preempt_params *pp = &in->policy->preemption;
+    if (!pp->payoff || !pp->job_room || s->n_wait == 0 || in->n_jobs == 0)
+        return 0;
+    bool *wanted = calloc(in->n_jobs, sizeof *wanted);
+    s->need_at = calloc(in->n_jobs, sizeof *s->need_at);
+    s->n_needs = calloc(in->n_jobs, sizeof *s->n_needs);
+    if (wanted == NULL || s->need_at == NULL || s->n_needs == NULL) {
+        free(wanted);
+        return ds_err_set(err, "preemption round: out of memory");
+    }
+    size_t levels = 0, max_tasks = 0;
+    for (size_t w = 0; w < s->n_wait; w++) {
+        size_t j = s->wait[w].job;
+        if (j == DS_NO_TASK || wanted[j])
+            continue;
+        wanted[j] = true;
+        levels += in->dags[j]->n_levels > 0 ? (size_t)in->dags[j]->n_levels : 0;
+        if (in->dags[j]->n > max_tasks)
+            max_tasks = in->dags[j]->n;
+    }
+    /* Per job, its pods' states, evaluations and requests by task; the pods of one job are
+     * visited through a list sorted by job. */
+    size_t *by_job = calloc(in->n_pods ? in->n_pods : 1, sizeof *by_job);
+    size_t *first = calloc(in->n_jobs + 1, sizeof *first);
+    ds_task_status *st = calloc(max_tasks ? max_tasks : 1, sizeof *st);
+    ds_task_eval *ev = calloc(max_tasks ? max_tasks : 1, sizeof *ev);
+    ds_res *req = calloc(max_tasks ? max_tasks : 1, sizeof *req);
+    s->needs = calloc(levels ? levels : 1, sizeof *s->needs);
+    int rc = 0;
+    if (by_job == NULL || first == NULL || st == NULL || ev == NULL || req == NULL ||
+        s->needs == NULL) {
+        rc = ds_err_set(err, "preemption round: out of memory");
+        goto out;
+    }
+    for (size_t i = 0; i < in->n_pods; i++)
+        if (in->pods[i].task.job != DS_NO_TASK && wanted[in->pods[i].task.job])
+            first[in->pods[i].task.job + 1]++;
+    for (size_t j = 0; j < in->n_jobs; j++)
+        first[j + 1] += first[j];
+    for (size_t i = 0; i < in->n_pods; i++) {
+        size_t j = in->pods[i].task.job;
+        if (j != DS_NO_TASK && wanted[j])
+            by_job[first[j]++] = i;
+    }
+    /* first[j] now holds the end of job j's pods; job j's start is the previous job's end. */
+    size_t at = 0, begin = 0;
+    for (size_t j = 0; j < in->n_jobs; j++) {
+        size_t end = first[j];
+        if (!wanted[j]) {
+            begin = end;
+            continue;
+        }
+        const ds_dag *d = in->dags[j];
+        for (size_t t = 0; t < d->n; t++) {
+            st[t].state = DS_TASK_SUCCEEDED; /* no pod: nothing to count */
+            ev[t].t_allow_s = INFINITY;
+            memset(&req[t], 0, sizeof req[t]);
+        }
+        for (size_t k = begin; k < end; k++) {
+            const ctl_pod *p = &in->pods[by_job[k]];
+            if (p->task.state != DS_TASK_BLOCKED || !p->task.evaluated || p->terminating)
+                continue;
+            st[p->task.task].state = DS_TASK_BLOCKED;
+            ev[p->task.task] = p->task.eval;
+            req[p->task.task] = p->request;
+        }
+        s->need_at[j] = at;
+        s->n_needs[j] = ds_job_level_needs(d, st, ev, req, s->needs + at);
+        at += s->n_needs[j];
+        begin = end;
+    }
+    for (size_t w = 0; w < s->n_wait; w++) {
+        ds_waiting_task *t = &s->wait[w];
+        if (t->job == DS_NO_TASK)
+            continue;
+        t->level = in->dags[t->job]->tasks[t->task].level;
+        t->job_needs = s->needs + s->need_at[t->job];
+        t->n_job_needs = s->n_needs[t->job];
+    }
+out:
+    free(wanted);
+    free(by_job);
+    free(first);
+    free(st);
+    free(ev);
+    free(req);
+    return rc;
+}
+
 static int build_tasks(plan_state *s, const ctl_budget *b, ds_err *err)
 {
     const ctl_preempt_in *in = s->in;
@@ -299,7 +401,9 @@ static int build_tasks(plan_state *s, const ctl_budget *b, ds_err *err)
         s->wait_pod[s->n_wait++] = i;
     }
     s->out->n_waiting = s->n_wait;
-    return queued_ahead(s, err);
+    if (queued_ahead(s, err) != 0)
+        return -1;
+    return job_needs(s, err);
 }
 
 /* Evictions already accepted in this round for a namespace. */

@@ -118,6 +118,23 @@ static int take_snapshot(ctl_controller *c, const ds_policy *pol, ctl_snapshot *
                               err);
 }
 
+/* The task-level eviction yield of a finished job: the evictions made for each of its tasks, by
+ * whether that task finished by its level deadline. */
+static void record_task_yield(ctl_controller *c, const ctl_snapshot *s, const ctl_job_done *d)
+{
+    const ds_job *j = &s->js.jobs[d->job_idx];
+    for (size_t t = 0; t < j->dag.n; t++) {
+        ctl_task_ref ref = {.ns = d->ns, .job = d->job, .task = j->dag.tasks[t].name};
+        size_t n = ctl_ledger_task_preemptions(&c->ledger.ledger, &ref);
+        double deadline = j->eval != NULL ? j->eval[t].level_deadline : INFINITY;
+        if (n == 0 || !isfinite(deadline))
+            continue;
+        double finish = ctl_outcomes_task_finish(s, j, t, s->now);
+        const char *ov[] = {finish <= deadline ? "level_deadline_met" : "level_deadline_missed"};
+        metrics_add(c->m.preemptor_tasks, ov, (double)n);
+    }
+}
+
 /* Outcome metrics (outcomes.h): what finished and started since the last round, counted once,
  * from the moment this process leads (so that leaders do not count the same job twice). */
 static void record_outcomes(ctl_controller *c, const ctl_snapshot *s)
@@ -147,6 +164,8 @@ static void record_outcomes(ctl_controller *c, const ctl_snapshot *s)
             const char *ov[] = {ctl_job_outcome_name(d->outcome)};
             if (n > 0)
                 metrics_add(c->m.preemptor_jobs, ov, (double)n);
+            if (n > 0)
+                record_task_yield(c, s, d);
         }
     }
     for (size_t i = 0; i < e.n_tasks; i++) {

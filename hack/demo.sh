@@ -187,22 +187,76 @@ cluster_up() { # cluster_up NAME [SCHEDULER_CONFIG]
   kc "$d" create namespace "$NAMESPACE" >/dev/null
 }
 
-wait_http() { # wait_http NAME URL PID SECONDS
-  local name="$1" url="$2" pid="$3" deadline=$((SECONDS + $4))
+wait_http() { # wait_http NAME URL PID SECONDS [CA_FILE]
+  local name="$1" url="$2" pid="$3" deadline=$((SECONDS + $4)) ca=()
+  [[ -n "${5:-}" ]] && ca=(--cacert "$5")
   while ((SECONDS < deadline)); do
     kill -0 "$pid" 2>/dev/null || return 2
-    [[ "$(curl -s -o /dev/null -w '%{http_code}' --max-time 2 "$url" 2>/dev/null)" == 200 ]] && return 0
+    [[ "$(curl -s "${ca[@]}" -o /dev/null -w '%{http_code}' --max-time 2 "$url" 2>/dev/null)" == 200 ]] && return 0
     sleep 0.2
   done
   return 1
 }
 
+# The admission webhook as the chart registers it (helm/dagsched/templates/admission-webhook.yaml,
+# default values: failurePolicy Ignore, every namespace but kube-system and the components' own),
+# with a URL instead of a Service since the extender runs as a local process. Every pod of the
+# dagsched scheduler is then gated at creation and released by the controller in the policy's
+# order, including the pod a Job creates again for an evicted task. Waits until the API server
+# calls it: a throw-away pod in a namespace of its own comes back gated.
+register_webhook() { # register_webhook CLUSTER_DIR ADMISSION_PORT CA_FILE
+  local d="$1" port="$2" ca="$3" probe_ns=dagsched-demo-probe deadline=$((SECONDS + 30)) gates=""
+  kc "$d" apply -f - >/dev/null <<YAML || die "registering the admission webhook failed"
+apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingWebhookConfiguration
+metadata: {name: dagsched-demo}
+webhooks:
+  - name: gate.dagsched.io
+    admissionReviewVersions: [v1]
+    sideEffects: None
+    timeoutSeconds: 5
+    failurePolicy: Ignore
+    reinvocationPolicy: IfNeeded
+    matchPolicy: Equivalent
+    clientConfig:
+      url: https://127.0.0.1:$port/mutate-pods
+      caBundle: $(base64 -w0 "$ca")
+    rules:
+      - {operations: [CREATE], apiGroups: [""], apiVersions: [v1], resources: [pods], scope: Namespaced}
+    namespaceSelector:
+      matchExpressions:
+        - {key: kubernetes.io/metadata.name, operator: NotIn, values: [kube-system, $SYSTEM_NAMESPACE]}
+YAML
+  kc "$d" create namespace "$probe_ns" >/dev/null || die "creating namespace $probe_ns failed"
+  while ((SECONDS < deadline)); do
+    kc "$d" -n "$probe_ns" delete pod probe --ignore-not-found --wait=true >/dev/null 2>&1
+    kc "$d" -n "$probe_ns" create -f - >/dev/null 2>&1 <<YAML
+apiVersion: v1
+kind: Pod
+metadata: {name: probe}
+spec:
+  schedulerName: dagsched
+  containers: [{name: main, image: busybox}]
+YAML
+    gates="$(kc "$d" -n "$probe_ns" get pod probe -o jsonpath='{.spec.schedulingGates[*].name}' 2>/dev/null || true)"
+    [[ -n "$gates" ]] && break
+    sleep 0.5
+  done
+  kc "$d" delete namespace "$probe_ns" --wait=false >/dev/null 2>&1 || true
+  [[ -n "$gates" ]] || die "the API server does not call the admission webhook after 30 s (https://127.0.0.1:$port/mutate-pods); see $RUN_DIR/dagsched/extender.log"
+}
+
 start_dagsched() {
-  local d="$RUN_DIR/dagsched/cluster" ext_port metrics_port policy_name rc
+  local d="$RUN_DIR/dagsched/cluster" certs="$RUN_DIR/dagsched/certs" ext_port adm_port metrics_port policy_name rc
   mkdir -p "$RUN_DIR/dagsched"
   ext_port="$(pick_port)"
+  adm_port="$(pick_port)"
   metrics_port="$(pick_port)"
-  sed "s|@EXTENDER_URL@|http://127.0.0.1:$ext_port|" "$DEMO_TOOLS/scheduler-config.yaml" >"$RUN_DIR/dagsched/scheduler-config.yaml"
+  # TLS as the chart sets it up (extender.tls.enabled): a CA made for this run signs the
+  # extender's certificate; kube-scheduler and the API server (webhook) trust that CA.
+  "$REPO_ROOT/hack/gen-test-certs.sh" "$certs" || die "generating the demo's TLS certificates failed (openssl)"
+  sed -e "s|@EXTENDER_URL@|https://127.0.0.1:$ext_port|" -e "s|@EXTENDER_CA@|$certs/ca.crt|" \
+    "$DEMO_TOOLS/scheduler-config.yaml" >"$RUN_DIR/dagsched/scheduler-config.yaml"
   cluster_up dagsched "$RUN_DIR/dagsched/scheduler-config.yaml"
 
   # The policy, as the chart delivers it: a labelled ConfigMap in the components' namespace.
@@ -221,16 +275,19 @@ print(n)' "$POLICY_FILE")" || die "DEMO_POLICY $POLICY_FILE: no metadata.name"
   # Each local process runs in a session of its own, so that a Ctrl-C in the terminal reaches only
   # this script, whose exit trap then stops them in order.
   setsid "$EXTENDER" --kubeconfig "$d/kubeconfig" --listen "127.0.0.1:$ext_port" \
+    --tls-cert "$certs/a.crt" --tls-key "$certs/a.key" \
+    --admission-listen "127.0.0.1:$adm_port" --admission-install-namespace "$SYSTEM_NAMESPACE" \
     --policy-namespace "$SYSTEM_NAMESPACE" --policy-name "$policy_name" --log-format json \
     >"$RUN_DIR/dagsched/extender.log" 2>&1 </dev/null &
   PIDS[extender]=$!
   rc=0
-  wait_http extender "http://127.0.0.1:$ext_port/readyz" "${PIDS[extender]}" 60 || rc=$?
+  wait_http extender "https://127.0.0.1:$ext_port/readyz" "${PIDS[extender]}" 60 "$certs/ca.crt" || rc=$?
   if ((rc != 0)); then
     tail -n 20 "$RUN_DIR/dagsched/extender.log" >&2
     ((rc == 2)) && die "the extender exited at start; see $RUN_DIR/dagsched/extender.log"
-    die "the extender is not ready after 60 s (http://127.0.0.1:$ext_port/readyz); see $RUN_DIR/dagsched/extender.log"
+    die "the extender is not ready after 60 s (https://127.0.0.1:$ext_port/readyz); see $RUN_DIR/dagsched/extender.log"
   fi
+  register_webhook "$d" "$adm_port" "$certs/ca.crt"
 
   setsid "$CONTROLLER" --kubeconfig "$d/kubeconfig" \
     --policy-namespace "$SYSTEM_NAMESPACE" --policy-name "$policy_name" \
@@ -247,7 +304,7 @@ print(n)' "$POLICY_FILE")" || die "DEMO_POLICY $POLICY_FILE: no metadata.name"
     ((rc == 2)) && die "the controller exited at start; see $RUN_DIR/dagsched/controller.log"
     die "the controller is not healthy after 60 s (http://127.0.0.1:$metrics_port/healthz); see $RUN_DIR/dagsched/controller.log"
   fi
-  say "      dagsched: extender on 127.0.0.1:$ext_port, controller metrics on 127.0.0.1:$metrics_port, policy $POLICY_FILE"
+  say "      dagsched: extender on https://127.0.0.1:$ext_port (webhook :$adm_port), controller metrics on 127.0.0.1:$metrics_port, policy $POLICY_FILE"
 }
 
 start_default() {

@@ -210,7 +210,8 @@ long ds_place_preempt_node(const ds_place_preemptor *a, ds_preemptor_mode mode,
         ds_dag_mark_ancestors(preemptor_dag, a->task.task, mark, stack);
     }
 
-    double slack = ds_preemptor_slack_on(a->task.t_allow_s, a->task.t_rem_s, node->speed);
+    double slack =
+        ds_preemptor_slack_on(a->task.t_allow_s, a->task.t_rem_s, node->speed, p->start_latency_s);
     bool lost = in_dag && mode != DS_PREEMPTOR_BARRED && !(slack >= 0.0);
     double room_wait = a->room_known ? a->room_wait_s : INFINITY;
     ds_node_view after = *node;

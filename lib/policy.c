@@ -60,6 +60,8 @@ void ds_policy_defaults(ds_policy *p)
     p->preemption.rho = 1.5;
     p->preemption.tau_s = 0.0; /* off */
     p->preemption.min_run_s = 60.0;
+    p->preemption.start_latency_s = 5.0;
+    p->preemption.job_room = false; /* fewer evictions, fewer deadlines met: docs/simulator.md */
     p->preemption.max_victims_per_preemptor = 1;
     p->max_evictions_per_node = 1;
     p->max_evictions_per_namespace = 5;

@@ -5,20 +5,21 @@
 #include <math.h>
 #include <string.h>
 
-double ds_preemptor_slack_on(double t_allow_s, double t_rem_s, double speed)
+double ds_preemptor_slack_on(double t_allow_s, double t_rem_s, double speed, double start_s)
 {
     if (isnan(t_allow_s) || isinf(t_allow_s))
         return t_allow_s;
     if (!(speed > 0.0) || !isfinite(speed))
         speed = 1.0;
     double rem = t_rem_s > 0.0 && isfinite(t_rem_s) ? t_rem_s : 0.0;
-    /* Slack on this node: level deadline - now - t_rem / speed. */
-    return t_allow_s + rem * (1.0 - 1.0 / speed);
+    double start = start_s > 0.0 && isfinite(start_s) ? start_s : 0.0;
+    /* Slack on this node: level deadline - now - start latency - t_rem / speed. */
+    return t_allow_s + rem * (1.0 - 1.0 / speed) - start;
 }
 
-bool ds_preemptor_savable(double t_allow_s, double t_rem_s, double speed)
+bool ds_preemptor_savable(double t_allow_s, double t_rem_s, double speed, double start_s)
 {
-    double slack = ds_preemptor_slack_on(t_allow_s, t_rem_s, speed);
+    double slack = ds_preemptor_slack_on(t_allow_s, t_rem_s, speed, start_s);
     return !isnan(slack) && slack >= 0.0;
 }
 

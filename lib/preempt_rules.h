@@ -26,9 +26,11 @@
 #include "policy.h"
 
 /* Can a preemptor of slack t_allow_s (INFINITY without deadline) and remaining reference run time
- * t_rem_s (0 when unknown) still meet its deadline if it starts now on a node of rate speed
- * (<= 0 or not a number: 1.0)? False for a NaN slack. */
-bool ds_preemptor_savable(double t_allow_s, double t_rem_s, double speed);
+ * t_rem_s (0 when unknown) still meet its deadline if room is made for it now on a node of rate
+ * speed (<= 0 or not a number: 1.0)? It then starts start_s later (spec.preemption.startLatency:
+ * the release, kube-scheduler's queue, the bind and the start; < 0 or not finite: 0). False for
+ * a NaN slack. */
+bool ds_preemptor_savable(double t_allow_s, double t_rem_s, double speed, double start_s);
 
 /* The exchange rule: does evicting a victim pay for the preemptor? The victim's finished work is
  * thrown away (victim_ran_s, on its node). What the eviction saves is lateness: the time the
@@ -62,9 +64,12 @@ bool ds_victim_after(const double a_job[2], double a_priority, const double b_jo
  * (t_allow infinite); false for a NaN slack. Part of the exchange rule (payoff). */
 bool ds_victim_survives_redo(double victim_t_allow_s, double victim_ran_s);
 
-/* The preemptor's slack on a node of this speed: t_allow + t_rem * (1 - 1/speed); INFINITY
- * without a deadline. */
-double ds_preemptor_slack_on(double t_allow_s, double t_rem_s, double speed);
+/* The preemptor's slack on a node of this speed once room is there for it: t_allow + t_rem *
+ * (1 - 1/speed) - start_s, where start_s (spec.preemption.startLatency; < 0 or not finite: 0) is
+ * the time from room on a node to the task running there. The same latency follows room that
+ * frees anyway, so the exchange rule's preemptor can afford to wait this slack, not t_allow.
+ * INFINITY without a deadline. */
+double ds_preemptor_slack_on(double t_allow_s, double t_rem_s, double speed, double start_s);
 
 /* One side of a preemption: the pod's namespace and Kubernetes priority (spec.priority). */
 typedef struct ds_preempt_side {

@@ -38,6 +38,7 @@
 
 #include <math.h>
 
+#include "job_room.h"
 #include "preempt_rules.h"
 #include "room.h"
 #include <stdint.h>
@@ -225,6 +226,9 @@ static int check_inputs(const ds_waiting_task *waiting, size_t n_waiting,
         if (!isfinite(t->t_rem_s) || t->t_rem_s < 0.0)
             return ds_err_set(err, "waiting[%zu].t_rem_s: must be a finite number >= 0 (got %g)", i,
                               t->t_rem_s);
+        if (t->n_job_needs > 0 && t->job_needs == NULL)
+            return ds_err_set(err, "waiting[%zu].job_needs: missing (n_job_needs %zu)", i,
+                              t->n_job_needs);
         if (check_request(&t->request, "waiting", i, err) ||
             check_task_ref(t->job, t->task, jobs, n_jobs, "waiting", i, err))
             return -1;
@@ -539,7 +543,7 @@ static size_t greedy_plan(vctx *c, const ds_res *req, const ds_res *free_, size_
  * so that a failure caused by the deadline is not taken for a failure of the request alone. */
 static bool savable_on(vctx *c, const ds_waiting_task *a, size_t n)
 {
-    if (ds_preemptor_savable(a->t_allow_s, a->t_rem_s, c->nodes[n].speed))
+    if (ds_preemptor_savable(a->t_allow_s, a->t_rem_s, c->nodes[n].speed, c->p->start_latency_s))
         return true;
     c->preemptor_excluded = true;
     return false;
@@ -556,7 +560,8 @@ static bool pays(vctx *c, const ds_waiting_task *a, const ds_running_task *b, si
                                            &a->request, &a->ahead);
         c->wait_known = true;
     }
-    double slack = ds_preemptor_slack_on(a->t_allow_s, a->t_rem_s, c->nodes[n].speed);
+    double slack =
+        ds_preemptor_slack_on(a->t_allow_s, a->t_rem_s, c->nodes[n].speed, c->p->start_latency_s);
     double wait = ds_eviction_wait(b->t_rem_s, c->wait_s);
     if (ds_eviction_pays(slack, isfinite(a->t_allow_s), b->ran_s, wait) &&
         ds_victim_survives_redo(b->t_allow_s, b->ran_s))
@@ -822,6 +827,12 @@ static void try_preempt(vctx *c, size_t ai, ds_preempt_reason reason, bool phase
         return;
     if (fits_anywhere(c, &a->request))
         return; /* the scheduler places it without evicting anything */
+    /* The job rule: a job whose blocked work cannot get room in time is late whatever this
+     * eviction does. */
+    if (c->p->payoff && c->p->job_room && a->n_job_needs > 0 && isfinite(a->t_allow_s) &&
+        !ds_job_room_in_time(&c->room_ix, &a->ahead, &a->request, a->level, a->job_needs,
+                             a->n_job_needs, c->p->start_latency_s))
+        return;
     c->mark_gen++;
     c->marked = false;
     c->c2_excluded = false;

@@ -12,6 +12,7 @@
 #include "dag.h"
 #include "dsp.h"
 #include "ds_error.h"
+#include "job_room.h"
 #include "resources.h"
 
 #define DS_NO_TASK ((size_t)-1)
@@ -47,8 +48,15 @@ typedef struct ds_preempt_params {
      * is the one the preemptor lacks most there come first (3DSF); the policy's default is
      * true. */
     bool same_resource_first;
-    double tau_s;                     /* starvation guard on waiting time; 0 = off (default) */
-    double min_run_s;                 /* a victim must have run this long; default 60 */
+    double tau_s;     /* starvation guard on waiting time; 0 = off (default) */
+    double min_run_s; /* a victim must have run this long; default 60 */
+    /* The time from room on a node to the preemptor running there (release, kube-scheduler's
+     * queue and back-off, bind, start): taken off the preemptor's slack in the savable and
+     * exchange rules (ds_preemptor_slack_on); default 5. */
+    double start_latency_s;
+    /* With payoff: a task preempts only when the blocked tasks of its job can still get room in
+     * time (lib/job_room.h); the policy's default is false. */
+    bool job_room;
     size_t max_victims_per_preemptor; /* victims evicted on one node for one preemptor; default 1 */
     size_t max_evictions; /* total decisions in one call (the caller's remaining budget) */
 } ds_preempt_params;
@@ -66,6 +74,12 @@ typedef struct ds_waiting_task {
     /* The requests of the waiting tasks before it in the queue order, summed: they take the room
      * that frees before it gets any (lib/room.h). Zero when the caller does not know. */
     ds_res ahead;
+    /* The job rule (lib/job_room.h, spec.preemption.jobRoom): its DAG level and what the blocked
+     * tasks of its job need, by level (ds_job_level_needs); n_job_needs 0 when the caller does
+     * not know or the job has no blocked task with a deadline. */
+    int level;
+    const ds_level_need *job_needs;
+    size_t n_job_needs;
 } ds_waiting_task;
 
 typedef struct ds_running_task {

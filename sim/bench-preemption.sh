@@ -4,7 +4,7 @@
 # policies/default.yaml (the shipped defaults; preemption off; the paper's rule: payoff false,
 # no queue order, tasks with a deadline as victims, the paper's normalisation; and the shipped
 # defaults with one rule changed at a time: queueOrder false, deadlineVictims true, delta 0
-# (urgent only), normalisation paper) and prints, per shape and variant, deadlines met, mean job
+# (urgent only), normalisation paper, jobRoom true) and prints, per shape and variant, deadlines met, mean job
 # completion time, evictions, lost node time and eviction yield, with a verdict per shape. Called
 # by `make bench-preemption` (mk/sim.mk); see docs/simulator.md "Does preemption pay?".
 #
@@ -40,6 +40,7 @@ QUEUE='s/^    queueOrder: true$/    queueOrder: false/'
 DLVICT='s/^    deadlineVictims: false$/    deadlineVictims: true/'
 DELTA='s/^    delta: 0.35$/    delta: 0/'
 NORM='s/^    normalisation: ratio$/    normalisation: paper/'
+JOBROOM='s/^    jobRoom: false$/    jobRoom: true/'
 cp "$BASE" "$OUT/preempt-shipped.yaml"
 edit off "$ENABLED"
 edit paper "$PAYOFF" "$QUEUE" "$DLVICT" "$NORM"
@@ -47,8 +48,9 @@ edit anyorder "$QUEUE"
 edit dlvictims "$DLVICT"
 edit urgent "$DELTA"
 edit papernorm "$NORM"
+edit jobroom "$JOBROOM"
 
-VARIANTS=${VARIANTS:-"off shipped paper anyorder dlvictims urgent papernorm"}
+VARIANTS=${VARIANTS:-"off shipped paper anyorder dlvictims urgent papernorm jobroom"}
 
 # Shapes: name|generator flags. Each is a scaled-down cluster loaded enough that queues form.
 SHAPES='medium|--jobs 150 --task-scale 0.2 --nodes 8x12:48Gi:1,2x24:96Gi:1.5
@@ -70,12 +72,13 @@ echo "Does preemption pay? policy dagsched, seeds $SEEDS; means per run over the
 echo "met: jobs that met their deadline (of jobs with one); ratios are to the 'off' variant."
 echo "lost: node seconds the evicted runs had run. yield: evictions made for a job with a"
 echo "deadline that met it / all evictions made for jobs with a deadline (pooled over seeds);"
-echo "no-dl evict: evictions made for jobs without a deadline (not in the yield)."
+echo "no-dl evict: evictions made for jobs without a deadline (not in the yield). task yield:"
+echo "evictions made for a task with a level deadline whose task finished by it / all of them."
 echo "$SHAPES" | while IFS='|' read -r shape args; do
     echo
     echo "== $shape: $args"
-    printf '%-10s %9s %6s %9s %6s %9s %9s %7s %11s\n' variant met/of ratio "JCT (s)" ratio \
-        evictions "lost (s)" yield "no-dl evict"
+    printf '%-10s %9s %6s %9s %6s %9s %9s %7s %11s %10s\n' variant met/of ratio "JCT (s)" ratio \
+        evictions "lost (s)" yield "no-dl evict" "task yield"
     for v in $VARIANTS; do
         awk -F, -v name="$v" '
             function col(n) { return idx[n] }
@@ -86,14 +89,16 @@ echo "$SHAPES" | while IFS='|' read -r shape args; do
                 jct += $col("jct_mean_s"); ev += $col("preemptions"); lost += $col("lost_run_s")
                 ed += $col("evict_deadline"); em += $col("evict_met")
                 nd += $col("evict_no_deadline")
+                td += $col("evict_task_deadline"); tm += $col("evict_task_met")
             }
             END {
                 if (n == 0 || on == 0) { print "bench-preemption: no runs" > "/dev/stderr"; exit 1 }
                 y = ed > 0 ? sprintf("%.3f", em / ed) : "n/a"
+                ty = td > 0 ? sprintf("%.3f", tm / td) : "n/a"
                 mr = om > 0 ? sprintf("%.3f", (met / n) / (om / on)) : "n/a"
-                printf "%-10s %9s %6s %9.0f %6.3f %9.1f %9.0f %7s %11.1f\n", name,
+                printf "%-10s %9s %6s %9.0f %6.3f %9.1f %9.0f %7s %11.1f %10s\n", name,
                     sprintf("%.1f/%.0f", met / n, of / n), mr, jct / n, (jct / n) / (oj / on),
-                    ev / n, lost / n, y, nd / n
+                    ev / n, lost / n, y, nd / n, ty
             }' "$OUT/preempt-$shape-off.csv" "$OUT/preempt-$shape-$v.csv"
     done
     awk -F, -v shape="$shape" '

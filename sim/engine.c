@@ -605,6 +605,12 @@ static int finish(engine *e, const sim_event *ev)
         return 0;
     }
     seg_close(e, t, SIM_SEG_DONE);
+    if (t->evictions_for > 0 && isfinite(t->evict_for_deadline)) {
+        e->r->evict_task_deadline += t->evictions_for;
+        if (e->now <= t->evict_for_deadline + 1e-9)
+            e->r->evict_task_met += t->evictions_for;
+    }
+    t->evictions_for = 0;
     t->state = T_DONE;
     t->progress = t->runtime;
     j->n_done++;
@@ -845,16 +851,45 @@ static int dsp_preemption(engine *e)
     const ds_dag **dags = malloc((e->n_active ? e->n_active : 1) * sizeof *dags);
     ds_decision *dec = malloc(nr * sizeof *dec);
     running_ref *vref = malloc(nr * sizeof *vref);
+    /* The job rule: each active job's blocked work by level (ds_job_level_needs), at need_at[a]
+     * in needs, n_needs[a] entries. */
+    size_t *need_at = calloc(e->n_active ? e->n_active : 1, sizeof *need_at);
+    size_t *n_needs = calloc(e->n_active ? e->n_active : 1, sizeof *n_needs);
+    ds_level_need *needs = NULL;
+    ds_res *reqs = NULL;
     int rc = 0;
-    if (wt == NULL || rt == NULL || nf == NULL || dags == NULL || dec == NULL || vref == NULL) {
+    if (wt == NULL || rt == NULL || nf == NULL || dags == NULL || dec == NULL || vref == NULL ||
+        need_at == NULL || n_needs == NULL) {
         rc = oom(e, "preemption");
         goto out;
     }
-    for (size_t a = 0; a < e->n_active; a++)
+    size_t total_levels = 0, max_tasks = 0;
+    for (size_t a = 0; a < e->n_active; a++) {
         if ((dags[a] = sim_view_dag(e, e->jobs[e->active[a]])) == NULL) {
             rc = -1;
             goto out;
         }
+        total_levels += dags[a]->n_levels > 0 ? (size_t)dags[a]->n_levels : 0;
+        if (dags[a]->n > max_tasks)
+            max_tasks = dags[a]->n;
+    }
+    if (pp.payoff && pp.job_room) {
+        needs = malloc((total_levels ? total_levels : 1) * sizeof *needs);
+        reqs = malloc((max_tasks ? max_tasks : 1) * sizeof *reqs);
+        if (needs == NULL || reqs == NULL) {
+            rc = oom(e, "preemption");
+            goto out;
+        }
+        size_t at = 0;
+        for (size_t a = 0; a < e->n_active; a++) {
+            const ejob *j = e->jobs[e->active[a]];
+            for (size_t t = 0; t < dags[a]->n; t++)
+                reqs[t] = j->t[t].req;
+            need_at[a] = at;
+            n_needs[a] = ds_job_level_needs(dags[a], j->st, j->ev, reqs, needs + at);
+            at += n_needs[a];
+        }
+    }
     ds_res ahead = {{0}}; /* the requests before the i-th waiting task in queue order */
     for (size_t i = 0; i < nw; i++) {
         const sim_wq_node *qn = waiting_node(e, nq, i);
@@ -871,6 +906,11 @@ static int dsp_preemption(engine *e)
             ds_order_job_figures(&e->order, &j->sum, wt[i].order);
         wt[i].ahead = ahead;
         ds_res_add(&ahead, &wt[i].request);
+        if (needs != NULL) {
+            wt[i].level = dags[j->active_pos]->tasks[qn->task].level;
+            wt[i].job_needs = needs + need_at[j->active_pos];
+            wt[i].n_job_needs = n_needs[j->active_pos];
+        }
     }
     for (size_t i = 0; i < nr; i++) {
         const ejob *j = e->jobs[e->running[i].job];
@@ -932,12 +972,18 @@ static int dsp_preemption(engine *e)
         running_ref v = vref[x->running];
         etask *vt = &e->jobs[v.job]->t[v.task];
         if (vt->state == T_RUNNING) {
-            uint32_t for_job = waiting_node(e, nq, x->waiting)->job;
+            const sim_wq_node *qp = waiting_node(e, nq, x->waiting);
+            uint32_t for_job = qp->job;
             if (evict(e, v.job, v.task, for_job, true, ds_running_is_long(&rt[x->running], &pp)) !=
                 0) {
                 rc = -1;
                 goto out;
             }
+            etask *for_task = &e->jobs[for_job]->t[qp->task];
+            if (for_task->evictions_for == 0)
+                for_task->evict_for_deadline = e->jobs[for_job]->ev[qp->task].level_deadline;
+            if (for_task->evictions_for < UINT16_MAX)
+                for_task->evictions_for++;
             switch (x->reason) {
             case DS_REASON_URGENT:
                 e->r->preempt_urgent++;
@@ -972,6 +1018,10 @@ out:
     free(dags);
     free(dec);
     free(vref);
+    free(need_at);
+    free(n_needs);
+    free(needs);
+    free(reqs);
     return rc;
 }
 

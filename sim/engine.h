@@ -76,6 +76,9 @@ typedef struct sim_result {
     size_t n_jobs, n_tasks, n_nodes;
     sim_job_result *jobs;
     uint64_t preemptions; /* evictions of running pods */
+    /* The task-level yield's counts: evictions made by DSP preemption for a task with a level
+     * deadline, and of those, the ones whose task finished by it. */
+    uint64_t evict_task_deadline, evict_task_met;
     uint64_t preempt_urgent, preempt_priority, preempt_starvation, preempt_kube;
     uint64_t disorders; /* task starts while an upstream task had not succeeded */
     uint64_t starts, failures, events, epochs;

@@ -54,6 +54,10 @@ typedef struct etask {
     uint16_t attempts; /* kube-scheduler: failed scheduling attempts of the current pod */
     uint16_t fails;
     uint16_t evictions; /* times this task was evicted (maxEvictionsPerTask) */
+    /* DSP preemption made room for this task evictions_for times; evict_for_deadline is its
+     * level deadline (absolute, INFINITY without one) at the first (the task-level yield). */
+    uint16_t evictions_for;
+    double evict_for_deadline;
     uint8_t state;
     uint8_t sq; /* SQ_*, while QUEUED */
     uint8_t flags;

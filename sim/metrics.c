@@ -74,6 +74,10 @@ int sim_metrics_compute(const sim_result *r, sim_metrics *m)
     m->lost_work_s = r->lost_work_s;
     m->lost_run_s = r->lost_run_s;
     m->eviction_yield = m->evict_deadline ? (double)m->evict_met / (double)m->evict_deadline : NAN;
+    m->evict_task_deadline = r->evict_task_deadline;
+    m->evict_task_met = r->evict_task_met;
+    m->evict_task_yield =
+        r->evict_task_deadline ? (double)r->evict_task_met / (double)r->evict_task_deadline : NAN;
     m->failures = r->failures;
     m->starts = r->starts;
     m->peak_waiting = r->peak_waiting;
@@ -148,20 +152,20 @@ const sim_metric_col *sim_metric_cols(size_t *n)
 
 void sim_metrics_csv_header(FILE *f)
 {
-    fprintf(
-        f,
-        "workload,seed,policy,jobs,tasks,nodes,makespan_s,jct_mean_s,jct_p95_s,"
-        "deadline_met_ratio,preemptions,preempt_urgent,preempt_priority,preempt_starvation,"
-        "preempt_kube,disorders,util_cpu,util_memory,lost_work_s,"
-        "failures,starts,peak_waiting,events,wall_s,peak_rss_kb,lost_run_s,"
-        "evict_deadline,evict_met,evict_no_deadline,eviction_yield,deadline_jobs,deadline_met\n");
+    fprintf(f,
+            "workload,seed,policy,jobs,tasks,nodes,makespan_s,jct_mean_s,jct_p95_s,"
+            "deadline_met_ratio,preemptions,preempt_urgent,preempt_priority,preempt_starvation,"
+            "preempt_kube,disorders,util_cpu,util_memory,lost_work_s,"
+            "failures,starts,peak_waiting,events,wall_s,peak_rss_kb,lost_run_s,"
+            "evict_deadline,evict_met,evict_no_deadline,eviction_yield,deadline_jobs,deadline_met,"
+            "evict_task_deadline,evict_task_met,evict_task_yield\n");
 }
 
 void sim_metrics_csv_row(FILE *f, const sim_metrics *m)
 {
     fprintf(f,
             "%s,%llu,%s,%zu,%zu,%zu,%.3f,%.3f,%.3f,%.6f,%llu,%llu,%llu,%llu,%llu,%llu,%.6f,%.6f,"
-            "%.3f,%llu,%llu,%zu,%llu,%.3f,%ld,%.3f,%llu,%llu,%llu,%.6f,%zu,%zu\n",
+            "%.3f,%llu,%llu,%zu,%llu,%.3f,%ld,%.3f,%llu,%llu,%llu,%.6f,%zu,%zu,%llu,%llu,%.6f\n",
             m->workload, (unsigned long long)m->seed, m->policy, m->jobs, m->tasks, m->nodes,
             m->makespan_s, m->jct_mean_s, m->jct_p95_s, m->deadline_met_ratio,
             (unsigned long long)m->preemptions, (unsigned long long)m->preempt_urgent,
@@ -171,7 +175,9 @@ void sim_metrics_csv_row(FILE *f, const sim_metrics *m)
             (unsigned long long)m->starts, m->peak_waiting, (unsigned long long)m->events,
             m->wall_s, m->peak_rss_kb, m->lost_run_s, (unsigned long long)m->evict_deadline,
             (unsigned long long)m->evict_met, (unsigned long long)m->evict_no_deadline,
-            m->eviction_yield, m->deadline_jobs, m->deadline_met);
+            m->eviction_yield, m->deadline_jobs, m->deadline_met,
+            (unsigned long long)m->evict_task_deadline, (unsigned long long)m->evict_task_met,
+            m->evict_task_yield);
 }
 
 static void json_num(FILE *f, const char *key, double v, int last)
@@ -233,6 +239,9 @@ void sim_metrics_json(FILE *f, const sim_metrics *runs, size_t n)
                 (unsigned long long)m->evict_deadline, (unsigned long long)m->evict_met,
                 (unsigned long long)m->evict_no_deadline);
         json_num(f, "eviction_yield", m->eviction_yield, 0);
+        fprintf(f, "\"evict_task_deadline\": %llu, \"evict_task_met\": %llu, ",
+                (unsigned long long)m->evict_task_deadline, (unsigned long long)m->evict_task_met);
+        json_num(f, "evict_task_yield", m->evict_task_yield, 0);
         fprintf(f, "\"deadline_jobs\": %zu, \"deadline_met\": %zu, ", m->deadline_jobs,
                 m->deadline_met);
         fprintf(f, "\"peak_rss_kb\": %ld}%s\n", m->peak_rss_kb, i + 1 < n ? "," : "");

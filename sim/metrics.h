@@ -32,7 +32,11 @@ typedef struct sim_metrics {
     uint64_t evict_met;         /* ... of which the job met its deadline */
     uint64_t evict_no_deadline; /* evictions made for jobs without a deadline */
     double eviction_yield;      /* evict_met / evict_deadline; NAN when evict_deadline is 0 */
-    uint64_t failures;          /* runs that failed (started without inputs) */
+    /* The task-level yield: of the evictions DSP preemption made for a task with a level
+     * deadline, the fraction whose task (the preemptor) finished by that level deadline. */
+    uint64_t evict_task_deadline, evict_task_met;
+    double evict_task_yield; /* NAN when evict_task_deadline is 0 */
+    uint64_t failures;       /* runs that failed (started without inputs) */
     uint64_t starts;
     uint64_t sched_failures;    /* kube-scheduler's failed scheduling attempts */
     uint64_t sched_failed_pods; /* pods with at least one */

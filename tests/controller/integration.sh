@@ -286,8 +286,13 @@ scenario_urgent() {
   check "the eviction is counted in the metrics" test "$(metric 18102 'dagsched_controller_evictions_total{result="evicted",reason="urgent"}')" = 1
   check "running tasks carry their DSP priority and slack" \
     test -n "$(K -n low get pod "$(pod_of low low-2h)" -o jsonpath='{.metadata.annotations.dagsched\.io/priority}')"
+  # The urgent job runs 10 s and meets its deadline: the eviction made for it paid, which the
+  # yield metrics count when the job finishes (job level and task level).
+  urgent_paid() { [[ "$(metric 18102 'dagsched_controller_evictions_for_finished_jobs_total{outcome="deadline_met"}')" == 1 ]]; }
+  check "the eviction is counted as paid when the urgent job met its deadline" wait_until 40 urgent_paid
+  check "... and its task as finished by its level deadline" \
+    test "$(metric 18102 'dagsched_controller_evictions_for_finished_tasks_total{outcome="level_deadline_met"}')" = 1
   # No second eviction while the cooldown lasts, even though the victim's Job recreated it.
-  sleep 6
   check "no further eviction" test "$(event_count low DagschedEvicted)" = 1
   cleanup low
 }

@@ -209,8 +209,15 @@ static void test_task_counts(void **state)
     assert_int_equal(ctl_ledger_task_evictions(&l, &load), 2);
     assert_int_equal(ctl_ledger_job_preemptions(&l, "batch", "report"), 2);
     assert_int_equal(ctl_ledger_job_preemptions(&l, "prod", "report"), 0);
+    /* By task: report/main had two made for it; report/sum's one was gone (counts not). */
+    ctl_task_ref main_t = {"batch", "report", "main"}, sum_t = {"batch", "report", "sum"};
+    ctl_task_ref other_ns = {"prod", "report", "main"};
+    assert_int_equal(ctl_ledger_task_preemptions(&l, &main_t), 2);
+    assert_int_equal(ctl_ledger_task_preemptions(&l, &sum_t), 0);
+    assert_int_equal(ctl_ledger_task_preemptions(&l, &other_ns), 0);
     /* Prune everything: the counts stay. */
     ctl_ledger_prune(&l, 1000, 10);
+    assert_int_equal(ctl_ledger_task_preemptions(&l, &main_t), 2);
     assert_int_equal(l.n, 0);
     assert_int_equal(l.n_tc, 2); /* etl/load and report/main (report/sum's entry counted not) */
     assert_int_equal(ctl_ledger_task_evictions(&l, &load), 2);

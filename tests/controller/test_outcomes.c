@@ -105,6 +105,13 @@ static void test_reported_once(void **state)
     assert_non_null(met);
     assert_double_near(met->makespan_s, 150.0, 1e-6); /* 10:00:00 -> 10:02:30 */
     assert_double_near(met->lateness_s, -150.0, 1e-6);
+    /* The job index leads to the job and its tasks' finish times (the task-level yield). */
+    assert_true(met->job_idx < s.js.n_jobs);
+    const ds_job *etl = &s.js.jobs[met->job_idx];
+    assert_string_equal(etl->name, met->job);
+    size_t tb;
+    assert_int_equal(ds_dag_find(&etl->dag, "b", &tb), 0);
+    assert_double_near(ctl_outcomes_task_finish(&s, etl, tb, NAN), T0 + 150, 1e-6);
     const ctl_job_done *late = job_in(&e, CTL_OUTCOME_DEADLINE_MISSED);
     assert_non_null(late);
     assert_double_near(late->lateness_s, 60.0, 1e-6);

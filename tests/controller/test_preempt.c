@@ -745,6 +745,52 @@ static void test_room_frees_behind_queue(void **state)
     scene_free(&s);
 }
 
+/* The job rule (lib/job_room.h): the urgent task a of a chain a -> b -> c makes room for itself,
+ * but b, still blocked, needs 4 cpu within 100 s and the cluster frees nothing for an hour: the
+ * job is late whatever this eviction does, and nothing is evicted. When b needs only the 2 cpu
+ * that a's room passes on, or without the rule, the eviction is made. */
+static void test_job_rule(void **state)
+{
+    (void)state;
+    scene s;
+    scene_init(&s);
+    ds_dag_free(&s.urg);
+    assert_int_equal(t_chain_dag(&s.urg), 0);
+    ctl_pod *b = &s.pods[s.n_pods++];
+    *b = t_waiting("prod", "b", 1, 1, 0.2, 100, MILLI(4));
+    b->state = CTL_POD_GATED;
+    b->task.state = DS_TASK_BLOCKED;
+    ctl_preempt_out out;
+    assert_false(s.pol.preemption.job_room); /* off by default */
+    s.pol.preemption.job_room = true;
+    plan(&s, &out);
+    assert_int_equal(out.n_ev, 0);
+    ctl_preempt_out_free(&out);
+    s.pol.preemption.job_room = false;
+    plan(&s, &out);
+    assert_int_equal(out.n_ev, 1);
+    assert_int_equal(out.ev[0].preemptor, W);
+    ctl_preempt_out_free(&out);
+    s.pol.preemption.job_room = true;
+    b->request.v[DS_RES_CPU] = MILLI(2);
+    plan(&s, &out);
+    assert_int_equal(out.n_ev, 1);
+    assert_int_equal(out.ev[0].preemptor, W);
+    ctl_preempt_out_free(&out);
+    /* A terminating pod of b counts for nothing; nor does a b without a deadline. */
+    b->request.v[DS_RES_CPU] = MILLI(4);
+    b->terminating = true;
+    plan(&s, &out);
+    assert_int_equal(out.n_ev, 1);
+    ctl_preempt_out_free(&out);
+    b->terminating = false;
+    b->task.eval.t_allow_s = INFINITY;
+    plan(&s, &out);
+    assert_int_equal(out.n_ev, 1);
+    ctl_preempt_out_free(&out);
+    scene_free(&s);
+}
+
 static void test_other_guards(void **state)
 {
     (void)state;
@@ -1264,6 +1310,7 @@ int main(void)
         cmocka_unit_test(test_dice_and_deadline_guards),
         cmocka_unit_test(test_queue_order_and_ahead),
         cmocka_unit_test(test_room_frees_behind_queue),
+        cmocka_unit_test(test_job_rule),
         cmocka_unit_test(test_cross_namespace_default),
         cmocka_unit_test(test_cross_namespace_trusted),
         cmocka_unit_test(test_lost_deadline_never_preempts),

@@ -162,9 +162,10 @@ static void test_preemption_restarts_victim(void **state)
 }
 
 /* DSP urgent preemption: job "a" (no deadline) runs a 100 s task from 0 on the only node; job "b"
- * arrives at 5 with a 20 s task and a deadline 25 s after arrival (t = 30). At the epoch at t = 10
- * its allowable waiting time is 30 - 10 - 20 = 0 <= epsilon (30 s): urgent; "a" has infinite
- * slack, so it is evicted; "b" runs 10..30 and meets its deadline; "a" restarts at 30, ends 130. */
+ * arrives at 5 with a 20 s task and a deadline 30 s after arrival (t = 35). At the epoch at t = 10
+ * its allowable waiting time is 35 - 10 - 20 = 5 <= epsilon (30 s): urgent, and just savable with
+ * the default 5 s start latency; "a" has infinite slack, so it is evicted; "b" runs 10..30 and
+ * meets its deadline; "a" restarts at 30, ends 130. */
 static void test_dsp_urgent_preemption(void **state)
 {
     (void)state;
@@ -175,7 +176,7 @@ static void test_dsp_urgent_preemption(void **state)
     int64_t cpu[1] = {1000};
     tu_job(&w, "a", 0, 1, rt_a, cpu, 0);
     sim_job_def *b = tu_job(&w, "b", 5, 1, rt_b, cpu, 0);
-    b->deadline_s = 25;
+    b->deadline_s = 30;
     const char *policies[] = {"dsp", "dsp-nopp"};
     for (size_t p = 0; p < 2; p++) {
         sim_result r;
@@ -193,6 +194,10 @@ static void test_dsp_urgent_preemption(void **state)
         assert_int_equal(m.evict_met, 1);
         assert_int_equal(m.evict_no_deadline, 0);
         assert_double_near(m.eviction_yield, 1.0, 1e-12);
+        /* the task-level yield: b, the preemptor, ended at 30, by its level deadline (35) */
+        assert_int_equal(m.evict_task_deadline, 1);
+        assert_int_equal(m.evict_task_met, 1);
+        assert_double_near(m.evict_task_yield, 1.0, 1e-12);
         assert_double_near(m.lost_run_s, 10.0, 1e-9);
         sim_result_free(&r);
     }
@@ -257,6 +262,9 @@ static void test_eviction_yield_and_lost_work(void **state)
         assert_int_equal(m.evict_met, 1);
         assert_int_equal(m.evict_no_deadline, 1);
         assert_double_near(m.eviction_yield, 0.5, 1e-12);
+        /* kube-scheduler's preemption knows no level deadlines: no task-level yield */
+        assert_int_equal(m.evict_task_deadline, 0);
+        assert_true(isnan(m.evict_task_yield));
         assert_int_equal(m.deadline_jobs, 2);
         assert_int_equal(m.deadline_met, 1);
         assert_double_near(m.lost_run_s, checkpoint ? 0.0 : 40.0, 1e-9);

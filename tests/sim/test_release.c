@@ -163,10 +163,11 @@ static void test_capacity_admission(void **state)
 
 /* A gated task held for lack of room is a preemptor (the controller owns its admission). One
  * 1-core node; job a (100 s, no deadline) arrives at 0 and runs from the release latency on; job
- * b (20 s) arrives at 5 with a deadline 25 s later (t = 30). Look-ahead 0: the release rule holds
- * b at its gate, as nothing fits. minRunTime 0. Once b is urgent (slack 30 - now - 20 at most the
- * urgent threshold), the preemption round evicts a for it and releases b into the room: b meets its
- * deadline. Without preemption b waits for a's end (about 100) and misses it. */
+ * b (20 s) arrives at 5 with a deadline 30 s later (t = 35). Look-ahead 0: the release rule holds
+ * b at its gate, as nothing fits. minRunTime 0. Once b is urgent (slack 35 - now - 20 at most the
+ * urgent threshold, and at least the default 5 s start latency), the preemption round evicts a for
+ * it and releases b into the room: b meets its deadline. Without preemption b waits for a's end
+ * (about 100) and misses it. */
 static void test_gated_preemptor(void **state)
 {
     (void)state;
@@ -177,7 +178,7 @@ static void test_gated_preemptor(void **state)
     int64_t cpu[1] = {1000};
     tu_job(&w, "a", 0, 1, rt_a, cpu, 0);
     sim_job_def *b = tu_job(&w, "b", 5, 1, rt_b, cpu, 0);
-    b->deadline_s = 25;
+    b->deadline_s = 30;
     sim_config c;
     config(&c, "dagsched", 0.5, 1.0);
     c.pol.release_lookahead = 0;
@@ -187,7 +188,7 @@ static void test_gated_preemptor(void **state)
     assert_int_equal(r.preemptions, 1);
     assert_int_equal(r.preempt_urgent, 1);
     assert_int_equal(r.jobs[1].evictions_for, 1);
-    assert_true(r.jobs[1].completion <= 30.0);
+    assert_true(r.jobs[1].completion <= 35.0);
     assert_true(r.jobs[0].completion > 100.0); /* a ran again from scratch */
     sim_result_free(&r);
 

@@ -144,6 +144,7 @@ static void assert_same_settings(const ds_policy *a, const ds_policy *b)
     assert_true(a->cooldown_s == b->cooldown_s);
     assert_int_equal(a->preemption.norm, b->preemption.norm);
     assert_int_equal(a->preemption.payoff, b->preemption.payoff);
+    assert_double_near(a->preemption.start_latency_s, b->preemption.start_latency_s, 0);
     assert_int_equal(a->preemption.queue_order, b->preemption.queue_order);
     assert_int_equal(a->preemption.deadline_victims, b->preemption.deadline_victims);
     assert_int_equal(a->preemption.same_resource_first, b->preemption.same_resource_first);

@@ -46,25 +46,50 @@ static ds_preempt_params params(void)
 static void test_savable(void **state)
 {
     (void)state;
-    assert_true(ds_preemptor_savable(INFINITY, 100, 1.0)); /* no deadline */
-    assert_false(ds_preemptor_savable(-INFINITY, 0, 1.0));
-    assert_false(ds_preemptor_savable(NAN, 0, 1.0));
-    assert_true(ds_preemptor_savable(0.0, 0, 1.0)); /* just in time */
-    assert_true(ds_preemptor_savable(5.0, 20, 1.0));
-    assert_false(ds_preemptor_savable(-3600.0, 20, 1.0)); /* the deadline passed an hour ago */
-    assert_false(ds_preemptor_savable(-0.001, 0, 1.0));
+    assert_true(ds_preemptor_savable(INFINITY, 100, 1.0, 0)); /* no deadline */
+    assert_false(ds_preemptor_savable(-INFINITY, 0, 1.0, 0));
+    assert_false(ds_preemptor_savable(NAN, 0, 1.0, 0));
+    assert_true(ds_preemptor_savable(0.0, 0, 1.0, 0)); /* just in time */
+    assert_true(ds_preemptor_savable(5.0, 20, 1.0, 0));
+    assert_false(ds_preemptor_savable(-3600.0, 20, 1.0, 0)); /* the deadline passed an hour ago */
+    assert_false(ds_preemptor_savable(-0.001, 0, 1.0, 0));
     /* -5 s with 20 s left: on speed 2 it takes 10 s, so it gains 10 s: +5 s of slack. */
-    assert_false(ds_preemptor_savable(-5.0, 20, 1.0));
-    assert_true(ds_preemptor_savable(-5.0, 20, 2.0));
-    assert_false(ds_preemptor_savable(-5.0, 20, 1.25)); /* gains 4 s: -1 s */
+    assert_false(ds_preemptor_savable(-5.0, 20, 1.0, 0));
+    assert_true(ds_preemptor_savable(-5.0, 20, 2.0, 0));
+    assert_false(ds_preemptor_savable(-5.0, 20, 1.25, 0)); /* gains 4 s: -1 s */
     /* A slow node loses time: +5 s slack, 20 s left at speed 0.5 takes 40 s: -15 s. */
-    assert_false(ds_preemptor_savable(5.0, 20, 0.5));
-    assert_true(ds_preemptor_savable(25.0, 20, 0.5));
+    assert_false(ds_preemptor_savable(5.0, 20, 0.5, 0));
+    assert_true(ds_preemptor_savable(25.0, 20, 0.5, 0));
     /* Unknown speed or remaining time: reference speed. */
-    assert_false(ds_preemptor_savable(-5.0, 20, 0.0));
-    assert_false(ds_preemptor_savable(-5.0, 20, NAN));
-    assert_false(ds_preemptor_savable(-5.0, NAN, 2.0));
-    assert_true(ds_preemptor_savable(5.0, INFINITY, 2.0));
+    assert_false(ds_preemptor_savable(-5.0, 20, 0.0, 0));
+    assert_false(ds_preemptor_savable(-5.0, 20, NAN, 0));
+    assert_false(ds_preemptor_savable(-5.0, NAN, 2.0, 0));
+    assert_true(ds_preemptor_savable(5.0, INFINITY, 2.0, 0));
+}
+
+/* The start latency (spec.preemption.startLatency): room made now reaches the preemptor start_s
+ * later, so a preemptor with less slack than that cannot be saved, and the slack it can afford to
+ * wait for room shrinks by it (room that frees anyway is followed by the same latency). */
+static void test_start_latency(void **state)
+{
+    (void)state;
+    assert_true(ds_preemptor_savable(4.0, 20, 1.0, 0));
+    assert_false(ds_preemptor_savable(4.0, 20, 1.0, 5.0)); /* starts 1 s too late */
+    assert_true(ds_preemptor_savable(5.0, 20, 1.0, 5.0));  /* just in time */
+    assert_true(ds_preemptor_savable(-1.0, 20, 2.0, 5.0)); /* a fast node gains 10 s: +4 s */
+    assert_false(ds_preemptor_savable(4.0, 20, 1.0, 5.0 + 1e-9));
+    /* A latency that is negative or not a number counts as none. */
+    assert_true(ds_preemptor_savable(4.0, 20, 1.0, -5.0));
+    assert_true(ds_preemptor_savable(4.0, 20, 1.0, NAN));
+    assert_true(ds_preemptor_savable(4.0, 20, 1.0, INFINITY));
+    assert_double_near(ds_preemptor_slack_on(30, 20, 2, 5), 35, 1e-12);
+    assert_double_near(ds_preemptor_slack_on(30, 20, 1, 0), 30, 1e-12);
+    assert_true(isinf(ds_preemptor_slack_on(INFINITY, 10, 2, 5)));
+    /* The demo's case: 12 s of slack, room frees anyway in 11 s; then 5 s to start makes it 4 s
+     * late. Without the latency the wait looks free; with it, 4 s are saved, more than the 3 s a
+     * victim has run. */
+    assert_false(ds_eviction_pays(ds_preemptor_slack_on(12, 20, 1, 0), true, 3, 11));
+    assert_true(ds_eviction_pays(ds_preemptor_slack_on(12, 20, 1, 5), true, 3, 11));
 }
 
 /* The exchange rule: saved = the wait for room (the victim's remaining time, or earlier room
@@ -96,7 +121,7 @@ static void test_eviction_pays(void **state)
     assert_double_inf(ds_eviction_wait(0, INFINITY), 1);
     assert_double_inf(ds_eviction_wait(NAN, NAN), 1);
     assert_double_near(ds_eviction_wait(60, 0), 0, 0);
-    assert_true(isinf(ds_preemptor_slack_on(INFINITY, 10, 2)));
+    assert_true(isinf(ds_preemptor_slack_on(INFINITY, 10, 2, 0)));
     /* The victim's deadline must survive the redo of the work it had done. */
     assert_true(ds_victim_survives_redo(INFINITY, 1e6));
     assert_true(ds_victim_survives_redo(700, 600));
@@ -104,7 +129,7 @@ static void test_eviction_pays(void **state)
     assert_false(ds_victim_survives_redo(100, 600));
     assert_false(ds_victim_survives_redo(NAN, 0));
     assert_true(ds_victim_survives_redo(1, NAN)); /* unknown run time: nothing to redo */
-    assert_true(fabs(ds_preemptor_slack_on(-5, 20, 2) - 5) < 1e-12);
+    assert_true(fabs(ds_preemptor_slack_on(-5, 20, 2, 0) - 5) < 1e-12);
 }
 
 static ds_policy trusted(const char *ns, bool higher)
@@ -745,6 +770,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_savable),
+        cmocka_unit_test(test_start_latency),
         cmocka_unit_test(test_eviction_pays),
         cmocka_unit_test(test_victims_only_when_it_pays),
         cmocka_unit_test(test_victim_after),

@@ -246,6 +246,31 @@ static void test_urgent_per_node_fit(void **state)
     assert_int_equal(select_plain(w, 1, r, 5, n, 3, &p, out), 0);
 }
 
+/* The start latency: an urgent task with 3 s of slack can be saved when room made now reaches it
+ * at once, not when it takes 5 s to start there (spec.preemption.startLatency); a faster node that
+ * gains the difference saves it again. */
+static void test_start_latency(void **state)
+{
+    (void)state;
+    ds_preempt_params p = params();
+    ds_waiting_task w[] = {urgent(0.9, 1000, GI)};
+    w[0].t_allow_s = 3;
+    w[0].t_rem_s = 20;
+    ds_running_task r[] = {running(0.1, 1000, GI, 0)};
+    ds_node_free n[] = {node(0, 0, 1)};
+    ds_decision out[N_OUT];
+    assert_int_equal(select_plain(w, 1, r, 1, n, 1, &p, out), 1);
+    assert_decision(&out[0], 0, 0, 0, DS_REASON_URGENT);
+    p.start_latency_s = 5;
+    assert_int_equal(select_plain(w, 1, r, 1, n, 1, &p, out), 0);
+    p.start_latency_s = 3;
+    assert_int_equal(select_plain(w, 1, r, 1, n, 1, &p, out), 1);
+    /* Twice the speed saves 10 s of the 20 s left: 13 s of slack cover 5 s to start. */
+    p.start_latency_s = 5;
+    n[0].speed = 2.0;
+    assert_int_equal(select_plain(w, 1, r, 1, n, 1, &p, out), 1);
+}
+
 static void test_preemptable_conditions(void **state)
 {
     (void)state;
@@ -1145,6 +1170,7 @@ int main(void)
         cmocka_unit_test(test_huge_priorities),
         cmocka_unit_test(test_ancestor_never_chosen),
         cmocka_unit_test(test_urgent_per_node_fit),
+        cmocka_unit_test(test_start_latency),
         cmocka_unit_test(test_preemptable_conditions),
         cmocka_unit_test(test_budgets),
         cmocka_unit_test(test_state_update),
