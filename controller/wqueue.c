@@ -116,8 +116,7 @@ ctl_wq_result ctl_wq_push(ctl_wq *q, const ctl_wq_write *w, double now)
     uint64_t h = key_hash(w->ns, w->name, w->kind);
     for (size_t k = 0; k < q->n; k++) {
         ctl_wq_item *it = &q->ring[(q->head + k) % q->max];
-        if (it->hash != h || strcmp(it->ns, w->ns) != 0 || strcmp(it->name, w->name) != 0 ||
-            strcmp(it->kind, w->kind) != 0)
+        if (it->hash != h || !ctl_wq_item_is(it, w->ns, w->name, w->kind))
             continue;
         if (set_values(it, w) != 0)
             return CTL_WQ_NOMEM;
@@ -175,6 +174,29 @@ int ctl_wq_pop(ctl_wq *q, double now, ctl_wq_item *out, double *wait_s)
     q->head = (q->head + 1) % q->max;
     q->n--;
     return 1;
+}
+
+bool ctl_wq_item_is(const ctl_wq_item *it, const char *ns, const char *name, const char *kind)
+{
+    return it->ns != NULL && strcmp(it->ns, ns) == 0 && strcmp(it->name, name) == 0 &&
+           strcmp(it->kind, kind) == 0;
+}
+
+int ctl_wq_cancel(ctl_wq *q, const char *ns, const char *name, const char *kind)
+{
+    uint64_t h = key_hash(ns, name, kind);
+    for (size_t k = 0; k < q->n; k++) {
+        ctl_wq_item *it = &q->ring[(q->head + k) % q->max];
+        if (it->hash != h || !ctl_wq_item_is(it, ns, name, kind))
+            continue;
+        ctl_wq_item_free(it);
+        for (size_t j = k; j + 1 < q->n; j++)
+            q->ring[(q->head + j) % q->max] = q->ring[(q->head + j + 1) % q->max];
+        memset(&q->ring[(q->head + q->n - 1) % q->max], 0, sizeof q->ring[0]);
+        q->n--;
+        return 1;
+    }
+    return 0;
 }
 
 size_t ctl_wq_clear(ctl_wq *q)

@@ -18,6 +18,10 @@
 
 #define CTL_WQ_MAX_KV 3 /* annotations set (or removed) by one write */
 
+/* The kinds of writes the controller queues. */
+#define CTL_WQ_KIND_PUBLISH "publish" /* DSP priority, slack, level deadline */
+#define CTL_WQ_KIND_WAITING "waiting" /* dagsched.io/waiting-reason (+ the Waiting Event) */
+
 /* A write as the caller describes it (strings borrowed for the call). */
 typedef struct ctl_wq_write {
     const char *ns, *name, *uid;       /* the pod (uid: for its Event, may be NULL) */
@@ -64,6 +68,13 @@ ctl_wq_result ctl_wq_push(ctl_wq *q, const ctl_wq_write *w, double now);
  * ctl_wq_item_free); 0 when the queue is empty; 2 when a token is missing, *wait_s (may be NULL)
  * then receives how long until the next one. */
 int ctl_wq_pop(ctl_wq *q, double now, ctl_wq_item *out, double *wait_s);
+
+/* Remove the queued write with this key, if any (it is no longer wanted: not counted as
+ * dropped). 1 when one was removed, else 0. The others keep their order. */
+int ctl_wq_cancel(ctl_wq *q, const char *ns, const char *name, const char *kind);
+
+/* Whether an item has this key. */
+bool ctl_wq_item_is(const ctl_wq_item *it, const char *ns, const char *name, const char *kind);
 
 /* Remove every queued write; returns how many (counted as dropped). */
 size_t ctl_wq_clear(ctl_wq *q);

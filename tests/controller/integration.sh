@@ -38,6 +38,9 @@
 #                 room, evicts exactly one pod and is released into the room it made
 #   apiserver-eviction  kube-apiserver restarted right after an eviction made for a preemptor of
 #                 the victims' priority: no second eviction for it
+#   write-queue   with --write-qps 0.05 (one annotation write every 20 s), an urgent task's
+#                 eviction is made and the urgent pod scheduled while DSP annotation writes are
+#                 still queued: decisions never wait behind informational writes
 # The binary under test is normally the sanitizer build (make controller-integration-test): every
 # controller runs with AddressSanitizer (leaks checked at its graceful exit) and
 # UndefinedBehaviorSanitizer, and a sanitizer report in any controller's log fails the suite.
@@ -800,7 +803,7 @@ scenario_apiserver_eviction() {
   cleanup api2
 }
 
-for s in ${CONTROLLER_SCENARIOS:-dag_order urgent rho protections namespace_selector affinity invalid_pod dry_run failover apiserver tenants cascade gated_urgent replacement_failover apiserver_eviction}; do
+for s in ${CONTROLLER_SCENARIOS:-dag_order urgent rho protections namespace_selector affinity invalid_pod dry_run failover apiserver tenants cascade gated_urgent replacement_failover apiserver_eviction write_queue}; do
   "scenario_$s"
 done
 stop_all
