@@ -130,6 +130,38 @@ static void test_bound(void **state)
     ctl_wq_free(&q);
 }
 
+static void test_cancel(void **state)
+{
+    (void)state;
+    ctl_wq q;
+    assert_int_equal(ctl_wq_init(&q, 3, 0, 0), 0);
+    ctl_wq_item it;
+    /* wrap the ring first, so that the removal moves items across its end */
+    ctl_wq_write w = ann("p0", "publish", "1");
+    assert_int_equal(ctl_wq_push(&q, &w, 0), CTL_WQ_ADDED);
+    assert_int_equal(ctl_wq_pop(&q, 0, &it, NULL), 1);
+    ctl_wq_item_free(&it);
+    const char *names[] = {"a", "b", "c"};
+    for (int i = 0; i < 3; i++) {
+        w = ann(names[i], CTL_WQ_KIND_WAITING, "upstream");
+        assert_int_equal(ctl_wq_push(&q, &w, 1), CTL_WQ_ADDED);
+    }
+    assert_int_equal(ctl_wq_cancel(&q, "ns", "b", CTL_WQ_KIND_PUBLISH), 0); /* other kind */
+    assert_int_equal(ctl_wq_cancel(&q, "ns", "b", CTL_WQ_KIND_WAITING), 1);
+    assert_int_equal(ctl_wq_cancel(&q, "ns", "b", CTL_WQ_KIND_WAITING), 0);
+    assert_int_equal(q.n, 2);
+    assert_int_equal(q.dropped, 0);
+    w = ann("d", CTL_WQ_KIND_WAITING, "upstream"); /* the freed slot is usable */
+    assert_int_equal(ctl_wq_push(&q, &w, 2), CTL_WQ_ADDED);
+    const char *want[] = {"a", "c", "d"};
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(ctl_wq_pop(&q, 3, &it, NULL), 1);
+        assert_string_equal(it.name, want[i]);
+        ctl_wq_item_free(&it);
+    }
+    ctl_wq_free(&q);
+}
+
 static void test_rate(void **state)
 {
     (void)state;
@@ -217,11 +249,9 @@ static void test_unlimited_and_invalid(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_coalesce),
-        cmocka_unit_test(test_owns_copies),
-        cmocka_unit_test(test_bound),
-        cmocka_unit_test(test_rate),
-        cmocka_unit_test(test_unlimited_and_invalid),
+        cmocka_unit_test(test_coalesce), cmocka_unit_test(test_owns_copies),
+        cmocka_unit_test(test_bound),    cmocka_unit_test(test_cancel),
+        cmocka_unit_test(test_rate),     cmocka_unit_test(test_unlimited_and_invalid),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
