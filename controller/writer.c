@@ -10,6 +10,7 @@
 #include "log.h"
 #include "writes.h"
 
+/* Called with w->mu held, so that the gauge follows the queue's changes in order. */
 static void set_depth(ctl_writer *w, size_t depth)
 {
     metrics_set(w->c->m.wq_depth, NULL, (double)depth);
@@ -83,10 +84,9 @@ static void *run(void *arg)
         double wait = 1.0;
         int rc = ctl_wq_pop(&w->q, rt_mono_now(), &it, &wait);
         if (rc == 1) {
-            size_t depth = w->q.n;
             w->busy = &it;
+            set_depth(w, w->q.n);
             pthread_mutex_unlock(&w->mu);
-            set_depth(w, depth);
             carry_out(w, &it);
             pthread_mutex_lock(&w->mu);
             w->busy = NULL;
@@ -132,11 +132,10 @@ ctl_wq_result ctl_writer_push(ctl_writer *w, const ctl_wq_write *wr)
         return CTL_WQ_DROPPED;
     pthread_mutex_lock(&w->mu);
     ctl_wq_result r = ctl_wq_push(&w->q, wr, rt_mono_now());
-    size_t depth = w->q.n;
     if (r == CTL_WQ_ADDED || r == CTL_WQ_COALESCED)
         pthread_cond_signal(&w->cv);
+    set_depth(w, w->q.n);
     pthread_mutex_unlock(&w->mu);
-    set_depth(w, depth);
     if (r == CTL_WQ_COALESCED)
         metrics_add(w->c->m.wq_coalesced, NULL, 1);
     else if (r == CTL_WQ_DROPPED)
@@ -150,11 +149,10 @@ void ctl_writer_cancel(ctl_writer *w, const char *ns, const char *name, const ch
         return;
     pthread_mutex_lock(&w->mu);
     ctl_wq_cancel(&w->q, ns, name, kind);
-    size_t depth = w->q.n;
+    set_depth(w, w->q.n);
     while (w->busy != NULL && ctl_wq_item_is(w->busy, ns, name, kind))
         pthread_cond_wait(&w->done, &w->mu);
     pthread_mutex_unlock(&w->mu);
-    set_depth(w, depth);
 }
 
 size_t ctl_writer_depth(ctl_writer *w)
