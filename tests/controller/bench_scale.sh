@@ -45,7 +45,7 @@ if [[ "${1:-}" != "--inside" ]]; then
   tmp="$(mktemp -d /tmp/dagsched-bench-scale.XXXXXX)"
   trap 'rm -rf "$tmp"' EXIT
   "$ROOT/hack/cluster/nodes/gen-large.sh" "$NODES" >"$tmp/nodes.tsv"
-  general="$(awk '!/^#/ && $1 ~ /^general-/ {print $1}' "$tmp/nodes.tsv" | head -n "$URGENT")"
+  general="$(awk -v n="$URGENT" '!/^#/ && $1 ~ /^general-/ && c < n {print $1; c++}' "$tmp/nodes.tsv")"
   (($(wc -l <<<"$general") >= URGENT)) || die "fewer than URGENT=$URGENT general nodes"
   port="$(pick_port)"
   export CTL_BIN TMPD="$tmp" NODES PODS URGENT IDLE_S WRITE_QPS CTL_PORT="$port"
