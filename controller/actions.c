@@ -1,5 +1,6 @@
 /* actions.c: the controller's writes to the cluster, kept thin: releases (scheduling gate removal,
- * Job resumption), nudges, DSP annotations, Events and evictions (see controller.h). */
+ * Job resumption), nudges, Events and evictions, made at once; DSP annotations and waiting
+ * reasons, queued for the writer thread (writer.h) (see controller.h). */
 #include <ctype.h>
 #include <math.h>
 #include <stdio.h>
@@ -46,6 +47,17 @@ void ctl_event_pod(ctl_controller *c, const ctl_pod *pod, const char *type, cons
 {
     kube_object_ref ref = pod_ref(pod);
     post_event(c, &ref, type, reason, message);
+}
+
+/* Queue an informational write (writer.h): 0 when queued or coalesced. */
+static int queued(ctl_controller *c, const ctl_wq_write *w)
+{
+    ctl_wq_result r = ctl_writer_push(&c->writer, w);
+    if (r == CTL_WQ_ADDED || r == CTL_WQ_COALESCED)
+        return 0;
+    KLOG_DEBUG("publish", "pod %s/%s: %s write not queued: %s", w->ns, w->name, w->kind,
+               ctl_wq_result_name(r));
+    return -1;
 }
 
 static void now_rfc3339(char *buf, size_t size)
@@ -124,6 +136,8 @@ void ctl_act_release_pod(ctl_controller *c, const ctl_snapshot *s, size_t i, con
     if (!ctl_may_write(c))
         return;
     const ctl_pod *p = &s->pod[i];
+    /* A waiting reason still queued must not land after the release removes it. */
+    ctl_writer_cancel(&c->writer, p->ns, p->name, CTL_WQ_KIND_WAITING);
     ds_err err = {{0}};
     if (kube_remove_scheduling_gate(c->client, p->ns, p->name, CTL_GATE_DEPENDENCIES, &err) != 0) {
         KLOG_WARN("release", "pod %s/%s: removing gate %s: %s", p->ns, p->name,
@@ -148,19 +162,15 @@ int ctl_act_waiting_pod(ctl_controller *c, const ctl_snapshot *s, size_t i, cons
     if (!ctl_may_write(c))
         return -1;
     const ctl_pod *p = &s->pod[i];
-    const char *kv[] = {CTL_ANN_WAITING_REASON, msg};
-    ds_err err = {{0}};
-    if (kube_annotate_pod_pairs(c->client, p->ns, p->name, kv, 1, &err) != 0) {
-        KLOG_DEBUG("release", "pod %s/%s: annotation %s: %s", p->ns, p->name,
-                   CTL_ANN_WAITING_REASON, err.msg);
-        api_error(c, "waiting-reason");
-        return -1;
-    }
-    if (changed) {
-        ctl_event_pod(c, p, "Normal", CTL_EV_WAITING, msg);
-        KLOG_DEBUG("release", "pod %s/%s waits: %s", p->ns, p->name, msg);
-    }
-    return 0;
+    ctl_wq_write w = {.ns = p->ns,
+                      .name = p->name,
+                      .uid = p->uid,
+                      .kind = CTL_WQ_KIND_WAITING,
+                      .n_kv = 1,
+                      .kv = {CTL_ANN_WAITING_REASON, msg},
+                      .event_reason = changed ? CTL_EV_WAITING : NULL,
+                      .event_msg = changed ? msg : NULL};
+    return queued(c, &w);
 }
 
 void ctl_act_waiting_job(ctl_controller *c, const ctl_snapshot *s, size_t i, const char *msg)
@@ -210,20 +220,17 @@ void ctl_act_nudge(ctl_controller *c, const ctl_snapshot *s, size_t i)
 
 int ctl_act_publish(ctl_controller *c, const ctl_snapshot *s, size_t i, const ctl_dsp_values *v)
 {
-    (void)s;
     if (!ctl_may_write(c))
         return -1;
     const ctl_pod *p = &s->pod[i];
-    const char *kv[] = {CTL_ANN_PRIORITY,       v->priority,      CTL_ANN_SLACK, v->slack,
-                        CTL_ANN_LEVEL_DEADLINE, v->level_deadline};
-    ds_err err = {{0}};
-    if (kube_annotate_pod_pairs(c->client, p->ns, p->name, kv, 3, &err) != 0) {
-        KLOG_DEBUG("publish", "pod %s/%s: %s", p->ns, p->name, err.msg);
-        api_error(c, "publish");
-        return -1;
-    }
-    metrics_add(c->m.annotations, NULL, 1);
-    return 0;
+    ctl_wq_write w = {.ns = p->ns,
+                      .name = p->name,
+                      .uid = p->uid,
+                      .kind = CTL_WQ_KIND_PUBLISH,
+                      .n_kv = 3,
+                      .kv = {CTL_ANN_PRIORITY, v->priority, CTL_ANN_SLACK, v->slack,
+                             CTL_ANN_LEVEL_DEADLINE, v->level_deadline}};
+    return queued(c, &w);
 }
 
 /* ---- eviction ---- */

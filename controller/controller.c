@@ -122,6 +122,32 @@ int ctl_metrics_init(ctl_metrics *m, const char *version, const char *git)
         "Preemptors the room freed by their eviction is held for (not bound yet, within the "
         "cooldown)",
         NULL, 0, NULL, 0);
+    static const char *const l_stage[] = {"stage"};
+    static const double write_buckets[] = {0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25,
+                                           0.5,   1,      2.5,   5,    10,    30,   60,  300};
+    m->wq_depth = metrics_family_new(m->reg, METRICS_GAUGE, "dagsched_controller_write_queue_depth",
+                                     "Informational pod writes (DSP annotations, waiting reasons) "
+                                     "queued, not yet made",
+                                     NULL, 0, NULL, 0);
+    m->wq_coalesced = metrics_family_new(
+        m->reg, METRICS_COUNTER, "dagsched_controller_write_queue_coalesced_total",
+        "Informational pod writes that replaced a queued write for the same pod and kind", NULL, 0,
+        NULL, 0);
+    m->wq_dropped = metrics_family_new(
+        m->reg, METRICS_COUNTER, "dagsched_controller_write_queue_dropped_total",
+        "Informational pod writes dropped: refused by a full queue (made again by a later round), "
+        "or not made because this process may not write (not the leader, stopping)",
+        NULL, 0, NULL, 0);
+    m->wq_latency = metrics_family_new(
+        m->reg, METRICS_HISTOGRAM, "dagsched_controller_write_latency_seconds",
+        "Informational pod writes: time queued (stage=wait) and the API request (stage=request)",
+        l_stage, 1, write_buckets, sizeof write_buckets / sizeof write_buckets[0]);
+    m->round_cpu =
+        metrics_family_new(m->reg, METRICS_HISTOGRAM, "dagsched_controller_decision_cpu_seconds",
+                           "CPU time of one decision round (the deciding thread's)", NULL, 0,
+                           buckets, sizeof buckets / sizeof buckets[0]);
+    if (!m->wq_depth || !m->wq_coalesced || !m->wq_dropped || !m->wq_latency || !m->round_cpu)
+        return -1;
     if (!m->jobs_done || !m->makespan || !m->lateness || !m->task_wait || !m->build_info ||
         !m->room || !m->preemptor_jobs || !m->preemptor_tasks || !m->reserved)
         return -1;

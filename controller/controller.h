@@ -21,6 +21,7 @@
 #include "publish.h"
 #include "outcomes.h"
 #include "tracker.h"
+#include "writer.h"
 
 #define CTL_COMPONENT "dagsched-controller"
 
@@ -38,8 +39,10 @@ typedef struct ctl_options {
     const char *metrics_listen; /* HOST:PORT; "" disables the server */
     double cache_max_age_s;     /* no action when a watch has been out of contact this long */
     const char *ledger_name;
-    int max_annotation_updates; /* DSP annotation patches per round */
+    int max_annotation_updates; /* informational pod writes queued per round */
     double min_round_interval_s;
+    double write_qps;       /* informational pod writes a second (writer.h); <= 0: no limit */
+    size_t write_queue_max; /* informational pod writes queued at most */
 } ctl_options;
 
 typedef struct ctl_metrics {
@@ -71,6 +74,12 @@ typedef struct ctl_metrics {
     metrics_family *preemptor_tasks; /* counter {outcome}: evictions by their preemptor task's
                                       * level deadline */
     metrics_family *reserved;        /* gauge: preemptors the freed room is held for */
+    /* The write queue (writer.h) and the rounds' own cost. */
+    metrics_family *wq_depth;     /* gauge: informational writes queued */
+    metrics_family *wq_coalesced; /* counter: writes that replaced a queued one */
+    metrics_family *wq_dropped;   /* counter: refused (queue full), or dropped (not leader, stop) */
+    metrics_family *wq_latency;   /* histogram {stage}: wait (queued), request (API call) */
+    metrics_family *round_cpu;    /* histogram: CPU time of one decision round */
 } ctl_metrics;
 
 typedef struct ctl_controller {
@@ -85,6 +94,7 @@ typedef struct ctl_controller {
     kube_policy_state policy;
     ctl_metrics m;
     ctl_memo memo;
+    ctl_writer writer; /* informational pod writes, off the decision loop */
 
     pthread_mutex_t mu;
     pthread_cond_t cv;
@@ -120,8 +130,8 @@ void ctl_loop(ctl_controller *c);
  * pod gets dagsched.io/released-at and loses dagsched.io/waiting-reason in one patch. */
 void ctl_act_release_pod(ctl_controller *c, const ctl_snapshot *s, size_t pod, const char *how);
 void ctl_act_release_job(ctl_controller *c, const ctl_snapshot *s, size_t job, const char *how);
-/* A held pod's reason: set dagsched.io/waiting-reason to msg; when changed (the reason, not only
- * its details), also post the Normal Event Waiting. 0 when written. */
+/* A held pod's reason: queue (writer.h) dagsched.io/waiting-reason = msg and, when changed (the
+ * reason, not only its details), the Normal Event Waiting after it. 0 when queued. */
 int ctl_act_waiting_pod(ctl_controller *c, const ctl_snapshot *s, size_t pod, const char *msg,
                         bool changed);
 /* A held suspended Job's reason: the Normal Event Waiting on the Job. */
@@ -129,6 +139,7 @@ void ctl_act_waiting_job(ctl_controller *c, const ctl_snapshot *s, size_t job, c
 void ctl_act_nudge(ctl_controller *c, const ctl_snapshot *s, size_t pod);
 /* Remove the dagsched gate of a pod outside any DAG job (its dagsched metadata cannot be used). */
 void ctl_act_ungate(ctl_controller *c, const ctl_snapshot *s, size_t pod);
+/* Queue the pod's DSP annotations (writer.h); 0 when queued (or coalesced with a queued write). */
 int ctl_act_publish(ctl_controller *c, const ctl_snapshot *s, size_t pod, const ctl_dsp_values *v);
 /* Carry out one eviction of the plan; returns -1 when the round must stop evicting (the ledger
  * could not be written, leadership lost). */

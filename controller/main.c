@@ -65,8 +65,11 @@ static void usage(FILE *f)
         "                                 API server within D (default 30s)\n"
         "  --ledger-name NAME             ConfigMap of the eviction ledger (default\n"
         "                                 dagsched-controller-evictions)\n"
-        "  --max-annotation-updates N     pod annotation updates per round (waiting reasons,\n"
-        "                                 then DSP values; default 100)\n"
+        "  --max-annotation-updates N     pod annotation updates queued per round (waiting\n"
+        "                                 reasons, then DSP values; default 100)\n"
+        "  --write-qps Q                  annotation writes a second, made by the write queue's\n"
+        "                                 own thread (default 20; 0: no limit)\n"
+        "  --write-queue-size N           annotation writes queued at most (default 10000)\n"
         "  --min-round-interval D         shortest time between two rounds (default 1s)\n"
         "  --log-format text|json         (default text)\n"
         "  --log-level debug|info|warn|error (default info)\n"
@@ -116,6 +119,8 @@ enum {
     OPT_LEDGER,
     OPT_MAX_ANN,
     OPT_MIN_ROUND,
+    OPT_WRITE_QPS,
+    OPT_WRITE_QUEUE,
     OPT_LOG_FORMAT,
     OPT_LOG_LEVEL,
     OPT_HELP,
@@ -148,6 +153,8 @@ static int parse_flags(int argc, char **argv, flags *f)
         {"ledger-name", required_argument, NULL, OPT_LEDGER},
         {"max-annotation-updates", required_argument, NULL, OPT_MAX_ANN},
         {"min-round-interval", required_argument, NULL, OPT_MIN_ROUND},
+        {"write-qps", required_argument, NULL, OPT_WRITE_QPS},
+        {"write-queue-size", required_argument, NULL, OPT_WRITE_QUEUE},
         {"log-format", required_argument, NULL, OPT_LOG_FORMAT},
         {"log-level", required_argument, NULL, OPT_LOG_LEVEL},
         {"help", no_argument, NULL, OPT_HELP},
@@ -167,6 +174,8 @@ static int parse_flags(int argc, char **argv, flags *f)
     o->ledger_name = "dagsched-controller-evictions";
     o->max_annotation_updates = 100;
     o->min_round_interval_s = 1;
+    o->write_qps = 20;
+    o->write_queue_max = 10000;
     f->log_format = "text";
     f->log_level = "info";
     int c;
@@ -243,6 +252,33 @@ static int parse_flags(int argc, char **argv, flags *f)
             if (parse_duration_flag("min-round-interval", optarg, &o->min_round_interval_s))
                 return -1;
             break;
+        case OPT_WRITE_QPS: {
+            char *end;
+            errno = 0;
+            double v = strtod(optarg, &end);
+            if (errno || end == optarg || *end || !(v >= 0 && v <= 100000)) {
+                fprintf(stderr,
+                        "dagsched-controller: --write-qps: must be 0..100000 (got \"%.32s\")\n",
+                        optarg);
+                return -1;
+            }
+            o->write_qps = v;
+            break;
+        }
+        case OPT_WRITE_QUEUE: {
+            char *end;
+            errno = 0;
+            long v = strtol(optarg, &end, 10);
+            if (errno || end == optarg || *end || v < 1 || v > 1000000) {
+                fprintf(stderr,
+                        "dagsched-controller: --write-queue-size: must be 1..1000000 (got "
+                        "\"%.32s\")\n",
+                        optarg);
+                return -1;
+            }
+            o->write_queue_max = (size_t)v;
+            break;
+        }
         case OPT_LOG_FORMAT:
             f->log_format = optarg;
             break;
@@ -576,6 +612,12 @@ int main(int argc, char **argv)
     } else {
         KLOG_INFO("main", "leader election off: this process acts alone");
     }
+    if (ctl_writer_start(&c.writer, &c, c.opt.write_queue_max, c.opt.write_qps) != 0) {
+        KLOG_ERROR("main", "cannot start the write queue");
+        goto out;
+    }
+    KLOG_INFO("main", "write queue: at most %zu annotation writes queued, %g a second%s",
+              c.opt.write_queue_max, c.opt.write_qps, c.opt.write_qps > 0 ? "" : " (no limit)");
     pthread_t sig_thread;
     if (pthread_create(&sig_thread, NULL, signal_watch, &c) != 0) {
         KLOG_ERROR("main", "cannot start the signal thread");
@@ -587,6 +629,7 @@ int main(int argc, char **argv)
     rc = 0;
 out:
     atomic_store(&c.stop, true);
+    ctl_writer_stop(&c.writer); /* before the leader: its thread asks whether it may write */
     if (c.leader != NULL) {
         kube_leader_stop(c.leader); /* releases the Lease for a fast takeover */
         kube_leader_free(c.leader);

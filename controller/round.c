@@ -2,6 +2,8 @@
  * change, when this process leads and every watch is synced and recent, one round takes a
  * snapshot and carries out, in this order: releases of held-back tasks whose upstream tasks
  * succeeded, nudges of rejected pods, the preemption plan, then the DSP annotations users see.
+ * Releases, nudges, evictions and nominations are made in the round; the waiting reasons and
+ * DSP annotations are only queued (writer.h), so that no decision waits behind them.
  * Nothing is done on a cache that is not synced or has been out of contact with the API server
  * for longer than --cache-max-age (see controller.h). */
 #include <math.h>
@@ -257,9 +259,9 @@ static void report_invalid_affinity(ctl_controller *c, const ctl_snapshot *s)
 }
 
 /* The reasons of held tasks: a pod's dagsched.io/waiting-reason when it says something else
- * (paced by ctl_wait_due, within the round's annotation budget, in queue order), the Waiting Event
- * when the reason changes; a suspended Job's Waiting Event once per reason (memo). Returns the
- * annotation updates made. */
+ * (paced by ctl_wait_due, within the round's annotation budget, in queue order) and the Waiting
+ * Event when the reason changes, both queued (writer.h); a suspended Job's Waiting Event once per
+ * reason (memo). Returns the annotation updates queued. */
 static int report_waiting(ctl_controller *c, const ctl_snapshot *s, const ctl_release_in *in,
                           const ctl_release_out *out, int budget)
 {
@@ -471,7 +473,8 @@ static void do_preempt(ctl_controller *c, const ctl_snapshot *s, const ds_policy
 }
 
 /* DSP annotations: only values that changed, at most `budget` a round (what the waiting reasons
- * left of --max-annotation-updates), in the order and at the pace of publish.h. */
+ * left of --max-annotation-updates), in the order and at the pace of publish.h, queued for the
+ * writer thread (writer.h). */
 static void do_publish(ctl_controller *c, const ctl_snapshot *s, const ds_policy *pol, int budget)
 {
     size_t by_state[DS_TASK_FAILED + 1] = {0};
@@ -510,9 +513,17 @@ static void do_publish(ctl_controller *c, const ctl_snapshot *s, const ds_policy
     free(order);
 }
 
+static double thread_cpu_now(void)
+{
+    struct timespec ts;
+    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
+        return NAN;
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
 void ctl_round(ctl_controller *c)
 {
-    double t0 = rt_mono_now();
+    double t0 = rt_mono_now(), cpu0 = thread_cpu_now();
     bool healthy = caches_healthy(c);
     metrics_set(c->m.healthy, NULL, healthy ? 1 : 0);
     metrics_set(c->m.leader, NULL, ctl_may_write(c) ? 1 : 0);
@@ -573,6 +584,9 @@ void ctl_round(ctl_controller *c)
     ctl_snapshot_free(&s);
     count_round(c, "acted");
     metrics_observe(c->m.duration, NULL, rt_mono_now() - t0);
+    double cpu = thread_cpu_now() - cpu0;
+    if (isfinite(cpu) && cpu >= 0)
+        metrics_observe(c->m.round_cpu, NULL, cpu);
 }
 
 static void deadline_in(struct timespec *ts, double seconds)

@@ -38,6 +38,9 @@
 #                 room, evicts exactly one pod and is released into the room it made
 #   apiserver-eviction  kube-apiserver restarted right after an eviction made for a preemptor of
 #                 the victims' priority: no second eviction for it
+#   write-queue   with --write-qps 0.05 (one annotation write every 20 s), an urgent task's
+#                 eviction is made and the urgent pod scheduled while DSP annotation writes are
+#                 still queued: decisions never wait behind informational writes
 # The binary under test is normally the sanitizer build (make controller-integration-test): every
 # controller runs with AddressSanitizer (leaks checked at its graceful exit) and
 # UndefinedBehaviorSanitizer, and a sanitizer report in any controller's log fails the suite.
@@ -805,7 +808,28 @@ scenario_apiserver_eviction() {
   cleanup api2
 }
 
-for s in ${CONTROLLER_SCENARIOS:-dag_order urgent rho protections namespace_selector affinity invalid_pod dry_run failover apiserver tenants cascade gated_urgent replacement_failover apiserver_eviction}; do
+# ------------------------------------------------------------------------------------------------
+wq_depth() { metric 18116 dagsched_controller_write_queue_depth; }
+scenario_write_queue() {
+  SCENARIO=write-queue
+  fresh_ns wq
+  policy
+  start_ctl main --leader-elect=false --metrics-listen 127.0.0.1:18116 --write-qps 0.05
+  fill wq 2h 3h 4h 5h
+  job wq urgent 2 10s "$(deadline_in 40)" dagsched-urgent
+  check "the urgent task evicts one pod" wait_until 40 has_events wq DagschedEvicted
+  local depth urgent
+  depth="$(wq_depth)"
+  check "... while annotation writes are still queued (depth $depth)" test "${depth%.*}" -ge 2
+  urgent="$(pod_of wq urgent)"
+  check "the urgent pod is scheduled" wait_until 40 bash -c "[[ \$($KUBECTL -n wq get pod $urgent -o jsonpath='{.spec.nodeName}') != '' ]]"
+  check "the queue makes its writes meanwhile" \
+    test "$(metric 18116 'dagsched_controller_write_latency_seconds_count{stage="request"}')" -ge 1
+  check "no write refused by the queue's bound" test "$(metric 18116 dagsched_controller_write_queue_dropped_total)" = 0
+  cleanup wq
+}
+
+for s in ${CONTROLLER_SCENARIOS:-dag_order urgent rho protections namespace_selector affinity invalid_pod dry_run failover apiserver tenants cascade gated_urgent replacement_failover apiserver_eviction write_queue}; do
   "scenario_$s"
 done
 stop_all
