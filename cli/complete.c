@@ -7,6 +7,8 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include "log.h"
+
 /* Cobra's directives (kubectl reads them from kubectl_complete-<plugin>). */
 #define DIR_DEFAULT  0 /* no candidate: the shell may complete file names */
 #define DIR_NO_FILES 4 /* no file names */
@@ -241,7 +243,9 @@ int complete_words(FILE *out, int n, const char *const *words, complete_names_fn
 
 int complete_cmd(int argc, char **argv)
 {
-    /* argv[0] is "__complete"; the last word is the one being completed ("" for a new one). */
+    /* argv[0] is "__complete"; the last word is the one being completed ("" for a new one).
+     * Nothing but candidates is printed: the client's warnings would land on the command line. */
+    kube_log_setup(KUBE_LOG_OFF, KUBE_LOG_TEXT, NULL);
     int n = argc - 1;
     const char *empty[] = {""};
     int d = n > 0 ? complete_words(stdout, n, (const char *const *)argv + 1, cli_complete_names)
