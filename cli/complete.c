@@ -1,10 +1,13 @@
 /* complete.c: shell completion of kubectl-dagsched (see complete.h). The command tree below is
  * the one place that lists the commands, their subcommands and flags for completion; the bash and
- * zsh scripts and kubectl_complete-dagsched all ask `kubectl-dagsched __complete`. */
+ * zsh scripts and kubectl_complete-dagsched all ask `kubectl-dagsched __complete`. Job and pod
+ * names come from the cluster (complete_names.h). */
 #include "complete.h"
 
 #include <stdbool.h>
 #include <string.h>
+
+#include "log.h"
 
 /* Cobra's directives (kubectl reads them from kubectl_complete-<plugin>). */
 #define DIR_DEFAULT  0 /* no candidate: the shell may complete file names */
@@ -68,28 +71,30 @@ static const flag apply_flags[] = {F_KUBECONFIG, F_CONTEXT, F_NAMESPACE, F_TIMEO
 static const flag no_flags[] = {F_END};
 
 /* A command: the words that lead to it, the words that may follow (space-separated; NULL when
- * what follows is a file (files) or a name the plugin does not list), and its flags. */
+ * what follows is a file (files) or a name), the names its argument takes from the cluster, and
+ * its flags. */
 typedef struct command {
     const char *path; /* "get", "policy apply" */
     const char *next;
     bool files;
+    cli_name_kind names;
     const flag *flags;
 } command;
 
 static const command commands[] = {
-    {"", "get describe gantt explain policy completion help", false, no_flags},
-    {"get", "jobs", false, get_flags},
-    {"get jobs", NULL, false, get_flags},
-    {"describe", "job", false, describe_flags},
-    {"describe job", NULL, false, describe_flags},
-    {"gantt", NULL, false, gantt_flags},
-    {"explain", "pod", false, describe_flags},
-    {"explain pod", NULL, false, describe_flags},
-    {"policy", "validate configmap apply", false, no_flags},
-    {"policy validate", NULL, true, no_flags},
-    {"policy configmap", NULL, true, configmap_flags},
-    {"policy apply", NULL, true, apply_flags},
-    {"completion", "bash zsh", false, no_flags},
+    {"", "get describe gantt explain policy completion help", false, CLI_NAMES_NONE, no_flags},
+    {"get", "jobs", false, CLI_NAMES_NONE, get_flags},
+    {"get jobs", NULL, false, CLI_NAMES_NONE, get_flags},
+    {"describe", "job", false, CLI_NAMES_NONE, describe_flags},
+    {"describe job", NULL, false, CLI_NAMES_JOBS, describe_flags},
+    {"gantt", NULL, false, CLI_NAMES_JOBS, gantt_flags},
+    {"explain", "pod", false, CLI_NAMES_NONE, describe_flags},
+    {"explain pod", NULL, false, CLI_NAMES_PODS, describe_flags},
+    {"policy", "validate configmap apply", false, CLI_NAMES_NONE, no_flags},
+    {"policy validate", NULL, true, CLI_NAMES_NONE, no_flags},
+    {"policy configmap", NULL, true, CLI_NAMES_NONE, configmap_flags},
+    {"policy apply", NULL, true, CLI_NAMES_NONE, apply_flags},
+    {"completion", "bash zsh", false, CLI_NAMES_NONE, no_flags},
 };
 
 #define N_COMMANDS (sizeof commands / sizeof commands[0])
@@ -157,7 +162,21 @@ static int complete_value(FILE *out, const flag *f, const char *cur)
     return DIR_NO_FILES;
 }
 
-int complete_words(FILE *out, int n, const char *const *words)
+/* Remember the value of a flag that says where the names are (--kubeconfig, --context,
+ * -n/--namespace, --request-timeout). */
+static void note_conn(cli_names_conn *conn, const flag *f, const char *value)
+{
+    if (strcmp(f->lng, "--kubeconfig") == 0)
+        conn->kubeconfig = value;
+    else if (strcmp(f->lng, "--context") == 0)
+        conn->context = value;
+    else if (strcmp(f->lng, "--namespace") == 0)
+        conn->ns = value;
+    else if (strcmp(f->lng, "--request-timeout") == 0)
+        conn->timeout = value;
+}
+
+int complete_words(FILE *out, int n, const char *const *words, complete_names_fn names)
 {
     if (n < 1)
         return DIR_NO_FILES;
@@ -167,9 +186,11 @@ int complete_words(FILE *out, int n, const char *const *words)
     const command *cmd = &commands[0];
     size_t extra = 0; /* positional arguments after the command (names, files) */
     const flag *pending = NULL;
+    cli_names_conn conn = {0};
     for (int i = 0; i < n - 1; i++) {
         const char *w = words[i];
         if (pending != NULL) {
+            note_conn(&conn, pending, w);
             pending = NULL;
             continue;
         }
@@ -184,6 +205,8 @@ int complete_words(FILE *out, int n, const char *const *words)
                 f = find_flag(gantt_flags, w, l);
             if (f != NULL && f->values != NULL && eq == NULL)
                 pending = f;
+            else if (f != NULL && f->values != NULL)
+                note_conn(&conn, f, eq + 1);
             continue;
         }
         const command *sub = NULL;
@@ -213,16 +236,20 @@ int complete_words(FILE *out, int n, const char *const *words)
         return DIR_DEFAULT;
     if (cmd->next != NULL && extra == 0)
         print_matching(out, cmd->next, cur);
+    else if (cmd->names != CLI_NAMES_NONE && extra == 0 && names != NULL)
+        names(cmd->names, &conn, cur, out);
     return DIR_NO_FILES;
 }
 
 int complete_cmd(int argc, char **argv)
 {
-    /* argv[0] is "__complete"; the last word is the one being completed ("" for a new one). */
+    /* argv[0] is "__complete"; the last word is the one being completed ("" for a new one).
+     * Nothing but candidates is printed: the client's warnings would land on the command line. */
+    kube_log_setup(KUBE_LOG_OFF, KUBE_LOG_TEXT, NULL);
     int n = argc - 1;
     const char *empty[] = {""};
-    int d = n > 0 ? complete_words(stdout, n, (const char *const *)argv + 1)
-                  : complete_words(stdout, 1, empty);
+    int d = n > 0 ? complete_words(stdout, n, (const char *const *)argv + 1, cli_complete_names)
+                  : complete_words(stdout, 1, empty, cli_complete_names);
     printf(":%d\n", d);
     return fflush(stdout) == 0 ? 0 : 1;
 }
@@ -273,7 +300,8 @@ void completion_cmd_usage(FILE *f)
 {
     fprintf(f, "  completion bash|zsh           print a shell completion script for\n"
                "                                kubectl-dagsched (commands, subcommands, flags,\n"
-               "                                -o values, file names)\n");
+               "                                -o values, file names, and job and pod names\n"
+               "                                from the cluster)\n");
 }
 
 int completion_cmd(int argc, char **argv)

@@ -11,6 +11,7 @@
 #include "clock.h"
 #include "kutil.h"
 #include "log.h"
+#include "logfields.h"
 #include "writes.h"
 
 static void api_error(ctl_controller *c, const char *action)
@@ -105,8 +106,11 @@ static void report_release(ctl_controller *c, const ctl_snapshot *s, const ctl_t
     double now = rt_wall_now();
     if (isfinite(created_at) && now >= created_at)
         metrics_observe(c->m.release_latency, lv, now - created_at);
-    KLOG_INFO("release", "%s %s/%s %s (upstream %s succeeded, priority %.3g%s%s)", what, ref->ns,
-              ref->name, done, up, t->eval.priority, has_how ? "; " : "", has_how ? how : "");
+    KLOG_INFO_F("release",
+                KLOG_FIELDS(.pod = strcmp(what, "pod") == 0 ? ref->name : NULL, .ns = ref->ns,
+                            .job = t->job_name, .task = t->task_name, .reason = how),
+                "%s %s/%s %s (upstream %s succeeded, priority %.3g%s%s)", what, ref->ns, ref->name,
+                done, up, t->eval.priority, has_how ? "; " : "", has_how ? how : "");
 }
 
 void ctl_act_ungate(ctl_controller *c, const ctl_snapshot *s, size_t i)
@@ -127,8 +131,9 @@ void ctl_act_ungate(ctl_controller *c, const ctl_snapshot *s, size_t i)
                           ? p->dagsched_error
                           : "no task of a valid DAG job (no dagsched.io/job label, or the job is "
                             "invalid)";
-    KLOG_INFO("release", "pod %s/%s: gate %s removed: %s (not a DAG task)", p->ns, p->name,
-              CTL_GATE_DEPENDENCIES, why);
+    KLOG_INFO_F("release", CTL_POD_FIELDS(p, NULL, why),
+                "pod %s/%s: gate %s removed: %s (not a DAG task)", p->ns, p->name,
+                CTL_GATE_DEPENDENCIES, why);
 }
 
 void ctl_act_release_pod(ctl_controller *c, const ctl_snapshot *s, size_t i, const char *how)
@@ -162,6 +167,9 @@ int ctl_act_waiting_pod(ctl_controller *c, const ctl_snapshot *s, size_t i, cons
     if (!ctl_may_write(c))
         return -1;
     const ctl_pod *p = &s->pod[i];
+    if (changed)
+        KLOG_DEBUG_F("release", CTL_POD_FIELDS(p, NULL, msg), "pod %s/%s waits: %s", p->ns, p->name,
+                     msg);
     ctl_wq_write w = {.ns = p->ns,
                       .name = p->name,
                       .uid = p->uid,
@@ -180,7 +188,7 @@ void ctl_act_waiting_job(ctl_controller *c, const ctl_snapshot *s, size_t i, con
     const ctl_batch_job *j = &s->job[i];
     kube_object_ref ref = job_ref(j);
     post_event(c, &ref, "Normal", CTL_EV_WAITING, msg);
-    KLOG_DEBUG("release", "job %s/%s waits: %s", j->ns, j->name, msg);
+    KLOG_DEBUG_F("release", CTL_JOB_FIELDS(j, msg), "job %s/%s waits: %s", j->ns, j->name, msg);
 }
 
 void ctl_act_release_job(ctl_controller *c, const ctl_snapshot *s, size_t i, const char *how)
@@ -215,7 +223,8 @@ void ctl_act_nudge(ctl_controller *c, const ctl_snapshot *s, size_t i)
     metrics_add(c->m.nudges, NULL, 1);
     ctl_event_pod(c, p, "Normal", CTL_EV_NUDGED,
                   "All upstream tasks have succeeded; asked kube-scheduler to retry now");
-    KLOG_INFO("nudge", "pod %s/%s: upstream tasks succeeded, scheduling retried", p->ns, p->name);
+    KLOG_INFO_F("nudge", CTL_POD_FIELDS(p, NULL, NULL),
+                "pod %s/%s: upstream tasks succeeded, scheduling retried", p->ns, p->name);
 }
 
 int ctl_act_publish(ctl_controller *c, const ctl_snapshot *s, size_t i, const ctl_dsp_values *v)
@@ -333,8 +342,9 @@ static int evict_dry_run(ctl_controller *c, const ctl_pod *victim, const ctl_pod
     char vmsg[CTL_MSG_MAX], pmsg[CTL_MSG_MAX];
     ctl_victim_message(e, pre, victim, node, p, true, vmsg, sizeof vmsg);
     ctl_preemptor_message(e, pre, victim, node, p, true, pmsg, sizeof pmsg);
-    KLOG_INFO("evict", "dry run: would evict %s/%s on %s for %s/%s (%s)", victim->ns, victim->name,
-              node, pre->ns, pre->name, ds_reason_name(e->reason));
+    KLOG_INFO_F("evict", CTL_POD_FIELDS(victim, node, ds_reason_name(e->reason)),
+                "dry run: would evict %s/%s on %s for %s/%s (%s)", victim->ns, victim->name, node,
+                pre->ns, pre->name, ds_reason_name(e->reason));
     ctl_event_pod(c, victim, "Normal", CTL_EV_WOULD_PREEMPT, vmsg);
     ctl_event_pod(c, pre, "Normal", CTL_EV_WOULD_PREEMPT, pmsg);
     count_eviction(c, "dry-run", e->reason);
@@ -355,8 +365,9 @@ int ctl_act_evict(ctl_controller *c, const ctl_snapshot *s, const ds_policy *p,
     int rv = recheck(c, victim, true, why, sizeof why);
     int rp = rv == 0 ? recheck(c, pre, false, why, sizeof why) : 0;
     if (rv != 0 || rp != 0) {
-        KLOG_INFO("evict", "not evicting %s/%s for %s/%s: %s %s", victim->ns, victim->name, pre->ns,
-                  pre->name, rv != 0 ? "the victim changed:" : "the preemptor changed:", why);
+        KLOG_INFO_F("evict", CTL_POD_FIELDS(victim, node, ds_reason_name(e->reason)),
+                    "not evicting %s/%s for %s/%s: %s %s", victim->ns, victim->name, pre->ns,
+                    pre->name, rv != 0 ? "the victim changed:" : "the preemptor changed:", why);
         count_eviction(c, "stale", e->reason);
         return (rv < 0 || rp < 0) ? -1 : 0;
     }
@@ -424,8 +435,9 @@ int ctl_act_evict(ctl_controller *c, const ctl_snapshot *s, const ds_policy *p,
         ctl_event_pod(c, victim, "Warning", CTL_EV_PREEMPTED, vmsg);
         ctl_event_pod(c, pre, "Normal", CTL_EV_PREEMPTING, pmsg);
         count_eviction(c, "evicted", e->reason);
-        KLOG_INFO("evict", "evicted %s/%s on %s for %s/%s: %s", victim->ns, victim->name, node,
-                  pre->ns, pre->name, reason);
+        KLOG_INFO_F("evict", CTL_POD_FIELDS(victim, node, ds_reason_name(e->reason)),
+                    "evicted %s/%s on %s for %s/%s: %s", victim->ns, victim->name, node, pre->ns,
+                    pre->name, reason);
         return 0;
     case KUBE_EVICT_BLOCKED_PDB:
         set_result(c, victim, CTL_LEDGER_REFUSED, p);
@@ -440,12 +452,14 @@ int ctl_act_evict(ctl_controller *c, const ctl_snapshot *s, const ds_policy *p,
                  victim->ns, victim->name);
         ctl_event_pod(c, pre, "Warning", CTL_EV_EVICTION_FAILED, pmsg);
         count_eviction(c, "refused", e->reason);
-        KLOG_WARN("evict", "eviction of %s/%s refused: %s", victim->ns, victim->name, err.msg);
+        KLOG_WARN_F("evict", CTL_POD_FIELDS(victim, node, ds_reason_name(e->reason)),
+                    "eviction of %s/%s refused: %s", victim->ns, victim->name, err.msg);
         return 0;
     case KUBE_EVICT_NOT_FOUND:
         set_result(c, victim, CTL_LEDGER_GONE, p);
         count_eviction(c, "gone", e->reason);
-        KLOG_INFO("evict", "%s/%s was gone before its eviction", victim->ns, victim->name);
+        KLOG_INFO_F("evict", CTL_POD_FIELDS(victim, node, ds_reason_name(e->reason)),
+                    "%s/%s was gone before its eviction", victim->ns, victim->name);
         return 0;
     case KUBE_EVICT_ERROR:
         break;
@@ -453,6 +467,7 @@ int ctl_act_evict(ctl_controller *c, const ctl_snapshot *s, const ds_policy *p,
     /* Unknown outcome: the ledger keeps it pending (it counts as made). */
     count_eviction(c, "error", e->reason);
     api_error(c, "evict");
-    KLOG_ERROR("evict", "evicting %s/%s: %s", victim->ns, victim->name, err.msg);
+    KLOG_ERROR_F("evict", CTL_POD_FIELDS(victim, node, ds_reason_name(e->reason)),
+                 "evicting %s/%s: %s", victim->ns, victim->name, err.msg);
     return -1;
 }

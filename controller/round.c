@@ -17,6 +17,7 @@
 #include "reserve.h"
 #include "kutil.h"
 #include "log.h"
+#include "logfields.h"
 #include "release.h"
 #include "workflows.h"
 #include "writes.h"
@@ -200,7 +201,8 @@ static void report_invalid_jobs(ctl_controller *c, const ctl_snapshot *s)
             snprintf(msg, sizeof msg, "Job %s cannot be scheduled as a DAG: %.900s", job->key,
                      job->error);
             ctl_event_pod(c, p, "Warning", CTL_EV_JOB_INVALID, msg);
-            KLOG_WARN("jobs", "pod %s/%s: %s", p->ns, p->name, msg);
+            KLOG_WARN_F("jobs", CTL_POD_FIELDS(p, NULL, CTL_EV_JOB_INVALID), "pod %s/%s: %s", p->ns,
+                        p->name, msg);
             ctl_memo_put(&c->memo, key, s->now);
         }
     }
@@ -230,7 +232,8 @@ static void report_invalid_pods(ctl_controller *c, const ctl_snapshot *s)
                                              " is removed"
                                            : "");
         ctl_event_pod(c, p, "Warning", CTL_EV_POD_INVALID, msg);
-        KLOG_WARN("jobs", "pod %s/%s: %s", p->ns, p->name, msg);
+        KLOG_WARN_F("jobs", CTL_POD_FIELDS(p, NULL, CTL_EV_POD_INVALID), "pod %s/%s: %s", p->ns,
+                    p->name, msg);
         ctl_memo_put(&c->memo, key, s->now);
     }
 }
@@ -371,7 +374,8 @@ static void log_guarded(ctl_controller *c, const ctl_snapshot *s, const ctl_pree
             continue;
         char why[CTL_MSG_MAX];
         ctl_guard_describe(g, p, why, sizeof why);
-        KLOG_DEBUG("preempt", "not evictable (%s): %s", ctl_guard_name(g), why);
+        KLOG_DEBUG_F("preempt", CTL_POD_FIELDS(p, p->node, ctl_guard_name(g)),
+                     "not evictable (%s): %s", ctl_guard_name(g), why);
         ctl_memo_put(&c->memo, key, s->now);
     }
 }

@@ -60,7 +60,6 @@ static void carry_out(ctl_writer *w, const ctl_wq_item *it)
         metrics_add(c->m.api_errors, lv, 1);
         return;
     }
-    KLOG_DEBUG("release", "pod %s/%s waits: %s", it->ns, it->name, it->event_msg);
 }
 
 static void deadline_after(struct timespec *ts, double seconds)

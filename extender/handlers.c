@@ -210,6 +210,8 @@ static void set_outcome_pod(ext_outcome *o, const kube_pod *p)
     snprintf(o->pod_ns, sizeof o->pod_ns, "%s", p->meta.ns != NULL ? p->meta.ns : "");
     snprintf(o->pod_name, sizeof o->pod_name, "%s", p->meta.name != NULL ? p->meta.name : "");
     snprintf(o->pod_uid, sizeof o->pod_uid, "%s", p->meta.uid != NULL ? p->meta.uid : "");
+    snprintf(o->job, sizeof o->job, "%s", p->job_key != NULL ? p->job_key : "");
+    snprintf(o->task, sizeof o->task, "%s", p->task_name != NULL ? p->task_name : "");
 }
 
 static void mark_invalid(pod_ctx *pc, ext_outcome *o, const char *why)

@@ -73,8 +73,9 @@ typedef struct ext_outcome {
     char error[EXT_ERR_MAX]; /* EXT_BAD_REQUEST / EXT_INTERNAL */
     ext_pod_class pod_class;
     char pod_ns[64], pod_name[254], pod_uid[64];
-    char note[DS_ERR_MAX]; /* EXT_POD_INVALID_*: why; EXT_POD_BLOCKED: the missing tasks */
-    const kube_pod *pod;   /* reference for Events (EXT_POD_INVALID_JOB), or NULL */
+    char job[254], task[254]; /* its labels dagsched.io/job (or Argo workflow), dagsched.io/task */
+    char note[DS_ERR_MAX];    /* EXT_POD_INVALID_*: why; EXT_POD_BLOCKED: the missing tasks */
+    const kube_pod *pod;      /* reference for Events (EXT_POD_INVALID_JOB), or NULL */
     size_t n_nodes;
     size_t n_passed;
     size_t n_no_fit, n_too_slow, n_unknown, n_blocked;

@@ -108,6 +108,11 @@ static void record(ext_server *s, verb v, const ext_outcome *o, double secs)
     }
 }
 
+/* The log fields of the outcome's pod. */
+#define OUTCOME_FIELDS(o, reason_)                                                                 \
+    KLOG_FIELDS(.pod = (o)->pod_name, .ns = (o)->pod_ns, .job = (o)->job, .task = (o)->task,       \
+                .reason = (reason_))
+
 static void log_outcome(ext_server *s, verb v, const ext_outcome *o, double secs)
 {
     const char *vn = verb_names[v];
@@ -130,38 +135,40 @@ static void log_outcome(ext_server *s, verb v, const ext_outcome *o, double secs
         bool queued = s->o.source.pod_event != NULL &&
                       s->o.source.pod_event(s->o.source.user, o->pod, "InvalidJob", msg);
         if (queued)
-            KLOG_WARN(COMPONENT, "pod %s/%s: %s", o->pod_ns, o->pod_name, msg);
+            KLOG_WARN_F(COMPONENT, OUTCOME_FIELDS(o, o->note), "pod %s/%s: %s", o->pod_ns,
+                        o->pod_name, msg);
     }
     /* The controller posts the InvalidJob Event on such a pod (it also sees the pods that never
      * reach the extender, e.g. gated ones); the extender says it in its log. */
     if (o->pod_class == EXT_POD_INVALID_POD && v == VERB_FILTER)
-        KLOG_WARN(COMPONENT,
-                  "pod %s/%s: %s: dagsched does not manage the pod; scheduling it without DAG "
-                  "constraints",
-                  o->pod_ns, o->pod_name, o->note);
+        KLOG_WARN_F(COMPONENT, OUTCOME_FIELDS(o, o->note),
+                    "pod %s/%s: %s: dagsched does not manage the pod; scheduling it without DAG "
+                    "constraints",
+                    o->pod_ns, o->pod_name, o->note);
     if (!kube_log_enabled(KUBE_LOG_DEBUG))
         return;
     if (v == VERB_PREEMPT)
-        KLOG_DEBUG(COMPONENT,
-                   "preempt pod %s/%s (%s, %s): %zu of %zu victims kept on %zu of %zu nodes in "
-                   "%.3f ms",
-                   o->pod_ns, o->pod_name, class_name(o->pod_class),
-                   o->preemptor_mode != NULL ? o->preemptor_mode : "-", o->n_victims_kept,
-                   o->n_victims_in, o->n_nodes_kept, o->n_nodes, secs * 1e3);
+        KLOG_DEBUG_F(COMPONENT, OUTCOME_FIELDS(o, o->preemptor_mode),
+                     "preempt pod %s/%s (%s, %s): %zu of %zu victims kept on %zu of %zu nodes in "
+                     "%.3f ms",
+                     o->pod_ns, o->pod_name, class_name(o->pod_class),
+                     o->preemptor_mode != NULL ? o->preemptor_mode : "-", o->n_victims_kept,
+                     o->n_victims_in, o->n_nodes_kept, o->n_nodes, secs * 1e3);
     else if (o->live_override)
-        KLOG_DEBUG(COMPONENT,
-                   "%s pod %s/%s: upstream tasks finished a moment ago (live caches ahead of the "
-                   "snapshot); %zu of %zu nodes passed",
-                   vn, o->pod_ns, o->pod_name, o->n_passed, o->n_nodes);
+        KLOG_DEBUG_F(COMPONENT, OUTCOME_FIELDS(o, NULL),
+                     "%s pod %s/%s: upstream tasks finished a moment ago (live caches ahead of the "
+                     "snapshot); %zu of %zu nodes passed",
+                     vn, o->pod_ns, o->pod_name, o->n_passed, o->n_nodes);
     else if (o->pod_class == EXT_POD_BLOCKED)
-        KLOG_DEBUG(COMPONENT, "%s pod %s/%s: waiting for upstream tasks: %s", vn, o->pod_ns,
-                   o->pod_name, o->note);
+        KLOG_DEBUG_F(COMPONENT, OUTCOME_FIELDS(o, "waiting for upstream tasks"),
+                     "%s pod %s/%s: waiting for upstream tasks: %s", vn, o->pod_ns, o->pod_name,
+                     o->note);
     else
-        KLOG_DEBUG(COMPONENT,
-                   "%s pod %s/%s (%s): %zu nodes, %zu passed, %zu no fit, %zu too slow, %zu "
-                   "unknown in %.3f ms",
-                   vn, o->pod_ns, o->pod_name, class_name(o->pod_class), o->n_nodes, o->n_passed,
-                   o->n_no_fit, o->n_too_slow, o->n_unknown, secs * 1e3);
+        KLOG_DEBUG_F(COMPONENT, OUTCOME_FIELDS(o, NULL),
+                     "%s pod %s/%s (%s): %zu nodes, %zu passed, %zu no fit, %zu too slow, %zu "
+                     "unknown in %.3f ms",
+                     vn, o->pod_ns, o->pod_name, class_name(o->pod_class), o->n_nodes, o->n_passed,
+                     o->n_no_fit, o->n_too_slow, o->n_unknown, secs * 1e3);
 }
 
 static void serve_verb(void *ctx, const httpd_request *req, httpd_response *resp)
@@ -222,8 +229,9 @@ static void serve_admission(void *ctx, const httpd_request *req, httpd_response 
     if (r.result == EXT_ADM_ERROR)
         KLOG_WARN(COMPONENT, "admission: bad request (HTTP 400): %s", r.error);
     else if (r.result == EXT_ADM_GATED)
-        KLOG_DEBUG(COMPONENT, "admission: pod %s/%s: %s (uid %s)", r.ns,
-                   r.name[0] != '\0' ? r.name : "-", r.why, r.uid);
+        KLOG_DEBUG_F(COMPONENT, KLOG_FIELDS(.pod = r.name, .ns = r.ns, .reason = r.why),
+                     "admission: pod %s/%s: %s (uid %s)", r.ns, r.name[0] != '\0' ? r.name : "-",
+                     r.why, r.uid);
 }
 
 static void serve_readyz(void *ctx, const httpd_request *req, httpd_response *resp)

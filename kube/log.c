@@ -113,15 +113,69 @@ static size_t append_str(char *buf, size_t len, size_t cap, const char *s)
     return len;
 }
 
-void kube_log(kube_log_level level, const char *component, const char *fmt, ...)
+static const char *const field_keys[] = {"pod", "namespace", "job", "task", "node", "reason"};
+#define N_FIELDS 6
+
+/* The fields in key order (NULL when f is NULL). */
+static void field_values(const kube_log_fields *f, const char *v[N_FIELDS])
 {
-    if (!kube_log_enabled(level))
-        return;
+    const char *all[N_FIELDS] = {NULL};
+    if (f != NULL) {
+        all[0] = f->pod;
+        all[1] = f->ns;
+        all[2] = f->job;
+        all[3] = f->task;
+        all[4] = f->node;
+        all[5] = f->reason;
+    }
+    memcpy(v, all, sizeof all);
+}
+
+/* Append at most budget bytes of s escaped as a JSON string body (never cutting an escape). */
+static size_t json_escape_budget(char *buf, size_t len, size_t cap, size_t budget, const char *s)
+{
+    size_t lim = len + budget + 1 < cap ? len + budget + 1 : cap;
+    return json_escape_append(buf, len, lim, s);
+}
+
+/* A text field value needs quotes when a reader could not tell where it ends. */
+static int text_needs_quotes(const char *s)
+{
+    for (const unsigned char *p = (const unsigned char *)s; *p != '\0'; p++)
+        if (*p <= ' ' || *p == 0x7f || *p == '"' || *p == '=' || *p == '\\')
+            return 1;
+    return 0;
+}
+
+/* Append a text field value, quoted and escaped when needed, control characters as spaces. */
+static size_t text_value_append(char *buf, size_t len, size_t cap, const char *s)
+{
+    int q = text_needs_quotes(s);
+    if (q)
+        len = append_str(buf, len, cap, "\"");
+    for (const unsigned char *p = (const unsigned char *)s; *p != '\0'; p++) {
+        char tmp[3];
+        size_t n = 0;
+        if (*p == '"' || *p == '\\')
+            tmp[n++] = '\\';
+        tmp[n++] = (*p < ' ' || *p == 0x7f) ? ' ' : (char)*p;
+        if (len + n + 2 >= cap) /* room for the closing quote */
+            break;
+        memcpy(buf + len, tmp, n);
+        len += n;
+    }
+    buf[len] = '\0';
+    if (q)
+        len = append_str(buf, len, cap, "\"");
+    return len;
+}
+
+/* Format and write one line (see log.h). */
+static void log_line(kube_log_level level, const char *component, const kube_log_fields *f,
+                     const char *fmt, va_list ap)
+{
     char msg[KUBE_LOG_MAX_MSG];
-    va_list ap;
-    va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
 
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
@@ -132,9 +186,13 @@ void kube_log(kube_log_level level, const char *component, const char *fmt, ...)
     snprintf(when + wl, sizeof when - wl, ".%03ldZ", ts.tv_nsec / 1000000L);
     if (component == NULL)
         component = "-";
+    const char *fv[N_FIELDS];
+    field_values(f, fv);
 
-    /* Escaping can at most sextuple the message: size the line for the worst case. */
-    char line[KUBE_LOG_MAX_MSG * 2 + 256];
+    /* Each part has a budget (the message twice its size, each field twice its cut size, the
+     * component 256 bytes), so the closing characters always fit. */
+    char line[KUBE_LOG_MAX_MSG * 2 + N_FIELDS * (KUBE_LOG_MAX_FIELD * 2 + 32) + 512];
+    char val[KUBE_LOG_MAX_FIELD + 1];
     size_t len = 0;
     line[0] = '\0';
     if (atomic_load(&log_format) == KUBE_LOG_JSON) {
@@ -143,16 +201,21 @@ void kube_log(kube_log_level level, const char *component, const char *fmt, ...)
         len = append_str(line, len, sizeof line, "\",\"level\":\"");
         len = append_str(line, len, sizeof line, level_names[level]);
         len = append_str(line, len, sizeof line, "\",\"component\":\"");
-        len = json_escape_append(line, len, sizeof line, component);
+        len = json_escape_budget(line, len, sizeof line, 256, component);
         len = append_str(line, len, sizeof line, "\",\"msg\":\"");
-        len = json_escape_append(line, len, sizeof line, msg);
-        len = append_str(line, len, sizeof line, "\"}\n");
-        if (len == 0 || line[len - 1] != '\n') {
-            /* Truncated: close the object anyway so the line stays valid JSON. */
-            len = len > 4 ? len - 4 : 0;
-            line[len] = '\0';
-            len = append_str(line, len, sizeof line, "\"}\n");
+        len = json_escape_budget(line, len, sizeof line, KUBE_LOG_MAX_MSG * 2, msg);
+        len = append_str(line, len, sizeof line, "\"");
+        for (int k = 0; k < N_FIELDS; k++) {
+            if (fv[k] == NULL || fv[k][0] == '\0')
+                continue;
+            snprintf(val, sizeof val, "%s", fv[k]);
+            len = append_str(line, len, sizeof line, ",\"");
+            len = append_str(line, len, sizeof line, field_keys[k]);
+            len = append_str(line, len, sizeof line, "\":\"");
+            len = json_escape_budget(line, len, sizeof line, KUBE_LOG_MAX_FIELD * 2, val);
+            len = append_str(line, len, sizeof line, "\"");
         }
+        len = append_str(line, len, sizeof line, "}\n");
     } else {
         len = append_str(line, len, sizeof line, when);
         len = append_str(line, len, sizeof line, " ");
@@ -165,6 +228,15 @@ void kube_log(kube_log_level level, const char *component, const char *fmt, ...)
             if (*p == '\n' || *p == '\r')
                 *p = ' ';
         len = append_str(line, len, sizeof line, msg);
+        for (int k = 0; k < N_FIELDS; k++) {
+            if (fv[k] == NULL || fv[k][0] == '\0')
+                continue;
+            snprintf(val, sizeof val, "%s", fv[k]);
+            len = append_str(line, len, sizeof line, " ");
+            len = append_str(line, len, sizeof line, field_keys[k]);
+            len = append_str(line, len, sizeof line, "=");
+            len = text_value_append(line, len, sizeof line, val);
+        }
         len = append_str(line, len, sizeof line, "\n");
     }
     FILE *sink = atomic_load(&log_sink);
@@ -174,4 +246,25 @@ void kube_log(kube_log_level level, const char *component, const char *fmt, ...)
     fwrite(line, 1, len, sink);
     fflush(sink);
     pthread_mutex_unlock(&log_lock);
+}
+
+void kube_log(kube_log_level level, const char *component, const char *fmt, ...)
+{
+    if (!kube_log_enabled(level))
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    log_line(level, component, NULL, fmt, ap);
+    va_end(ap);
+}
+
+void kube_log_f(kube_log_level level, const char *component, const kube_log_fields *f,
+                const char *fmt, ...)
+{
+    if (!kube_log_enabled(level))
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    log_line(level, component, f, fmt, ap);
+    va_end(ap);
 }

@@ -4,13 +4,20 @@
  * ({"ts":"...","level":"info","component":"informer","msg":"..."}). One line per call, written with
  * a single write under a lock, so lines from several threads never interleave. The module owns its
  * settings (level, format, sink); set them once at start-up with kube_log_setup. Messages longer
- * than KUBE_LOG_MAX_MSG bytes are truncated. */
+ * than KUBE_LOG_MAX_MSG bytes are truncated.
+ *
+ * A line may carry the objects a decision is about as fields (kube_log_fields): JSON lines add them
+ * as keys of their own after "msg" ({...,"msg":"...","pod":"p","namespace":"ns","reason":"..."}),
+ * text lines end with " pod=p namespace=ns reason=\"...\"" (a value is quoted when it is empty
+ * of nothing printable or holds a space, '"', '=' or '\'). Fields that are NULL or "" are left
+ * out. Each field value is truncated to KUBE_LOG_MAX_FIELD bytes. */
 #ifndef DAGSCHED_KUBE_LOG_H
 #define DAGSCHED_KUBE_LOG_H
 
 #include <stdio.h>
 
-#define KUBE_LOG_MAX_MSG 4096
+#define KUBE_LOG_MAX_MSG   4096
+#define KUBE_LOG_MAX_FIELD 1024
 
 typedef enum {
     KUBE_LOG_DEBUG = 0,
@@ -36,9 +43,28 @@ int kube_log_enabled(kube_log_level level);
 void kube_log(kube_log_level level, const char *component, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* The objects a line is about; every member may be NULL. Keys: pod, namespace, job, task, node,
+ * reason (in that order). */
+typedef struct kube_log_fields {
+    const char *pod, *ns, *job, *task, *node, *reason;
+} kube_log_fields;
+
+/* kube_log with fields (f may be NULL: then exactly kube_log). */
+void kube_log_f(kube_log_level level, const char *component, const kube_log_fields *f,
+                const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+/* A pointer to fields given by name: KLOG_FIELDS(.pod = p->name, .ns = p->ns). */
+#define KLOG_FIELDS(...) (&(const kube_log_fields){__VA_ARGS__})
+
 #define KLOG_DEBUG(comp, ...) kube_log(KUBE_LOG_DEBUG, comp, __VA_ARGS__)
 #define KLOG_INFO(comp, ...)  kube_log(KUBE_LOG_INFO, comp, __VA_ARGS__)
 #define KLOG_WARN(comp, ...)  kube_log(KUBE_LOG_WARN, comp, __VA_ARGS__)
 #define KLOG_ERROR(comp, ...) kube_log(KUBE_LOG_ERROR, comp, __VA_ARGS__)
+
+/* With fields: KLOG_INFO_F("evict", KLOG_FIELDS(.pod = v->name, .ns = v->ns), "evicted %s", x). */
+#define KLOG_DEBUG_F(comp, fields, ...) kube_log_f(KUBE_LOG_DEBUG, comp, fields, __VA_ARGS__)
+#define KLOG_INFO_F(comp, fields, ...)  kube_log_f(KUBE_LOG_INFO, comp, fields, __VA_ARGS__)
+#define KLOG_WARN_F(comp, fields, ...)  kube_log_f(KUBE_LOG_WARN, comp, fields, __VA_ARGS__)
+#define KLOG_ERROR_F(comp, fields, ...) kube_log_f(KUBE_LOG_ERROR, comp, fields, __VA_ARGS__)
 
 #endif

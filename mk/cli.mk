@@ -3,9 +3,10 @@
 #   make bin/kubectl-dagsched   the plugin (put bin/ on PATH to call it as `kubectl dagsched`), and
 #                               bin/kubectl_complete-dagsched, which kubectl >= 1.26 runs to complete it
 #   make cli-test               its policy commands on the shipped policies and on bad input, optimised
-#                               and under ASan+UBSan; shell completion (bash, and kubectl's)
+#                               and under ASan+UBSan; shell completion (bash, zsh, and kubectl's)
 #   make cli-cluster-test       get jobs, describe job, gantt, explain pod and policy apply against a
-#                               local control plane, both builds
+#                               local control plane, both builds; job and pod name completion
+#                               (bash, kubectl's, zsh)
 
 CLI_SRCS := $(wildcard cli/*.c)
 CLI_LIBS := -lcurl -ljansson -lyaml -lssl -lcrypto -lpthread -lm
@@ -46,12 +47,15 @@ cli-test: $(BIN)/kubectl-dagsched $(BUILD)/asan/bin/kubectl-dagsched $(BIN)/kube
 		$(BUILD)/asan/bin/kubectl_complete-dagsched
 	@python3 tests/cli/test_policy_cmd.py $(BIN)/kubectl-dagsched
 	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 python3 tests/cli/test_policy_cmd.py $(BUILD)/asan/bin/kubectl-dagsched
+	@DAGSCHED_EXTRA_PACKAGES="zsh" hack/install-deps.sh
 	@tests/cli/test_completion.sh $(BIN) "$$(hack/install-helm.sh | tail -1)/kubectl"
 	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 tests/cli/test_completion.sh $(BUILD)/asan/bin
 
 # The jobs commands against a real local control plane (hack/cluster), both builds.
 .PHONY: cli-cluster-test
-cli-cluster-test: $(BIN)/kubectl-dagsched $(BUILD)/asan/bin/kubectl-dagsched
+cli-cluster-test: $(BIN)/kubectl-dagsched $(BUILD)/asan/bin/kubectl-dagsched \
+		$(BIN)/kubectl_complete-dagsched $(BUILD)/asan/bin/kubectl_complete-dagsched
+	@DAGSCHED_EXTRA_PACKAGES="zsh" hack/install-deps.sh
 	@hack/cluster/with-cluster.sh python3 tests/cli/test_jobs_cmd.py $(BIN)/kubectl-dagsched \
 		$(BUILD)/asan/bin/kubectl-dagsched
 

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # test_completion.sh: shell completion of kubectl-dagsched as a shell and kubectl use it. Sources
 # the script of `kubectl-dagsched completion bash` and checks COMPREPLY for some command lines
-# (commands, subcommands, flags, -o values, file names); checks that the zsh script is the zsh one;
-# and, when a kubectl is given, asks it to complete `kubectl dagsched ...`, which it does through
-# kubectl_complete-dagsched (kubectl 1.26 and later).
+# (commands, subcommands, flags, -o values, file names; no job or pod names without a cluster);
+# types a command with a TAB into an interactive zsh that loaded the zsh script
+# (zsh_complete.zsh); and, when a kubectl is given, asks it to complete `kubectl dagsched ...`,
+# which it does through kubectl_complete-dagsched (kubectl 1.26 and later). Names from a cluster
+# are checked by tests/cli/test_jobs_cmd.py (make cli-cluster-test).
 #
 # Usage: test_completion.sh DIR [KUBECTL]
 #   DIR holds kubectl-dagsched and kubectl_complete-dagsched.
@@ -51,7 +53,10 @@ check "-o values of describe" "json" "$(reply describe job hello -o "")"
 check "a flag before the command" "jobs" "$(reply -n hello get "")"
 check "apply flags" "--kubeconfig --context -n --namespace --request-timeout" \
   "$(reply policy apply f.yaml -)"
-check "no name completion" "" "$(reply describe job "")"
+check "no job names without a cluster" "" "$(KUBECONFIG=/nonexistent reply describe job "")"
+check "no pod names without a cluster" "" "$(KUBECONFIG=/nonexistent reply explain pod "")"
+check "no names from an unreachable cluster, quietly" ":4" \
+  "$("$bin" __complete describe job --kubeconfig /nonexistent "" 2>&1 | xargs)"
 check "completion shells" "bash zsh" "$(reply completion "")"
 
 tmp=$(mktemp -d)
@@ -63,6 +68,22 @@ check "no files for a name" "" "$(cd "$tmp" && reply gantt p)"
 
 zsh_head=$("$bin" completion zsh | head -1)
 check "zsh script" "#compdef kubectl-dagsched" "$zsh_head"
+here=$(cd "$(dirname "$0")" && pwd)
+zsh_tab() { # LINE: what an interactive zsh shows after LINE, a TAB and Enter
+  timeout 60 zsh -f "$here/zsh_complete.zsh" "$dir" "$1" 2>&1 | tr -d '\r'
+}
+if command -v zsh >/dev/null; then
+  zout=$(zsh_tab "kubectl-dagsched gan")
+  check "zsh: the script loads" "LOADED 1" "$(grep -a -o 'LOADED 1' <<<"$zout" | head -1)"
+  check "zsh: gan<TAB> completes the verb gantt (then runs it)" \
+    "usage: kubectl dagsched gantt JOB [-n NS] [--width N] [--svg FILE]" "$(grep -a '^usage:' <<<"$zout" | head -1)"
+  zout=$(zsh_tab "kubectl-dagsched policy va")
+  check "zsh: policy va<TAB> completes the subcommand validate (then runs it)" \
+    "kubectl-dagsched policy validate: expected one or more FILEs" \
+    "$(grep -a -o 'kubectl-dagsched policy validate: expected one or more FILEs' <<<"$zout" | head -1)"
+else
+  check "zsh is installed (hack/install-deps.sh, DAGSCHED_EXTRA_PACKAGES=zsh)" "zsh" ""
+fi
 set +e
 "$bin" completion fish >/dev/null 2>&1
 check "unknown shell exits 2" "2" "$?"

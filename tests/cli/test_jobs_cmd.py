@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""test_jobs_cmd.py: `kubectl dagsched get jobs`, `describe job`, `gantt`, `explain pod` and `policy apply` against a
-real control plane (run inside hack/cluster/with-cluster.sh, KUBECONFIG set), as a DAG owner and
+"""test_jobs_cmd.py: `kubectl dagsched get jobs`, `describe job`, `gantt`, `explain pod`, `policy apply`
+and the completion of job and pod names against a real control plane (run inside hack/cluster/with-cluster.sh, KUBECONFIG set), as a DAG owner and
 an operator run them.
 
 The job is examples/hello-dag.yaml (fetch -> greet -> report, deadline 10 minutes) with
@@ -364,6 +364,78 @@ class TestPolicyApply(unittest.TestCase):
                     rc, _, err = run(b, *args)
                     self.assertEqual(rc, 2, args)
                     self.assertNotEqual(err, "", args)
+
+
+def bash_complete(binary, *words):
+    """COMPREPLY of the bash script of `completion bash` for `kubectl-dagsched WORDS...`."""
+    script = ('source <("$BIN" completion bash); COMP_WORDS=("$BIN" "$@"); '
+              'COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); COMPREPLY=(); _kubectl_dagsched; '
+              'printf "%s\\n" "${COMPREPLY[@]}"')
+    env = dict(os.environ, BIN=binary, ASAN_OPTIONS="detect_leaks=1:abort_on_error=1")
+    p = subprocess.run(["bash", "-c", script, "bash", *words], capture_output=True, text=True,
+                       timeout=60, env=env, check=True)
+    return p.stdout.split()
+
+
+class TestCompletion(unittest.TestCase):
+    """Job and pod names completed from the cluster: bash, kubectl's plugin completion, zsh."""
+
+    def each(self):
+        for b in BINS:
+            with self.subTest(binary=b):
+                yield b
+
+    def test_job_names(self):
+        for b in self.each():
+            self.assertEqual(bash_complete(b, "describe", "job", "-n", NS, ""), ["hello"])
+            self.assertEqual(bash_complete(b, "describe", "job", "-n", NS, "he"), ["hello"])
+            self.assertEqual(bash_complete(b, "describe", "job", "-n", NS, "x"), [])
+            self.assertEqual(bash_complete(b, "gantt", "--namespace=" + BAD_NS, ""), ["orphan"])
+            self.assertEqual(bash_complete(b, "-n", BAD_NS, "gantt", "o"), ["orphan"])
+            # Only the first argument is a name; other namespaces' jobs are not offered.
+            self.assertEqual(bash_complete(b, "describe", "job", "-n", NS, "hello", ""), [])
+            self.assertEqual(bash_complete(b, "describe", "job", "-n", "empty-ns", ""), [])
+
+    def test_pod_names(self):
+        pods = sorted(kubectl("get", "pods", "-n", NS, "-o",
+                              "jsonpath={.items[*].metadata.name}").split())
+        self.assertGreaterEqual(len(pods), 2)
+        greet = pod_of("greet")
+        for b in self.each():
+            self.assertEqual(bash_complete(b, "explain", "pod", "-n", NS, ""), pods)
+            self.assertEqual(bash_complete(b, "explain", "pod", "-n", NS, greet[:-1]), [greet])
+            self.assertEqual(bash_complete(b, "explain", "pod", "-n", BAD_NS, ""), ["orphan"])
+
+    def test_unreachable_or_wrong_context_is_quiet(self):
+        for b in self.each():
+            self.assertEqual(bash_complete(b, "describe", "job", "--context", "nosuch", "-n", NS,
+                                           ""), [])
+            rc, out, err = run(b, "__complete", "describe", "job", "--context", "nosuch", "")
+            self.assertEqual((rc, out, err), (0, ":4\n", ""))
+
+    def test_kubectl_completes_names_through_the_plugin(self):
+        for b in self.each():
+            d = os.path.dirname(b)
+            self.assertTrue(os.path.exists(os.path.join(d, "kubectl_complete-dagsched")), d)
+            env = dict(os.environ, PATH=d + os.pathsep + os.environ["PATH"],
+                       ASAN_OPTIONS="detect_leaks=1:abort_on_error=1")
+            p = subprocess.run([KUBECTL, "__complete", "dagsched", "describe", "job", "-n", NS,
+                                ""], capture_output=True, text=True, timeout=60, env=env,
+                               check=True)
+            self.assertEqual(p.stdout.split(), ["hello", ":4"])
+
+    def test_zsh_completes_a_job_name(self):
+        for b in self.each():
+            p = subprocess.run(["zsh", "-f", os.path.join(REPO, "tests", "cli",
+                                                          "zsh_complete.zsh"),
+                                os.path.dirname(b), f"kubectl-dagsched describe job -n {NS} hel"],
+                               capture_output=True, text=True, timeout=120,
+                               env=dict(os.environ, ASAN_OPTIONS="detect_leaks=1"))
+            shown = p.stdout.replace("\r", "")
+            self.assertIn("LOADED 1", shown)
+            # hel<TAB> became hello, and Enter ran `describe job hello`: its tasks are shown.
+            self.assertRegex(shown, r"kubectl-dagsched describe job -n hello hello")
+            self.assertRegex(shown, r"\ngreet\s|\n\s*greet\s", shown[-2000:])
 
 
 if __name__ == "__main__":

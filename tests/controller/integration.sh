@@ -263,7 +263,8 @@ scenario_urgent() {
   SCENARIO=urgent
   fresh_ns low
   policy
-  start_ctl main --leader-elect=false --metrics-listen 127.0.0.1:18102
+  # JSON logs here: the eviction's line carries its objects as fields of their own.
+  start_ctl main --leader-elect=false --metrics-listen 127.0.0.1:18102 --log-format json
   fill low 2h 3h 4h 5h
   local victim victim_uid others
   victim="$(pod_of low low-5h)"
@@ -287,6 +288,8 @@ scenario_urgent() {
   check "the eviction is in the ledger" \
     bash -c "$KUBECTL -n dagsched-system get configmap dagsched-controller-evictions -o jsonpath='{.data.evictions}' | grep -q '\"victimUID\":\"$victim_uid\".*\"result\":\"evicted\"'"
   check "the eviction is counted in the metrics" test "$(metric 18102 'dagsched_controller_evictions_total{result="evicted",reason="urgent"}')" = 1
+  check "the eviction's JSON log line names pod, namespace, job, task, node and reason" \
+    bash -c "grep '^{' '$LOGDIR/main.log' | jq -c --arg p '$victim' 'select(.component==\"evict\" and (.msg|startswith(\"evicted \")) and .pod==\$p and .namespace==\"low\" and .job==\"low-5h\" and .task==\"main\" and .reason==\"urgent\" and (.node|length)>0)' | grep -q ."
   check "running tasks carry their DSP priority and slack" \
     test -n "$(K -n low get pod "$(pod_of low low-2h)" -o jsonpath='{.metadata.annotations.dagsched\.io/priority}')"
   # The urgent job runs 10 s and meets its deadline: the eviction made for it paid, which the
@@ -508,7 +511,7 @@ EOF
   sleep 6 # three more rounds
   check "the Event is posted once" test "$(event_count inv InvalidJob)" = 1
   check "the gate removal is counted" test "$(metric 18110 'dagsched_controller_releases_total{kind="outside_dag"}')" = 1
-  check "the controller logs it" grep -q "pod inv/big: annotation dagsched.io/depends-on: 204800 bytes" "$LOGDIR/main.log"
+  check "the controller logs it, with the pod's fields" grep -q "pod inv/big: annotation dagsched.io/depends-on: 204800 bytes.* pod=big namespace=inv reason=" "$LOGDIR/main.log"
   cleanup inv
 }
 

@@ -321,6 +321,107 @@ check "the hook's objects are removed after it succeeded" bash -c \
   "! '$K' -n $NS get job,serviceaccount -o name | grep -q uninstall && ! '$K' get clusterrole -o name | grep -q uninstall"
 check "no cluster-scoped leftovers" bash -c \
   "! '$K' get clusterroles,clusterrolebindings -o name | grep -q dagsched"
+
+# --- helm upgrade from the previous chart version: the chart as of the commit before the last
+# change of Chart.yaml's version (UPGRADE_FROM=REV picks another), installed with the same user
+# values as the current one, then upgraded to the current chart.
+cur_version=$(awk '$1 == "version:" {print $2}' helm/dagsched/Chart.yaml)
+bump=$(git log -1 --format=%H -G '^version:' -- helm/dagsched/Chart.yaml)
+PREV_REV=${UPGRADE_FROM:-$bump^}
+PREV="$TLS/prev"
+mkdir -p "$PREV"
+check "the previous chart ($PREV_REV) extracted from git" \
+  bash -c "git archive '$PREV_REV' helm/dagsched | tar -x -C '$PREV'"
+prev_version=$(awk '$1 == "version:" {print $2}' "$PREV/helm/dagsched/Chart.yaml" 2>/dev/null)
+check "... it is another chart version ($prev_version, current $cur_version)" \
+  bash -c "[[ -n '$prev_version' && '$prev_version' != '$cur_version' ]]"
+cat >"$TLS/user-values.yaml" <<'YAML'
+policy:
+  spec: {preemption: {rho: 2}}
+  extra: {strict: {preemption: {rho: 3}}}
+YAML
+check "helm install of chart $prev_version" "$HELM" install dagsched "$PREV/helm/dagsched" -n "$NS" \
+  -f "$TLS/user-values.yaml" --wait --timeout 120s
+check "helm upgrade to chart $cur_version" "$HELM" upgrade dagsched helm/dagsched -n "$NS" \
+  -f "$TLS/user-values.yaml" --wait --timeout 120s
+check "the release is at revision 2, chart dagsched-$cur_version, deployed" bash -c \
+  "'$HELM' history dagsched -n $NS -o json | python3 -c '
+import json, sys
+h = json.load(sys.stdin)
+assert [r[\"revision\"] for r in h] == [1, 2], h
+assert h[-1][\"chart\"] == \"dagsched-$cur_version\" and h[-1][\"status\"] == \"deployed\", h[-1]'"
+"$HELM" get manifest dagsched -n "$NS" >"$TLS/upgraded.yaml"
+"$HELM" template dagsched helm/dagsched -n "$NS" -f "$TLS/user-values.yaml" >"$TLS/current.yaml"
+# objects.py -|live: the fields compared of the policy ConfigMaps, Deployments and webhook
+# configuration, by kind/name, from YAML documents on stdin (-) or a kubectl List (live).
+cat >"$TLS/objects.py" <<'PY'
+import json, sys, yaml
+def pick(d):
+    k, m = d["kind"], d["metadata"]
+    if k == "ConfigMap" and m.get("labels", {}).get("dagsched.io/kind") == "SchedulingPolicy":
+        return {"labels": m["labels"]["dagsched.io/kind"], "data": d["data"]}
+    if k == "Deployment":
+        c = d["spec"]["template"]["spec"]["containers"]
+        # The API server adds defaults (ports' protocol...): compare what the chart sets.
+        return {"chart": m["labels"]["helm.sh/chart"], "replicas": d["spec"]["replicas"],
+                "containers": [(x["name"], x["image"], x.get("args"),
+                                [(p.get("name"), p["containerPort"]) for p in x.get("ports", [])])
+                               for x in c]}
+    if k == "MutatingWebhookConfiguration":
+        return {"chart": m["labels"]["helm.sh/chart"],
+                "webhooks": [(w["name"], w["clientConfig"]["service"], w["failurePolicy"],
+                              w["namespaceSelector"], w["rules"]) for w in d["webhooks"]]}
+    return None
+docs = yaml.safe_load_all(sys.stdin) if sys.argv[1] == "-" else []
+if sys.argv[1] == "live":
+    docs = json.load(sys.stdin)["items"]
+out = {}
+for d in docs:
+    if d and (p := pick(d)) is not None:
+        out[d["kind"] + "/" + d["metadata"]["name"]] = p
+json.dump(out, sys.stdout, sort_keys=True, indent=1, default=str)
+PY
+objects_of() { python3 "$TLS/objects.py" "$@"; }
+live_objects() {
+  { "$K" -n "$NS" get configmap,deployment -o json && "$K" get mutatingwebhookconfiguration -o json; } |
+    python3 -c 'import json, sys
+items = []
+dec = json.JSONDecoder(); s = sys.stdin.read(); i = 0
+while i < len(s):
+    if s[i].isspace(): i += 1; continue
+    o, i = dec.raw_decode(s, i); items += o["items"]
+json.dump({"items": items}, sys.stdout)' | objects_of live
+}
+same_objects() { # the live policy ConfigMaps, Deployments and webhook configuration as rendered
+  local want got
+  want=$(objects_of - <"$TLS/current.yaml" | python3 -c '
+import json, sys
+o = json.load(sys.stdin)
+# The scheduler image follows the cluster version (helm template does not know it).
+print(json.dumps({k: v for k, v in o.items() if k != "Deployment/dagsched-scheduler"}, sort_keys=True, indent=1))') || return 1
+  got=$(live_objects | python3 -c '
+import json, sys
+o = json.load(sys.stdin)
+print(json.dumps({k: v for k, v in o.items() if k != "Deployment/dagsched-scheduler"}, sort_keys=True, indent=1))') || return 1
+  diff <(echo "$want") <(echo "$got")
+}
+check "policy ConfigMaps, extender and controller Deployments and the webhook are the current chart's" \
+  same_objects
+check "... the user's policy values survive the upgrade" bash -c \
+  "'$K' -n $NS get configmap dagsched-policy-default -o 'jsonpath={.data.policy\.yaml}' | grep -q 'rho: 2' &&
+   '$K' -n $NS get configmap dagsched-policy-strict -o 'jsonpath={.data.policy\.yaml}' | grep -q 'rho: 3'"
+for d in dagsched-extender dagsched-controller dagsched-scheduler; do
+  check "deployment $d rolled out after the upgrade" "$K" -n "$NS" rollout status "deployment/$d" --timeout=60s
+done
+webhook_ca_kept() { secret_key ca.crt >"$TLS/upgrade-ca.crt" && same_webhook_ca "$TLS/upgrade-ca.crt"; }
+check "the webhook's caBundle is still the Secret's ca.crt" webhook_ca_kept
+check "the upgrade ran no pre-delete hook (no uninstall Job)" bash -c "! '$K' -n $NS get jobs -o name | grep -q uninstall"
+check "no pod is left gated" bash -c \
+  "! '$K' get pods -A -o jsonpath='{.items[*].spec.schedulingGates[*].name}' | grep -q dagsched.io/dependencies"
+check "helm uninstall of the upgraded release" "$HELM" uninstall dagsched -n "$NS" --wait --timeout 120s
+check "... leaves no cluster-scoped object" bash -c \
+  "! '$K' get clusterroles,clusterrolebindings,mutatingwebhookconfigurations -o name | grep -q dagsched"
+
 rm -f /tmp/install-check.$$
 echo "$passed passed, $failed failed"
 [[ $failed -eq 0 ]]
