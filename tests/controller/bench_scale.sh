@@ -18,13 +18,18 @@
 #      namespace urg (kubectl get -w) timestamps, on this machine, the moment each urgent pod is
 #      seen Unschedulable and the moment a victim on its node is seen terminating; the difference
 #      is the urgent pod's Unschedulable -> eviction latency (p50 and max printed).
+#      FOLLOW_S seconds later (default 60, within the policy's 5 min cooldown), the evictions
+#      in the cluster are counted: exactly one per urgent pod, none for a victim's replacement or
+#      any other pod (issue 15: one urgent pod causes exactly the evictions it needs and no
+#      follow-up eviction). This is the one check of the benchmark: the script exits 1 when the
+#      count differs, after printing every figure.
 #   5. From the controller's /metrics: rounds, round duration and CPU time
 #      (dagsched_controller_decision_{duration,cpu}_seconds: mean and the p99 bucket bound), the
 #      write queue (depth now and at each eviction, coalesced, dropped, writes made).
 # Each figure is printed next to the goal of issue 16. No pass/fail: a benchmark.
 #
 # Usage: tests/controller/bench_scale.sh CONTROLLER_BINARY
-#        (NODES=1000 PODS=20000 URGENT=5 IDLE_S=60 WRITE_QPS=20)
+#        (NODES=1000 PODS=20000 URGENT=5 IDLE_S=60 WRITE_QPS=20 FOLLOW_S=60)
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
 
@@ -38,8 +43,9 @@ if [[ "${1:-}" != "--inside" ]]; then
   # shellcheck source=hack/cluster/lib.sh
   source "$ROOT/hack/cluster/lib.sh"
   NODES="${NODES:-1000}" PODS="${PODS:-20000}" URGENT="${URGENT:-5}" IDLE_S="${IDLE_S:-60}"
-  WRITE_QPS="${WRITE_QPS:-20}"
-  [[ "$NODES" =~ ^[0-9]+$ && "$PODS" =~ ^[0-9]+$ && "$URGENT" =~ ^[0-9]+$ && "$IDLE_S" =~ ^[0-9]+$ ]] &&
+  WRITE_QPS="${WRITE_QPS:-20}" FOLLOW_S="${FOLLOW_S:-60}"
+  [[ "$NODES" =~ ^[0-9]+$ && "$PODS" =~ ^[0-9]+$ && "$URGENT" =~ ^[0-9]+$ && "$IDLE_S" =~ ^[0-9]+$ &&
+    "$FOLLOW_S" =~ ^[0-9]+$ ]] &&
     ((URGENT >= 1 && NODES >= 20 && IDLE_S >= 10)) ||
     die "NODES (>= 20), PODS, URGENT (>= 1) and IDLE_S (>= 10) must be integers"
   tmp="$(mktemp -d /tmp/dagsched-bench-scale.XXXXXX)"
@@ -48,7 +54,7 @@ if [[ "${1:-}" != "--inside" ]]; then
   general="$(awk -v n="$URGENT" '!/^#/ && $1 ~ /^general-/ && c < n {print $1; c++}' "$tmp/nodes.tsv")"
   (($(wc -l <<<"$general") >= URGENT)) || die "fewer than URGENT=$URGENT general nodes"
   port="$(pick_port)"
-  export CTL_BIN TMPD="$tmp" NODES PODS URGENT IDLE_S WRITE_QPS CTL_PORT="$port"
+  export CTL_BIN TMPD="$tmp" NODES PODS URGENT IDLE_S WRITE_QPS FOLLOW_S CTL_PORT="$port"
   export TARGETS="$general"
   NODE_PROFILE="$tmp/nodes.tsv" "$ROOT/hack/cluster/with-cluster.sh" -- "$0" --inside
   exit $?
@@ -211,6 +217,10 @@ done
 sleep 1
 kill "$watch_pid" 2>/dev/null || true
 watch_pid=""
+# Follow-up evictions: the victims' Jobs start replacements at once; none of them, and nothing
+# else, may evict within the cooldown.
+sleep "$FOLLOW_S"
+evicted_all="$("$K" get events -A --field-selector reason=DagschedEvicted -o name 2>/dev/null | grep -c . || true)"
 : >"$TMPD/lat"
 for ((k = 1; k <= URGENT; k++)); do
   awk -F'|' -v u="^urgent-$k-" -v v="^v$k-" '
@@ -240,4 +250,9 @@ printf '  %-48s %-22s %s\n' "write queue: depth now, coalesced, dropped" "$(metr
 printf '  %-48s %-22s %s\n' "annotation write request, mean / p99 bucket" "$wr_mean / $wr_p99 ms ($writes)" "-"
 printf '  %-48s %-22s %s\n' "annotation write time queued, mean / p99 bucket" "$wq_mean / $wq_p99 ms" "-"
 printf '  %-48s %-22s %s\n' "ready after / first round after" "$ready_s / $first_round_s s" "-"
+printf '  %-48s %-22s %s\n' "evictions ${FOLLOW_S} s after the last urgent pod" "$evicted_all" "exactly $URGENT (one per urgent pod)"
 echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
+if [[ "$evicted_all" != "$URGENT" ]]; then
+  echo "bench-scale: FAILED: $evicted_all evictions for $URGENT urgent pods (expected exactly one each, no follow-up)" >&2
+  exit 1
+fi
