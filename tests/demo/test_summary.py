@@ -537,8 +537,16 @@ class TestSchedulerConfig(unittest.TestCase):
                          (sched["clientConnection"]["qps"], sched["clientConnection"]["burst"]))
         self.assertIn("qps: {{ .Values.scheduler.clientConnection.qps }}", template)
         self.assertIn("burst: {{ .Values.scheduler.clientConnection.burst }}", template)
+        # TLS as the chart's default (extender.tls.enabled): HTTPS with the CA that signed the
+        # extender's certificate (a file made for the run here, caData from the chart).
+        self.assertIs(ext["enableHTTPS"], True)
+        self.assertIs(values["extender"]["tls"]["enabled"], True)
+        self.assertEqual(ext["tlsConfig"], {"caFile": "@EXTENDER_CA@"})
+        self.assertIn("enableHTTPS: {{ .Values.extender.tls.enabled }}", template)
+        self.assertIn("tlsConfig:", template)
         self.assertEqual(set(ext) - {"urlPrefix", "filterVerb", "prioritizeVerb", "preemptVerb", "weight",
-                                     "httpTimeout", "nodeCacheCapable", "ignorable", "enableHTTPS"}, set())
+                                     "httpTimeout", "nodeCacheCapable", "ignorable", "enableHTTPS",
+                                     "tlsConfig"}, set())
 
 
 if __name__ == "__main__":
