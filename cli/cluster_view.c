@@ -164,6 +164,16 @@ int cli_view_load(const cli_view_opts *o, cli_view *out, ds_err *err)
                               rt_wall_now(), &out->snap, err);
 }
 
+int cli_view_load_or_report(const cli_view_opts *o, cli_view *out)
+{
+    ds_err err = {{0}};
+    if (cli_view_load(o, out, &err) == 0)
+        return 0;
+    fprintf(stderr, "kubectl-dagsched: %s\n", err.msg);
+    cli_view_free(out);
+    return 1;
+}
+
 void cli_view_free(cli_view *v)
 {
     ctl_snapshot_free(&v->snap);
