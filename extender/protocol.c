@@ -230,15 +230,20 @@ int ext_parse_args(const char *body, size_t len, const ext_limits *lim, ext_args
     return 0;
 }
 
+/* Frees what both request types hold: the token document and the arena of decoded strings. */
+static void request_free(js_doc *doc, char *arena)
+{
+    js_free(doc);
+    free(arena);
+}
+
 void ext_args_free(ext_args *a)
 {
-    js_free(&a->doc);
-    free(a->arena);
+    request_free(&a->doc, a->arena);
     free(a->names);
     free(a->name_lens);
     free(a->items);
-    memset(a, 0, sizeof *a);
-    a->pod = -1;
+    *a = (ext_args){.pod = -1};
 }
 
 const char *ext_pod_json(const js_doc *d, long pod, size_t *len)
@@ -355,12 +360,10 @@ int ext_parse_preempt_args(const char *body, size_t len, const ext_limits *lim,
 
 void ext_preempt_args_free(ext_preempt_args *a)
 {
-    js_free(&a->doc);
-    free(a->arena);
+    request_free(&a->doc, a->arena);
     free(a->nodes);
     free(a->uid_store);
-    memset(a, 0, sizeof *a);
-    a->pod = -1;
+    *a = (ext_preempt_args){.pod = -1};
 }
 
 /* ---- output ---- */
