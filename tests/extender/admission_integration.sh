@@ -60,6 +60,7 @@ start_extender_ready() {
 }
 trap stop_components EXIT
 metric() { metric_of "https://127.0.0.1:$EXT_PORT/metrics" "$1" --cacert "$CERTS/ca.crt"; }
+ctl_metric() { metric_of "http://127.0.0.1:$CTL_PORT/metrics" "$1"; }
 gates() { K -n "$1" get pod "$2" -o jsonpath='{.spec.schedulingGates[*].name}' 2>/dev/null; }
 gated() { [[ " $(gates "$1" "$2") " == *" $GATE "* ]]; }
 ungated() { [[ -z "$(gates "$1" "$2")" ]]; }
@@ -203,7 +204,6 @@ check "a pod held for room is gated and says why (dagsched.io/waiting-reason)" w
 echo "  j20 waits: $(reason_of j20)"
 waiting_event() { K -n "$NS" get events --field-selector reason=Waiting,involvedObject.name=j20 -o jsonpath='{.items[*].message}' | grep -q '^no room: needs cpu 3'; }
 check "... with a Waiting Event that kubectl describe shows" wait_until 30 waiting_event
-ctl_metric() { metric_of "http://127.0.0.1:$CTL_PORT/metrics" "$1"; }
 check "the queue-length gauge counts the pods held for room" \
   test "$(ctl_metric 'dagsched_controller_release_queue_length{reason="no-room"}')" -ge 1
 cap_done() { [[ "$(K -n "$NS" get pods -l 'dagsched.io/job in (j5,j10,j12,j15,j20)' --field-selector=status.phase=Succeeded -o name | wc -l)" -eq 5 ]]; }
