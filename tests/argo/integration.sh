@@ -25,14 +25,10 @@ SELF="$ROOT/tests/argo/integration.sh"
 . "$ROOT/tests/common/cluster_suite.sh"
 
 if [[ "${1:-}" != --inside ]]; then
-  [[ $# -eq 2 && -x "$1" && -x "$2" ]] || {
-    echo "usage: $0 EXTENDER CONTROLLER (executables)" >&2
-    exit 2
-  }
   export NODE_PROFILE="$ROOT/tests/controller/nodes.tsv"
   export SCHEDULER_CONFIG="$ROOT/tests/extender/admission-scheduler-config.yaml"
   export ARGO=1
-  exec "$ROOT/hack/cluster/with-cluster.sh" "$SELF" --inside "$(abs_path "$1")" "$(abs_path "$2")"
+  run_in_cluster "$SELF" 2 "$0 EXTENDER CONTROLLER (executables)" "$@"
 fi
 EXT="$2"
 CTL="$3"

@@ -9,6 +9,7 @@
 # background with the sanitizer options, their pids in EXT_PID and CTL_PID. The cluster helpers
 # (K, probe_gated, register_webhook) need KUBECTL, which hack/cluster/with-cluster.sh sets.
 
+SUITE_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 PASSED=0
 FAILED=0
 # Sanitizer options of every component started here: leaks checked at a graceful exit, a
@@ -24,6 +25,44 @@ CTL_PID=""
 # abs_path FILE: FILE's absolute path (its folder must exist).
 abs_path() { echo "$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"; }
 K() { "$KUBECTL" "$@"; }
+
+# run_in_cluster SELF N USAGE ARG...: unless there are N ARGs, each an executable, prints
+# "usage: USAGE" and exits 2; else runs "SELF --inside ARG..." (absolute paths) in a fresh local
+# cluster (hack/cluster/with-cluster.sh, which reads NODE_PROFILE, SCHEDULER_CONFIG and ARGO) in
+# place of this process.
+run_in_cluster() {
+  local self="$1" n="$2" usage="$3" a
+  shift 3
+  local -a args=()
+  for a in "$@"; do
+    [[ -x "$a" ]] && args+=("$(abs_path "$a")")
+  done
+  if [[ $# -ne "$n" || ${#args[@]} -ne "$n" ]]; then
+    echo "usage: $usage" >&2
+    exit 2
+  fi
+  exec "$SUITE_ROOT/hack/cluster/with-cluster.sh" "$self" --inside "${args[@]}"
+}
+
+# apply_policy NS SPEC: the SchedulingPolicy "default" whose spec is SPEC (YAML lines indented by
+# six spaces) as the ConfigMap dagsched-policy-default in NS, as the chart installs it.
+apply_policy() {
+  K apply -f - >/dev/null <<YAML
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: dagsched-policy-default
+  namespace: $1
+  labels: {dagsched.io/kind: SchedulingPolicy}
+data:
+  policy.yaml: |
+    apiVersion: dagsched.io/v1alpha1
+    kind: SchedulingPolicy
+    metadata: {name: default}
+    spec:
+$2
+YAML
+}
 
 # ---- assertions
 pass() {

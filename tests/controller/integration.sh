@@ -52,17 +52,8 @@ HERE="$ROOT/tests/controller"
 . "$ROOT/tests/common/cluster_suite.sh"
 
 if [[ "${1:-}" != --inside ]]; then
-  [[ $# -eq 1 ]] || {
-    echo "usage: $0 BINARY" >&2
-    exit 2
-  }
-  bin="$(abs_path "$1")"
-  [[ -x "$bin" ]] || {
-    echo "integration: $bin is not executable" >&2
-    exit 2
-  }
   export NODE_PROFILE="$HERE/nodes.tsv"
-  exec "$ROOT/hack/cluster/with-cluster.sh" "$SELF" --inside "$bin"
+  run_in_cluster "$SELF" 1 "$0 BINARY (an executable)" "$@"
 fi
 BIN="$2"
 LOGDIR="$CLUSTER_DIR/controller-logs"
@@ -105,27 +96,13 @@ policy() { # key=value overrides of spec.preemption (YAML lines), e.g. "rho: 0";
     if [[ "$l" == cooldown:* ]]; then cooldown="$l"; else extra+="        $l"$'\n'; fi
   done
   [[ -z "${RELEASE:-}" ]] || extra+="      release: $RELEASE"$'\n'
-  K apply -f - >/dev/null <<EOF
-apiVersion: v1
-kind: ConfigMap
-metadata:
-  name: dagsched-policy-default
-  namespace: dagsched-system
-  labels: {dagsched.io/kind: SchedulingPolicy}
-data:
-  policy.yaml: |
-    apiVersion: dagsched.io/v1alpha1
-    kind: SchedulingPolicy
-    metadata: {name: default}
-    spec:
-      preemption:
+  apply_policy dagsched-system "      preemption:
         epoch: 2s
         minRunTime: 0s
         $cooldown
         maxEvictionsPerNode: 1
         maxEvictionsPerMinute: 10
-$extra
-EOF
+$extra"
 }
 job() { # NS NAME CPU RUNTIME [DEADLINE] [PRIORITY_CLASS] [LABEL k=v] [NODE_SELECTOR k=v]
   "$HERE/gen-jobs.sh" "$2" "$3" "$4" "${5:--}" "${6:--}" "${7:--}" "${8:--}" | K -n "$1" apply -f - >/dev/null

@@ -31,13 +31,9 @@ SELF="$ROOT/tests/extender/admission_integration.sh"
 . "$ROOT/tests/common/cluster_suite.sh"
 
 if [[ "${1:-}" != --inside ]]; then
-  [[ $# -eq 2 && -x "$1" && -x "$2" ]] || {
-    echo "usage: $0 EXTENDER CONTROLLER (executables)" >&2
-    exit 2
-  }
   export NODE_PROFILE="$ROOT/tests/controller/nodes.tsv"
   export SCHEDULER_CONFIG="$ROOT/tests/extender/admission-scheduler-config.yaml"
-  exec "$ROOT/hack/cluster/with-cluster.sh" "$SELF" --inside "$(abs_path "$1")" "$(abs_path "$2")"
+  run_in_cluster "$SELF" 2 "$0 EXTENDER CONTROLLER (executables)" "$@"
 fi
 EXT="$2"
 CTL="$3"
@@ -135,22 +131,8 @@ check "the controller counted the ungated non-DAG pod" \
 # ---- release as admission: limited room, the policy's order, reasons on held pods
 K -n "$NS" delete pod plain other --wait=true >/dev/null
 K -n "$INSTALL_NS" delete pod own-ns --wait=true >/dev/null
-K apply -f - >/dev/null <<YAML
-apiVersion: v1
-kind: ConfigMap
-metadata:
-  name: dagsched-policy-default
-  namespace: $INSTALL_NS
-  labels: {dagsched.io/kind: SchedulingPolicy}
-data:
-  policy.yaml: |
-    apiVersion: dagsched.io/v1alpha1
-    kind: SchedulingPolicy
-    metadata: {name: default}
-    spec:
-      order: {acrossJobs: shortestRemaining, starvationThreshold: 0s}
-      release: {admission: capacity, lookahead: 0}
-YAML
+apply_policy "$INSTALL_NS" "      order: {acrossJobs: shortestRemaining, starvationThreshold: 0s}
+      release: {admission: capacity, lookahead: 0}"
 check "the controller takes the policy with lookahead 0" \
   wait_until 30 grep -q 'policy default from .* is active' "$LOGDIR/controller.log"
 task() { # NAME RUNTIME: a one-task job of one 3-cpu pod, no gate in its manifest
