@@ -13,6 +13,7 @@
 #include "config.h"
 #include "kutil.h"
 #include "list.h"
+#include "grow.h"
 
 #define PAGE      500
 #define MAX_ITEMS 200000
@@ -20,12 +21,10 @@
 static int push(kube_obj_list *l, size_t *cap, const kube_meta *m)
 {
     if (l->n == *cap) {
-        size_t nc = *cap ? *cap * 2 : 64;
-        const kube_meta **ni = realloc(l->items, nc * sizeof *ni);
+        const kube_meta **ni = ds_grow(l->items, cap, sizeof *ni, 64);
         if (ni == NULL)
             return -1;
         l->items = ni;
-        *cap = nc;
     }
     l->items[l->n++] = m;
     return 0;
