@@ -543,32 +543,24 @@ static void emit_failed(ext_buf *b, const ext_args *a, const ext_node_result *r,
 
 void ext_emit_filter(ext_buf *b, const ext_args *a, const ext_node_result *r, const char *error)
 {
-    if (a->kind == EXT_NODES_LIST) {
-        ext_buf_lit(b, "{\"Nodes\":{\"metadata\":{},\"items\":[");
-        bool first = true;
-        for (size_t i = 0; i < a->n_nodes; i++) {
-            if (!r[i].pass)
-                continue;
-            if (!first)
-                ext_buf_lit(b, ",");
-            first = false;
+    /* The nodes that pass, in the form the request used: whole Node objects or names. */
+    bool list = a->kind == EXT_NODES_LIST;
+    ext_buf_puts(b, list ? "{\"Nodes\":{\"metadata\":{},\"items\":["
+                         : "{\"Nodes\":null,\"NodeNames\":[");
+    size_t written = 0;
+    for (size_t i = 0; i < a->n_nodes; i++) {
+        if (!r[i].pass)
+            continue;
+        if (written++ > 0)
+            ext_buf_lit(b, ",");
+        if (list) {
             const js_tok *t = &a->doc.t[a->items[i]];
             ext_buf_put(b, a->doc.buf + t->start, t->end - t->start);
-        }
-        ext_buf_lit(b, "]},\"NodeNames\":null");
-    } else {
-        ext_buf_lit(b, "{\"Nodes\":null,\"NodeNames\":[");
-        bool first = true;
-        for (size_t i = 0; i < a->n_nodes; i++) {
-            if (!r[i].pass)
-                continue;
-            if (!first)
-                ext_buf_lit(b, ",");
-            first = false;
+        } else {
             ext_buf_put_json_string_n(b, a->names[i], a->name_lens[i]);
         }
-        ext_buf_lit(b, "]");
     }
+    ext_buf_puts(b, list ? "]},\"NodeNames\":null" : "]");
     ext_buf_lit(b, ",\"FailedNodes\":");
     emit_failed(b, a, r, false);
     ext_buf_lit(b, ",\"FailedAndUnresolvableNodes\":");
