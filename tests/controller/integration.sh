@@ -536,20 +536,7 @@ scenario_cascade() {
   SCENARIO=cascade
   fresh_ns cas
   # Tasks are urgent within 150 s of their deadline; only pods labelled preemptable may go.
-  K apply -f - >/dev/null <<EOF
-apiVersion: v1
-kind: ConfigMap
-metadata:
-  name: dagsched-policy-default
-  namespace: dagsched-system
-  labels: {dagsched.io/kind: SchedulingPolicy}
-data:
-  policy.yaml: |
-    apiVersion: dagsched.io/v1alpha1
-    kind: SchedulingPolicy
-    metadata: {name: default}
-    spec:
-      deadlines: {urgentThreshold: 150s}
+  apply_policy dagsched-system "      deadlines: {urgentThreshold: 150s}
       preemption:
         epoch: 2s
         minRunTime: 0s
@@ -557,8 +544,7 @@ data:
         maxEvictionsPerNode: 1
         maxEvictionsPerMinute: 10
         deadlineVictims: true
-        podSelector: {matchLabels: {dagsched-test/preemptable: "true"}}
-EOF
+        podSelector: {matchLabels: {dagsched-test/preemptable: \"true\"}}"
   start_ctl main --leader-elect=false --metrics-listen 127.0.0.1:18112
   job cas low-2h 2 2h
   job cas low-3h 2 3h
@@ -641,20 +627,7 @@ scenario_replacement_failover() {
   fresh_ns rep
   # Tasks are urgent within 150 s of their deadline; tasks with a deadline may be victims; only
   # pods labelled preemptable may go; a 5-minute cooldown.
-  K apply -f - >/dev/null <<EOF
-apiVersion: v1
-kind: ConfigMap
-metadata:
-  name: dagsched-policy-default
-  namespace: dagsched-system
-  labels: {dagsched.io/kind: SchedulingPolicy}
-data:
-  policy.yaml: |
-    apiVersion: dagsched.io/v1alpha1
-    kind: SchedulingPolicy
-    metadata: {name: default}
-    spec:
-      deadlines: {urgentThreshold: 150s}
+  apply_policy dagsched-system "      deadlines: {urgentThreshold: 150s}
       preemption:
         epoch: 2s
         minRunTime: 0s
@@ -662,8 +635,7 @@ data:
         maxEvictionsPerNode: 1
         maxEvictionsPerMinute: 10
         deadlineVictims: true
-        podSelector: {matchLabels: {dagsched-test/preemptable: "true"}}
-EOF
+        podSelector: {matchLabels: {dagsched-test/preemptable: \"true\"}}"
   local le=(--leader-elect=true --leader-elect-lease-duration 6s --leader-elect-renew-deadline 4s
     --leader-elect-retry-period 1s)
   start_ctl one "${le[@]}" --leader-elect-identity one --metrics-listen 127.0.0.1:18113
