@@ -5,6 +5,7 @@
 #                   and under AddressSanitizer + UndefinedBehaviorSanitizer) and the integration
 #                   suites that component makefiles (mk/*.mk) register in INTEGRATION_TESTS
 #   make format     clang-format every C file;  make format-check  fails on unformatted files
+#   make private-headers-check  fails when a header marked "Private to DIR/" is included elsewhere
 #
 # Component makefiles in mk/ add binaries to BINARIES and test targets to INTEGRATION_TESTS.
 
@@ -38,7 +39,7 @@ UNIT_NAMES := $(patsubst tests/unit/%.c,%,$(UNIT_SRCS))
 BINARIES          :=
 INTEGRATION_TESTS :=
 
-.PHONY: all test unit-test unit-test-asan deps format format-check clean lib
+.PHONY: all test unit-test unit-test-asan deps format format-check private-headers-check clean lib
 all: lib
 
 define variant
@@ -84,6 +85,10 @@ format:
 format-check:
 	@clang-format --dry-run --Werror $(C_FILES)
 
+# A header marked "Private to DIR/" is included only in DIR/ and the tests (docs/contributing.md).
+private-headers-check:
+	@hack/check-private-headers.sh
+
 # Component makefiles (binaries, integration suites, benchmarks).
 -include $(sort $(wildcard mk/*.mk))
 
@@ -93,6 +98,7 @@ all: $(BINARIES)
 test: deps
 	@$(MAKE) --no-print-directory all
 	@$(MAKE) --no-print-directory format-check
+	@$(MAKE) --no-print-directory private-headers-check
 	@$(MAKE) --no-print-directory unit-test
 	@$(MAKE) --no-print-directory unit-test-asan
 	@set -e; for t in $(INTEGRATION_TESTS); do $(MAKE) --no-print-directory $$t; done

@@ -13,6 +13,7 @@
 #include "config.h"
 #include "kutil.h"
 #include "list.h"
+#include "grow.h"
 
 #define PAGE      500
 #define MAX_ITEMS 200000
@@ -20,12 +21,10 @@
 static int push(kube_obj_list *l, size_t *cap, const kube_meta *m)
 {
     if (l->n == *cap) {
-        size_t nc = *cap ? *cap * 2 : 64;
-        const kube_meta **ni = realloc(l->items, nc * sizeof *ni);
+        const kube_meta **ni = ds_grow(l->items, cap, sizeof *ni, 64);
         if (ni == NULL)
             return -1;
         l->items = ni;
-        *cap = nc;
     }
     l->items[l->n++] = m;
     return 0;
@@ -162,6 +161,16 @@ int cli_view_load(const cli_view_opts *o, cli_view *out, ds_err *err)
     }
     return ctl_snapshot_build(&pods, &nodes, &pdbs, &jobs, &graphs, NULL, &out->policy.policy,
                               rt_wall_now(), &out->snap, err);
+}
+
+int cli_view_load_or_report(const cli_view_opts *o, cli_view *out)
+{
+    ds_err err = {{0}};
+    if (cli_view_load(o, out, &err) == 0)
+        return 0;
+    fprintf(stderr, "kubectl-dagsched: %s\n", err.msg);
+    cli_view_free(out);
+    return 1;
 }
 
 void cli_view_free(cli_view *v)

@@ -57,6 +57,9 @@ void cli_load_policy(kube_client *c, const cli_view_opts *o, kube_policy_state *
 /* 0 on success; -1 with err set (a kubeconfig problem, a list that failed or timed out: the
  * message names the resource and the API server's answer). */
 int cli_view_load(const cli_view_opts *o, cli_view *out, ds_err *err);
+/* cli_view_load for a command: 0, or 1 (the command's exit status) with the error printed and
+ * out freed. */
+int cli_view_load_or_report(const cli_view_opts *o, cli_view *out);
 void cli_view_free(cli_view *v);
 
 /* The pod that represents task t of job j in the snapshot, or NULL (no pod yet). */

@@ -195,12 +195,8 @@ int gantt_cmd(int argc, char **argv)
     }
     const char *name = argv[first];
     cli_view v;
-    ds_err err = {{0}};
-    if (cli_view_load(&o.v, &v, &err) != 0) {
-        fprintf(stderr, "kubectl-dagsched: %s\n", err.msg);
-        cli_view_free(&v);
+    if (cli_view_load_or_report(&o.v, &v) != 0)
         return 1;
-    }
     int rc = 0;
     const ds_job *j = cli_view_find_job(&v.snap, v.ns, name);
     chart c = {0};

@@ -333,12 +333,8 @@ int jobs_cmd(int argc, char **argv)
         return 2;
     }
     cli_view v;
-    ds_err err = {{0}};
-    if (cli_view_load(&o.v, &v, &err) != 0) {
-        fprintf(stderr, "kubectl-dagsched: %s\n", err.msg);
-        cli_view_free(&v);
+    if (cli_view_load_or_report(&o.v, &v) != 0)
         return 1;
-    }
     int rc = get ? get_jobs(&o, &v) : describe_job(&o, &v, name);
     cli_view_free(&v);
     return rc;

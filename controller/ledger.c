@@ -1,5 +1,6 @@
 /* ledger.c: the record of recent evictions (see ledger.h). */
 #include "ledger.h"
+#include "grow.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -37,12 +38,10 @@ static ctl_task_count *task_count(ctl_ledger *l, const char *ns, const char *job
         if (same_task(&l->tc[i], ns, job, task))
             return &l->tc[i];
     if (l->n_tc == l->cap_tc) {
-        size_t cap = l->cap_tc ? l->cap_tc * 2 : 16;
-        ctl_task_count *nc = realloc(l->tc, cap * sizeof *nc);
+        ctl_task_count *nc = ds_grow(l->tc, &l->cap_tc, sizeof *nc, 16);
         if (nc == NULL)
             return NULL;
         l->tc = nc;
-        l->cap_tc = cap;
     }
     ctl_task_count *c = &l->tc[l->n_tc++];
     memset(c, 0, sizeof *c);

@@ -16,13 +16,7 @@
 #include "timefmt.h"
 #include "probe.h"
 #include "uninstall.h"
-
-#ifndef DAGSCHED_VERSION
-#define DAGSCHED_VERSION "unknown"
-#endif
-#ifndef DAGSCHED_GIT
-#define DAGSCHED_GIT "unknown"
-#endif
+#include "version.h"
 
 static volatile sig_atomic_t g_signal;
 

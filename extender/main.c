@@ -16,13 +16,7 @@
 #include "metrics.h"
 #include "server.h"
 #include "state.h"
-
-#ifndef DAGSCHED_VERSION
-#define DAGSCHED_VERSION "unknown"
-#endif
-#ifndef DAGSCHED_GIT
-#define DAGSCHED_GIT "unknown"
-#endif
+#include "version.h"
 
 #define COMPONENT "main"
 

@@ -230,15 +230,20 @@ int ext_parse_args(const char *body, size_t len, const ext_limits *lim, ext_args
     return 0;
 }
 
+/* Frees what both request types hold: the token document and the arena of decoded strings. */
+static void request_free(js_doc *doc, char *arena)
+{
+    js_free(doc);
+    free(arena);
+}
+
 void ext_args_free(ext_args *a)
 {
-    js_free(&a->doc);
-    free(a->arena);
+    request_free(&a->doc, a->arena);
     free(a->names);
     free(a->name_lens);
     free(a->items);
-    memset(a, 0, sizeof *a);
-    a->pod = -1;
+    *a = (ext_args){.pod = -1};
 }
 
 const char *ext_pod_json(const js_doc *d, long pod, size_t *len)
@@ -355,12 +360,10 @@ int ext_parse_preempt_args(const char *body, size_t len, const ext_limits *lim,
 
 void ext_preempt_args_free(ext_preempt_args *a)
 {
-    js_free(&a->doc);
-    free(a->arena);
+    request_free(&a->doc, a->arena);
     free(a->nodes);
     free(a->uid_store);
-    memset(a, 0, sizeof *a);
-    a->pod = -1;
+    *a = (ext_preempt_args){.pod = -1};
 }
 
 /* ---- output ---- */
@@ -540,32 +543,24 @@ static void emit_failed(ext_buf *b, const ext_args *a, const ext_node_result *r,
 
 void ext_emit_filter(ext_buf *b, const ext_args *a, const ext_node_result *r, const char *error)
 {
-    if (a->kind == EXT_NODES_LIST) {
-        ext_buf_lit(b, "{\"Nodes\":{\"metadata\":{},\"items\":[");
-        bool first = true;
-        for (size_t i = 0; i < a->n_nodes; i++) {
-            if (!r[i].pass)
-                continue;
-            if (!first)
-                ext_buf_lit(b, ",");
-            first = false;
+    /* The nodes that pass, in the form the request used: whole Node objects or names. */
+    bool list = a->kind == EXT_NODES_LIST;
+    ext_buf_puts(b, list ? "{\"Nodes\":{\"metadata\":{},\"items\":["
+                         : "{\"Nodes\":null,\"NodeNames\":[");
+    size_t written = 0;
+    for (size_t i = 0; i < a->n_nodes; i++) {
+        if (!r[i].pass)
+            continue;
+        if (written++ > 0)
+            ext_buf_lit(b, ",");
+        if (list) {
             const js_tok *t = &a->doc.t[a->items[i]];
             ext_buf_put(b, a->doc.buf + t->start, t->end - t->start);
-        }
-        ext_buf_lit(b, "]},\"NodeNames\":null");
-    } else {
-        ext_buf_lit(b, "{\"Nodes\":null,\"NodeNames\":[");
-        bool first = true;
-        for (size_t i = 0; i < a->n_nodes; i++) {
-            if (!r[i].pass)
-                continue;
-            if (!first)
-                ext_buf_lit(b, ",");
-            first = false;
+        } else {
             ext_buf_put_json_string_n(b, a->names[i], a->name_lens[i]);
         }
-        ext_buf_lit(b, "]");
     }
+    ext_buf_puts(b, list ? "]},\"NodeNames\":null" : "]");
     ext_buf_lit(b, ",\"FailedNodes\":");
     emit_failed(b, a, r, false);
     ext_buf_lit(b, ",\"FailedAndUnresolvableNodes\":");

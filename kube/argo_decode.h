@@ -13,7 +13,10 @@
  * DS_WF_MAX_NODES nodes, KUBE_ARGO_MAX_CHILDREN children in all, strings of at most
  * KUBE_ARGO_MAX_STR bytes (`depends`: DS_WF_DEPENDS_MAX). A Workflow beyond a bound, or with a
  * field of the wrong type, is still decoded: obs.decode_error says what is wrong, and its job is
- * invalid for dagsched. The copy kept is about the size of these fields in the JSON. */
+ * invalid for dagsched. The copy kept is about the size of these fields in the JSON.
+ *
+ * Private to kube/: objects.c and model_input.c (other folders see a decoded Workflow as
+ * kube_workflow, objects.h, and its job through model_input.h). */
 #ifndef DAGSCHED_KUBE_ARGO_DECODE_H
 #define DAGSCHED_KUBE_ARGO_DECODE_H
 

@@ -6,6 +6,7 @@
  * what `make kube-bench` measures), and objects are deleted as watch events arrive (backward-shift
  * deletion, no tombstones), which ds_strmap, an insert-only index, does not do. */
 #include "cache.h"
+#include "grow.h"
 
 #include <pthread.h>
 #include <stdint.h>
@@ -196,12 +197,10 @@ static int index_add(kube_cache *c, int index, const kube_meta *m)
         e = t->slots[i].ptr;
     }
     if (e->n == e->cap) {
-        size_t ncap = e->cap ? e->cap * 2 : 4;
-        const kube_meta **ni = realloc(e->items, ncap * sizeof *ni);
+        const kube_meta **ni = ds_grow(e->items, &e->cap, sizeof *ni, 4);
         if (ni == NULL)
             return -1;
         e->items = ni;
-        e->cap = ncap;
     }
     e->items[e->n++] = m;
     return 0;

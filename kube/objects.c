@@ -59,13 +59,20 @@ static void temps_free(dctx *d)
     d->n_temps = 0;
 }
 
+/* Member `key` of parent; NULL when absent or null (the getters below then give the default). */
+static const json_t *member(const json_t *parent, const char *key)
+{
+    const json_t *v = json_object_get(parent, key);
+    return json_is_null(v) ? NULL : v;
+}
+
 /* String member `key` of parent: NULL when absent or null; error when not a string or too long. */
 static int get_str(dctx *d, const json_t *parent, const char *key, const char *path, size_t max,
                    bool required, const char **out)
 {
     *out = NULL;
-    const json_t *v = json_object_get(parent, key);
-    if (v == NULL || json_is_null(v)) {
+    const json_t *v = member(parent, key);
+    if (v == NULL) {
         if (required)
             return fail(d, "%s%s: missing", path, key);
         return 0;
@@ -87,8 +94,8 @@ static int get_i64(dctx *d, const json_t *parent, const char *key, const char *p
                    int64_t max, int64_t dflt, int64_t *out)
 {
     *out = dflt;
-    const json_t *v = json_object_get(parent, key);
-    if (v == NULL || json_is_null(v))
+    const json_t *v = member(parent, key);
+    if (v == NULL)
         return 0;
     if (!json_is_integer(v))
         return fail(d, "%s%s: must be an integer", path, key);
@@ -112,8 +119,8 @@ static int get_i32(dctx *d, const json_t *parent, const char *key, const char *p
 static int get_bool(dctx *d, const json_t *parent, const char *key, const char *path, bool *out)
 {
     *out = false;
-    const json_t *v = json_object_get(parent, key);
-    if (v == NULL || json_is_null(v))
+    const json_t *v = member(parent, key);
+    if (v == NULL)
         return 0;
     if (!json_is_boolean(v))
         return fail(d, "%s%s: must be true or false", path, key);
@@ -142,8 +149,8 @@ static int get_kvs(dctx *d, const json_t *parent, const char *key, const char *p
 {
     *out = NULL;
     *n_out = 0;
-    const json_t *m = json_object_get(parent, key);
-    if (m == NULL || json_is_null(m))
+    const json_t *m = member(parent, key);
+    if (m == NULL)
         return 0;
     if (!json_is_object(m))
         return fail(d, "%s%s: must be a map of strings", path, key);
@@ -198,23 +205,29 @@ static const json_t *get_obj(const json_t *parent, const char *key)
     return json_is_object(v) ? v : NULL;
 }
 
-/* List member `key` of parent, at most KUBE_OBJ_MAX_LIST entries: *n = 0 when absent or null;
- * error when not a list or too long. */
-static int get_list(dctx *d, const json_t *parent, const char *key, const char *path,
-                    const json_t **out, size_t *n)
+/* List member `key` of parent with at most max entries: *n 0 when absent or null. */
+static int get_bounded_list(dctx *d, const json_t *parent, const char *key, const char *path,
+                            size_t max, const json_t **out, size_t *n)
 {
     *out = NULL;
     *n = 0;
-    const json_t *v = json_object_get(parent, key);
-    if (v == NULL || json_is_null(v))
+    const json_t *v = member(parent, key);
+    if (v == NULL)
         return 0;
     if (!json_is_array(v))
         return fail(d, "%s%s: must be a list", path, key);
-    if (json_array_size(v) > KUBE_OBJ_MAX_LIST)
-        return fail(d, "%s%s: too many (got %zu)", path, key, json_array_size(v));
+    if (json_array_size(v) > max)
+        return fail(d, "%s%s: too many (got %zu, limit %zu)", path, key, json_array_size(v), max);
     *out = v;
     *n = json_array_size(v);
     return 0;
+}
+
+/* get_bounded_list with KUBE_OBJ_MAX_LIST entries at most. */
+static int get_list(dctx *d, const json_t *parent, const char *key, const char *path,
+                    const json_t **out, size_t *n)
+{
+    return get_bounded_list(d, parent, key, path, KUBE_OBJ_MAX_LIST, out, n);
 }
 
 /* get_list, then a temporary array of its n elements of elem bytes (*arr NULL when empty). */
@@ -787,30 +800,12 @@ static int get_opt_obj(dctx *d, const json_t *parent, const char *key, const cha
                        const json_t **out)
 {
     *out = NULL;
-    const json_t *v = json_object_get(parent, key);
-    if (v == NULL || json_is_null(v))
+    const json_t *v = member(parent, key);
+    if (v == NULL)
         return 0;
     if (!json_is_object(v))
         return fail(d, "%s%s: must be an object", path, key);
     *out = v;
-    return 0;
-}
-
-/* List member `key` of parent with at most max entries: *n 0 when absent or null. */
-static int get_bounded_list(dctx *d, const json_t *parent, const char *key, const char *path,
-                            size_t max, const json_t **out, size_t *n)
-{
-    *out = NULL;
-    *n = 0;
-    const json_t *v = json_object_get(parent, key);
-    if (v == NULL || json_is_null(v))
-        return 0;
-    if (!json_is_array(v))
-        return fail(d, "%s%s: must be a list", path, key);
-    if (json_array_size(v) > max)
-        return fail(d, "%s%s: too many (got %zu, limit %zu)", path, key, json_array_size(v), max);
-    *out = v;
-    *n = json_array_size(v);
     return 0;
 }
 

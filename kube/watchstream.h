@@ -6,7 +6,9 @@
  * so the result is the same whatever the chunk boundaries are (one byte at a time, a whole stream
  * at once, or a split inside a string or an escape). Objects are bounded in size and nesting
  * depth; anything that is not an object at the top level is an error. After an error the splitter
- * stays failed: the caller drops the connection and reconnects. */
+ * stays failed: the caller drops the connection and reconnects.
+ *
+ * Private to kube/: informer.c. */
 #ifndef DAGSCHED_KUBE_WATCHSTREAM_H
 #define DAGSCHED_KUBE_WATCHSTREAM_H
 

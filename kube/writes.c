@@ -3,6 +3,7 @@
 #include "writes.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,7 @@
 #include "log.h"
 
 #define EVENT_MESSAGE_MAX 1024
+#define MERGE_PATCH       "application/merge-patch+json"
 
 bool kube_valid_name(const char *s)
 {
@@ -72,7 +74,7 @@ int kube_patch(kube_client *c, const char *path, const char *patch_type, const j
 int kube_patch_merge(kube_client *c, const char *path, const json_t *patch, json_t **out,
                      ds_err *err)
 {
-    return kube_patch(c, path, "application/merge-patch+json", patch, out, err);
+    return kube_patch(c, path, MERGE_PATCH, patch, out, err);
 }
 
 int kube_patch_json(kube_client *c, const char *path, const json_t *ops, json_t **out, ds_err *err)
@@ -80,6 +82,26 @@ int kube_patch_json(kube_client *c, const char *path, const json_t *ops, json_t 
     if (!json_is_array(ops))
         return ds_err_set(err, "JSON patch: operations must be an array");
     return kube_patch(c, path, "application/json-patch+json", ops, out, err);
+}
+
+/* PATCH (of patch_type) to the path fmt formats, with names the caller has checked; frees patch.
+ * A NULL patch (json_pack out of memory) fails without a request. */
+static int send_patch(kube_client *c, const char *patch_type, json_t *patch, ds_err *err,
+                      const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+static int send_patch(kube_client *c, const char *patch_type, json_t *patch, ds_err *err,
+                      const char *fmt, ...)
+{
+    if (patch == NULL)
+        return ds_err_set(err, "out of memory");
+    char path[800];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(path, sizeof path, fmt, ap);
+    va_end(ap);
+    int rc = n < 0 || (size_t)n >= sizeof path ? ds_err_set(err, "PATCH: request path too long")
+                                               : kube_patch(c, path, patch_type, patch, NULL, err);
+    json_decref(patch);
+    return rc;
 }
 
 int kube_create(kube_client *c, const char *collection_path, const json_t *obj, json_t **out,
@@ -351,13 +373,8 @@ int kube_remove_scheduling_gate(kube_client *c, const char *ns, const char *pod,
         return ds_err_set(err, "invalid scheduling gate name");
     json_t *patch = json_pack("{s:{s:[{s:s, s:s}]}}", "spec", "schedulingGates", "$patch", "delete",
                               "name", gate);
-    if (patch == NULL)
-        return ds_err_set(err, "out of memory");
-    char path[600];
-    snprintf(path, sizeof path, "/api/v1/namespaces/%s/pods/%s", ns, pod);
-    int rc = kube_patch(c, path, "application/strategic-merge-patch+json", patch, NULL, err);
-    json_decref(patch);
-    return rc;
+    return send_patch(c, "application/strategic-merge-patch+json", patch, err,
+                      "/api/v1/namespaces/%s/pods/%s", ns, pod);
 }
 
 int kube_set_job_suspend(kube_client *c, const char *ns, const char *job, bool suspend, ds_err *err)
@@ -365,13 +382,7 @@ int kube_set_job_suspend(kube_client *c, const char *ns, const char *job, bool s
     if (check_names(ns, job, err) != 0)
         return -1;
     json_t *patch = json_pack("{s:{s:b}}", "spec", "suspend", suspend);
-    if (patch == NULL)
-        return ds_err_set(err, "out of memory");
-    char path[600];
-    snprintf(path, sizeof path, "/apis/batch/v1/namespaces/%s/jobs/%s", ns, job);
-    int rc = kube_patch_merge(c, path, patch, NULL, err);
-    json_decref(patch);
-    return rc;
+    return send_patch(c, MERGE_PATCH, patch, err, "/apis/batch/v1/namespaces/%s/jobs/%s", ns, job);
 }
 
 /* An annotation key: 1..317 bytes (a qualified name with a DNS subdomain prefix). */
@@ -403,11 +414,7 @@ int kube_annotate_pod_pairs(kube_client *c, const char *ns, const char *pod, con
             return ds_err_set(err, "annotation %s: value is not valid UTF-8 or out of memory", key);
         }
     }
-    char path[600];
-    snprintf(path, sizeof path, "/api/v1/namespaces/%s/pods/%s", ns, pod);
-    int rc = kube_patch_merge(c, path, patch, NULL, err);
-    json_decref(patch);
-    return rc;
+    return send_patch(c, MERGE_PATCH, patch, err, "/api/v1/namespaces/%s/pods/%s", ns, pod);
 }
 
 int kube_annotate_pod(kube_client *c, const char *ns, const char *pod, const char *key,
@@ -425,13 +432,7 @@ int kube_nominate_node(kube_client *c, const char *ns, const char *pod, const ch
     if (!kube_valid_name(node))
         return ds_err_set(err, "invalid node name \"%.64s\"", node ? node : "(null)");
     json_t *patch = json_pack("{s:{s:s}}", "status", "nominatedNodeName", node);
-    if (patch == NULL)
-        return ds_err_set(err, "out of memory");
-    char path[640];
-    snprintf(path, sizeof path, "/api/v1/namespaces/%s/pods/%s/status", ns, pod);
-    int rc = kube_patch_merge(c, path, patch, NULL, err);
-    json_decref(patch);
-    return rc;
+    return send_patch(c, MERGE_PATCH, patch, err, "/api/v1/namespaces/%s/pods/%s/status", ns, pod);
 }
 
 /* A resource name in a path: 1..63 of [a-z0-9]. */

@@ -102,20 +102,22 @@ static int add_warning(builder *b, size_t pod, const char *msg)
     return 0;
 }
 
+/* *slot = a copy of msg in the job set's arena. */
+static int set_error(builder *b, char **slot, const char *msg)
+{
+    *slot = ds_arena_strdup(&b->s->arena, msg);
+    return *slot == NULL ? oom(b) : 0;
+}
+
 static int set_pod_error(builder *b, size_t pod, const char *msg)
 {
-    char *e = ds_arena_strdup(&b->s->arena, msg);
-    if (e == NULL)
-        return oom(b);
-    b->s->pods[pod].error = e;
-    return 0;
+    return set_error(b, &b->s->pods[pod].error, msg);
 }
 
 static int set_job_error(builder *b, ds_job *j, const char *msg)
 {
     j->valid = false;
-    j->error = ds_arena_strdup(&b->s->arena, msg);
-    return j->error == NULL ? oom(b) : 0;
+    return set_error(b, &j->error, msg);
 }
 
 /* The job for "ns/name", created when new. */
@@ -175,11 +177,8 @@ static int observe_graphs(builder *b, size_t n_graphs)
             rc = ds_err_set(&e, "ConfigMap has no valid namespace");
         else
             rc = ds_jobgraph_parse(g->yaml, g->len, &b->parsed[i], &e);
-        if (rc != 0) {
-            r->error = ds_arena_strdup(&s->arena, e.msg);
-            if (r->error == NULL)
-                return oom(b);
-        }
+        if (rc != 0 && set_error(b, &r->error, e.msg) != 0)
+            return -1;
         if (b->parsed[i].name == NULL)
             continue;
         if (job_get(b, g->ns, b->parsed[i].name, &r->job) != 0)
@@ -202,19 +201,17 @@ static int observe_workflows(builder *b, size_t n_wfs)
         r->job = DS_NONE;
         if (!ns_valid(w->ns) || w->name == NULL ||
             !ds_name_valid(w->name, strnlen(w->name, DS_NAME_VALUE_MAX + 1))) {
-            r->error = ds_arena_strdup(&s->arena, "the Workflow's namespace or name is not usable "
-                                                  "as a job key");
-            if (r->error == NULL)
-                return oom(b);
+            if (set_error(b, &r->error,
+                          "the Workflow's namespace or name is not usable as a job key") != 0)
+                return -1;
             continue;
         }
         ds_err e = {{0}};
         if (ds_wf_expand(w, &b->wjobs[i], &e) != 0) {
             if (strcmp(e.msg, "out of memory") == 0)
                 return oom(b);
-            r->error = ds_arena_strdup(&s->arena, e.msg);
-            if (r->error == NULL)
-                return oom(b);
+            if (set_error(b, &r->error, e.msg) != 0)
+                return -1;
         }
         if (job_get(b, w->ns, w->name, &r->job) != 0)
             return -1;

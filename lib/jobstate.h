@@ -1,6 +1,7 @@
 /* jobstate.h: the second half of ds_jobs_build (jobmodel.h), internal to the core library: task
  * states from pods, DSP evaluation, level deadlines and the ranking of waiting tasks across jobs.
- */
+ *
+ * Private to lib/: jobmodel.c. */
 #ifndef DAGSCHED_JOBSTATE_H
 #define DAGSCHED_JOBSTATE_H
 

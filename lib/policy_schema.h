@@ -3,7 +3,9 @@
  *
  * Each field names its YAML key, its type, where it lives in ds_policy and its bounds. Sections
  * are nested mappings with their own field tables; every table ends with an entry whose name is
- * NULL. Internal to the policy module. */
+ * NULL.
+ *
+ * Private to lib/: policy_parse.c, policy_validate.c. */
 #ifndef DAGSCHED_POLICY_SCHEMA_H
 #define DAGSCHED_POLICY_SCHEMA_H
 

@@ -1,6 +1,7 @@
 /* yaml_tree.c: loads one YAML document into a bounded ds_yaml_node tree with libyaml's event
  * parser (see yaml_tree.h for the limits and what is refused). */
 #include "yaml_tree.h"
+#include "grow.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -142,14 +143,10 @@ static int append_child(loader *l, ds_yaml_node *parent, size_t *count, size_t *
                         ds_yaml_node *child)
 {
     if (*count == *cap) {
-        size_t ncap = *cap == 0 ? 8 : *cap * 2;
-        if (ncap > ((size_t)-1) / sizeof *parent->child)
-            return ds_err_set(l->err, "YAML: out of memory");
-        ds_yaml_node **grown = realloc(parent->child, ncap * sizeof *grown);
+        ds_yaml_node **grown = ds_grow(parent->child, cap, sizeof *grown, 8);
         if (grown == NULL)
             return ds_err_set(l->err, "YAML: out of memory");
         parent->child = grown;
-        *cap = ncap;
     }
     parent->child[(*count)++] = child;
     return 0;

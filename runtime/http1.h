@@ -2,7 +2,9 @@
  * head in a byte buffer and parses the request line and the header fields the server needs
  * (Content-Length, Transfer-Encoding, Connection, Expect), enforcing the limits in httpd.h.
  * Pure functions: no I/O, no allocation. Every malformed head maps to the status HTTP prescribes
- * (400, 413, 414, 431, 501, 505) and a short reason. */
+ * (400, 413, 414, 431, 501, 505) and a short reason.
+ *
+ * Private to runtime/: httpd.c. */
 #ifndef DAGSCHED_HTTP1_H
 #define DAGSCHED_HTTP1_H
 

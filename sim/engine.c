@@ -24,6 +24,7 @@
 #include "victim.h"
 #include "engine_state.h"
 #include "wqueue.h"
+#include "grow.h"
 
 void sim_config_defaults(sim_config *c, const sim_policy_desc *policy)
 {
@@ -328,12 +329,10 @@ static int start_task(engine *e, uint32_t job, uint32_t task, uint32_t node)
     j->stale = true;
     e->round_wanted = true;
     if (e->n_running == e->cap_running) {
-        size_t cap = e->cap_running ? e->cap_running * 2 : 1024;
-        running_ref *g = realloc(e->running, cap * sizeof *g);
+        running_ref *g = ds_grow(e->running, &e->cap_running, sizeof *g, 1024);
         if (g == NULL)
             return oom(e, "running pods");
         e->running = g;
-        e->cap_running = cap;
     }
     t->state = T_RUNNING;
     t->node = node;
@@ -396,12 +395,10 @@ static int record_eviction(engine *e, const char *node, bool long_task)
     if (!e->p->anti_thrash)
         return 0;
     if (e->n_evicts == e->evicts_cap) {
-        size_t cap = e->evicts_cap ? e->evicts_cap * 2 : 64;
-        ds_evict_mark *grown = realloc(e->evicts, cap * sizeof *grown);
+        ds_evict_mark *grown = ds_grow(e->evicts, &e->evicts_cap, sizeof *grown, 64);
         if (grown == NULL)
             return oom(e, "eviction history");
         e->evicts = grown;
-        e->evicts_cap = cap;
     }
     e->evicts[e->n_evicts++] =
         (ds_evict_mark){.at = e->now, .ns = SIM_NAMESPACE, .node = node, .long_task = long_task};

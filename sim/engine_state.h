@@ -1,5 +1,6 @@
 /* engine_state.h: the simulation's state, shared by the event loop (engine.c) and the model of
- * the admission gate and the controller's releases (release.c). Private to the simulator.
+ * the admission gate and the controller's releases (release.c). Private to sim/: engine.c,
+ * release.c, kqueue.c, jobview.c.
  *
  * A task's pod goes through these states:
  *

@@ -1,5 +1,6 @@
 /* evheap.c: binary min-heap of simulator events (see evheap.h). */
 #include "evheap.h"
+#include "grow.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -26,12 +27,10 @@ void sim_evheap_free(sim_evheap *h)
 int sim_evheap_push(sim_evheap *h, double t, sim_ev_type type, uint32_t a, uint32_t b, uint32_t gen)
 {
     if (h->n == h->cap) {
-        size_t ncap = h->cap ? h->cap * 2 : 1024;
-        sim_event *grown = realloc(h->ev, ncap * sizeof *grown);
+        sim_event *grown = ds_grow(h->ev, &h->cap, sizeof *grown, 1024);
         if (grown == NULL)
             return -1;
         h->ev = grown;
-        h->cap = ncap;
     }
     sim_event e = {.t = t, .seq = h->next_seq++, .type = type, .a = a, .b = b, .gen = gen};
     size_t i = h->n++;

@@ -28,6 +28,7 @@
 #include <stdlib.h>
 
 #include "engine_state.h"
+#include "grow.h"
 
 /* kube-scheduler checks the unschedulable pool for pods that stayed too long every 30 s. */
 #define UNSCHED_FLUSH_S 30.0
@@ -115,12 +116,10 @@ int sim_kq_failed(engine *e, uint32_t job, uint32_t task)
     }
     sim_wq_set_parked(&e->q, t->qh, 1);
     if (e->n_unsched == e->cap_unsched) {
-        size_t cap = e->cap_unsched ? e->cap_unsched * 2 : 256;
-        running_ref *g = realloc(e->unsched, cap * sizeof *g);
+        running_ref *g = ds_grow(e->unsched, &e->cap_unsched, sizeof *g, 256);
         if (g == NULL)
             return sim_eng_oom(e, "unschedulable pods");
         e->unsched = g;
-        e->cap_unsched = cap;
     }
     t->uh = (uint32_t)e->n_unsched;
     e->unsched[e->n_unsched++] = (running_ref){job, task};

@@ -3,6 +3,8 @@
 
 #include <math.h>
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -85,64 +87,35 @@ int sim_metrics_compute(const sim_result *r, sim_metrics *m)
     return 0;
 }
 
-static double g_makespan(const sim_metrics *m)
-{
-    return m->makespan_s;
-}
-static double g_jct_mean(const sim_metrics *m)
-{
-    return m->jct_mean_s;
-}
-static double g_jct_p95(const sim_metrics *m)
-{
-    return m->jct_p95_s;
-}
-static double g_deadline(const sim_metrics *m)
-{
-    return m->deadline_met_ratio;
-}
-static double g_preempt(const sim_metrics *m)
-{
-    return (double)m->preemptions;
-}
-static double g_disorders(const sim_metrics *m)
-{
-    return (double)m->disorders;
-}
-static double g_util_cpu(const sim_metrics *m)
-{
-    return m->util_cpu;
-}
-static double g_util_mem(const sim_metrics *m)
-{
-    return m->util_memory;
-}
-static double g_lost(const sim_metrics *m)
-{
-    return m->lost_work_s;
-}
-static double g_lost_run(const sim_metrics *m)
-{
-    return m->lost_run_s;
-}
-static double g_yield(const sim_metrics *m)
-{
-    return m->eviction_yield;
-}
+#define COL_D(field) offsetof(sim_metrics, field), 0
+#define COL_N(field) offsetof(sim_metrics, field), 1
 
 static const sim_metric_col cols[] = {
-    {"makespan", "makespan", 0, g_makespan},
-    {"jct_mean", "mean job completion time", 0, g_jct_mean},
-    {"jct_p95", "p95 job completion time", 0, g_jct_p95},
-    {"deadline_met", "deadline-met ratio", 1, g_deadline},
-    {"preemptions", "preemptions", 0, g_preempt},
-    {"disorders", "dependency disorders", 0, g_disorders},
-    {"util_cpu", "mean cpu utilisation", 1, g_util_cpu},
-    {"util_mem", "mean memory utilisation", 1, g_util_mem},
-    {"lost_work_s", "work lost to evictions", 0, g_lost},
-    {"lost_run_s", "node time lost to evictions", 0, g_lost_run},
-    {"evict_yield", "eviction yield", 1, g_yield},
+    {"makespan", "makespan", 0, COL_D(makespan_s)},
+    {"jct_mean", "mean job completion time", 0, COL_D(jct_mean_s)},
+    {"jct_p95", "p95 job completion time", 0, COL_D(jct_p95_s)},
+    {"deadline_met", "deadline-met ratio", 1, COL_D(deadline_met_ratio)},
+    {"preemptions", "preemptions", 0, COL_N(preemptions)},
+    {"disorders", "dependency disorders", 0, COL_N(disorders)},
+    {"util_cpu", "mean cpu utilisation", 1, COL_D(util_cpu)},
+    {"util_mem", "mean memory utilisation", 1, COL_D(util_memory)},
+    {"lost_work_s", "work lost to evictions", 0, COL_D(lost_work_s)},
+    {"lost_run_s", "node time lost to evictions", 0, COL_D(lost_run_s)},
+    {"evict_yield", "eviction yield", 1, COL_D(eviction_yield)},
 };
+
+double sim_metric_value(const sim_metric_col *col, const sim_metrics *m)
+{
+    const char *field = (const char *)m + col->offset;
+    if (col->count) {
+        uint64_t v;
+        memcpy(&v, field, sizeof v);
+        return (double)v;
+    }
+    double v;
+    memcpy(&v, field, sizeof v);
+    return v;
+}
 
 const sim_metric_col *sim_metric_cols(size_t *n)
 {
@@ -257,7 +230,7 @@ double sim_metrics_mean(const sim_metrics *runs, size_t n, const char *policy,
     for (size_t i = 0; i < n; i++) {
         if (strcmp(runs[i].policy, policy) != 0)
             continue;
-        double v = col->get(&runs[i]);
+        double v = sim_metric_value(col, &runs[i]);
         if (isnan(v))
             continue;
         sum += v;

@@ -59,9 +59,12 @@ typedef struct sim_metric_col {
     const char *name;  /* column header */
     const char *label; /* long name for plots */
     int higher_better; /* 1: higher is better, 0: lower is better */
-    double (*get)(const sim_metrics *m);
+    size_t offset;     /* of the field in sim_metrics */
+    int count;         /* 1: a uint64_t count, 0: a double */
 } sim_metric_col;
 const sim_metric_col *sim_metric_cols(size_t *n);
+/* The column's value in one run, as a double. */
+double sim_metric_value(const sim_metric_col *col, const sim_metrics *m);
 
 /* Mean of a metric over the runs of one policy (NAN values skipped; NAN when none). */
 double sim_metrics_mean(const sim_metrics *runs, size_t n, const char *policy,

@@ -20,6 +20,7 @@
 
 #include "admit.h"
 #include "engine_state.h"
+#include "grow.h"
 
 /* Tasks taken from the head of the gated order before the rest is filtered (see admit_round). */
 #define ROUND_PREFIX 32
@@ -215,12 +216,10 @@ static int release_task(engine *e, uint32_t job, uint32_t task)
     sim_wq_remove(&e->gq, t->gh);
     t->gh = NONE32;
     if (e->n_inflight == e->cap_inflight) {
-        size_t cap = e->cap_inflight ? e->cap_inflight * 2 : 256;
-        running_ref *g = realloc(e->inflight, cap * sizeof *g);
+        running_ref *g = ds_grow(e->inflight, &e->cap_inflight, sizeof *g, 256);
         if (g == NULL)
             return sim_eng_oom(e, "released pods");
         e->inflight = g;
-        e->cap_inflight = cap;
     }
     t->run_idx = (uint32_t)e->n_inflight; /* its place among the released pods */
     e->inflight[e->n_inflight++] = (running_ref){job, task};

@@ -11,6 +11,7 @@
 
 #include "rng.h"
 #include "strmap.h"
+#include "grow.h"
 
 #define N_COLS 9
 
@@ -96,12 +97,10 @@ static size_t job_index(loader *L, const char *name)
     if (L->index.n == L->index.max && ds_strmap_reserve(&L->index, 2 * L->index.max) != 0)
         return SIZE_MAX;
     if (L->n_jobs == L->cap_jobs) {
-        size_t cap = L->cap_jobs ? L->cap_jobs * 2 : 256;
-        tjob *g = realloc(L->jobs, cap * sizeof *g);
+        tjob *g = ds_grow(L->jobs, &L->cap_jobs, sizeof *g, 256);
         if (g == NULL)
             return SIZE_MAX;
         L->jobs = g;
-        L->cap_jobs = cap;
     }
     tjob *j = &L->jobs[L->n_jobs];
     memset(j, 0, sizeof *j);
@@ -168,14 +167,12 @@ static int add_row(loader *L, char **col, sim_alibaba_stats *st)
     if (r.task == NULL)
         return -1;
     if (j->n == j->cap) {
-        size_t cap = j->cap ? j->cap * 2 : 8;
-        row *g = realloc(j->rows, cap * sizeof *g);
+        row *g = ds_grow(j->rows, &j->cap, sizeof *g, 8);
         if (g == NULL) {
             free(r.task);
             return -1;
         }
         j->rows = g;
-        j->cap = cap;
     }
     j->rows[j->n++] = r;
     if (r.start < j->first_start)

@@ -83,6 +83,17 @@ static void pop(ctx *c, const char *saved)
     memcpy(c->path, saved, PATH_LEN);
 }
 
+/* Field f of mapping m: its key, its value in *v, and the path descended into it (pop(c, saved)
+ * when done with it). */
+static const char *enter_field(ctx *c, const ds_yaml_node *m, size_t f, char *saved,
+                               const ds_yaml_node **v)
+{
+    const char *key = m->child[2 * f]->text;
+    *v = m->child[2 * f + 1];
+    push(c, saved, ".%s", key, 0);
+    return key;
+}
+
 static int get_string(ctx *c, const ds_yaml_node *v, size_t max, char **out)
 {
     if (want_scalar(c, v, "a string") != 0)
@@ -203,10 +214,9 @@ static int parse_nodes(ctx *c, const ds_yaml_node *seq, sim_workload *w)
         sim_node_def proto = {0};
         const char *base = NULL;
         for (size_t f = 0; f < m->n; f++) {
-            const char *key = m->child[2 * f]->text;
-            const ds_yaml_node *v = m->child[2 * f + 1];
             char s2[PATH_LEN];
-            push(c, s2, ".%s", key, 0);
+            const ds_yaml_node *v;
+            const char *key = enter_field(c, m, f, s2, &v);
             bool handled;
             if (get_resource(c, key, v, &proto.allocatable, &handled) != 0)
                 return -1;
@@ -250,10 +260,9 @@ static int parse_task(ctx *c, const ds_yaml_node *m, bool job_checkpoint, sim_ta
     t->checkpoint = job_checkpoint;
     bool have_runtime = false;
     for (size_t f = 0; f < m->n; f++) {
-        const char *key = m->child[2 * f]->text;
-        const ds_yaml_node *v = m->child[2 * f + 1];
         char s2[PATH_LEN];
-        push(c, s2, ".%s", key, 0);
+        const ds_yaml_node *v;
+        const char *key = enter_field(c, m, f, s2, &v);
         bool handled;
         if (get_resource(c, key, v, &t->request, &handled) != 0)
             return -1;
@@ -354,10 +363,9 @@ static int parse_job(ctx *c, const ds_yaml_node *m, sim_job_def *j)
         return fail(c, "deadline and deadlineFactor are mutually exclusive%s", "", "");
     const ds_yaml_node *tasks = NULL;
     for (size_t f = 0; f < m->n; f++) {
-        const char *key = m->child[2 * f]->text;
-        const ds_yaml_node *v = m->child[2 * f + 1];
         char s2[PATH_LEN];
-        push(c, s2, ".%s", key, 0);
+        const ds_yaml_node *v;
+        const char *key = enter_field(c, m, f, s2, &v);
         double num;
         if (strcmp(key, "name") == 0 && get_string(c, v, DS_TASK_NAME_MAX, &j->name) != 0)
             return -1;

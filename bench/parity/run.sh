@@ -47,23 +47,16 @@ die() {
   printf 'bench-parity: error: %s\n' "$*" >&2
   exit 1
 }
-
-wait_until() { # SECONDS CMD...: polls CMD every 0.5 s
-  local deadline=$((SECONDS + $1))
-  shift
-  until "$@" >/dev/null 2>&1; do
-    ((SECONDS < deadline)) || return 1
-    sleep 0.5
-  done
-}
+# wait_until, start_extender, start_controller, register_webhook, probe_gated
+# shellcheck source=tests/common/cluster_suite.sh
+. "$ROOT/tests/common/cluster_suite.sh"
 
 # ---------------------------------------------------------------- one cluster run
 # run.sh --inside RUN OUT: runs inside hack/cluster/with-cluster.sh (CLUSTER_DIR, KUBECONFIG and
 # KUBECTL are set); RUN is dagsched or default.
 inside() {
-  local run="$1" out="$2" dir="$2/$1" policy_name probe_ok
+  local run="$1" out="$2" dir="$2/$1" policy_name
   local -a pids=()
-  K() { "$KUBECTL" "$@"; }
   # shellcheck disable=SC2317 # called by the trap
   stop_all() {
     local p
@@ -79,57 +72,20 @@ inside() {
     K -n "$SYSTEM_NS" create configmap "dagsched-policy-$policy_name" --from-file=policy.yaml="$POLICY" >/dev/null
     K -n "$SYSTEM_NS" label configmap "dagsched-policy-$policy_name" \
       dagsched.io/kind=SchedulingPolicy app.kubernetes.io/name=dagsched >/dev/null
-    "$EXTENDER" --kubeconfig "$KUBECONFIG" --listen "127.0.0.1:$EXT_PORT" \
-      --tls-cert "$CERTS/a.crt" --tls-key "$CERTS/a.key" --admission-listen "127.0.0.1:$ADM_PORT" \
-      --admission-install-namespace "$SYSTEM_NS" --policy-namespace "$SYSTEM_NS" \
-      --policy-name "$policy_name" --log-format json >"$dir/extender.log" 2>&1 </dev/null &
-    pids+=($!)
-    wait_until 60 curl -sf --cacert "$CERTS/ca.crt" "https://127.0.0.1:$ADM_PORT/healthz" ||
-      die "the extender is not ready after 60 s; see $dir/extender.log"
-    # The chart's webhook (helm/dagsched/templates/admission-webhook.yaml, default values) with a
-    # url instead of a Service: the extender runs as a local process.
-    K apply -f - >/dev/null <<YAML
-apiVersion: admissionregistration.k8s.io/v1
-kind: MutatingWebhookConfiguration
-metadata: {name: dagsched-parity}
-webhooks:
-  - name: gate.dagsched.io
-    admissionReviewVersions: [v1]
-    sideEffects: None
-    timeoutSeconds: 5
-    failurePolicy: Ignore
-    reinvocationPolicy: IfNeeded
-    matchPolicy: Equivalent
-    clientConfig:
-      url: https://127.0.0.1:$ADM_PORT/mutate-pods
-      caBundle: $(base64 -w0 "$CERTS/ca.crt")
-    rules:
-      - {operations: [CREATE], apiGroups: [""], apiVersions: [v1], resources: [pods], scope: Namespaced}
-    namespaceSelector:
-      matchExpressions:
-        - {key: kubernetes.io/metadata.name, operator: NotIn, values: [kube-system, $SYSTEM_NS]}
-YAML
+    start_extender "$EXTENDER" "$dir/extender.log" "$SYSTEM_NS" \
+      --policy-name "$policy_name" --log-format json
+    pids+=("$EXT_PID")
+    wait_until 60 extender_webhook_ready || die "the extender is not ready after 60 s; see $dir/extender.log"
+    register_webhook dagsched-parity "$SYSTEM_NS"
     # The API server takes the configuration within a second or so: probe (before the controller
     # runs, so the probe stays gated) until a throw-away pod comes back gated.
     K create namespace parity-probe >/dev/null
-    probe_ok=0
-    for _ in $(seq 60); do
-      K -n parity-probe delete pod probe --ignore-not-found --wait=true >/dev/null 2>&1
-      if printf '%s\n' "apiVersion: v1" "kind: Pod" "metadata: {name: probe}" \
-        "spec: {schedulerName: dagsched, containers: [{name: c, image: busybox}]}" |
-        K -n parity-probe create -f - >/dev/null 2>&1 &&
-        [[ "$(K -n parity-probe get pod probe -o jsonpath='{.spec.schedulingGates[*].name}')" == *dagsched.io/dependencies* ]]; then
-        probe_ok=1
-        break
-      fi
-      sleep 0.5
-    done
-    ((probe_ok)) || die "the admission webhook does not gate pods after 30 s; see $dir/extender.log"
+    wait_until 30 probe_gated parity-probe ||
+      die "the admission webhook does not gate pods after 30 s; see $dir/extender.log"
     K delete namespace parity-probe --wait=false >/dev/null
-    "$CONTROLLER" --kubeconfig "$KUBECONFIG" --leader-elect=false --policy-namespace "$SYSTEM_NS" \
-      --policy-name "$policy_name" --metrics-listen "127.0.0.1:$CTL_PORT" --log-format json \
-      >"$dir/controller.log" 2>&1 </dev/null &
-    pids+=($!)
+    start_controller "$CONTROLLER" "$dir/controller.log" "$SYSTEM_NS" \
+      --policy-name "$policy_name" --log-format json
+    pids+=("$CTL_PID")
     wait_until 60 curl -sf "http://127.0.0.1:$CTL_PORT/healthz" ||
       die "the controller is not healthy after 60 s; see $dir/controller.log"
     sched=dagsched

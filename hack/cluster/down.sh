@@ -26,25 +26,19 @@ fi
 [[ -f "$CLUSTER_DIR/.dagsched-cluster" ]] || die "$CLUSTER_DIR was not made by hack/cluster/up.sh"
 
 stopped=0
-for c in "${CLUSTER_OPTIONAL_COMPONENTS[@]}"; do
-  if pid="$(component_pid "$c")"; then
-    stop_component "$c"
-    log "stopped $c (pid $pid)"
+# stop_one COMPONENT: stops it when it runs (counted in stopped), else removes its stale pid file.
+stop_one() {
+  local pid
+  if pid="$(component_pid "$1")"; then
+    stop_component "$1"
+    log "stopped $1 (pid $pid)"
     stopped=$((stopped + 1))
   else
-    rm -f "$(pid_file "$c")"
+    rm -f "$(pid_file "$1")"
   fi
-done
-for ((i = ${#CLUSTER_COMPONENTS[@]} - 1; i >= 0; i--)); do
-  c="${CLUSTER_COMPONENTS[$i]}"
-  if pid="$(component_pid "$c")"; then
-    stop_component "$c"
-    log "stopped $c (pid $pid)"
-    stopped=$((stopped + 1))
-  else
-    rm -f "$(pid_file "$c")"
-  fi
-done
+}
+for c in "${CLUSTER_OPTIONAL_COMPONENTS[@]}"; do stop_one "$c"; done
+for ((i = ${#CLUSTER_COMPONENTS[@]} - 1; i >= 0; i--)); do stop_one "${CLUSTER_COMPONENTS[$i]}"; done
 rm -f "$CLUSTER_DIR/runtime-scaler.ready"
 log "stopped $stopped processes of the cluster in $CLUSTER_DIR"
 if ((purge)); then

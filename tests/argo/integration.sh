@@ -21,140 +21,52 @@
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
 SELF="$ROOT/tests/argo/integration.sh"
+# shellcheck source=tests/common/cluster_suite.sh
+. "$ROOT/tests/common/cluster_suite.sh"
 
-abs() { echo "$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"; }
 if [[ "${1:-}" != --inside ]]; then
-  [[ $# -eq 2 && -x "$1" && -x "$2" ]] || {
-    echo "usage: $0 EXTENDER CONTROLLER (executables)" >&2
-    exit 2
-  }
   export NODE_PROFILE="$ROOT/tests/controller/nodes.tsv"
   export SCHEDULER_CONFIG="$ROOT/tests/extender/admission-scheduler-config.yaml"
   export ARGO=1
-  exec "$ROOT/hack/cluster/with-cluster.sh" "$SELF" --inside "$(abs "$1")" "$(abs "$2")"
+  run_in_cluster "$SELF" 2 "$0 EXTENDER CONTROLLER (executables)" "$@"
 fi
 EXT="$2"
 CTL="$3"
-K() { "$KUBECTL" "$@"; }
 LOGDIR="$CLUSTER_DIR/argo-logs"
 CERTS="$CLUSTER_DIR/argo-certs"
 mkdir -p "$LOGDIR"
 "$ROOT/hack/gen-test-certs.sh" "$CERTS"
-PASSED=0
-FAILED=0
+SUITE=argo
 INSTALL_NS=dagsched-system
 NS=wf
 
-pass() {
-  PASSED=$((PASSED + 1))
-  echo "argo: ok $PASSED - $*"
-}
-failed() {
-  FAILED=$((FAILED + 1))
-  echo "argo: FAILED - $*" >&2
+on_failure() {
   ((FAILED == 1)) || return 0 # the logs' tails once, at the first failure
-  for f in "$LOGDIR"/*.log "$CLUSTER_DIR/logs/argo-controller.log"; do
-    [[ -f "$f" ]] || continue
-    echo "---- tail of $f" >&2
-    tail -n 15 "$f" >&2
-  done
+  tail_logs 15 "$LOGDIR"/*.log "$CLUSTER_DIR/logs/argo-controller.log"
   K get workflows -A -o wide >&2 2>&1 || true
 }
-check() {
-  local what="$1"
-  shift
-  if "$@"; then pass "$what"; else failed "$what"; fi
-}
-wait_until() {
-  local deadline=$((SECONDS + $1))
-  shift
-  until "$@" >/dev/null 2>&1; do
-    ((SECONDS < deadline)) || return 1
-    sleep 0.5
-  done
-}
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 
 EXT_PORT="$(free_port)"
 ADM_PORT="$(free_port)"
 CTL_PORT="$(free_port)"
-EXT_PID=""
-CTL_PID=""
-stop_pid() { # PID
-  [[ -n "$1" ]] || return 0
-  kill -TERM "$1" 2>/dev/null || true
-  wait "$1" 2>/dev/null || true
-}
-stop_all() {
-  stop_pid "$CTL_PID"
-  CTL_PID=""
-  stop_pid "$EXT_PID"
-  EXT_PID=""
-}
-trap stop_all EXIT
+trap stop_components EXIT
 
 K create namespace "$INSTALL_NS" >/dev/null
 K create namespace "$NS" >/dev/null
-ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}" \
-  UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}" \
-  "$EXT" --kubeconfig "$KUBECONFIG" --log-level debug --listen "127.0.0.1:$EXT_PORT" \
-  --tls-cert "$CERTS/a.crt" --tls-key "$CERTS/a.key" --admission-listen "127.0.0.1:$ADM_PORT" \
-  --admission-install-namespace "$INSTALL_NS" --policy-namespace "$INSTALL_NS" \
-  >>"$LOGDIR/extender.log" 2>&1 &
-EXT_PID=$!
-check "the extender serves its webhook" \
-  wait_until 60 curl -sf --cacert "$CERTS/ca.crt" "https://127.0.0.1:$ADM_PORT/healthz"
+start_extender "$EXT" "$LOGDIR/extender.log" "$INSTALL_NS" --log-level debug
+check "the extender serves its webhook" wait_until 60 extender_webhook_ready
 check "the extender watches Workflows (the Argo CRDs are installed)" \
   grep -q "Argo Workflows are installed: watching Workflows" "$LOGDIR/extender.log"
-K apply -f - >/dev/null <<YAML
-apiVersion: admissionregistration.k8s.io/v1
-kind: MutatingWebhookConfiguration
-metadata: {name: dagsched-admission-test}
-webhooks:
-  - name: gate.dagsched.io
-    admissionReviewVersions: [v1]
-    sideEffects: None
-    timeoutSeconds: 5
-    failurePolicy: Ignore
-    reinvocationPolicy: IfNeeded
-    clientConfig:
-      url: https://127.0.0.1:$ADM_PORT/mutate-pods
-      caBundle: $(base64 -w0 "$CERTS/ca.crt")
-    rules:
-      - {operations: [CREATE], apiGroups: [""], apiVersions: [v1], resources: [pods], scope: Namespaced}
-    namespaceSelector:
-      matchExpressions:
-        - {key: kubernetes.io/metadata.name, operator: NotIn, values: [kube-system, argo]}
-YAML
-probe_gated() {
-  K -n "$NS" delete pod probe --ignore-not-found --wait=true >/dev/null 2>&1
-  K -n "$NS" create -f - >/dev/null <<'YAML' || return 1
-apiVersion: v1
-kind: Pod
-metadata: {name: probe}
-spec:
-  schedulerName: dagsched
-  containers: [{name: main, image: busybox}]
-YAML
-  [[ "$(K -n "$NS" get pod probe -o jsonpath='{.spec.schedulingGates[*].name}')" == *dagsched.io/dependencies* ]]
-}
-check "the webhook is called by the API server" wait_until 30 probe_gated
+register_webhook dagsched-admission-test argo
+check "the webhook is called by the API server" wait_until 30 probe_gated "$NS"
 K -n "$NS" delete pod probe --wait=false >/dev/null 2>&1 || true
 
-"$CTL" --kubeconfig "$KUBECONFIG" --log-level debug --leader-elect=false \
-  --policy-namespace "$INSTALL_NS" --metrics-listen "127.0.0.1:$CTL_PORT" >"$LOGDIR/controller.log" 2>&1 &
-CTL_PID=$!
+start_controller "$CTL" "$LOGDIR/controller.log" "$INSTALL_NS" --log-level debug
 check "the controller watches Workflows" \
   wait_until 60 grep -q "Argo Workflows are installed: watching Workflows" "$LOGDIR/controller.log"
 
 wf_phase() { K -n "$NS" get workflow "$1" -o jsonpath='{.status.phase}' 2>/dev/null; }
 wf_done() { [[ "$(wf_phase "$1")" == Succeeded ]]; }
-deadline_in() { date -u -d "+$1 sec" +%Y-%m-%dT%H:%M:%SZ; }
-# not_before A B: both timestamps (RFC 3339, any precision) are set and A >= B.
-not_before() {
-  [[ -n "$1" && -n "$2" && "$1" != null && "$2" != null ]] || return 1
-  awk -v a="$(date -u -d "$1" +%s.%N)" -v b="$(date -u -d "$2" +%s.%N)" 'BEGIN { exit !(a >= b) }'
-}
 
 # ---- diamond
 K -n "$NS" create -f - >/dev/null <<YAML
@@ -184,9 +96,6 @@ YAML
 check "the diamond Workflow runs to Succeeded under dagsched" wait_until 180 wf_done etl
 json="$(K -n "$NS" get pods -l workflows.argoproj.io/workflow=etl -o json)"
 task_pod() { jq -r --arg n "etl.$1" '.items[] | select(.metadata.annotations["workflows.argoproj.io/node-name"]==$n) | .metadata.name' <<<"$json"; }
-start_of() { jq -r --arg n "$1" '.items[] | select(.metadata.name==$n) | .status.startTime' <<<"$json"; }
-end_of() { jq -r --arg n "$1" '.items[] | select(.metadata.name==$n) | [.status.containerStatuses[].state.terminated.finishedAt] | max' <<<"$json"; }
-released_at() { jq -r --arg n "$1" '.items[] | select(.metadata.name==$n) | .metadata.annotations["dagsched.io/released-at"] // ""' <<<"$json"; }
 order_ok=1
 for pair in clean:extract enrich:extract load:clean load:enrich; do
   t="$(task_pod "${pair%%:*}")" u="$(task_pod "${pair#*:}")"
@@ -283,9 +192,8 @@ why() { K -n "$NS" get events --field-selector reason=InvalidJobGraph -o jsonpat
 has_why() { why | grep -qF 'depends "a || b": dagsched supports only'; }
 check "... and its pods got a Warning Event saying why" wait_until 30 has_why
 
-stop_all
+stop_components
 check "the extender and the controller left no sanitizer report" \
-  bash -c "! grep -qE 'ERROR: (Address|Leak)Sanitizer|runtime error:' '$LOGDIR/extender.log' '$LOGDIR/controller.log'"
+  no_sanitizer_report "$LOGDIR/extender.log" "$LOGDIR/controller.log"
 K delete mutatingwebhookconfiguration dagsched-admission-test >/dev/null 2>&1 || true
-echo "argo integration: $PASSED passed, $FAILED failed"
-((FAILED == 0))
+suite_result "argo integration"

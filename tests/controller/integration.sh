@@ -51,59 +51,22 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
 SELF="$ROOT/tests/controller/integration.sh"
 HERE="$ROOT/tests/controller"
+# shellcheck source=tests/common/cluster_suite.sh
+. "$ROOT/tests/common/cluster_suite.sh"
 
 if [[ "${1:-}" != --inside ]]; then
-  [[ $# -eq 1 ]] || {
-    echo "usage: $0 BINARY" >&2
-    exit 2
-  }
-  bin="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
-  [[ -x "$bin" ]] || {
-    echo "integration: $bin is not executable" >&2
-    exit 2
-  }
   export NODE_PROFILE="$HERE/nodes.tsv"
-  exec "$ROOT/hack/cluster/with-cluster.sh" "$SELF" --inside "$bin"
+  run_in_cluster "$SELF" 1 "$0 BINARY (an executable)" "$@"
 fi
 BIN="$2"
-K() { "$KUBECTL" "$@"; }
 LOGDIR="$CLUSTER_DIR/controller-logs"
 mkdir -p "$LOGDIR"
-PASSED=0
-FAILED=0
+SUITE=controller
 SCENARIO=""
-
-pass() {
-  PASSED=$((PASSED + 1))
-  echo "controller: ok $PASSED - $SCENARIO: $*"
-}
-failed() {
-  FAILED=$((FAILED + 1))
-  echo "controller: FAILED - $SCENARIO: $*" >&2
-  for f in "$LOGDIR"/*.log; do
-    [[ -f "$f" ]] || continue
-    echo "---- tail of $f" >&2
-    tail -n 25 "$f" >&2
-  done
-}
-# check DESCRIPTION COMMAND...: one assertion.
-check() {
-  local what="$1"
-  shift
-  if "$@"; then pass "$what"; else failed "$what"; fi
-}
-# wait_until SECONDS COMMAND...: polls COMMAND every 0.5 s; status 1 on timeout.
-wait_until() {
-  local deadline=$((SECONDS + $1))
-  shift
-  until "$@" >/dev/null 2>&1; do
-    ((SECONDS < deadline)) || return 1
-    sleep 0.5
-  done
-}
+on_failure() { tail_logs 25 "$LOGDIR"/*.log; }
 
 # ---- controllers
-declare -A CTL_PID
+declare -A CTL_PIDS # NAME -> pid
 start_ctl() { # NAME ARGS...
   local name="$1"
   shift
@@ -113,29 +76,20 @@ start_ctl() { # NAME ARGS...
     while [[ -e "$LOGDIR/$name.log.$n" ]]; do n=$((n + 1)); done
     mv "$LOGDIR/$name.log" "$LOGDIR/$name.log.$n"
   fi
-  ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}" \
-    UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}" \
-    "$BIN" --kubeconfig "$KUBECONFIG" --log-level debug "$@" >"$LOGDIR/$name.log" 2>&1 &
-  CTL_PID[$name]=$!
+  env "${SANITIZER_ENV[@]}" "$BIN" --kubeconfig "$KUBECONFIG" --log-level debug "$@" >"$LOGDIR/$name.log" 2>&1 &
+  CTL_PIDS[$name]=$!
 }
 stop_ctl() { # NAME [SIGNAL]
-  local name="$1" sig="${2:-TERM}" pid="${CTL_PID[$1]:-}"
-  [[ -n "$pid" ]] || return 0
-  kill "-$sig" "$pid" 2>/dev/null || true
-  wait "$pid" 2>/dev/null || true
-  unset "CTL_PID[$name]"
+  stop_pid "${CTL_PIDS[$1]:-}" "${2:-}"
+  unset "CTL_PIDS[$1]"
 }
 stop_all() {
   local n
-  for n in "${!CTL_PID[@]}"; do stop_ctl "$n"; done
+  for n in "${!CTL_PIDS[@]}"; do stop_ctl "$n"; done
 }
 trap stop_all EXIT
 
-metric() { # PORT NAME_WITH_LABELS -> value (0 when absent)
-  local v
-  v="$(curl -s "http://127.0.0.1:$1/metrics" | awk -v m="$2" '$1 == m {print $2}')"
-  echo "${v:-0}"
-}
+metric() { metric_of "http://127.0.0.1:$1/metrics" "$2"; } # PORT NAME_WITH_LABELS
 
 # ---- cluster objects
 policy() { # key=value overrides of spec.preemption (YAML lines), e.g. "rho: 0"; with RELEASE set
@@ -145,32 +99,17 @@ policy() { # key=value overrides of spec.preemption (YAML lines), e.g. "rho: 0";
     if [[ "$l" == cooldown:* ]]; then cooldown="$l"; else extra+="        $l"$'\n'; fi
   done
   [[ -z "${RELEASE:-}" ]] || extra+="      release: $RELEASE"$'\n'
-  K apply -f - >/dev/null <<EOF
-apiVersion: v1
-kind: ConfigMap
-metadata:
-  name: dagsched-policy-default
-  namespace: dagsched-system
-  labels: {dagsched.io/kind: SchedulingPolicy}
-data:
-  policy.yaml: |
-    apiVersion: dagsched.io/v1alpha1
-    kind: SchedulingPolicy
-    metadata: {name: default}
-    spec:
-      preemption:
+  apply_policy dagsched-system "      preemption:
         epoch: 2s
         minRunTime: 0s
         $cooldown
         maxEvictionsPerNode: 1
         maxEvictionsPerMinute: 10
-$extra
-EOF
+$extra"
 }
 job() { # NS NAME CPU RUNTIME [DEADLINE] [PRIORITY_CLASS] [LABEL k=v] [NODE_SELECTOR k=v]
   "$HERE/gen-jobs.sh" "$2" "$3" "$4" "${5:--}" "${6:--}" "${7:--}" "${8:--}" | K -n "$1" apply -f - >/dev/null
 }
-deadline_in() { date -u -d "+$1 sec" +%Y-%m-%dT%H:%M:%SZ; }
 pod_of() { K -n "$1" get pods -l "job-name=$2" -o jsonpath='{.items[0].metadata.name}' 2>/dev/null; }
 pod_uid() { K -n "$1" get pod "$2" -o jsonpath='{.metadata.uid}' 2>/dev/null; }
 phase_of() { K -n "$1" get pod "$2" -o jsonpath='{.status.phase}' 2>/dev/null; }
@@ -608,20 +547,7 @@ scenario_cascade() {
   SCENARIO=cascade
   fresh_ns cas
   # Tasks are urgent within 150 s of their deadline; only pods labelled preemptable may go.
-  K apply -f - >/dev/null <<EOF
-apiVersion: v1
-kind: ConfigMap
-metadata:
-  name: dagsched-policy-default
-  namespace: dagsched-system
-  labels: {dagsched.io/kind: SchedulingPolicy}
-data:
-  policy.yaml: |
-    apiVersion: dagsched.io/v1alpha1
-    kind: SchedulingPolicy
-    metadata: {name: default}
-    spec:
-      deadlines: {urgentThreshold: 150s}
+  apply_policy dagsched-system "      deadlines: {urgentThreshold: 150s}
       preemption:
         epoch: 2s
         minRunTime: 0s
@@ -629,8 +555,7 @@ data:
         maxEvictionsPerNode: 1
         maxEvictionsPerMinute: 10
         deadlineVictims: true
-        podSelector: {matchLabels: {dagsched-test/preemptable: "true"}}
-EOF
+        podSelector: {matchLabels: {dagsched-test/preemptable: \"true\"}}"
   start_ctl main --leader-elect=false --metrics-listen 127.0.0.1:18112
   job cas low-2h 2 2h
   job cas low-3h 2 3h
@@ -713,20 +638,7 @@ scenario_replacement_failover() {
   fresh_ns rep
   # Tasks are urgent within 150 s of their deadline; tasks with a deadline may be victims; only
   # pods labelled preemptable may go; a 5-minute cooldown.
-  K apply -f - >/dev/null <<EOF
-apiVersion: v1
-kind: ConfigMap
-metadata:
-  name: dagsched-policy-default
-  namespace: dagsched-system
-  labels: {dagsched.io/kind: SchedulingPolicy}
-data:
-  policy.yaml: |
-    apiVersion: dagsched.io/v1alpha1
-    kind: SchedulingPolicy
-    metadata: {name: default}
-    spec:
-      deadlines: {urgentThreshold: 150s}
+  apply_policy dagsched-system "      deadlines: {urgentThreshold: 150s}
       preemption:
         epoch: 2s
         minRunTime: 0s
@@ -734,8 +646,7 @@ data:
         maxEvictionsPerNode: 1
         maxEvictionsPerMinute: 10
         deadlineVictims: true
-        podSelector: {matchLabels: {dagsched-test/preemptable: "true"}}
-EOF
+        podSelector: {matchLabels: {dagsched-test/preemptable: \"true\"}}"
   local le=(--leader-elect=true --leader-elect-lease-duration 6s --leader-elect-renew-deadline 4s
     --leader-elect-retry-period 1s)
   start_ctl one "${le[@]}" --leader-elect-identity one --metrics-listen 127.0.0.1:18113
@@ -837,15 +748,14 @@ for s in ${CONTROLLER_SCENARIOS:-dag_order urgent rho protections namespace_sele
 done
 stop_all
 SCENARIO=sanitizers
-sanitizer_reports() { grep -l -E 'ERROR: (AddressSanitizer|LeakSanitizer)|runtime error:' "$LOGDIR"/*.log "$LOGDIR"/*.log.* 2>/dev/null; }
+sanitizer_reports() { grep -l -E "$SANITIZER_REPORT" "$LOGDIR"/*.log "$LOGDIR"/*.log.* 2>/dev/null; }
 if reports="$(sanitizer_reports)"; then
   failed "sanitizer reports in: $(echo "$reports" | xargs -n1 basename | tr '\n' ' ')"
   for f in $reports; do
     echo "---- sanitizer report in $f" >&2
-    grep -A 30 -E 'ERROR: (AddressSanitizer|LeakSanitizer)|runtime error:' "$f" | head -60 >&2
+    grep -A 30 -E "$SANITIZER_REPORT" "$f" | head -60 >&2
   done
 else
   pass "no AddressSanitizer, LeakSanitizer or UndefinedBehaviorSanitizer report in any controller log"
 fi
-echo "controller integration: $PASSED passed, $FAILED failed"
-[[ "$FAILED" -eq 0 ]]
+suite_result "controller integration"

@@ -27,90 +27,36 @@
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
 SELF="$ROOT/tests/extender/admission_integration.sh"
+# shellcheck source=tests/common/cluster_suite.sh
+. "$ROOT/tests/common/cluster_suite.sh"
 
-abs() { echo "$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"; }
 if [[ "${1:-}" != --inside ]]; then
-  [[ $# -eq 2 && -x "$1" && -x "$2" ]] || {
-    echo "usage: $0 EXTENDER CONTROLLER (executables)" >&2
-    exit 2
-  }
   export NODE_PROFILE="$ROOT/tests/controller/nodes.tsv"
   export SCHEDULER_CONFIG="$ROOT/tests/extender/admission-scheduler-config.yaml"
-  exec "$ROOT/hack/cluster/with-cluster.sh" "$SELF" --inside "$(abs "$1")" "$(abs "$2")"
+  run_in_cluster "$SELF" 2 "$0 EXTENDER CONTROLLER (executables)" "$@"
 fi
 EXT="$2"
 CTL="$3"
-K() { "$KUBECTL" "$@"; }
 LOGDIR="$CLUSTER_DIR/admission-logs"
 CERTS="$CLUSTER_DIR/admission-certs"
 mkdir -p "$LOGDIR"
 "$ROOT/hack/gen-test-certs.sh" "$CERTS"
-PASSED=0
-FAILED=0
+SUITE=admission
 GATE=dagsched.io/dependencies
 INSTALL_NS=dagsched-system
 NS=wf
 
-pass() {
-  PASSED=$((PASSED + 1))
-  echo "admission: ok $PASSED - $*"
-}
-failed() {
-  FAILED=$((FAILED + 1))
-  echo "admission: FAILED - $*" >&2
-  for f in "$LOGDIR"/*.log; do
-    [[ -f "$f" ]] || continue
-    echo "---- tail of $f" >&2
-    tail -n 25 "$f" >&2
-  done
-}
-check() {
-  local what="$1"
-  shift
-  if "$@"; then pass "$what"; else failed "$what"; fi
-}
-wait_until() {
-  local deadline=$((SECONDS + $1))
-  shift
-  until "$@" >/dev/null 2>&1; do
-    ((SECONDS < deadline)) || return 1
-    sleep 0.5
-  done
-}
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-
+on_failure() { tail_logs 25 "$LOGDIR"/*.log; }
 EXT_PORT="$(free_port)"
 ADM_PORT="$(free_port)"
 CTL_PORT="$(free_port)"
-EXT_PID=""
-CTL_PID=""
-start_extender() {
-  ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}" \
-    UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}" \
-    "$EXT" --kubeconfig "$KUBECONFIG" --log-level debug --listen "127.0.0.1:$EXT_PORT" \
-    --tls-cert "$CERTS/a.crt" --tls-key "$CERTS/a.key" --admission-listen "127.0.0.1:$ADM_PORT" \
-    --admission-install-namespace "$INSTALL_NS" --policy-namespace "$INSTALL_NS" \
-    >>"$LOGDIR/extender.log" 2>&1 &
-  EXT_PID=$!
-  wait_until 30 curl -sf --cacert "$CERTS/ca.crt" "https://127.0.0.1:$ADM_PORT/healthz"
+start_extender_ready() {
+  start_extender "$EXT" "$LOGDIR/extender.log" "$INSTALL_NS" --log-level debug
+  wait_until 30 extender_webhook_ready
 }
-stop_pid() { # PID
-  [[ -n "$1" ]] || return 0
-  kill -TERM "$1" 2>/dev/null || true
-  wait "$1" 2>/dev/null || true
-}
-stop_all() {
-  stop_pid "$CTL_PID"
-  CTL_PID=""
-  stop_pid "$EXT_PID"
-  EXT_PID=""
-}
-trap stop_all EXIT
-metric() { # NAME_WITH_LABELS -> value (0 when absent)
-  local v
-  v="$(curl -s --cacert "$CERTS/ca.crt" "https://127.0.0.1:$EXT_PORT/metrics" | awk -v m="$1" '$1 == m {print $2}')"
-  echo "${v:-0}"
-}
+trap stop_components EXIT
+metric() { metric_of "https://127.0.0.1:$EXT_PORT/metrics" "$1" --cacert "$CERTS/ca.crt"; }
+ctl_metric() { metric_of "http://127.0.0.1:$CTL_PORT/metrics" "$1"; }
 gates() { K -n "$1" get pod "$2" -o jsonpath='{.spec.schedulingGates[*].name}' 2>/dev/null; }
 gated() { [[ " $(gates "$1" "$2") " == *" $GATE "* ]]; }
 ungated() { [[ -z "$(gates "$1" "$2")" ]]; }
@@ -133,34 +79,9 @@ YAML
 
 K create namespace "$INSTALL_NS" >/dev/null
 K create namespace "$NS" >/dev/null
-check "the extender serves its webhook listener over HTTPS" start_extender
-K apply -f - >/dev/null <<YAML
-apiVersion: admissionregistration.k8s.io/v1
-kind: MutatingWebhookConfiguration
-metadata: {name: dagsched-admission-test}
-webhooks:
-  - name: gate.dagsched.io
-    admissionReviewVersions: [v1]
-    sideEffects: None
-    timeoutSeconds: 5
-    failurePolicy: Ignore
-    reinvocationPolicy: IfNeeded
-    clientConfig:
-      url: https://127.0.0.1:$ADM_PORT/mutate-pods
-      caBundle: $(base64 -w0 "$CERTS/ca.crt")
-    rules:
-      - {operations: [CREATE], apiGroups: [""], apiVersions: [v1], resources: [pods], scope: Namespaced}
-    namespaceSelector:
-      matchExpressions:
-        - {key: kubernetes.io/metadata.name, operator: NotIn, values: [kube-system]}
-YAML
-# The API server picks up a new webhook configuration within a second or so: probe until a
-# throw-away dagsched pod comes back gated.
-probe_gated() {
-  K -n "$NS" delete pod probe --ignore-not-found --wait=true >/dev/null 2>&1
-  pod probe dagsched | K -n "$NS" create -f - >/dev/null && gated "$NS" probe
-}
-check "the webhook is called by the API server" wait_until 30 probe_gated
+check "the extender serves its webhook listener over HTTPS" start_extender_ready
+register_webhook dagsched-admission-test
+check "the webhook is called by the API server" wait_until 30 probe_gated "$NS"
 K -n "$NS" delete pod probe --wait=false >/dev/null 2>&1 || true
 
 # ---- a chain created at once, without gates, as a workflow engine creates it
@@ -184,22 +105,12 @@ check "each gated pod is logged at debug" \
   bash -c "grep -q 'admission: pod $NS/chain-b: gate added' '$LOGDIR/extender.log'"
 
 # ---- the controller releases them
-"$CTL" --kubeconfig "$KUBECONFIG" --log-level debug --leader-elect=false \
-  --policy-namespace "$INSTALL_NS" --metrics-listen "127.0.0.1:$CTL_PORT" >"$LOGDIR/controller.log" 2>&1 &
-CTL_PID=$!
+start_controller "$CTL" "$LOGDIR/controller.log" "$INSTALL_NS" --log-level debug
 check "the controller removes the gate of the pod outside any DAG job" wait_until 30 ungated "$NS" plain
 check "... and it is scheduled" wait_until 30 bound "$NS" plain
 all_done() { [[ "$(K -n "$NS" get pods -l dagsched.io/job=chain --field-selector=status.phase=Succeeded -o name | wc -l)" -eq 3 ]]; }
 check "the three chained tasks succeed" wait_until 120 all_done
 json="$(K -n "$NS" get pods -o json)"
-start_of() { jq -r --arg n "$1" '.items[] | select(.metadata.name==$n) | .status.startTime' <<<"$json"; }
-end_of() { jq -r --arg n "$1" '.items[] | select(.metadata.name==$n) | [.status.containerStatuses[].state.terminated.finishedAt] | max' <<<"$json"; }
-released_at() { jq -r --arg n "$1" '.items[] | select(.metadata.name==$n) | .metadata.annotations["dagsched.io/released-at"] // ""' <<<"$json"; }
-# not_before A B: both timestamps (RFC 3339, any precision) are set and A >= B.
-not_before() {
-  [[ -n "$1" && -n "$2" && "$1" != null && "$2" != null ]] || return 1
-  awk -v a="$(date -u -d "$1" +%s.%N)" -v b="$(date -u -d "$2" +%s.%N)" 'BEGIN { exit !(a >= b) }'
-}
 order_ok=1
 for pair in chain-b:chain-a chain-c:chain-b; do
   t="${pair%%:*}" u="${pair#*:}"
@@ -215,27 +126,13 @@ done
 check "no task was released or started before its upstream task finished" test "$order_ok" = 1
 check "the root task was released by the controller too" test -n "$(released_at chain-a)"
 check "the controller counted the ungated non-DAG pod" \
-  test "$(curl -s "http://127.0.0.1:$CTL_PORT/metrics" | awk '$1 == "dagsched_controller_releases_total{kind=\"outside_dag\"}" {print $2}')" -ge 1
+  test "$(ctl_metric 'dagsched_controller_releases_total{kind="outside_dag"}')" -ge 1
 
 # ---- release as admission: limited room, the policy's order, reasons on held pods
 K -n "$NS" delete pod plain other --wait=true >/dev/null
 K -n "$INSTALL_NS" delete pod own-ns --wait=true >/dev/null
-K apply -f - >/dev/null <<YAML
-apiVersion: v1
-kind: ConfigMap
-metadata:
-  name: dagsched-policy-default
-  namespace: $INSTALL_NS
-  labels: {dagsched.io/kind: SchedulingPolicy}
-data:
-  policy.yaml: |
-    apiVersion: dagsched.io/v1alpha1
-    kind: SchedulingPolicy
-    metadata: {name: default}
-    spec:
-      order: {acrossJobs: shortestRemaining, starvationThreshold: 0s}
-      release: {admission: capacity, lookahead: 0}
-YAML
+apply_policy "$INSTALL_NS" "      order: {acrossJobs: shortestRemaining, starvationThreshold: 0s}
+      release: {admission: capacity, lookahead: 0}"
 check "the controller takes the policy with lookahead 0" \
   wait_until 30 grep -q 'policy default from .* is active' "$LOGDIR/controller.log"
 task() { # NAME RUNTIME: a one-task job of one 3-cpu pod, no gate in its manifest
@@ -289,7 +186,6 @@ check "a pod held for room is gated and says why (dagsched.io/waiting-reason)" w
 echo "  j20 waits: $(reason_of j20)"
 waiting_event() { K -n "$NS" get events --field-selector reason=Waiting,involvedObject.name=j20 -o jsonpath='{.items[*].message}' | grep -q '^no room: needs cpu 3'; }
 check "... with a Waiting Event that kubectl describe shows" wait_until 30 waiting_event
-ctl_metric() { curl -s "http://127.0.0.1:$CTL_PORT/metrics" | awk -v m="$1" '$1 == m {print $2}'; }
 check "the queue-length gauge counts the pods held for room" \
   test "$(ctl_metric 'dagsched_controller_release_queue_length{reason="no-room"}')" -ge 1
 cap_done() { [[ "$(K -n "$NS" get pods -l 'dagsched.io/job in (j5,j10,j12,j15,j20)' --field-selector=status.phase=Succeeded -o name | wc -l)" -eq 5 ]]; }
@@ -318,10 +214,8 @@ stop_pid "$EXT_PID"
 EXT_PID=""
 check "with the extender down (failurePolicy Ignore) a dagsched pod is created, ungated" \
   bash -c "$(declare -f pod); pod down dagsched 'dagsched.io/job: down, dagsched.io/task: x' | '$KUBECTL' -n $NS create -f - >/dev/null && [[ -z \"\$('$KUBECTL' -n $NS get pod down -o jsonpath='{.spec.schedulingGates}')\" ]]"
-check "the extender left no sanitizer report" \
-  bash -c "! grep -qE 'ERROR: (Address|Leak)Sanitizer|runtime error:' '$LOGDIR/extender.log'"
+check "the extender left no sanitizer report" no_sanitizer_report "$LOGDIR/extender.log"
 
-stop_all
+stop_components
 K delete mutatingwebhookconfiguration dagsched-admission-test >/dev/null 2>&1 || true
-echo "admission integration: $PASSED passed, $FAILED failed"
-((FAILED == 0))
+suite_result "admission integration"
