@@ -243,7 +243,7 @@ if ((CHURN_S > 0 && PODS > 0)); then
   c2="$(cpu_s)"
   [[ -z "$ext_pid" ]] || e2="$(cpu_s "$ext_pid")"
   t2="$(now)"
-  next=0
+  next=0 churn_pids=()
   for ((sec = 0; sec < CHURN_S; sec++)); do
     names=()
     for ((k = 0; k < CHURN_RATE; k++)); do
@@ -251,9 +251,10 @@ if ((CHURN_S > 0 && PODS > 0)); then
     done
     next=$((next + CHURN_RATE))
     "$K" -n bench annotate pods "${names[@]}" "dagsched.io/bench-churn=$sec" --overwrite >/dev/null 2>&1 &
+    churn_pids+=($!)
     sleep 1
   done
-  wait
+  wait "${churn_pids[@]}" 2>/dev/null || true
   churn_s="$(since "$t2")"
   churn_made=$((CHURN_S * CHURN_RATE))
   ctl_churn="$(awk -v a="$c2" -v b="$(cpu_s)" -v s="$churn_s" 'BEGIN { printf "%.1f", (b - a) * 100 / s }')"
