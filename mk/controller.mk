@@ -5,7 +5,8 @@
 #   make controller-unit-test / -asan           tests/controller/test_*.c (cmocka, no cluster)
 #   make controller-integration-test            tests/controller/integration.sh on a local control
 #                                               plane, with the ASan+UBSan build of the binary
-#   make bench-scale                            the controller at 1,000 nodes and 20,000 pods
+#   make bench-scale                            the controller and the extender at 1,000 nodes
+#                                               and 20,000 pods
 #
 # The decision modules (view, ledger, guards, preempt, release, publish, tracker) are pure and
 # linked into the unit tests; the rest (actions, round, ledger_store, main...) talks to the API
@@ -85,11 +86,12 @@ controller-integration-test: $(BUILD)/asan/bin/dagsched-controller
 
 INTEGRATION_TESTS += controller-integration-test
 
-# The controller at scale (issue 16's goals): NODES kwok nodes (default 1000), PODS DAG task pods
-# (default 20000), URGENT urgent pods (default 5); prints RSS, CPU per idle minute, round CPU
+# The controller and the extender at scale (issue 16's goals): NODES kwok nodes (default 1000),
+# PODS DAG task pods (default 20000), URGENT urgent pods (default 5); prints RSS, CPU per idle
+# minute, churn CPU (the extender's too), round CPU
 # time, urgent Unschedulable -> eviction latency and the write queue next to the goals
 # (tests/controller/bench_scale.sh). A benchmark, not part of `make test`; it starts a cluster:
 # `flock /tmp/dagsched-cluster.lock make bench-scale` when other clusters may start.
 .PHONY: bench-scale
-bench-scale: $(BIN)/dagsched-controller
-	@tests/controller/bench_scale.sh $(BIN)/dagsched-controller
+bench-scale: $(BIN)/dagsched-controller $(BIN)/dagsched-extender
+	@tests/controller/bench_scale.sh $(BIN)/dagsched-controller $(BIN)/dagsched-extender

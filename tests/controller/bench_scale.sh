@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# bench_scale.sh: the controller at scale on a local cluster of many kwok nodes (make bench-scale).
+# bench_scale.sh: the controller and the extender at scale on a local cluster of many kwok nodes
+# (make bench-scale).
 #
 # One fresh cluster (hack/cluster/with-cluster.sh, NODES nodes from gen-large.sh). Then:
 #   1. PODS DAG task pods (jobs of 20 independent tasks, a deadline 10 h away, 100m CPU and
@@ -10,9 +11,15 @@
 #      dagsched.io/runtime-scaled already, so that kwok starts them without the runtime scaler.
 #   2. Each of the URGENT target nodes (8-cpu general nodes) is filled by four 2-cpu Jobs of one
 #      task each (run time 5 h), placed by kube-scheduler.
-#   3. The controller (release build, leader election off) starts; the time until /readyz and its
-#      RSS then are printed. After IDLE_S seconds without changes (default 60), its RSS and the CPU
-#      seconds it used in them (/proc/PID/stat) are printed.
+#   3. The controller (release build, leader election off) and, when its binary is given, the
+#      extender (release build; kube-scheduler does not call it here, so what is measured is what
+#      keeping its snapshot current costs) start; the time until /readyz and their RSS then are
+#      printed. After IDLE_S seconds without changes (default 60), their RSS and the CPU seconds
+#      they used in them (/proc/PID/stat) are printed.
+#  3b. Churn: for CHURN_S seconds (default 30), CHURN_RATE pod changes a second (default 50: one
+#      kubectl annotate call a second on the next CHURN_RATE bulk pods, calls overlapping when one
+#      takes longer); the changes made, their rate, and the CPU both processes used meanwhile
+#      (as a share of one core) are printed.
 #   4. One urgent Job per target node, one after the other (2 cpu, 10 s run time, deadline 40 s
 #      away, priority class dagsched-urgent, nodeSelector on its node): a watch of the pods of
 #      namespace urg (kubectl get -w) timestamps, on this machine, the moment each urgent pod is
@@ -28,8 +35,9 @@
 #      write queue (depth now and at each eviction, coalesced, dropped, writes made).
 # Each figure is printed next to the goal of issue 16. No pass/fail: a benchmark.
 #
-# Usage: tests/controller/bench_scale.sh CONTROLLER_BINARY
-#        (NODES=1000 PODS=20000 URGENT=5 IDLE_S=60 WRITE_QPS=20 FOLLOW_S=60)
+# Usage: tests/controller/bench_scale.sh CONTROLLER_BINARY [EXTENDER_BINARY]
+#        (NODES=1000 PODS=20000 URGENT=5 IDLE_S=60 WRITE_QPS=20 FOLLOW_S=60 CHURN_S=30
+#        CHURN_RATE=50)
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
 
@@ -39,22 +47,33 @@ if [[ "${1:-}" != "--inside" ]]; then
     echo "bench-scale: $CTL_BIN is not an executable" >&2
     exit 1
   }
+  EXT_BIN=""
+  if [[ -n "${2:-}" ]]; then
+    EXT_BIN="$(cd "$(dirname "$2")" && pwd)/$(basename "$2")"
+    [[ -x "$EXT_BIN" ]] || {
+      echo "bench-scale: $EXT_BIN is not an executable" >&2
+      exit 1
+    }
+  fi
   LOG_PREFIX=bench-scale
   # shellcheck source=hack/cluster/lib.sh
   source "$ROOT/hack/cluster/lib.sh"
   NODES="${NODES:-1000}" PODS="${PODS:-20000}" URGENT="${URGENT:-5}" IDLE_S="${IDLE_S:-60}"
   WRITE_QPS="${WRITE_QPS:-20}" FOLLOW_S="${FOLLOW_S:-60}"
+  CHURN_S="${CHURN_S:-30}" CHURN_RATE="${CHURN_RATE:-50}"
   [[ "$NODES" =~ ^[0-9]+$ && "$PODS" =~ ^[0-9]+$ && "$URGENT" =~ ^[0-9]+$ && "$IDLE_S" =~ ^[0-9]+$ &&
-    "$FOLLOW_S" =~ ^[0-9]+$ ]] &&
+    "$FOLLOW_S" =~ ^[0-9]+$ && "$CHURN_S" =~ ^[0-9]+$ && "$CHURN_RATE" =~ ^[0-9]+$ ]] &&
+    ((CHURN_RATE >= 1 && CHURN_RATE <= 500)) &&
     ((URGENT >= 1 && NODES >= 20 && IDLE_S >= 10)) ||
-    die "NODES (>= 20), PODS, URGENT (>= 1) and IDLE_S (>= 10) must be integers"
+    die "NODES (>= 20), PODS, URGENT (>= 1), IDLE_S (>= 10), FOLLOW_S, CHURN_S and CHURN_RATE (1-500) must be integers"
   tmp="$(mktemp -d /tmp/dagsched-bench-scale.XXXXXX)"
   trap 'rm -rf "$tmp"' EXIT
   "$ROOT/hack/cluster/nodes/gen-large.sh" "$NODES" >"$tmp/nodes.tsv"
   general="$(awk -v n="$URGENT" '!/^#/ && $1 ~ /^general-/ && c < n {print $1; c++}' "$tmp/nodes.tsv")"
   (($(wc -l <<<"$general") >= URGENT)) || die "fewer than URGENT=$URGENT general nodes"
-  port="$(pick_port)"
-  export CTL_BIN TMPD="$tmp" NODES PODS URGENT IDLE_S WRITE_QPS FOLLOW_S CTL_PORT="$port"
+  port="$(pick_port)" ext_port="$(pick_port)"
+  export CTL_BIN EXT_BIN TMPD="$tmp" NODES PODS URGENT IDLE_S WRITE_QPS FOLLOW_S CHURN_S CHURN_RATE
+  export CTL_PORT="$port" EXT_PORT="$ext_port"
   export TARGETS="$general"
   NODE_PROFILE="$tmp/nodes.tsv" "$ROOT/hack/cluster/with-cluster.sh" -- "$0" --inside
   exit $?
@@ -66,13 +85,17 @@ LOG_PREFIX=bench-scale
 # shellcheck source=hack/cluster/lib.sh
 source "$ROOT/hack/cluster/lib.sh"
 CTL_LOG="$CLUSTER_DIR/logs/controller.log"
-ctl_pid="" watch_pid=""
+EXT_LOG="$CLUSTER_DIR/logs/extender.log"
+ctl_pid="" ext_pid="" watch_pid=""
 stop_all() {
   [[ -z "$watch_pid" ]] || kill "$watch_pid" 2>/dev/null || true
-  if [[ -n "$ctl_pid" ]] && kill -0 "$ctl_pid" 2>/dev/null; then
-    kill "$ctl_pid" 2>/dev/null || true
-    wait "$ctl_pid" 2>/dev/null || true
-  fi
+  local p
+  for p in "$ctl_pid" "$ext_pid"; do
+    if [[ -n "$p" ]] && kill -0 "$p" 2>/dev/null; then
+      kill "$p" 2>/dev/null || true
+      wait "$p" 2>/dev/null || true
+    fi
+  done
 }
 trap stop_all EXIT
 now() { date +%s.%N; }
@@ -82,9 +105,10 @@ metric() { # NAME_WITH_LABELS -> value (0 when absent)
   v="$(curl -s --max-time 5 "http://127.0.0.1:$CTL_PORT/metrics" | awk -v m="$1" '$1 == m {print $2}')"
   echo "${v:-0}"
 }
-rss_mb() { awk '/^VmRSS/ { printf "%.1f", $2 / 1024 }' "/proc/$ctl_pid/status"; }
-hwm_mb() { awk '/^VmHWM/ { printf "%.1f", $2 / 1024 }' "/proc/$ctl_pid/status"; }
-cpu_s() { awk -v hz="$(getconf CLK_TCK)" '{ printf "%.2f", ($14 + $15) / hz }' "/proc/$ctl_pid/stat"; }
+# Of the controller, or of the process PID given.
+rss_mb() { awk '/^VmRSS/ { printf "%.1f", $2 / 1024 }' "/proc/${1:-$ctl_pid}/status"; }
+hwm_mb() { awk '/^VmHWM/ { printf "%.1f", $2 / 1024 }' "/proc/${1:-$ctl_pid}/status"; }
+cpu_s() { awk -v hz="$(getconf CLK_TCK)" '{ printf "%.2f", ($14 + $15) / hz }' "/proc/${1:-$ctl_pid}/stat"; }
 # histogram NAME [LABELS] -> "mean_ms p99_bucket_ms count" from the controller's /metrics;
 # LABELS: the series' own labels, e.g. stage="request"
 histogram() {
@@ -179,19 +203,64 @@ until [[ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$CTL_PORT/r
   sleep 0.2
 done
 ready_s="$(since "$t0")" ready_rss="$(rss_mb)"
+if [[ -n "$EXT_BIN" ]]; then
+  t2="$(now)"
+  "$EXT_BIN" --kubeconfig "$KUBECONFIG" --listen "127.0.0.1:$EXT_PORT" \
+    --policy-namespace dagsched-system --log-level info >"$EXT_LOG" 2>&1 &
+  ext_pid=$!
+  until [[ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$EXT_PORT/readyz")" == 200 ]]; do
+    kill -0 "$ext_pid" 2>/dev/null || die "the extender exited at start (log $EXT_LOG)"
+    (($(awk -v a="$t2" -v b="$(now)" 'BEGIN { print (b - a > 600) }'))) && die "extender not ready after 600 s"
+    sleep 0.2
+  done
+  ext_ready_s="$(since "$t2")" ext_ready_rss="$(rss_mb "$ext_pid")"
+  echo "extender ready after $ext_ready_s s (RSS $ext_ready_rss MB)"
+fi
 until (($(metric 'dagsched_controller_rounds_total{outcome="acted"}' | cut -d. -f1) >= 1)); do sleep 0.5; done
 first_round_s="$(since "$t0")"
 echo "controller ready after $ready_s s (RSS $ready_rss MB), first round acted after $first_round_s s"
 # Let the first rounds queue their annotation writes, then measure a quiet minute.
 sleep 20
 c0="$(cpu_s)" r0="$(metric 'dagsched_controller_rounds_total{outcome="acted"}')"
+[[ -z "$ext_pid" ]] || e0="$(cpu_s "$ext_pid")"
 w0="$(metric 'dagsched_controller_write_latency_seconds_count{stage="request"}')"
 sleep "$IDLE_S"
 c1="$(cpu_s)" r1="$(metric 'dagsched_controller_rounds_total{outcome="acted"}')"
+[[ -z "$ext_pid" ]] || e1="$(cpu_s "$ext_pid")"
 w1="$(metric 'dagsched_controller_write_latency_seconds_count{stage="request"}')"
 idle_cpu="$(awk -v a="$c0" -v b="$c1" -v s="$IDLE_S" 'BEGIN { printf "%.2f", (b - a) * 60 / s }')"
 idle_rss="$(rss_mb)"
 echo "idle ${IDLE_S} s: $(awk -v a="$c0" -v b="$c1" 'BEGIN { printf "%.2f", b - a }') CPU s, $((${r1%.*} - ${r0%.*})) rounds, $((${w1%.*} - ${w0%.*})) annotation writes; RSS $idle_rss MB; write queue depth $(metric dagsched_controller_write_queue_depth)"
+if [[ -n "$ext_pid" ]]; then
+  ext_idle_cpu="$(awk -v a="$e0" -v b="$e1" -v s="$IDLE_S" 'BEGIN { printf "%.2f", (b - a) * 60 / s }')"
+  ext_idle_rss="$(rss_mb "$ext_pid")"
+  echo "extender idle ${IDLE_S} s: $(awk -v a="$e0" -v b="$e1" 'BEGIN { printf "%.2f", b - a }') CPU s; RSS $ext_idle_rss MB"
+fi
+
+# 3b. churn: CHURN_RATE pod changes a second for CHURN_S seconds (annotations on bulk pods)
+churn_made=0 churn_s=0 ext_churn="-" ctl_churn="-"
+if ((CHURN_S > 0 && PODS > 0)); then
+  c2="$(cpu_s)"
+  [[ -z "$ext_pid" ]] || e2="$(cpu_s "$ext_pid")"
+  t2="$(now)"
+  next=0 churn_pids=()
+  for ((sec = 0; sec < CHURN_S; sec++)); do
+    names=()
+    for ((k = 0; k < CHURN_RATE; k++)); do
+      names+=("$(printf 't%05d' $(((next + k) % PODS)))")
+    done
+    next=$((next + CHURN_RATE))
+    "$K" -n bench annotate pods "${names[@]}" "dagsched.io/bench-churn=$sec" --overwrite >/dev/null 2>&1 &
+    churn_pids+=($!)
+    sleep 1
+  done
+  wait "${churn_pids[@]}" 2>/dev/null || true
+  churn_s="$(since "$t2")"
+  churn_made=$((CHURN_S * CHURN_RATE))
+  ctl_churn="$(awk -v a="$c2" -v b="$(cpu_s)" -v s="$churn_s" 'BEGIN { printf "%.1f", (b - a) * 100 / s }')"
+  [[ -z "$ext_pid" ]] || ext_churn="$(awk -v a="$e2" -v b="$(cpu_s "$ext_pid")" -v s="$churn_s" 'BEGIN { printf "%.1f", (b - a) * 100 / s }')"
+  echo "churn: $churn_made pod changes in $churn_s s; CPU meanwhile: controller $ctl_churn %, extender $ext_churn % of a core"
+fi
 
 # 4. urgent pods, one after the other
 "$K" -n urg get pods -w -o jsonpath='{.metadata.name}{"|"}{.spec.nodeName}{"|"}{.metadata.deletionTimestamp}{"|"}{.status.conditions[?(@.type=="PodScheduled")].reason}{"\n"}' 2>/dev/null |
@@ -251,6 +320,15 @@ printf '  %-48s %-22s %s\n' "annotation write request, mean / p99 bucket" "$wr_m
 printf '  %-48s %-22s %s\n' "annotation write time queued, mean / p99 bucket" "$wq_mean / $wq_p99 ms" "-"
 printf '  %-48s %-22s %s\n' "ready after / first round after" "$ready_s / $first_round_s s" "-"
 printf '  %-48s %-22s %s\n' "evictions ${FOLLOW_S} s after the last urgent pod" "$evicted_all" "exactly $URGENT (one per urgent pod)"
+if [[ -n "$ext_pid" ]]; then
+  echo
+  echo "extender at $NODES nodes and the same pods (its snapshot kept current; kube-scheduler does not call it here):"
+  printf '  %-48s %-22s %s\n' "figure" "measured" "goal (issue 16)"
+  printf '  %-48s %-22s %s\n' "RSS ready / after idle / peak" "$ext_ready_rss / $ext_idle_rss / $(hwm_mb "$ext_pid") MB" "<= 64 MB"
+  printf '  %-48s %-22s %s\n' "CPU per idle minute" "$ext_idle_cpu s" "-"
+  printf '  %-48s %-22s %s\n' "CPU under churn ($churn_made changes in $churn_s s)" "$ext_churn % of a core" "<= 5 % at 50 changes/s"
+  printf '  %-48s %-22s %s\n' "ready after" "$ext_ready_s s" "-"
+fi
 echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
 if [[ "$evicted_all" != "$URGENT" ]]; then
   echo "bench-scale: FAILED: $evicted_all evictions for $URGENT urgent pods (expected exactly one each, no follow-up)" >&2
