@@ -53,6 +53,8 @@ T_START=$SECONDS
 # helpers.
 # shellcheck source=hack/cluster/lib.sh
 source "$CLUSTER_TOOLS/lib.sh"
+# shellcheck source=hack/admission-webhook.sh
+source "$REPO_ROOT/hack/admission-webhook.sh"
 say() { printf 'demo: %s\n' "$*"; }
 die() {
   printf 'demo: error: %s\n' "$*" >&2
@@ -206,27 +208,8 @@ wait_http() { # wait_http NAME URL PID SECONDS [CA_FILE]
 # calls it: a throw-away pod in a namespace of its own comes back gated.
 register_webhook() { # register_webhook CLUSTER_DIR ADMISSION_PORT CA_FILE
   local d="$1" port="$2" ca="$3" probe_ns=dagsched-demo-probe deadline=$((SECONDS + 30)) gates=""
-  kc "$d" apply -f - >/dev/null <<YAML || die "registering the admission webhook failed"
-apiVersion: admissionregistration.k8s.io/v1
-kind: MutatingWebhookConfiguration
-metadata: {name: dagsched-demo}
-webhooks:
-  - name: gate.dagsched.io
-    admissionReviewVersions: [v1]
-    sideEffects: None
-    timeoutSeconds: 5
-    failurePolicy: Ignore
-    reinvocationPolicy: IfNeeded
-    matchPolicy: Equivalent
-    clientConfig:
-      url: https://127.0.0.1:$port/mutate-pods
-      caBundle: $(base64 -w0 "$ca")
-    rules:
-      - {operations: [CREATE], apiGroups: [""], apiVersions: [v1], resources: [pods], scope: Namespaced}
-    namespaceSelector:
-      matchExpressions:
-        - {key: kubernetes.io/metadata.name, operator: NotIn, values: [kube-system, $SYSTEM_NAMESPACE]}
-YAML
+  admission_webhook_yaml dagsched-demo "$port" "$ca" "$SYSTEM_NAMESPACE" | kc "$d" apply -f - >/dev/null ||
+    die "registering the admission webhook failed"
   kc "$d" create namespace "$probe_ns" >/dev/null || die "creating namespace $probe_ns failed"
   while ((SECONDS < deadline)); do
     kc "$d" -n "$probe_ns" delete pod probe --ignore-not-found --wait=true >/dev/null 2>&1

@@ -165,36 +165,17 @@ start_controller() {
   CTL_PID=$!
 }
 
+# shellcheck source=hack/admission-webhook.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../../hack/admission-webhook.sh"
 # ---- the admission webhook
 # register_webhook NAME EXCLUDED_NS...: a MutatingWebhookConfiguration NAME sending every Pod
 # CREATE outside kube-system and EXCLUDED_NS to the extender's webhook on $ADM_PORT: the chart's
 # webhook (helm/dagsched/templates/admission-webhook.yaml, default values) with a url instead of
 # a Service, as the extender runs as a local process.
 register_webhook() {
-  local name="$1" ns excluded="kube-system"
+  local name="$1"
   shift
-  for ns in "$@"; do excluded="$excluded, $ns"; done
-  K apply -f - >/dev/null <<YAML
-apiVersion: admissionregistration.k8s.io/v1
-kind: MutatingWebhookConfiguration
-metadata: {name: $name}
-webhooks:
-  - name: gate.dagsched.io
-    admissionReviewVersions: [v1]
-    sideEffects: None
-    timeoutSeconds: 5
-    failurePolicy: Ignore
-    reinvocationPolicy: IfNeeded
-    matchPolicy: Equivalent
-    clientConfig:
-      url: https://127.0.0.1:$ADM_PORT/mutate-pods
-      caBundle: $(base64 -w0 "$CERTS/ca.crt")
-    rules:
-      - {operations: [CREATE], apiGroups: [""], apiVersions: [v1], resources: [pods], scope: Namespaced}
-    namespaceSelector:
-      matchExpressions:
-        - {key: kubernetes.io/metadata.name, operator: NotIn, values: [$excluded]}
-YAML
+  admission_webhook_yaml "$name" "$ADM_PORT" "$CERTS/ca.crt" "$@" | K apply -f - >/dev/null
 }
 # probe_gated NS: creates a throw-away pod "probe" of the dagsched scheduler in NS (deleting an
 # earlier one first); true when it came back with the gate dagsched.io/dependencies. The API
