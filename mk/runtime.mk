@@ -71,6 +71,7 @@ fuzz-httpd-short: fuzz-deps
 	@rm -rf $(BUILD)/fuzz/corpus-fuzz_httpd && \
 	$(call fuzz-httpd-run,-seed=1 -runs=$(FUZZ_HTTPD_SHORT_RUNS)) >$(BUILD)/fuzz/fuzz_httpd.log 2>&1 || \
 	{ tail -n 60 $(BUILD)/fuzz/fuzz_httpd.log; \
+	  grep -a '^fuzz_httpd: ' $(BUILD)/fuzz/fuzz_httpd.log; \
 	  echo "fuzz-httpd-short: failed (log $(BUILD)/fuzz/fuzz_httpd.log)"; exit 1; }; \
 	echo "== fuzz_httpd: $$(grep -o 'stat::number_of_executed_units: *[0-9]*' \
 	  $(BUILD)/fuzz/fuzz_httpd.log | grep -o '[0-9]*$$') runs, no failure"

@@ -26,8 +26,11 @@
 #include "httpd.h"
 #include "clock.h"
 
-#define FUZZ_MAX_BODY  4096      /* small, so that 413 is reachable */
-#define ANSWER_LIMIT_S 5.0       /* the server must have answered and closed by then */
+#define FUZZ_MAX_BODY 4096 /* small, so that 413 is reachable */
+/* The server must have answered and closed by then. Its own timeouts for a request and a write are
+ * 30 s, so a server that waits on one of them still fails; 15 s leaves room for a loaded machine
+ * (a sanitizer build on a shared CI runner). */
+#define ANSWER_LIMIT_S 15.0
 #define MAX_READ       (4 << 20) /* answers to one input; far above what 64 KiB of requests get */
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
@@ -52,10 +55,34 @@ static void h_echo(void *ctx, const httpd_request *req, httpd_response *resp)
     httpd_respond(resp, 200, "application/json", buf);
 }
 
+/* Failures print one line starting "fuzz_httpd: FAILED:" (make fuzz-httpd-short shows it whatever
+ * the length of libFuzzer's report), then abort so that libFuzzer saves the input. */
 static void die(const char *why)
 {
-    fprintf(stderr, "fuzz_httpd: %s\n", why);
+    fprintf(stderr, "fuzz_httpd: FAILED: %s\n", why);
     abort();
+}
+
+static void die_errno(const char *what)
+{
+    char why[160];
+    snprintf(why, sizeof why, "%s: %s", what, strerror(errno));
+    die(why);
+}
+
+/* The answers received, escaped, for a failure about them. */
+static void die_answer(const char *why, const char *b, size_t n)
+{
+    fprintf(stderr, "fuzz_httpd: %zu bytes received: \"", n);
+    for (size_t i = 0; i < n && i < 1024; i++) {
+        unsigned char c = (unsigned char)b[i];
+        if (c >= 0x20 && c < 0x7f && c != '\\' && c != '"')
+            fputc(c, stderr);
+        else
+            fprintf(stderr, "\\x%02x", c);
+    }
+    fprintf(stderr, "%s\"\n", n > 1024 ? "..." : "");
+    die(why);
 }
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
@@ -80,18 +107,29 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 
 static int connect_server(void)
 {
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    if (fd < 0)
-        die("socket");
     struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)httpd_port(server))};
     a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    if (connect(fd, (struct sockaddr *)&a, sizeof a) != 0)
-        die("connect to the server failed");
-    int one = 1;
-    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-    if (fcntl(fd, F_SETFL, O_NONBLOCK) != 0)
-        die("fcntl");
-    return fd;
+    /* A machine short of local ports (other suites' connections in TIME_WAIT) refuses for a
+     * moment: that is the client's side, not the server's, so retry for a while. */
+    double deadline = rt_mono_now() + ANSWER_LIMIT_S;
+    for (;;) {
+        int fd = socket(AF_INET, SOCK_STREAM, 0);
+        if (fd < 0)
+            die_errno("socket");
+        if (connect(fd, (struct sockaddr *)&a, sizeof a) == 0) {
+            int one = 1;
+            setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+            if (fcntl(fd, F_SETFL, O_NONBLOCK) != 0)
+                die_errno("fcntl");
+            return fd;
+        }
+        int e = errno;
+        close(fd);
+        errno = e;
+        if ((e != EADDRNOTAVAIL && e != EINTR && e != EAGAIN) || rt_mono_now() > deadline)
+            die_errno("connect to the server");
+        poll(NULL, 0, 10);
+    }
 }
 
 typedef struct {
@@ -166,20 +204,26 @@ static bool status_known(int code)
 
 /* One response at b[0..n): status line, fields, empty line, Content-Length bytes of body (none
  * for 100 Continue and answers to HEAD).
- * Returns its length; dies on anything else (a truncated response included). */
-static size_t check_response(const char *b, size_t n, int *code)
+ * Returns its length, or 0 with *why set on anything else (a truncated response included). */
+static size_t check_response(const char *b, size_t n, int *code, const char **why)
 {
-    if (n < 13 || memcmp(b, "HTTP/1.1 ", 9) != 0 || b[12] != ' ')
-        die("malformed status line");
+    if (n < 13 || memcmp(b, "HTTP/1.1 ", 9) != 0 || b[12] != ' ') {
+        *why = "malformed status line";
+        return 0;
+    }
     *code = (b[9] - '0') * 100 + (b[10] - '0') * 10 + (b[11] - '0');
-    if (!status_known(*code))
-        die("unexpected status code");
+    if (!status_known(*code)) {
+        *why = "unexpected status code";
+        return 0;
+    }
     size_t i = 13, clen = 0;
     bool have_len = false, first = true;
     for (;;) {
         const char *lf = memchr(b + i, '\n', n - i);
-        if (lf == NULL || lf == b + i || lf[-1] != '\r')
-            die("truncated or malformed header section");
+        if (lf == NULL || lf == b + i || lf[-1] != '\r') {
+            *why = "truncated or malformed header section";
+            return 0;
+        }
         size_t ll = (size_t)(lf - (b + i)) - 1; /* without CRLF */
         if (first) {
             first = false; /* the reason phrase */
@@ -188,8 +232,10 @@ static size_t check_response(const char *b, size_t n, int *code)
             break;
         } else {
             const char *colon = memchr(b + i, ':', ll);
-            if (colon == NULL || colon == b + i)
-                die("malformed header field in an answer");
+            if (colon == NULL || colon == b + i) {
+                *why = "malformed header field in an answer";
+                return 0;
+            }
             if ((size_t)(colon - (b + i)) == 14 && strncasecmp(b + i, "Content-Length", 14) == 0) {
                 have_len = true;
                 clen = strtoul(colon + 1, NULL, 10);
@@ -201,10 +247,14 @@ static size_t check_response(const char *b, size_t n, int *code)
      * a status line, so a header section followed by one, or by the end, had no body. */
     if (*code == 100 || i == n || (n - i >= 9 && memcmp(b + i, "HTTP/1.1 ", 9) == 0))
         return i;
-    if (!have_len)
-        die("answer without Content-Length");
-    if (n - i < clen)
-        die("truncated body");
+    if (!have_len) {
+        *why = "answer without Content-Length";
+        return 0;
+    }
+    if (n - i < clen) {
+        *why = "truncated body";
+        return 0;
+    }
     return i + clen;
 }
 
@@ -213,7 +263,11 @@ static void check_answers(const char *b, size_t n)
     size_t i = 0;
     while (i < n) {
         int code;
-        i += check_response(b + i, n - i, &code);
+        const char *why = NULL;
+        size_t len = check_response(b + i, n - i, &code, &why);
+        if (len == 0)
+            die_answer(why, b, n);
+        i += len;
     }
 }
 
@@ -226,7 +280,7 @@ static void check_healthz(void)
     char *b = exchange(fd, &s, &n);
     close(fd);
     if (n < 12 || memcmp(b, "HTTP/1.1 200", 12) != 0)
-        die("/healthz not answered 200 after an input");
+        die_answer("/healthz not answered 200 after an input", b, n);
     check_answers(b, n);
     free(b);
 }
