@@ -802,7 +802,8 @@ static void test_job_deadline_rule(void **state)
     plan(&s, &out);
     assert_int_equal(out.n_ev, 1);
     ctl_preempt_out_free(&out);
-    s.pods[W].task.job_slack_s = -600; /* the task's level deadline is within reach, its job's not */
+    s.pods[W].task.job_slack_s =
+        -600; /* the task's level deadline is within reach, its job's not */
     plan(&s, &out);
     assert_int_equal(out.n_ev, 0);
     ctl_preempt_out_free(&out);
