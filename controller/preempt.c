@@ -398,6 +398,9 @@ static int build_tasks(plan_state *s, const ctl_budget *b, ds_err *err)
         w->request = p->request;
         w->order[0] = p->task.order[0];
         w->order[1] = p->task.order[1];
+        w->job_known = !isnan(p->task.job_slack_s) && !isnan(p->task.job_path_s);
+        w->job_slack_s = p->task.job_slack_s;
+        w->job_path_s = p->task.job_path_s;
         s->wait_pod[s->n_wait++] = i;
     }
     s->out->n_waiting = s->n_wait;

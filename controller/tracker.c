@@ -173,6 +173,7 @@ static void fill_task(const ctl_snapshot *s, size_t obs, ctl_task_info *t, bool 
     t->has_upstream = false;
     t->queue_pos = SIZE_MAX;
     t->order[0] = t->order[1] = NAN;
+    t->job_slack_s = t->job_path_s = NAN;
     t->job_name = NULL;
     t->task_name = NULL;
     t->job_invalid = false;
@@ -198,6 +199,8 @@ static void fill_task(const ctl_snapshot *s, size_t obs, ctl_task_info *t, bool 
     t->queue_pos = s->queue_pos[s->pos_base[r->job] + r->task];
     t->order[0] = s->job_order[r->job][0];
     t->order[1] = s->job_order[r->job][1];
+    t->job_slack_s = s->job_sum[r->job].slack_s;
+    t->job_path_s = s->job_sum[r->job].remaining_path_s;
     t->job_name = j->name;
     t->task_name = j->dag.tasks[r->task].name;
 }
@@ -335,6 +338,7 @@ static void fill_batch_job(ctl_snapshot *s, size_t i)
     j->task.task = DS_NO_TASK;
     j->task.queue_pos = SIZE_MAX;
     j->task.order[0] = j->task.order[1] = NAN;
+    j->task.job_slack_s = j->task.job_path_s = NAN;
     if (s->job_obs[i] != DS_NONE) {
         fill_task(s, s->job_obs[i], &j->task, true);
         return;
@@ -358,6 +362,8 @@ static void fill_batch_job(ctl_snapshot *s, size_t i)
     j->task.queue_pos = s->queue_pos[s->pos_base[j->task.job] + t];
     j->task.order[0] = s->job_order[j->task.job][0];
     j->task.order[1] = s->job_order[j->task.job][1];
+    j->task.job_slack_s = s->job_sum[j->task.job].slack_s;
+    j->task.job_path_s = s->job_sum[j->task.job].remaining_path_s;
 }
 
 static int build_jobset(ctl_snapshot *s, const ds_policy *pol, const node_speed *speeds,
@@ -431,9 +437,10 @@ static int build_queue_order(ctl_snapshot *s, const ds_policy *pol, ds_err *err)
         s->queue_pos[s->pos_base[refs[i].job] + refs[i].task] = (size_t)i;
     free(refs);
     s->job_order = calloc(s->js.n_jobs ? s->js.n_jobs : 1, sizeof *s->job_order);
-    if (s->job_order == NULL)
+    s->job_sum = calloc(s->js.n_jobs ? s->js.n_jobs : 1, sizeof *s->job_sum);
+    if (s->job_order == NULL || s->job_sum == NULL)
         return ds_err_set(err, "snapshot: out of memory");
-    return ds_jobset_job_figures(&s->js, &pol->order, s->now, s->job_order, err);
+    return ds_jobset_job_figures(&s->js, &pol->order, s->now, s->job_order, s->job_sum, err);
 }
 
 int ctl_snapshot_build(kube_obj_list *pods, kube_obj_list *nodes, kube_obj_list *pdbs,
@@ -513,6 +520,7 @@ void ctl_snapshot_free(ctl_snapshot *s)
     free(s->pos_base);
     free(s->queue_pos);
     free(s->job_order);
+    free(s->job_sum);
     free(s->pod);
     free(s->node);
     free(s->job);

@@ -22,6 +22,7 @@
 
 #include "cache.h"
 #include "ds_error.h"
+#include "joborder.h"
 #include "jobmodel.h"
 #include "objects.h"
 #include "policy.h"
@@ -33,10 +34,11 @@ typedef struct ctl_snapshot {
     kube_obj_list pods, nodes, pdbs, jobs, graphs, namespaces;
 
     ds_jobset js;
-    const ds_dag **dags;    /* [js.n_jobs]: every job's DAG (empty for invalid jobs) */
-    size_t *pos_base;       /* [js.n_jobs]: offset of each job's tasks in queue_pos */
-    size_t *queue_pos;      /* per task of every job: place in the queue order, SIZE_MAX if none */
-    double (*job_order)[2]; /* [js.n_jobs]: each job's figures in that order (NAN if invalid) */
+    const ds_dag **dags;     /* [js.n_jobs]: every job's DAG (empty for invalid jobs) */
+    size_t *pos_base;        /* [js.n_jobs]: offset of each job's tasks in queue_pos */
+    size_t *queue_pos;       /* per task of every job: place in the queue order, SIZE_MAX if none */
+    double (*job_order)[2];  /* [js.n_jobs]: each job's figures in that order (NAN if invalid) */
+    ds_job_summary *job_sum; /* [js.n_jobs]: each job's summary (slack and path NAN if invalid) */
 
     ctl_pod *pod; /* [pods.n], in list order */
     size_t n_pod;

@@ -77,11 +77,13 @@ typedef struct ctl_task_info {
     ds_task_state state; /* from the job's pods: blocked, waiting, running, succeeded, failed */
     bool evaluated;      /* the DSP evaluation below is valid */
     ds_task_eval eval;
-    bool has_upstream; /* the task depends on other tasks (only those are ever nudged) */
-    size_t queue_pos;  /* place in the policy's queue order (spec.order) among all waiting
-                        * tasks, 0 first; SIZE_MAX when not waiting */
-    double order[2];   /* its job's figures in that order (ds_order_job_figures), for the
-                        * queue-order rule of preemption; NAN outside a DAG */
+    bool has_upstream;  /* the task depends on other tasks (only those are ever nudged) */
+    size_t queue_pos;   /* place in the policy's queue order (spec.order) among all waiting
+                         * tasks, 0 first; SIZE_MAX when not waiting */
+    double order[2];    /* its job's figures in that order (ds_order_job_figures), for the
+                         * queue-order rule of preemption; NAN outside a DAG */
+    double job_slack_s; /* its job's slack and remaining critical path (ds_job_summary), for */
+    double job_path_s;  /* the job deadline rule of preemption; NAN outside a DAG */
     /* The job's and the task's names in the job model (borrowed like the pod's strings), NULL
      * outside a DAG: the identity that cooldowns follow across replacement pods. */
     const char *job_name, *task_name;

@@ -80,6 +80,7 @@ void ext_snapshot_discard(ext_snapshot *s)
     ds_strmap_free(&s->namespace_index);
     ds_jobset_free(&s->jobs);
     free(s->job_order);
+    free(s->job_sum);
     free(s);
 }
 
@@ -246,9 +247,11 @@ int ext_snapshot_finish(ext_snapshot *s, const ext_build_input *in, ds_err *err)
 {
     compute_pbar(s);
     s->job_order = calloc(s->jobs.n_jobs ? s->jobs.n_jobs : 1, sizeof *s->job_order);
-    if (s->job_order == NULL)
+    s->job_sum = calloc(s->jobs.n_jobs ? s->jobs.n_jobs : 1, sizeof *s->job_sum);
+    if (s->job_order == NULL || s->job_sum == NULL)
         return ds_err_set(err, "snapshot: out of memory (%zu jobs)", s->jobs.n_jobs);
-    return ds_jobset_job_figures(&s->jobs, &in->policy->order, in->now, s->job_order, err);
+    return ds_jobset_job_figures(&s->jobs, &in->policy->order, in->now, s->job_order, s->job_sum,
+                                 err);
 }
 
 int ext_snapshot_build(const ext_build_input *in, ext_snapshot **out, ds_err *err)

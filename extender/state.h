@@ -25,6 +25,7 @@
 #include <stdint.h>
 
 #include "client.h"
+#include "joborder.h"
 #include "jobmodel.h"
 #include "metrics.h"
 #include "objects.h"
@@ -59,8 +60,9 @@ typedef struct ext_snapshot {
     size_t *pod_node; /* node index of each bound unfinished pod, or DS_NONE */
 
     ds_jobset jobs;
-    double (*job_order)[2]; /* [jobs.n_jobs] each job's figures in the order across jobs */
-    double pbar_half;       /* P_bar / 2 over every waiting and running task of valid jobs */
+    double (*job_order)[2];  /* [jobs.n_jobs] each job's figures in the order across jobs */
+    ds_job_summary *job_sum; /* [jobs.n_jobs] each job's summary (the job deadline rule) */
+    double pbar_half;        /* P_bar / 2 over every waiting and running task of valid jobs */
     size_t n_dsp_tasks;
 
     const kube_configmap **graph_objs; /* JobGraph ConfigMaps (references) */

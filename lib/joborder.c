@@ -136,7 +136,7 @@ void ds_order_job_figures(const ds_order_params *p, const ds_job_summary *job, d
 }
 
 int ds_jobset_job_figures(const ds_jobset *s, const ds_order_params *p, double now,
-                          double (*out)[2], ds_err *err)
+                          double (*out)[2], ds_job_summary *sums, ds_err *err)
 {
     if (s == NULL || p == NULL || (out == NULL && s->n_jobs > 0))
         return ds_err_set(err, "job figures: %s is missing",
@@ -146,6 +146,8 @@ int ds_jobset_job_figures(const ds_jobset *s, const ds_order_params *p, double n
     for (size_t ji = 0; ji < s->n_jobs; ji++) {
         const ds_job *j = &s->jobs[ji];
         out[ji][0] = out[ji][1] = NAN;
+        if (sums != NULL)
+            sums[ji] = (ds_job_summary){.slack_s = NAN, .remaining_path_s = NAN};
         if (!j->valid)
             continue;
         ds_job_summary sum;
@@ -154,6 +156,8 @@ int ds_jobset_job_figures(const ds_jobset *s, const ds_order_params *p, double n
             return -1;
         }
         ds_order_job_figures(p, &sum, out[ji]);
+        if (sums != NULL)
+            sums[ji] = sum;
     }
     return 0;
 }

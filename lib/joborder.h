@@ -93,9 +93,11 @@ void ds_order_key_from_figures(const ds_order_params *p, const double job[2],
 void ds_order_job_figures(const ds_order_params *p, const ds_job_summary *job, double out[2]);
 
 /* The job figures (ds_order_job_figures) of every job of s at `now`: out[j] for job j (n_jobs
- * entries); NAN for an invalid job. 0, or -1 with err set when a job cannot be summarised. */
+ * entries); NAN for an invalid job. With sums (NULL: not wanted), also each job's summary
+ * (sums[j]; slack_s and remaining_path_s NAN for an invalid job), for the job deadline rule of
+ * preemption (lib/preempt_rules.h). 0, or -1 with err set when a job cannot be summarised. */
 int ds_jobset_job_figures(const ds_jobset *s, const ds_order_params *p, double now,
-                          double (*out)[2], ds_err *err);
+                          double (*out)[2], ds_job_summary *sums, ds_err *err);
 
 /* <0, 0, >0 as a comes before, ties with, or comes after b. */
 int ds_order_key_cmp(const ds_order_key *a, const ds_order_key *b);

@@ -212,7 +212,10 @@ long ds_place_preempt_node(const ds_place_preemptor *a, ds_preemptor_mode mode,
 
     double slack =
         ds_preemptor_slack_on(a->task.t_allow_s, a->task.t_rem_s, node->speed, p->start_latency_s);
-    bool lost = in_dag && mode != DS_PREEMPTOR_BARRED && !(slack >= 0.0);
+    bool lost = in_dag && mode != DS_PREEMPTOR_BARRED &&
+                (!(slack >= 0.0) || (p->payoff && a->task.job_known &&
+                                     !ds_job_savable(a->task.job_slack_s, a->task.job_path_s,
+                                                     a->fastest_speed, p->start_latency_s)));
     double room_wait = a->room_known ? a->room_wait_s : INFINITY;
     ds_node_view after = *node;
     long kept = 0;

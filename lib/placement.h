@@ -71,6 +71,8 @@ typedef struct ds_place_preemptor {
      * room_known and room_wait_s (INFINITY: never, as far as the known ends go). */
     bool room_known;
     double room_wait_s;
+    /* The fastest node's rate, for the job deadline rule (task.job_known; <= 0: 1.0). */
+    double fastest_speed;
 } ds_place_preemptor;
 
 typedef enum {

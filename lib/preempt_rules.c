@@ -23,6 +23,11 @@ bool ds_preemptor_savable(double t_allow_s, double t_rem_s, double speed, double
     return !isnan(slack) && slack >= 0.0;
 }
 
+bool ds_job_savable(double job_slack_s, double job_path_s, double max_speed, double start_s)
+{
+    return ds_preemptor_savable(job_slack_s, job_path_s, max_speed, start_s);
+}
+
 bool ds_eviction_pays(double preemptor_slack_s, bool preemptor_has_deadline, double victim_ran_s,
                       double wait_s)
 {

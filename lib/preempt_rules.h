@@ -32,6 +32,15 @@
  * a NaN slack. */
 bool ds_preemptor_savable(double t_allow_s, double t_rem_s, double speed, double start_s);
 
+/* The job deadline rule (with payoff): can the preemptor's job still meet its deadline? Its
+ * remaining critical path, run from now on the fastest node (rate max_speed; <= 0 or not a
+ * number: 1.0) after start_s, must end by the deadline: job_slack + path * (1 - 1/max_speed) -
+ * start_s >= 0, where job_slack = deadline - now - path at reference speed. A task's level
+ * deadline can still be within reach when its job's is not (level deadlines are spread over the
+ * levels when the job is released, and earlier levels may have run late): an eviction saves that
+ * task and nothing else, since the job misses anyway. True without a deadline (job_slack
+ * infinite); false for a NaN slack. */
+bool ds_job_savable(double job_slack_s, double job_path_s, double max_speed, double start_s);
 /* The exchange rule: does evicting a victim pay for the preemptor? The victim's finished work is
  * thrown away (victim_ran_s, on its node). What the eviction saves is lateness: the time the
  * preemptor would otherwise wait for room, wait_s, less the slack it can afford on the node

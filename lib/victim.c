@@ -83,6 +83,7 @@ typedef struct vctx {
     const ds_dag *const *jobs;
     const ds_preempt_params *p;
     const ds_node_free *nodes; /* [n_nodes] the caller's, for the node speeds */
+    double max_speed;          /* the fastest node's rate (the job deadline rule) */
 
     ds_res *free_;      /* [n_nodes] */
     size_t *budget;     /* [n_nodes] evictions left */
@@ -827,6 +828,11 @@ static void try_preempt(vctx *c, size_t ai, ds_preempt_reason reason, bool phase
         return;
     if (fits_anywhere(c, &a->request))
         return; /* the scheduler places it without evicting anything */
+    /* The job deadline rule: a job that misses its deadline even if all its remaining tasks got
+     * room now gains nothing from room for this task. */
+    if (c->p->payoff && a->job_known &&
+        !ds_job_savable(a->job_slack_s, a->job_path_s, c->max_speed, c->p->start_latency_s))
+        return;
     /* The job rule: a job whose blocked work cannot get room in time is late whatever this
      * eviction does. */
     if (c->p->payoff && c->p->job_room && a->n_job_needs > 0 && isfinite(a->t_allow_s) &&
@@ -1099,6 +1105,10 @@ long ds_select_victims(const ds_waiting_task *waiting, size_t n_waiting,
               .limit = limit,
               .n_cand = n_cand,
               .live = n_cand};
+    c.max_speed = 1.0;
+    for (size_t n = 0; n < n_nodes; n++)
+        if (nodes[n].speed > c.max_speed)
+            c.max_speed = nodes[n].speed;
     size_t max_dag = 1;
     for (size_t j = 0; j < n_jobs; j++)
         if (jobs[j]->n > max_dag)

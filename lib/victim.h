@@ -80,6 +80,12 @@ typedef struct ds_waiting_task {
     int level;
     const ds_level_need *job_needs;
     size_t n_job_needs;
+    /* The job deadline rule (ds_job_savable, with payoff): its job's slack (deadline - now - the
+     * remaining critical path at reference speed: ds_job_summary.slack_s, INFINITY without a
+     * deadline) and that path. job_known false when the caller does not know: not judged. */
+    bool job_known;
+    double job_slack_s;
+    double job_path_s;
 } ds_waiting_task;
 
 typedef struct ds_running_task {

@@ -901,6 +901,9 @@ static int dsp_preemption(engine *e)
                                   .request = j->t[qn->task].req};
         if (pp.queue_order)
             ds_order_job_figures(&e->order, &j->sum, wt[i].order);
+        wt[i].job_known = e->p->gated; /* the job summary is kept for gated policies */
+        wt[i].job_slack_s = j->sum.slack_s;
+        wt[i].job_path_s = j->sum.remaining_path_s;
         wt[i].ahead = ahead;
         ds_res_add(&ahead, &wt[i].request);
         if (needs != NULL) {

@@ -33,6 +33,7 @@ static inline ctl_pod t_pod(const char *ns, const char *name, ctl_pod_state stat
     p.nudged_at = NAN;
     p.task.job = DS_NO_TASK;
     p.task.task = DS_NO_TASK;
+    p.task.job_slack_s = p.task.job_path_s = NAN;
     return p;
 }
 
@@ -55,6 +56,8 @@ static inline ctl_pod t_running(const char *ns, const char *name, const char *no
     p.task.eval.t_rem_s = 3600;
     p.task.order[0] = 200; /* after every waiting task's job in the order across jobs */
     p.task.order[1] = 0;
+    p.task.job_slack_s = INFINITY;
+    p.task.job_path_s = 3600;
     return p;
 }
 
@@ -77,6 +80,8 @@ static inline ctl_pod t_waiting(const char *ns, const char *name, size_t job, si
     p.task.eval.t_wait_s = 5;
     p.task.order[0] = 100;
     p.task.order[1] = 0;
+    p.task.job_slack_s = t_allow; /* a job of one level: its slack is the task's */
+    p.task.job_path_s = 3600;
     return p;
 }
 

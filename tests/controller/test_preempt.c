@@ -791,6 +791,34 @@ static void test_job_rule(void **state)
     scene_free(&s);
 }
 
+/* The job deadline rule: an urgent task whose job misses its deadline even if all its remaining
+ * tasks got room now (the tracker's job summary) evicts nothing. */
+static void test_job_deadline_rule(void **state)
+{
+    (void)state;
+    scene s;
+    scene_init(&s);
+    ctl_preempt_out out;
+    plan(&s, &out);
+    assert_int_equal(out.n_ev, 1);
+    ctl_preempt_out_free(&out);
+    s.pods[W].task.job_slack_s =
+        -600; /* the task's level deadline is within reach, its job's not */
+    plan(&s, &out);
+    assert_int_equal(out.n_ev, 0);
+    ctl_preempt_out_free(&out);
+    s.pol.preemption.payoff = false; /* the paper's rule does not look at the job */
+    plan(&s, &out);
+    assert_int_equal(out.n_ev, 1);
+    ctl_preempt_out_free(&out);
+    s.pol.preemption.payoff = true;
+    s.pods[W].task.job_slack_s = NAN; /* not known: not judged */
+    plan(&s, &out);
+    assert_int_equal(out.n_ev, 1);
+    ctl_preempt_out_free(&out);
+    scene_free(&s);
+}
+
 static void test_other_guards(void **state)
 {
     (void)state;
@@ -1311,6 +1339,7 @@ int main(void)
         cmocka_unit_test(test_queue_order_and_ahead),
         cmocka_unit_test(test_room_frees_behind_queue),
         cmocka_unit_test(test_job_rule),
+        cmocka_unit_test(test_job_deadline_rule),
         cmocka_unit_test(test_cross_namespace_default),
         cmocka_unit_test(test_cross_namespace_trusted),
         cmocka_unit_test(test_lost_deadline_never_preempts),

@@ -161,6 +161,11 @@ static void test_snapshot(void **state)
 
     assert_int_equal(plain->task.job, DS_NO_TASK);
     assert_false(plain->task.evaluated);
+    /* The job deadline rule's figures: etl has no deadline; its remaining path runs through b
+     * (60 s) and d; outside a DAG there are none. */
+    assert_true(isinf(b->task.job_slack_s) && b->task.job_slack_s > 0);
+    assert_true(isfinite(b->task.job_path_s) && b->task.job_path_s >= 60.0);
+    assert_true(isnan(plain->task.job_slack_s) && isnan(plain->task.job_path_s));
 
     assert_true(s.node[0].schedulable);
     assert_false(s.node[1].schedulable); /* cordoned */
@@ -178,6 +183,7 @@ static void test_snapshot(void **state)
     assert_int_equal(s.job[0].request.v[DS_RES_CPU], 2000);
     assert_int_equal(s.job[0].task.job, b->task.job);
     assert_int_equal(s.job[0].task.state, DS_TASK_BLOCKED);
+    assert_true(s.job[0].task.job_path_s == b->task.job_path_s);
     const ds_job *etl = ctl_snapshot_job_of(&s, &b->task);
     assert_non_null(etl);
     assert_int_equal(etl->dag.n, 3);

@@ -232,6 +232,9 @@ static void compare_jobs(const ext_snapshot *a, const ext_snapshot *b)
         assert_int_equal(x->n_pods, y->n_pods);
         assert_same_double(a->job_order[ja][0], b->job_order[jb][0], "order[0]", x->key);
         assert_same_double(a->job_order[ja][1], b->job_order[jb][1], "order[1]", x->key);
+        assert_same_double(a->job_sum[ja].slack_s, b->job_sum[jb].slack_s, "job slack", x->key);
+        assert_same_double(a->job_sum[ja].remaining_path_s, b->job_sum[jb].remaining_path_s,
+                           "job path", x->key);
         if (!x->valid)
             continue;
         assert_int_equal(x->dag.n, y->dag.n);

@@ -92,6 +92,23 @@ static void test_start_latency(void **state)
     assert_true(ds_eviction_pays(ds_preemptor_slack_on(12, 20, 1, 5), true, 3, 11));
 }
 
+/* The job deadline rule: the job's remaining critical path, run at once on the fastest node after
+ * the start latency, must end by its deadline; a level deadline within reach does not save a job
+ * whose deadline is not. */
+static void test_job_savable(void **state)
+{
+    (void)state;
+    assert_true(ds_job_savable(INFINITY, 500, 1.0, 5)); /* no deadline */
+    assert_true(ds_job_savable(10, 500, 1.0, 5));       /* 10 s of slack cover 5 s to start */
+    assert_false(ds_job_savable(4, 500, 1.0, 5));       /* 1 s late */
+    assert_false(ds_job_savable(-100, 500, 1.0, 5));    /* late even at once */
+    assert_true(ds_job_savable(-100, 600, 1.5, 5));     /* 1.5x gains 200 s of the 600 s path */
+    assert_false(ds_job_savable(-100, 600, 1.2, 5));    /* 1.2x gains 100 s: 5 s short */
+    assert_true(ds_job_savable(-100, 600, 0, -1) == ds_job_savable(-100, 600, 1.0, 0));
+    assert_false(ds_job_savable(NAN, 600, 1.5, 5));
+    assert_false(ds_job_savable(-INFINITY, 600, 1.5, 5));
+}
+
 /* The exchange rule: saved = the wait for room (the victim's remaining time, or earlier room
  * elsewhere) - the slack the preemptor affords; evict only when saved > 0 and saved > the
  * victim's finished work. */
@@ -546,6 +563,21 @@ static void test_place_preempt_node(void **state)
     assert_int_equal(ds_place_preempt_node(&a, DS_PREEMPTOR_URGENT, &d, &node, vs, NULL, 1, 0.5, &p,
                                            out, &keep, &err),
                      1);
+    /* The job deadline rule: the task is saved on this node, its job is not, even on the fastest
+     * node (1.5x gains 100 s of its 300 s path; it is 120 s late at reference speed). */
+    a.task.job_known = true;
+    a.task.job_slack_s = -120;
+    a.task.job_path_s = 300;
+    a.fastest_speed = 1.5;
+    assert_int_equal(ds_place_preempt_node(&a, DS_PREEMPTOR_URGENT, &d, &node, vs, NULL, 1, 0.5, &p,
+                                           out, &keep, &err),
+                     0);
+    assert_int_equal(out[0], DS_VICTIM_UNSAVABLE);
+    a.task.job_slack_s = -40; /* 60 s early on the fastest node */
+    assert_int_equal(ds_place_preempt_node(&a, DS_PREEMPTOR_URGENT, &d, &node, vs, NULL, 1, 0.5, &p,
+                                           out, &keep, &err),
+                     1);
+    a.task.job_known = false;
     /* The queue order: a DAG victim whose job comes first is kept running. */
     p.queue_order = true;
     a.task.order[0] = 10;
@@ -771,6 +803,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_savable),
         cmocka_unit_test(test_start_latency),
+        cmocka_unit_test(test_job_savable),
         cmocka_unit_test(test_eviction_pays),
         cmocka_unit_test(test_victims_only_when_it_pays),
         cmocka_unit_test(test_victim_after),

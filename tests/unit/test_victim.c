@@ -271,6 +271,36 @@ static void test_start_latency(void **state)
     assert_int_equal(select_plain(w, 1, r, 1, n, 1, &p, out), 1);
 }
 
+/* The job deadline rule (with payoff): a task whose level deadline is within reach does not
+ * preempt when its job misses its deadline even if all its remaining tasks got room now. */
+static void test_job_deadline_rule(void **state)
+{
+    (void)state;
+    ds_preempt_params p = params();
+    p.payoff = true;
+    ds_waiting_task w[] = {urgent(0.9, 1000, GI)};
+    w[0].t_allow_s = 3;
+    w[0].t_rem_s = 20;
+    ds_running_task r[] = {running(0.1, 1000, GI, 0)};
+    ds_node_free n[] = {node(0, 0, 1), node(0, 0, 0)};
+    n[1].speed = 1.5; /* no budget: never a victim's node, but the fastest */
+    ds_decision out[N_OUT];
+    assert_int_equal(select_plain(w, 1, r, 1, n, 2, &p, out), 1);
+    w[0].job_known = true;
+    w[0].job_slack_s = -40; /* 40 s late on reference nodes... */
+    w[0].job_path_s = 300;  /* ...100 s early on the 1.5x node */
+    assert_int_equal(select_plain(w, 1, r, 1, n, 2, &p, out), 1);
+    assert_decision(&out[0], 0, 0, 0, DS_REASON_URGENT);
+    w[0].job_slack_s = -120; /* 20 s late even on the fastest node */
+    assert_int_equal(select_plain(w, 1, r, 1, n, 2, &p, out), 0);
+    w[0].job_slack_s = INFINITY; /* a job without a deadline */
+    assert_int_equal(select_plain(w, 1, r, 1, n, 2, &p, out), 1);
+    /* The paper's rule (payoff false) does not look at the job. */
+    w[0].job_slack_s = -120;
+    p.payoff = false;
+    assert_int_equal(select_plain(w, 1, r, 1, n, 2, &p, out), 1);
+}
+
 static void test_preemptable_conditions(void **state)
 {
     (void)state;
@@ -1171,6 +1201,7 @@ int main(void)
         cmocka_unit_test(test_ancestor_never_chosen),
         cmocka_unit_test(test_urgent_per_node_fit),
         cmocka_unit_test(test_start_latency),
+        cmocka_unit_test(test_job_deadline_rule),
         cmocka_unit_test(test_preemptable_conditions),
         cmocka_unit_test(test_budgets),
         cmocka_unit_test(test_state_update),
