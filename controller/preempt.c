@@ -404,6 +404,17 @@ static int build_tasks(plan_state *s, const ctl_budget *b, ds_err *err)
         s->wait_pod[s->n_wait++] = i;
     }
     s->out->n_waiting = s->n_wait;
+    /* Say which preemptors no eviction can save (the same rules lib/victim.c applies). */
+    double fastest = in->n_nodes > 0 && s->nf[0].speed > 1.0 ? s->nf[0].speed : 1.0;
+    double start = pol->preemption.start_latency_s;
+    for (size_t w = 0; w < s->n_wait; w++) {
+        const ds_waiting_task *t = &s->wait[w];
+        if (!ds_preemptor_savable(t->t_allow_s, t->t_rem_s, fastest, start))
+            s->out->n_too_late++;
+        else if (pol->preemption.payoff && t->job_known &&
+                 !ds_job_savable(t->job_slack_s, t->job_path_s, fastest, start))
+            s->out->n_job_late++;
+    }
     if (queued_ahead(s, err) != 0)
         return -1;
     return job_needs(s, err);
@@ -624,6 +635,7 @@ int ctl_preempt_plan(const ctl_preempt_in *in, ctl_preempt_out *out, ds_err *err
     ctl_budget_init(&b, in->policy, in->ledger, in->now);
     if (build_nodes(&s, &b, err) || build_tasks(&s, &b, err))
         goto fail;
+    out->budget_spent = in->policy->preemption_enabled && b.total_left == 0;
     if (in->policy->preemption_enabled && b.total_left > 0 && s.n_wait > 0 && s.n_run > 0) {
         if (select_rounds(&s, &b, err))
             goto fail;

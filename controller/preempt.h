@@ -72,7 +72,13 @@ typedef struct ctl_preempt_out {
     size_t n_running; /* running DAG tasks */
     size_t n_evictable; /* of which evictable */
     size_t n_dropped;   /* preemption plans removed by the checks after the algorithm */
-    int rounds;         /* selections run */
+    /* Waiting tasks that no eviction can save, so none is planned for them: their own deadline
+     * is out of reach on every node (the savable rule), or their job's (the job deadline rule,
+     * with payoff); lib/preempt_rules.h. */
+    size_t n_too_late;
+    size_t n_job_late;
+    bool budget_spent; /* the eviction budgets leave nothing for this round */
+    int rounds;        /* selections run */
 } ctl_preempt_out;
 
 /* Plan one round. With preemption disabled in the policy, or no budget left, the plan is empty

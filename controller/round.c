@@ -463,11 +463,16 @@ static void do_preempt(ctl_controller *c, const ctl_snapshot *s, const ds_policy
             at += n > 0 ? (size_t)n : 0;
         }
     }
+    /* Waiting tasks that no eviction can save, and spent budgets: why nothing may be planned. */
+    char refused[160] = "";
+    if (out.n_too_late > 0 || out.n_job_late > 0 || out.budget_spent)
+        snprintf(refused, sizeof refused, "; beyond saving: own deadline %zu, job's deadline %zu%s",
+                 out.n_too_late, out.n_job_late, out.budget_spent ? "; eviction budget spent" : "");
     kube_log(out.n_ev > 0 ? KUBE_LOG_INFO : KUBE_LOG_DEBUG, "preempt",
              "%zu waiting (%zu urgent, %zu cooling down), %zu running (%zu evictable): %zu "
-             "eviction(s) planned%s%s",
+             "eviction(s) planned%s%s%s",
              out.n_waiting, out.n_urgent, out.n_cooling, out.n_running, out.n_evictable, out.n_ev,
-             c->opt.dry_run ? " (dry run)" : "", held);
+             c->opt.dry_run ? " (dry run)" : "", held, refused);
     if (out.n_waiting > 0)
         log_guarded(c, s, &out);
     for (size_t i = 0; i < out.n_ev; i++)

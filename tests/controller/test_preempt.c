@@ -801,12 +801,23 @@ static void test_job_deadline_rule(void **state)
     ctl_preempt_out out;
     plan(&s, &out);
     assert_int_equal(out.n_ev, 1);
+    assert_int_equal(out.n_job_late, 0);
     ctl_preempt_out_free(&out);
-    s.pods[W].task.job_slack_s =
-        -600; /* the task's level deadline is within reach, its job's not */
+    /* The task's level deadline is within reach, its job's is not. */
+    s.pods[W].task.job_slack_s = -600;
     plan(&s, &out);
     assert_int_equal(out.n_ev, 0);
+    assert_int_equal(out.n_job_late, 1); /* said in the round's log line */
+    assert_int_equal(out.n_too_late, 0);
     ctl_preempt_out_free(&out);
+    /* A task whose own deadline is out of reach on every node is counted as such. */
+    s.pods[W].task.eval.t_allow_s = -10;
+    plan(&s, &out);
+    assert_int_equal(out.n_ev, 0);
+    assert_int_equal(out.n_too_late, 1);
+    assert_int_equal(out.n_job_late, 0);
+    ctl_preempt_out_free(&out);
+    s.pods[W].task.eval.t_allow_s = 5;
     s.pol.preemption.payoff = false; /* the paper's rule does not look at the job */
     plan(&s, &out);
     assert_int_equal(out.n_ev, 1);
