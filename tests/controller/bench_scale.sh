@@ -107,6 +107,14 @@ metric() { # NAME_WITH_LABELS -> value (0 when absent)
 }
 # Of the controller, or of the process PID given.
 rss_mb() { awk '/^VmRSS/ { printf "%.1f", $2 / 1024 }' "/proc/${1:-$ctl_pid}/status"; }
+# Wait until a component started at T0 answers /readyz on PORT (at most 600 s).
+wait_ready() { # NAME PID PORT LOG T0
+  until [[ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$3/readyz")" == 200 ]]; do
+    kill -0 "$2" 2>/dev/null || die "the $1 exited at start (log $4)"
+    (($(awk -v a="$5" -v b="$(now)" 'BEGIN { print (b - a > 600) }'))) && die "$1 not ready after 600 s"
+    sleep 0.2
+  done
+}
 hwm_mb() { awk '/^VmHWM/ { printf "%.1f", $2 / 1024 }' "/proc/${1:-$ctl_pid}/status"; }
 cpu_s() { awk -v hz="$(getconf CLK_TCK)" '{ printf "%.2f", ($14 + $15) / hz }' "/proc/${1:-$ctl_pid}/stat"; }
 # histogram NAME [LABELS] -> "mean_ms p99_bucket_ms count" from the controller's /metrics;
@@ -197,22 +205,14 @@ t0="$(now)"
 "$CTL_BIN" --kubeconfig "$KUBECONFIG" --leader-elect=false --metrics-listen "127.0.0.1:$CTL_PORT" \
   --write-qps "$WRITE_QPS" --log-level info >"$CTL_LOG" 2>&1 &
 ctl_pid=$!
-until [[ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$CTL_PORT/readyz")" == 200 ]]; do
-  kill -0 "$ctl_pid" 2>/dev/null || die "the controller exited at start (log $CTL_LOG)"
-  (($(awk -v a="$t0" -v b="$(now)" 'BEGIN { print (b - a > 600) }'))) && die "controller not ready after 600 s"
-  sleep 0.2
-done
+wait_ready controller "$ctl_pid" "$CTL_PORT" "$CTL_LOG" "$t0"
 ready_s="$(since "$t0")" ready_rss="$(rss_mb)"
 if [[ -n "$EXT_BIN" ]]; then
   t2="$(now)"
   "$EXT_BIN" --kubeconfig "$KUBECONFIG" --listen "127.0.0.1:$EXT_PORT" \
     --policy-namespace dagsched-system --log-level info >"$EXT_LOG" 2>&1 &
   ext_pid=$!
-  until [[ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$EXT_PORT/readyz")" == 200 ]]; do
-    kill -0 "$ext_pid" 2>/dev/null || die "the extender exited at start (log $EXT_LOG)"
-    (($(awk -v a="$t2" -v b="$(now)" 'BEGIN { print (b - a > 600) }'))) && die "extender not ready after 600 s"
-    sleep 0.2
-  done
+  wait_ready extender "$ext_pid" "$EXT_PORT" "$EXT_LOG" "$t2"
   ext_ready_s="$(since "$t2")" ext_ready_rss="$(rss_mb "$ext_pid")"
   echo "extender ready after $ext_ready_s s (RSS $ext_ready_rss MB)"
 fi
