@@ -400,9 +400,12 @@ static void create_pod(kube_client *c, const char *ns, const char *name)
     json_decref(pod);
 }
 
-/* Wait until the PDB's status is current and shows `healthy` healthy pods. */
-static bool wait_pdb(kube_client *c, const char *ns, int healthy, int allowed, double timeout)
+/* Wait until the PDB's status is current and shows `healthy` healthy pods. On a timeout, `seen`
+ * says what the status last showed, so that a failure tells which component was late. */
+static bool wait_pdb(kube_client *c, const char *ns, int healthy, int allowed, double timeout,
+                     char *seen, size_t seen_size)
 {
+    snprintf(seen, seen_size, "no status read");
     char path[512];
     snprintf(path, sizeof path, "/apis/policy/v1/namespaces/%s/poddisruptionbudgets/budget", ns);
     double end = rt_mono_now() + timeout;
@@ -415,6 +418,10 @@ static bool wait_pdb(kube_client *c, const char *ns, int healthy, int allowed, d
                 kube_pdb *p = (kube_pdb *)m;
                 bool ok = p->observed_generation >= p->generation &&
                           p->current_healthy == healthy && p->disruptions_allowed == allowed;
+                snprintf(seen, seen_size,
+                         "last seen: generation %lld observed %lld, %d healthy, %d allowed",
+                         (long long)p->generation, (long long)p->observed_generation,
+                         (int)p->current_healthy, (int)p->disruptions_allowed);
                 kube_obj_unref(m);
                 if (ok) {
                     json_decref(obj);
@@ -442,7 +449,9 @@ static void scenario_evict_pdb(kube_client *c)
     if (kube_create(c, path, pdb, NULL, &err) != 0)
         die("create pdb", &err);
     json_decref(pdb);
-    CHECK(wait_pdb(c, ns, 1, 0, 60), "PDB status: 1 healthy pod, 0 disruptions allowed");
+    char seen[160];
+    CHECK(wait_pdb(c, ns, 1, 0, 120, seen, sizeof seen),
+          "PDB status: 1 healthy pod, 0 disruptions allowed (%s)", seen);
     kube_evict_result r = kube_evict(c, ns, "p1", NULL, false, &err);
     CHECK(r == KUBE_EVICT_BLOCKED_PDB,
           "eviction of the only pod is blocked by the PDB (got %s: %s)", kube_evict_result_name(r),
@@ -451,7 +460,8 @@ static void scenario_evict_pdb(kube_client *c)
     CHECK(r == KUBE_EVICT_NOT_FOUND, "eviction of a missing pod: not found (got %s)",
           kube_evict_result_name(r));
     create_pod(c, ns, "p2");
-    CHECK(wait_pdb(c, ns, 2, 1, 60), "PDB status: 2 healthy pods, 1 disruption allowed");
+    CHECK(wait_pdb(c, ns, 2, 1, 120, seen, sizeof seen),
+          "PDB status: 2 healthy pods, 1 disruption allowed (%s)", seen);
     err.msg[0] = '\0';
     r = kube_evict(c, ns, "p2", NULL, true, &err);
     CHECK(r == KUBE_EVICT_OK, "dry-run eviction allowed (got %s: %s)", kube_evict_result_name(r),
@@ -462,7 +472,8 @@ static void scenario_evict_pdb(kube_client *c)
           kube_evict_result_name(r), err.msg);
     /* A uid precondition: a pod with the same name but another uid is never evicted. */
     create_pod(c, ns, "p3");
-    CHECK(wait_pdb(c, ns, 2, 1, 120), "PDB status: p2 gone, p3 healthy, 1 disruption allowed");
+    CHECK(wait_pdb(c, ns, 2, 1, 120, seen, sizeof seen),
+          "PDB status: p2 gone, p3 healthy, 1 disruption allowed (%s)", seen);
     err.msg[0] = '\0';
     r = kube_evict(c, ns, "p3", "00000000-0000-0000-0000-000000000000", false, &err);
     CHECK(r == KUBE_EVICT_NOT_FOUND,
