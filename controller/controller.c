@@ -51,6 +51,11 @@ int ctl_metrics_init(ctl_metrics *m, const char *version, const char *git)
                                    "Decision rounds by outcome (acted, not-leader, "
                                    "cache-not-ready, error)",
                                    l_outcome, 1, NULL, 0);
+    m->urgent_rounds = metrics_family_new(
+        m->reg, METRICS_COUNTER, "dagsched_controller_urgent_rounds_total",
+        "Decision rounds run at once for a DAG task's pod just found Unschedulable, ahead of "
+        "--min-round-interval (at most one such round per interval)",
+        NULL, 0, NULL, 0);
     m->healthy =
         metrics_family_new(m->reg, METRICS_GAUGE, "dagsched_controller_cache_healthy",
                            "1 while every watch is synced and in contact", NULL, 0, NULL, 0);
@@ -154,8 +159,8 @@ int ctl_metrics_init(ctl_metrics *m, const char *version, const char *git)
     const char *bv[] = {version, git};
     metrics_set(m->build_info, bv, 1);
     if (!m->release_latency || !m->queue || !m->policy_dups || !m->evictions || !m->releases ||
-        !m->nudges || !m->urgent || !m->duration || !m->leader || !m->rounds || !m->healthy ||
-        !m->tasks || !m->annotations || !m->api_errors || !m->guards)
+        !m->nudges || !m->urgent || !m->duration || !m->leader || !m->rounds || !m->urgent_rounds ||
+        !m->healthy || !m->tasks || !m->annotations || !m->api_errors || !m->guards)
         return -1;
     return 0;
 }
@@ -164,6 +169,14 @@ void ctl_kick(ctl_controller *c)
 {
     pthread_mutex_lock(&c->mu);
     c->kicked = true;
+    pthread_cond_signal(&c->cv);
+    pthread_mutex_unlock(&c->mu);
+}
+
+void ctl_kick_urgent(ctl_controller *c)
+{
+    pthread_mutex_lock(&c->mu);
+    c->kicked_urgent = true;
     pthread_cond_signal(&c->cv);
     pthread_mutex_unlock(&c->mu);
 }

@@ -54,6 +54,7 @@ typedef struct ctl_metrics {
     metrics_family *duration;        /* histogram: decision loop duration */
     metrics_family *leader;          /* gauge 0/1 */
     metrics_family *rounds;          /* counter {outcome} */
+    metrics_family *urgent_rounds;   /* counter: rounds run ahead of the cadence (cadence.h) */
     metrics_family *healthy;         /* gauge: caches synced and recent */
     metrics_family *tasks;           /* gauge {state} */
     metrics_family *annotations;     /* counter: DSP annotation updates */
@@ -98,11 +99,11 @@ typedef struct ctl_controller {
 
     pthread_mutex_t mu;
     pthread_cond_t cv;
-    bool kicked; /* a relevant change happened: run a round soon */
+    bool kicked;        /* a relevant change happened: run a round soon */
+    bool kicked_urgent; /* a DAG task's pod became Unschedulable: run a round now (cadence.h) */
     atomic_bool stop;
     atomic_bool leading;     /* set by the elector callbacks */
     atomic_bool need_ledger; /* the ledger must be (re)loaded before any eviction */
-    double next_epoch;
     bool was_healthy;
     ctl_outcomes outcomes; /* initialised by the first round this process leads */
     bool outcomes_leading; /* outcomes counts since this process last became the leader */
@@ -113,6 +114,10 @@ int ctl_metrics_init(ctl_metrics *m, const char *version, const char *git);
 
 /* Wake the decision loop (from informer callbacks). */
 void ctl_kick(ctl_controller *c);
+
+/* Wake the decision loop for a round at once, ahead of --min-round-interval (cadence.h): a DAG
+ * task's pod has just been found Unschedulable and may need an eviction. */
+void ctl_kick_urgent(ctl_controller *c);
 
 /* One decision round: snapshot, release, nudge, preempt, publish. */
 void ctl_round(ctl_controller *c);

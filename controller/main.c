@@ -344,7 +344,11 @@ static void kick_update(void *user, const kube_meta *old, const kube_meta *cur)
 
 static void pod_update(void *user, const kube_meta *old, const kube_meta *cur)
 {
-    if (pod_changed((const kube_pod *)old, (const kube_pod *)cur))
+    const kube_pod *a = (const kube_pod *)old, *b = (const kube_pod *)cur;
+    /* kube-scheduler found no node for a DAG task: it may need an eviction, decide at once. */
+    if (!a->unschedulable && b->unschedulable && b->job_key != NULL && b->node_name == NULL)
+        ctl_kick_urgent(user);
+    else if (pod_changed(a, b))
         ctl_kick(user);
 }
 

@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "controller.h"
+#include "cadence.h"
 #include "clock.h"
 #include "reserve.h"
 #include "kutil.h"
@@ -612,40 +613,31 @@ static void deadline_in(struct timespec *ts, double seconds)
 
 void ctl_loop(ctl_controller *c)
 {
-    double last_round = -1e9;
+    ctl_cadence cd;
+    ctl_cadence_init(&cd);
     while (!atomic_load(&c->stop)) {
-        double now = rt_mono_now();
-        double epoch = c->policy.policy.preemption.epoch_s;
-        if (!(epoch > 0))
-            epoch = 10;
-        bool due = now >= c->next_epoch;
         pthread_mutex_lock(&c->mu);
-        bool kicked = c->kicked;
+        bool kicked = c->kicked, urgent = c->kicked_urgent;
         pthread_mutex_unlock(&c->mu);
-        if ((due || kicked) && now - last_round >= c->opt.min_round_interval_s) {
+        double wait;
+        ctl_cadence_step step =
+            ctl_cadence_next(&cd, rt_mono_now(), c->policy.policy.preemption.epoch_s,
+                             c->opt.min_round_interval_s, kicked, urgent, &wait);
+        if (step != CTL_CADENCE_WAIT) {
             pthread_mutex_lock(&c->mu);
             c->kicked = false;
+            c->kicked_urgent = false;
             pthread_mutex_unlock(&c->mu);
-            last_round = now;
-            if (due)
-                c->next_epoch = now + epoch;
+            if (step == CTL_CADENCE_URGENT)
+                metrics_add(c->m.urgent_rounds, NULL, 1);
             ctl_round(c);
             continue;
         }
-        double wait = c->next_epoch - now;
-        if (kicked) {
-            double w2 = last_round + c->opt.min_round_interval_s - now;
-            if (w2 < wait)
-                wait = w2;
-        }
-        if (wait > 1.0)
-            wait = 1.0; /* wake up regularly to notice stop and health changes */
-        if (wait < 0.01)
-            wait = 0.01;
         struct timespec ts;
         deadline_in(&ts, wait);
         pthread_mutex_lock(&c->mu);
-        if (!c->kicked && !atomic_load(&c->stop))
+        /* A kick already seen was counted in `wait`; only a new one needs to wake the loop. */
+        if (c->kicked == kicked && c->kicked_urgent == urgent && !atomic_load(&c->stop))
             pthread_cond_timedwait(&c->cv, &c->mu, &ts);
         pthread_mutex_unlock(&c->mu);
     }

@@ -12,7 +12,8 @@
 # linked into the unit tests; the rest (actions, round, ledger_store, main...) talks to the API
 # server. The tracker reads decoded API objects (kube/objects.h) but does no I/O.
 
-CTL_CORE_NAMES := view ledger guards preempt reserve release publish tracker outcomes wqueue
+CTL_CORE_NAMES := view ledger guards preempt reserve release publish tracker outcomes wqueue \
+                  cadence
 CTL_CORE_SRCS  := $(addprefix controller/,$(addsuffix .c,$(CTL_CORE_NAMES)))
 CTL_IO_SRCS    := $(filter-out $(CTL_CORE_SRCS),$(wildcard controller/*.c))
 CTL_TEST_SRCS  := $(wildcard tests/controller/test_*.c)

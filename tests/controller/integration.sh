@@ -227,6 +227,10 @@ scenario_urgent() {
   check "the eviction is in the ledger" \
     bash -c "$KUBECTL -n dagsched-system get configmap dagsched-controller-evictions -o jsonpath='{.data.evictions}' | grep -q '\"victimUID\":\"$victim_uid\".*\"result\":\"evicted\"'"
   check "the eviction is counted in the metrics" test "$(metric 18102 'dagsched_controller_evictions_total{result="evicted",reason="urgent"}')" = 1
+  # kube-scheduler found the urgent pod Unschedulable: the controller decided at once, without
+  # waiting for --min-round-interval (controller/cadence.h).
+  check "the Unschedulable urgent pod started a round at once" \
+    test "$(metric 18102 dagsched_controller_urgent_rounds_total)" -ge 1
   check "the eviction's JSON log line names pod, namespace, job, task, node and reason" \
     bash -c "grep '^{' '$LOGDIR/main.log' | jq -c --arg p '$victim' 'select(.component==\"evict\" and (.msg|startswith(\"evicted \")) and .pod==\$p and .namespace==\"low\" and .job==\"low-5h\" and .task==\"main\" and .reason==\"urgent\" and (.node|length)>0)' | grep -q ."
   check "running tasks carry their DSP priority and slack" \
