@@ -631,6 +631,7 @@ void ctl_loop(ctl_controller *c)
             if (step == CTL_CADENCE_URGENT)
                 metrics_add(c->m.urgent_rounds, NULL, 1);
             ctl_round(c);
+            ctl_cadence_done(&cd, rt_mono_now());
             continue;
         }
         struct timespec ts;

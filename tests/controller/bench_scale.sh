@@ -37,7 +37,8 @@
 #
 # Usage: tests/controller/bench_scale.sh CONTROLLER_BINARY [EXTENDER_BINARY]
 #        (NODES=1000 PODS=20000 URGENT=5 IDLE_S=60 WRITE_QPS=20 FOLLOW_S=60 CHURN_S=30
-#        CHURN_RATE=50)
+#        CHURN_RATE=50; KEEP=1 keeps the cluster's run directory: the components' logs, and the
+#        urgent pods' watch as logs/urgent-watch.txt)
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
 
@@ -75,7 +76,9 @@ if [[ "${1:-}" != "--inside" ]]; then
   export CTL_BIN EXT_BIN TMPD="$tmp" NODES PODS URGENT IDLE_S WRITE_QPS FOLLOW_S CHURN_S CHURN_RATE
   export CTL_PORT="$port" EXT_PORT="$ext_port"
   export TARGETS="$general"
-  NODE_PROFILE="$tmp/nodes.tsv" "$ROOT/hack/cluster/with-cluster.sh" -- "$0" --inside
+  keep=()
+  [[ "${KEEP:-0}" == 1 ]] && keep=(--keep)
+  NODE_PROFILE="$tmp/nodes.tsv" "$ROOT/hack/cluster/with-cluster.sh" "${keep[@]}" -- "$0" --inside
   exit $?
 fi
 
@@ -286,6 +289,7 @@ done
 sleep 1
 kill "$watch_pid" 2>/dev/null || true
 watch_pid=""
+cp "$TMPD/watch" "$CLUSTER_DIR/logs/urgent-watch.txt" 2>/dev/null || true
 # Follow-up evictions: the victims' Jobs start replacements at once; none of them, and nothing
 # else, may evict within the cooldown.
 sleep "$FOLLOW_S"
