@@ -4,6 +4,7 @@
 #include <stdatomic.h>
 
 #include "controller.h"
+#include "procmetrics.h"
 
 int ctl_metrics_init(ctl_metrics *m, const char *version, const char *git)
 {
@@ -25,7 +26,7 @@ int ctl_metrics_init(ctl_metrics *m, const char *version, const char *git)
     static const double buckets[] = {0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1,
                                      0.25,  0.5,    1,     2.5,  5,     10};
     m->reg = metrics_registry_new();
-    if (m->reg == NULL)
+    if (m->reg == NULL || rt_procmetrics_register(m->reg) != 0)
         return -1;
     m->evictions = metrics_family_new(
         m->reg, METRICS_COUNTER, "dagsched_controller_evictions_total",

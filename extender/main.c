@@ -14,6 +14,7 @@
 #include "config.h"
 #include "log.h"
 #include "metrics.h"
+#include "procmetrics.h"
 #include "server.h"
 #include "state.h"
 #include "version.h"
@@ -367,7 +368,7 @@ int main(int argc, char **argv)
               DAGSCHED_GIT, cfg->server, cfg->source);
 
     reg = metrics_registry_new();
-    if (reg == NULL) {
+    if (reg == NULL || rt_procmetrics_register(reg) != 0) {
         KLOG_ERROR(COMPONENT, "out of memory");
         goto out;
     }

@@ -44,6 +44,9 @@ struct metrics_registry {
     metrics_family *head;
     metrics_family **tail;
     unsigned long long dropped;
+    void (*on_render)(void *user);
+    void *on_render_user;
+    void (*on_render_free)(void *user);
 };
 
 metrics_registry *metrics_registry_new(void)
@@ -86,6 +89,8 @@ void metrics_registry_free(metrics_registry *r)
         family_free(f);
         f = next;
     }
+    if (r->on_render_free != NULL)
+        r->on_render_free(r->on_render_user);
     pthread_mutex_destroy(&r->mu);
     free(r);
 }
@@ -209,6 +214,31 @@ void metrics_set(metrics_family *f, const char *const *label_values, double v)
     pthread_mutex_unlock(&f->reg->mu);
 }
 
+void metrics_set_total(metrics_family *f, const char *const *label_values, double v)
+{
+    if (f == NULL || f->type != METRICS_COUNTER || isnan(v))
+        return;
+    pthread_mutex_lock(&f->reg->mu);
+    series *s = lookup(f, label_values);
+    if (s != NULL && v >= s->value)
+        s->value = v;
+    pthread_mutex_unlock(&f->reg->mu);
+}
+
+void metrics_registry_on_render(metrics_registry *r, void (*fn)(void *user), void *user,
+                                void (*free_user)(void *user))
+{
+    pthread_mutex_lock(&r->mu);
+    void *old = r->on_render_user;
+    void (*old_free)(void *) = r->on_render_free;
+    r->on_render = fn;
+    r->on_render_user = user;
+    r->on_render_free = free_user;
+    pthread_mutex_unlock(&r->mu);
+    if (old_free != NULL && old != user)
+        old_free(old);
+}
+
 void metrics_observe(metrics_family *f, const char *const *label_values, double v)
 {
     if (f == NULL || f->type != METRICS_HISTOGRAM || isnan(v))
@@ -299,6 +329,12 @@ static const char *type_name(metrics_type t)
 
 int metrics_render(metrics_registry *r, char **out, size_t *len)
 {
+    pthread_mutex_lock(&r->mu);
+    void (*fn)(void *) = r->on_render;
+    void *user = r->on_render_user;
+    pthread_mutex_unlock(&r->mu);
+    if (fn != NULL)
+        fn(user);
     ds_bytebuf o;
     ds_bytebuf_init(&o, DS_BYTEBUF_UNLIMITED);
     pthread_mutex_lock(&r->mu);

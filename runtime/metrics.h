@@ -36,6 +36,17 @@ void metrics_add(metrics_family *f, const char *const *label_values, double v);
 void metrics_set(metrics_family *f, const char *const *label_values, double v);
 void metrics_observe(metrics_family *f, const char *const *label_values, double v);
 
+/* A counter kept by someone else (the kernel's CPU time of the process): set to v when v is not
+ * below its current value; a lower or NaN v is ignored, so the counter never goes back. */
+void metrics_set_total(metrics_family *f, const char *const *label_values, double v);
+
+/* A function the registry calls at the start of every metrics_render, outside its lock, to
+ * refresh figures read on demand (procmetrics.h). One per registry; a second call replaces it.
+ * The registry owns `user` from then on: free_user (may be NULL) releases it when the registry is
+ * freed or the function replaced. */
+void metrics_registry_on_render(metrics_registry *r, void (*fn)(void *user), void *user,
+                                void (*free_user)(void *user));
+
 /* Current value of a counter or gauge series (0 when absent); for tests and health logic. */
 double metrics_get(metrics_family *f, const char *const *label_values);
 

@@ -108,6 +108,14 @@ metric() { # NAME_WITH_LABELS -> value (0 when absent)
   v="$(curl -s --max-time 5 "http://127.0.0.1:$CTL_PORT/metrics" | awk -v m="$1" '$1 == m {print $2}')"
   echo "${v:-0}"
 }
+# What the resident set of the process on PORT holds now: malloc's heap in use (decoded
+# objects, caches, snapshots), malloc's free memory, and the rest (code, libraries, stacks).
+mem_split() { # PORT PID
+  curl -s --max-time 5 "http://127.0.0.1:$1/metrics" | awk -v rss="$(awk '/^VmRSS/ { print $2 * 1024 }' "/proc/$2/status")" '
+    $1 == "dagsched_process_heap_bytes{state=\"in_use\"}" { u = $2 }
+    $1 == "dagsched_process_heap_bytes{state=\"free\"}" { f = $2 }
+    END { if (u == "") print "-"; else printf "%.1f / %.1f / %.1f MB", u / 1048576, f / 1048576, (rss - u - f) / 1048576 }'
+}
 # Of the controller, or of the process PID given.
 rss_mb() { awk '/^VmRSS/ { printf "%.1f", $2 / 1024 }' "/proc/${1:-$ctl_pid}/status"; }
 # Wait until a component started at T0 answers /readyz on PORT (at most 600 s).
@@ -317,6 +325,7 @@ printf '  %-48s %-22s %s\n' "urgent Unschedulable -> eviction, p50 / max" "$(cut
 printf '  %-48s %-22s %s\n' "round CPU time, mean / p99 bucket" "$cpu_mean / $cpu_p99 ms" "<= 100 ms"
 printf '  %-48s %-22s %s\n' "round duration, mean / p99 bucket ($rounds rounds)" "$dur_mean / $dur_p99 ms" "-"
 printf '  %-48s %-22s %s\n' "RSS ready / after idle / peak" "$ready_rss / $idle_rss / $(hwm_mb) MB" "<= 64 MB"
+printf '  %-48s %-22s %s\n' "RSS now: heap in use / heap free / other" "$(mem_split "$CTL_PORT" "$ctl_pid")" "-"
 printf '  %-48s %-22s %s\n' "CPU per idle minute" "$idle_cpu s" "<= 1 s"
 printf '  %-48s %-22s %s\n' "write queue depth at each eviction" "$(tr '\n' ' ' <"$TMPD/depths")" "decisions do not wait"
 printf '  %-48s %-22s %s\n' "write queue: depth now, coalesced, dropped" "$(metric dagsched_controller_write_queue_depth), $(metric dagsched_controller_write_queue_coalesced_total), $(metric dagsched_controller_write_queue_dropped_total)" "-"
@@ -329,6 +338,7 @@ if [[ -n "$ext_pid" ]]; then
   echo "extender at $NODES nodes and the same pods (its snapshot kept current; kube-scheduler does not call it here):"
   printf '  %-48s %-22s %s\n' "figure" "measured" "goal (issue 16)"
   printf '  %-48s %-22s %s\n' "RSS ready / after idle / peak" "$ext_ready_rss / $ext_idle_rss / $(hwm_mb "$ext_pid") MB" "<= 64 MB"
+  printf '  %-48s %-22s %s\n' "RSS now: heap in use / heap free / other" "$(mem_split "$EXT_PORT" "$ext_pid")" "-"
   printf '  %-48s %-22s %s\n' "CPU per idle minute" "$ext_idle_cpu s" "-"
   printf '  %-48s %-22s %s\n' "CPU under churn ($churn_made changes in $churn_s s)" "$ext_churn % of a core" "<= 5 % at 50 changes/s"
   printf '  %-48s %-22s %s\n' "ready after" "$ext_ready_s s" "-"
