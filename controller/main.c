@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "malloc_setup.h"
 #include "controller.h"
 #include "workflows.h"
 #include "httpd.h"
@@ -515,6 +516,8 @@ int main(int argc, char **argv)
     memset(&f, 0, sizeof f);
     if (parse_flags(argc, argv, &f) != 0)
         return 2;
+    if (rt_malloc_setup(RT_MALLOC_CONTROLLER) != 0)
+        fprintf(stderr, "dagsched-controller: warning: malloc settings refused\n");
     kube_log_level level;
     kube_log_format format;
     if (kube_log_level_parse(f.log_level, &level) != 0) {

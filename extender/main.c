@@ -3,7 +3,6 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
-#include <malloc.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -13,6 +12,7 @@
 #include "client.h"
 #include "config.h"
 #include "log.h"
+#include "malloc_setup.h"
 #include "metrics.h"
 #include "procmetrics.h"
 #include "server.h"
@@ -333,10 +333,8 @@ int main(int argc, char **argv)
         return 0;
     if (rc == 2)
         return 2;
-    /* Request buffers of a few hundred KiB come and go for every request: keep them in the heap
-     * rather than mapping and faulting them in each time. */
-    mallopt(M_MMAP_THRESHOLD, 64 << 20);
-    mallopt(M_TRIM_THRESHOLD, 128 << 20);
+    if (rt_malloc_setup(RT_MALLOC_EXTENDER) != 0)
+        fprintf(stderr, "dagsched-extender: warning: malloc settings refused\n");
     kube_log_setup(f.log_level, f.log_format, NULL);
 
     /* Signals are taken by sigwait below; every thread created from here on blocks them. */
@@ -368,10 +366,19 @@ int main(int argc, char **argv)
               DAGSCHED_GIT, cfg->server, cfg->source);
 
     reg = metrics_registry_new();
-    if (reg == NULL || rt_procmetrics_register(reg) != 0) {
+    static const char *const l_build[] = {"version", "git"};
+    const char *build[] = {DAGSCHED_VERSION, DAGSCHED_GIT};
+    metrics_family *build_info =
+        reg == NULL ? NULL
+                    : metrics_family_new(reg, METRICS_GAUGE, "dagsched_extender_build_info",
+                                         "1, labelled with the version and git commit of this "
+                                         "binary",
+                                         l_build, 2, NULL, 0);
+    if (build_info == NULL || rt_procmetrics_register(reg) != 0) {
         KLOG_ERROR(COMPONENT, "out of memory");
         goto out;
     }
+    metrics_set(build_info, build, 1);
     ext_state_opts so = {.policy_namespace = f.policy_namespace,
                          .policy_name = f.policy_name,
                          .refresh_s = f.refresh_s,

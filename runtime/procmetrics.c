@@ -188,9 +188,9 @@ int rt_procmetrics_register(metrics_registry *r)
                                 "Resident memory size in bytes", NULL, 0, NULL, 0);
     p->vsize = metrics_family_new(r, METRICS_GAUGE, "process_virtual_memory_bytes",
                                   "Virtual memory size in bytes", NULL, 0, NULL, 0);
-    p->cpu = metrics_family_new(r, METRICS_COUNTER, "process_cpu_seconds_total",
-                                "Total user and system CPU time spent in seconds", NULL, 0, NULL,
-                                0);
+    p->cpu =
+        metrics_family_new(r, METRICS_COUNTER, "process_cpu_seconds_total",
+                           "Total user and system CPU time spent in seconds", NULL, 0, NULL, 0);
     p->start = metrics_family_new(r, METRICS_GAUGE, "process_start_time_seconds",
                                   "Start time of the process since unix epoch in seconds", NULL, 0,
                                   NULL, 0);

@@ -25,9 +25,9 @@
 
 /* Fields of /proc/PID/stat used here. */
 typedef struct rt_proc_stat {
-    double cpu_s;        /* utime + stime, seconds */
-    double start_ticks;  /* starttime: clock ticks after boot */
-    long threads;        /* num_threads */
+    double cpu_s;       /* utime + stime, seconds */
+    double start_ticks; /* starttime: clock ticks after boot */
+    long threads;       /* num_threads */
 } rt_proc_stat;
 
 /* Parse the text of /proc/PID/stat (the command name may hold spaces and parentheses: fields are

@@ -13,7 +13,6 @@
  *
  * Usage: bench_server NODES PODS [--floor] [--write-bodies DIR] [--in-process ITER] */
 #include <jansson.h>
-#include <malloc.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -21,11 +20,12 @@
 #include <string.h>
 #include <time.h>
 
+#include "clock.h"
 #include "fixtures.h"
 #include "kutil.h"
 #include "log.h"
+#include "malloc_setup.h"
 #include "server.h"
-#include "clock.h"
 
 #define TASKS_PER_JOB 10
 
@@ -148,10 +148,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "bench_server: NODES 1..100000, PODS 0..1000000\n");
         return 2;
     }
-    /* Request buffers of a few hundred KiB come and go for every request: keep them in the heap
-     * rather than mapping and faulting them in each time. */
-    mallopt(M_MMAP_THRESHOLD, 64 << 20);
-    mallopt(M_TRIM_THRESHOLD, 128 << 20);
+    (void)rt_malloc_setup(RT_MALLOC_EXTENDER); /* as the extender does (main.c) */
     kube_log_setup(KUBE_LOG_WARN, KUBE_LOG_TEXT, NULL);
     double now = (double)time(NULL);
 

@@ -14,14 +14,15 @@
  * (mallinfo2).
  *
  * Usage: bench_snapshot [NODES PODS BATCH ROUNDS] (defaults 1000 20000 50 40) */
-#include <malloc.h>
 #include <stdio.h>
+#include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "fixtures.h"
 #include "log.h"
+#include "malloc_setup.h"
 #include "snapcache.h"
 
 #define TASKS_PER_JOB 10
@@ -146,10 +147,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: bench_snapshot [NODES PODS BATCH ROUNDS]\n");
         return 2;
     }
-    /* As the extender does (main.c): large buffers stay in the heap instead of being mapped and
-     * faulted in for every snapshot. */
-    mallopt(M_MMAP_THRESHOLD, 64 << 20);
-    mallopt(M_TRIM_THRESHOLD, 128 << 20);
+    (void)rt_malloc_setup(RT_MALLOC_EXTENDER); /* as the extender does (main.c) */
     kube_log_setup(KUBE_LOG_WARN, KUBE_LOG_TEXT, NULL);
     ds_policy_defaults(&b.policy);
     b.now = (double)time(NULL);

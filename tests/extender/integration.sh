@@ -117,6 +117,18 @@ phase_is() { [[ "$("$K" -n "$1" get pod "$2" -o jsonpath='{.status.phase}' 2>/de
 start_extender
 log "extender ready on $URL (log $EXT_LOG)"
 
+# ---- 0. The process's own metrics and the build ----
+test_process_metrics() {
+  curl -s "$URL/metrics" | grep -q '^dagsched_extender_build_info{version="[0-9]' ||
+    fail "/metrics: no dagsched_extender_build_info with a version"
+  local rss fds cpu
+  rss="$(metric process_resident_memory_bytes)" fds="$(metric process_open_fds)"
+  cpu="$(metric process_cpu_seconds_total)"
+  awk -v r="$rss" -v f="$fds" -v c="$cpu" 'BEGIN { exit !(r > 1e6 && f >= 3 && c > 0) }' ||
+    fail "/metrics: process figures missing or implausible (resident $rss B, fds $fds, cpu $cpu s)"
+  log "PASS process metrics: resident $rss B, $fds descriptors, $cpu CPU s; build_info"
+}
+
 # ---- 1. DAG ordering ----
 test_dag_order() {
   local ns=it-dag
@@ -301,6 +313,7 @@ test_restart() {
   log "PASS restart: scheduling resumed after the extender was killed and restarted"
 }
 
+test_process_metrics
 test_dag_order
 test_packing
 test_deadline

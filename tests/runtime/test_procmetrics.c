@@ -34,12 +34,11 @@ static void test_stat_parse(void **state)
     assert_int_equal(rt_proc_stat_parse(text, 0, &st), -1);
     assert_int_equal(rt_proc_stat_parse("4242 (x S 1 2 3", 100, &st), -1); /* no ')' */
     assert_int_equal(rt_proc_stat_parse("4242 (x) S 1 2 3 4 5 6 7 8 9 10", 100, &st), -1);
-    assert_int_equal(rt_proc_stat_parse("1 (x) S 1 1 1 0 -1 0 0 0 0 0 -5 50 0 0 20 0 1 0 9 0",
-                                        100, &st),
-                     -1); /* a negative utime */
-    assert_int_equal(rt_proc_stat_parse("1 (x) S 1 1 1 0 -1 0 0 0 0 0 1x 50 0 0 20 0 1 0 9 0",
-                                        100, &st),
-                     -1);
+    assert_int_equal(
+        rt_proc_stat_parse("1 (x) S 1 1 1 0 -1 0 0 0 0 0 -5 50 0 0 20 0 1 0 9 0", 100, &st),
+        -1); /* a negative utime */
+    assert_int_equal(
+        rt_proc_stat_parse("1 (x) S 1 1 1 0 -1 0 0 0 0 0 1x 50 0 0 20 0 1 0 9 0", 100, &st), -1);
     assert_int_equal(rt_proc_stat_parse(NULL, 100, &st), -1);
 }
 
