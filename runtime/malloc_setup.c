@@ -15,11 +15,11 @@ int rt_malloc_setup(rt_malloc_profile p)
 #ifdef RT_GLIBC_MALLOC
     if (p.arenas > 0 && mallopt(M_ARENA_MAX, p.arenas) != 1)
         rc = -1;
-    if (p.mmap_threshold > 0 && (p.mmap_threshold > INT_MAX ||
-                                 mallopt(M_MMAP_THRESHOLD, (int)p.mmap_threshold) != 1))
+    if (p.mmap_threshold > 0 &&
+        (p.mmap_threshold > INT_MAX || mallopt(M_MMAP_THRESHOLD, (int)p.mmap_threshold) != 1))
         rc = -1;
-    if (p.trim_threshold > 0 && (p.trim_threshold > INT_MAX ||
-                                 mallopt(M_TRIM_THRESHOLD, (int)p.trim_threshold) != 1))
+    if (p.trim_threshold > 0 &&
+        (p.trim_threshold > INT_MAX || mallopt(M_TRIM_THRESHOLD, (int)p.trim_threshold) != 1))
         rc = -1;
 #else
     (void)p;
