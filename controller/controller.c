@@ -10,7 +10,6 @@ int ctl_metrics_init(ctl_metrics *m, const char *version, const char *git)
 {
     static const char *const l_ns_outcome[] = {"namespace", "outcome"};
     static const char *const l_from[] = {"from"};
-    static const char *const l_build[] = {"version", "git"};
     /* Seconds to hours: DAG tasks wait and jobs run from seconds to a day. */
     static const double long_buckets[] = {1,    5,    15,   30,   60,    120,   300,  600,
                                           1200, 1800, 3600, 7200, 14400, 43200, 86400};
@@ -103,9 +102,7 @@ int ctl_metrics_init(ctl_metrics *m, const char *version, const char *git)
         "DAG tasks that started: wait from the pod's creation (from=created) and from the "
         "moment its upstream tasks had succeeded (from=ready)",
         l_from, 1, long_buckets, sizeof long_buckets / sizeof long_buckets[0]);
-    m->build_info = metrics_family_new(m->reg, METRICS_GAUGE, "dagsched_controller_build_info",
-                                       "1, labelled with the version and git commit of this binary",
-                                       l_build, 2, NULL, 0);
+    m->build_info = metrics_build_info(m->reg, "dagsched_controller_build_info", version, git);
     static const char *const l_fate[] = {"fate"};
     m->room = metrics_family_new(
         m->reg, METRICS_COUNTER, "dagsched_controller_eviction_room_total",
@@ -157,8 +154,6 @@ int ctl_metrics_init(ctl_metrics *m, const char *version, const char *git)
     if (!m->jobs_done || !m->makespan || !m->lateness || !m->task_wait || !m->build_info ||
         !m->room || !m->preemptor_jobs || !m->preemptor_tasks || !m->reserved)
         return -1;
-    const char *bv[] = {version, git};
-    metrics_set(m->build_info, bv, 1);
     if (!m->release_latency || !m->queue || !m->policy_dups || !m->evictions || !m->releases ||
         !m->nudges || !m->urgent || !m->duration || !m->leader || !m->rounds || !m->urgent_rounds ||
         !m->healthy || !m->tasks || !m->annotations || !m->api_errors || !m->guards)
@@ -166,20 +161,23 @@ int ctl_metrics_init(ctl_metrics *m, const char *version, const char *git)
     return 0;
 }
 
-void ctl_kick(ctl_controller *c)
+/* Set one of the loop's kick flags and wake it. */
+static void kick(ctl_controller *c, bool *flag)
 {
     pthread_mutex_lock(&c->mu);
-    c->kicked = true;
+    *flag = true;
     pthread_cond_signal(&c->cv);
     pthread_mutex_unlock(&c->mu);
 }
 
+void ctl_kick(ctl_controller *c)
+{
+    kick(c, &c->kicked);
+}
+
 void ctl_kick_urgent(ctl_controller *c)
 {
-    pthread_mutex_lock(&c->mu);
-    c->kicked_urgent = true;
-    pthread_cond_signal(&c->cv);
-    pthread_mutex_unlock(&c->mu);
+    kick(c, &c->kicked_urgent);
 }
 
 bool ctl_may_write(ctl_controller *c)

@@ -8,10 +8,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "malloc_setup.h"
 #include "controller.h"
 #include "workflows.h"
 #include "httpd.h"
+#include "malloc_setup.h"
 #include "kutil.h"
 #include "log.h"
 #include "timefmt.h"

@@ -366,19 +366,13 @@ int main(int argc, char **argv)
               DAGSCHED_GIT, cfg->server, cfg->source);
 
     reg = metrics_registry_new();
-    static const char *const l_build[] = {"version", "git"};
-    const char *build[] = {DAGSCHED_VERSION, DAGSCHED_GIT};
-    metrics_family *build_info =
-        reg == NULL ? NULL
-                    : metrics_family_new(reg, METRICS_GAUGE, "dagsched_extender_build_info",
-                                         "1, labelled with the version and git commit of this "
-                                         "binary",
-                                         l_build, 2, NULL, 0);
-    if (build_info == NULL || rt_procmetrics_register(reg) != 0) {
+    if (reg == NULL ||
+        metrics_build_info(reg, "dagsched_extender_build_info", DAGSCHED_VERSION, DAGSCHED_GIT) ==
+            NULL ||
+        rt_procmetrics_register(reg) != 0) {
         KLOG_ERROR(COMPONENT, "out of memory");
         goto out;
     }
-    metrics_set(build_info, build, 1);
     ext_state_opts so = {.policy_namespace = f.policy_namespace,
                          .policy_name = f.policy_name,
                          .refresh_s = f.refresh_s,

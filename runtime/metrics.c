@@ -214,6 +214,18 @@ void metrics_set(metrics_family *f, const char *const *label_values, double v)
     pthread_mutex_unlock(&f->reg->mu);
 }
 
+metrics_family *metrics_build_info(metrics_registry *r, const char *name, const char *version,
+                                   const char *git)
+{
+    static const char *const labels[] = {"version", "git"};
+    metrics_family *f = metrics_family_new(
+        r, METRICS_GAUGE, name, "1, labelled with the version and git commit of this binary",
+        labels, 2, NULL, 0);
+    const char *values[] = {version, git};
+    metrics_set(f, values, 1);
+    return f;
+}
+
 void metrics_set_total(metrics_family *f, const char *const *label_values, double v)
 {
     if (f == NULL || f->type != METRICS_COUNTER || isnan(v))

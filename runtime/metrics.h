@@ -47,6 +47,11 @@ void metrics_set_total(metrics_family *f, const char *const *label_values, doubl
 void metrics_registry_on_render(metrics_registry *r, void (*fn)(void *user), void *user,
                                 void (*free_user)(void *user));
 
+/* Register `name` (e.g. dagsched_controller_build_info), a gauge set to 1 with the labels version
+ * and git: which binary serves these metrics. Returns the family, or NULL on failure. */
+metrics_family *metrics_build_info(metrics_registry *r, const char *name, const char *version,
+                                   const char *git);
+
 /* Current value of a counter or gauge series (0 when absent); for tests and health logic. */
 double metrics_get(metrics_family *f, const char *const *label_values);
 
