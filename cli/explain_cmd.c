@@ -121,13 +121,17 @@ static const char *class_text(const ext_outcome *o)
         return "of a DAG job dagsched cannot use (handled as outside any DAG)";
     case EXT_POD_INVALID_POD:
         return "with dagsched metadata beyond its bounds (handled as outside any DAG)";
+    case EXT_POD_HELD:
+        return "of a DAG job dagsched cannot use, and may depend on other tasks (no node until "
+               "the job is fixed)";
     }
     return "?";
 }
 
 static const char *class_key(ext_pod_class c)
 {
-    static const char *const k[] = {"outside", "dag", "blocked", "invalidJob", "invalidPod"};
+    static const char *const k[] = {"outside",    "dag",        "blocked",
+                                    "invalidJob", "invalidPod", "heldInvalidJob"};
     return (unsigned)c < sizeof k / sizeof k[0] ? k[c] : "?";
 }
 

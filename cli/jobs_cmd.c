@@ -57,7 +57,7 @@ typedef struct job_stats {
     size_t evictions;
     bool summarised;
     ds_job_summary sum;
-    const char *status; /* Running, Succeeded, Failed, Invalid */
+    const char *status; /* Running, Stalled, Succeeded, Failed, Invalid */
 } job_stats;
 
 static void stats_of(const ctl_snapshot *s, const ds_job *j, job_stats *st)
@@ -80,6 +80,8 @@ static void stats_of(const ctl_snapshot *s, const ds_job *j, job_stats *st)
         st->status = "Failed";
     else if (st->n[DS_TASK_SUCCEEDED] == j->dag.n)
         st->status = "Succeeded";
+    else if (j->stalled != NULL)
+        st->status = "Stalled";
     else
         st->status = "Running";
 }
@@ -92,6 +94,10 @@ static void why_of(const ctl_snapshot *s, const ds_job *j, size_t t, char *buf, 
     buf[0] = '\0';
     switch (j->status[t].state) {
     case DS_TASK_BLOCKED: {
+        if (j->missing != NULL && j->missing[t]) {
+            snprintf(buf, size, "no pod carries this task yet (a task after it depends on it)");
+            return;
+        }
         size_t off = (size_t)snprintf(buf, size, "waiting for upstream tasks: ");
         size_t named = 0, more = 0;
         for (size_t u = 0; u < task->n_up; u++) {
@@ -103,8 +109,9 @@ static void why_of(const ctl_snapshot *s, const ds_job *j, size_t t, char *buf, 
                 continue;
             }
             if (off < size)
-                off += (size_t)snprintf(buf + off, size - off, "%s%s", named ? ", " : "",
-                                        j->dag.tasks[up].name);
+                off += (size_t)snprintf(
+                    buf + off, size - off, "%s%s%s", named ? ", " : "", j->dag.tasks[up].name,
+                    j->missing != NULL && j->missing[up] ? " (not created yet)" : "");
             named++;
         }
         if (more > 0 && off < size)
@@ -159,6 +166,8 @@ static json_t *job_json(const ctl_snapshot *s, const ds_job *j, const job_stats 
     if (!j->valid) {
         json_object_set_new(o, "error", json_string(j->error != NULL ? j->error : ""));
     } else {
+        if (j->stalled != NULL)
+            json_object_set_new(o, "stalled", json_string(j->stalled));
         json_t *states = json_object();
         for (int k = 0; k < 5; k++)
             json_object_set_new(states, ds_task_state_name((ds_task_state)k),
@@ -227,6 +236,8 @@ static int get_jobs(const cmd_opts *o, const cli_view *v)
         }
         if (o->out == OUT_WIDE && !j->valid)
             printf("    error: %s\n", j->error != NULL ? j->error : "");
+        else if (o->out == OUT_WIDE && j->stalled != NULL)
+            printf("    stalled: %s\n", j->stalled);
     }
     if (v->policy_note[0] != '\0')
         fprintf(stderr, "note: %s\n", v->policy_note);
@@ -277,6 +288,8 @@ static int describe_job(const cmd_opts *o, const cli_view *v, const char *name)
         printf("Evictions:   %zu\n", st.evictions);
         return 0;
     }
+    if (j->stalled != NULL)
+        printf("Stalled:     %s\n", j->stalled);
     cli_fmt_until(j->deadline, s->now, dl, sizeof dl);
     if (st.summarised) {
         cli_fmt_dur(st.sum.slack_s, sl, sizeof sl);

@@ -469,7 +469,8 @@ static void upstream_message(const ctl_release_in *in, const ctl_task_info *t, c
             continue;
         }
         int w =
-            snprintf(buf + off, size - off, "%s%.100s", shown ? ", " : ": ", j->dag.tasks[u].name);
+            snprintf(buf + off, size - off, "%s%.100s%s", shown ? ", " : ": ", j->dag.tasks[u].name,
+                     j->missing != NULL && j->missing[u] ? " (not created yet)" : "");
         if (w < 0 || (size_t)w >= size - off) {
             buf[off] = '\0';
             return;
@@ -504,9 +505,14 @@ void ctl_wait_message(const ctl_release_in *in, const ctl_wait *w, char *buf, si
     case CTL_WAIT_UPSTREAM:
         upstream_message(in, task_of(in, w->kind, w->idx), buf, size);
         return;
-    case CTL_WAIT_INVALID_JOB:
-        snprintf(buf, size, "its job is invalid right now (see the InvalidJobGraph Event)");
+    case CTL_WAIT_INVALID_JOB: {
+        const ctl_task_info *t = task_of(in, w->kind, w->idx);
+        if (t != NULL && t->invalid_why != NULL)
+            snprintf(buf, size, "its job is invalid right now: %.900s", t->invalid_why);
+        else
+            snprintf(buf, size, "its job is invalid right now (see the InvalidJobGraph Event)");
         return;
+    }
     case CTL_WAIT_NO_ROOM:
     case CTL_WAIT_STARVING:
     case CTL_WAIT_LIMIT: {

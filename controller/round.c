@@ -180,32 +180,54 @@ static void record_outcomes(ctl_controller *c, const ctl_snapshot *s)
     ctl_outcome_events_free(&e);
 }
 
-/* Invalid jobs: one Warning Event per pod and distinct error. */
+/* The pod that carries a job's Event: the first by name among its pods still to run (NULL when
+ * none is left). One pod, so that a job of a thousand pods gets one Event, not a thousand. */
+static const ctl_pod *event_pod(const ctl_snapshot *s, const ds_job *job)
+{
+    const ctl_pod *best = NULL;
+    for (size_t k = 0; k < job->n_pods; k++) {
+        size_t i = job->pods[k];
+        if (i >= s->n_pod)
+            continue;
+        const ctl_pod *p = &s->pod[i];
+        if (p->state == CTL_POD_SUCCEEDED || p->state == CTL_POD_FAILED || p->terminating)
+            continue;
+        if (best == NULL || strcmp(p->name, best->name) < 0)
+            best = p;
+    }
+    return best;
+}
+
+/* Jobs that cannot run as they are: one Warning Event InvalidJobGraph per job and distinct reason,
+ * on one of its pods. An invalid job (its tasks that may depend on others keep their gate and say
+ * why in dagsched.io/waiting-reason), or a valid one stalled on an upstream task that has had no
+ * pod for the grace period (its dependents wait for it). */
 static void report_invalid_jobs(ctl_controller *c, const ctl_snapshot *s)
 {
     for (size_t j = 0; j < s->js.n_jobs; j++) {
         const ds_job *job = &s->js.jobs[j];
-        if (job->valid || job->error == NULL)
+        const char *why = job->valid ? job->stalled : job->error;
+        if (why == NULL)
             continue;
-        for (size_t k = 0; k < job->n_pods; k++) {
-            size_t i = job->pods[k];
-            if (i >= s->n_pod)
-                continue;
-            const ctl_pod *p = &s->pod[i];
-            if (p->state == CTL_POD_SUCCEEDED || p->state == CTL_POD_FAILED)
-                continue;
-            char key[1024];
-            snprintf(key, sizeof key, "invalid/%s/%.900s", p->uid, job->error);
-            if (ctl_memo_get(&c->memo, key) >= 0)
-                continue;
-            char msg[CTL_MSG_MAX];
-            snprintf(msg, sizeof msg, "Job %s cannot be scheduled as a DAG: %.900s", job->key,
-                     job->error);
-            ctl_event_pod(c, p, "Warning", CTL_EV_JOB_INVALID, msg);
-            KLOG_WARN_F("jobs", CTL_POD_FIELDS(p, NULL, CTL_EV_JOB_INVALID), "pod %s/%s: %s", p->ns,
-                        p->name, msg);
-            ctl_memo_put(&c->memo, key, s->now);
-        }
+        const ctl_pod *p = event_pod(s, job);
+        if (p == NULL)
+            continue;
+        char key[1024];
+        snprintf(key, sizeof key, "invalid/%.100s/%.900s", job->key, why);
+        if (ctl_memo_get(&c->memo, key) >= 0)
+            continue;
+        char msg[CTL_MSG_MAX];
+        if (job->valid)
+            snprintf(msg, sizeof msg, "Job %s is stalled: %.900s", job->key, why);
+        else
+            snprintf(msg, sizeof msg,
+                     "Job %s cannot be scheduled as a DAG: %.900s; its tasks that depend on other "
+                     "tasks will not run until this is fixed",
+                     job->key, why);
+        ctl_event_pod(c, p, "Warning", CTL_EV_JOB_INVALID, msg);
+        KLOG_WARN_F("jobs", CTL_POD_FIELDS(p, NULL, CTL_EV_JOB_INVALID), "pod %s/%s: %s", p->ns,
+                    p->name, msg);
+        ctl_memo_put(&c->memo, key, s->now);
     }
 }
 

@@ -177,14 +177,15 @@ static void fill_task(const ctl_snapshot *s, size_t obs, ctl_task_info *t, bool 
     t->job_name = NULL;
     t->task_name = NULL;
     t->job_invalid = false;
+    t->invalid_why = NULL;
     if (obs == DS_NONE || obs >= s->js.n_pods)
         return;
     const ds_pod_result *r = &s->js.pods[obs];
-    /* A pod of an invalid job keeps its gate, except in a job declared by an Argo Workflow:
-     * Argo itself creates each pod after its upstream tasks, so the pod is left to run. */
-    if (r->job != DS_NONE && r->task != DS_NONE && r->job < s->js.n_jobs &&
-        !s->js.jobs[r->job].valid && s->js.jobs[r->job].workflow == NULL)
+    /* A pod of an invalid job that may depend on other tasks keeps its gate (lib's rule). */
+    if (ds_jobset_pod_must_wait(&s->js, obs)) {
         t->job_invalid = true;
+        t->invalid_why = r->error != NULL ? r->error : s->js.jobs[r->job].error;
+    }
     if (r->job == DS_NONE || r->task == DS_NONE || !s->js.jobs[r->job].valid)
         return;
     if (!r->primary && !any_pod)

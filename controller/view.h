@@ -87,10 +87,13 @@ typedef struct ctl_task_info {
     /* The job's and the task's names in the job model (borrowed like the pod's strings), NULL
      * outside a DAG: the identity that cooldowns follow across replacement pods. */
     const char *job_name, *task_name;
-    /* The pod is a task of a job that is invalid right now (a cycle, an unknown upstream task
-     * while the job's pods are still being created...): it stays outside the DAG but keeps any
-     * gate, since releasing it could break the dependency order; InvalidJob says why. */
+    /* The pod names a DAG job but has no task in a valid one (its job is invalid right now: a
+     * cycle, conflicting deadlines...; or the pod has an error) and may depend on other tasks
+     * (ds_jobset_pod_must_wait): it stays outside the DAG but keeps any gate, since releasing it
+     * could break the dependency order. invalid_why says why (the job's or the pod's error,
+     * borrowed from the job model); the InvalidJobGraph Event says it too. */
     bool job_invalid;
+    const char *invalid_why;
 } ctl_task_info;
 
 typedef struct ctl_pod {

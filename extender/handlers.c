@@ -223,6 +223,15 @@ static void mark_invalid(pod_ctx *pc, ext_outcome *o, const char *why)
     o->pod = (const kube_pod *)kube_obj_ref(&pc->pod->meta);
 }
 
+/* A pod of an invalid job, or with a pod error, that may depend on other tasks: refused every
+ * node until its job is fixed (running it could start it before its upstream tasks). */
+static void mark_held(pod_ctx *pc, ext_outcome *o, const char *why, bool holds)
+{
+    mark_invalid(pc, o, why);
+    if (holds)
+        pc->cls = EXT_POD_HELD;
+}
+
 /* The snapshot says some upstream tasks have not succeeded. It may be a moment behind the cluster:
  * kube-scheduler retries a waiting pod as soon as it sees an upstream pod finish, possibly before
  * the snapshot is rebuilt, and rejecting the pod then would leave it waiting for another cluster
@@ -271,7 +280,7 @@ static int resolve_pod(const ext_ctx *c, const ext_snapshot *s, const js_doc *d,
         if (js->pods[idx].error != NULL) {
             char why[DS_ERR_MAX];
             snprintf(why, sizeof why, "%s", js->pods[idx].error);
-            mark_invalid(pc, o, why);
+            mark_held(pc, o, why, ds_jobset_pod_must_wait(js, idx));
             return 0;
         }
         pc->job_idx = js->pods[idx].job;
@@ -286,12 +295,19 @@ static int resolve_pod(const ext_ctx *c, const ext_snapshot *s, const js_doc *d,
         char why[DS_ERR_MAX];
         snprintf(why, sizeof why, "job %s is invalid: %s", job->key,
                  job->error != NULL ? job->error : "unknown error");
-        mark_invalid(pc, o, why);
+        bool depends =
+            idx != DS_NONE && idx < js->n_pods
+                ? js->pods[idx].depends
+                : ds_depends_on_declared(kube_meta_annotation(&p->meta, DS_ANN_DEPENDS_ON));
+        mark_held(pc, o, why, ds_job_holds_pod(job, depends));
         return 0;
     }
+    /* A task the snapshot knows only as another task's upstream (no pod yet) says nothing of this
+     * pod's own dependencies: go by its annotations below. */
     if (job != NULL && pc->task == DS_NONE && p->task_name != NULL) {
         size_t t;
-        if (ds_dag_find(&job->dag, p->task_name, &t) == 0)
+        if (ds_dag_find(&job->dag, p->task_name, &t) == 0 &&
+            (job->missing == NULL || !job->missing[t]))
             pc->task = t;
     }
 
@@ -433,10 +449,16 @@ void ext_handle_filter(const ext_ctx *c, const ext_snapshot *s, const char *body
         goto out;
     }
 
-    char blocked_msg[MISSING_MAX + 64];
-    if (pc.cls == EXT_POD_BLOCKED) {
-        snprintf(blocked_msg, sizeof blocked_msg, "dagsched: waiting for upstream tasks: %s",
-                 pc.missing);
+    char blocked_msg[DS_ERR_MAX + MISSING_MAX + 128];
+    if (pc.cls == EXT_POD_BLOCKED || pc.cls == EXT_POD_HELD) {
+        if (pc.cls == EXT_POD_BLOCKED)
+            snprintf(blocked_msg, sizeof blocked_msg, "dagsched: waiting for upstream tasks: %s",
+                     pc.missing);
+        else
+            snprintf(blocked_msg, sizeof blocked_msg,
+                     "dagsched: %.900s; the pod may depend on other tasks and waits until the job "
+                     "is fixed",
+                     o->note);
         for (size_t i = 0; i < n; i++)
             res[i] = (ext_node_result){.pass = false, .unresolvable = true, .message = blocked_msg};
         o->n_blocked = n;
@@ -516,7 +538,7 @@ void ext_handle_prioritize(const ext_ctx *c, const ext_snapshot *s, const char *
     if (scores == NULL || views == NULL) {
         reply_oom(r, o);
     } else {
-        if (pc.cls != EXT_POD_BLOCKED)
+        if (pc.cls != EXT_POD_BLOCKED && pc.cls != EXT_POD_HELD)
             ds_place_prioritize(&pc.place, views, n, s->max_speed, &s->policy.packing, scores);
         for (size_t i = 0; i < n; i++)
             if (views[i] == NULL)
@@ -648,7 +670,7 @@ void ext_handle_preempt(const ext_ctx *c, const ext_snapshot *s, const char *bod
     ds_preemptor_mode mode = ds_place_preemptor_mode(&pre, pp);
     if (!s->policy.preemption_enabled && mode != DS_PREEMPTOR_OUTSIDE)
         mode = DS_PREEMPTOR_OUTSIDE; /* DSP priority rules off; protections and C2 stay */
-    if (pc.cls == EXT_POD_BLOCKED)
+    if (pc.cls == EXT_POD_BLOCKED || pc.cls == EXT_POD_HELD)
         mode = DS_PREEMPTOR_BARRED; /* it could not run anyway */
     o->preemptor_mode = ds_preemptor_mode_name(mode);
     const ds_dag *dag = pre.task.job != DS_NO_TASK ? &pc.job->dag : NULL;

@@ -65,6 +65,8 @@ typedef enum {
     EXT_POD_INVALID_POD, /* the pod's own dagsched metadata is beyond dagsched's bounds
                           * (kube_meta.dagsched_error): outside any DAG; the controller posts
                           * the Event */
+    EXT_POD_HELD,        /* like EXT_POD_INVALID_JOB, but the pod may depend on other tasks
+                          * (ds_job_holds_pod): no node until its job is fixed */
 } ext_pod_class;
 
 /* What happened, for metrics, logs and Events. */
@@ -74,7 +76,8 @@ typedef struct ext_outcome {
     ext_pod_class pod_class;
     char pod_ns[64], pod_name[254], pod_uid[64];
     char job[254], task[254]; /* its labels dagsched.io/job (or Argo workflow), dagsched.io/task */
-    char note[DS_ERR_MAX];    /* EXT_POD_INVALID_*: why; EXT_POD_BLOCKED: the missing tasks */
+    char note[DS_ERR_MAX];    /* EXT_POD_INVALID_*, EXT_POD_HELD: why; EXT_POD_BLOCKED: the missing
+                               * tasks */
     const kube_pod *pod;      /* reference for Events (EXT_POD_INVALID_JOB), or NULL */
     size_t n_nodes;
     size_t n_passed;

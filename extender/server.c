@@ -61,6 +61,8 @@ static const char *class_name(ext_pod_class c)
         return "invalid_job";
     case EXT_POD_INVALID_POD:
         return "invalid_pod";
+    case EXT_POD_HELD:
+        return "held_invalid_job";
     }
     return "unknown";
 }
@@ -128,9 +130,13 @@ static void log_outcome(ext_server *s, verb v, const ext_outcome *o, double secs
         KLOG_INFO(COMPONENT, "%s: not ready (caches not synced); kube-scheduler will retry", vn);
         return;
     }
-    if (o->pod_class == EXT_POD_INVALID_JOB && o->pod != NULL) {
+    if ((o->pod_class == EXT_POD_INVALID_JOB || o->pod_class == EXT_POD_HELD) && o->pod != NULL) {
         char msg[DS_ERR_MAX + 128];
-        kutil_sfmt(msg, sizeof msg, "dagsched: %s; scheduling the pod without DAG constraints",
+        kutil_sfmt(msg, sizeof msg,
+                   o->pod_class == EXT_POD_HELD
+                       ? "dagsched: %s; the pod may depend on other tasks: no node until the job "
+                         "is fixed"
+                       : "dagsched: %s; scheduling the pod without DAG constraints",
                    o->note);
         bool queued = s->o.source.pod_event != NULL &&
                       s->o.source.pod_event(s->o.source.user, o->pod, "InvalidJob", msg);
@@ -264,7 +270,7 @@ static int register_metrics(ext_server *s, ds_err *err)
                            "Nodes judged by the filter verb, by verdict.", verdict, 1, NULL, 0);
     s->m_pods = metrics_family_new(r, METRICS_COUNTER, "dagsched_extender_pods_total",
                                    "Pods seen by each verb, by class (outside_dag, dag, blocked, "
-                                   "invalid_job, invalid_pod).",
+                                   "invalid_job, invalid_pod, held_invalid_job).",
                                    vc, 2, NULL, 0);
     s->m_victims =
         metrics_family_new(r, METRICS_COUNTER, "dagsched_extender_preempt_victims_total",

@@ -59,6 +59,16 @@ static bool is_blank(char c)
     return c == ' ' || c == '\t';
 }
 
+bool ds_depends_on_declared(const char *s)
+{
+    if (s == NULL)
+        return false;
+    size_t i = 0;
+    while (i <= DS_DEPENDS_ON_MAX_LEN && s[i] != '\0' && is_blank(s[i]))
+        i++;
+    return i > DS_DEPENDS_ON_MAX_LEN || s[i] != '\0';
+}
+
 int ds_depends_on_parse(const char *s, ds_span *out, size_t *n, ds_err *err)
 {
     *n = 0;

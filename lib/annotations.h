@@ -61,4 +61,9 @@ size_t ds_depends_on_max_entries(const char *s);
  * entries; spans index into s. 0 on success, -1 with err set otherwise. */
 int ds_depends_on_parse(const char *s, ds_span *out, size_t *n, ds_err *err);
 
+/* Whether a dagsched.io/depends-on value names (or, malformed, may name) upstream tasks: false for
+ * NULL and for a blank value (a root task), true otherwise. Looks at DS_DEPENDS_ON_MAX_LEN bytes at
+ * most (a longer value is malformed, hence true). */
+bool ds_depends_on_declared(const char *s);
+
 #endif

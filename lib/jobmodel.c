@@ -52,6 +52,7 @@ typedef struct builder {
     pod_work *pw;     /* [n_pods] */
     job_work *jw;     /* [cap_jobs] */
     size_t cap_jobs;
+    double now;
     ds_arena tmp; /* scratch freed at the end of the build */
     ds_err *err;
 } builder;
@@ -336,6 +337,7 @@ static int observe_pods(builder *b, size_t n_pods)
         if (job_get(b, p->ns, key, &r->job) != 0)
             return -1;
         b->jw[r->job].n_pods++;
+        r->depends = ds_depends_on_declared(p->depends_on);
         if (p->task == NULL && (p->argo_node_id != NULL || p->argo_node_name != NULL)) {
             b->pw[i].argo_node = true; /* its job's Workflow, if any, says which task it is */
             continue;
@@ -446,6 +448,106 @@ static void assign_run(builder *b, ds_job *j, const task_pod *tp, size_t from, s
     }
 }
 
+/* An upstream task that no pod of the job carries (yet). */
+typedef struct missing_task {
+    const char *name;
+    const char *first_dependent; /* the task that named it in the oldest pod */
+    double named_since;          /* creation of that pod; NAN when unknown */
+} missing_task;
+
+/* Append to the n_tasks specs of a job declared by annotations a task without upstream for every
+ * upstream name that no run of tp carries (*miss, *n_miss: what they are). Its pods may be created
+ * after their dependents', or were deleted: either way the dependents must wait for it. */
+static int add_missing_tasks(builder *b, const task_pod *tp, size_t n, ds_task_spec **specs,
+                             size_t n_tasks, missing_task **miss, size_t *n_miss)
+{
+    ds_task_spec *sp = *specs;
+    size_t n_refs = 0;
+    for (size_t t = 0; t < n_tasks; t++)
+        n_refs += sp[t].n_upstream;
+    *miss = NULL;
+    *n_miss = 0;
+    if (n_refs == 0)
+        return 0;
+    ds_strmap names;
+    if (ds_strmap_init(&names, n_tasks + n_refs) != 0)
+        return oom(b);
+    int rc = 0;
+    for (size_t t = 0; t < n_tasks && rc == 0; t++)
+        if (ds_strmap_put(&names, sp[t].name, strlen(sp[t].name), t, NULL) < 0)
+            rc = oom(b);
+    missing_task *m = rc == 0 ? ds_arena_calloc(&b->tmp, n_refs, sizeof *m) : NULL;
+    if (rc == 0 && m == NULL)
+        rc = oom(b);
+    /* The pod that describes each task (tp runs in spec order) and when it was created. */
+    size_t t = 0;
+    for (size_t k = 0; k < n && rc == 0; k = run_end(tp, n, k), t++) {
+        double created = b->pods[best_pod(b, tp, k, run_end(tp, n, k))].created_at;
+        for (size_t u = 0; u < sp[t].n_upstream && rc == 0; u++) {
+            const char *up = sp[t].upstream[u];
+            size_t at;
+            int put = ds_strmap_put(&names, up, strlen(up), n_tasks + *n_miss, &at);
+            if (put < 0) {
+                rc = oom(b);
+            } else if (put == 0) {
+                m[(*n_miss)++] = (missing_task){up, sp[t].name, created};
+            } else if (at >= n_tasks) {
+                missing_task *x = &m[at - n_tasks];
+                if (isfinite(created) && (isnan(x->named_since) || created < x->named_since)) {
+                    x->named_since = created;
+                    x->first_dependent = sp[t].name;
+                }
+            }
+        }
+    }
+    ds_strmap_free(&names);
+    if (rc != 0 || *n_miss == 0)
+        return rc;
+    ds_task_spec *all = ds_arena_calloc(&b->tmp, n_tasks + *n_miss, sizeof *all);
+    if (all == NULL)
+        return oom(b);
+    memcpy(all, sp, n_tasks * sizeof *all);
+    for (size_t k = 0; k < *n_miss; k++)
+        all[n_tasks + k] = (ds_task_spec){.name = m[k].name, .runtime_s = DS_DEFAULT_RUNTIME_S};
+    *specs = all;
+    *miss = m;
+    return 0;
+}
+
+/* Mark tasks n_tasks.. of the built DAG as missing and, once one has lacked a pod for the grace
+ * period, say why the job is stalled. */
+static int mark_missing(builder *b, ds_job *j, size_t n_tasks, const missing_task *miss,
+                        size_t n_miss)
+{
+    j->missing = ds_arena_calloc(&b->s->arena, j->dag.n, sizeof *j->missing);
+    if (j->missing == NULL)
+        return oom(b);
+    size_t late = 0, first = DS_NONE;
+    for (size_t k = 0; k < n_miss; k++) {
+        j->missing[n_tasks + k] = 1;
+        double since = miss[k].named_since;
+        if (!isnan(since) && b->now - since < DS_MISSING_TASK_GRACE_S)
+            continue;
+        late++;
+        if (first == DS_NONE)
+            first = k;
+    }
+    if (late == 0)
+        return 0;
+    char grace[32], more[64] = "";
+    ds_duration_format(DS_MISSING_TASK_GRACE_S, grace, sizeof grace);
+    if (late > 1)
+        snprintf(more, sizeof more, " (and %zu more such tasks)", late - 1);
+    const missing_task *x = &miss[first];
+    j->stalled = ds_arena_printf(
+        &b->s->arena,
+        "task \"%s\" depends on task \"%s\", which no pod of the job carries (label " DS_LABEL_TASK
+        ") after %s%s: \"%s\" and the tasks after it will not run until a pod of task \"%s\" is "
+        "created or the dependency is removed",
+        x->first_dependent, x->name, grace, more, x->first_dependent, x->name);
+    return j->stalled == NULL ? oom(b) : 0;
+}
+
 /* A job declared by its pods' annotations. */
 static int build_from_pods(builder *b, ds_job *j)
 {
@@ -516,17 +618,23 @@ static int build_from_pods(builder *b, ds_job *j)
         specs[t].upstream = (const char *const *)pw->deps;
         specs[t].n_upstream = pw->n_deps;
     }
+    missing_task *miss = NULL;
+    size_t n_miss = 0;
+    if (add_missing_tasks(b, tp, n, &specs, n_tasks, &miss, &n_miss) != 0)
+        return -1;
     ds_err e = {{0}};
-    if (ds_dag_build(&j->dag, specs, n_tasks, &e) != 0) {
+    if (ds_dag_build(&j->dag, specs, n_tasks + n_miss, &e) != 0) {
         memset(&j->dag, 0, sizeof j->dag);
         return set_job_error(b, j, e.msg);
     }
     if (alloc_task_pods(b, j) != 0)
         return -1;
-    /* ds_dag_build keeps the order of the specs, so task t is the t-th run. */
+    /* ds_dag_build keeps the order of the specs, so task t is the t-th run, then the missing. */
     t = 0;
     for (size_t k = 0; k < n; k = run_end(tp, n, k), t++)
         assign_run(b, j, tp, k, run_end(tp, n, k), t);
+    if (n_miss > 0 && mark_missing(b, j, n_tasks, miss, n_miss) != 0)
+        return -1;
     for (size_t k = 0; k < n; k++) {
         if (!b->pw[tp[k].pod].runtime_set) {
             ds_err_set(&em, "annotation " DS_ANN_RUNTIME " is missing: assuming %gs",
@@ -899,7 +1007,7 @@ int ds_jobs_build_wf(const ds_pod_obs *pods, size_t n_pods, const ds_graph_obs *
                           DS_JOBSET_MAX_WORKFLOWS);
     if (!isfinite(now))
         return ds_err_set(err, "now: must be a finite time (got %g)", now);
-    builder b = {.s = out, .pods = pods, .graphs = graphs, .wfs = wfs, .err = err};
+    builder b = {.s = out, .pods = pods, .graphs = graphs, .wfs = wfs, .now = now, .err = err};
     int rc = build(&b, n_pods, n_graphs, n_wfs, now, pp);
     for (size_t i = 0; b.parsed != NULL && i < n_graphs; i++)
         ds_jobgraph_free(&b.parsed[i]);
@@ -951,6 +1059,26 @@ const ds_job *ds_jobset_find_job(const ds_jobset *s, const char *ns, const char 
     if (ds_strmap_get(&s->job_index, key, ln + 1 + lk, &j) != 0)
         return NULL;
     return &s->jobs[j];
+}
+
+bool ds_jobset_pod_must_wait(const ds_jobset *s, size_t i)
+{
+    if (s == NULL || i >= s->n_pods)
+        return false;
+    const ds_pod_result *r = &s->pods[i];
+    if (r->job == DS_NONE || r->job >= s->n_jobs)
+        return false;
+    const ds_job *j = &s->jobs[r->job];
+    if (j->valid && r->task != DS_NONE)
+        return false;
+    return ds_job_holds_pod(j, r->depends);
+}
+
+bool ds_job_holds_pod(const ds_job *j, bool depends)
+{
+    if (j == NULL || (j->workflow != NULL && j->graph == NULL))
+        return false;
+    return depends || (!j->valid && j->graph != NULL);
 }
 
 size_t ds_jobset_find_pod(const ds_jobset *s, const char *uid)

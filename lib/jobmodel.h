@@ -13,6 +13,12 @@
  *    callers can post an Event and leave them alone;
  *  - warnings (defaults assumed, annotations that disagree with the JobGraph) are informational.
  *
+ * Pods may arrive in any order. In a job declared by annotations, an upstream task that no pod
+ * carries yet is a task of the DAG without a pod (ds_job.missing): it never succeeds, so its
+ * dependents stay BLOCKED until its pod exists and succeeds. Past DS_MISSING_TASK_GRACE_S the job
+ * says why it is stalled (ds_job.stalled). A pod that names a job but has no task in a valid job
+ * must not run while it may depend on other tasks (ds_jobset_pod_must_wait).
+ *
  * Cost: O(pods log pods + tasks + edges) overall; a build with thousands of pods and 2,000-task
  * jobs takes milliseconds (make bench-jobmodel). A built set is never modified by the query
  * functions below, so several threads may read one set at once. */
@@ -39,6 +45,10 @@
 #define DS_JOBSET_MAX_GRAPHS    100000
 #define DS_JOBSET_MAX_WORKFLOWS 100000
 #define DS_DEADLINE_TOLERANCE_S 0.001 /* deadlines of one job agree when this close */
+/* How long a task that other tasks name in dagsched.io/depends-on may lack a pod before its job is
+ * reported stalled (ds_job.stalled): the pods of a job created in any order (one `kubectl create
+ * -f`, a webhook outage) all exist well within it. */
+#define DS_MISSING_TASK_GRACE_S 120.0
 
 /* Pod phases (status.phase). */
 enum {
@@ -94,7 +104,9 @@ typedef struct ds_job {
     char *graph;     /* name of the declaring JobGraph ConfigMap, or NULL */
     char *workflow;  /* name of the declaring Argo Workflow, or NULL (a JobGraph wins over it) */
     bool valid;
-    char *error; /* why the job is invalid; NULL when valid */
+    char *error;   /* why the job is invalid; NULL when valid */
+    char *stalled; /* valid job: why some tasks cannot run until it is fixed (a task named as an
+                    * upstream has had no pod for DS_MISSING_TASK_GRACE_S); NULL otherwise */
 
     /* The rest is set for valid jobs only (zeroed/NULL otherwise). */
     ds_dag dag;
@@ -102,6 +114,8 @@ typedef struct ds_job {
     ds_task_node *node;     /* [dag.n] for a job declared by a Workflow; NULL otherwise */
     ds_task_eval *eval;     /* [dag.n] DSP evaluation at `now` */
     size_t *task_pod;       /* [dag.n] index of the pod that represents the task, or DS_NONE */
+    unsigned char *missing; /* [dag.n] 1: only named as an upstream task, no pod carries it (a job
+                             * declared by annotations); NULL when there is none */
     double *wait_rank;      /* [dag.n] ds_jobset_wait_rank of WAITING tasks; -1 otherwise */
     double *level_deadline; /* [dag.n_levels + 1]; [l] for level l; INFINITY without deadline */
     double deadline;        /* absolute epoch seconds; INFINITY without one */
@@ -117,6 +131,7 @@ typedef struct ds_pod_result {
     bool primary;  /* the pod that represents its task (see ds_jobs_build) */
     char *error;   /* what is wrong with this pod, or NULL */
     char *warning; /* informational ("; "-separated), or NULL */
+    bool depends;  /* its dagsched.io/depends-on annotation names (or may name) upstream tasks */
 } ds_pod_result;
 
 typedef struct ds_graph_result {
@@ -193,9 +208,24 @@ const ds_job *ds_jobset_find_job(const ds_jobset *s, const char *ns, const char 
 /* Index of the pod with this uid in the input (and in s->pods), or DS_NONE. O(1) expected. */
 size_t ds_jobset_find_pod(const ds_jobset *s, const char *uid);
 
+/* Whether pod i (an index into s->pods), which names a DAG job (label or Argo Workflow) but has no
+ * task in a valid job (its job is invalid, or the pod has an error), must not run: it may depend on
+ * other tasks, through its own dagsched.io/depends-on annotation (also a malformed one) or through
+ * the broken JobGraph that declares its job. Running it could start it before its upstream tasks.
+ * A pod of a job declared by an Argo Workflow never waits here (Argo creates each pod after its
+ * upstream tasks), nor does a root task (no dependencies): it may run. False for a pod that has a
+ * task in a valid job (its task state decides) and for a pod outside every job. */
+bool ds_jobset_pod_must_wait(const ds_jobset *s, size_t i);
+
+/* The same rule for a pod that names job j but is not in the set (newer than it), or has no task
+ * in j: `depends` says whether its dagsched.io/depends-on names upstream tasks
+ * (ds_depends_on_declared). */
+bool ds_job_holds_pod(const ds_job *j, bool depends);
+
 /* Names of the upstream tasks of `task` that have not succeeded, in DAG order, joined by ", " into
- * buf ("a, b"); when they do not all fit, as many as fit followed by "and N more". Returns how many
- * there are (0: the task may run). buf may be NULL when bufsize is 0. */
+ * buf ("a, b"; a task without a pod yet as "b (not created yet)"); when they do not all fit, as
+ * many as fit followed by "and N more". Returns how many there are (0: the task may run). buf may
+ * be NULL when bufsize is 0. */
 size_t ds_job_pending_upstream(const ds_job *j, size_t task, char *buf, size_t bufsize);
 
 /* Rank of a WAITING task's priority among the n WAITING tasks of all valid jobs: 1 - (number of

@@ -113,8 +113,8 @@ static void job_states(ds_job *j, const ds_pod_obs *pods, double now)
     }
     for (size_t t = 0; t < d->n; t++) {
         ds_task_status *st = &j->status[t];
-        if (st->state != DS_TASK_BLOCKED)
-            continue;
+        if (st->state != DS_TASK_BLOCKED || (j->missing != NULL && j->missing[t]))
+            continue; /* a task without a pod yet cannot run, whatever its upstream */
         bool runnable = true;
         double since = NAN;
         const ds_dag_task *dt = &d->tasks[t];
@@ -236,6 +236,8 @@ static void append(char *buf, size_t bufsize, size_t *pos, const char *s, size_t
     buf[*pos] = '\0';
 }
 
+#define MISSING_NOTE " (not created yet)"
+
 size_t ds_job_pending_upstream(const ds_job *j, size_t task, char *buf, size_t bufsize)
 {
     if (buf != NULL && bufsize > 0)
@@ -255,7 +257,8 @@ size_t ds_job_pending_upstream(const ds_job *j, size_t task, char *buf, size_t b
         if (j->status[u].state == DS_TASK_SUCCEEDED)
             continue;
         const char *name = j->dag.tasks[u].name;
-        size_t len = strlen(name) + (written > 0 ? 2 : 0);
+        const char *note = j->missing != NULL && j->missing[u] ? MISSING_NOTE : "";
+        size_t len = strlen(name) + strlen(note) + (written > 0 ? 2 : 0);
         size_t left = pending - written - 1; /* after this one */
         char more[48] = "";
         if (left > 0)
@@ -272,6 +275,7 @@ size_t ds_job_pending_upstream(const ds_job *j, size_t task, char *buf, size_t b
         if (written > 0)
             append(buf, bufsize, &pos, ", ", 2);
         append(buf, bufsize, &pos, name, strlen(name));
+        append(buf, bufsize, &pos, note, strlen(note));
         written++;
     }
     return pending;

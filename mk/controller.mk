@@ -96,3 +96,13 @@ INTEGRATION_TESTS += controller-integration-test
 .PHONY: bench-scale
 bench-scale: $(BIN)/dagsched-controller $(BIN)/dagsched-extender
 	@tests/controller/bench_scale.sh $(BIN)/dagsched-controller $(BIN)/dagsched-extender
+
+# Dependency order whatever the order in which pods are created, with the admission webhook up and
+# down, and jobs whose graph is invalid (tests/order/integration.sh). About four minutes.
+.PHONY: order-integration-test
+order-integration-test: $(BUILD)/asan/bin/dagsched-extender $(BUILD)/asan/bin/dagsched-controller
+	@DAGSCHED_EXTRA_PACKAGES="jq" hack/install-deps.sh
+	@tests/order/integration.sh $(BUILD)/asan/bin/dagsched-extender \
+		$(BUILD)/asan/bin/dagsched-controller
+
+INTEGRATION_TESTS += order-integration-test

@@ -16,10 +16,13 @@
 #      `--graph observed`: the driver declares no graph, so the controller knows a job only by the
 #      pods created so far;
 #
-# then prints per policy makespan, mean job completion time, deadlines met and evictions from the
-# cluster and from the simulator side by side, the ratios dagsched/default of each, and their
+# Every dependency edge of each cluster run is checked from the pods' own timestamps
+# (tests/common/check_edges.py): a violated edge fails the run. Then it prints per policy
+# makespan, mean job completion time, deadlines met and evictions from the cluster and from the
+# simulator side by side, the ratios dagsched/default of each, and their
 # agreement |sim ratio / real ratio - 1| (report.py table). A benchmark: it prints figures and
-# fails only when a run cannot be carried out. Results and logs stay in .cache/parity/last/.
+# fails only when a run cannot be carried out or breaks the dependency order. Results and logs
+# stay in .cache/parity/last/
 #
 # Environment:
 #   PARITY_SEED        generator seed (default 1)
@@ -114,6 +117,8 @@ inside() {
   for k in pods jobs events; do K -n "$NS" get "$k" -o json >"$dir/result/$k.json"; done
   K get nodes -o json >"$dir/result/nodes.json"
   stop_all
+  python3 "$ROOT/tests/common/check_edges.py" --pods "$dir/result/pods.json" 2>&1 |
+    sed "s/^/$run: /" || die "$run: a dependency edge was violated (above)"
 }
 
 if [[ "${1:-}" == --inside ]]; then

@@ -192,6 +192,8 @@ why() { K -n "$NS" get events --field-selector reason=InvalidJobGraph -o jsonpat
 has_why() { why | grep -qF 'depends "a || b": dagsched supports only'; }
 check "... and its pods got a Warning Event saying why" wait_until 30 has_why
 
+check "no dependency edge was violated (JobGraphs and annotations)" \
+  env KUBECTL="$KUBECTL" python3 "$ROOT/tests/common/check_edges.py"
 stop_components
 check "the extender and the controller left no sanitizer report" \
   no_sanitizer_report "$LOGDIR/extender.log" "$LOGDIR/controller.log"

@@ -6,7 +6,8 @@ an operator run them.
 The job is examples/hello-dag.yaml (fetch -> greet -> report, deadline 10 minutes) with
 schedulerName default-scheduler and no dagsched controller running: fetch runs (kwok) and
 succeeds, greet stays gated (its gate is never removed here), report is blocked behind greet. A
-second namespace holds a job that is invalid for dagsched (an unknown upstream task). Times in
+second namespace holds a job that is invalid for dagsched (a task that depends on itself) and a
+job whose upstream task has no pod yet. Times in
 the table are relative to now, so they are checked by pattern.
 
 Usage: test_jobs_cmd.py PATH/TO/kubectl-dagsched [more binaries: run the same tests on each]
@@ -54,11 +55,17 @@ def setUpModule():
     bad = {"apiVersion": "v1", "kind": "Pod",
            "metadata": {"name": "orphan", "namespace": BAD_NS,
                         "labels": {"dagsched.io/job": "orphan", "dagsched.io/task": "b"},
-                        "annotations": {"dagsched.io/depends-on": "nosuchtask",
+                        "annotations": {"dagsched.io/depends-on": "b",
                                         "dagsched.io/runtime": "5s"}},
            "spec": {"schedulingGates": [{"name": "dagsched.io/dependencies"}],
                     "containers": [{"name": "c", "image": "busybox"}]}}
     kubectl("apply", "-f", "-", stdin=json.dumps(bad))
+    # A job whose upstream task has no pod yet (created downstream first): valid, its task waits.
+    late = json.loads(json.dumps(bad))
+    late["metadata"].update({"name": "late-z", "labels": {"dagsched.io/job": "late",
+                                                          "dagsched.io/task": "z"}})
+    late["metadata"]["annotations"]["dagsched.io/depends-on"] = "y"
+    kubectl("apply", "-f", "-", stdin=json.dumps(late))
     # fetch runs 5 s (kwok) and succeeds; the tests start once every binary sees greet waiting
     # (the pod's phase and its Job's status are written one after the other).
     end = time.time() + 120
@@ -102,7 +109,8 @@ class TestJobs(unittest.TestCase):
             self.assertTrue(out.startswith("NAMESPACE"), out)
             self.assertRegex(out, r"\nhello\s+hello\s+Running")
             self.assertRegex(out, r"\nbroken\s+orphan\s+Invalid")
-            self.assertRegex(out, r"error: .*nosuchtask")
+            self.assertRegex(out, r"error: dependency cycle: b -> b")
+            self.assertRegex(out, r"\nbroken\s+late\s+Running\s+2\s+0\s+0\s+0\s+2\s+0")
 
     def test_get_jobs_json(self):
         for b, rc, out, err in self.each("get", "jobs", "-n", NS, "-o", "json"):
@@ -147,7 +155,14 @@ class TestJobs(unittest.TestCase):
     def test_describe_invalid_job(self):
         for b, rc, out, err in self.each("describe", "job", "orphan", "-n", BAD_NS):
             self.assertEqual(rc, 0, err)
-            self.assertRegex(out, r"Status:\s+Invalid\nError:\s+.*nosuchtask")
+            self.assertRegex(out, r"Status:\s+Invalid\nError:\s+dependency cycle: b -> b")
+
+    def test_describe_job_created_downstream_first(self):
+        for b, rc, out, err in self.each("describe", "job", "late", "-n", BAD_NS):
+            self.assertEqual(rc, 0, err)
+            self.assertRegex(out, r"\nz\s+2\s+blocked\s+late-z\s.*waiting for upstream tasks: "
+                                  r"y \(not created yet\)")
+            self.assertRegex(out, r"\ny\s+1\s+blocked\s+-\s.*no pod carries this task yet")
 
     def test_gantt_terminal(self):
         for b, rc, out, err in self.each("gantt", "hello", "-n", NS, "--width", "80"):

@@ -131,6 +131,8 @@ fresh_ns() {
 # Empty the cluster of the scenarios' pods (capacity must be free for the next one).
 cleanup() {
   stop_all
+  check "no dependency edge was violated" \
+    env KUBECTL="$KUBECTL" python3 "$ROOT/tests/common/check_edges.py" --quiet "${@/#/--namespace=}"
   local ns
   for ns in "$@"; do K delete namespace "$ns" --ignore-not-found --wait=true >/dev/null 2>&1 || true; done
   K -n kube-system delete jobs -l dagsched-test=1 --wait=true >/dev/null 2>&1 || true

@@ -280,12 +280,79 @@ static void test_pod_over_bounds(void **state)
     ctl_snapshot_free(&s);
 }
 
+/* A gated DAG pod of job `job`, task `task`, depending on `deps` ("" for none). */
+#define GATED(name, job, task, deps)                                                               \
+    POD(name,                                                                                      \
+        ",\"labels\":{\"dagsched.io/job\":\"" job "\",\"dagsched.io/task\":\"" task "\"},"         \
+        "\"annotations\":{\"dagsched.io/runtime\":\"5s\",\"dagsched.io/depends-on\":\"" deps       \
+        "\"}",                                                                                     \
+        ",\"schedulingGates\":[{\"name\":\"dagsched.io/dependencies\"}]",                          \
+        "{\"phase\":\"Pending\"}")
+
+static const ctl_wait *wait_of(const ctl_release_out *out, const ctl_snapshot *s, const char *name)
+{
+    for (size_t k = 0; k < out->n_wait; k++)
+        if (out->wait[k].kind == CTL_RELEASE_POD &&
+            strcmp(s->pod[out->wait[k].idx].name, name) == 0)
+            return &out->wait[k];
+    fail_msg("pod %s is not held", name);
+    return NULL;
+}
+
+/* Pods that arrive downstream first, and a job whose graph has a cycle: every task that depends
+ * on another keeps its gate, with a reason that says why; only the invalid job's root task is
+ * ungated (it depends on nothing). */
+static void test_any_creation_order(void **state)
+{
+    (void)state;
+    kube_obj_list pods = {0}, nodes = {0}, pdbs = {0}, jobs = {0}, graphs = {0}, nss = {0};
+    add(&pods, obj(KUBE_KIND_POD, GATED("x3", "chain", "x3", "x2")));
+    add(&pods, obj(KUBE_KIND_POD, GATED("x2", "chain", "x2", "x1")));
+    add(&pods, obj(KUBE_KIND_POD, GATED("cyc-a", "cyc", "a", "b")));
+    add(&pods, obj(KUBE_KIND_POD, GATED("cyc-b", "cyc", "b", "a")));
+    add(&pods, obj(KUBE_KIND_POD, GATED("cyc-r", "cyc", "r", "")));
+    ds_policy pol;
+    ds_policy_defaults(&pol);
+    ctl_snapshot s;
+    ds_err err = {{0}};
+    assert_int_equal(
+        ctl_snapshot_build(&pods, &nodes, &pdbs, &jobs, &graphs, &nss, &pol, 1e9, &s, &err), 0);
+    assert_int_equal(s.n_pod, 5);
+    ctl_release_in in = {
+        .pods = s.pod, .n_pods = s.n_pod, .model = s.js.jobs, .n_model = s.js.n_jobs};
+    ctl_release_out out;
+    assert_int_equal(ctl_release_plan(&in, &out, &err), 0);
+    assert_int_equal(out.n_rel, 0);
+    assert_int_equal(out.n_ungate, 1);
+    assert_string_equal(s.pod[out.ungate[0]].name, "cyc-r");
+    assert_int_equal(out.n_wait, 4);
+    char msg[1024];
+    const ctl_wait *w = wait_of(&out, &s, "x2");
+    assert_int_equal(w->reason, CTL_WAIT_UPSTREAM);
+    ctl_wait_message(&in, w, msg, sizeof msg);
+    assert_string_equal(msg, "waiting for upstream tasks: x1 (not created yet)");
+    w = wait_of(&out, &s, "x3");
+    assert_int_equal(w->reason, CTL_WAIT_UPSTREAM);
+    ctl_wait_message(&in, w, msg, sizeof msg);
+    assert_string_equal(msg, "waiting for upstream tasks: x2");
+    for (int k = 0; k < 2; k++) {
+        w = wait_of(&out, &s, k == 0 ? "cyc-a" : "cyc-b");
+        assert_int_equal(w->reason, CTL_WAIT_INVALID_JOB);
+        ctl_wait_message(&in, w, msg, sizeof msg);
+        assert_string_equal(msg, "its job is invalid right now: dependency cycle: a -> b -> a");
+        assert_int_equal(ctl_wait_reason_of(msg), CTL_WAIT_INVALID_JOB);
+    }
+    ctl_release_out_free(&out);
+    ctl_snapshot_free(&s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_snapshot),
         cmocka_unit_test(test_unknown_namespace),
         cmocka_unit_test(test_pod_over_bounds),
+        cmocka_unit_test(test_any_creation_order),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

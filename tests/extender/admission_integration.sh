@@ -209,6 +209,8 @@ check "a released pod no longer carries dagsched.io/waiting-reason" test -z "$(r
 check "the release latency histogram counts the releases" \
   test "$(ctl_metric 'dagsched_controller_release_latency_seconds_count{kind="pod"}')" -ge 5
 
+check "no dependency edge was violated" env KUBECTL="$KUBECTL" python3 "$ROOT/tests/common/check_edges.py"
+
 # ---- failurePolicy Ignore with the extender down
 stop_pid "$EXT_PID"
 EXT_PID=""

@@ -15,11 +15,14 @@
 #      policy ConfigMap with minRunTime 0s is loaded (generation 2) and the same preemption then
 #      happens; an invalid policy update is refused, the policy stays, an Event is posted; a
 #      policy that changes gpuResourceNames makes the pod and node watches decode again.
-#   5. Invalid job: a pod of a cyclic job is scheduled anyway and gets an InvalidJob Event. A pod
+#   5. Invalid job: the root task of a cyclic job is scheduled, its two tasks that depend on each
+#      other get no node and an InvalidJob Event says why. A pod
 #      whose dagsched.io/depends-on is 200 KB (over dagsched's 64 KiB, within the API server's
 #      256 KiB) is scheduled like a pod outside any DAG instead of being refused with 400.
 #   6. Restart: with the extender killed, a new pod stays pending; once it is back, the pod is
 #      scheduled.
+# At the end, every dependency edge of every job is checked from the pods' own timestamps
+# (tests/common/check_edges.py).
 #
 # Usage: tests/extender/integration.sh [EXTENDER_BINARY]   (make extender-integration-test)
 set -euo pipefail
@@ -262,9 +265,15 @@ test_invalid_job() {
   local ns=it-invalid
   "$K" create namespace "$ns" >/dev/null
   "$K" -n "$ns" apply -f "$MANIFESTS/cyclic-job.yaml" >/dev/null
-  wait_for 30 "the cyclic job's pods bound" bash -c "[[ -n \"\$('$K' -n $ns get pod cyc-a -o jsonpath='{.spec.nodeName}')\" && -n \"\$('$K' -n $ns get pod cyc-b -o jsonpath='{.spec.nodeName}')\" ]]"
-  wait_for 20 "an InvalidJob event" bash -c "'$K' -n $ns get events --field-selector reason=InvalidJob -o jsonpath='{.items[*].message}' | grep -q 'dependency cycle'"
-  log "PASS invalid job: pods of a cyclic job scheduled without DAG constraints, InvalidJob event posted"
+  wait_for 30 "the cyclic job's root task bound" bound "$ns" cyc-r
+  wait_for 20 "an InvalidJob event" bash -c "'$K' -n $ns get events --field-selector reason=InvalidJob -o jsonpath='{.items[*].message}' | grep -q 'dependency cycle.*no node until the job is fixed'"
+  for p in cyc-a cyc-b; do
+    bound "$ns" "$p" && fail "$p, a task of a cyclic job that depends on another, was bound"
+  done
+  "$K" -n "$ns" get events --field-selector involvedObject.name=cyc-a,reason=FailedScheduling \
+    -o jsonpath='{.items[*].message}' | grep -q "the pod may depend on other tasks and waits until the job is fixed" ||
+    fail "kube-scheduler does not show why cyc-a waits"
+  log "PASS invalid job: the root task of a cyclic job scheduled, its dependent tasks held, InvalidJob event posted"
 }
 
 test_oversized_annotation() {
@@ -321,6 +330,8 @@ test_preempt_and_policy
 test_invalid_job
 test_oversized_annotation
 test_restart
+KUBECTL="$K" python3 "$ROOT/tests/common/check_edges.py" || fail "a dependency edge was violated"
+log "PASS dependency order: no task of any job started before its upstream tasks succeeded"
 if grep " ERROR " "$EXT_LOG" | grep -v "invalid policy" | grep -q .; then
   fail "unexpected errors in the extender log"
 fi

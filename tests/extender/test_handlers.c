@@ -580,42 +580,111 @@ static void test_over_limit_annotation_passes_through(void **state)
     world_free(&w);
 }
 
-static void test_invalid_job_passes_through(void **state)
+/* Filter pod `name` of namespace batch (uid u-NAME) over two nodes: the answer and the outcome. */
+static char *filter_batch_pod(ext_snapshot *s, const char *name, double now, ext_outcome *o)
+{
+    char pod[256];
+    snprintf(pod, sizeof pod,
+             "{\"metadata\":{\"name\":\"%s\",\"namespace\":\"batch\",\"uid\":\"u-%s\","
+             "\"resourceVersion\":\"5\"},\"spec\":{}}",
+             name, name);
+    char *body = body_for(pod, "\"kwok-node-0\",\"kwok-node-1\"");
+    char *out = run(ext_handle_filter, s, body, strlen(body), now, 200, o);
+    free(body);
+    return out;
+}
+
+static void add_batch_pod(world *w, const char *name, const char *job, const char *task,
+                          const char *deps)
+{
+    char uid[64];
+    snprintf(uid, sizeof uid, "u-%s", name);
+    add_pod(w, &(fx_pod_spec){.ns = "batch",
+                              .name = name,
+                              .uid = uid,
+                              .rv = "5",
+                              .job = job,
+                              .task = task,
+                              .depends_on = deps,
+                              .phase = "Pending",
+                              .cpu = "100m"});
+}
+
+/* A pod of an invalid job that depends on other tasks gets no node (it could run before its
+ * upstream tasks); a root task of the same job passes as a pod outside any DAG. */
+static void test_invalid_job_holds_dependents(void **state)
 {
     (void)state;
     world w;
     world_init(&w, "Running");
-    add_pod(&w, &(fx_pod_spec){.ns = "batch",
-                               .name = "cyc-a",
-                               .uid = "u-cyc-a",
-                               .rv = "5",
-                               .job = "cyc",
-                               .task = "a",
-                               .depends_on = "b",
-                               .phase = "Pending",
-                               .cpu = "100m"});
-    add_pod(&w, &(fx_pod_spec){.ns = "batch",
-                               .name = "cyc-b",
-                               .uid = "u-cyc-b",
-                               .rv = "5",
-                               .job = "cyc",
-                               .task = "b",
-                               .depends_on = "a",
-                               .phase = "Pending",
-                               .cpu = "100m"});
+    add_batch_pod(&w, "cyc-a", "cyc", "a", "b");
+    add_batch_pod(&w, "cyc-b", "cyc", "b", "a");
+    add_batch_pod(&w, "cyc-r", "cyc", "r", NULL);
     double now = at("2026-11-22T10:31:00Z");
     ext_snapshot *s = snap(&w, now);
-    const char *pod = "{\"metadata\":{\"name\":\"cyc-a\",\"namespace\":\"batch\",\"uid\":"
-                      "\"u-cyc-a\",\"resourceVersion\":\"5\"},\"spec\":{}}";
-    char *body = body_for(pod, "\"kwok-node-0\",\"kwok-node-1\"");
     ext_outcome o;
-    char *out = run(ext_handle_filter, s, body, strlen(body), now, 200, &o);
-    assert_non_null(strstr(out, "\"NodeNames\":[\"kwok-node-0\",\"kwok-node-1\"]"));
-    assert_int_equal(o.pod_class, EXT_POD_INVALID_JOB);
+    char *out = filter_batch_pod(s, "cyc-a", now, &o);
+    assert_non_null(strstr(out, "\"NodeNames\":[]"));
+    assert_non_null(strstr(out, "the pod may depend on other tasks and waits until the job is "
+                                "fixed"));
+    assert_non_null(strstr(out, "FailedAndUnresolvableNodes\":{\"kwok-node-0\""));
+    assert_int_equal(o.pod_class, EXT_POD_HELD);
     assert_non_null(strstr(o.note, "job batch/cyc is invalid: "));
     assert_non_null(strstr(o.note, "cycle"));
     assert_non_null(o.pod);
     assert_string_equal(o.pod->meta.name, "cyc-a");
+    ext_outcome_clear(&o);
+    free(out);
+
+    out = filter_batch_pod(s, "cyc-r", now, &o);
+    assert_non_null(strstr(out, "\"NodeNames\":[\"kwok-node-0\",\"kwok-node-1\"]"));
+    assert_int_equal(o.pod_class, EXT_POD_INVALID_JOB);
+    ext_outcome_clear(&o);
+    free(out);
+    ext_snapshot_unref(s);
+    world_free(&w);
+}
+
+/* Pods created downstream first (the webhook down: no gate): a task whose upstream task has no
+ * pod yet gets no node, naming what it waits for. */
+static void test_upstream_not_created_yet(void **state)
+{
+    (void)state;
+    world w;
+    world_init(&w, "Running");
+    add_batch_pod(&w, "x3", "chain", "x3", "x2");
+    add_batch_pod(&w, "x2", "chain", "x2", "x1");
+    double now = at("2026-11-22T10:31:00Z");
+    ext_snapshot *s = snap(&w, now);
+    ext_outcome o;
+    char *out = filter_batch_pod(s, "x2", now, &o);
+    assert_non_null(strstr(out, "\"NodeNames\":[]"));
+    assert_non_null(strstr(out, "waiting for upstream tasks: x1 (not created yet)"));
+    assert_int_equal(o.pod_class, EXT_POD_BLOCKED);
+    ext_outcome_clear(&o);
+    free(out);
+    out = filter_batch_pod(s, "x3", now, &o);
+    assert_non_null(strstr(out, "waiting for upstream tasks: x2"));
+    assert_int_equal(o.pod_class, EXT_POD_BLOCKED);
+    ext_outcome_clear(&o);
+    free(out);
+    ext_snapshot_unref(s);
+    world_free(&w);
+
+    /* The snapshot knows x1 only as x2's upstream task; x1's pod, newer than the snapshot,
+     * depends on x0 (no pod either): it is held by its own annotation. */
+    world_init(&w, "Running");
+    add_batch_pod(&w, "x2", "chain", "x2", "x1");
+    s = snap(&w, now);
+    const char *pod = "{\"metadata\":{\"name\":\"x1\",\"namespace\":\"batch\",\"uid\":\"u-x1\","
+                      "\"resourceVersion\":\"9\",\"labels\":{\"dagsched.io/job\":\"chain\","
+                      "\"dagsched.io/task\":\"x1\"},\"annotations\":{\"dagsched.io/depends-on\":"
+                      "\"x0\"}},\"spec\":{}}";
+    char *body = body_for(pod, "\"kwok-node-0\",\"kwok-node-1\"");
+    out = run(ext_handle_filter, s, body, strlen(body), now, 200, &o);
+    assert_non_null(strstr(out, "\"NodeNames\":[]"));
+    assert_non_null(strstr(out, "waiting for upstream tasks: x0"));
+    assert_int_equal(o.pod_class, EXT_POD_BLOCKED);
     ext_outcome_clear(&o);
     free(out);
     free(body);
@@ -1136,7 +1205,8 @@ int main(void)
         cmocka_unit_test(test_outside_dag_and_unknown_nodes),
         cmocka_unit_test(test_packing_prefers_complementary_node),
         cmocka_unit_test(test_pod_unknown_to_snapshot),
-        cmocka_unit_test(test_invalid_job_passes_through),
+        cmocka_unit_test(test_invalid_job_holds_dependents),
+        cmocka_unit_test(test_upstream_not_created_yet),
         cmocka_unit_test(test_over_limit_annotation_passes_through),
         cmocka_unit_test(test_empty_nodes),
         cmocka_unit_test(test_preempt),

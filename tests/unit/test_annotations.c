@@ -202,12 +202,36 @@ static void test_arena(void **state)
     assert_null(a.head);
 }
 
+/* Whether a depends-on value names upstream tasks: blank is a root, malformed may name some. */
+static void test_depends_on_declared(void **state)
+{
+    (void)state;
+    assert_false(ds_depends_on_declared(NULL));
+    assert_false(ds_depends_on_declared(""));
+    assert_false(ds_depends_on_declared(" \t "));
+    assert_true(ds_depends_on_declared("a"));
+    assert_true(ds_depends_on_declared("  a, b"));
+    assert_true(ds_depends_on_declared(",,"));
+    char *blank = malloc(DS_DEPENDS_ON_MAX_LEN + 2);
+    assert_non_null(blank);
+    memset(blank, ' ', DS_DEPENDS_ON_MAX_LEN + 1);
+    blank[DS_DEPENDS_ON_MAX_LEN + 1] = '\0'; /* too long: malformed */
+    assert_true(ds_depends_on_declared(blank));
+    blank[DS_DEPENDS_ON_MAX_LEN] = '\0';
+    assert_false(ds_depends_on_declared(blank));
+    free(blank);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_names),      cmocka_unit_test(test_job_label),
-        cmocka_unit_test(test_depends_on), cmocka_unit_test(test_depends_on_bounds),
-        cmocka_unit_test(test_strmap),     cmocka_unit_test(test_arena),
+        cmocka_unit_test(test_names),
+        cmocka_unit_test(test_job_label),
+        cmocka_unit_test(test_depends_on),
+        cmocka_unit_test(test_depends_on_bounds),
+        cmocka_unit_test(test_depends_on_declared),
+        cmocka_unit_test(test_strmap),
+        cmocka_unit_test(test_arena),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
