@@ -405,7 +405,8 @@ class TestCompletion(unittest.TestCase):
             self.assertEqual(bash_complete(b, "describe", "job", "-n", NS, ""), ["hello"])
             self.assertEqual(bash_complete(b, "describe", "job", "-n", NS, "he"), ["hello"])
             self.assertEqual(bash_complete(b, "describe", "job", "-n", NS, "x"), [])
-            self.assertEqual(bash_complete(b, "gantt", "--namespace=" + BAD_NS, ""), ["orphan"])
+            self.assertEqual(bash_complete(b, "gantt", "--namespace=" + BAD_NS, ""),
+                             ["late", "orphan"])
             self.assertEqual(bash_complete(b, "-n", BAD_NS, "gantt", "o"), ["orphan"])
             # Only the first argument is a name; other namespaces' jobs are not offered.
             self.assertEqual(bash_complete(b, "describe", "job", "-n", NS, "hello", ""), [])
@@ -419,7 +420,8 @@ class TestCompletion(unittest.TestCase):
         for b in self.each():
             self.assertEqual(bash_complete(b, "explain", "pod", "-n", NS, ""), pods)
             self.assertEqual(bash_complete(b, "explain", "pod", "-n", NS, greet[:-1]), [greet])
-            self.assertEqual(bash_complete(b, "explain", "pod", "-n", BAD_NS, ""), ["orphan"])
+            self.assertEqual(bash_complete(b, "explain", "pod", "-n", BAD_NS, ""),
+                             ["late-z", "orphan"])
 
     def test_unreachable_or_wrong_context_is_quiet(self):
         for b in self.each():
