@@ -10,6 +10,7 @@
 #include <stdbool.h>
 
 #include "client.h"
+#include "httpd.h"
 #include "informer.h"
 #include "leader.h"
 #include "ledger_store.h"
@@ -83,9 +84,15 @@ typedef struct ctl_metrics {
     metrics_family *round_cpu;    /* histogram: CPU time of one decision round */
 } ctl_metrics;
 
+/* The metrics listener's limits: Prometheus and probes need a handful of connections and no body.
+ */
+#define CTL_HTTP_MAX_CONNS    64
+#define CTL_HTTP_MAX_BUFFERED (4u << 20)
+
 typedef struct ctl_controller {
     ctl_options opt;
     kube_client *client;
+    httpd_budget http_budget; /* of the metrics listener (CTL_HTTP_MAX_*) */
     /* Every watch the controller keeps; a round acts only while all of them are synced and in
      * contact (namespaces: their labels, for spec.preemption.namespaceSelector). */
     kube_informer *pods, *nodes, *pdbs, *jobs, *graphs, *policies, *namespaces;

@@ -476,6 +476,8 @@ static int start_http(ctl_controller *c, httpd **out)
     ho.host = host[0] ? host : "0.0.0.0";
     ho.port = (int)port;
     ho.max_body = 4096;
+    httpd_budget_init(&c->http_budget, CTL_HTTP_MAX_CONNS, CTL_HTTP_MAX_BUFFERED);
+    ho.budget = &c->http_budget;
     ho.routes = routes;
     ho.n_routes = 3;
     ho.metrics = c->m.reg;

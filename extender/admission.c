@@ -194,8 +194,11 @@ static void read_gates(const js_doc *d, long spec, ext_adm_pod *p)
     if (g < 0)
         return;
     p->gates_array = true;
+    /* Every entry: our gate after any number of others must be found, or a second one would be
+     * appended and the API server would refuse the pod (a duplicate gate). The body's bound
+     * (max_body) bounds the scan. */
     size_t e = (size_t)g + 1;
-    for (uint32_t k = 0; k < d->t[g].n && k < EXT_ADM_MAX_GATES; k++) {
+    for (uint32_t k = 0; k < d->t[g].n && !p->has_gate; k++) {
         char name[EXT_ADM_NAME_MAX + 1];
         if (str_member(d, (long)e, "name", name, sizeof name) && strcmp(name, EXT_ADM_GATE) == 0)
             p->has_gate = true;

@@ -29,7 +29,6 @@
 #define EXT_ADM_DEFAULT_SCHED "default-scheduler"
 #define EXT_ADM_NAME_MAX      253 /* names, namespaces, scheduler names (DNS subdomains) */
 #define EXT_ADM_UID_MAX       128
-#define EXT_ADM_MAX_GATES     1000 /* schedulingGates entries looked at */
 #define EXT_ADM_PATCH_MAX     512
 
 typedef struct ext_adm_opts {

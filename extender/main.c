@@ -32,6 +32,9 @@ typedef struct flags {
     kube_log_format log_format;
     kube_log_level log_level;
     size_t max_body;
+    size_t adm_max_body;
+    size_t max_conns;
+    size_t max_buffered;
     size_t max_nodes;
     double refresh_s;
     char adm_host[256];
@@ -64,6 +67,13 @@ static void usage(FILE *f)
             "  --log-format text|json    log format (default text)\n"
             "  --log-level LEVEL         debug, info, warn, error (default info)\n"
             "  --max-body-bytes N        largest request body (default 67108864); larger: 413\n"
+            "  --admission-max-body-bytes N  largest AdmissionReview on --admission-listen\n"
+            "                            (default 4194304: the API server sends at most ~3 MiB)\n"
+            "  --max-connections N       connections open at once on both listeners together\n"
+            "                            (default 1024; 0: no limit); more: 503 and closed\n"
+            "  --max-buffered-bytes N    request bytes received and not yet answered on both\n"
+            "                            listeners together (default 268435456; 0: no limit);\n"
+            "                            the request that would pass it: 503 and closed\n"
             "  --max-nodes N             most nodes or victim nodes per request (default 20000)\n"
             "  --refresh SECONDS         rebuild the snapshot at least this often (default 5)\n"
             "  --admission-listen HOST:PORT  serve the admission webhook (POST /mutate-pods) on\n"
@@ -133,6 +143,9 @@ static int parse_flags(int argc, char **argv, flags *f)
         O_LOG_FORMAT,
         O_LOG_LEVEL,
         O_MAX_BODY,
+        O_ADM_MAX_BODY,
+        O_MAX_CONNS,
+        O_MAX_BUFFERED,
         O_MAX_NODES,
         O_REFRESH,
         O_ADM_LISTEN,
@@ -153,6 +166,9 @@ static int parse_flags(int argc, char **argv, flags *f)
         {"log-format", required_argument, NULL, O_LOG_FORMAT},
         {"log-level", required_argument, NULL, O_LOG_LEVEL},
         {"max-body-bytes", required_argument, NULL, O_MAX_BODY},
+        {"admission-max-body-bytes", required_argument, NULL, O_ADM_MAX_BODY},
+        {"max-connections", required_argument, NULL, O_MAX_CONNS},
+        {"max-buffered-bytes", required_argument, NULL, O_MAX_BUFFERED},
         {"max-nodes", required_argument, NULL, O_MAX_NODES},
         {"refresh", required_argument, NULL, O_REFRESH},
         {"admission-listen", required_argument, NULL, O_ADM_LISTEN},
@@ -170,6 +186,9 @@ static int parse_flags(int argc, char **argv, flags *f)
     f->log_format = KUBE_LOG_TEXT;
     f->log_level = KUBE_LOG_INFO;
     f->max_body = 64u << 20;
+    f->adm_max_body = 4u << 20;
+    f->max_conns = 1024;
+    f->max_buffered = 256u << 20;
     f->max_nodes = 20000;
     f->refresh_s = 5;
     f->adm_scheduler_name = "dagsched";
@@ -235,6 +254,36 @@ static int parse_flags(int argc, char **argv, flags *f)
                 return 2;
             }
             f->max_body = v;
+            break;
+        case O_ADM_MAX_BODY:
+            if (parse_size(optarg, 1024, (size_t)1 << 30, &v) != 0) {
+                fprintf(stderr,
+                        "dagsched-extender: --admission-max-body-bytes: expected "
+                        "1024..1073741824 (got \"%s\")\n",
+                        optarg);
+                return 2;
+            }
+            f->adm_max_body = v;
+            break;
+        case O_MAX_CONNS:
+            if (parse_size(optarg, 0, 1000000, &v) != 0) {
+                fprintf(stderr,
+                        "dagsched-extender: --max-connections: expected 0..1000000 (got "
+                        "\"%s\")\n",
+                        optarg);
+                return 2;
+            }
+            f->max_conns = v;
+            break;
+        case O_MAX_BUFFERED:
+            if (parse_size(optarg, 0, (size_t)1 << 40, &v) != 0) {
+                fprintf(stderr,
+                        "dagsched-extender: --max-buffered-bytes: expected 0..1099511627776 (got "
+                        "\"%s\")\n",
+                        optarg);
+                return 2;
+            }
+            f->max_buffered = v;
             break;
         case O_MAX_NODES:
             if (parse_size(optarg, 1, 1000000, &v) != 0) {
@@ -396,6 +445,9 @@ int main(int argc, char **argv)
     sv.ctx.limits.max_nodes = f.max_nodes;
     sv.ctx.tasks_succeeded = ext_state_tasks_succeeded;
     sv.ctx.tasks_user = st;
+    httpd_budget budget;
+    httpd_budget_init(&budget, f.max_conns, f.max_buffered);
+    sv.budget = &budget;
     sv.admission = (ext_admission_opts){.enabled = true,
                                         .adm = {.scheduler_name = f.adm_scheduler_name,
                                                 .install_namespace = f.adm_install_namespace != NULL
@@ -403,6 +455,7 @@ int main(int argc, char **argv)
                                                                          : cfg->namespace,
                                                 .set_scheduler_name = f.adm_set_scheduler_name},
                                         .own_listener = f.adm_port > 0,
+                                        .max_body = f.adm_max_body,
                                         .host = f.adm_host,
                                         .port = f.adm_port};
     if (ext_server_start(&sv, &srv, &err) != 0) {

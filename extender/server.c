@@ -310,7 +310,8 @@ int ext_server_start(const ext_server_opts *opts, ext_server **out, ds_err *err)
     for (int i = 0; i < 2; i++) {
         s->adm_routes[i] = (adm_route){.srv = s, .adm = ad->adm};
         s->adm_routes[i].adm.set_scheduler_name = i == 1;
-        s->adm_routes[i].adm.max_body = opts->ctx.limits.max_body;
+        s->adm_routes[i].adm.max_body =
+            ad->own_listener && ad->max_body > 0 ? ad->max_body : opts->ctx.limits.max_body;
     }
     /* The webhook routes, on the main listener or on their own (which the NetworkPolicy may open
      * to the API server without opening the scheduling verbs). */
@@ -339,6 +340,7 @@ int ext_server_start(const ext_server_opts *opts, ext_server **out, ds_err *err)
                      .max_body = opts->ctx.limits.max_body,
                      .routes = routes,
                      .n_routes = n_routes,
+                     .budget = opts->budget,
                      .metrics = opts->metrics,
                      .metrics_prefix = "dagsched_extender"};
     if (httpd_start(&ho, &s->http, err) != 0) {
@@ -352,6 +354,8 @@ int ext_server_start(const ext_server_opts *opts, ext_server **out, ds_err *err)
         ha.routes = adm;
         ha.n_routes = n_adm > 1 ? n_adm : 2;
         ha.metrics_prefix = "dagsched_extender_webhook";
+        if (ad->max_body > 0)
+            ha.max_body = ad->max_body;
         if (httpd_start(&ha, &s->adm_http, err) != 0) {
             httpd_stop(s->http);
             free(s);

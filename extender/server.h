@@ -12,6 +12,7 @@
 #include <stddef.h>
 
 #include "admission.h"
+#include "httpd.h"
 #include "handlers.h"
 #include "metrics.h"
 #include "state.h"
@@ -33,7 +34,8 @@ typedef struct ext_admission_opts {
     ext_adm_opts adm;  /* set_scheduler_name: also route /mutate-pods/set-scheduler-name */
     bool own_listener; /* serve it (and /healthz) on host:port below, not on the main listener */
     const char *host;
-    int port; /* 0: pick a free one */
+    int port;        /* 0: pick a free one */
+    size_t max_body; /* its own listener's body limit; 0: the main listener's */
 } ext_admission_opts;
 
 typedef struct ext_server_opts {
@@ -45,6 +47,7 @@ typedef struct ext_server_opts {
     metrics_registry *metrics; /* required */
     bool floor_mode;
     ext_admission_opts admission;
+    httpd_budget *budget; /* both listeners' shared limits (httpd.h); NULL: none */
 } ext_server_opts;
 
 typedef struct ext_server ext_server;

@@ -24,6 +24,7 @@ typedef struct dctx {
     int n_temps;
     char affinity_error[DS_ERR_MAX]; /* a pod's kube_pod.affinity_error, packed with it */
     char dagsched_error[DS_ERR_MAX]; /* kube_meta.dagsched_error, packed with it */
+    const char *kept_gates[2];       /* a pod over its bounds: the gates kept (pod_over_bounds) */
 } dctx;
 
 static int fail(dctx *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -725,9 +726,8 @@ static int pod_requests(dctx *d, const json_t *spec, ds_res *out)
     return add_resources(d, json_object_get(spec, "overhead"), "spec.overhead", out);
 }
 
-/* Conditions, finish time, mirror annotation, node selector and tolerations. */
-static int decode_pod_scheduling(dctx *d, const json_t *obj, const json_t *spec,
-                                 const json_t *status, kube_pod *p)
+/* Conditions, finish time and mirror annotation. */
+static int decode_pod_status(dctx *d, const json_t *obj, const json_t *status, kube_pod *p)
 {
     size_t i;
     json_t *c;
@@ -759,6 +759,14 @@ static int decode_pod_scheduling(dctx *d, const json_t *obj, const json_t *spec,
     }
     const json_t *ann = json_object_get(get_obj(obj, "metadata"), "annotations");
     p->mirror = json_object_get(ann, "kubernetes.io/config.mirror") != NULL;
+    return 0;
+}
+
+/* Node selector and tolerations. */
+static int decode_pod_placement(dctx *d, const json_t *spec, kube_pod *p)
+{
+    size_t i;
+    json_t *c;
     if (get_kvs(d, spec, "nodeSelector", "spec.", NULL, KUBE_OBJ_MAX_LABELS, KUBE_OBJ_MAX_STR,
                 KUBE_OBJ_MAX_LABELS * KUBE_OBJ_MAX_STR, &p->node_selector,
                 &p->n_node_selector) != 0)
@@ -950,7 +958,7 @@ static int affinity_parse(dctx *d, const json_t *spec, kube_pod *p)
 
 /* The pod's required node affinity. Never fails the decoding: a malformed or over-limit affinity
  * is kept as one without terms (it matches no node) with the reason in p->affinity_error. */
-static void decode_required_affinity(dctx *d, const json_t *spec, kube_pod *p)
+static void decode_required_affinity(dctx *d, const json_t *obj, const json_t *spec, kube_pod *p)
 {
     ds_err local = {{0}};
     ds_err *caller = d->err;
@@ -967,6 +975,11 @@ static void decode_required_affinity(dctx *d, const json_t *spec, kube_pod *p)
     p->has_required_affinity = true;
     p->required_affinity = (ds_node_selector){.terms = NULL, .n_terms = 0};
     p->affinity_error = d->affinity_error;
+    /* A pod of dagsched's is then outside any DAG job, as for any other bound (pod_over_bounds). */
+    if (p->meta.dagsched_error == NULL && carries_dagsched(get_obj(obj, "metadata"))) {
+        snprintf(d->dagsched_error, sizeof d->dagsched_error, "%s", msg);
+        p->meta.dagsched_error = d->dagsched_error;
+    }
 }
 
 static int decode_pod(dctx *d, const json_t *obj, const json_t *spec, const json_t *status,
@@ -1023,9 +1036,9 @@ static int decode_pod(dctx *d, const json_t *obj, const json_t *spec, const json
             return -1;
         break;
     }
-    if (decode_pod_scheduling(d, obj, spec, status, p) != 0)
+    if (decode_pod_status(d, obj, status, p) != 0 || decode_pod_placement(d, spec, p) != 0)
         return -1;
-    decode_required_affinity(d, spec, p);
+    decode_required_affinity(d, obj, spec, p);
     if (m->dagsched_error != NULL)
         return 0; /* outside any DAG job: no job key, no task */
     p->job_key = kube_meta_label(&p->meta, KUBE_LABEL_JOB);
@@ -1226,6 +1239,75 @@ static const struct {
     [KUBE_KIND_WORKFLOW] = {decode_workflow, sizeof(kube_workflow)},
 };
 
+/* A pod whose full decoding failed on one of dagsched's bounds (1,100 tolerations, a 300-entry
+ * nodeSelector, 10,001 scheduling gates, 2,000 containers...: the API server accepts them) after
+ * its metadata was decoded: keep what identifies it and what the controller needs to leave it
+ * alone (node, phase, times, owner, whether it carries dagsched's gate and others, its request
+ * when it can be computed), drop the rest, and say why in kube_meta.dagsched_error when the pod
+ * concerns dagsched (its metadata or its gate): dagsched then treats it as outside any DAG job
+ * (gate removed, one InvalidJob Event, the extender passes it). The one rule for every bound of
+ * a pod (docs/dag-jobs.md, "Limits"). 0, or -1 when even this fails (err set). */
+static int pod_over_bounds(dctx *d, const json_t *obj, const json_t *spec, const json_t *status,
+                           kube_pod *p)
+{
+    char why[DS_ERR_MAX];
+    const char *msg = d->err->msg;
+    size_t wl = strlen(d->what);
+    if (strncmp(msg, d->what, wl) == 0 && msg[wl] == ':' && msg[wl + 1] == ' ')
+        msg += wl + 2;
+    snprintf(why, sizeof why, "%s", msg);
+    if (strstr(why, "out of memory") != NULL || spec == NULL)
+        return -1;
+    kube_meta meta = p->meta;
+    memset(p, 0, sizeof *p);
+    p->meta = meta;
+    p->meta.dagsched_error = NULL;
+    /* Identity and placement facts that a real API server keeps within bounds anyway. */
+    if (get_str(d, spec, "nodeName", "spec.", 253, false, &p->node_name) != 0)
+        return -1;
+    if (p->node_name != NULL && p->node_name[0] == '\0')
+        p->node_name = NULL;
+    const char *phase = NULL;
+    if (status != NULL && get_str(d, status, "phase", "status.", 32, false, &phase) != 0)
+        phase = NULL;
+    static const char *const phases[] = {"Pending", "Running", "Succeeded", "Failed"};
+    p->phase = phase == NULL ? KUBE_POD_PENDING : KUBE_POD_UNKNOWN;
+    for (int i = 0; phase != NULL && i < 4; i++)
+        if (strcmp(phase, phases[i]) == 0)
+            p->phase = (kube_pod_phase)i;
+    if (status != NULL && get_time(d, status, "startTime", "status.", &p->start_time) != 0)
+        p->start_time = 0;
+    if (decode_pod_status(d, obj, status, p) != 0) {
+        p->unschedulable = false;
+        p->finished_at = 0;
+    }
+    if (pod_requests(d, spec, &p->requests) != 0)
+        memset(&p->requests, 0, sizeof p->requests); /* unknown: takes no room */
+    /* Gates: ours and whether there are others, whatever their number. */
+    size_t i, n_other = 0;
+    json_t *g;
+    bool ours = false;
+    json_array_foreach(json_object_get(spec, "schedulingGates"), i, g)
+    {
+        const char *name = json_string_value(json_object_get(g, "name"));
+        if (name != NULL && strcmp(name, KUBE_GATE_DEPENDENCIES) == 0)
+            ours = true;
+        else
+            n_other++;
+    }
+    if (ours)
+        d->kept_gates[p->n_gates++] = KUBE_GATE_DEPENDENCIES;
+    if (n_other > 0)
+        d->kept_gates[p->n_gates++] = KUBE_GATE_OTHERS;
+    p->gates = d->kept_gates;
+    const json_t *md = get_obj(obj, "metadata");
+    if (ours || carries_dagsched(md)) {
+        snprintf(d->dagsched_error, sizeof d->dagsched_error, "%s", why);
+        p->meta.dagsched_error = d->dagsched_error;
+    }
+    return 0;
+}
+
 int kube_obj_decode(kube_kind kind, const json_t *obj, const kube_decode_opts *opts,
                     kube_meta **out, ds_err *err)
 {
@@ -1248,8 +1330,11 @@ int kube_obj_decode(kube_kind kind, const json_t *obj, const kube_decode_opts *o
     memset(&u, 0, sizeof u);
     kube_meta *m = (kube_meta *)&u;
     int rc = decode_meta(&d, kind, obj, m);
+    bool identified = rc == 0;
     if (rc == 0)
         rc = decoders[kind].fn(&d, obj, get_obj(obj, "spec"), get_obj(obj, "status"), m);
+    if (rc != 0 && identified && kind == KUBE_KIND_POD)
+        rc = pod_over_bounds(&d, obj, get_obj(obj, "spec"), get_obj(obj, "status"), &u.pod);
     if (rc == 0) {
         *out = pack(&d, m, decoders[kind].size);
         if (*out == NULL)

@@ -16,7 +16,12 @@
  * is still decoded, without the map concerned, and kube_meta.dagsched_error says why when the
  * object carries dagsched metadata (see kube_meta). A pod's required node affinity is kept within
  * the limits of lib/node_affinity.h (beyond them, or malformed, it is recorded as invalid rather
- * than rejected: see kube_pod). */
+ * than rejected: see kube_pod). Any other bound of a pod (spec.tolerations, spec.nodeSelector,
+ * spec.schedulingGates, spec.containers... beyond what dagsched reads, all of which the API server
+ * accepts) does not reject it either: the pod is decoded far enough to be identified and left
+ * alone (name, namespace, uid, labels, node, phase, times, owner, whether it carries dagsched's
+ * scheduling gate and other gates, its request when it can be computed), and dagsched_error says
+ * why when the pod carries dagsched metadata or dagsched's gate. */
 #ifndef DAGSCHED_KUBE_OBJECTS_H
 #define DAGSCHED_KUBE_OBJECTS_H
 
@@ -38,10 +43,13 @@
 #define KUBE_OBJ_MAX_CM_ENTRIES       1024
 #define KUBE_OBJ_MAX_CM_DATA          (1u << 20)
 #define KUBE_OBJ_MAX_LIST             1024 /* containers, gates, selector terms, values */
-#define KUBE_ANNOTATION_PREFIX        "dagsched.io/"
-#define KUBE_LABEL_JOB                "dagsched.io/job"
-#define KUBE_LABEL_ARGO_WORKFLOW      "workflows.argoproj.io/workflow"
-#define KUBE_LABEL_TASK               "dagsched.io/task"
+#define KUBE_GATE_DEPENDENCIES        "dagsched.io/dependencies" /* dagsched's scheduling gate */
+/* A pod over its bounds keeps this name for all its other scheduling gates (see kube_pod). */
+#define KUBE_GATE_OTHERS         "(other gates)"
+#define KUBE_ANNOTATION_PREFIX   "dagsched.io/"
+#define KUBE_LABEL_JOB           "dagsched.io/job"
+#define KUBE_LABEL_ARGO_WORKFLOW "workflows.argoproj.io/workflow"
+#define KUBE_LABEL_TASK          "dagsched.io/task"
 
 typedef enum {
     KUBE_KIND_POD,

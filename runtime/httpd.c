@@ -52,6 +52,8 @@ typedef struct conn {
     httpd_response resp;
     size_t total, sent; /* bytes of hdr + body to send, and sent */
     double t0;          /* rt_mono_now() at the first byte of the request */
+    bool counted;       /* counted in the budget's connections */
+    size_t held;        /* bytes of `in` counted in the budget's buffered bytes */
 } conn;
 
 struct httpd {
@@ -63,6 +65,7 @@ struct httpd {
     httpd_route *routes;
     size_t n_routes;
     size_t max_body;
+    httpd_budget *budget;
     char *tls_cert, *tls_key;
     struct timespec cert_mtime, key_mtime;
     lws_sorted_usec_list_t sul;
@@ -70,8 +73,27 @@ struct httpd {
     atomic_ulong reloads;
     metrics_family *m_requests;
     metrics_family *m_latency;
+    metrics_family *m_refused;
     struct lws_protocols protocols[2];
 };
+
+void httpd_budget_init(httpd_budget *b, size_t max_conns, size_t max_buffered)
+{
+    b->max_conns = max_conns;
+    b->max_buffered = max_buffered;
+    atomic_init(&b->conns, 0);
+    atomic_init(&b->buffered, 0);
+}
+
+size_t httpd_budget_conns(const httpd_budget *b)
+{
+    return b != NULL ? atomic_load(&((httpd_budget *)b)->conns) : 0;
+}
+
+size_t httpd_budget_buffered(const httpd_budget *b)
+{
+    return b != NULL ? atomic_load(&((httpd_budget *)b)->buffered) : 0;
+}
 
 int httpd_respond(httpd_response *resp, int status, const char *content_type, const char *body)
 {
@@ -125,8 +147,21 @@ void httpd_respond_ready(httpd_response *resp, bool ready, const char *why_not)
         httpd_respond(resp, 503, "text/plain", why_not);
 }
 
-static void conn_free(conn *c)
+/* Give the connection's buffered bytes (all of them, or n) back to the budget. */
+static void unhold(httpd *h, conn *c, size_t n)
 {
+    if (n > c->held)
+        n = c->held;
+    c->held -= n;
+    if (h != NULL && h->budget != NULL && n > 0)
+        atomic_fetch_sub(&h->budget->buffered, n);
+}
+
+static void conn_free(httpd *h, conn *c)
+{
+    unhold(h, c, c->held);
+    if (c->counted && h != NULL && h->budget != NULL)
+        atomic_fetch_sub(&h->budget->conns, 1);
     ds_bytebuf_free(&c->in);
     free(c->resp.body);
     memset(c, 0, sizeof *c);
@@ -199,8 +234,9 @@ static size_t in_limit(const httpd *h)
 
 /* Drop the first n bytes of the input; free the buffer once it is empty, give most of a large
  * one back once it is mostly empty. */
-static void consume_input(conn *c, size_t n)
+static void consume_input(httpd *h, conn *c, size_t n)
 {
+    unhold(h, c, n);
     ds_bytebuf_consume(&c->in, n);
     if (c->in.len == 0)
         ds_bytebuf_shrink(&c->in, 0);
@@ -237,12 +273,24 @@ static void start_response(struct lws *wsi, conn *c, bool close_after, bool head
 }
 
 /* A request that cannot be framed: answer and close, since where the next one starts is unknown. */
-static void reject(struct lws *wsi, conn *c, int status, const char *why)
+static void reject(httpd *h, struct lws *wsi, conn *c, int status, const char *why)
 {
     memset(&c->resp, 0, sizeof c->resp);
     respond_error(&c->resp, status, why);
-    consume_input(c, c->in.len);
+    consume_input(h, c, c->in.len);
     start_response(wsi, c, true, false);
+}
+
+/* Refused for the process's budget: 503 and close, counted by reason. */
+static void refuse(httpd *h, struct lws *wsi, conn *c, const char *reason, const char *why)
+{
+    if (h->m_refused != NULL) {
+        const char *lv[] = {reason};
+        metrics_add(h->m_refused, lv, 1);
+    }
+    c->t0 = rt_mono_now();
+    snprintf(c->head.path, sizeof c->head.path, "%s", "-");
+    reject(h, wsi, c, 503, why);
 }
 
 /* Answer the complete request at the start of the input. */
@@ -253,7 +301,7 @@ static void run_request(httpd *h, struct lws *wsi, conn *c)
     c->in.data[end] = '\0';
     dispatch(h, c, c->in.data + c->head.head_len, c->head.content_length);
     c->in.data[end] = saved;
-    consume_input(c, end);
+    consume_input(h, c, end);
     start_response(wsi, c, !c->head.keep_alive, strcmp(c->head.method, "HEAD") == 0);
 }
 
@@ -265,7 +313,7 @@ static void advance(httpd *h, struct lws *wsi, conn *c)
     if (!c->have_head && c->in.len > 0) {
         http1_result r = http1_parse_head(c->in.data, c->in.len, h->max_body, &c->scan, &c->head);
         if (r == HTTP1_ERROR) {
-            reject(wsi, c, c->head.error_status, c->head.error);
+            reject(h, wsi, c, c->head.error_status, c->head.error);
             return;
         }
         if (r == HTTP1_OK) {
@@ -287,8 +335,21 @@ static int on_rx(httpd *h, struct lws *wsi, conn *c, const void *in, size_t len)
 {
     if (c->lingering)
         return 0; /* the answer is out; the rest is discarded */
+    if (c->responding || c->closing)
+        return 0; /* a refused connection's input, while its 503 goes out */
     if (!c->in_request)
         start_request_clock(wsi, c);
+    httpd_budget *b = h->budget;
+    if (b != NULL && b->max_buffered > 0 &&
+        atomic_fetch_add(&b->buffered, len) + len > b->max_buffered) {
+        atomic_fetch_sub(&b->buffered, len);
+        refuse(h, wsi, c, "buffered_bytes",
+               "server busy: the request bytes this process buffers are at their limit; retry");
+        return 0;
+    }
+    if (b != NULL && b->max_buffered == 0)
+        atomic_fetch_add(&b->buffered, len);
+    c->held += b != NULL ? len : 0;
     if (ds_bytebuf_append(&c->in, in, len) != 0)
         return -1;
     advance(h, wsi, c);
@@ -323,7 +384,7 @@ static int linger(struct lws *wsi, conn *c)
 {
     c->closing = false;
     c->lingering = true;
-    consume_input(c, c->in.len);
+    consume_input(lws_vhost_user(lws_get_vhost(wsi)), c, c->in.len);
     if (lws_is_ssl(wsi))
         return -1; /* lws closes the TLS session itself */
     int fd = (int)lws_get_socket_fd(wsi);
@@ -400,6 +461,14 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
         memset(c, 0, sizeof *c);
         ds_bytebuf_init(&c->in, in_limit(h));
         lws_set_timeout(wsi, PENDING_TIMEOUT_USER_OK, IDLE_TIMEOUT_S);
+        if (h->budget != NULL) {
+            c->counted = true;
+            if (atomic_fetch_add(&h->budget->conns, 1) + 1 > h->budget->max_conns &&
+                h->budget->max_conns > 0)
+                refuse(h, wsi, c, "connections",
+                       "server busy: this process has as many connections open as it accepts; "
+                       "retry");
+        }
         return 0;
     case LWS_CALLBACK_RAW_RX:
         if (h == NULL || c == NULL)
@@ -411,7 +480,7 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
         return on_writeable(h, wsi, c);
     case LWS_CALLBACK_RAW_CLOSE:
         if (c != NULL)
-            conn_free(c);
+            conn_free(h, c);
         return 0;
     default:
         break;
@@ -559,6 +628,13 @@ static void register_metrics(httpd *h, const httpd_opts *o)
     h->m_latency = metrics_family_new(o->metrics, METRICS_HISTOGRAM, name,
                                       "Time from request start to the last byte of the response.",
                                       ll, 1, metrics_latency_buckets, metrics_latency_buckets_n);
+    const char *fl[] = {"reason"};
+    snprintf(name, sizeof name, "%s_http_refused_total", prefix);
+    h->m_refused = metrics_family_new(
+        o->metrics, METRICS_COUNTER, name,
+        "Connections and requests answered 503 for the process's limits (reason: connections, "
+        "buffered_bytes).",
+        fl, 1, NULL, 0);
 }
 
 int httpd_start(const httpd_opts *o, httpd **out, ds_err *err)
@@ -574,6 +650,7 @@ int httpd_start(const httpd_opts *o, httpd **out, ds_err *err)
     atomic_init(&h->stop, false);
     atomic_init(&h->reloads, 0);
     h->max_body = o->max_body ? o->max_body : 4 * 1024 * 1024;
+    h->budget = o->budget;
     if (copy_routes(h, o, err) != 0) {
         httpd_stop(h);
         return -1;

@@ -49,12 +49,31 @@ typedef struct httpd_route {
     void *ctx;
 } httpd_route;
 
+/* What every server of a process may hold at once, shared by them (one per process): the
+ * connections open and the request bytes received and not yet answered. A connection past
+ * max_conns is answered 503 ("too many connections") and closed; a request whose bytes would take
+ * the buffered total past max_buffered is answered 503 ("server busy") and its connection closed.
+ * Request buffers grow by doubling, so the memory they take is at most twice max_buffered. Init
+ * with httpd_budget_init; its counters are atomic (every server's thread updates them). */
+typedef struct httpd_budget {
+    size_t max_conns;    /* 0: no limit */
+    size_t max_buffered; /* bytes; 0: no limit */
+    _Atomic size_t conns, buffered;
+} httpd_budget;
+
+void httpd_budget_init(httpd_budget *b, size_t max_conns, size_t max_buffered);
+
+/* Connections open and request bytes buffered now (for tests and logs). */
+size_t httpd_budget_conns(const httpd_budget *b);
+size_t httpd_budget_buffered(const httpd_budget *b);
+
 typedef struct httpd_opts {
     const char *host;     /* address to bind, e.g. "127.0.0.1" or "0.0.0.0" */
     int port;             /* 0 picks a free port (see httpd_port) */
     const char *tls_cert; /* PEM paths; both or neither */
     const char *tls_key;
-    size_t max_body; /* bytes; requests above get 413 */
+    size_t max_body;      /* bytes; requests above get 413 */
+    httpd_budget *budget; /* the process's shared limits (outlives the server); NULL: none */
     const httpd_route *routes;
     size_t n_routes;
     metrics_registry *metrics;    /* may be NULL */

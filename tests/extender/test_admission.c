@@ -314,13 +314,32 @@ static void test_huge_and_deep(void **state)
     check("etl", spec, OPTS, EXT_ADM_GATED, "[" APPEND "]");
 }
 
+/* Our gate after 10,000 other gates (the API server accepts any number): found, so no second
+ * one is appended (the API server would refuse the pod: a duplicate gate). Without it, appended. */
+static void test_gate_among_many(void **state)
+{
+    (void)state;
+    size_t cap = 10001 * 24 + 256, k = 0;
+    char *spec = malloc(cap);
+    assert_non_null(spec);
+    k += (size_t)snprintf(spec, cap, "\"schedulerName\":\"dagsched\",\"schedulingGates\":[");
+    for (int i = 0; i < 10000; i++)
+        k += (size_t)snprintf(spec + k, cap - k, "%s{\"name\":\"g%d\"}", i ? "," : "", i);
+    size_t at = k;
+    snprintf(spec + k, cap - k, ",{\"name\":\"dagsched.io/dependencies\"}]");
+    check("etl", spec, OPTS, EXT_ADM_GATED, NULL);
+    snprintf(spec + at, cap - at, "]");
+    check("etl", spec, OPTS, EXT_ADM_GATED, "[" APPEND "]");
+    free(spec);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_base64),        cmocka_unit_test(test_gate_patch),
         cmocka_unit_test(test_not_managed),   cmocka_unit_test(test_set_scheduler_name),
         cmocka_unit_test(test_other_reviews), cmocka_unit_test(test_malformed),
-        cmocka_unit_test(test_huge_and_deep),
+        cmocka_unit_test(test_huge_and_deep), cmocka_unit_test(test_gate_among_many),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

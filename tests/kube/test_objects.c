@@ -47,6 +47,25 @@ static void decode_fails(kube_kind kind, const char *text, const char *message)
     json_decref(j);
 }
 
+/* A pod that fails its full decoding after its metadata (pod_over_bounds in objects.c): it still
+ * decodes, identified, without its placement constraints, with dagsched_error `why` (NULL: none,
+ * for a pod without dagsched metadata or gate). */
+static kube_pod *decode_degraded(const char *text, const char *why)
+{
+    kube_pod *p = (kube_pod *)decode_ok(KUBE_KIND_POD, text);
+    assert_non_null(p->meta.name);
+    assert_non_null(p->meta.ns);
+    assert_int_equal(p->n_tolerations, 0);
+    assert_int_equal(p->n_node_selector, 0);
+    assert_null(p->job_key);
+    assert_null(p->task_name);
+    if (why == NULL)
+        assert_null(p->meta.dagsched_error);
+    else
+        assert_string_equal(p->meta.dagsched_error, why);
+    return p;
+}
+
 static const char *const pod_json =
     "{\"kind\":\"Pod\",\"metadata\":{\"name\":\"etl-a\",\"namespace\":\"batch\",\"uid\":\"u-1\","
     "\"resourceVersion\":\"42\",\"creationTimestamp\":\"2026-11-22T10:00:00Z\","
@@ -183,11 +202,12 @@ static void test_pod_node_scheduling_facts(void **state)
     assert_false(((kube_pod *)m)->unschedulable);
     assert_false(((kube_pod *)m)->mirror);
     kube_obj_unref(m);
-    decode_fails(
-        KUBE_KIND_POD,
-        "{\"metadata\":{\"name\":\"w\",\"namespace\":\"a\",\"resourceVersion\":\"1\"},"
-        "\"spec\":{\"containers\":[],\"tolerations\":[{\"key\":\"k\",\"operator\":\"Gt\"}]}}",
-        "pod a/w: spec.tolerations[0].operator: must be Exists or Equal (got \"Gt\")");
+    kube_obj_unref(&decode_degraded(
+                        "{\"metadata\":{\"name\":\"w\",\"namespace\":\"a\",\"resourceVersion\":"
+                        "\"1\",\"labels\":{\"dagsched.io/job\":\"j\"}},\"spec\":{\"containers\":[],"
+                        "\"tolerations\":[{\"key\":\"k\",\"operator\":\"Gt\"}]}}",
+                        "spec.tolerations[0].operator: must be Exists or Equal (got \"Gt\")")
+                        ->meta);
 
     m = decode_ok(KUBE_KIND_NODE,
                   "{\"metadata\":{\"name\":\"n1\",\"resourceVersion\":\"1\"},\"spec\":{\"taints\":"
@@ -212,12 +232,15 @@ static void test_pod_errors(void **state)
                  "pod: metadata.name: missing");
     decode_fails(KUBE_KIND_POD, "{\"metadata\":{\"name\":\"p\",\"resourceVersion\":\"1\"}}",
                  "pod p: metadata.namespace: missing");
-    decode_fails(KUBE_KIND_POD,
-                 "{\"metadata\":{\"name\":\"p\",\"namespace\":\"a\",\"resourceVersion\":\"1\"},"
-                 "\"spec\":{\"containers\":[{\"resources\":{\"requests\":{\"cpu\":\"lots\"}}}]}}",
-                 "pod a/p: spec.containers[0].resources.requests.cpu: quantity \"lots\": "
-                 "unexpected 'l' at offset 0 (expected e.g. \"100m\", \"1.5\", \"2Gi\" or "
-                 "\"1e3\")");
+    /* Past its metadata a pod is never rejected: decoded far enough to be left alone. */
+    kube_pod *p = decode_degraded(
+        "{\"metadata\":{\"name\":\"p\",\"namespace\":\"a\",\"resourceVersion\":\"1\","
+        "\"labels\":{\"dagsched.io/job\":\"j\"}},\"spec\":{\"containers\":[{\"resources\":"
+        "{\"requests\":{\"cpu\":\"lots\"}}}]}}",
+        "spec.containers[0].resources.requests.cpu: quantity \"lots\": unexpected 'l' at offset 0 "
+        "(expected e.g. \"100m\", \"1.5\", \"2Gi\" or \"1e3\")");
+    assert_int_equal(p->requests.v[DS_RES_CPU], 0); /* unknown: takes no room */
+    kube_obj_unref(&p->meta);
     decode_fails(KUBE_KIND_POD,
                  "{\"metadata\":{\"name\":\"p\",\"namespace\":\"a\",\"resourceVersion\":\"1\","
                  "\"labels\":{\"k\":7}},\"spec\":{}}",
@@ -227,10 +250,16 @@ static void test_pod_errors(void **state)
                  "\"creationTimestamp\":\"yesterday\"},\"spec\":{}}",
                  "pod a/p: metadata.creationTimestamp: timestamp \"yesterday\": expected RFC "
                  "3339 form YYYY-MM-DDTHH:MM:SS[.fraction](Z|+HH:MM|-HH:MM)");
+    /* Without dagsched metadata or gate, nothing is said of it. */
+    kube_obj_unref(
+        &decode_degraded("{\"metadata\":{\"name\":\"p\",\"namespace\":\"a\",\"resourceVersion\":"
+                         "\"1\"},\"spec\":{\"priority\":\"high\"}}",
+                         NULL)
+             ->meta);
+    /* No spec at all: nothing to go by. */
     decode_fails(KUBE_KIND_POD,
-                 "{\"metadata\":{\"name\":\"p\",\"namespace\":\"a\",\"resourceVersion\":\"1\"},"
-                 "\"spec\":{\"priority\":\"high\"}}",
-                 "pod a/p: spec.priority: must be an integer");
+                 "{\"metadata\":{\"name\":\"p\",\"namespace\":\"a\",\"resourceVersion\":\"1\"}}",
+                 "pod a/p: spec: missing");
 }
 
 /* An object's JSON with the given labels and annotations (JSON map bodies, without braces) and
@@ -885,6 +914,192 @@ static void test_cache_concurrent(void **state)
     kube_cache_free(r.c);
 }
 
+/* ---- every bound of a pod (the property of pod_over_bounds) ---- */
+
+/* Growable text for building large pods. */
+typedef struct text {
+    char *s;
+    size_t len, cap;
+} text;
+
+static void tput(text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void tput(text *t, const char *fmt, ...)
+{
+    for (;;) {
+        va_list ap;
+        va_start(ap, fmt);
+        int n = vsnprintf(t->s != NULL ? t->s + t->len : NULL, t->s != NULL ? t->cap - t->len : 0,
+                          fmt, ap);
+        va_end(ap);
+        assert_true(n >= 0);
+        if (t->s != NULL && t->len + (size_t)n < t->cap) {
+            t->len += (size_t)n;
+            return;
+        }
+        t->cap = (t->cap + (size_t)n + 1) * 2;
+        t->s = realloc(t->s, t->cap);
+        assert_non_null(t->s);
+    }
+}
+
+/* n copies of `item` (with %d for the index), comma-separated. */
+static void trepeat(text *t, int n, const char *item)
+{
+    for (int i = 0; i < n; i++) {
+        if (i > 0)
+            tput(t, ",");
+        tput(t, item, i);
+    }
+}
+
+/* A string of n 'x'. */
+static char *xs(size_t n)
+{
+    char *x = malloc(n + 1);
+    assert_non_null(x);
+    memset(x, 'x', n);
+    x[n] = '\0';
+    return x;
+}
+
+typedef enum {
+    F_TOLERATIONS,
+    F_NODE_SELECTOR,
+    F_GATES,
+    F_CONTAINERS,
+    F_INIT_CONTAINERS,
+    F_TOLERATION_KEY,
+    F_SELECTOR_VALUE,
+    F_GATE_NAME,
+    F_AFFINITY_TERMS,
+    F_LABELS,
+    F_OWNER_KIND,
+    F_N
+} field;
+
+/* A gated pod of a DAG job with field f at its bound plus `over` (0: at the bound). */
+static char *pod_with(field f, int over)
+{
+    text t = {0};
+    tput(&t, "{\"metadata\":{\"name\":\"big\",\"namespace\":\"a\",\"uid\":\"u-big\","
+             "\"resourceVersion\":\"7\",\"labels\":{\"dagsched.io/job\":\"j\","
+             "\"dagsched.io/task\":\"t\"");
+    if (f == F_LABELS) {
+        tput(&t, ",");
+        trepeat(&t, KUBE_OBJ_MAX_LABELS - 2 + over, "\"l%d\":\"v\"");
+    }
+    tput(&t, "}");
+    if (f == F_OWNER_KIND) {
+        char *k = xs(253 + (size_t)over);
+        tput(&t, ",\"ownerReferences\":[{\"kind\":\"%s\",\"name\":\"o\",\"controller\":true}]", k);
+        free(k);
+    }
+    tput(&t, "},\"spec\":{\"nodeName\":\"\",\"schedulingGates\":[{\"name\":\"dagsched.io/"
+             "dependencies\"}");
+    if (f == F_GATES) {
+        tput(&t, ",");
+        trepeat(&t, KUBE_OBJ_MAX_LIST - 1 + over, "{\"name\":\"g%d\"}");
+    }
+    if (f == F_GATE_NAME) {
+        char *g = xs(317 + (size_t)over);
+        tput(&t, ",{\"name\":\"%s\"}", g);
+        free(g);
+    }
+    tput(&t, "],\"containers\":[{\"resources\":{\"requests\":{\"cpu\":\"2\"}}}");
+    if (f == F_CONTAINERS) {
+        tput(&t, ",");
+        trepeat(&t, KUBE_OBJ_MAX_LIST - 1 + over, "{\"name\":\"c%d\"}");
+    }
+    tput(&t, "]");
+    if (f == F_INIT_CONTAINERS) {
+        tput(&t, ",\"initContainers\":[");
+        trepeat(&t, KUBE_OBJ_MAX_LIST + over, "{\"name\":\"i%d\"}");
+        tput(&t, "]");
+    }
+    if (f == F_TOLERATIONS) {
+        tput(&t, ",\"tolerations\":[");
+        trepeat(&t, KUBE_OBJ_MAX_LIST + over, "{\"key\":\"k%d\",\"operator\":\"Exists\"}");
+        tput(&t, "]");
+    }
+    if (f == F_TOLERATION_KEY) {
+        char *k = xs(317 + (size_t)over);
+        tput(&t, ",\"tolerations\":[{\"key\":\"%s\",\"operator\":\"Exists\"}]", k);
+        free(k);
+    }
+    if (f == F_NODE_SELECTOR) {
+        tput(&t, ",\"nodeSelector\":{");
+        trepeat(&t, KUBE_OBJ_MAX_LABELS + over, "\"s%d\":\"v\"");
+        tput(&t, "}");
+    }
+    if (f == F_SELECTOR_VALUE) {
+        char *v = xs(KUBE_OBJ_MAX_STR + (size_t)over);
+        tput(&t, ",\"nodeSelector\":{\"zone\":\"%s\"}", v);
+        free(v);
+    }
+    if (f == F_AFFINITY_TERMS) {
+        tput(&t, ",\"affinity\":{\"nodeAffinity\":{\"requiredDuringSchedulingIgnoredDuring"
+                 "Execution\":{\"nodeSelectorTerms\":[");
+        trepeat(&t, DS_NSEL_MAX_TERMS + over,
+                "{\"matchExpressions\":[{\"key\":\"z%d\",\"operator\":\"Exists\"}]}");
+        tput(&t, "]}}}");
+    }
+    tput(&t, "},\"status\":{\"phase\":\"Pending\"}}");
+    return t.s;
+}
+
+static const char *const field_path[F_N] = {"spec.tolerations",
+                                            "spec.nodeSelector",
+                                            "spec.schedulingGates",
+                                            "spec.containers",
+                                            "spec.initContainers",
+                                            "spec.tolerations[0].key",
+                                            "spec.nodeSelector",
+                                            "spec.schedulingGates[1].name",
+                                            "nodeSelectorTerms",
+                                            "labels",
+                                            "metadata.ownerReferences[0].kind"};
+
+/* Every bounded field of a pod, at its bound and one past it: at the bound the pod is a task of
+ * its job; past it, it is still decoded and identified, keeps dagsched's gate (and says it has
+ * others), is outside any DAG job, and dagsched_error names the field and the limit. */
+static void test_pod_over_every_bound(void **state)
+{
+    (void)state;
+    for (int f = 0; f < F_N; f++) {
+        for (int over = 0; over <= 1; over++) {
+            char *t = pod_with((field)f, over);
+            kube_pod *p = (kube_pod *)decode_ok(KUBE_KIND_POD, t);
+            free(t);
+            assert_string_equal(p->meta.name, "big");
+            assert_string_equal(p->meta.ns, "a");
+            assert_string_equal(p->meta.uid, "u-big");
+            assert_int_equal(p->phase, KUBE_POD_PENDING);
+            assert_true(p->n_gates >= 1);
+            assert_string_equal(p->gates[0], KUBE_GATE_DEPENDENCIES);
+            if (over == 0) {
+                if (p->meta.dagsched_error != NULL)
+                    fail_msg("field %s at its bound: %s", field_path[f], p->meta.dagsched_error);
+                assert_string_equal(p->job_key, "j");
+                assert_int_equal(p->requests.v[DS_RES_CPU], 2000);
+            } else {
+                if (p->meta.dagsched_error == NULL)
+                    fail_msg("field %s over its bound: no dagsched_error", field_path[f]);
+                if (strstr(p->meta.dagsched_error, field_path[f]) == NULL ||
+                    strstr(p->meta.dagsched_error, "limit") == NULL)
+                    fail_msg("field %s: dagsched_error \"%s\" does not name it and its limit",
+                             field_path[f], p->meta.dagsched_error);
+                assert_null(p->job_key);
+                assert_null(p->task_name);
+                if (f == F_GATES || f == F_GATE_NAME) {
+                    assert_int_equal(p->n_gates, 2);
+                    assert_string_equal(p->gates[1], KUBE_GATE_OTHERS);
+                }
+            }
+            kube_obj_unref(&p->meta);
+        }
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -892,6 +1107,7 @@ int main(void)
         cmocka_unit_test(test_pod_minimal_and_argo),
         cmocka_unit_test(test_pod_errors),
         cmocka_unit_test(test_pod_dagsched_over_limits),
+        cmocka_unit_test(test_pod_over_every_bound),
         cmocka_unit_test(test_pod_node_scheduling_facts),
         cmocka_unit_test(test_pod_required_affinity),
         cmocka_unit_test(test_pod_affinity_invalid),

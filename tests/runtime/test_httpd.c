@@ -834,6 +834,123 @@ static void test_expect_continue(void **state)
     free(r);
 }
 
+/* ---- the process budget (httpd_budget): connections and buffered request bytes ---- */
+
+/* Wait (bounded) until the budget's counters read conns and buffered. */
+static void wait_budget(const httpd_budget *b, size_t conns, size_t buffered)
+{
+    double deadline = rt_mono_now() + 5;
+    while ((httpd_budget_conns(b) != conns || httpd_budget_buffered(b) != buffered) &&
+           rt_mono_now() < deadline)
+        usleep(10000);
+    if (httpd_budget_conns(b) != conns || httpd_budget_buffered(b) != buffered)
+        fail_msg("budget: %zu connections and %zu bytes, want %zu and %zu", httpd_budget_conns(b),
+                 httpd_budget_buffered(b), conns, buffered);
+}
+
+/* Two servers sharing one budget of 3 connections and 48 KiB: a fourth connection, on either
+ * server, is answered 503 and closed; requests that would hold more than 48 KiB together are
+ * answered 503 and closed while smaller ones are served; every byte and connection is given back,
+ * and the refusals are counted by reason. */
+static void test_budget(void **state)
+{
+    (void)state;
+    alarm(TEST_WATCHDOG_S);
+    httpd_budget b;
+    httpd_budget_init(&b, 3, 48 * 1024);
+    metrics_registry *m = metrics_registry_new();
+    atomic_int calls;
+    atomic_init(&calls, 0);
+    httpd_route r[3];
+    memcpy(r, routes, sizeof routes);
+    r[1].ctx = &calls;
+    httpd_opts o = {.host = "127.0.0.1",
+                    .max_body = 64 * 1024,
+                    .budget = &b,
+                    .routes = r,
+                    .n_routes = 3,
+                    .metrics = m,
+                    .metrics_prefix = "a"};
+    httpd *h1 = NULL, *h2 = NULL;
+    ds_err err = {{0}};
+    assert_int_equal(httpd_start(&o, &h1, &err), 0);
+    o.metrics_prefix = "b";
+    assert_int_equal(httpd_start(&o, &h2, &err), 0);
+
+    /* Two slow requests of 20 KiB each (all but their last byte sent): 40 KiB held. */
+    static char body[20 * 1024 + 1];
+    memset(body, 'x', sizeof body - 1);
+    static char req[sizeof body + 256];
+    size_t n = post(req, sizeof req, body);
+    int s1 = connect_lo(httpd_port(h1)), s2 = connect_lo(httpd_port(h2));
+    send_all(s1, req, n - 1);
+    send_all(s2, req, n - 1);
+    wait_budget(&b, 2, 2 * (n - 1));
+
+    /* A third request of 20 KiB would take 60 KiB: 503, closed. */
+    int s3 = connect_lo(httpd_port(h1));
+    send_all(s3, req, n);
+    responses *a = new_responses();
+    read_responses(s3, 1, true, 5, a);
+    if (a->n != 1 || a->code[0] != 503 || !a->eof)
+        fail_msg("over the bytes budget: %d answers (first %d), eof %d", a->n,
+                 a->n ? a->code[0] : 0, a->eof);
+    assert_non_null(strstr(a->body[0], "server busy"));
+    close(s3);
+    free(a);
+    wait_budget(&b, 2, 2 * (n - 1));
+
+    /* A small request still fits and is served. */
+    int s4 = connect_lo(httpd_port(h2));
+    char small[256];
+    send_all(s4, small, post(small, sizeof small, "{}"));
+    a = new_responses();
+    read_responses(s4, 1, false, 5, a);
+    assert_int_equal(a->n, 1);
+    assert_int_equal(a->code[0], 200);
+    free(a);
+
+    /* s1, s2 and s4 open: a fourth connection is refused at once, on either server. */
+    wait_budget(&b, 3, 2 * (n - 1));
+    for (int k = 0; k < 2; k++) {
+        int s5 = connect_lo(httpd_port(k == 0 ? h1 : h2));
+        a = new_responses();
+        read_responses(s5, 1, true, 5, a);
+        if (a->n != 1 || a->code[0] != 503 || !a->eof)
+            fail_msg("over the connection cap: %d answers (first %d), eof %d", a->n,
+                     a->n ? a->code[0] : 0, a->eof);
+        assert_non_null(strstr(a->body[0], "connections"));
+        close(s5);
+        free(a);
+    }
+
+    /* The slow requests complete and are answered; everything is given back. */
+    send_all(s1, req + n - 1, 1);
+    send_all(s2, req + n - 1, 1);
+    for (int k = 0; k < 2; k++) {
+        a = new_responses();
+        read_responses(k == 0 ? s1 : s2, 1, false, 5, a);
+        assert_int_equal(a->n, 1);
+        assert_int_equal(a->code[0], 200);
+        free(a);
+    }
+    close(s1);
+    close(s2);
+    close(s4);
+    wait_budget(&b, 0, 0);
+    char *text = NULL;
+    size_t len = 0;
+    assert_int_equal(metrics_render(m, &text, &len), 0);
+    assert_non_null(strstr(text, "a_http_refused_total{reason=\"buffered_bytes\"} 1\n"));
+    assert_non_null(strstr(text, "a_http_refused_total{reason=\"connections\"} 1\n"));
+    assert_non_null(strstr(text, "b_http_refused_total{reason=\"connections\"} 1\n"));
+    free(text);
+    httpd_stop(h1);
+    httpd_stop(h2);
+    metrics_registry_free(m);
+    alarm(0);
+}
+
 int main(void)
 {
     curl_global_init(CURL_GLOBAL_DEFAULT);
@@ -856,6 +973,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_long_header, setup, teardown),
         cmocka_unit_test_setup_teardown(test_slow_client, setup, teardown),
         cmocka_unit_test_setup_teardown(test_expect_continue, setup, teardown),
+        cmocka_unit_test(test_budget),
     };
     if (getenv("DAGSCHED_TEST_FILTER") != NULL) /* e.g. "test_pipelined*" */
         cmocka_set_test_filter(getenv("DAGSCHED_TEST_FILTER"));
