@@ -79,9 +79,12 @@ fuzz-httpd-short: fuzz-deps
 INTEGRATION_TESTS += fuzz-httpd-short
 
 # The pipelining attack replayed on both binaries against a fresh local control plane
-# (tests/runtime/pipelining-replay.sh): the sanitizer builds of both binaries.
+# (tests/runtime/pipelining-replay.sh): the sanitizer builds of both binaries; then the memory
+# attack on the extender's release build (its resident memory under the documented cap).
 .PHONY: runtime-replay-test
-runtime-replay-test: $(BUILD)/asan/bin/dagsched-extender $(BUILD)/asan/bin/dagsched-controller
-	@tests/runtime/pipelining-replay.sh $(BUILD)/asan/bin/dagsched-extender $(BUILD)/asan/bin/dagsched-controller
+runtime-replay-test: $(BUILD)/asan/bin/dagsched-extender $(BUILD)/asan/bin/dagsched-controller \
+		$(BIN)/dagsched-extender
+	@tests/runtime/pipelining-replay.sh $(BUILD)/asan/bin/dagsched-extender \
+		$(BUILD)/asan/bin/dagsched-controller $(BIN)/dagsched-extender
 
 INTEGRATION_TESTS += runtime-replay-test

@@ -6,6 +6,7 @@
 #include "bytebuf.h"
 #include "clock.h"
 #include "http1.h"
+#include "malloc_setup.h"
 
 #include <libwebsockets.h>
 #include <pthread.h>
@@ -20,9 +21,14 @@
 
 /* Response bytes written per writable callback, and the receive buffer: extender answers for
  * thousands of nodes are a few hundred KiB, so large chunks save event-loop round trips. */
-#define CHUNK         65536
-#define SERV_BUF      (128 * 1024)
-#define MAX_CERT_FILE (1024 * 1024)
+#define CHUNK 65536
+/* A request buffer of this size or more, once freed, makes the server give free heap memory back
+ * to the system (rt_malloc_release) TRIM_DELAY_MS later, once for a burst of such frees: a client
+ * that made the process buffer hundreds of MiB leaves no resident memory behind. */
+#define TRIM_AFTER_BYTES (1u << 20)
+#define TRIM_DELAY_MS    200
+#define SERV_BUF         (128 * 1024)
+#define MAX_CERT_FILE    (1024 * 1024)
 
 /* Connection timeouts, in seconds: an idle keep-alive connection; from the first byte of a request
  * to its last; without progress writing an answer; and, after an answer that closes the
@@ -69,6 +75,8 @@ struct httpd {
     char *tls_cert, *tls_key;
     struct timespec cert_mtime, key_mtime;
     lws_sorted_usec_list_t sul;
+    lws_sorted_usec_list_t trim_sul; /* a pending rt_malloc_release */
+    bool trim_due;
     lws_usec_t reload_us;
     atomic_ulong reloads;
     metrics_family *m_requests;
@@ -147,6 +155,22 @@ void httpd_respond_ready(httpd_response *resp, bool ready, const char *why_not)
         httpd_respond(resp, 503, "text/plain", why_not);
 }
 
+static void trim_now(lws_sorted_usec_list_t *sul)
+{
+    httpd *h = lws_container_of(sul, httpd, trim_sul);
+    h->trim_due = false;
+    rt_malloc_release();
+}
+
+/* A large request buffer of c is about to be freed (or shrunk): plan a trim of the heap. */
+static void plan_trim(httpd *h, const conn *c)
+{
+    if (h == NULL || c->in.cap < TRIM_AFTER_BYTES || h->trim_due)
+        return;
+    h->trim_due = true;
+    lws_sul_schedule(h->ctx, 0, &h->trim_sul, trim_now, (lws_usec_t)TRIM_DELAY_MS * 1000);
+}
+
 /* Give the connection's buffered bytes (all of them, or n) back to the budget. */
 static void unhold(httpd *h, conn *c, size_t n)
 {
@@ -162,6 +186,7 @@ static void conn_free(httpd *h, conn *c)
     unhold(h, c, c->held);
     if (c->counted && h != NULL && h->budget != NULL)
         atomic_fetch_sub(&h->budget->conns, 1);
+    plan_trim(h, c);
     ds_bytebuf_free(&c->in);
     free(c->resp.body);
     memset(c, 0, sizeof *c);
@@ -238,6 +263,8 @@ static void consume_input(httpd *h, conn *c, size_t n)
 {
     unhold(h, c, n);
     ds_bytebuf_consume(&c->in, n);
+    if (c->in.len == 0 || (c->in.cap > 4 * CHUNK && c->in.len < CHUNK))
+        plan_trim(h, c);
     if (c->in.len == 0)
         ds_bytebuf_shrink(&c->in, 0);
     else if (c->in.cap > 4 * CHUNK && c->in.len < CHUNK)

@@ -26,3 +26,10 @@ int rt_malloc_setup(rt_malloc_profile p)
 #endif
     return rc;
 }
+
+void rt_malloc_release(void)
+{
+#ifdef RT_GLIBC_MALLOC
+    (void)malloc_trim(0);
+#endif
+}

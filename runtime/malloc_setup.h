@@ -31,15 +31,24 @@ typedef struct rt_malloc_profile {
 
 /* The extender: glibc's arenas (one per thread); request buffers of a few hundred KiB come and go
  * for every request, so they stay in the heap rather than being mapped and faulted in each time
- * (mmap above 64 MiB, trim above 128 MiB). With one arena its resident set at 20,000 pods fell
- * from 124 to 80 MB after an idle minute, but its CPU under a churn of pod changes went from 5.5 %
- * to 11.2 % of a core (its snapshot builder and its watches then share one malloc lock): CPU is
- * what kube-scheduler waits on, so it keeps glibc's arenas. MALLOC_ARENA_MAX=1 in its environment
- * makes the other trade. */
-#define RT_MALLOC_EXTENDER ((rt_malloc_profile){0, 64u << 20, 128u << 20})
+ * (mmap above 8 MiB, trim above 32 MiB). Larger buffers (a request of tens of MiB, or many held
+ * at once by a client trying to exhaust its memory: make runtime-replay-test) are mapped and
+ * given back as soon as they are freed, so the buffered-bytes budget (httpd_budget) bounds what
+ * they cost; with thresholds of 64 and 128 MiB the attack left 530 MiB resident after it ended.
+ * With one arena its resident set at 20,000 pods fell from 124 to 80 MB after an idle minute, but
+ * its CPU under a churn of pod changes went from 5.5 % to 11.2 % of a core (its snapshot builder
+ * and its watches then share one malloc lock): CPU is what kube-scheduler waits on, so it keeps
+ * glibc's arenas. MALLOC_ARENA_MAX=1 in its environment makes the other trade. */
+#define RT_MALLOC_EXTENDER ((rt_malloc_profile){0, 8u << 20, 32u << 20})
 
 /* Apply a profile; call first thing in main, before any thread starts. 0, or -1 when glibc
  * refused a setting (the others are applied; the process works either way). */
 int rt_malloc_setup(rt_malloc_profile p);
+
+/* Give the free memory inside every arena back to the system (glibc's malloc_trim: whole free
+ * pages anywhere in the heap, not only at its top). For after a burst of large blocks was freed
+ * (httpd.c calls it once large request buffers are gone); it walks the arenas, so not per
+ * request. Nothing on other C libraries or under AddressSanitizer. */
+void rt_malloc_release(void);
 
 #endif

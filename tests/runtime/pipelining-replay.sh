@@ -14,20 +14,28 @@
 #   - GET /healthz answers 200 within 2 s;
 #   - SIGTERM ends it within 10 s, with exit status 0 (the extender under test is the sanitizer
 #     build: a memory error, undefined behaviour or a leak at its exit fails this).
+# Then the memory attack (tests/runtime/memory_attack.py) on the extender as shipped (the release
+# build, HTTPS, the webhook on its own listener, the default limits the chart sets): 16 and then
+# 256 TLS connections each send all but the last byte of the largest body allowed (4 MiB on the
+# webhook port, 60 MiB on the scheduling port) and hold. Its resident memory must stay under
+# MEM_CAP_MB (640 MiB: twice the 256 MiB buffered-bytes budget plus 128 MiB, under the chart's
+# 1 GiB limit), requests past the budget are answered 503 and counted, and it answers /healthz
+# afterwards.
 #
-# Usage: tests/runtime/pipelining-replay.sh EXTENDER_BINARY CONTROLLER_BINARY
+# Usage: tests/runtime/pipelining-replay.sh EXTENDER_BINARY CONTROLLER_BINARY EXTENDER_RELEASE
 #        (make runtime-replay-test; wrap in flock /tmp/dagsched-cluster.lock by hand)
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
 
 if [[ "${1:-}" != "--inside" ]]; then
-  [[ $# -eq 2 && -x "$1" && -x "$2" ]] || {
-    echo "pipelining-replay: usage: $0 EXTENDER_BINARY CONTROLLER_BINARY (run make first)" >&2
+  [[ $# -eq 3 && -x "$1" && -x "$2" && -x "$3" ]] || {
+    echo "pipelining-replay: usage: $0 EXTENDER_BINARY CONTROLLER_BINARY EXTENDER_RELEASE (run make first)" >&2
     exit 1
   }
   EXT_BIN="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
   CTL_BIN="$(cd "$(dirname "$2")" && pwd)/$(basename "$2")"
-  export EXT_BIN CTL_BIN
+  EXT_REL_BIN="$(cd "$(dirname "$3")" && pwd)/$(basename "$3")"
+  export EXT_BIN CTL_BIN EXT_REL_BIN
   exec "$ROOT/hack/cluster/with-cluster.sh" -- "$0" --inside
 fi
 
@@ -167,5 +175,46 @@ log "extender on :$ext_port, controller on :$ctl_port"
 
 replay extender "$ext_port" /filter "$LOGDIR/replay-extender.log"
 replay controller "$ctl_port" /healthz "$LOGDIR/replay-controller.log"
+
+# ---- the memory attack, on the extender as shipped
+MEM_CAP_MB="${MEM_CAP_MB:-640}"
+CERTS="$CLUSTER_DIR/replay-certs"
+"$ROOT/hack/gen-test-certs.sh" "$CERTS" >/dev/null
+api_port="$(pick_port)"
+adm_port="$api_port"
+while [[ "$adm_port" == "$api_port" ]]; do adm_port="$(pick_port)"; done
+"$EXT_REL_BIN" --kubeconfig "$KUBECONFIG" --listen "127.0.0.1:$api_port" \
+  --tls-cert "$CERTS/a.crt" --tls-key "$CERTS/a.key" --admission-listen "127.0.0.1:$adm_port" \
+  --policy-namespace dagsched-system >"$LOGDIR/replay-extender-release.log" 2>&1 &
+PID[release]=$!
+https_code() { curl -s -m 2 --cacert "$CERTS/ca.crt" -o /dev/null -w '%{http_code}' "https://127.0.0.1:$1/healthz" || true; }
+for ((i = 0; i < 150; i++)); do
+  [[ "$(https_code "$adm_port")" == 200 ]] && break
+  kill -0 "${PID[release]}" 2>/dev/null || fail "the release extender exited at start"
+  sleep 0.2
+done
+for attack in "$adm_port /mutate-pods 4194304" "$api_port /filter 62914560"; do
+  read -r port path body <<<"$attack"
+  for conns in 16 256; do
+    out="$(python3 "$ROOT/tests/runtime/memory_attack.py" --port "$port" --path "$path" \
+      --conns "$conns" --body "$body" --ca "$CERTS/ca.crt" --pid "${PID[release]}" --hold 3)" ||
+      fail "the memory attack could not be carried out: $out"
+    log "memory attack: $out"
+    peak_kb="${out##*peak_kb=}"
+    kill -0 "${PID[release]}" 2>/dev/null || fail "the extender died under the memory attack"
+    ((peak_kb < MEM_CAP_MB * 1024)) ||
+      bad "memory attack ($conns connections to $path): RSS peaked at $((peak_kb / 1024)) MiB (cap $MEM_CAP_MB MiB)"
+    [[ "$(https_code "$adm_port")" == 200 && "$(https_code "$api_port")" == 200 ]] ||
+      bad "memory attack ($conns connections to $path): /healthz does not answer 200 afterwards"
+  done
+done
+refused="$(curl -s --cacert "$CERTS/ca.crt" "https://127.0.0.1:$api_port/metrics" |
+  awk '$1 ~ /_http_refused_total\{reason="buffered_bytes"\}$/ {n += $2} END {print n + 0}')"
+log "memory attack: $refused requests refused for the buffered-bytes budget (503)"
+((refused > 0)) || bad "memory attack: no request was refused for the buffered-bytes budget"
+kill -TERM "${PID[release]}" 2>/dev/null || true
+wait "${PID[release]}" 2>/dev/null || true
+unset "PID[release]"
+
 ((${#FAILURES[@]} == 0)) || fail "${#FAILURES[@]} check(s) failed: ${FAILURES[*]}"
 log "PASS"
