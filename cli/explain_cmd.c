@@ -11,6 +11,7 @@
 
 #include "argo_discovery.h"
 #include "clock.h"
+#include "term.h"
 #include "cluster_view.h"
 #include "handlers.h"
 #include "kutil.h"
@@ -166,9 +167,10 @@ static int print_json(const char *ns, const char *name, const ext_outcome *o, co
 static void print_table(const char *ns, const char *name, const ext_outcome *o, const inputs *in,
                         const node_row *rows, size_t n)
 {
+    char line[2048];
     printf("Pod:      %s/%s\nDagsched: %s\n", ns, name, class_text(o));
     if (o->note[0] != '\0')
-        printf("Note:     %s\n", o->note);
+        printf("Note:     %s\n", cli_oneline(o->note, line, sizeof line));
     printf("Policy:   %s\n\n", in->policy.source);
     int w = 4;
     for (size_t i = 0; i < n; i++) {
@@ -182,7 +184,7 @@ static void print_table(const char *ns, const char *name, const ext_outcome *o, 
         if (rows[i].score >= 0)
             snprintf(score, sizeof score, "%lld", (long long)rows[i].score);
         printf("%-*s  %-6s  %5s  %s\n", w, rows[i].name, rows[i].pass ? "pass" : "fail", score,
-               rows[i].reason ? rows[i].reason : "-");
+               rows[i].reason ? cli_oneline(rows[i].reason, line, sizeof line) : "-");
     }
 }
 

@@ -9,6 +9,7 @@
 
 #include "cluster_view.h"
 #include "fmt.h"
+#include "term.h"
 #include "view_flags.h"
 #include "joborder.h"
 #include "objects.h"
@@ -131,9 +132,10 @@ static void why_of(const ctl_snapshot *s, const ds_job *j, size_t t, char *buf, 
     const char *reason = kube_meta_annotation(s->pods.items[p - s->pod], CTL_ANN_WAITING_REASON);
     switch (p->state) {
     case CTL_POD_GATED:
-        if (reason != NULL && reason[0] != '\0')
-            snprintf(buf, size, "gated: %s", reason);
-        else if (p->task.queue_pos != SIZE_MAX)
+        if (reason != NULL && reason[0] != '\0') {
+            char line[1024];
+            snprintf(buf, size, "gated: %s", cli_oneline(reason, line, sizeof line));
+        } else if (p->task.queue_pos != SIZE_MAX)
             snprintf(buf, size, "gated: position %zu of %zu in the release queue",
                      p->task.queue_pos + 1, s->js.n_waiting);
         else
@@ -186,6 +188,7 @@ static json_t *job_json(const ctl_snapshot *s, const ds_job *j, const job_stats 
 
 static int get_jobs(const cmd_opts *o, const cli_view *v)
 {
+    char line[1024];
     const ctl_snapshot *s = &v->snap;
     bool all = v->ns[0] == '\0';
     if (o->out == OUT_JSON) {
@@ -235,9 +238,9 @@ static int get_jobs(const cmd_opts *o, const cli_view *v)
                    "-", "-", "-", "-", "-", "-", "-", st.evictions);
         }
         if (o->out == OUT_WIDE && !j->valid)
-            printf("    error: %s\n", j->error != NULL ? j->error : "");
+            printf("    error: %s\n", cli_oneline(j->error, line, sizeof line));
         else if (o->out == OUT_WIDE && j->stalled != NULL)
-            printf("    stalled: %s\n", j->stalled);
+            printf("    stalled: %s\n", cli_oneline(j->stalled, line, sizeof line));
     }
     if (v->policy_note[0] != '\0')
         fprintf(stderr, "note: %s\n", v->policy_note);
@@ -248,6 +251,7 @@ static int get_jobs(const cmd_opts *o, const cli_view *v)
 
 static int describe_job(const cmd_opts *o, const cli_view *v, const char *name)
 {
+    char line[1024];
     const ctl_snapshot *s = &v->snap;
     const ds_job *j = cli_view_find_job(s, v->ns, name);
     if (j == NULL) {
@@ -284,12 +288,12 @@ static int describe_job(const cmd_opts *o, const cli_view *v, const char *name)
     char dl[48] = "-", sl[32] = "-", rp[32] = "-";
     printf("Name:        %s\nNamespace:   %s\nStatus:      %s\n", j->name, j->ns, st.status);
     if (!j->valid) {
-        printf("Error:       %s\n", j->error != NULL ? j->error : "");
+        printf("Error:       %s\n", cli_oneline(j->error, line, sizeof line));
         printf("Evictions:   %zu\n", st.evictions);
         return 0;
     }
     if (j->stalled != NULL)
-        printf("Stalled:     %s\n", j->stalled);
+        printf("Stalled:     %s\n", cli_oneline(j->stalled, line, sizeof line));
     cli_fmt_until(j->deadline, s->now, dl, sizeof dl);
     if (st.summarised) {
         cli_fmt_dur(st.sum.slack_s, sl, sizeof sl);

@@ -10,6 +10,7 @@
 #include "jobs_cmd.h"
 #include "view_flags.h"
 #include "policy_cmd.h"
+#include "term.h"
 
 static void usage(FILE *f)
 {
@@ -26,6 +27,12 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
+    /* Every byte printed passes the terminal filter (term.h): text from the cluster cannot drive
+     * the operator's terminal. */
+    if (cli_term_install() != 0) {
+        fprintf(stderr, "kubectl-dagsched: cannot set up its output filter\n");
+        return 1;
+    }
     if (argc < 2) {
         usage(stderr);
         return 2;

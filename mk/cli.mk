@@ -2,8 +2,9 @@
 #
 #   make bin/kubectl-dagsched   the plugin (put bin/ on PATH to call it as `kubectl dagsched`), and
 #                               bin/kubectl_complete-dagsched, which kubectl >= 1.26 runs to complete it
-#   make cli-test               its policy commands on the shipped policies and on bad input, optimised
-#                               and under ASan+UBSan; shell completion (bash, zsh, and kubectl's)
+#   make cli-test               its terminal rule (tests/cli/test_term.c); its policy commands on the
+#                               shipped policies and on bad input, optimised and under ASan+UBSan;
+#                               shell completion (bash, zsh, and kubectl's)
 #   make cli-cluster-test       get jobs, describe job, gantt, explain pod and policy apply against a
 #                               local control plane, both builds; job and pod name completion
 #                               (bash, kubectl's, zsh)
@@ -42,9 +43,20 @@ $(BUILD)/asan/bin/kubectl_complete-dagsched: cli/kubectl_complete-dagsched
 	@mkdir -p $(@D)
 	install -m 755 $< $@
 
+$(BUILD)/rel/tests/cli/test_term: tests/cli/test_term.c $(BUILD)/rel/cli/term.o
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_BASE) $(OPT_FLAGS) -Icli $^ -o $@ $(CMOCKA_LIBS)
+
+$(BUILD)/asan/tests/cli/test_term: tests/cli/test_term.c $(BUILD)/asan/cli/term.o
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_BASE) $(SAN_FLAGS) -Icli $^ -o $@ $(CMOCKA_LIBS)
+
 .PHONY: cli-test
 cli-test: $(BIN)/kubectl-dagsched $(BUILD)/asan/bin/kubectl-dagsched $(BIN)/kubectl_complete-dagsched \
-		$(BUILD)/asan/bin/kubectl_complete-dagsched
+		$(BUILD)/asan/bin/kubectl_complete-dagsched $(BUILD)/rel/tests/cli/test_term \
+		$(BUILD)/asan/tests/cli/test_term
+	@$(BUILD)/rel/tests/cli/test_term
+	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 $(BUILD)/asan/tests/cli/test_term
 	@python3 tests/cli/test_policy_cmd.py $(BIN)/kubectl-dagsched
 	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 python3 tests/cli/test_policy_cmd.py $(BUILD)/asan/bin/kubectl-dagsched
 	@DAGSCHED_EXTRA_PACKAGES="zsh" hack/install-deps.sh

@@ -59,3 +59,40 @@ kube-integration-test: $(KUBE_PROGS_REL)
 	@tests/kube/integration.sh $(BUILD)/rel/tests/kube
 
 INTEGRATION_TESTS += kube-unit-test kube-unit-test-asan kube-integration-test
+
+# libFuzzer target over every decoder of cluster input (tests/kube/fuzz_decoders.c): the
+# Kubernetes object decoder for each kind, the JobGraph and policy YAML parsers, and the job model
+# built from a list of pods; seeds at each bound from tests/kube/fuzz_decoders_seeds.py.
+# `make fuzz-decoders` explores for FUZZ_SECONDS (default 600) with random seeds; `make
+# fuzz-decoders-short` (part of make test) runs FUZZ_DEC_SHORT_RUNS inputs from seed 1.
+FUZZ_DEC_SRCS  := $(LIB_SRCS) kube/objects.c kube/argo_decode.c kube/model_input.c kube/kutil.c \
+	kube/log.c runtime/clock.c
+FUZZ_DEC_SEEDS := $(BUILD)/fuzz/seeds-fuzz_decoders
+FUZZ_DEC_SHORT_RUNS ?= 100000
+
+$(BUILD)/fuzz/fuzz_decoders: tests/kube/fuzz_decoders.c $(FUZZ_DEC_SRCS) \
+		$(wildcard lib/*.h kube/*.h)
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_FLAGS) $< $(FUZZ_DEC_SRCS) -o $@ -ljansson -lyaml -lcrypto -lm -lpthread
+
+$(FUZZ_DEC_SEEDS): tests/kube/fuzz_decoders_seeds.py $(wildcard policies/*.yaml)
+	@rm -rf $@ && python3 $< $@
+
+fuzz-dec-run = mkdir -p $(BUILD)/fuzz/corpus-fuzz_decoders && \
+	$(BUILD)/fuzz/fuzz_decoders $(1) -max_len=65536 -timeout=10 -rss_limit_mb=2048 \
+		-print_final_stats=1 -artifact_prefix=$(BUILD)/fuzz/ \
+		$(BUILD)/fuzz/corpus-fuzz_decoders $(FUZZ_DEC_SEEDS)
+
+.PHONY: fuzz-decoders fuzz-decoders-short
+fuzz-decoders: fuzz-deps $(BUILD)/fuzz/fuzz_decoders $(FUZZ_DEC_SEEDS)
+	$(call fuzz-dec-run,-max_total_time=$(FUZZ_SECONDS))
+
+fuzz-decoders-short: fuzz-deps $(BUILD)/fuzz/fuzz_decoders $(FUZZ_DEC_SEEDS)
+	@rm -rf $(BUILD)/fuzz/corpus-fuzz_decoders && \
+	$(call fuzz-dec-run,-seed=1 -runs=$(FUZZ_DEC_SHORT_RUNS)) >$(BUILD)/fuzz/fuzz_decoders.log 2>&1 || \
+	{ tail -n 60 $(BUILD)/fuzz/fuzz_decoders.log; \
+	  echo "fuzz-decoders-short: failed (log $(BUILD)/fuzz/fuzz_decoders.log)"; exit 1; }; \
+	echo "== fuzz_decoders: $$(grep -o 'stat::number_of_executed_units: *[0-9]*' \
+		$(BUILD)/fuzz/fuzz_decoders.log | grep -o '[0-9]*$$') runs, no failure"
+
+INTEGRATION_TESTS += fuzz-decoders-short

@@ -29,6 +29,8 @@ TOOLS = subprocess.run([os.path.join(REPO, "hack", "install-helm.sh")], capture_
 KUBECTL = os.path.join(TOOLS, "kubectl")
 BINS = []
 NS, BAD_NS = "hello", "broken"
+# Sets the terminal's title, rings its bell, returns the carriage and forges a table row; C1 CSI.
+HOSTILE = "\x1b]0;pwned\x07held\r\nb  2  blocked  forged\u009b31m"
 POLICY_NS = "dagsched-system"
 
 
@@ -66,6 +68,13 @@ def setUpModule():
                                                           "dagsched.io/task": "z"}})
     late["metadata"]["annotations"]["dagsched.io/depends-on"] = "y"
     kubectl("apply", "-f", "-", stdin=json.dumps(late))
+    # A ready task whose waiting reason was written by someone hostile (anyone who may patch pods).
+    evil = json.loads(json.dumps(bad))
+    evil["metadata"].update({"name": "evil-a", "labels": {"dagsched.io/job": "evil",
+                                                          "dagsched.io/task": "a"}})
+    evil["metadata"]["annotations"] = {"dagsched.io/runtime": "5s",
+                                       "dagsched.io/waiting-reason": HOSTILE}
+    kubectl("create", "-f", "-", stdin=json.dumps(evil))
     # fetch runs 5 s (kwok) and succeeds; the tests start once every binary sees greet waiting
     # (the pod's phase and its Job's status are written one after the other).
     end = time.time() + 120
@@ -156,6 +165,20 @@ class TestJobs(unittest.TestCase):
         for b, rc, out, err in self.each("describe", "job", "orphan", "-n", BAD_NS):
             self.assertEqual(rc, 0, err)
             self.assertRegex(out, r"Status:\s+Invalid\nError:\s+dependency cycle: b -> b")
+
+    def test_terminal_safe(self):
+        """Text from the cluster never reaches the terminal as control characters."""
+        for b, rc, out, err in self.each("describe", "job", "evil", "-n", BAD_NS):
+            self.assertEqual(rc, 0, err)
+            for c in ("\x1b", "\x07", "\r", "\u009b"):
+                self.assertNotIn(c, out)
+            line = [ln for ln in out.splitlines() if ln.startswith("a ")]
+            self.assertEqual(len(line), 1, out)
+            self.assertIn("gated: \\x1b]0;pwned\\x07held\\r\\nb  2  blocked  forged\\xc2\\x9b31m",
+                          line[0])
+        for b, rc, out, err in self.each("get", "jobs", "-A", "-o", "wide"):
+            self.assertEqual(rc, 0, err)
+            self.assertNotIn("\x1b", out)
 
     def test_describe_job_created_downstream_first(self):
         for b, rc, out, err in self.each("describe", "job", "late", "-n", BAD_NS):
@@ -406,7 +429,7 @@ class TestCompletion(unittest.TestCase):
             self.assertEqual(bash_complete(b, "describe", "job", "-n", NS, "he"), ["hello"])
             self.assertEqual(bash_complete(b, "describe", "job", "-n", NS, "x"), [])
             self.assertEqual(bash_complete(b, "gantt", "--namespace=" + BAD_NS, ""),
-                             ["late", "orphan"])
+                             ["evil", "late", "orphan"])
             self.assertEqual(bash_complete(b, "-n", BAD_NS, "gantt", "o"), ["orphan"])
             # Only the first argument is a name; other namespaces' jobs are not offered.
             self.assertEqual(bash_complete(b, "describe", "job", "-n", NS, "hello", ""), [])
@@ -421,7 +444,7 @@ class TestCompletion(unittest.TestCase):
             self.assertEqual(bash_complete(b, "explain", "pod", "-n", NS, ""), pods)
             self.assertEqual(bash_complete(b, "explain", "pod", "-n", NS, greet[:-1]), [greet])
             self.assertEqual(bash_complete(b, "explain", "pod", "-n", BAD_NS, ""),
-                             ["late-z", "orphan"])
+                             ["evil-a", "late-z", "orphan"])
 
     def test_unreachable_or_wrong_context_is_quiet(self):
         for b in self.each():
