@@ -86,7 +86,10 @@ static void feed(utf8_state *st, sink *o, unsigned char b)
             put(o, (const char *)&b, 1);
         return;
     }
-    int need = b >= 0xc2 && b <= 0xdf ? 2 : b >= 0xe0 && b <= 0xef ? 3 : b >= 0xf0 && b <= 0xf4 ? 4 : 0;
+    int need = b >= 0xc2 && b <= 0xdf   ? 2
+               : b >= 0xe0 && b <= 0xef ? 3
+               : b >= 0xf0 && b <= 0xf4 ? 4
+                                        : 0;
     if (need == 0) {
         put_hex(o, b);
         return;

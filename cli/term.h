@@ -10,7 +10,8 @@
  *  - cli_oneline copies a free-text field (a waiting reason, a note, an error) with its own
  *    newlines, carriage returns and tabs written as "\n", "\r" and "\t", so that the field stays on
  *    its row; everything else is left to the filter.
- * -o json output is escaped by the JSON writer, SVG by xml_escape; they pass the filter unchanged. */
+ * -o json output is escaped by the JSON writer, SVG by xml_escape; they pass the filter unchanged.
+ */
 #ifndef DAGSCHED_CLI_TERM_H
 #define DAGSCHED_CLI_TERM_H
 

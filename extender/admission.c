@@ -174,6 +174,13 @@ static int parse_envelope(const ext_adm_opts *o, const char *body, size_t len, r
     if (!str_member(d, r->req, "uid", out->uid, sizeof out->uid) || out->uid[0] == '\0')
         return fail(out, "AdmissionReview: request.uid: missing, empty, not a string or over "
                          "128 bytes");
+    /* A uid with a NUL ("\u0000") could only be echoed truncated: the API server would take the
+     * answer for another request's. */
+    long uv = member(d, r->req, "uid", JS_STRING);
+    if (js_str_decode(d, (size_t)uv, out->uid, sizeof out->uid) != (long)strlen(out->uid)) {
+        out->uid[0] = '\0';
+        return fail(out, "AdmissionReview: request.uid: contains a NUL character");
+    }
     r->obj = member(d, r->req, "object", JS_OBJECT);
     return 0;
 }

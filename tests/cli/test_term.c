@@ -37,7 +37,8 @@ static void test_controls(void **state)
 static void test_utf8(void **state)
 {
     (void)state;
-    EXPECT("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80", "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80");
+    EXPECT("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80",
+           "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80");
     /* C1 controls: U+009B (CSI) and U+0085 (NEL). */
     EXPECT("\xc2\x9b"
            "31m",

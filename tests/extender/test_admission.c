@@ -333,6 +333,24 @@ static void test_gate_among_many(void **state)
     free(spec);
 }
 
+/* A uid with a NUL cannot be echoed whole: 400, never a truncated uid. */
+static void test_uid_with_nul(void **state)
+{
+    (void)state;
+    const char *b = "{\"apiVersion\":\"admission.k8s.io/v1\",\"kind\":\"AdmissionReview\","
+                    "\"request\":{\"uid\":\"abc\\u0000def\",\"kind\":{\"group\":\"\","
+                    "\"version\":\"v1\",\"kind\":\"Pod\"},\"operation\":\"CREATE\","
+                    "\"namespace\":\"etl\",\"object\":{\"metadata\":{\"name\":\"p\"},"
+                    "\"spec\":{\"schedulerName\":\"dagsched\"}}}}";
+    ext_adm_reply r;
+    ext_adm_review(&OPTS, b, strlen(b), &r);
+    assert_int_equal(r.status, 400);
+    assert_int_equal(r.result, EXT_ADM_ERROR);
+    assert_string_equal(r.error, "AdmissionReview: request.uid: contains a NUL character");
+    assert_null(strstr(r.body, "\"uid\":\"abc\""));
+    free(r.body);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -340,6 +358,7 @@ int main(void)
         cmocka_unit_test(test_not_managed),   cmocka_unit_test(test_set_scheduler_name),
         cmocka_unit_test(test_other_reviews), cmocka_unit_test(test_malformed),
         cmocka_unit_test(test_huge_and_deep), cmocka_unit_test(test_gate_among_many),
+        cmocka_unit_test(test_uid_with_nul),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
