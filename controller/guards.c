@@ -34,6 +34,7 @@ const char *ctl_guard_name(ctl_guard g)
         "task-eviction-limit",
         "has-deadline",
         "long-task",
+        "owner-would-fail",
     };
     _Static_assert(sizeof names / sizeof names[0] == CTL_GUARD_N, "a name for every guard");
     if ((size_t)g < sizeof names / sizeof names[0])
@@ -54,6 +55,9 @@ const char *ctl_guard_explain(ctl_guard g)
         return "is already terminating";
     case CTL_GUARD_NO_OWNER:
         return "has no controlling owner that would recreate it";
+    case CTL_GUARD_OWNER_WOULD_FAIL:
+        return "has an owner that would not recreate it without failing (a Job out of retries, "
+               "an Argo Workflow, an owner not known to retry)";
     case CTL_GUARD_DAEMONSET:
         return "belongs to a DaemonSet";
     case CTL_GUARD_MIRROR:
@@ -256,10 +260,10 @@ ctl_guard ctl_guard_victim(const ds_policy *p, const ctl_budget *b, const ctl_po
         return CTL_GUARD_TERMINATING;
     if (pod->mirror)
         return CTL_GUARD_MIRROR;
-    if (pod->owner == CTL_OWNER_NONE)
-        return CTL_GUARD_NO_OWNER;
-    if (pod->owner == CTL_OWNER_DAEMONSET)
-        return CTL_GUARD_DAEMONSET;
+    if (pod->owner_evictions_left == 0)
+        return pod->owner_verdict == DS_RETRY_BARE        ? CTL_GUARD_NO_OWNER
+               : pod->owner_verdict == DS_RETRY_DAEMONSET ? CTL_GUARD_DAEMONSET
+                                                          : CTL_GUARD_OWNER_WOULD_FAIL;
     ctl_guard g = policy_guard(p, pod);
     if (g != CTL_GUARD_OK)
         return g;

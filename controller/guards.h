@@ -49,7 +49,9 @@ typedef enum ctl_guard {
     CTL_GUARD_TASK_LIMIT,      /* its task was evicted maxEvictionsPerTask times already */
     CTL_GUARD_HAS_DEADLINE,    /* it has a deadline of its own (spec.preemption.deadlineVictims) */
     CTL_GUARD_LONG_TASK,       /* a long task, and one was evicted on its node in the window */
-    CTL_GUARD_N                /* number of guards (not a guard) */
+    CTL_GUARD_OWNER_WOULD_FAIL, /* its owner would not recreate it without failing (a Job out of
+                                 * retries, an Argo Workflow, an unknown owner: owner_retry.h) */
+    CTL_GUARD_N                 /* number of guards (not a guard) */
 } ctl_guard;
 
 const char *ctl_guard_name(ctl_guard g);    /* "ok", "not-a-task", "pdb", ... (metrics label) */

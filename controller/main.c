@@ -579,7 +579,9 @@ int main(int argc, char **argv)
     if (start_informer(&c, KUBE_KIND_POD, NULL, NULL, pod_cb, &c.pods) != 0 ||
         start_informer(&c, KUBE_KIND_NODE, NULL, NULL, node_cb, &c.nodes) != 0 ||
         start_informer(&c, KUBE_KIND_PDB, NULL, NULL, none_cb, &c.pdbs) != 0 ||
-        start_informer(&c, KUBE_KIND_JOB, NULL, "dagsched.io/task", all_cb, &c.jobs) != 0 ||
+        /* Every Job, not only DAG tasks': a victim's Job says whether it would retry an evicted
+         * pod (spec.backoffLimit, spec.podFailurePolicy; lib/owner_retry.h). */
+        start_informer(&c, KUBE_KIND_JOB, NULL, NULL, all_cb, &c.jobs) != 0 ||
         start_informer(&c, KUBE_KIND_CONFIGMAP, NULL, "dagsched.io/kind=JobGraph", all_cb,
                        &c.graphs) != 0 ||
         start_informer(&c, KUBE_KIND_CONFIGMAP, c.opt.policy_namespace, KUBE_POLICY_SELECTOR,

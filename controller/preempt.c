@@ -430,6 +430,34 @@ static size_t accepted_in_ns(const plan_state *s, const char *ns)
     return c;
 }
 
+static size_t accepted_of_owner(const plan_state *s, const char *uid)
+{
+    size_t c = 0;
+    for (size_t i = 0; i < s->n_acc; i++) {
+        const char *u = s->in->pods[s->acc[i].victim].owner_uid;
+        if (u != NULL && strcmp(u, uid) == 0)
+            c++;
+    }
+    return c;
+}
+
+/* Would evicting vic, after the round's accepted victims and decisions [from, d) of this plan,
+ * evict more of its owner's pods than the owner takes without failing (a Job's retries)? */
+static bool owner_would_fail(const plan_state *s, size_t from, size_t d, const ctl_pod *vic)
+{
+    if (vic->owner_evictions_left == DS_EVICTIONS_UNLIMITED)
+        return false;
+    if (vic->owner_uid == NULL || vic->owner_uid[0] == '\0')
+        return vic->owner_evictions_left == 0;
+    size_t used = accepted_of_owner(s, vic->owner_uid);
+    for (size_t e = from; e < d; e++) {
+        const char *u = s->in->pods[s->run_pod[s->dec[e].running]].owner_uid;
+        if (u != NULL && strcmp(u, vic->owner_uid) == 0)
+            used++;
+    }
+    return used >= vic->owner_evictions_left;
+}
+
 /* Check one preemptor's plan (decisions [from, to)); append it when it passes. Returns whether it
  * passed; on failure the offending victims are excluded from the next round. */
 static bool check_plan(plan_state *s, const ctl_budget *b, size_t from, size_t to)
@@ -458,6 +486,10 @@ static bool check_plan(plan_state *s, const ctl_budget *b, size_t from, size_t t
         if (used >= left) {
             s->excluded[ri] = true;
             s->out->guard[s->run_pod[ri]] = CTL_GUARD_NAMESPACE_LIMIT;
+            ok = false;
+        } else if (owner_would_fail(s, from, d, vic)) {
+            s->excluded[ri] = true;
+            s->out->guard[s->run_pod[ri]] = CTL_GUARD_OWNER_WOULD_FAIL;
             ok = false;
         }
     }

@@ -75,17 +75,6 @@ static ctl_pod_state pod_state(const kube_pod *p)
     return CTL_POD_PENDING;
 }
 
-static ctl_owner_kind owner_kind(const kube_pod *p)
-{
-    if (p->owner_kind == NULL)
-        return CTL_OWNER_NONE;
-    if (strcmp(p->owner_kind, "Job") == 0)
-        return CTL_OWNER_JOB;
-    if (strcmp(p->owner_kind, "DaemonSet") == 0)
-        return CTL_OWNER_DAEMONSET;
-    return CTL_OWNER_OTHER;
-}
-
 static bool is_dag_job(const kube_job *j)
 {
     return ds_job_label_value(kube_meta_label(&j->meta, DS_LABEL_JOB),
@@ -306,7 +295,6 @@ static void fill_pod(ctl_snapshot *s, size_t i, size_t *kv_used, size_t *tol_use
     p->required_affinity = kp->required_affinity;
     p->affinity_error = or_empty(kp->affinity_error);
     p->dagsched_error = or_empty(m->dagsched_error);
-    p->owner = owner_kind(kp);
     p->mirror = kp->mirror || (kp->owner_kind != NULL && strcmp(kp->owner_kind, "Node") == 0);
     p->state = pod_state(kp);
     p->other_gates = kp->n_gates > (has_gate(kp, CTL_GATE_DEPENDENCIES) ? 1u : 0u);
@@ -322,6 +310,65 @@ static void fill_pod(ctl_snapshot *s, size_t i, size_t *kv_used, size_t *tol_use
     fill_task(s, i, &p->task, p->state == CTL_POD_GATED);
     if (p->state == CTL_POD_BOUND && p->task.job != DS_NO_TASK)
         pdb_facts(s, kp, p);
+}
+
+/* What each pod's owner does with an eviction (lib/owner_retry.h): its Job found by uid, with the
+ * Job's pods being deleted (evictions on their way, not yet in status.failed) counted against its
+ * retries. */
+static int fill_owners(ctl_snapshot *s)
+{
+    ds_strmap by_uid;
+    size_t *deleting = calloc(s->jobs.n ? s->jobs.n : 1, sizeof *deleting);
+    if (deleting == NULL || ds_strmap_init(&by_uid, s->jobs.n) != 0) {
+        free(deleting);
+        return -1;
+    }
+    for (size_t i = 0; i < s->jobs.n; i++) {
+        const char *uid = s->jobs.items[i]->uid;
+        if (uid != NULL && ds_strmap_put(&by_uid, uid, strlen(uid), i, NULL) < 0) {
+            ds_strmap_free(&by_uid);
+            free(deleting);
+            return -1;
+        }
+    }
+    size_t *job_of = calloc(s->pods.n ? s->pods.n : 1, sizeof *job_of);
+    if (job_of == NULL) {
+        ds_strmap_free(&by_uid);
+        free(deleting);
+        return -1;
+    }
+    for (size_t i = 0; i < s->pods.n; i++) {
+        const kube_pod *kp = (const kube_pod *)s->pods.items[i];
+        job_of[i] = SIZE_MAX;
+        size_t j;
+        if (ds_owner_kind_of(kp->owner_kind) == DS_OWNER_JOB && kp->owner_uid != NULL &&
+            ds_strmap_get(&by_uid, kp->owner_uid, strlen(kp->owner_uid), &j) == 0) {
+            job_of[i] = j;
+            if (kp->meta.deleting)
+                deleting[j]++;
+        }
+    }
+    for (size_t i = 0; i < s->pods.n; i++) {
+        const kube_pod *kp = (const kube_pod *)s->pods.items[i];
+        ctl_pod *p = &s->pod[i];
+        ds_owner_facts o = {.kind = ds_owner_kind_of(kp->owner_kind)};
+        if (job_of[i] != SIZE_MAX) {
+            const kube_job *kj = (const kube_job *)s->jobs.items[job_of[i]];
+            o.known = true;
+            o.finished = kj->finished;
+            o.backoff_limit = kj->backoff_limit;
+            o.failed = kj->failed;
+            o.pending_failures = deleting[job_of[i]];
+            o.per_index_limit = kj->per_index_limit;
+            o.ignores_disruption = kj->ignores_disruption;
+        }
+        p->owner_evictions_left = ds_owner_evictions_left(&o, &p->owner_verdict);
+        p->owner_uid = or_empty(kp->owner_uid);
+    }
+    free(job_of);
+    free(deleting);
+    ds_strmap_free(&by_uid);
+    return 0;
 }
 
 static void fill_batch_job(ctl_snapshot *s, size_t i)
@@ -502,6 +549,10 @@ int ctl_snapshot_build(kube_obj_list *pods, kube_obj_list *nodes, kube_obj_list 
     for (size_t i = 0; i < s->pods.n; i++)
         fill_pod(s, i, &kv_used, &tol_used);
     s->n_pod = s->pods.n;
+    if (fill_owners(s) != 0) {
+        ctl_snapshot_free(s);
+        return ds_err_set(err, "snapshot: out of memory");
+    }
     for (size_t i = 0; i < s->jobs.n; i++)
         fill_batch_job(s, i);
     s->n_job = s->jobs.n;

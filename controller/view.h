@@ -13,6 +13,7 @@
 
 #include "dsp.h"
 #include "node_affinity.h"
+#include "owner_retry.h"
 #include "resources.h"
 #include "victim.h" /* DS_NO_TASK */
 
@@ -62,13 +63,6 @@ typedef struct ctl_toleration {
     const char *value;  /* for Equal */
     const char *effect; /* "" matches every effect */
 } ctl_toleration;
-
-typedef enum ctl_owner_kind {
-    CTL_OWNER_NONE = 0, /* a bare pod: nothing recreates it */
-    CTL_OWNER_JOB,      /* batch/v1 Job */
-    CTL_OWNER_DAEMONSET,
-    CTL_OWNER_OTHER, /* ReplicaSet, StatefulSet, a workflow engine's custom resource... */
-} ctl_owner_kind;
 
 /* The job model's answer for a pod that is a task of a DAG job. */
 typedef struct ctl_task_info {
@@ -123,7 +117,12 @@ typedef struct ctl_pod {
      * "annotation dagsched.io/depends-on: 204800 bytes, limit 65536"), "" when they can: such a
      * pod is outside any DAG job (task.job is DS_NO_TASK) and is never held back. */
     const char *dagsched_error;
-    ctl_owner_kind owner;
+    /* Evictions of its owner's pods that leave the owner recreating them without failing
+     * (ds_owner_evictions_left: DS_EVICTIONS_UNLIMITED, a Job's retries left, 0 with owner_verdict
+     * saying why), and the owner's uid, by which the evictions of one round are counted. */
+    size_t owner_evictions_left;
+    ds_retry_verdict owner_verdict;
+    const char *owner_uid;
     bool mirror; /* a static pod's mirror (kubernetes.io/config.mirror) */
     ctl_pod_state state;
     bool other_gates;           /* scheduling gates other than dagsched.io/dependencies */

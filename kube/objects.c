@@ -1181,6 +1181,28 @@ static int decode_job(dctx *d, const json_t *obj, const json_t *spec, const json
         get_i32(d, status, "succeeded", "status.", 0, &j->succeeded) != 0 ||
         get_i32(d, status, "failed", "status.", 0, &j->failed) != 0)
         return -1;
+    if (get_i32(d, spec, "backoffLimit", "spec.", 6, &j->backoff_limit) != 0)
+        return -1;
+    const json_t *per_index = json_object_get(spec, "backoffLimitPerIndex");
+    j->per_index_limit = per_index != NULL && !json_is_null(per_index);
+    size_t r;
+    json_t *rule;
+    json_array_foreach(json_object_get(get_obj(spec, "podFailurePolicy"), "rules"), r, rule)
+    {
+        const char *action = json_string_value(json_object_get(rule, "action"));
+        if (action == NULL || strcmp(action, "Ignore") != 0)
+            continue;
+        size_t k;
+        json_t *cond;
+        json_array_foreach(json_object_get(rule, "onPodConditions"), k, cond)
+        {
+            const char *type = json_string_value(json_object_get(cond, "type"));
+            const char *cs = json_string_value(json_object_get(cond, "status"));
+            if (type != NULL && strcmp(type, "DisruptionTarget") == 0 &&
+                (cs == NULL || strcmp(cs, "True") == 0))
+                j->ignores_disruption = true;
+        }
+    }
     const json_t *tspec = get_obj(get_obj(spec, "template"), "spec");
     if (tspec != NULL && pod_requests(d, tspec, &j->pod_request) != 0)
         return -1;

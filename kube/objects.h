@@ -208,6 +208,14 @@ typedef struct kube_job {
     int32_t succeeded;
     int32_t failed;
     bool finished; /* condition Complete or Failed is True */
+    /* How it takes a pod's eviction (kube_job_retries_left): spec.backoffLimit (6 when unset), and
+     * whether spec.podFailurePolicy has a rule with action Ignore on the pod condition
+     * DisruptionTarget (an evicted pod then counts against nothing). A Job with
+     * spec.backoffLimitPerIndex counts failures per index, which dagsched does not see: only the
+     * Ignore rule makes its pods safe to evict. */
+    int32_t backoff_limit;
+    bool per_index_limit;
+    bool ignores_disruption;
     /* The effective request of one pod of spec.template (as for a pod; zero without a
      * template). */
     ds_res pod_request;

@@ -24,7 +24,9 @@ static inline ctl_pod t_pod(const char *ns, const char *name, ctl_pod_state stat
     p.node = "";
     p.waiting_reason = "";
     p.priority_class = "";
-    p.owner = CTL_OWNER_JOB;
+    p.owner_evictions_left = DS_EVICTIONS_UNLIMITED; /* recreated whatever happens */
+    p.owner_verdict = DS_RETRY_OK;
+    p.owner_uid = name;
     p.state = state;
     p.created_at = NOW - 1000;
     p.started_at = NAN;

@@ -525,6 +525,35 @@ static void test_namespace_limit_within_round(void **state)
     scene_free(&s);
 }
 
+/* Two urgent preemptors whose lowest victims R1 and R2 belong to one Job with one retry left:
+ * evicting both would fail that Job, so one is evicted and the other is not; with two retries
+ * left, both. */
+static void test_owner_retries_within_round(void **state)
+{
+    (void)state;
+    scene s;
+    scene_init(&s);
+    s.pods[5] = t_waiting("prod", "w2", 1, 1, 0.15, 6.0, MILLI(2));
+    s.n_pods = 6;
+    s.pods[R1].owner_uid = s.pods[R2].owner_uid = "job-uid";
+    s.pods[R1].owner_evictions_left = s.pods[R2].owner_evictions_left = 1;
+    ctl_preempt_out out;
+    plan(&s, &out);
+    size_t of_job = 0;
+    for (size_t i = 0; i < out.n_ev; i++)
+        of_job += out.ev[i].victim == R1 || out.ev[i].victim == R2;
+    assert_int_equal(of_job, 1);
+    assert_int_equal(out.guard[R2], CTL_GUARD_OWNER_WOULD_FAIL);
+    ctl_preempt_out_free(&out);
+    s.pods[R1].owner_evictions_left = s.pods[R2].owner_evictions_left = 2;
+    plan(&s, &out);
+    assert_int_equal(out.n_ev, 2);
+    assert_int_equal(out.ev[0].victim, R1);
+    assert_int_equal(out.ev[1].victim, R2);
+    ctl_preempt_out_free(&out);
+    scene_free(&s);
+}
+
 /* Never evict a pod of higher Kubernetes priority than the preemptor. */
 static void test_kubernetes_priority_pair(void **state)
 {
@@ -853,15 +882,26 @@ static void test_other_guards(void **state)
     assert_int_equal(out.guard[R1], CTL_GUARD_OK);
     ctl_preempt_out_free(&out);
 
-    s.pods[R1].owner = CTL_OWNER_NONE;
+    s.pods[R1].owner_evictions_left = 0;
+    s.pods[R1].owner_verdict = DS_RETRY_BARE;
     plan(&s, &out);
     assert_int_equal(out.guard[R1], CTL_GUARD_NO_OWNER);
     ctl_preempt_out_free(&out);
-    s.pods[R1].owner = CTL_OWNER_DAEMONSET;
+    s.pods[R1].owner_verdict = DS_RETRY_DAEMONSET;
     plan(&s, &out);
     assert_int_equal(out.guard[R1], CTL_GUARD_DAEMONSET);
     ctl_preempt_out_free(&out);
-    s.pods[R1].owner = CTL_OWNER_OTHER;
+    /* A Job out of retries, an Argo Workflow's pod: evicting it would fail its owner. */
+    s.pods[R1].owner_verdict = DS_RETRY_JOB_EXHAUSTED;
+    plan(&s, &out);
+    assert_int_equal(out.guard[R1], CTL_GUARD_OWNER_WOULD_FAIL);
+    ctl_preempt_out_free(&out);
+    s.pods[R1].owner_verdict = DS_RETRY_WORKFLOW;
+    plan(&s, &out);
+    assert_int_equal(out.guard[R1], CTL_GUARD_OWNER_WOULD_FAIL);
+    ctl_preempt_out_free(&out);
+    s.pods[R1].owner_evictions_left = DS_EVICTIONS_UNLIMITED;
+    s.pods[R1].owner_verdict = DS_RETRY_OK;
     s.pods[R1].mirror = true;
     plan(&s, &out);
     assert_int_equal(out.guard[R1], CTL_GUARD_MIRROR);
@@ -1344,6 +1384,7 @@ int main(void)
         cmocka_unit_test(test_cooldown_follows_the_task),
         cmocka_unit_test(test_limits),
         cmocka_unit_test(test_namespace_limit_within_round),
+        cmocka_unit_test(test_owner_retries_within_round),
         cmocka_unit_test(test_kubernetes_priority_pair),
         cmocka_unit_test(test_other_guards),
         cmocka_unit_test(test_dice_and_deadline_guards),

@@ -115,7 +115,8 @@ static void test_snapshot(void **state)
     assert_int_equal(b->state, CTL_POD_GATED);
     assert_int_equal(b->task.state, DS_TASK_WAITING); /* upstream a succeeded */
     assert_true(b->task.evaluated);
-    assert_int_equal(b->owner, CTL_OWNER_NONE);
+    assert_int_equal(b->owner_evictions_left, 0);
+    assert_int_equal(b->owner_verdict, DS_RETRY_BARE);
     assert_true(b->other_gates); /* example.com/quota */
     assert_string_equal(b->waiting_reason, "no room: x");
     assert_false(a->other_gates);
@@ -124,7 +125,10 @@ static void test_snapshot(void **state)
     assert_int_equal(c->state, CTL_POD_BOUND);
     assert_string_equal(c->node, "n1");
     assert_int_equal(c->task.state, DS_TASK_RUNNING);
-    assert_int_equal(c->owner, CTL_OWNER_JOB);
+    /* Its Job (uid j) is not among the Jobs seen: not known to retry it. */
+    assert_int_equal(c->owner_evictions_left, 0);
+    assert_int_equal(c->owner_verdict, DS_RETRY_JOB_UNKNOWN);
+    assert_string_equal(c->owner_uid, "j");
     assert_string_equal(c->priority_class, "low");
     assert_int_equal(c->k8s_priority, 5);
     assert_int_equal(c->n_pdbs, 1);
@@ -346,13 +350,75 @@ static void test_any_creation_order(void **state)
     ctl_snapshot_free(&s);
 }
 
+/* A running DAG pod of a Job, decoded with the Job: what the Job does with an eviction. */
+static const ctl_pod *owned_pod(kube_obj_list *pods, const char *job_spec, ctl_snapshot *s)
+{
+    kube_obj_list nodes = {0}, pdbs = {0}, jobs = {0}, graphs = {0}, nss = {0};
+    add(pods, obj(KUBE_KIND_POD,
+                  POD("w",
+                      ",\"labels\":{\"dagsched.io/job\":\"etl\",\"dagsched.io/task\":\"w\"},"
+                      "\"ownerReferences\":[{\"kind\":\"Job\",\"name\":\"w\",\"uid\":\"job-w\","
+                      "\"controller\":true}]",
+                      ",\"nodeName\":\"n1\"", "{\"phase\":\"Running\"}")));
+    char job[1024];
+    snprintf(job, sizeof job,
+             "{\"metadata\":{\"name\":\"w\",\"namespace\":\"b\",\"uid\":\"job-w\","
+             "\"resourceVersion\":\"1\"},\"spec\":{%s},\"status\":{\"active\":1,\"failed\":1}}",
+             job_spec);
+    add(&jobs, obj(KUBE_KIND_JOB, job));
+    ds_policy pol;
+    ds_policy_defaults(&pol);
+    ds_err err = {{0}};
+    assert_int_equal(
+        ctl_snapshot_build(pods, &nodes, &pdbs, &jobs, &graphs, &nss, &pol, 1e9, s, &err), 0);
+    return &s->pod[s->n_pod - 1];
+}
+
+/* The victim's Job decides: retries left under spec.backoffLimit (its failed pods and those being
+ * deleted counted), any number with a podFailurePolicy that ignores DisruptionTarget. */
+static void test_owner_facts(void **state)
+{
+    (void)state;
+    ctl_snapshot s;
+    kube_obj_list pods = {0};
+    const ctl_pod *p = owned_pod(&pods, "\"backoffLimit\":3", &s);
+    assert_int_equal(p->owner_evictions_left, 2);
+    assert_string_equal(p->owner_uid, "job-w");
+    ctl_snapshot_free(&s);
+
+    kube_obj_list pods2 = {0};
+    p = owned_pod(&pods2, "\"backoffLimit\":1", &s);
+    assert_int_equal(p->owner_evictions_left, 0);
+    assert_int_equal(p->owner_verdict, DS_RETRY_JOB_EXHAUSTED);
+    ctl_snapshot_free(&s);
+
+    /* A sibling pod being deleted is an eviction on its way: one retry fewer. */
+    kube_obj_list pods3 = {0};
+    add(&pods3, obj(KUBE_KIND_POD,
+                    "{\"metadata\":{\"name\":\"w-old\",\"namespace\":\"b\",\"uid\":\"u-old\","
+                    "\"resourceVersion\":\"1\",\"deletionTimestamp\":\"2026-11-22T10:00:00Z\","
+                    "\"ownerReferences\":[{\"kind\":\"Job\",\"name\":\"w\",\"uid\":\"job-w\","
+                    "\"controller\":true}]},\"spec\":{\"nodeName\":\"n1\",\"containers\":[]},"
+                    "\"status\":{\"phase\":\"Running\"}}"));
+    p = owned_pod(&pods3, "\"backoffLimit\":3", &s);
+    assert_int_equal(p->owner_evictions_left, 1);
+    ctl_snapshot_free(&s);
+
+    kube_obj_list pods4 = {0};
+    p = owned_pod(&pods4,
+                  "\"backoffLimit\":0,\"podFailurePolicy\":{\"rules\":[{\"action\":\"Ignore\","
+                  "\"onPodConditions\":[{\"type\":\"DisruptionTarget\"}]}]}",
+                  &s);
+    assert_int_equal(p->owner_evictions_left, DS_EVICTIONS_UNLIMITED);
+    ctl_snapshot_free(&s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_snapshot),
-        cmocka_unit_test(test_unknown_namespace),
-        cmocka_unit_test(test_pod_over_bounds),
-        cmocka_unit_test(test_any_creation_order),
+        cmocka_unit_test(test_snapshot),        cmocka_unit_test(test_unknown_namespace),
+        cmocka_unit_test(test_pod_over_bounds), cmocka_unit_test(test_any_creation_order),
+        cmocka_unit_test(test_owner_facts),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
