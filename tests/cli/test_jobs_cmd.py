@@ -166,6 +166,12 @@ class TestJobs(unittest.TestCase):
             self.assertEqual(rc, 0, err)
             self.assertRegex(out, r"Status:\s+Invalid\nError:\s+dependency cycle: b -> b")
 
+    def test_no_dependency_edge_violated(self):
+        p = subprocess.run([sys.executable, os.path.join(REPO, "tests", "common", "check_edges.py")],
+                           capture_output=True, text=True, timeout=60,
+                           env=dict(os.environ, KUBECTL=KUBECTL))
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+
     def test_terminal_safe(self):
         """Text from the cluster never reaches the terminal as control characters."""
         for b, rc, out, err in self.each("describe", "job", "evil", "-n", BAD_NS):

@@ -4,7 +4,7 @@
 # Usage: gen-jobs.sh NAME CPU RUNTIME [DEADLINE_RFC3339|-] [PRIORITY_CLASS|-] [EXTRA_LABEL k=v|-]
 #                    [NODE_SELECTOR k=v|-]
 # With GATED=1 the pod template carries the dagsched.io/dependencies scheduling gate, as the
-# admission webhook would add it.
+# admission webhook would add it; BACKOFF_LIMIT sets spec.backoffLimit (default 6).
 set -euo pipefail
 name="$1" cpu="$2" runtime="$3" deadline="${4:--}" pclass="${5:--}" extra="${6:--}" nsel="${7:--}"
 echo "apiVersion: batch/v1"
@@ -12,7 +12,7 @@ echo "kind: Job"
 echo "metadata:"
 echo "  name: $name"
 echo "spec:"
-echo "  backoffLimit: 6"
+echo "  backoffLimit: ${BACKOFF_LIMIT:-6}"
 echo "  template:"
 echo "    metadata:"
 echo "      labels:"

@@ -24,6 +24,8 @@
 #                 same for a pod over each other class of bound (1,100 tolerations, a 300-entry
 #                 nodeSelector, 1,101 scheduling gates, 1,030 containers, 70 affinity terms, 300
 #                 labels, 300 dagsched.io/ annotations)
+#   owner-retry   the lowest-priority pod's Job has backoffLimit 0: the urgent task evicts the
+#                 next-lowest pod (its Job has retries left) instead, and no Job fails
 #   dry-run       --dry-run evicts nothing and reports what it would do (Events, metrics)
 #   failover      two controllers, one leader; the leader is killed, the other takes over within
 #                 the lease duration and does not repeat the eviction already made
@@ -493,6 +495,40 @@ EOF
 }
 
 # ------------------------------------------------------------------------------------------------
+# The lowest-priority pod belongs to a Job with backoffLimit 0: evicting it would fail that Job.
+# The urgent task evicts the next-lowest instead (a Job with retries left), and no Job fails.
+scenario_owner_retry() {
+  SCENARIO=owner-retry
+  fresh_ns own
+  policy
+  start_ctl main --leader-elect=false --metrics-listen 127.0.0.1:18117
+  local rt
+  for rt in 2h 3h 4h; do job own "low-$rt" 2 "$rt"; done
+  BACKOFF_LIMIT=0 job own low-5h 2 5h
+  wait_until 60 all_running own 4
+  local fragile fragile_uid second
+  fragile="$(pod_of own low-5h)"
+  fragile_uid="$(pod_uid own "$fragile")"
+  second="$(pod_uid own "$(pod_of own low-4h)")"
+  job own urgent 2 10s "$(deadline_in 40)" dagsched-urgent
+  wait_until 10 test -n "$(pod_of own urgent)" || true
+  local urgent
+  urgent="$(pod_of own urgent)"
+  check "the urgent pod is scheduled" wait_until 40 bash -c "[[ \$($KUBECTL -n own get pod $urgent -o jsonpath='{.spec.nodeName}') != '' ]]"
+  check "exactly one pod was evicted" test "$(event_count own DagschedEvicted)" = 1
+  check "the pod of the Job with backoffLimit 0 was not evicted" \
+    bash -c "$KUBECTL -n own get pods -o jsonpath='{.items[*].metadata.uid}' | grep -q $fragile_uid"
+  check "the next-lowest pod (a Job with retries left) was evicted instead" \
+    bash -c "! $KUBECTL -n own get pods -o jsonpath='{.items[*].metadata.uid}' | grep -q $second"
+  guarded() { [[ "$(metric 18117 'dagsched_controller_guarded_tasks{guard="owner-would-fail"}')" -ge 1 ]]; }
+  check "the guard is counted (dagsched_controller_guarded_tasks{guard=\"owner-would-fail\"})" \
+    wait_until 20 guarded
+  failed_jobs() { K -n own get jobs -o jsonpath='{range .items[*]}{.status.conditions[?(@.type=="Failed")].status}{"\n"}{end}' | grep -c True || true; }
+  check "no Job failed" test "$(failed_jobs)" = 0
+  cleanup own
+}
+
+# ------------------------------------------------------------------------------------------------
 scenario_dry_run() {
   SCENARIO=dry-run
   fresh_ns dry
@@ -781,7 +817,7 @@ scenario_write_queue() {
   cleanup wq
 }
 
-for s in ${CONTROLLER_SCENARIOS:-dag_order urgent rho protections namespace_selector affinity invalid_pod dry_run failover apiserver tenants cascade gated_urgent replacement_failover apiserver_eviction write_queue}; do
+for s in ${CONTROLLER_SCENARIOS:-dag_order urgent owner_retry rho protections namespace_selector affinity invalid_pod dry_run failover apiserver tenants cascade gated_urgent replacement_failover apiserver_eviction write_queue}; do
   "scenario_$s"
 done
 stop_all
