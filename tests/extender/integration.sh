@@ -122,7 +122,11 @@ log "extender ready on $URL (log $EXT_LOG)"
 
 # ---- 0. The process's own metrics and the build ----
 test_process_metrics() {
-  curl -s "$URL/metrics" | grep -q '^dagsched_extender_build_info{version="[0-9]' ||
+  # Read the page whole first: grep -q stops at the first match, and curl, still writing, would
+  # then fail the pipeline (pipefail) with SIGPIPE.
+  local page
+  page="$(curl -s "$URL/metrics")"
+  grep -q '^dagsched_extender_build_info{version="[0-9]' <<<"$page" ||
     fail "/metrics: no dagsched_extender_build_info with a version"
   local rss fds cpu
   rss="$(metric process_resident_memory_bytes)" fds="$(metric process_open_fds)"
