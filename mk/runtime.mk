@@ -81,11 +81,11 @@ INTEGRATION_TESTS += fuzz-httpd-short
 
 # The pipelining attack replayed on both binaries against a fresh local control plane
 # (tests/runtime/pipelining-replay.sh): the sanitizer builds of both binaries; then the memory
-# attack on the extender's release build (its resident memory under the documented cap).
+# attack on both binaries' release builds (resident memory under the documented caps).
 .PHONY: runtime-replay-test
 runtime-replay-test: $(BUILD)/asan/bin/dagsched-extender $(BUILD)/asan/bin/dagsched-controller \
-		$(BIN)/dagsched-extender
+		$(BIN)/dagsched-extender $(BIN)/dagsched-controller
 	@tests/runtime/pipelining-replay.sh $(BUILD)/asan/bin/dagsched-extender \
-		$(BUILD)/asan/bin/dagsched-controller $(BIN)/dagsched-extender
+		$(BUILD)/asan/bin/dagsched-controller $(BIN)/dagsched-extender $(BIN)/dagsched-controller
 
 INTEGRATION_TESTS += runtime-replay-test

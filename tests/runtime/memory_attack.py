@@ -11,6 +11,7 @@ Prints one line: connections, how many the server answered (by status) or closed
 the resident memory before and at its peak. Exit 0 unless the attack could not be carried out.
 
 Usage: memory_attack.py --port P --path /mutate-pods --conns 16 --body 62914560 --ca CA --pid PID
+       (--plain instead of --ca for a plain HTTP server)
 """
 import argparse
 import socket
@@ -41,7 +42,7 @@ class Conn(threading.Thread):
         a = self.a
         try:
             raw = socket.create_connection(("127.0.0.1", a.port), timeout=10)
-            s = self.ctx.wrap_socket(raw, server_hostname="localhost")
+            s = self.ctx.wrap_socket(raw, server_hostname="localhost") if self.ctx else raw
         except OSError:
             self.status = "error"
             return
@@ -81,6 +82,8 @@ class Conn(threading.Thread):
             data = s.recv(4096)
         except (ssl.SSLWantReadError, BlockingIOError):
             return False
+        except socket.timeout:
+            return False
         except (OSError, ssl.SSLError):
             self.status = "closed"
             return True
@@ -99,15 +102,21 @@ def main():
     ap.add_argument("--path", default="/mutate-pods")
     ap.add_argument("--conns", type=int, default=16)
     ap.add_argument("--body", type=int, default=60 << 20)
-    ap.add_argument("--ca", required=True)
+    ap.add_argument("--ca", help="the server's CA (HTTPS)")
+    ap.add_argument("--plain", action="store_true", help="plain HTTP")
     ap.add_argument("--pid", type=int, required=True)
     ap.add_argument("--hold", type=float, default=5.0)
     a = ap.parse_args()
     if not 1 <= a.conns <= 1024 or not 1 <= a.body <= (1 << 30):
         print("memory-attack: --conns 1..1024, --body 1..1073741824", file=sys.stderr)
         return 2
-    ctx = ssl.create_default_context(cafile=a.ca)
-    ctx.check_hostname = False
+    if a.plain == (a.ca is not None):
+        print("memory-attack: give --ca (HTTPS) or --plain", file=sys.stderr)
+        return 2
+    ctx = None
+    if not a.plain:
+        ctx = ssl.create_default_context(cafile=a.ca)
+        ctx.check_hostname = False
     before = rss_kb(a.pid)
     stop = threading.Event()
     conns = [Conn(a, ctx, stop) for _ in range(a.conns)]

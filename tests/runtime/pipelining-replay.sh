@@ -20,22 +20,25 @@
 # webhook port, 60 MiB on the scheduling port) and hold. Its resident memory must stay under
 # MEM_CAP_MB (640 MiB: twice the 256 MiB buffered-bytes budget plus 128 MiB, under the chart's
 # 1 GiB limit), requests past the budget are answered 503 and counted, and it answers /healthz
-# afterwards.
+# afterwards. The same on the controller's release build (its metrics port, plain HTTP, bodies of
+# at most 4 KiB, 64 connections): under CTL_MEM_CAP_MB (128 MiB).
 #
 # Usage: tests/runtime/pipelining-replay.sh EXTENDER_BINARY CONTROLLER_BINARY EXTENDER_RELEASE
+#        CONTROLLER_RELEASE
 #        (make runtime-replay-test; wrap in flock /tmp/dagsched-cluster.lock by hand)
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
 
 if [[ "${1:-}" != "--inside" ]]; then
-  [[ $# -eq 3 && -x "$1" && -x "$2" && -x "$3" ]] || {
-    echo "pipelining-replay: usage: $0 EXTENDER_BINARY CONTROLLER_BINARY EXTENDER_RELEASE (run make first)" >&2
+  [[ $# -eq 4 && -x "$1" && -x "$2" && -x "$3" && -x "$4" ]] || {
+    echo "pipelining-replay: usage: $0 EXTENDER_BINARY CONTROLLER_BINARY EXTENDER_RELEASE CONTROLLER_RELEASE (run make first)" >&2
     exit 1
   }
   EXT_BIN="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
   CTL_BIN="$(cd "$(dirname "$2")" && pwd)/$(basename "$2")"
   EXT_REL_BIN="$(cd "$(dirname "$3")" && pwd)/$(basename "$3")"
-  export EXT_BIN CTL_BIN EXT_REL_BIN
+  CTL_REL_BIN="$(cd "$(dirname "$4")" && pwd)/$(basename "$4")"
+  export EXT_BIN CTL_BIN EXT_REL_BIN CTL_REL_BIN
   exec "$ROOT/hack/cluster/with-cluster.sh" -- "$0" --inside
 fi
 
@@ -215,6 +218,28 @@ log "memory attack: $refused requests refused for the buffered-bytes budget (503
 kill -TERM "${PID[release]}" 2>/dev/null || true
 wait "${PID[release]}" 2>/dev/null || true
 unset "PID[release]"
+
+CTL_MEM_CAP_MB="${CTL_MEM_CAP_MB:-128}"
+mctl_port="$(pick_port)"
+"$CTL_REL_BIN" --kubeconfig "$KUBECONFIG" --leader-elect=false \
+  --metrics-listen "127.0.0.1:$mctl_port" >"$LOGDIR/replay-controller-release.log" 2>&1 &
+PID[ctlrelease]=$!
+wait_healthy ctlrelease "$mctl_port"
+for conns in 16 256; do
+  out="$(python3 "$ROOT/tests/runtime/memory_attack.py" --port "$mctl_port" --path /healthz \
+    --conns "$conns" --body 4096 --plain --pid "${PID[ctlrelease]}" --hold 3)" ||
+    fail "the memory attack on the controller could not be carried out: $out"
+  log "memory attack (controller): $out"
+  peak_kb="${out##*peak_kb=}"
+  kill -0 "${PID[ctlrelease]}" 2>/dev/null || fail "the controller died under the memory attack"
+  ((peak_kb < CTL_MEM_CAP_MB * 1024)) ||
+    bad "memory attack on the controller ($conns connections): RSS peaked at $((peak_kb / 1024)) MiB (cap $CTL_MEM_CAP_MB MiB)"
+  [[ "$(healthz_code "$mctl_port")" == 200 ]] ||
+    bad "memory attack on the controller ($conns connections): /healthz does not answer 200 afterwards"
+done
+kill -TERM "${PID[ctlrelease]}" 2>/dev/null || true
+wait "${PID[ctlrelease]}" 2>/dev/null || true
+unset "PID[ctlrelease]"
 
 ((${#FAILURES[@]} == 0)) || fail "${#FAILURES[@]} check(s) failed: ${FAILURES[*]}"
 log "PASS"
