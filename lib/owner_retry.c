@@ -68,9 +68,15 @@ size_t ds_owner_evictions_left(const ds_owner_facts *o, ds_retry_verdict *why)
 
 const char *ds_retry_verdict_name(ds_retry_verdict v)
 {
-    static const char *const names[DS_RETRY_N] = {
-        "ok",           "bare-pod",      "daemonset",     "job-unknown",  "job-finished",
-        "job-retries-exhausted", "job-per-index", "argo-workflow", "other-owner"};
+    static const char *const names[DS_RETRY_N] = {"ok",
+                                                  "bare-pod",
+                                                  "daemonset",
+                                                  "job-unknown",
+                                                  "job-finished",
+                                                  "job-retries-exhausted",
+                                                  "job-per-index",
+                                                  "argo-workflow",
+                                                  "other-owner"};
     return (unsigned)v < DS_RETRY_N ? names[v] : "unknown";
 }
 

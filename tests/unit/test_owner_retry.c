@@ -10,8 +10,8 @@
 
 static ds_owner_facts job(int32_t backoff, int32_t failed)
 {
-    ds_owner_facts o = {.kind = DS_OWNER_JOB, .known = true, .backoff_limit = backoff,
-                        .failed = failed};
+    ds_owner_facts o = {
+        .kind = DS_OWNER_JOB, .known = true, .backoff_limit = backoff, .failed = failed};
     return o;
 }
 
