@@ -119,9 +119,9 @@ void ctl_act_ungate(ctl_controller *c, const ctl_snapshot *s, size_t i)
         return;
     const ctl_pod *p = &s->pod[i];
     ds_err err = {{0}};
-    if (kube_remove_scheduling_gate(c->client, p->ns, p->name, CTL_GATE_DEPENDENCIES, &err) != 0) {
+    if (kube_remove_scheduling_gate(c->client, p->ns, p->name, DS_GATE_DEPENDENCIES, &err) != 0) {
         KLOG_WARN("release", "pod %s/%s: removing gate %s: %s", p->ns, p->name,
-                  CTL_GATE_DEPENDENCIES, err.msg);
+                  DS_GATE_DEPENDENCIES, err.msg);
         api_error(c, "release");
         return;
     }
@@ -133,7 +133,7 @@ void ctl_act_ungate(ctl_controller *c, const ctl_snapshot *s, size_t i)
                             "invalid)";
     KLOG_INFO_F("release", CTL_POD_FIELDS(p, NULL, why),
                 "pod %s/%s: gate %s removed: %s (not a DAG task)", p->ns, p->name,
-                CTL_GATE_DEPENDENCIES, why);
+                DS_GATE_DEPENDENCIES, why);
 }
 
 void ctl_act_release_pod(ctl_controller *c, const ctl_snapshot *s, size_t i, const char *how)
@@ -144,9 +144,9 @@ void ctl_act_release_pod(ctl_controller *c, const ctl_snapshot *s, size_t i, con
     /* A waiting reason still queued must not land after the release removes it. */
     ctl_writer_cancel(&c->writer, p->ns, p->name, CTL_WQ_KIND_WAITING);
     ds_err err = {{0}};
-    if (kube_remove_scheduling_gate(c->client, p->ns, p->name, CTL_GATE_DEPENDENCIES, &err) != 0) {
+    if (kube_remove_scheduling_gate(c->client, p->ns, p->name, DS_GATE_DEPENDENCIES, &err) != 0) {
         KLOG_WARN("release", "pod %s/%s: removing gate %s: %s", p->ns, p->name,
-                  CTL_GATE_DEPENDENCIES, err.msg);
+                  DS_GATE_DEPENDENCIES, err.msg);
         api_error(c, "release");
         return;
     }

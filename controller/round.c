@@ -251,7 +251,7 @@ static void report_invalid_pods(ctl_controller *c, const ctl_snapshot *s)
                  "%.700s: dagsched does not manage this pod and schedules it like a pod outside "
                  "any DAG job%s",
                  p->dagsched_error,
-                 p->state == CTL_POD_GATED ? "; its scheduling gate " CTL_GATE_DEPENDENCIES
+                 p->state == CTL_POD_GATED ? "; its scheduling gate " DS_GATE_DEPENDENCIES
                                              " is removed"
                                            : "");
         ctl_event_pod(c, p, "Warning", CTL_EV_POD_INVALID, msg);

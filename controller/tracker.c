@@ -68,7 +68,7 @@ static ctl_pod_state pod_state(const kube_pod *p)
         return CTL_POD_FAILED;
     if (p->node_name != NULL)
         return CTL_POD_BOUND;
-    if (has_gate(p, CTL_GATE_DEPENDENCIES))
+    if (has_gate(p, DS_GATE_DEPENDENCIES))
         return CTL_POD_GATED;
     if (p->unschedulable)
         return CTL_POD_UNSCHEDULABLE;
@@ -297,7 +297,7 @@ static void fill_pod(ctl_snapshot *s, size_t i, size_t *kv_used, size_t *tol_use
     p->dagsched_error = or_empty(m->dagsched_error);
     p->mirror = kp->mirror || (kp->owner_kind != NULL && strcmp(kp->owner_kind, "Node") == 0);
     p->state = pod_state(kp);
-    p->other_gates = kp->n_gates > (has_gate(kp, CTL_GATE_DEPENDENCIES) ? 1u : 0u);
+    p->other_gates = kp->n_gates > (has_gate(kp, DS_GATE_DEPENDENCIES) ? 1u : 0u);
     p->terminating = m->deleting;
     p->created_at = opt_time(m->creation_ts);
     p->started_at = opt_time(kp->start_time);

@@ -40,7 +40,7 @@ static void usage(FILE *f)
         f, "Usage: dagsched-controller uninstall [flags]\n"
            "\n"
            "Run by the Helm chart's pre-delete hook: deletes the admission webhook configuration,\n"
-           "then removes the " CTL_GATE_DEPENDENCIES " scheduling gate from every pod so that\n"
+           "then removes the " DS_GATE_DEPENDENCIES " scheduling gate from every pod so that\n"
            "no pod is stranded once dagsched is gone. See docs/install.md (Uninstall).\n"
            "\n"
            "Flags:\n"
@@ -126,7 +126,7 @@ static bool has_gate(const json_t *pod)
     json_array_foreach(gates, i, g)
     {
         const char *name = json_string_value(json_object_get(g, "name"));
-        if (name != NULL && strcmp(name, CTL_GATE_DEPENDENCIES) == 0)
+        if (name != NULL && strcmp(name, DS_GATE_DEPENDENCIES) == 0)
             return true;
     }
     return false;
@@ -178,7 +178,7 @@ static int ungate_pod(kube_client *c, const json_t *pod, const uninstall_opts *o
     if (gated) {
         t->gated_seen++;
         ds_err err = {{0}};
-        if (kube_remove_scheduling_gate(c, ns, name, CTL_GATE_DEPENDENCIES, &err) != 0) {
+        if (kube_remove_scheduling_gate(c, ns, name, DS_GATE_DEPENDENCIES, &err) != 0) {
             /* A pod deleted meanwhile is not stranded. */
             if (strstr(err.msg, "404") == NULL && strstr(err.msg, "not found") == NULL) {
                 t->failed++;
@@ -188,7 +188,7 @@ static int ungate_pod(kube_client *c, const json_t *pod, const uninstall_opts *o
             return 0;
         }
         t->ungated++;
-        KLOG_INFO("uninstall", "pod %s/%s: gate %s removed", ns, name, CTL_GATE_DEPENDENCIES);
+        KLOG_INFO("uninstall", "pod %s/%s: gate %s removed", ns, name, DS_GATE_DEPENDENCIES);
     }
     return 0;
 }

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "annotations.h"
 #include "dsp.h"
 #include "node_affinity.h"
 #include "owner_retry.h"
@@ -18,7 +19,6 @@
 #include "victim.h" /* DS_NO_TASK */
 
 /* Names shared with the extender and the users' manifests (docs/controller.md). */
-#define CTL_GATE_DEPENDENCIES   "dagsched.io/dependencies"
 #define CTL_LABEL_JOB           "dagsched.io/job"
 #define CTL_LABEL_TASK          "dagsched.io/task"
 #define CTL_ANN_PRIORITY        "dagsched.io/priority"

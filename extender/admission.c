@@ -86,11 +86,11 @@ long ext_adm_patch(const ext_adm_opts *o, const ext_adm_pod *p, const ext_adm_de
         if (p->gates_array)
             rc |= put(out, cap, &used,
                       "{\"op\":\"add\",\"path\":\"/spec/schedulingGates/"
-                      "-\",\"value\":{\"name\":\"" EXT_ADM_GATE "\"}}");
+                      "-\",\"value\":{\"name\":\"" DS_GATE_DEPENDENCIES "\"}}");
         else
             rc |= put(out, cap, &used,
                       "{\"op\":\"add\",\"path\":\"/spec/"
-                      "schedulingGates\",\"value\":[{\"name\":\"" EXT_ADM_GATE "\"}]}");
+                      "schedulingGates\",\"value\":[{\"name\":\"" DS_GATE_DEPENDENCIES "\"}]}");
     }
     rc |= put(out, cap, &used, "]");
     return rc != 0 ? -1 : (long)used;
@@ -207,7 +207,8 @@ static void read_gates(const js_doc *d, long spec, ext_adm_pod *p)
     size_t e = (size_t)g + 1;
     for (uint32_t k = 0; k < d->t[g].n && !p->has_gate; k++) {
         char name[EXT_ADM_NAME_MAX + 1];
-        if (str_member(d, (long)e, "name", name, sizeof name) && strcmp(name, EXT_ADM_GATE) == 0)
+        if (str_member(d, (long)e, "name", name, sizeof name) &&
+            strcmp(name, DS_GATE_DEPENDENCIES) == 0)
             p->has_gate = true;
         e = d->t[e].next;
     }

@@ -23,9 +23,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "annotations.h"
 #include "protocol.h"
 
-#define EXT_ADM_GATE          "dagsched.io/dependencies"
 #define EXT_ADM_DEFAULT_SCHED "default-scheduler"
 #define EXT_ADM_NAME_MAX      253 /* names, namespaces, scheduler names (DNS subdomains) */
 #define EXT_ADM_UID_MAX       128

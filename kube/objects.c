@@ -1312,13 +1312,13 @@ static int pod_over_bounds(dctx *d, const json_t *obj, const json_t *spec, const
     json_array_foreach(json_object_get(spec, "schedulingGates"), i, g)
     {
         const char *name = json_string_value(json_object_get(g, "name"));
-        if (name != NULL && strcmp(name, KUBE_GATE_DEPENDENCIES) == 0)
+        if (name != NULL && strcmp(name, DS_GATE_DEPENDENCIES) == 0)
             ours = true;
         else
             n_other++;
     }
     if (ours)
-        d->kept_gates[p->n_gates++] = KUBE_GATE_DEPENDENCIES;
+        d->kept_gates[p->n_gates++] = DS_GATE_DEPENDENCIES;
     if (n_other > 0)
         d->kept_gates[p->n_gates++] = KUBE_GATE_OTHERS;
     p->gates = d->kept_gates;

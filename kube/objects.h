@@ -31,6 +31,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "annotations.h"
 #include "ds_error.h"
 #include "node_affinity.h"
 #include "resources.h"
@@ -43,7 +44,6 @@
 #define KUBE_OBJ_MAX_CM_ENTRIES       1024
 #define KUBE_OBJ_MAX_CM_DATA          (1u << 20)
 #define KUBE_OBJ_MAX_LIST             1024 /* containers, gates, selector terms, values */
-#define KUBE_GATE_DEPENDENCIES        "dagsched.io/dependencies" /* dagsched's scheduling gate */
 /* A pod over its bounds keeps this name for all its other scheduling gates (see kube_pod). */
 #define KUBE_GATE_OTHERS         "(other gates)"
 #define KUBE_ANNOTATION_PREFIX   "dagsched.io/"

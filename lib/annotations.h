@@ -23,6 +23,7 @@
 #define DS_LABEL_KIND          "dagsched.io/kind"
 #define DS_KIND_JOBGRAPH       "JobGraph"
 #define DS_JOBGRAPH_DATA_KEY   "graph.yaml"
+#define DS_GATE_DEPENDENCIES   "dagsched.io/dependencies" /* dagsched's scheduling gate */
 
 #define DS_NAME_VALUE_MAX     63                /* a label value: job keys and task names */
 #define DS_DURATION_ANN_MAX_S (8760.0 * 3600.0) /* dagsched.io/runtime, deadline-after: 8760h */

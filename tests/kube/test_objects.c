@@ -1075,7 +1075,7 @@ static void test_pod_over_every_bound(void **state)
             assert_string_equal(p->meta.uid, "u-big");
             assert_int_equal(p->phase, KUBE_POD_PENDING);
             assert_true(p->n_gates >= 1);
-            assert_string_equal(p->gates[0], KUBE_GATE_DEPENDENCIES);
+            assert_string_equal(p->gates[0], DS_GATE_DEPENDENCIES);
             if (over == 0) {
                 if (p->meta.dagsched_error != NULL)
                     fail_msg("field %s at its bound: %s", field_path[f], p->meta.dagsched_error);
