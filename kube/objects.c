@@ -982,6 +982,22 @@ static void decode_required_affinity(dctx *d, const json_t *obj, const json_t *s
     }
 }
 
+/* status.phase and status.startTime. */
+static int decode_pod_phase(dctx *d, const json_t *status, kube_pod *p)
+{
+    const char *phase = NULL;
+    if (status != NULL && get_str(d, status, "phase", "status.", 32, false, &phase) != 0)
+        return -1;
+    static const char *const phases[] = {"Pending", "Running", "Succeeded", "Failed"};
+    p->phase = phase == NULL ? KUBE_POD_PENDING : KUBE_POD_UNKNOWN;
+    for (int i = 0; phase != NULL && i < 4; i++)
+        if (strcmp(phase, phases[i]) == 0)
+            p->phase = (kube_pod_phase)i;
+    if (status != NULL && get_time(d, status, "startTime", "status.", &p->start_time) != 0)
+        return -1;
+    return 0;
+}
+
 static int decode_pod(dctx *d, const json_t *obj, const json_t *spec, const json_t *status,
                       kube_meta *m)
 {
@@ -1011,15 +1027,7 @@ static int decode_pod(dctx *d, const json_t *obj, const json_t *spec, const json
     p->gates = gate_names;
     if (pod_requests(d, spec, &p->requests) != 0)
         return -1;
-    const char *phase = NULL;
-    if (status != NULL && get_str(d, status, "phase", "status.", 32, false, &phase) != 0)
-        return -1;
-    static const char *const phases[] = {"Pending", "Running", "Succeeded", "Failed"};
-    p->phase = phase == NULL ? KUBE_POD_PENDING : KUBE_POD_UNKNOWN;
-    for (int i = 0; phase != NULL && i < 4; i++)
-        if (strcmp(phase, phases[i]) == 0)
-            p->phase = (kube_pod_phase)i;
-    if (status != NULL && get_time(d, status, "startTime", "status.", &p->start_time) != 0)
+    if (decode_pod_phase(d, status, p) != 0)
         return -1;
     const json_t *owners = json_object_get(get_obj(obj, "metadata"), "ownerReferences");
     size_t i;
@@ -1289,16 +1297,10 @@ static int pod_over_bounds(dctx *d, const json_t *obj, const json_t *spec, const
         return -1;
     if (p->node_name != NULL && p->node_name[0] == '\0')
         p->node_name = NULL;
-    const char *phase = NULL;
-    if (status != NULL && get_str(d, status, "phase", "status.", 32, false, &phase) != 0)
-        phase = NULL;
-    static const char *const phases[] = {"Pending", "Running", "Succeeded", "Failed"};
-    p->phase = phase == NULL ? KUBE_POD_PENDING : KUBE_POD_UNKNOWN;
-    for (int i = 0; phase != NULL && i < 4; i++)
-        if (strcmp(phase, phases[i]) == 0)
-            p->phase = (kube_pod_phase)i;
-    if (status != NULL && get_time(d, status, "startTime", "status.", &p->start_time) != 0)
+    if (decode_pod_phase(d, status, p) != 0) {
+        p->phase = KUBE_POD_UNKNOWN;
         p->start_time = 0;
+    }
     if (decode_pod_status(d, obj, status, p) != 0) {
         p->unschedulable = false;
         p->finished_at = 0;
