@@ -312,6 +312,25 @@ static void fill_pod(ctl_snapshot *s, size_t i, size_t *kv_used, size_t *tol_use
         pdb_facts(s, kp, p);
 }
 
+/* The retries the Argo node of a running pod has left for an eviction (ds_wf_retries_left): its
+ * owning Workflow found by namespace, name and uid among the watched Workflows. */
+static int workflow_retries(const ctl_snapshot *s, const kube_pod *kp)
+{
+    if (kp->owner_name == NULL || kp->argo_node_id == NULL || kp->meta.ns == NULL)
+        return 0;
+    for (size_t i = 0; i < s->graphs.n; i++) {
+        const kube_meta *m = s->graphs.items[i];
+        if (m->kind != KUBE_KIND_WORKFLOW || m->ns == NULL || m->name == NULL ||
+            strcmp(m->ns, kp->meta.ns) != 0 || strcmp(m->name, kp->owner_name) != 0 ||
+            (kp->owner_uid != NULL && m->uid != NULL && strcmp(m->uid, kp->owner_uid) != 0))
+            continue;
+        ds_wf_obs obs;
+        kube_workflow_obs((const kube_workflow *)m, &obs);
+        return ds_wf_retries_left(&obs, kp->argo_node_id);
+    }
+    return 0;
+}
+
 /* What each pod's owner does with an eviction (lib/owner_retry.h): its Job found by uid, with the
  * Job's pods being deleted (evictions on their way, not yet in status.failed) counted against its
  * retries. */
@@ -362,6 +381,8 @@ static int fill_owners(ctl_snapshot *s)
             o.per_index_limit = kj->per_index_limit;
             o.ignores_disruption = kj->ignores_disruption;
         }
+        if (o.kind == DS_OWNER_WORKFLOW && p->state == CTL_POD_BOUND)
+            o.workflow_retries = workflow_retries(s, kp);
         p->owner_evictions_left = ds_owner_evictions_left(&o, &p->owner_verdict);
         p->owner_uid = or_empty(kp->owner_uid);
     }

@@ -121,6 +121,37 @@ static void decode_step(actx *c, const json_t *s, const char *path, ds_wf_step *
     out->n_dependencies = n;
 }
 
+/* A template's retryStrategy: limit (a number, a string of digits; an expression counts as 0)
+ * and whether retryPolicy retries errors. */
+static void decode_retry(const json_t *rs, ds_wf_template *out)
+{
+    out->retry_limit = DS_WF_NO_RETRY;
+    out->retries_errors = false;
+    if (!json_is_object(rs))
+        return;
+    const json_t *lim = json_object_get(rs, "limit");
+    if (lim == NULL || json_is_null(lim)) {
+        out->retry_limit = DS_WF_RETRY_UNLIMITED;
+    } else if (json_is_integer(lim)) {
+        json_int_t v = json_integer_value(lim);
+        out->retry_limit = v < 0 ? 0 : v > 1000000 ? 1000000 : (int)v;
+    } else {
+        const char *s = json_string_value(lim);
+        long v = 0;
+        for (size_t i = 0; s != NULL && s[i] != '\0' && v <= 1000000; i++) {
+            if (s[i] < '0' || s[i] > '9') {
+                v = 0;
+                break;
+            }
+            v = v * 10 + (s[i] - '0');
+        }
+        out->retry_limit = v > 1000000 ? 1000000 : (int)v;
+    }
+    const char *policy = json_string_value(json_object_get(rs, "retryPolicy"));
+    out->retries_errors =
+        policy != NULL && (strcmp(policy, "Always") == 0 || strcmp(policy, "OnError") == 0);
+}
+
 static void decode_template(actx *c, const json_t *t, size_t ti, ds_wf_template *out)
 {
     char path[96];
@@ -131,6 +162,7 @@ static void decode_template(actx *c, const json_t *t, size_t ti, ds_wf_template 
     }
     out->name = str(c, t, "name", path, KUBE_ARGO_MAX_STR);
     out->runtime = annotation(c, json_object_get(t, "metadata"), DS_ANN_RUNTIME, path);
+    decode_retry(json_object_get(t, "retryStrategy"), out);
     const json_t *dag = json_object_get(t, "dag");
     const json_t *steps = json_object_get(t, "steps");
     if (dag != NULL && !json_is_null(dag)) {
@@ -197,6 +229,7 @@ static void decode_node(actx *c, const char *id, const json_t *n, ds_wf_node *ou
     out->id = idc;
     out->name = str(c, n, "name", path, KUBE_ARGO_MAX_STR);
     out->type = str(c, n, "type", path, 32);
+    out->template_name = str(c, n, "templateName", path, KUBE_ARGO_MAX_STR);
     const char *phase = json_string_value(json_object_get(n, "phase"));
     out->phase = phase == NULL ? DS_WF_NODE_PENDING : ds_wf_node_phase_of(phase);
     out->started_at = time_of(c, n, "startedAt", path);

@@ -647,3 +647,36 @@ size_t ds_wf_job_task_of(const ds_wf_job *j, const char *node_id, const char *no
         return t;
     return (size_t)-1;
 }
+
+int ds_wf_retries_left(const ds_wf_obs *wf, const char *node_id)
+{
+    if (wf == NULL || node_id == NULL)
+        return 0;
+    const ds_wf_node *node = NULL;
+    for (size_t i = 0; i < wf->n_nodes && node == NULL; i++)
+        if (wf->nodes[i].id != NULL && strcmp(wf->nodes[i].id, node_id) == 0)
+            node = &wf->nodes[i];
+    if (node == NULL || node->template_name == NULL)
+        return 0;
+    const ds_wf_template *t = NULL;
+    for (size_t i = 0; i < wf->n_templates && t == NULL; i++)
+        if (wf->templates[i].name != NULL &&
+            strcmp(wf->templates[i].name, node->template_name) == 0)
+            t = &wf->templates[i];
+    if (t == NULL || t->retry_limit == DS_WF_NO_RETRY || !t->retries_errors)
+        return 0;
+    if (t->retry_limit == DS_WF_RETRY_UNLIMITED)
+        return DS_WF_RETRY_UNLIMITED;
+    /* The attempts so far: the children of the Retry node that holds this one (one without). */
+    size_t attempts = 1;
+    for (size_t i = 0; i < wf->n_nodes; i++) {
+        const ds_wf_node *r = &wf->nodes[i];
+        if (r->type == NULL || strcmp(r->type, "Retry") != 0)
+            continue;
+        for (size_t k = 0; k < r->n_children; k++)
+            if (r->children[k] != NULL && strcmp(r->children[k], node_id) == 0)
+                attempts = r->n_children;
+    }
+    long left = (long)t->retry_limit + 1 - (long)attempts;
+    return left > 0 ? (int)left : 0;
+}

@@ -37,6 +37,7 @@
 #ifndef DAGSCHED_ARGO_WF_H
 #define DAGSCHED_ARGO_WF_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -78,7 +79,16 @@ typedef struct ds_wf_template {
     const ds_wf_step *steps; /* DAG tasks, or every step of every group in order */
     size_t n_steps;
     const char *runtime; /* metadata.annotations["dagsched.io/runtime"], or NULL */
+    /* retryStrategy: the retries Argo makes of a failed attempt (DS_WF_NO_RETRY without a
+     * retryStrategy, DS_WF_RETRY_UNLIMITED without a limit, 0 for a limit that is an expression),
+     * and whether they cover errors such as an evicted pod ("pod deleted"): retryPolicy Always
+     * or OnError (not OnFailure, the default, nor OnTransientError). */
+    int retry_limit;
+    bool retries_errors;
 } ds_wf_template;
+
+#define DS_WF_NO_RETRY        (-1)
+#define DS_WF_RETRY_UNLIMITED INT_MAX
 
 typedef enum {
     DS_WF_NODE_NONE = 0, /* no node yet */
@@ -92,7 +102,8 @@ typedef enum {
 typedef struct ds_wf_node {
     const char *id; /* the key in status.nodes */
     const char *name;
-    const char *type; /* Pod, DAG, Steps, StepGroup, TaskGroup, Retry, Skipped, ... */
+    const char *type;          /* Pod, DAG, Steps, StepGroup, TaskGroup, Retry, Skipped, ... */
+    const char *template_name; /* templateName, or NULL */
     ds_wf_node_phase phase;
     double started_at, finished_at; /* epoch seconds; NAN when absent */
     double estimated_duration_s;    /* NAN when absent */
@@ -158,6 +169,12 @@ void ds_wf_job_free(ds_wf_job *j);
 /* The task a pod of the workflow belongs to, by its node id, else its node name (either may be
  * NULL); (size_t)-1 when neither names a task's node. */
 size_t ds_wf_job_task_of(const ds_wf_job *j, const char *node_id, const char *node_name);
+
+/* How many more times Argo runs the node of pod node `node_id` after an eviction fails it: the
+ * retries its template's retryStrategy has left for errors (its limit minus the attempts made so
+ * far, the children of its Retry node; DS_WF_RETRY_UNLIMITED without a limit), 0 when the node
+ * or its template is unknown or retries no errors. O(nodes + templates + children). */
+int ds_wf_retries_left(const ds_wf_obs *wf, const char *node_id);
 
 /* Phase of a status.nodes[].phase string (unknown strings: DS_WF_NODE_PENDING). */
 ds_wf_node_phase ds_wf_node_phase_of(const char *phase);

@@ -2,6 +2,7 @@
  * owner_retry.h). */
 #include "owner_retry.h"
 
+#include <limits.h>
 #include <string.h>
 
 ds_owner_kind ds_owner_kind_of(const char *kind)
@@ -44,7 +45,9 @@ size_t ds_owner_evictions_left(const ds_owner_facts *o, ds_retry_verdict *why)
     case DS_OWNER_DAEMONSET:
         return none(DS_RETRY_DAEMONSET, why);
     case DS_OWNER_WORKFLOW:
-        return none(DS_RETRY_WORKFLOW, why);
+        if (o->workflow_retries == INT_MAX)
+            return DS_EVICTIONS_UNLIMITED;
+        return o->workflow_retries > 0 ? (size_t)o->workflow_retries : none(DS_RETRY_WORKFLOW, why);
     case DS_OWNER_OTHER:
         return none(DS_RETRY_OTHER_OWNER, why);
     case DS_OWNER_JOB:
@@ -92,7 +95,9 @@ const char *ds_retry_verdict_text(ds_retry_verdict v)
         "ignoring DisruptionTarget makes evictions free)",
         "its Job counts failures per index (spec.backoffLimitPerIndex) without a podFailurePolicy "
         "rule ignoring DisruptionTarget",
-        "its Argo Workflow would fail the node (retryStrategy is not read yet)",
+        "its Argo Workflow would fail the node (no retryStrategy with retryPolicy Always or "
+        "OnError "
+        "and retries left)",
         "its owner is not known to recreate it"};
     return (unsigned)v < DS_RETRY_N ? text[v] : "unknown";
 }

@@ -10,7 +10,8 @@
  *    counts per index, which is not observed here, so only the Ignore rule makes its pods safe;
  *  - a bare pod is never recreated; a DaemonSet's would come back on the same node;
  *  - an Argo Workflow fails the node of an evicted pod (an error, "pod deleted") unless the
- *    template's retryStrategy retries errors with retries left, which is not read yet: never;
+ *    template's retryStrategy retries errors (retryPolicy Always or OnError) with retries left
+ *    (ds_wf_retries_left, lib/argo_wf.h);
  *  - any other owner (a custom resource) is not known to retry: never.
  * Pure; the controller gathers the facts (controller/tracker.c) and counts the evictions it plans
  * per owner within a round against the number returned. */
@@ -45,6 +46,9 @@ typedef struct ds_owner_facts {
                               * yet (the Job controller counts them a moment later) */
     bool per_index_limit;    /* spec.backoffLimitPerIndex is set */
     bool ignores_disruption; /* a podFailurePolicy rule ignores DisruptionTarget */
+    /* An Argo Workflow's (DS_OWNER_WORKFLOW): the retries its node has left for errors
+     * (ds_wf_retries_left: INT_MAX without a limit, 0 when none or the node is not known). */
+    int workflow_retries;
 } ds_owner_facts;
 
 typedef enum ds_retry_verdict {
@@ -55,7 +59,8 @@ typedef enum ds_retry_verdict {
     DS_RETRY_JOB_FINISHED,  /* its Job has finished */
     DS_RETRY_JOB_EXHAUSTED, /* its Job would fail: no retry left under spec.backoffLimit */
     DS_RETRY_JOB_PER_INDEX, /* backoffLimitPerIndex without a podFailurePolicy ignoring it */
-    DS_RETRY_WORKFLOW,      /* an Argo Workflow would fail the node */
+    DS_RETRY_WORKFLOW,      /* an Argo Workflow would fail the node (no retryStrategy retrying
+                             * errors, or none left) */
     DS_RETRY_OTHER_OWNER,   /* an owner not known to recreate it */
     DS_RETRY_N
 } ds_retry_verdict;

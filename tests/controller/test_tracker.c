@@ -413,12 +413,55 @@ static void test_owner_facts(void **state)
     ctl_snapshot_free(&s);
 }
 
+/* An Argo Workflow's running pod: evictable as many times as its node's retryStrategy retries
+ * errors; never without one. */
+static void test_workflow_owner_facts(void **state)
+{
+    (void)state;
+    for (int with_retry = 0; with_retry <= 1; with_retry++) {
+        kube_obj_list pods = {0}, nodes = {0}, pdbs = {0}, jobs = {0}, graphs = {0}, nss = {0};
+        add(&pods,
+            obj(KUBE_KIND_POD, POD("wf-a-1",
+                                   ",\"labels\":{\"workflows.argoproj.io/workflow\":\"wf\"},"
+                                   "\"annotations\":{\"workflows.argoproj.io/node-id\":\"wf-2\"},"
+                                   "\"ownerReferences\":[{\"kind\":\"Workflow\",\"name\":\"wf\","
+                                   "\"uid\":\"w-uid\",\"controller\":true}]",
+                                   ",\"nodeName\":\"n1\"", "{\"phase\":\"Running\"}")));
+        char wf[2048];
+        snprintf(wf, sizeof wf,
+                 "{\"metadata\":{\"name\":\"wf\",\"namespace\":\"b\",\"uid\":\"w-uid\","
+                 "\"resourceVersion\":\"3\"},\"spec\":{\"entrypoint\":\"main\",\"templates\":["
+                 "{\"name\":\"main\",\"dag\":{\"tasks\":[{\"name\":\"a\",\"template\":"
+                 "\"work\"}]}},{\"name\":\"work\",%s\"container\":{}}]},\"status\":{\"nodes\":{"
+                 "\"wf-1\":{\"id\":\"wf-1\",\"name\":\"wf.a\",\"type\":\"Retry\","
+                 "\"templateName\":\"work\",\"children\":[\"wf-2\"]},"
+                 "\"wf-2\":{\"id\":\"wf-2\",\"name\":\"wf.a(0)\",\"type\":\"Pod\","
+                 "\"templateName\":\"work\",\"phase\":\"Running\"}}}}",
+                 with_retry ? "\"retryStrategy\":{\"limit\":2,\"retryPolicy\":\"Always\"}," : "");
+        add(&graphs, obj(KUBE_KIND_WORKFLOW, wf));
+        ds_policy pol;
+        ds_policy_defaults(&pol);
+        ctl_snapshot s;
+        ds_err err = {{0}};
+        assert_int_equal(
+            ctl_snapshot_build(&pods, &nodes, &pdbs, &jobs, &graphs, &nss, &pol, 1e9, &s, &err), 0);
+        const ctl_pod *p = &s.pod[0];
+        if (with_retry) {
+            assert_int_equal(p->owner_evictions_left, 2);
+        } else {
+            assert_int_equal(p->owner_evictions_left, 0);
+            assert_int_equal(p->owner_verdict, DS_RETRY_WORKFLOW);
+        }
+        ctl_snapshot_free(&s);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_snapshot),        cmocka_unit_test(test_unknown_namespace),
         cmocka_unit_test(test_pod_over_bounds), cmocka_unit_test(test_any_creation_order),
-        cmocka_unit_test(test_owner_facts),
+        cmocka_unit_test(test_owner_facts),     cmocka_unit_test(test_workflow_owner_facts),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

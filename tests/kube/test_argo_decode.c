@@ -229,6 +229,41 @@ static void test_ten_thousand_nodes(void **state)
     kube_obj_unref(&w->meta);
 }
 
+/* A template's retryStrategy (limit as a number, a string, an expression, absent; retryPolicy)
+ * and each node's templateName: what tells whether an evicted pod's node is run again. */
+static void test_retry_strategy(void **state)
+{
+    (void)state;
+    const kube_workflow *w = decode_wf(
+        "{\"metadata\":{\"name\":\"r\",\"namespace\":\"wf\",\"uid\":\"w-2\","
+        "\"resourceVersion\":\"1\"},\"spec\":{\"entrypoint\":\"a\",\"templates\":["
+        "{\"name\":\"a\",\"retryStrategy\":{\"limit\":3,\"retryPolicy\":\"Always\"},"
+        "\"container\":{}},"
+        "{\"name\":\"b\",\"retryStrategy\":{\"limit\":\"2\",\"retryPolicy\":\"OnError\"},"
+        "\"container\":{}},"
+        "{\"name\":\"c\",\"retryStrategy\":{\"limit\":\"{{inputs.parameters.n}}\","
+        "\"retryPolicy\":\"Always\"},\"container\":{}},"
+        "{\"name\":\"d\",\"retryStrategy\":{\"limit\":4},\"container\":{}},"
+        "{\"name\":\"e\",\"retryStrategy\":{\"retryPolicy\":\"Always\"},\"container\":{}},"
+        "{\"name\":\"f\",\"container\":{}}]},"
+        "\"status\":{\"nodes\":{\"r-1\":{\"id\":\"r-1\",\"name\":\"r\",\"type\":\"Pod\","
+        "\"templateName\":\"a\"}}}}");
+    ds_wf_obs o;
+    kube_workflow_obs(w, &o);
+    assert_int_equal(tmpl(&o, "a")->retry_limit, 3);
+    assert_true(tmpl(&o, "a")->retries_errors);
+    assert_int_equal(tmpl(&o, "b")->retry_limit, 2);
+    assert_true(tmpl(&o, "b")->retries_errors);
+    assert_int_equal(tmpl(&o, "c")->retry_limit, 0); /* an expression: unknown, none counted */
+    assert_int_equal(tmpl(&o, "d")->retry_limit, 4);
+    assert_false(tmpl(&o, "d")->retries_errors); /* OnFailure, the default */
+    assert_int_equal(tmpl(&o, "e")->retry_limit, DS_WF_RETRY_UNLIMITED);
+    assert_int_equal(tmpl(&o, "f")->retry_limit, DS_WF_NO_RETRY);
+    assert_string_equal(o.nodes[0].template_name, "a");
+    assert_int_equal(ds_wf_retries_left(&o, "r-1"), 3);
+    kube_obj_unref(&w->meta);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -236,6 +271,7 @@ int main(void)
         cmocka_unit_test(test_unsupported_status_and_bad_types),
         cmocka_unit_test(test_pod_node_annotations),
         cmocka_unit_test(test_ten_thousand_nodes),
+        cmocka_unit_test(test_retry_strategy),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -581,6 +581,50 @@ static void test_large_fan_out(void **state)
     free(children);
 }
 
+/* How often Argo runs a pod's node again after an eviction: its template's retryStrategy, for
+ * errors only, minus the attempts under its Retry node. */
+static void test_retries_left(void **state)
+{
+    (void)state;
+    ds_wf_template t[] = {
+        {.name = "main", .kind = DS_WF_TMPL_DAG, .steps = DIAMOND, .n_steps = 4},
+        {.name = "work", .kind = DS_WF_TMPL_POD, .retry_limit = 3, .retries_errors = true},
+        {.name = "fail-only", .kind = DS_WF_TMPL_POD, .retry_limit = 3},
+        {.name = "none", .kind = DS_WF_TMPL_POD, .retry_limit = DS_WF_NO_RETRY},
+        {.name = "forever",
+         .kind = DS_WF_TMPL_POD,
+         .retry_limit = DS_WF_RETRY_UNLIMITED,
+         .retries_errors = true},
+    };
+    const char *const two[] = {"a-1", "a-2"};
+    ds_wf_node nodes[] = {
+        {.id = "a",
+         .name = "etl.A",
+         .type = "Retry",
+         .template_name = "work",
+         .children = two,
+         .n_children = 2},
+        {.id = "a-1", .name = "etl.A(0)", .type = "Pod", .template_name = "work"},
+        {.id = "a-2", .name = "etl.A(1)", .type = "Pod", .template_name = "work"},
+        {.id = "b-1", .name = "etl.B(0)", .type = "Pod", .template_name = "work"},
+        {.id = "c-1", .name = "etl.C", .type = "Pod", .template_name = "fail-only"},
+        {.id = "d-1", .name = "etl.D", .type = "Pod", .template_name = "none"},
+        {.id = "e-1", .name = "etl.E", .type = "Pod", .template_name = "forever"},
+        {.id = "f-1", .name = "etl.F", .type = "Pod", .template_name = "gone"},
+    };
+    ds_wf_obs w = mkwf(t, 5, nodes, 8);
+    assert_int_equal(ds_wf_retries_left(&w, "a-2"), 2); /* limit 3, two attempts made */
+    assert_int_equal(ds_wf_retries_left(&w, "b-1"), 3); /* no Retry node seen: one attempt */
+    assert_int_equal(ds_wf_retries_left(&w, "c-1"), 0); /* OnFailure: an eviction is an error */
+    assert_int_equal(ds_wf_retries_left(&w, "d-1"), 0);
+    assert_int_equal(ds_wf_retries_left(&w, "e-1"), DS_WF_RETRY_UNLIMITED);
+    assert_int_equal(ds_wf_retries_left(&w, "f-1"), 0); /* template unknown */
+    assert_int_equal(ds_wf_retries_left(&w, "zz"), 0);
+    assert_int_equal(ds_wf_retries_left(NULL, "a-1"), 0);
+    t[1].retry_limit = 1; /* both attempts used */
+    assert_int_equal(ds_wf_retries_left(&w, "a-2"), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -596,6 +640,7 @@ int main(void)
         cmocka_unit_test(test_job_states_from_nodes_and_pods),
         cmocka_unit_test(test_invalid_workflow_and_pods_without_workflow),
         cmocka_unit_test(test_large_fan_out),
+        cmocka_unit_test(test_retries_left),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -6,6 +6,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <limits.h>
+
 #include "owner_retry.h"
 
 static ds_owner_facts job(int32_t backoff, int32_t failed)
@@ -49,6 +51,11 @@ static void test_owners(void **state)
     expect(&o, 0, DS_RETRY_DAEMONSET);
     o.kind = DS_OWNER_WORKFLOW;
     expect(&o, 0, DS_RETRY_WORKFLOW);
+    o.workflow_retries = 2; /* a retryStrategy retrying errors, two retries left */
+    expect(&o, 2, DS_RETRY_OK);
+    o.workflow_retries = INT_MAX; /* without a limit */
+    expect(&o, DS_EVICTIONS_UNLIMITED, DS_RETRY_OK);
+    o.workflow_retries = 0;
     o.kind = DS_OWNER_OTHER;
     expect(&o, 0, DS_RETRY_OTHER_OWNER);
     assert_int_equal(ds_owner_evictions_left(&o, NULL), 0);
