@@ -112,7 +112,7 @@ static void why_of(const ctl_snapshot *s, const ds_job *j, size_t t, char *buf, 
             if (off < size)
                 off += (size_t)snprintf(
                     buf + off, size - off, "%s%s%s", named ? ", " : "", j->dag.tasks[up].name,
-                    j->missing != NULL && j->missing[up] ? " (not created yet)" : "");
+                    j->missing != NULL && j->missing[up] ? DS_MISSING_TASK_NOTE : "");
             named++;
         }
         if (more > 0 && off < size)

@@ -470,7 +470,7 @@ static void upstream_message(const ctl_release_in *in, const ctl_task_info *t, c
         }
         int w =
             snprintf(buf + off, size - off, "%s%.100s%s", shown ? ", " : ": ", j->dag.tasks[u].name,
-                     j->missing != NULL && j->missing[u] ? " (not created yet)" : "");
+                     j->missing != NULL && j->missing[u] ? DS_MISSING_TASK_NOTE : "");
         if (w < 0 || (size_t)w >= size - off) {
             buf[off] = '\0';
             return;

@@ -381,7 +381,8 @@ static int fill_owners(ctl_snapshot *s)
             o.per_index_limit = kj->per_index_limit;
             o.ignores_disruption = kj->ignores_disruption;
         }
-        if (o.kind == DS_OWNER_WORKFLOW && p->state == CTL_POD_BOUND)
+        /* Only running DAG tasks are ever victims: no Workflow lookup for other pods. */
+        if (o.kind == DS_OWNER_WORKFLOW && p->state == CTL_POD_BOUND && p->task.job != DS_NO_TASK)
             o.workflow_retries = workflow_retries(s, kp);
         p->owner_evictions_left = ds_owner_evictions_left(&o, &p->owner_verdict);
         p->owner_uid = or_empty(kp->owner_uid);

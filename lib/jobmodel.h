@@ -49,6 +49,9 @@
  * reported stalled (ds_job.stalled): the pods of a job created in any order (one `kubectl create
  * -f`, a webhook outage) all exist well within it. */
 #define DS_MISSING_TASK_GRACE_S 120.0
+/* What follows the name of such a task wherever a reason lists the upstream tasks a task waits
+ * for (the job model, the controller's waiting reasons, the plugin). */
+#define DS_MISSING_TASK_NOTE " (not created yet)"
 
 /* Pod phases (status.phase). */
 enum {

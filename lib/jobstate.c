@@ -236,8 +236,6 @@ static void append(char *buf, size_t bufsize, size_t *pos, const char *s, size_t
     buf[*pos] = '\0';
 }
 
-#define MISSING_NOTE " (not created yet)"
-
 size_t ds_job_pending_upstream(const ds_job *j, size_t task, char *buf, size_t bufsize)
 {
     if (buf != NULL && bufsize > 0)
@@ -257,7 +255,7 @@ size_t ds_job_pending_upstream(const ds_job *j, size_t task, char *buf, size_t b
         if (j->status[u].state == DS_TASK_SUCCEEDED)
             continue;
         const char *name = j->dag.tasks[u].name;
-        const char *note = j->missing != NULL && j->missing[u] ? MISSING_NOTE : "";
+        const char *note = j->missing != NULL && j->missing[u] ? DS_MISSING_TASK_NOTE : "";
         size_t len = strlen(name) + strlen(note) + (written > 0 ? 2 : 0);
         size_t left = pending - written - 1; /* after this one */
         char more[48] = "";
