@@ -284,6 +284,19 @@ static void test_pod_over_bounds(void **state)
     ctl_snapshot_free(&s);
 }
 
+/* A snapshot of pods, Jobs and graphs (no nodes, budgets or namespaces) under the default policy
+ * at time 1e9; fails the test when it cannot be built. */
+static void build_plain(kube_obj_list *pods, kube_obj_list *jobs, kube_obj_list *graphs,
+                        ctl_snapshot *s)
+{
+    kube_obj_list nodes = {0}, pdbs = {0}, nss = {0};
+    ds_policy pol;
+    ds_policy_defaults(&pol);
+    ds_err err = {{0}};
+    if (ctl_snapshot_build(pods, &nodes, &pdbs, jobs, graphs, &nss, &pol, 1e9, s, &err) != 0)
+        fail_msg("snapshot: %s", err.msg);
+}
+
 /* A gated DAG pod of job `job`, task `task`, depending on `deps` ("" for none). */
 #define GATED(name, job, task, deps)                                                               \
     POD(name,                                                                                      \
@@ -309,18 +322,15 @@ static const ctl_wait *wait_of(const ctl_release_out *out, const ctl_snapshot *s
 static void test_any_creation_order(void **state)
 {
     (void)state;
-    kube_obj_list pods = {0}, nodes = {0}, pdbs = {0}, jobs = {0}, graphs = {0}, nss = {0};
+    kube_obj_list pods = {0}, jobs = {0}, graphs = {0};
     add(&pods, obj(KUBE_KIND_POD, GATED("x3", "chain", "x3", "x2")));
     add(&pods, obj(KUBE_KIND_POD, GATED("x2", "chain", "x2", "x1")));
     add(&pods, obj(KUBE_KIND_POD, GATED("cyc-a", "cyc", "a", "b")));
     add(&pods, obj(KUBE_KIND_POD, GATED("cyc-b", "cyc", "b", "a")));
     add(&pods, obj(KUBE_KIND_POD, GATED("cyc-r", "cyc", "r", "")));
-    ds_policy pol;
-    ds_policy_defaults(&pol);
     ctl_snapshot s;
+    build_plain(&pods, &jobs, &graphs, &s);
     ds_err err = {{0}};
-    assert_int_equal(
-        ctl_snapshot_build(&pods, &nodes, &pdbs, &jobs, &graphs, &nss, &pol, 1e9, &s, &err), 0);
     assert_int_equal(s.n_pod, 5);
     ctl_release_in in = {
         .pods = s.pod, .n_pods = s.n_pod, .model = s.js.jobs, .n_model = s.js.n_jobs};
@@ -353,7 +363,7 @@ static void test_any_creation_order(void **state)
 /* A running DAG pod of a Job, decoded with the Job: what the Job does with an eviction. */
 static const ctl_pod *owned_pod(kube_obj_list *pods, const char *job_spec, ctl_snapshot *s)
 {
-    kube_obj_list nodes = {0}, pdbs = {0}, jobs = {0}, graphs = {0}, nss = {0};
+    kube_obj_list jobs = {0}, graphs = {0};
     add(pods, obj(KUBE_KIND_POD,
                   POD("w",
                       ",\"labels\":{\"dagsched.io/job\":\"etl\",\"dagsched.io/task\":\"w\"},"
@@ -366,11 +376,7 @@ static const ctl_pod *owned_pod(kube_obj_list *pods, const char *job_spec, ctl_s
              "\"resourceVersion\":\"1\"},\"spec\":{%s},\"status\":{\"active\":1,\"failed\":1}}",
              job_spec);
     add(&jobs, obj(KUBE_KIND_JOB, job));
-    ds_policy pol;
-    ds_policy_defaults(&pol);
-    ds_err err = {{0}};
-    assert_int_equal(
-        ctl_snapshot_build(pods, &nodes, &pdbs, &jobs, &graphs, &nss, &pol, 1e9, s, &err), 0);
+    build_plain(pods, &jobs, &graphs, s);
     return &s->pod[s->n_pod - 1];
 }
 
@@ -419,7 +425,7 @@ static void test_workflow_owner_facts(void **state)
 {
     (void)state;
     for (int with_retry = 0; with_retry <= 1; with_retry++) {
-        kube_obj_list pods = {0}, nodes = {0}, pdbs = {0}, jobs = {0}, graphs = {0}, nss = {0};
+        kube_obj_list pods = {0}, jobs = {0}, graphs = {0};
         add(&pods,
             obj(KUBE_KIND_POD, POD("wf-a-1",
                                    ",\"labels\":{\"workflows.argoproj.io/workflow\":\"wf\"},"
@@ -439,12 +445,8 @@ static void test_workflow_owner_facts(void **state)
                  "\"templateName\":\"work\",\"phase\":\"Running\"}}}}",
                  with_retry ? "\"retryStrategy\":{\"limit\":2,\"retryPolicy\":\"Always\"}," : "");
         add(&graphs, obj(KUBE_KIND_WORKFLOW, wf));
-        ds_policy pol;
-        ds_policy_defaults(&pol);
         ctl_snapshot s;
-        ds_err err = {{0}};
-        assert_int_equal(
-            ctl_snapshot_build(&pods, &nodes, &pdbs, &jobs, &graphs, &nss, &pol, 1e9, &s, &err), 0);
+        build_plain(&pods, &jobs, &graphs, &s);
         const ctl_pod *p = &s.pod[0];
         if (with_retry) {
             assert_int_equal(p->owner_evictions_left, 2);

@@ -196,21 +196,28 @@ for ((i = 0; i < 150; i++)); do
   kill -0 "${PID[release]}" 2>/dev/null || fail "the release extender exited at start"
   sleep 0.2
 done
-for attack in "$adm_port /mutate-pods 4194304" "$api_port /filter 62914560"; do
-  read -r port path body <<<"$attack"
+# memory_attack NAME CAP_MB HEALTHY_CMD PORT PATH BODY ARGS...: 16 and then 256 connections each
+# holding all but the last byte of BODY on PORT (memory_attack.py, with ARGS); NAME's resident
+# memory must stay under CAP_MB, and HEALTHY_CMD must succeed afterwards.
+memory_attack() {
+  local name="$1" cap="$2" healthy="$3" port="$4" path="$5" body="$6" conns out peak_kb
+  shift 6
   for conns in 16 256; do
     out="$(python3 "$ROOT/tests/runtime/memory_attack.py" --port "$port" --path "$path" \
-      --conns "$conns" --body "$body" --ca "$CERTS/ca.crt" --pid "${PID[release]}" --hold 3)" ||
-      fail "the memory attack could not be carried out: $out"
-    log "memory attack: $out"
+      --conns "$conns" --body "$body" --pid "${PID[$name]}" --hold 3 "$@")" ||
+      fail "the memory attack on $name could not be carried out: $out"
+    log "memory attack ($name): $out"
     peak_kb="${out##*peak_kb=}"
-    kill -0 "${PID[release]}" 2>/dev/null || fail "the extender died under the memory attack"
-    ((peak_kb < MEM_CAP_MB * 1024)) ||
-      bad "memory attack ($conns connections to $path): RSS peaked at $((peak_kb / 1024)) MiB (cap $MEM_CAP_MB MiB)"
-    [[ "$(https_code "$adm_port")" == 200 && "$(https_code "$api_port")" == 200 ]] ||
-      bad "memory attack ($conns connections to $path): /healthz does not answer 200 afterwards"
+    kill -0 "${PID[$name]}" 2>/dev/null || fail "$name died under the memory attack"
+    ((peak_kb < cap * 1024)) ||
+      bad "memory attack on $name ($conns connections to $path): RSS peaked at $((peak_kb / 1024)) MiB (cap $cap MiB)"
+    $healthy ||
+      bad "memory attack on $name ($conns connections to $path): /healthz does not answer 200 afterwards"
   done
-done
+}
+release_healthy() { [[ "$(https_code "$adm_port")" == 200 && "$(https_code "$api_port")" == 200 ]]; }
+memory_attack release "$MEM_CAP_MB" release_healthy "$adm_port" /mutate-pods 4194304 --ca "$CERTS/ca.crt"
+memory_attack release "$MEM_CAP_MB" release_healthy "$api_port" /filter 62914560 --ca "$CERTS/ca.crt"
 refused="$(curl -s --cacert "$CERTS/ca.crt" "https://127.0.0.1:$api_port/metrics" |
   awk '$1 ~ /_http_refused_total\{reason="buffered_bytes"\}$/ {n += $2} END {print n + 0}')"
 log "memory attack: $refused requests refused for the buffered-bytes budget (503)"
@@ -225,18 +232,8 @@ mctl_port="$(pick_port)"
   --metrics-listen "127.0.0.1:$mctl_port" >"$LOGDIR/replay-controller-release.log" 2>&1 &
 PID[ctlrelease]=$!
 wait_healthy ctlrelease "$mctl_port"
-for conns in 16 256; do
-  out="$(python3 "$ROOT/tests/runtime/memory_attack.py" --port "$mctl_port" --path /healthz \
-    --conns "$conns" --body 4096 --plain --pid "${PID[ctlrelease]}" --hold 3)" ||
-    fail "the memory attack on the controller could not be carried out: $out"
-  log "memory attack (controller): $out"
-  peak_kb="${out##*peak_kb=}"
-  kill -0 "${PID[ctlrelease]}" 2>/dev/null || fail "the controller died under the memory attack"
-  ((peak_kb < CTL_MEM_CAP_MB * 1024)) ||
-    bad "memory attack on the controller ($conns connections): RSS peaked at $((peak_kb / 1024)) MiB (cap $CTL_MEM_CAP_MB MiB)"
-  [[ "$(healthz_code "$mctl_port")" == 200 ]] ||
-    bad "memory attack on the controller ($conns connections): /healthz does not answer 200 afterwards"
-done
+ctl_healthy() { [[ "$(healthz_code "$mctl_port")" == 200 ]]; }
+memory_attack ctlrelease "$CTL_MEM_CAP_MB" ctl_healthy "$mctl_port" /healthz 4096 --plain
 kill -TERM "${PID[ctlrelease]}" 2>/dev/null || true
 wait "${PID[ctlrelease]}" 2>/dev/null || true
 unset "PID[ctlrelease]"
