@@ -300,9 +300,18 @@ static bool pays(vctx *c, const ds_waiting_task *a, const ds_running_task *b, si
         c->wait_s = room_wait(c, a);
         c->wait_known = true;
     }
-    double slack =
-        ds_preemptor_slack_on(a->t_allow_s, a->t_rem_s, c->nodes[n].speed, c->p->start_latency_s);
-    return ds_eviction_pays(slack, isfinite(a->t_allow_s), b->ran_s,
+    double max_speed = 1.0;
+    for (size_t k = 0; k < c->n_nodes; k++)
+        if (c->nodes[k].speed > max_speed)
+            max_speed = c->nodes[k].speed;
+    ds_urgency_in u = {.t_allow_s = a->t_allow_s,
+                       .t_rem_s = a->t_rem_s,
+                       .job_slack_s = a->job_known ? a->job_slack_s : NAN,
+                       .job_path_s = a->job_known ? a->job_path_s : NAN,
+                       .max_speed = max_speed,
+                       .start_s = c->p->start_latency_s};
+    double slack = ds_preemptor_afford(&u, c->nodes[n].speed);
+    return ds_eviction_pays(slack, isfinite(a->t_allow_s), b->ran_s, isfinite(b->t_allow_s),
                             ds_eviction_wait(b->t_rem_s, c->wait_s)) &&
            ds_victim_survives_redo(b->t_allow_s, b->ran_s);
 }
@@ -710,11 +719,32 @@ long ref_select_victims(const ds_waiting_task *waiting, size_t n_waiting,
         c.node_start[n] = c.node_start[n - 1];
     c.node_start[0] = 0;
 
-    /* Phase 1: urgent and starving tasks. */
+    /* Phase 1: urgent (ds_task_urgent, judged on the nodes as they stand) and starving tasks. */
+    bool *urgent_at = calloc(n_waiting, sizeof *urgent_at);
+    if (urgent_at == NULL) {
+        free_ctx(&c, worder, rorder, handled);
+        return ds_err_set(err, "out of memory");
+    }
+    double max_speed = 1.0;
+    for (size_t n = 0; n < n_nodes; n++)
+        if (nodes[n].speed > max_speed)
+            max_speed = nodes[n].speed;
+    for (size_t ai = 0; ai < n_waiting; ai++) {
+        const ds_waiting_task *a = &waiting[ai];
+        ds_urgency_in u = {.t_allow_s = a->t_allow_s,
+                           .t_rem_s = a->t_rem_s,
+                           .job_slack_s = a->job_known ? a->job_slack_s : NAN,
+                           .job_path_s = a->job_known ? a->job_path_s : NAN,
+                           .max_speed = max_speed,
+                           .start_s = p->start_latency_s,
+                           .epsilon_s = p->epsilon_s,
+                           .wait_s = p->payoff ? room_wait(&c, a) : INFINITY};
+        urgent_at[ai] = ds_task_urgent(&u);
+    }
     for (size_t i = 0; i < n_waiting && c.n_out < c.limit; i++) {
         size_t ai = worder[i].idx;
         const ds_waiting_task *a = &waiting[ai];
-        bool urgent = a->t_allow_s <= p->epsilon_s;
+        bool urgent = urgent_at[ai];
         bool starving = p->tau_s > 0.0 && a->t_wait_s >= p->tau_s;
         if (!urgent && !starving)
             continue;
@@ -733,6 +763,7 @@ long ref_select_victims(const ds_waiting_task *waiting, size_t n_waiting,
     }
 
     long result = (long)c.n_out;
+    free(urgent_at);
     free_ctx(&c, worder, rorder, handled);
     return result;
 }

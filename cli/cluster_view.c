@@ -13,6 +13,7 @@
 #include "config.h"
 #include "kutil.h"
 #include "list.h"
+#include "writes.h"
 #include "grow.h"
 
 #define PAGE      500
@@ -123,6 +124,22 @@ int cli_client_open(const cli_view_opts *o, kube_client **out, char *ns, size_t 
     return rc;
 }
 
+/* The controller's learned run times; a user who may not read them gets the defaults. */
+static void load_learned(kube_client *c, const cli_view_opts *o, ds_rt_history *h)
+{
+    json_t *cm = NULL;
+    long status = 0;
+    ds_err err = {{0}};
+    if (o->policy_ns == NULL || kube_get_named(c, "/api/v1", o->policy_ns, "configmaps",
+                                               CLI_RT_HISTORY_NAME, &cm, &status, &err) != 0)
+        return;
+    const char *text =
+        json_string_value(json_object_get(json_object_get(cm, "data"), "history.tsv"));
+    if (text != NULL)
+        ds_rt_history_decode(h, text, strlen(text), NULL, &err);
+    json_decref(cm);
+}
+
 int cli_view_load(const cli_view_opts *o, cli_view *out, ds_err *err)
 {
     memset(out, 0, sizeof *out);
@@ -138,6 +155,11 @@ int cli_view_load(const cli_view_opts *o, cli_view *out, ds_err *err)
     kube_decode_opts dec = {.gpu_names = gpu};
     dec.n_gpu_names = ds_name_list_ptrs(&out->policy.policy.gpu_resource_names, gpu);
     kube_obj_list pods = {0}, nodes = {0}, pdbs = {0}, jobs = {0}, graphs = {0};
+    if (ds_rt_history_init(&out->learned, DS_RT_MAX_KEYS, err) != 0) {
+        kube_client_free(c);
+        return -1;
+    }
+    load_learned(c, o, &out->learned);
     rc = cli_list_kind(c, KUBE_KIND_POD, ns, NULL, &dec, &pods, err);
     if (rc == 0)
         rc = cli_list_kind(c, KUBE_KIND_JOB, ns, "dagsched.io/task", &dec, &jobs, err);
@@ -159,8 +181,10 @@ int cli_view_load(const cli_view_opts *o, cli_view *out, ds_err *err)
         kube_obj_list_free(&graphs);
         return -1;
     }
-    return ctl_snapshot_build(&pods, &nodes, &pdbs, &jobs, &graphs, NULL, &out->policy.policy,
-                              rt_wall_now(), &out->snap, err);
+    /* The view records nothing anywhere: a copy of the history learns this view's runs. */
+    return ctl_snapshot_build_learned(&pods, &nodes, &pdbs, &jobs, &graphs, NULL,
+                                      &out->policy.policy, &out->learned, rt_wall_now(), &out->snap,
+                                      err);
 }
 
 int cli_view_load_or_report(const cli_view_opts *o, cli_view *out)
@@ -176,6 +200,7 @@ int cli_view_load_or_report(const cli_view_opts *o, cli_view *out)
 void cli_view_free(cli_view *v)
 {
     ctl_snapshot_free(&v->snap);
+    ds_rt_history_free(&v->learned);
     memset(v, 0, sizeof *v);
 }
 

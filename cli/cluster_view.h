@@ -35,7 +35,12 @@ typedef struct cli_view {
     kube_policy_state policy;
     char policy_note[256]; /* "" or why the built-in defaults are used */
     char ns[254];          /* the namespace listed; "" for every namespace */
+    /* The run times the controller learned (ConfigMap dagsched-runtime-history in the policy
+     * namespace, lib/runtime_history.h); empty when it cannot be read. */
+    ds_rt_history learned;
 } cli_view;
+
+#define CLI_RT_HISTORY_NAME "dagsched-runtime-history"
 
 /* A client of the API server for o's kubeconfig and context (each request bounded by
  * o->timeout_s); ns receives the namespace to use: o->ns, else the context's, else "default".

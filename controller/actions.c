@@ -12,6 +12,7 @@
 #include "kutil.h"
 #include "log.h"
 #include "logfields.h"
+#include "room_hold.h"
 #include "writes.h"
 
 static void api_error(ctl_controller *c, const char *action)
@@ -253,8 +254,23 @@ static void nominate(ctl_controller *c, const ctl_pod *pre, const char *node)
 {
     ds_err err = {{0}};
     if (kube_nominate_node(c->client, pre->ns, pre->name, node, &err) != 0) {
-        KLOG_WARN("evict", "pod %s/%s: nominating node %s: %s", pre->ns, pre->name, node, err.msg);
+        KLOG_WARN("evict", "pod %s/%s: nominating node %s: %s", pre->ns, pre->name,
+                  node != NULL ? node : "(none)", err.msg);
         api_error(c, "nominate");
+    }
+}
+
+/* The annotation dagsched.io/reserved-node on the preemptor (lib/room_hold.h); an `until` of now
+ * ends the hold. */
+static void hold_room(ctl_controller *c, const ctl_pod *pre, const char *node, double until)
+{
+    char v[320];
+    ds_room_hold_format(node, until, v, sizeof v);
+    const char *kv[] = {DS_ANN_RESERVED_NODE, v};
+    ds_err err = {{0}};
+    if (kube_annotate_pod_pairs(c->client, pre->ns, pre->name, kv, 1, &err) != 0) {
+        KLOG_WARN("evict", "pod %s/%s: holding node %s: %s", pre->ns, pre->name, node, err.msg);
+        api_error(c, "hold");
     }
 }
 
@@ -413,16 +429,25 @@ int ctl_act_evict(ctl_controller *c, const ctl_snapshot *s, const ds_policy *p,
         set_result(c, victim, CTL_LEDGER_GONE, p);
         return -1;
     }
-    /* 3. The Eviction API, with the victim's UID as a precondition. */
+    /* 3. Hold the room for the preemptor before it frees: the moment the victim is gone,
+     * kube-scheduler may place a pod already in its queue (another task released ahead of room, a
+     * replacement). The extender's filter keeps dagsched pods off held room
+     * (lib/room_hold.h, for the cooldown, as the controller's own hold); the nomination tells
+     * kube-scheduler, for the pods that are not dagsched's. Both undone when the eviction is
+     * refused. */
+    hold_room(c, pre, node, now + p->cooldown_s);
+    nominate(c, pre, node);
+    /* 4. The Eviction API, with the victim's UID as a precondition. */
     kube_evict_result r = kube_evict(c->client, victim->ns, victim->name, victim->uid, false, &err);
     char vmsg[CTL_MSG_MAX], pmsg[CTL_MSG_MAX];
+    if (r == KUBE_EVICT_BLOCKED_PDB || r == KUBE_EVICT_NOT_FOUND) {
+        nominate(c, pre, NULL);
+        hold_room(c, pre, node, now);
+    }
     switch (r) {
     case KUBE_EVICT_OK:
-        /* Nominate first: the victim's controller may create a replacement at once, and
-         * kube-scheduler must already count the preemptor on the node when it places it. The
-         * ledger holds the eviction as pending since step 1, so nothing is lost before the
+        /* The ledger holds the eviction as pending since step 1, so nothing is lost before the
          * outcome is recorded. */
-        nominate(c, pre, node);
         set_result(c, victim, CTL_LEDGER_EVICTED, p);
         if (pre->state == CTL_POD_GATED) { /* held by the release rule for lack of room */
             char how[600];

@@ -82,7 +82,7 @@ int ctl_metrics_init(ctl_metrics *m, const char *version, const char *git)
     m->queue = metrics_family_new(
         m->reg, METRICS_GAUGE, "dagsched_controller_release_queue_length",
         "Held DAG tasks (gated pods, suspended Jobs) by why they wait (upstream, no-room, "
-        "behind-starving, limit, invalid-job)",
+        "behind-starving, limit, invalid-job, argo-unlisted)",
         l_reason, 1, NULL, 0);
     m->jobs_done = metrics_family_new(
         m->reg, METRICS_COUNTER, "dagsched_controller_jobs_finished_total",

@@ -14,6 +14,7 @@
 #include "informer.h"
 #include "leader.h"
 #include "ledger_store.h"
+#include "runtime_store.h"
 #include "memo.h"
 #include "metrics.h"
 #include "policy.h"
@@ -40,7 +41,8 @@ typedef struct ctl_options {
     const char *metrics_listen; /* HOST:PORT; "" disables the server */
     double cache_max_age_s;     /* no action when a watch has been out of contact this long */
     const char *ledger_name;
-    int max_annotation_updates; /* informational pod writes queued per round */
+    const char *runtime_history_name; /* ConfigMap of learned run times (runtime_store.h) */
+    int max_annotation_updates;       /* informational pod writes queued per round */
     double min_round_interval_s;
     double write_qps;       /* informational pod writes a second (writer.h); <= 0: no limit */
     size_t write_queue_max; /* informational pod writes queued at most */
@@ -99,6 +101,7 @@ typedef struct ctl_controller {
     kube_informer *workflows; /* Argo Workflows; NULL when the API server does not serve them */
     kube_leader *leader;
     ctl_ledger_store ledger;
+    ctl_runtime_store runtimes; /* run times learned from earlier runs */
     kube_policy_state policy;
     ctl_metrics m;
     ctl_memo memo;
@@ -109,8 +112,9 @@ typedef struct ctl_controller {
     bool kicked;        /* a relevant change happened: run a round soon */
     bool kicked_urgent; /* a DAG task's pod became Unschedulable: run a round now (cadence.h) */
     atomic_bool stop;
-    atomic_bool leading;     /* set by the elector callbacks */
-    atomic_bool need_ledger; /* the ledger must be (re)loaded before any eviction */
+    atomic_bool leading;       /* set by the elector callbacks */
+    atomic_bool need_ledger;   /* the ledger must be (re)loaded before any eviction */
+    atomic_bool need_runtimes; /* the learned run times must be (re)loaded (a new leader) */
     bool was_healthy;
     ctl_outcomes outcomes; /* initialised by the first round this process leads */
     bool outcomes_leading; /* outcomes counts since this process last became the leader */

@@ -60,6 +60,8 @@ static void usage(FILE *f)
         "                                 API server within D (default 30s)\n"
         "  --ledger-name NAME             ConfigMap of the eviction ledger (default\n"
         "                                 dagsched-controller-evictions)\n"
+        "  --runtime-history-name NAME    ConfigMap of the run times learned from earlier runs\n"
+        "                                 (default dagsched-runtime-history)\n"
         "  --max-annotation-updates N     pod annotation updates queued per round (waiting\n"
         "                                 reasons, then DSP values; default 100)\n"
         "  --write-qps Q                  annotation writes a second, made by the write queue's\n"
@@ -112,6 +114,7 @@ enum {
     OPT_METRICS,
     OPT_CACHE_AGE,
     OPT_LEDGER,
+    OPT_RT_HISTORY,
     OPT_MAX_ANN,
     OPT_MIN_ROUND,
     OPT_WRITE_QPS,
@@ -146,6 +149,7 @@ static int parse_flags(int argc, char **argv, flags *f)
         {"metrics-listen", required_argument, NULL, OPT_METRICS},
         {"cache-max-age", required_argument, NULL, OPT_CACHE_AGE},
         {"ledger-name", required_argument, NULL, OPT_LEDGER},
+        {"runtime-history-name", required_argument, NULL, OPT_RT_HISTORY},
         {"max-annotation-updates", required_argument, NULL, OPT_MAX_ANN},
         {"min-round-interval", required_argument, NULL, OPT_MIN_ROUND},
         {"write-qps", required_argument, NULL, OPT_WRITE_QPS},
@@ -167,6 +171,7 @@ static int parse_flags(int argc, char **argv, flags *f)
     o->metrics_listen = "0.0.0.0:10271";
     o->cache_max_age_s = 30;
     o->ledger_name = "dagsched-controller-evictions";
+    o->runtime_history_name = "dagsched-runtime-history";
     o->max_annotation_updates = 100;
     o->min_round_interval_s = 1;
     o->write_qps = 20;
@@ -228,6 +233,9 @@ static int parse_flags(int argc, char **argv, flags *f)
             break;
         case OPT_LEDGER:
             o->ledger_name = optarg;
+            break;
+        case OPT_RT_HISTORY:
+            o->runtime_history_name = optarg;
             break;
         case OPT_MAX_ANN: {
             char *end;
@@ -385,6 +393,7 @@ static void on_started(void *user)
     ctl_controller *c = user;
     atomic_store(&c->leading, true);
     atomic_store(&c->need_ledger, true);
+    atomic_store(&c->need_runtimes, true);
     KLOG_INFO("leader", "%s is now the leader", c->opt.identity);
     ctl_kick(c);
 }
@@ -568,6 +577,14 @@ int main(int argc, char **argv)
     kube_config_free(cfg);
     ctl_ledger_store_init(&c.ledger, c.client, c.opt.policy_namespace, c.opt.ledger_name);
     atomic_store(&c.need_ledger, true);
+    if (ctl_runtime_store_init(&c.runtimes, c.client, c.opt.policy_namespace,
+                               c.opt.runtime_history_name, &err) != 0) {
+        KLOG_ERROR("main", "%s", err.msg);
+        ctl_ledger_store_free(&c.ledger);
+        kube_client_free(c.client);
+        return 1;
+    }
+    atomic_store(&c.need_runtimes, true);
 
     httpd *http = NULL;
     int rc = 1;
@@ -649,6 +666,7 @@ out:
         if (all[i] != NULL)
             kube_informer_free(all[i]);
     ctl_ledger_store_free(&c.ledger);
+    ctl_runtime_store_free(&c.runtimes);
     ctl_memo_free(&c.memo);
     ctl_outcomes_free(&c.outcomes);
     kube_client_free(c.client);

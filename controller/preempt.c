@@ -505,6 +505,7 @@ static bool check_plan(plan_state *s, const ctl_budget *b, size_t from, size_t t
         e->reason = s->dec[d].reason;
         e->gap = s->dec[d].gap;
         e->normalised_gap = s->dec[d].normalised_gap;
+        e->room_wait_s = s->dec[d].room_wait_s;
         /* The working state as if the victim were gone. */
         ds_res_add(&s->nf_work[an].free_, &s->run[ri].request);
         if (s->nf_work[an].evictions_left > 0)

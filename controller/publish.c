@@ -87,8 +87,16 @@ void ctl_explain_reason(const ctl_eviction *e, const ctl_pod *preemptor, const c
     switch (e->reason) {
     case DS_REASON_URGENT:
         dur(round(preemptor->task.eval.t_allow_s), a, sizeof a);
-        dur(p->urgent_threshold_s, b, sizeof b);
-        snprintf(buf, size, "urgent: its slack %s is within the urgent threshold %s", a, b);
+        if (isfinite(e->room_wait_s)) {
+            dur(round(e->room_wait_s), b, sizeof b);
+            snprintf(buf, size,
+                     "urgent: room would come in %s without an eviction, too late for its slack "
+                     "%s (or its job's)",
+                     b, a);
+        } else {
+            dur(p->urgent_threshold_s, b, sizeof b);
+            snprintf(buf, size, "urgent: its slack %s is within the urgent threshold %s", a, b);
+        }
         break;
     case DS_REASON_STARVATION:
         dur(round(preemptor->task.eval.t_wait_s), a, sizeof a);

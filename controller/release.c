@@ -9,8 +9,8 @@
 
 #include "guards.h"
 
-static const char *const wait_names[CTL_WAIT_N] = {"upstream", "no-room", "behind-starving",
-                                                   "limit", "invalid-job"};
+static const char *const wait_names[CTL_WAIT_N] = {"upstream", "no-room",     "behind-starving",
+                                                   "limit",    "invalid-job", "argo-unlisted"};
 
 const char *ctl_wait_reason_name(ctl_wait_reason r)
 {
@@ -351,8 +351,10 @@ int ctl_release_plan(const ctl_release_in *in, ctl_release_out *out, ds_err *err
         bool ready = p->task.state == DS_TASK_WAITING;
         if (p->state == CTL_POD_GATED) {
             if (p->task.job == DS_NO_TASK)
-                blocked[n_blocked++] =
-                    (ctl_wait){.kind = CTL_RELEASE_POD, .idx = i, .reason = CTL_WAIT_INVALID_JOB};
+                blocked[n_blocked++] = (ctl_wait){
+                    .kind = CTL_RELEASE_POD,
+                    .idx = i,
+                    .reason = p->task.unlisted ? CTL_WAIT_UNLISTED : CTL_WAIT_INVALID_JOB};
             else if (ready)
                 c[nc++] = (cand){
                     CTL_RELEASE_POD, i,      prio_of(&p->task), p->task.queue_pos, p->created_at,
@@ -513,6 +515,12 @@ void ctl_wait_message(const ctl_release_in *in, const ctl_wait *w, char *buf, si
             snprintf(buf, size, "its job is invalid right now (see the InvalidJobGraph Event)");
         return;
     }
+    case CTL_WAIT_UNLISTED: {
+        const ctl_task_info *t = task_of(in, w->kind, w->idx);
+        snprintf(buf, size, "waiting for Argo to list it: %.900s",
+                 t != NULL && t->invalid_why != NULL ? t->invalid_why : "?");
+        return;
+    }
     case CTL_WAIT_NO_ROOM:
     case CTL_WAIT_STARVING:
     case CTL_WAIT_LIMIT: {
@@ -540,6 +548,7 @@ ctl_wait_reason ctl_wait_reason_of(const char *message)
         {"behind starving task ", CTL_WAIT_STARVING},
         {"maxConcurrentReleases (", CTL_WAIT_LIMIT},
         {"its job is invalid right now", CTL_WAIT_INVALID_JOB},
+        {"waiting for Argo to list it", CTL_WAIT_UNLISTED},
     };
     if (message == NULL)
         return CTL_WAIT_N;

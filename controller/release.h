@@ -61,10 +61,12 @@ typedef enum ctl_wait_reason {
     CTL_WAIT_STARVING,     /* ready, the room it could use is kept for a starving task ahead */
     CTL_WAIT_LIMIT,        /* ready, maxConcurrentReleases tasks released and not yet running */
     CTL_WAIT_INVALID_JOB,  /* its job is invalid right now (InvalidJobGraph says why) */
+    CTL_WAIT_UNLISTED,     /* an Argo pod whose node the Workflow does not list yet */
     CTL_WAIT_N,
 } ctl_wait_reason;
 
-/* "upstream", "no-room", "behind-starving", "limit", "invalid-job" (metric labels). */
+/* "upstream", "no-room", "behind-starving", "limit", "invalid-job", "argo-unlisted" (metric
+ * labels). */
 const char *ctl_wait_reason_name(ctl_wait_reason r);
 
 typedef struct ctl_wait {

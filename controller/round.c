@@ -118,8 +118,9 @@ static int take_snapshot(ctl_controller *c, const ds_policy *pol, ctl_snapshot *
         kube_obj_list_free(&nss);
         return ds_err_set(err, "snapshot: out of memory");
     }
-    return ctl_snapshot_build(&pods, &nodes, &pdbs, &jobs, &graphs, &nss, pol, rt_wall_now(), s,
-                              err);
+    ds_rt_history *learned = c->runtimes.loaded ? &c->runtimes.history : NULL;
+    return ctl_snapshot_build_learned(&pods, &nodes, &pdbs, &jobs, &graphs, &nss, pol, learned,
+                                      rt_wall_now(), s, err);
 }
 
 /* The task-level eviction yield of a finished job: the evictions made for each of its tasks, by
@@ -545,6 +546,20 @@ static void do_publish(ctl_controller *c, const ctl_snapshot *s, const ds_policy
     free(order);
 }
 
+/* The learned run times (runtime_store.h): written at most every CTL_RT_SAVE_EVERY_S. */
+static void save_runtimes(ctl_controller *c, const ctl_snapshot *s)
+{
+    if (s->n_learned > 0)
+        KLOG_DEBUG("runtimes", "%zu run(s) recorded", s->n_learned);
+    ds_err err = {{0}};
+    if (ctl_runtime_store_save(&c->runtimes, s->now, &err) < 0) {
+        KLOG_WARN("runtimes", "saving configmap %s/%s: %s (retried)", c->runtimes.ns,
+                  c->runtimes.name, err.msg);
+        const char *lv[] = {"runtimes"};
+        metrics_add(c->m.api_errors, lv, 1);
+    }
+}
+
 static double thread_cpu_now(void)
 {
     struct timespec ts;
@@ -590,6 +605,19 @@ void ctl_round(ctl_controller *c)
             KLOG_ERROR("loop", "eviction ledger: %s (no eviction until it loads)", err.msg);
         }
     }
+    if (atomic_load(&c->need_runtimes)) {
+        ds_err err = {{0}};
+        if (ctl_runtime_store_load(&c->runtimes, &err) == 0) {
+            atomic_store(&c->need_runtimes, false);
+            KLOG_INFO("loop", "learned run times %s/%s loaded: %zu task(s)", c->runtimes.ns,
+                      c->runtimes.name, c->runtimes.history.n);
+        } else {
+            KLOG_WARN("loop",
+                      "learned run times: %s (tasks without a run time count %gs until "
+                      "it loads)",
+                      err.msg, DS_DEFAULT_RUNTIME_S);
+        }
+    }
     ctl_snapshot s;
     ds_err err = {{0}};
     if (take_snapshot(c, &pol, &s, &err) != 0) {
@@ -612,6 +640,7 @@ void ctl_round(ctl_controller *c)
     free(reserved);
     do_publish(c, &s, &pol, c->opt.max_annotation_updates - used);
     record_outcomes(c, &s);
+    save_runtimes(c, &s);
     ctl_memo_prune(&c->memo, s.now - (pol.cooldown_s > 3600 ? pol.cooldown_s : 3600));
     ctl_snapshot_free(&s);
     count_round(c, "acted");

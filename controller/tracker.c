@@ -167,6 +167,7 @@ static void fill_task(const ctl_snapshot *s, size_t obs, ctl_task_info *t, bool 
     t->task_name = NULL;
     t->job_invalid = false;
     t->invalid_why = NULL;
+    t->unlisted = false;
     if (obs == DS_NONE || obs >= s->js.n_pods)
         return;
     const ds_pod_result *r = &s->js.pods[obs];
@@ -174,6 +175,7 @@ static void fill_task(const ctl_snapshot *s, size_t obs, ctl_task_info *t, bool 
     if (ds_jobset_pod_must_wait(&s->js, obs)) {
         t->job_invalid = true;
         t->invalid_why = r->error != NULL ? r->error : s->js.jobs[r->job].error;
+        t->unlisted = r->unlisted;
     }
     if (r->job == DS_NONE || r->task == DS_NONE || !s->js.jobs[r->job].valid)
         return;
@@ -306,6 +308,7 @@ static void fill_pod(ctl_snapshot *s, size_t i, size_t *kv_used, size_t *tol_use
     p->evicted_at = ann_time(m, CTL_ANN_EVICTION_AT);
     p->nudged_at = ann_time(m, CTL_ANN_NUDGED_AT);
     p->released = kube_meta_annotation(m, CTL_ANN_RELEASED_AT) != NULL;
+    p->has_runtime = kube_meta_annotation(m, DS_ANN_RUNTIME) != NULL;
     p->waiting_reason = or_empty(kube_meta_annotation(m, CTL_ANN_WAITING_REASON));
     fill_task(s, i, &p->task, p->state == CTL_POD_GATED);
     if (p->state == CTL_POD_BOUND && p->task.job != DS_NO_TASK)
@@ -437,7 +440,7 @@ static void fill_batch_job(ctl_snapshot *s, size_t i)
 }
 
 static int build_jobset(ctl_snapshot *s, const ds_policy *pol, const node_speed *speeds,
-                        ds_err *err)
+                        ds_rt_history *learned, ds_err *err)
 {
     size_t n_obs = s->pods.n + s->jobs.n;
     ds_pod_obs *obs = calloc(n_obs ? n_obs : 1, sizeof *obs);
@@ -473,7 +476,11 @@ static int build_jobset(ctl_snapshot *s, const ds_policy *pol, const node_speed 
         else
             kube_graph_obs((const kube_configmap *)m, &gobs[ng++]);
     }
-    int rc = ds_jobs_build_wf(obs, n, gobs, ng, wobs, nw, s->now, &pol->priority, &s->js, err);
+    int rc = ds_jobs_build_learned(obs, n, gobs, ng, wobs, nw, s->now, &pol->priority, learned,
+                                   &s->js, err);
+    /* The runs that ended teach the next rounds (lib/runtime_history.h). */
+    if (rc == 0 && learned != NULL)
+        s->n_learned = ds_jobset_learn_runtimes(&s->js, obs, n, learned, s->now);
     free(obs);
     free(gobs);
     free(wobs);
@@ -517,6 +524,15 @@ int ctl_snapshot_build(kube_obj_list *pods, kube_obj_list *nodes, kube_obj_list 
                        kube_obj_list *jobs, kube_obj_list *graphs, kube_obj_list *namespaces,
                        const ds_policy *policy, double now, ctl_snapshot *out, ds_err *err)
 {
+    return ctl_snapshot_build_learned(pods, nodes, pdbs, jobs, graphs, namespaces, policy, NULL,
+                                      now, out, err);
+}
+
+int ctl_snapshot_build_learned(kube_obj_list *pods, kube_obj_list *nodes, kube_obj_list *pdbs,
+                               kube_obj_list *jobs, kube_obj_list *graphs,
+                               kube_obj_list *namespaces, const ds_policy *policy,
+                               ds_rt_history *learned, double now, ctl_snapshot *out, ds_err *err)
+{
     memset(out, 0, sizeof *out);
     out->now = now;
     take_list(&out->pods, pods);
@@ -551,7 +567,7 @@ int ctl_snapshot_build(kube_obj_list *pods, kube_obj_list *nodes, kube_obj_list 
         ctl_snapshot_free(s);
         return ds_err_set(err, "snapshot: out of memory");
     }
-    if (build_jobset(s, policy, speeds, err) != 0) {
+    if (build_jobset(s, policy, speeds, learned, err) != 0) {
         free(speeds);
         ctl_snapshot_free(s);
         return -1;

@@ -54,6 +54,7 @@ typedef struct ctl_snapshot {
     ctl_kv *kv;
     ctl_toleration *tol;
     ctl_taint *taint;
+    size_t n_learned; /* runs recorded into the learned run times while building */
 } ctl_snapshot;
 
 /* Build from the lists (ownership of their references passes to the snapshot, also on error;
@@ -62,6 +63,14 @@ typedef struct ctl_snapshot {
 int ctl_snapshot_build(kube_obj_list *pods, kube_obj_list *nodes, kube_obj_list *pdbs,
                        kube_obj_list *jobs, kube_obj_list *graphs, kube_obj_list *namespaces,
                        const ds_policy *policy, double now, ctl_snapshot *out, ds_err *err);
+
+/* ctl_snapshot_build with run times learned from earlier runs (lib/runtime_history.h; NULL:
+ * none): the job model counts them for tasks without a run time of their own, and the tasks that
+ * succeeded since are recorded into `learned` (ctl_snapshot.n_learned). */
+int ctl_snapshot_build_learned(kube_obj_list *pods, kube_obj_list *nodes, kube_obj_list *pdbs,
+                               kube_obj_list *jobs, kube_obj_list *graphs,
+                               kube_obj_list *namespaces, const ds_policy *policy,
+                               ds_rt_history *learned, double now, ctl_snapshot *out, ds_err *err);
 
 /* A namespace of the snapshot by name, or NULL when it was not listed. */
 const ctl_namespace *ctl_snapshot_namespace(const ctl_snapshot *s, const char *name);

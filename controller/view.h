@@ -88,6 +88,9 @@ typedef struct ctl_task_info {
      * borrowed from the job model); the InvalidJobGraph Event says it too. */
     bool job_invalid;
     const char *invalid_why;
+    /* An Argo pod whose node its Workflow does not list yet (ds_pod_result.unlisted): it waits
+     * like a task of an invalid job, with its own reason; invalid_why says it. */
+    bool unlisted;
 } ctl_task_info;
 
 typedef struct ctl_pod {
@@ -134,6 +137,7 @@ typedef struct ctl_pod {
     double evicted_at;          /* annotation dagsched.io/evicted-at, NAN when absent */
     double nudged_at;           /* annotation dagsched.io/upstream-succeeded-at, NAN when absent */
     bool released;              /* annotation dagsched.io/released-at present */
+    bool has_runtime;           /* annotation dagsched.io/runtime present */
     const char *waiting_reason; /* annotation dagsched.io/waiting-reason, "" when absent */
     /* PodDisruptionBudgets of its namespace that select it (filled for bound pods only). */
     unsigned n_pdbs;

@@ -9,7 +9,10 @@
 #include <string.h>
 
 #include "annotations.h"
+#include "argo_wf.h"
 #include "kutil.h"
+#include "model_input.h"
+#include "owner_retry.h"
 #include "timefmt.h"
 
 #define MISSING_MAX       512
@@ -58,6 +61,7 @@ static void reply_oom(ext_reply *r, ext_outcome *o)
 typedef struct pod_ctx {
     const kube_pod *pod; /* reference */
     ext_pod_class cls;
+    bool unlisted;     /* EXT_POD_HELD: an Argo pod whose node its Workflow does not list yet */
     const ds_job *job; /* valid job of a DAG pod, else NULL */
     size_t job_idx;
     size_t task; /* DS_NONE when unknown */
@@ -281,6 +285,7 @@ static int resolve_pod(const ext_ctx *c, const ext_snapshot *s, const js_doc *d,
             char why[DS_ERR_MAX];
             snprintf(why, sizeof why, "%s", js->pods[idx].error);
             mark_held(pc, o, why, ds_jobset_pod_must_wait(js, idx));
+            pc->unlisted = js->pods[idx].unlisted;
             return 0;
         }
         pc->job_idx = js->pods[idx].job;
@@ -432,6 +437,38 @@ static const char *res_unit(int k)
     return k == DS_RES_CPU ? "m" : "";
 }
 
+/* Room held for preemptors (lib/room_hold.h): a node that passed but where the pod fits only in
+ * room held for another pod is refused, with the holder named. */
+static void refuse_held_room(const ext_snapshot *s, const pod_ctx *pc, const ds_node_view **views,
+                             size_t n, double now, ext_node_result *res, char (*msgs)[160],
+                             size_t *m, ext_outcome *o)
+{
+    if (s->n_holds == 0 || pc->pod == NULL || pc->pod->meta.ns == NULL)
+        return;
+    for (size_t i = 0; i < n; i++) {
+        if (!res[i].pass || views[i] == NULL)
+            continue;
+        ds_node_view v = *views[i];
+        const ds_room_hold *last = NULL;
+        for (size_t h = 0; h < s->n_holds; h++) {
+            const ds_room_hold *hd = &s->holds[h];
+            if (&s->nodes[hd->node].view != views[i] ||
+                !ds_room_hold_applies(&s->policy, hd, pc->pod->meta.ns, pc->pod->meta.uid, now))
+                continue;
+            ds_res_add(&v.requested, &hd->request);
+            last = hd;
+        }
+        if (last == NULL || ds_node_fits(&pc->place.request, &v))
+            continue;
+        res[i].pass = false;
+        o->n_no_fit++;
+        kutil_sfmt(msgs[*m], sizeof msgs[*m],
+                   "dagsched: the room on this node is held for %s/%s (an eviction made it)",
+                   last->ns, last->name != NULL ? last->name : "?");
+        res[i].message = msgs[(*m)++];
+    }
+}
+
 void ext_handle_filter(const ext_ctx *c, const ext_snapshot *s, const char *body, size_t len,
                        double now, ext_reply *r, ext_outcome *o)
 {
@@ -454,6 +491,8 @@ void ext_handle_filter(const ext_ctx *c, const ext_snapshot *s, const char *body
         if (pc.cls == EXT_POD_BLOCKED)
             snprintf(blocked_msg, sizeof blocked_msg, "dagsched: waiting for upstream tasks: %s",
                      pc.missing);
+        else if (pc.unlisted)
+            snprintf(blocked_msg, sizeof blocked_msg, "dagsched: %.900s", o->note);
         else
             snprintf(blocked_msg, sizeof blocked_msg,
                      "dagsched: %.900s; the pod may depend on other tasks and waits until the job "
@@ -465,7 +504,7 @@ void ext_handle_filter(const ext_ctx *c, const ext_snapshot *s, const char *body
     } else {
         bool reject_late = pc.cls == EXT_POD_DAG && s->policy.filter_infeasible_nodes;
         o->n_passed = ds_place_filter(&pc.place, views, n, now, reject_late, verdicts);
-        msgs = calloc(n - o->n_passed + 1, sizeof *msgs);
+        msgs = calloc(n + 1, sizeof *msgs);
         if (msgs == NULL) {
             reply_oom(r, o);
             goto out;
@@ -508,6 +547,9 @@ void ext_handle_filter(const ext_ctx *c, const ext_snapshot *s, const char *body
             }
             }
         }
+        size_t before = m;
+        refuse_held_room(s, &pc, views, n, now, res, msgs, &m, o);
+        o->n_passed -= m - before;
     }
     ext_buf b;
     ext_buf_init(&b, 64 + n * 32);
@@ -594,6 +636,30 @@ static void preemptor_view(const ext_snapshot *s, const pod_ctx *pc, ds_place_pr
     }
 }
 
+/* Does the victim's owner recreate it without failing (lib/owner_retry.h)? A ReplicaSet's or a
+ * StatefulSet's pod, or an Argo Workflow's whose template retries errors with retries left. The
+ * extender does not watch Jobs: a Job's pod is never its victim (the controller, which does,
+ * checks the Job's retries). */
+static bool owner_recreates(const ext_snapshot *s, const kube_pod *p)
+{
+    ds_owner_facts o = {.kind = ds_owner_kind_of(p->owner_kind)};
+    if (o.kind == DS_OWNER_WORKFLOW && p->owner_name != NULL && p->argo_node_id != NULL &&
+        p->meta.ns != NULL) {
+        for (size_t i = 0; i < s->n_wfs; i++) {
+            const kube_meta *m = &s->wf_objs[i]->meta;
+            if (m->ns == NULL || m->name == NULL || strcmp(m->ns, p->meta.ns) != 0 ||
+                strcmp(m->name, p->owner_name) != 0 ||
+                (p->owner_uid != NULL && m->uid != NULL && strcmp(m->uid, p->owner_uid) != 0))
+                continue;
+            ds_wf_obs obs;
+            kube_workflow_obs(s->wf_objs[i], &obs);
+            o.workflow_retries = ds_wf_retries_left(&obs, p->argo_node_id);
+            break;
+        }
+    }
+    return ds_owner_evictions_left(&o, NULL) > 0;
+}
+
 /* One proposed victim, or 0 when unknown or not on `node_idx` in the snapshot. */
 static int victim_view(const ext_snapshot *s, const char *uid, size_t node_idx, double now,
                        ds_running_task *v)
@@ -614,7 +680,8 @@ static int victim_view(const ext_snapshot *s, const char *uid, size_t node_idx, 
         .ran_s = isfinite(ran) && ran > 0 ? ran : 0,
         .request = p->requests,
         .node = node_idx,
-        .evictable = ext_pod_evictable(p, ext_snapshot_namespace(s, p->meta.ns), &s->policy)};
+        .evictable = ext_pod_evictable(p, ext_snapshot_namespace(s, p->meta.ns), &s->policy) &&
+                     owner_recreates(s, p)};
     const ds_pod_result *pr = &s->jobs.pods[idx];
     if (pr->job != DS_NONE && pr->task != DS_NONE && pr->job < s->jobs.n_jobs &&
         s->jobs.jobs[pr->job].valid) {

@@ -491,8 +491,8 @@ static int build_unit(ext_snapcache *c, group *g, const ext_snapshot *s, const e
         ds_err_set(err, "snapshot: out of memory (%zu pods)", np);
         goto out;
     }
-    if (ds_jobs_build_wf(obs, np, gobs, ng, wobs, nw, in->now, &in->policy->priority, &u->jobs,
-                         err) != 0) {
+    if (ds_jobs_build_learned(obs, np, gobs, ng, wobs, nw, in->now, &in->policy->priority,
+                              in->learned, &u->jobs, err) != 0) {
         ds_err_prefix(err, "job model");
         goto out;
     }

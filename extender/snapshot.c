@@ -81,6 +81,7 @@ void ext_snapshot_discard(ext_snapshot *s)
     ds_jobset_free(&s->jobs);
     free(s->job_order);
     free(s->job_sum);
+    free(s->holds);
     free(s);
 }
 
@@ -243,9 +244,46 @@ int ext_snapshot_begin(const ext_build_input *in, ext_snapshot **out, ds_err *er
     return 0;
 }
 
+/* The holds of room for preemptors: pending, unbound pods with dagsched.io/reserved-node naming a
+ * known node. A malformed value holds nothing. */
+static int build_holds(ext_snapshot *s, ds_err *err)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < s->n_pods; i++)
+        if (kube_meta_annotation(&s->pods[i]->meta, DS_ANN_RESERVED_NODE) != NULL)
+            n++;
+    if (n == 0)
+        return 0;
+    s->holds = calloc(n, sizeof *s->holds);
+    if (s->holds == NULL)
+        return ds_err_set(err, "snapshot: out of memory (%zu room holds)", n);
+    for (size_t i = 0; i < s->n_pods; i++) {
+        const kube_pod *p = s->pods[i];
+        const char *v = kube_meta_annotation(&p->meta, DS_ANN_RESERVED_NODE);
+        if (v == NULL || p->node_name != NULL || p->meta.deleting || p->phase != KUBE_POD_PENDING)
+            continue;
+        char node[256];
+        double until;
+        size_t idx;
+        ds_err e = {{0}};
+        if (ds_room_hold_parse(v, node, sizeof node, &until, &e) != 0 ||
+            ds_strmap_get(&s->node_index, node, strlen(node), &idx) != 0)
+            continue;
+        s->holds[s->n_holds++] = (ds_room_hold){.ns = p->meta.ns,
+                                                .uid = p->meta.uid,
+                                                .name = p->meta.name,
+                                                .node = idx,
+                                                .request = p->requests,
+                                                .until = until};
+    }
+    return 0;
+}
+
 int ext_snapshot_finish(ext_snapshot *s, const ext_build_input *in, ds_err *err)
 {
     compute_pbar(s);
+    if (build_holds(s, err) != 0)
+        return -1;
     s->job_order = calloc(s->jobs.n_jobs ? s->jobs.n_jobs : 1, sizeof *s->job_order);
     s->job_sum = calloc(s->jobs.n_jobs ? s->jobs.n_jobs : 1, sizeof *s->job_sum);
     if (s->job_order == NULL || s->job_sum == NULL)
@@ -291,8 +329,8 @@ int ext_snapshot_build(const ext_build_input *in, ext_snapshot **out, ds_err *er
         s->n_wfs = i + 1;
         kube_workflow_obs(w, &wobs[i]);
     }
-    if (ds_jobs_build_wf(obs, in->n_pods, gobs, in->n_graphs, wobs, in->n_workflows, in->now,
-                         &in->policy->priority, &s->jobs, err) != 0) {
+    if (ds_jobs_build_learned(obs, in->n_pods, gobs, in->n_graphs, wobs, in->n_workflows, in->now,
+                              &in->policy->priority, in->learned, &s->jobs, err) != 0) {
         ds_err_prefix(err, "job model");
         goto fail;
     }

@@ -29,12 +29,23 @@
 #define EVENT_MSG_MAX   1024
 #define EVENT_TIMEOUT_S 5.0
 #define LABEL_JOBGRAPH  "dagsched.io/kind=JobGraph"
+#define LABEL_RUNTIMES  "dagsched.io/kind=RuntimeHistory" /* the controller's runtime_store.h */
+#define RUNTIMES_KEY    "history.tsv"
 #define PENDING_MAX     200000 /* object changes queued for the builder; beyond: reset instead */
 
 /* INF_WORKFLOWS (Argo Workflows) is NULL where the API server does not serve them. */
-enum { INF_PODS = 0, INF_NODES, INF_GRAPHS, INF_POLICIES, INF_NAMESPACES, INF_WORKFLOWS, INF_N };
-static const char *const inf_names[INF_N] = {"pods",     "nodes",      "jobgraphs",
-                                             "policies", "namespaces", "workflows"};
+enum {
+    INF_PODS = 0,
+    INF_NODES,
+    INF_GRAPHS,
+    INF_POLICIES,
+    INF_NAMESPACES,
+    INF_RUNTIMES,
+    INF_WORKFLOWS,
+    INF_N
+};
+static const char *const inf_names[INF_N] = {"pods",       "nodes",    "jobgraphs", "policies",
+                                             "namespaces", "runtimes", "workflows"};
 
 /* An object change reported by the pods, JobGraphs or Workflows informer, for the snapshot cache
  * (references). */
@@ -88,6 +99,10 @@ struct ext_state {
     const ext_snapshot *current;
     uint64_t seq;
     kube_policy_state policy; /* builder thread only */
+    /* Run times learned by the controller (lib/runtime_history.h), read from its ConfigMap when
+     * its resourceVersion changes; builder thread only. */
+    ds_rt_history learned;
+    char learned_rv[64];
     char policy_info_name[DS_POLICY_NAME_MAX], policy_info_source[320];
 
     /* Events: a bounded queue drained by its own thread. */
@@ -512,12 +527,44 @@ static int update_cache(ext_state *st, bool refresh, kube_obj_list *l)
     return rc;
 }
 
+/* The controller's learned run times: decoded again when its ConfigMap changed. True when they
+ * changed (every job is then evaluated again). */
+static bool apply_learned(ext_state *st, const kube_obj_list *cms)
+{
+    const kube_configmap *cm = cms->n > 0 ? (const kube_configmap *)cms->items[0] : NULL;
+    const char *rv =
+        cm != NULL && cm->meta.resource_version != NULL ? cm->meta.resource_version : "";
+    if (strcmp(rv, st->learned_rv) == 0)
+        return false;
+    snprintf(st->learned_rv, sizeof st->learned_rv, "%s", rv);
+    const char *text = "";
+    for (size_t i = 0; cm != NULL && i < cm->n_data; i++)
+        if (strcmp(cm->data[i].key, RUNTIMES_KEY) == 0)
+            text = cm->data[i].value;
+    size_t skipped = 0;
+    ds_err err = {{0}};
+    if (ds_rt_history_decode(&st->learned, text, strlen(text), &skipped, &err) != 0) {
+        KLOG_WARN(COMPONENT, "learned run times: %s", err.msg);
+        return false;
+    }
+    KLOG_INFO(COMPONENT, "learned run times: %zu task(s)%s", st->learned.n,
+              skipped > 0 ? " (malformed lines skipped)" : "");
+    return true;
+}
+
 static void build_once(ext_state *st, bool refresh)
 {
     kube_obj_list l[INF_N];
     memset(l, 0, sizeof l);
     if (!list_one(st, INF_NODES, l) || !list_one(st, INF_NAMESPACES, l) ||
-        !list_one(st, INF_POLICIES, l) || update_cache(st, refresh, l) != 0) {
+        !list_one(st, INF_POLICIES, l) || !list_one(st, INF_RUNTIMES, l)) {
+        count(st->m_builds, "error", NULL);
+        free_lists(l);
+        return;
+    }
+    if (apply_learned(st, &l[INF_RUNTIMES]))
+        refresh = true;
+    if (update_cache(st, refresh, l) != 0) {
         count(st->m_builds, "error", NULL);
         free_lists(l);
         return;
@@ -536,6 +583,7 @@ static void build_once(ext_state *st, bool refresh)
         .policy = &st->policy.policy,
         .policy_generation = st->policy.generation,
         .policy_source = st->policy.source,
+        .learned = &st->learned,
         .now = rt_wall_now(),
     };
     ext_snapshot *s = NULL;
@@ -691,6 +739,10 @@ int ext_state_start(kube_client *client, const ext_state_opts *opts, ext_state *
         return ds_err_set(err, "extender state: out of memory");
     }
     st->reset = true; /* the cache is loaded from the lists at the first build */
+    if (ds_rt_history_init(&st->learned, DS_RT_MAX_KEYS, err) != 0) {
+        ext_state_free(st);
+        return -1;
+    }
     st->cache = ext_snapcache_new();
     if (st->cache == NULL) {
         ext_state_free(st);
@@ -705,6 +757,8 @@ int ext_state_start(kube_client *client, const ext_state_opts *opts, ext_state *
         new_informer(st, KUBE_KIND_CONFIGMAP, NULL, LABEL_JOBGRAPH, &st->inf[INF_GRAPHS], err) ||
         new_informer(st, KUBE_KIND_CONFIGMAP, st->policy_namespace, KUBE_POLICY_SELECTOR,
                      &st->inf[INF_POLICIES], err) ||
+        new_informer(st, KUBE_KIND_CONFIGMAP, st->policy_namespace, LABEL_RUNTIMES,
+                     &st->inf[INF_RUNTIMES], err) ||
         /* Namespace labels for the preempt verb's namespaceSelector: always watched, since a
          * reloaded policy may set the selector at any time (name and labels only). */
         new_informer(st, KUBE_KIND_NAMESPACE, NULL, NULL, &st->inf[INF_NAMESPACES], err)) {
@@ -791,6 +845,7 @@ void ext_state_free(ext_state *st)
     free(st->policy_namespace);
     free(st->policy_name);
     free(st->component);
+    ds_rt_history_free(&st->learned);
     free(st);
 }
 

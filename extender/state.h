@@ -30,6 +30,7 @@
 #include "metrics.h"
 #include "objects.h"
 #include "policy.h"
+#include "room_hold.h"
 #include "sailfish.h"
 #include "strmap.h"
 
@@ -72,6 +73,11 @@ typedef struct ext_snapshot {
 
     const kube_namespace **namespaces; /* references */
     size_t n_namespaces;
+
+    /* Room held for preemptors (lib/room_hold.h): the pending pods that carry
+     * dagsched.io/reserved-node, with the node's index; the filter keeps other pods off it. */
+    ds_room_hold *holds;
+    size_t n_holds;
     ds_strmap namespace_index; /* name -> index into namespaces */
 
     /* Built by an ext_snapcache (snapcache.h): the groups of objects the pods, jobs, JobGraphs and
@@ -97,6 +103,7 @@ typedef struct ext_build_input {
     const ds_policy *policy;
     uint64_t policy_generation;
     const char *policy_source;
+    const ds_rt_history *learned; /* run times learned from earlier runs; may be NULL */
     double now;
 } ext_build_input;
 

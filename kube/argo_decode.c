@@ -274,6 +274,11 @@ static void decode(actx *c, const json_t *obj)
     o->runtime = annotation(c, md, DS_ANN_RUNTIME, "metadata.annotations.");
     o->deadline = annotation(c, md, DS_ANN_DEADLINE, "metadata.annotations.");
     o->deadline_after = annotation(c, md, DS_ANN_DEADLINE_AFTER, "metadata.annotations.");
+    /* The job family of learned run times: its WorkflowTemplate, else its generateName. */
+    o->family = str(c, json_object_get(md, "labels"), "workflows.argoproj.io/workflow-template",
+                    "metadata.labels.", 63);
+    if (o->family == NULL)
+        o->family = str(c, md, "generateName", "metadata.", 253);
     const json_t *spec = json_object_get(obj, "spec");
     const json_t *status = json_object_get(obj, "status");
     /* A Workflow of a WorkflowTemplate: Argo stores the template's spec in the status. */

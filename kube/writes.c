@@ -429,9 +429,10 @@ int kube_nominate_node(kube_client *c, const char *ns, const char *pod, const ch
 {
     if (check_names(ns, pod, err) != 0)
         return -1;
-    if (!kube_valid_name(node))
-        return ds_err_set(err, "invalid node name \"%.64s\"", node ? node : "(null)");
-    json_t *patch = json_pack("{s:{s:s}}", "status", "nominatedNodeName", node);
+    if (node != NULL && !kube_valid_name(node))
+        return ds_err_set(err, "invalid node name \"%.64s\"", node);
+    json_t *patch = node != NULL ? json_pack("{s:{s:s}}", "status", "nominatedNodeName", node)
+                                 : json_pack("{s:{s:n}}", "status", "nominatedNodeName");
     return send_patch(c, MERGE_PATCH, patch, err, "/api/v1/namespaces/%s/pods/%s/status", ns, pod);
 }
 

@@ -77,7 +77,7 @@ int kube_annotate_pod(kube_client *c, const char *ns, const char *pod, const cha
 int kube_annotate_pod_pairs(kube_client *c, const char *ns, const char *pod, const char *const *kv,
                             size_t n, ds_err *err);
 /* Set status.nominatedNodeName of a pod (a merge patch of its status subresource), as
- * kube-scheduler's own preemption does. */
+ * kube-scheduler's own preemption does; node NULL clears it. */
 int kube_nominate_node(kube_client *c, const char *ns, const char *pod, const char *node,
                        ds_err *err);
 

@@ -114,6 +114,9 @@ typedef struct ds_wf_node {
 /* A Workflow as observed. Strings and arrays are borrowed for the duration of ds_wf_expand. */
 typedef struct ds_wf_obs {
     const char *ns, *name;
+    /* The job family of learned run times (lib/runtime_history.h): its WorkflowTemplate (label
+     * workflows.argoproj.io/workflow-template), else metadata.generateName; NULL: its name. */
+    const char *family;
     double created_at; /* metadata.creationTimestamp; NAN when unknown */
     const char *runtime, *deadline, *deadline_after; /* dagsched.io/ annotations, or NULL */
     const char *entrypoint;
@@ -129,6 +132,7 @@ typedef enum {
     DS_WF_RUNTIME_WORKFLOW,     /* Workflow annotation */
     DS_WF_RUNTIME_ESTIMATED,    /* estimatedDuration */
     DS_WF_RUNTIME_DEFAULT,
+    DS_WF_RUNTIME_LEARNED, /* learned from earlier runs (lib/runtime_history.h) */
 } ds_wf_runtime_source;
 
 typedef struct ds_wf_task {

@@ -53,9 +53,41 @@ typedef struct builder {
     job_work *jw;     /* [cap_jobs] */
     size_t cap_jobs;
     double now;
-    ds_arena tmp; /* scratch freed at the end of the build */
+    const ds_rt_history *learned; /* run times learned from earlier runs, or NULL */
+    ds_arena tmp;                 /* scratch freed at the end of the build */
     ds_err *err;
 } builder;
+
+bool ds_jobset_runtime_key(const ds_job *j, const char *task, char *buf, size_t size)
+{
+    if (j == NULL || task == NULL)
+        return false;
+    const char *family = j->family != NULL ? j->family : j->name;
+    size_t n = strlen(task);
+    /* An Argo item or retry suffix: "crunch(3:3)" is task crunch. */
+    if (j->workflow != NULL && n > 2 && task[n - 1] == ')') {
+        const char *open = memchr(task, '(', n);
+        if (open != NULL && open > task)
+            n = (size_t)(open - task);
+    }
+    char base[DS_RT_KEY_MAX];
+    if (n >= sizeof base)
+        return false;
+    memcpy(base, task, n);
+    base[n] = '\0';
+    return ds_rt_key(j->ns, family, base, buf, size);
+}
+
+/* The learned run time of a task of j (NAN when none); runs: how many runs it comes from. */
+static double learned_runtime(const builder *b, const ds_job *j, const char *task, unsigned *runs)
+{
+    char key[DS_RT_KEY_MAX];
+    if (runs != NULL)
+        *runs = 0;
+    if (b->learned == NULL || !ds_jobset_runtime_key(j, task, key, sizeof key))
+        return NAN;
+    return ds_rt_history_estimate(b->learned, key, runs);
+}
 
 static int oom(builder *b)
 {
@@ -614,7 +646,10 @@ static int build_from_pods(builder *b, ds_job *j)
         size_t best = best_pod(b, tp, k, run_end(tp, n, k));
         const pod_work *pw = &b->pw[best];
         specs[t].name = tp[k].task;
-        specs[t].runtime_s = pw->runtime_set ? pw->runtime_s : DS_DEFAULT_RUNTIME_S;
+        double learned = pw->runtime_set ? NAN : learned_runtime(b, j, tp[k].task, NULL);
+        specs[t].runtime_s = pw->runtime_set     ? pw->runtime_s
+                             : isfinite(learned) ? learned
+                                                 : DS_DEFAULT_RUNTIME_S;
         specs[t].upstream = (const char *const *)pw->deps;
         specs[t].n_upstream = pw->n_deps;
     }
@@ -637,8 +672,18 @@ static int build_from_pods(builder *b, ds_job *j)
         return -1;
     for (size_t k = 0; k < n; k++) {
         if (!b->pw[tp[k].pod].runtime_set) {
-            ds_err_set(&em, "annotation " DS_ANN_RUNTIME " is missing: assuming %gs",
-                       DS_DEFAULT_RUNTIME_S);
+            unsigned runs;
+            double learned = learned_runtime(b, j, tp[k].task, &runs);
+            char d[32];
+            ds_duration_format(learned, d, sizeof d);
+            if (isfinite(learned))
+                ds_err_set(&em,
+                           "annotation " DS_ANN_RUNTIME " is missing: %s learned from %u earlier "
+                           "run(s)",
+                           d, runs);
+            else
+                ds_err_set(&em, "annotation " DS_ANN_RUNTIME " is missing: assuming %gs",
+                           DS_DEFAULT_RUNTIME_S);
             if (add_warning(b, tp[k].pod, em.msg) != 0)
                 return -1;
         }
@@ -834,6 +879,9 @@ static int build_from_workflow(builder *b, ds_job *j, size_t wi)
     j->workflow = ds_arena_strdup(&b->s->arena, obs->name);
     if (j->workflow == NULL)
         return oom(b);
+    if (obs->family != NULL && obs->family[0] != '\0' &&
+        (j->family = ds_arena_strdup(&b->s->arena, obs->family)) == NULL)
+        return oom(b);
     if (isfinite(obs->created_at) && (isnan(j->created_at) || obs->created_at < j->created_at))
         j->created_at = obs->created_at;
     const char *we = b->s->wfs[wi].error;
@@ -844,9 +892,19 @@ static int build_from_workflow(builder *b, ds_job *j, size_t wi)
     ds_task_spec *specs = ds_arena_calloc(&b->tmp, wj->n_tasks, sizeof *specs);
     if (specs == NULL)
         return oom(b);
+    bool *learned = ds_arena_calloc(&b->tmp, wj->n_tasks ? wj->n_tasks : 1, sizeof *learned);
+    if (learned == NULL)
+        return oom(b);
     for (size_t t = 0; t < wj->n_tasks; t++) {
         specs[t].name = wj->tasks[t].name;
         specs[t].runtime_s = wj->tasks[t].runtime_s;
+        if (wj->tasks[t].runtime_source == DS_WF_RUNTIME_DEFAULT && wj->tasks[t].runtime_s > 0) {
+            double l = learned_runtime(b, j, wj->tasks[t].name, NULL);
+            if (isfinite(l)) {
+                specs[t].runtime_s = l;
+                learned[t] = true;
+            }
+        }
         specs[t].upstream = wj->tasks[t].up;
         specs[t].n_upstream = wj->tasks[t].n_up;
     }
@@ -876,7 +934,8 @@ static int build_from_workflow(builder *b, ds_job *j, size_t wi)
                                     .started_at = wj->tasks[t].started_at,
                                     .finished_at = wj->tasks[t].finished_at,
                                     .has_pod = wj->tasks[t].has_pod,
-                                    .runtime_source = wj->tasks[t].runtime_source};
+                                    .runtime_source = learned[t] ? DS_WF_RUNTIME_LEARNED
+                                                                 : wj->tasks[t].runtime_source};
     if (alloc_task_pods(b, j) != 0)
         return -1;
     /* Pods to tasks: Argo's node annotations, else the dagsched.io/task label. */
@@ -893,11 +952,20 @@ static int build_from_workflow(builder *b, ds_job *j, size_t wi)
         if (t == (size_t)-1 && b->pw[i].has_task && ds_dag_find(&j->dag, p->task, &t) != 0)
             t = (size_t)-1;
         if (t == (size_t)-1) {
-            ds_err_set(&em, "Argo node \"%.100s\" is not a task of Workflow \"%s\"",
-                       p->argo_node_name != NULL ? p->argo_node_name
-                       : p->task != NULL         ? p->task
-                                                 : "",
-                       obs->name);
+            const char *node = p->argo_node_name != NULL ? p->argo_node_name
+                               : p->task != NULL         ? p->task
+                                                         : "";
+            bool young = b->pw[i].argo_node && isfinite(p->created_at) &&
+                         b->now - p->created_at < DS_WF_UNLISTED_GRACE_S;
+            if (young)
+                ds_err_set(&em,
+                           "Argo has not listed node \"%.100s\" in Workflow \"%s\"'s status "
+                           "yet; the pod waits for it (at most %.0fs after its creation)",
+                           node, obs->name, DS_WF_UNLISTED_GRACE_S);
+            else
+                ds_err_set(&em, "Argo node \"%.100s\" is not a task of Workflow \"%s\"", node,
+                           obs->name);
+            b->s->pods[i].unlisted = young;
             if (set_pod_error(b, i, em.msg) != 0)
                 return -1;
             continue;
@@ -991,6 +1059,15 @@ int ds_jobs_build_wf(const ds_pod_obs *pods, size_t n_pods, const ds_graph_obs *
                      size_t n_graphs, const ds_wf_obs *wfs, size_t n_wfs, double now,
                      const ds_priority_params *pp, ds_jobset *out, ds_err *err)
 {
+    return ds_jobs_build_learned(pods, n_pods, graphs, n_graphs, wfs, n_wfs, now, pp, NULL, out,
+                                 err);
+}
+
+int ds_jobs_build_learned(const ds_pod_obs *pods, size_t n_pods, const ds_graph_obs *graphs,
+                          size_t n_graphs, const ds_wf_obs *wfs, size_t n_wfs, double now,
+                          const ds_priority_params *pp, const ds_rt_history *learned,
+                          ds_jobset *out, ds_err *err)
+{
     if (out == NULL)
         return ds_err_set(err, "ds_jobs_build: no output");
     memset(out, 0, sizeof *out);
@@ -1007,7 +1084,13 @@ int ds_jobs_build_wf(const ds_pod_obs *pods, size_t n_pods, const ds_graph_obs *
                           DS_JOBSET_MAX_WORKFLOWS);
     if (!isfinite(now))
         return ds_err_set(err, "now: must be a finite time (got %g)", now);
-    builder b = {.s = out, .pods = pods, .graphs = graphs, .wfs = wfs, .now = now, .err = err};
+    builder b = {.s = out,
+                 .pods = pods,
+                 .graphs = graphs,
+                 .wfs = wfs,
+                 .now = now,
+                 .learned = learned,
+                 .err = err};
     int rc = build(&b, n_pods, n_graphs, n_wfs, now, pp);
     for (size_t i = 0; b.parsed != NULL && i < n_graphs; i++)
         ds_jobgraph_free(&b.parsed[i]);
@@ -1066,6 +1149,8 @@ bool ds_jobset_pod_must_wait(const ds_jobset *s, size_t i)
     if (s == NULL || i >= s->n_pods)
         return false;
     const ds_pod_result *r = &s->pods[i];
+    if (r->unlisted)
+        return true;
     if (r->job == DS_NONE || r->job >= s->n_jobs)
         return false;
     const ds_job *j = &s->jobs[r->job];

@@ -36,6 +36,7 @@
 #include "dsp.h"
 #include "jobgraph.h"
 #include "resources.h"
+#include "runtime_history.h"
 #include "strmap.h"
 
 #define DS_NONE ((size_t)-1) /* "no index" */
@@ -49,6 +50,10 @@
  * reported stalled (ds_job.stalled): the pods of a job created in any order (one `kubectl create
  * -f`, a webhook outage) all exist well within it. */
 #define DS_MISSING_TASK_GRACE_S 120.0
+/* Argo creates a task's pod before it records the pod's node in the Workflow's status.nodes (a
+ * fan-out, a retry). Such a pod of a valid Workflow waits, gated, for the node to be listed
+ * (ds_pod_result.unlisted), at most this long after its creation; then it is not a task. */
+#define DS_WF_UNLISTED_GRACE_S 60.0
 /* What follows the name of such a task wherever a reason lists the upstream tasks a task waits
  * for (the job model, the controller's waiting reasons, the plugin). */
 #define DS_MISSING_TASK_NOTE " (not created yet)"
@@ -106,6 +111,7 @@ typedef struct ds_job {
     char *key;       /* "ns/name" */
     char *graph;     /* name of the declaring JobGraph ConfigMap, or NULL */
     char *workflow;  /* name of the declaring Argo Workflow, or NULL (a JobGraph wins over it) */
+    char *family;    /* the job family of learned run times (ds_jobset_runtime_key), or NULL */
     bool valid;
     char *error;   /* why the job is invalid; NULL when valid */
     char *stalled; /* valid job: why some tasks cannot run until it is fixed (a task named as an
@@ -135,6 +141,8 @@ typedef struct ds_pod_result {
     char *error;   /* what is wrong with this pod, or NULL */
     char *warning; /* informational ("; "-separated), or NULL */
     bool depends;  /* its dagsched.io/depends-on annotation names (or may name) upstream tasks */
+    bool unlisted; /* an Argo pod whose node its Workflow does not list yet, created less than
+                    * DS_WF_UNLISTED_GRACE_S ago: it waits (error says so) */
 } ds_pod_result;
 
 typedef struct ds_graph_result {
@@ -193,6 +201,29 @@ int ds_jobs_build_wf(const ds_pod_obs *pods, size_t n_pods, const ds_graph_obs *
                      size_t n_graphs, const ds_wf_obs *wfs, size_t n_wfs, double now,
                      const ds_priority_params *pp, ds_jobset *out, ds_err *err);
 
+/* ds_jobs_build_wf with run times learned from earlier runs (lib/runtime_history.h; NULL: none):
+ * a task without a run time of its own (no dagsched.io/runtime on its pod or template, nor on
+ * its Workflow, nor an Argo estimatedDuration) counts its learned estimate, under the key
+ * "<ns>/<job family>/<task>" (ds_jobset_runtime_key), instead of DS_DEFAULT_RUNTIME_S; its pods'
+ * warning and, for a Workflow, ds_task_node.runtime_source say so. */
+int ds_jobs_build_learned(const ds_pod_obs *pods, size_t n_pods, const ds_graph_obs *graphs,
+                          size_t n_graphs, const ds_wf_obs *wfs, size_t n_wfs, double now,
+                          const ds_priority_params *pp, const struct ds_rt_history *learned,
+                          ds_jobset *out, ds_err *err);
+
+/* The key of learned run times (ds_rt_key) of task `task` of job j: the job family is the job's
+ * name, or its Workflow's family (ds_wf_obs.family, kept in ds_job.family); an Argo task's item
+ * or retry suffix "(...)" is dropped, so every item of a fan-out shares one history. False when
+ * no key can be made. */
+bool ds_jobset_runtime_key(const struct ds_job *j, const char *task, char *buf, size_t size);
+
+/* Record in h the run of every task of a valid job that succeeded (lib/runtime_learn.c): its
+ * pod's run time times its node's speed (reference seconds), or, for a Workflow's task whose pod
+ * podGC deleted, its node's; each run once (by pod uid, or Workflow and task). pods: the pods the
+ * set was built from. Returns the runs recorded. */
+size_t ds_jobset_learn_runtimes(const ds_jobset *s, const ds_pod_obs *pods, size_t n_pods,
+                                ds_rt_history *h, double now);
+
 void ds_jobset_free(ds_jobset *s);
 
 /* Join sets built separately (ds_jobs_build_wf) from disjoint groups of objects, where each group
@@ -215,9 +246,11 @@ size_t ds_jobset_find_pod(const ds_jobset *s, const char *uid);
  * task in a valid job (its job is invalid, or the pod has an error), must not run: it may depend on
  * other tasks, through its own dagsched.io/depends-on annotation (also a malformed one) or through
  * the broken JobGraph that declares its job. Running it could start it before its upstream tasks.
- * A pod of a job declared by an Argo Workflow never waits here (Argo creates each pod after its
- * upstream tasks), nor does a root task (no dependencies): it may run. False for a pod that has a
- * task in a valid job (its task state decides) and for a pod outside every job. */
+ * A pod of a job declared by an Argo Workflow waits here only while Argo has not listed its node
+ * yet (ds_pod_result.unlisted: a fan-out or retry pod, at most DS_WF_UNLISTED_GRACE_S; once listed
+ * it is a task, released in the order of the DAG); otherwise it never does (Argo creates each pod
+ * after its upstream tasks), nor does a root task (no dependencies): it may run. False for a pod
+ * that has a task in a valid job (its task state decides) and for a pod outside every job. */
 bool ds_jobset_pod_must_wait(const ds_jobset *s, size_t i);
 
 /* The same rule for a pod that names job j but is not in the set (newer than it), or has no task

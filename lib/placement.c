@@ -90,7 +90,15 @@ ds_preemptor_mode ds_place_preemptor_mode(const ds_place_preemptor *a, const ds_
 {
     if (a->task.job == DS_NO_TASK)
         return DS_PREEMPTOR_OUTSIDE;
-    if (a->task.t_allow_s <= p->epsilon_s)
+    ds_urgency_in u = {.t_allow_s = a->task.t_allow_s,
+                       .t_rem_s = a->task.t_rem_s,
+                       .job_slack_s = a->task.job_known ? a->task.job_slack_s : NAN,
+                       .job_path_s = a->task.job_known ? a->task.job_path_s : NAN,
+                       .max_speed = a->fastest_speed,
+                       .start_s = p->start_latency_s,
+                       .epsilon_s = p->epsilon_s,
+                       .wait_s = p->payoff && a->room_known ? a->room_wait_s : INFINITY};
+    if (ds_task_urgent(&u))
         return DS_PREEMPTOR_URGENT;
     if (p->tau_s > 0.0 && a->task.t_wait_s >= p->tau_s)
         return DS_PREEMPTOR_STARVING;
@@ -212,6 +220,13 @@ long ds_place_preempt_node(const ds_place_preemptor *a, ds_preemptor_mode mode,
 
     double slack =
         ds_preemptor_slack_on(a->task.t_allow_s, a->task.t_rem_s, node->speed, p->start_latency_s);
+    ds_urgency_in u = {.t_allow_s = a->task.t_allow_s,
+                       .t_rem_s = a->task.t_rem_s,
+                       .job_slack_s = a->task.job_known ? a->task.job_slack_s : NAN,
+                       .job_path_s = a->task.job_known ? a->task.job_path_s : NAN,
+                       .max_speed = a->fastest_speed,
+                       .start_s = p->start_latency_s};
+    double afford = ds_preemptor_afford(&u, node->speed);
     bool lost = in_dag && mode != DS_PREEMPTOR_BARRED &&
                 (!(slack >= 0.0) || (p->payoff && a->task.job_known &&
                                      !ds_job_savable(a->task.job_slack_s, a->task.job_path_s,
@@ -228,7 +243,8 @@ long ds_place_preempt_node(const ds_place_preemptor *a, ds_preemptor_mode mode,
                              victims[i]->priority))
             out[i] = DS_VICTIM_QUEUE_ORDER;
         if (out[i] == DS_VICTIM_KEEP && in_dag && p->payoff &&
-            (!ds_eviction_pays(slack, isfinite(a->task.t_allow_s), victims[i]->ran_s,
+            (!ds_eviction_pays(afford, isfinite(a->task.t_allow_s), victims[i]->ran_s,
+                               isfinite(victims[i]->t_allow_s),
                                ds_eviction_wait(victims[i]->t_rem_s, room_wait)) ||
              !ds_victim_survives_redo(victims[i]->t_allow_s, victims[i]->ran_s)))
             out[i] = DS_VICTIM_NO_PAYOFF;

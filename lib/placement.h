@@ -76,7 +76,7 @@ typedef struct ds_place_preemptor {
 } ds_place_preemptor;
 
 typedef enum {
-    DS_PREEMPTOR_URGENT = 0, /* t_allow <= epsilon: no priority-gap test */
+    DS_PREEMPTOR_URGENT = 0, /* ds_task_urgent (lib/preempt_rules.h): no priority-gap test */
     DS_PREEMPTOR_STARVING,   /* tau > 0 and t_wait >= tau: no priority-gap test */
     DS_PREEMPTOR_PRIORITY,   /* within the first delta fraction: victims must pass the gap test */
     DS_PREEMPTOR_OUTSIDE,    /* outside any DAG: DSP priorities do not apply to it */

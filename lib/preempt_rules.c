@@ -29,7 +29,7 @@ bool ds_job_savable(double job_slack_s, double job_path_s, double max_speed, dou
 }
 
 bool ds_eviction_pays(double preemptor_slack_s, bool preemptor_has_deadline, double victim_ran_s,
-                      double wait_s)
+                      bool victim_has_deadline, double wait_s)
 {
     if (!preemptor_has_deadline)
         return false; /* no lateness to save */
@@ -37,8 +37,35 @@ bool ds_eviction_pays(double preemptor_slack_s, bool preemptor_has_deadline, dou
         return true;
     double afford = preemptor_slack_s > 0.0 ? preemptor_slack_s : 0.0;
     double saved = (wait_s > 0.0 ? wait_s : 0.0) - afford;
+    if (!(saved > 0.0))
+        return false;
+    if (!victim_has_deadline)
+        return true;
     double lost = victim_ran_s > 0.0 && isfinite(victim_ran_s) ? victim_ran_s : 0.0;
-    return saved > 0.0 && saved > lost;
+    return saved > lost;
+}
+
+bool ds_task_urgent(const ds_urgency_in *u)
+{
+    if (u == NULL || isnan(u->t_allow_s) || isinf(u->t_allow_s))
+        return false;
+    if (u->t_allow_s <= u->epsilon_s)
+        return true;
+    if (isnan(u->wait_s) || isinf(u->wait_s))
+        return false;
+    double afford = ds_preemptor_afford(u, u->max_speed);
+    return !isnan(afford) && u->wait_s > afford;
+}
+
+double ds_preemptor_afford(const ds_urgency_in *u, double node_speed)
+{
+    double afford = ds_preemptor_slack_on(u->t_allow_s, u->t_rem_s, node_speed, u->start_s);
+    if (!isnan(u->job_slack_s) && !isnan(u->job_path_s)) {
+        double job = ds_preemptor_slack_on(u->job_slack_s, u->job_path_s, u->max_speed, u->start_s);
+        if (job < afford || isnan(job))
+            afford = job;
+    }
+    return afford;
 }
 
 double ds_eviction_wait(double victim_rem_s, double room_wait_s)

@@ -41,18 +41,49 @@ bool ds_preemptor_savable(double t_allow_s, double t_rem_s, double speed, double
  * task and nothing else, since the job misses anyway. True without a deadline (job_slack
  * infinite); false for a NaN slack. */
 bool ds_job_savable(double job_slack_s, double job_path_s, double max_speed, double start_s);
-/* The exchange rule: does evicting a victim pay for the preemptor? The victim's finished work is
- * thrown away (victim_ran_s, on its node). What the eviction saves is lateness: the time the
- * preemptor would otherwise wait for room, wait_s, less the slack it can afford on the node
- * (preemptor_slack_s). A preemptor without a deadline has no lateness to save: never. wait_s is
- * the earlier of the victim's remaining run time on its node and the time room frees anyway on
- * any node (lib/room.h); the caller passes their minimum. The eviction pays when the saving is
- * positive (the room would not come in time anyway) and larger than the work thrown away: never
- * when wait_s <= 0 (the preemptor fits somewhere now). A wait that is not known (INFINITY or not
- * a number: no end known) is not judged: true.
+/* The exchange rule: does evicting a victim pay for the preemptor? What the eviction saves is
+ * lateness: the time the preemptor would otherwise wait for room, wait_s, less the slack it can
+ * afford on the node (preemptor_slack_s). A preemptor without a deadline has no lateness to
+ * save: never. wait_s is the earlier of the victim's remaining run time on its node and the time
+ * room frees anyway on any node (lib/room.h); the caller passes their minimum. Never when the
+ * saving is not positive (the room comes in time anyway; wait_s <= 0: the preemptor fits
+ * somewhere now). What it costs: the victim's finished work (victim_ran_s), thrown away.
+ * - A victim without a deadline has no lateness to lose; its owner redoes the work
+ *   (lib/owner_retry.h decides whether it does). A deadline the eviction saves is worth more
+ *   than work without one: the eviction pays whenever it saves lateness. The work at stake is
+ *   bounded by the other rules (minRunTime, the long-task rule, the budgets).
+ * - A victim with a deadline (victim_has_deadline) trades time for time: the saving must be
+ *   larger than the work thrown away, and the victim's own deadline must survive the redo
+ *   (ds_victim_survives_redo, checked by the callers).
+ * A wait that is not known (INFINITY or not a number: no end known) is not judged: true.
  * preemptor_slack_s is ds_preemptor_slack_on's slack on the node. */
 bool ds_eviction_pays(double preemptor_slack_s, bool preemptor_has_deadline, double victim_ran_s,
-                      double wait_s);
+                      bool victim_has_deadline, double wait_s);
+
+/* Predictive urgency: is a waiting task urgent, that is, may it preempt without the priority-gap
+ * test? A task without a deadline (t_allow_s infinite) never is; one whose slack t_allow_s is at
+ * most epsilon_s is; otherwise it is as soon as the forecast says room will not come in time:
+ * the wait for room without evictions (wait_s: lib/room.h's ds_room_preemptor_wait; INFINITY or
+ * not a number when no end is known: not judged) is longer than what it can afford, the smaller
+ * of its own slack on the fastest node (ds_preemptor_slack_on with t_rem_s, max_speed, start_s)
+ * and, when its job is known (job_slack_s and job_path_s numbers), its job's slack with the
+ * remaining critical path run on the fastest node. So urgency starts at the round where the
+ * deadline becomes at risk, not when the slack has shrunk to epsilon. The callers forecast with
+ * spec.preemption.payoff only; without it (the paper's rule) urgency is epsilon alone. */
+typedef struct ds_urgency_in {
+    double t_allow_s, t_rem_s;
+    double job_slack_s, job_path_s; /* NaN: the job is not known */
+    double max_speed, start_s, epsilon_s;
+    double wait_s;
+} ds_urgency_in;
+
+bool ds_task_urgent(const ds_urgency_in *u);
+
+/* What the preemptor can afford to wait for room on a node of this speed: the smaller of its own
+ * slack there (ds_preemptor_slack_on) and, when its job is known, its job's slack with the
+ * remaining critical path on the fastest node (u->max_speed). The slack passed to
+ * ds_eviction_pays, and the one ds_task_urgent judges on the fastest node. */
+double ds_preemptor_afford(const ds_urgency_in *u, double node_speed);
 
 /* The wait passed to ds_eviction_pays: the smaller of the victim's remaining run time
  * (victim_rem_s, <= 0 when unknown) and the time room frees anyway (room_wait_s, INFINITY when

@@ -3,8 +3,9 @@
  *
  * Outline:
  *   P_bar = (P_max - P_min) / (n - 1) over every waiting and running task (0 when n < 2).
- *   Phase 1: waiting tasks by descending priority; an urgent (t_allow <= epsilon) or starving
- *     (tau > 0 and t_wait >= tau) task that fits no node as things stand evicts preemptable running
+ *   Phase 1: waiting tasks by descending priority; an urgent (t_allow <= epsilon, or room forecast
+ *     not to come in time for it or its job: ds_task_urgent) or starving (tau > 0 and
+ *     t_wait >= tau) task that fits no node as things stand evicts preemptable running
  *     tasks it does not depend on (condition C2), on the one node where that makes it fit.
  *   In both phases a node is a place to make room only when the preemptor can still meet its
  *   deadline there if it starts now (lib/preempt_rules.h): no eviction for a lost deadline.
@@ -115,9 +116,11 @@ typedef struct vctx {
 
     double pbar_half; /* P_bar / 2, so that gaps of huge priorities never overflow */
 
-    prio_ix *worder; /* [n_waiting] heap of waiting tasks (each phase builds its own) */
-    prio_ix *rorder; /* [n_cand] candidates by ascending priority, while indexing */
-    bool *handled;   /* [n_waiting] taken in phase 1 */
+    prio_ix *worder;     /* [n_waiting] heap of waiting tasks (each phase builds its own) */
+    prio_ix *rorder;     /* [n_cand] candidates by ascending priority, while indexing */
+    bool *handled;       /* [n_waiting] taken in phase 1 */
+    bool *urgent;        /* [n_waiting] urgent (ds_task_urgent), for the decisions' reason */
+    double *urgent_wait; /* [n_waiting] the forecast wait it was judged on (INFINITY: none) */
 
     /* When room frees anyway (lib/room.h), for the exchange rule: every running task's end,
      * indexed by node; the current preemptor's wait, computed on first need. */
@@ -550,6 +553,19 @@ static bool savable_on(vctx *c, const ds_waiting_task *a, size_t n)
     return false;
 }
 
+/* The preemptor's figures for ds_task_urgent and ds_preemptor_afford (lib/preempt_rules.h). */
+static ds_urgency_in urgency_of(const vctx *c, const ds_waiting_task *a)
+{
+    return (ds_urgency_in){.t_allow_s = a->t_allow_s,
+                           .t_rem_s = a->t_rem_s,
+                           .job_slack_s = a->job_known ? a->job_slack_s : NAN,
+                           .job_path_s = a->job_known ? a->job_path_s : NAN,
+                           .max_speed = c->max_speed,
+                           .start_s = c->p->start_latency_s,
+                           .epsilon_s = c->p->epsilon_s,
+                           .wait_s = INFINITY};
+}
+
 /* The exchange rule (lib/preempt_rules.h) for preemptor a and victim b on node n, with the time
  * room frees anyway for a (lib/room.h, as the decisions so far left the nodes). */
 static bool pays(vctx *c, const ds_waiting_task *a, const ds_running_task *b, size_t n)
@@ -561,10 +577,10 @@ static bool pays(vctx *c, const ds_waiting_task *a, const ds_running_task *b, si
                                            &a->request, &a->ahead);
         c->wait_known = true;
     }
-    double slack =
-        ds_preemptor_slack_on(a->t_allow_s, a->t_rem_s, c->nodes[n].speed, c->p->start_latency_s);
+    ds_urgency_in u = urgency_of(c, a);
+    double slack = ds_preemptor_afford(&u, c->nodes[n].speed);
     double wait = ds_eviction_wait(b->t_rem_s, c->wait_s);
-    if (ds_eviction_pays(slack, isfinite(a->t_allow_s), b->ran_s, wait) &&
+    if (ds_eviction_pays(slack, isfinite(a->t_allow_s), b->ran_s, isfinite(b->t_allow_s), wait) &&
         ds_victim_survives_redo(b->t_allow_s, b->ran_s))
         return true;
     c->preemptor_excluded = true;
@@ -867,6 +883,7 @@ static void try_preempt(vctx *c, size_t ai, ds_preempt_reason reason, bool phase
             .reason = reason,
             .gap = a->priority - b->priority,
             .normalised_gap = ds_pair_normalised_gap(c->p, a->priority, b->priority, c->pbar_half),
+            .room_wait_s = reason == DS_REASON_URGENT ? c->urgent_wait[ai] : INFINITY,
         };
         c->taken[ri] = true;
         if (ds_running_is_long(b, c->p))
@@ -932,6 +949,8 @@ static void free_ctx(vctx *c)
     free(c->worder);
     free(c->rorder);
     free(c->handled);
+    free(c->urgent);
+    free(c->urgent_wait);
     free(c->room_tasks);
     ds_room_index_free(&c->room_ix);
 }
@@ -952,6 +971,8 @@ static int alloc_ctx(vctx *c, size_t n_waiting, size_t n_running, size_t n_nodes
     c->worder = calloc(n_waiting, sizeof *c->worder);
     c->rorder = calloc(n_cand, sizeof *c->rorder);
     c->handled = calloc(n_waiting, sizeof *c->handled);
+    c->urgent = calloc(n_waiting, sizeof *c->urgent);
+    c->urgent_wait = calloc(n_waiting, sizeof *c->urgent_wait);
     c->free_ = calloc(n_nodes, sizeof *c->free_);
     c->budget = calloc(n_nodes, sizeof *c->budget);
     c->taken = calloc(n_running, sizeof *c->taken);
@@ -971,11 +992,12 @@ static int alloc_ctx(vctx *c, size_t n_waiting, size_t n_running, size_t n_nodes
         c->p->max_victims_per_preemptor < n_cand ? c->p->max_victims_per_preemptor : n_cand;
     c->topk = calloc((size_t)DS_RES_N * c->topk_cap, sizeof *c->topk);
     c->room_tasks = calloc(n_running, sizeof *c->room_tasks);
-    if (c->worder == NULL || c->rorder == NULL || c->handled == NULL || c->free_ == NULL ||
-        c->budget == NULL || c->taken == NULL || c->long_done == NULL || c->by_node == NULL ||
-        c->node_start == NULL || c->node_live == NULL || c->room == NULL || c->lowest == NULL ||
-        c->mark == NULL || c->stack == NULL || c->cand == NULL || c->in_plan == NULL ||
-        c->plan == NULL || c->best == NULL || c->topk == NULL || c->room_tasks == NULL) {
+    if (c->worder == NULL || c->rorder == NULL || c->handled == NULL || c->urgent == NULL ||
+        c->urgent_wait == NULL || c->free_ == NULL || c->budget == NULL || c->taken == NULL ||
+        c->long_done == NULL || c->by_node == NULL || c->node_start == NULL ||
+        c->node_live == NULL || c->room == NULL || c->lowest == NULL || c->mark == NULL ||
+        c->stack == NULL || c->cand == NULL || c->in_plan == NULL || c->plan == NULL ||
+        c->best == NULL || c->topk == NULL || c->room_tasks == NULL) {
         free_ctx(c);
         return -1;
     }
@@ -1031,6 +1053,21 @@ static void index_candidates(vctx *c, size_t n_waiting, size_t n_running)
         node_room(c, n);
 }
 
+/* Predictive urgency (ds_task_urgent): slack at most epsilon, or room forecast (lib/room.h, as
+ * the nodes stand before any decision of this call) not to come in time for the task or its
+ * job. The forecast is made with payoff only (without it, the paper's rule: epsilon alone), for
+ * tasks with a deadline above epsilon. */
+static bool urgent_now(const vctx *c, const ds_waiting_task *a, double *wait_s)
+{
+    const ds_preempt_params *p = c->p;
+    ds_urgency_in u = urgency_of(c, a);
+    if (p->payoff && isfinite(a->t_allow_s) && a->t_allow_s > p->epsilon_s)
+        u.wait_s = ds_room_preemptor_wait(&c->room_ix, c->room_tasks, c->taken, c->free_,
+                                          &a->request, &a->ahead);
+    *wait_s = u.t_allow_s <= p->epsilon_s ? INFINITY : u.wait_s;
+    return ds_task_urgent(&u);
+}
+
 /* Phase 1: urgent and starving tasks, by descending priority, taken from a heap. */
 static void phase_urgent(vctx *c, size_t n_waiting)
 {
@@ -1038,7 +1075,9 @@ static void phase_urgent(vctx *c, size_t n_waiting)
     size_t n_p1 = 0;
     for (size_t i = 0; i < n_waiting; i++) {
         const ds_waiting_task *a = &c->w[i];
-        if (a->t_allow_s <= p->epsilon_s || (p->tau_s > 0.0 && a->t_wait_s >= p->tau_s)) {
+        bool urgent = urgent_now(c, a, &c->urgent_wait[i]);
+        c->urgent[i] = urgent;
+        if (urgent || (p->tau_s > 0.0 && a->t_wait_s >= p->tau_s)) {
             c->worder[n_p1++] = (prio_ix){a->priority, i};
             c->handled[i] = true;
         }
@@ -1047,8 +1086,7 @@ static void phase_urgent(vctx *c, size_t n_waiting)
         heap_down(c->worder, n_p1, i);
     while (n_p1 > 0 && c->n_out < c->limit && c->live > 0) {
         size_t ai = heap_pop(c->worder, &n_p1).idx;
-        bool urgent = c->w[ai].t_allow_s <= p->epsilon_s;
-        try_preempt(c, ai, urgent ? DS_REASON_URGENT : DS_REASON_STARVATION, false);
+        try_preempt(c, ai, c->urgent[ai] ? DS_REASON_URGENT : DS_REASON_STARVATION, false);
     }
 }
 
@@ -1121,8 +1159,7 @@ long ds_select_victims(const ds_waiting_task *waiting, size_t n_waiting,
     index_candidates(&c, n_waiting, n_running);
     for (size_t i = 0; i < n_running; i++)
         c.room_tasks[i] = (ds_room_task){running[i].node, running[i].t_rem_s, running[i].request};
-    if (p->payoff &&
-        ds_room_index_build(&c.room_ix, c.room_tasks, n_running, c.free_, n_nodes, err) != 0) {
+    if (ds_room_index_build(&c.room_ix, c.room_tasks, n_running, c.free_, n_nodes, err) != 0) {
         free_ctx(&c);
         return -1;
     }

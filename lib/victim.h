@@ -25,7 +25,7 @@ typedef enum ds_gap_norm {
 } ds_gap_norm;
 
 typedef struct ds_preempt_params {
-    double epsilon_s; /* urgent when t_allow <= epsilon; default 30 */
+    double epsilon_s; /* urgent when t_allow <= epsilon (or by forecast: ds_task_urgent); 30 */
     double epoch_s;   /* preemptable only when t_allow > epoch; default 10 */
     double delta;     /* fraction of waiting tasks (by priority) tried; default 0.35 */
     double rho;       /* normalised gap threshold, 0 or > 1; default 1.5 (0: DSP w/o PP) */
@@ -111,7 +111,7 @@ typedef struct ds_node_free {
 } ds_node_free;
 
 typedef enum {
-    DS_REASON_URGENT = 0, /* preemptor's allowable waiting time <= epsilon */
+    DS_REASON_URGENT = 0, /* urgent preemptor (ds_task_urgent: t_allow <= epsilon or forecast) */
     DS_REASON_STARVATION, /* preemptor waited longer than tau */
     DS_REASON_PRIORITY,   /* normalised priority gap above rho */
 } ds_preempt_reason;
@@ -123,6 +123,9 @@ typedef struct ds_decision {
     ds_preempt_reason reason;
     double gap;            /* P_hat = P_A - P_B */
     double normalised_gap; /* P_hat / P_bar (INFINITY when P_bar = 0) */
+    /* DS_REASON_URGENT: the preemptor's forecast wait for room without evictions, as the call
+     * began (lib/room.h; INFINITY when not forecast: its slack was within epsilon). */
+    double room_wait_s;
 } ds_decision;
 
 /* Run Algorithm 1. `jobs` has n_jobs DAGs (may be NULL when n_jobs is 0). A preemptor makes room

@@ -68,7 +68,9 @@ check "the controller watches Workflows" \
 wf_phase() { K -n "$NS" get workflow "$1" -o jsonpath='{.status.phase}' 2>/dev/null; }
 wf_done() { [[ "$(wf_phase "$1")" == Succeeded ]]; }
 
-# ---- diamond
+want() { [[ " ${ARGO_SCENARIOS:-diamond fan invalid urgent} " == *" $1 "* ]]; }
+
+scenario_diamond() {
 K -n "$NS" create -f - >/dev/null <<YAML
 apiVersion: argoproj.io/v1alpha1
 kind: Workflow
@@ -117,7 +119,10 @@ invalid_events() { K -n "$NS" get events --field-selector "reason=$1" -o name 2>
 check "no InvalidJob or InvalidJobGraph Event for the diamond" \
   test "$(invalid_events InvalidJob)" = 0 -a "$(invalid_events InvalidJobGraph)" = 0
 
+}
+
 # ---- fan-out of 20, podGC, a retry
+scenario_fan() {
 K -n "$NS" create -f - >/dev/null <<YAML
 apiVersion: argoproj.io/v1alpha1
 kind: Workflow
@@ -165,7 +170,10 @@ check "podGC deleted the succeeded pods" wait_until 60 no_succeeded_pods
 check "the retried task ran twice, its first attempt failed" \
   test "$(jq '[.status.nodes[] | select(.type=="Pod" and (.name | startswith("fan.flaky(")))] | length' <<<"$wfjson")" -ge 2
 
+}
+
 # ---- a DAG dagsched does not support: left to run, with a Warning Event
+scenario_invalid() {
 K -n "$NS" create -f - >/dev/null <<YAML
 apiVersion: argoproj.io/v1alpha1
 kind: Workflow
@@ -191,6 +199,14 @@ check "a Workflow dagsched cannot model still runs to Succeeded" wait_until 180 
 why() { K -n "$NS" get events --field-selector reason=InvalidJobGraph -o jsonpath='{range .items[*]}{.message}{"\n"}{end}' 2>/dev/null; }
 has_why() { why | grep -qF 'depends "a || b": dagsched supports only'; }
 check "... and its pods got a Warning Event saying why" wait_until 30 has_why
+}
+
+# shellcheck source=tests/argo/urgent.sh
+. "$ROOT/tests/argo/urgent.sh"
+
+for s in diamond fan invalid urgent; do
+  if want "$s"; then SCENARIO="$s" "scenario_$s"; fi
+done
 
 check "no dependency edge was violated (JobGraphs and annotations)" \
   env KUBECTL="$KUBECTL" python3 "$ROOT/tests/common/check_edges.py"

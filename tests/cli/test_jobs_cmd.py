@@ -68,6 +68,17 @@ def setUpModule():
                                                           "dagsched.io/task": "z"}})
     late["metadata"]["annotations"]["dagsched.io/depends-on"] = "y"
     kubectl("apply", "-f", "-", stdin=json.dumps(late))
+    # A task without a run time of its own, and the controller's history of its earlier runs.
+    solo = json.loads(json.dumps(bad))
+    solo["metadata"].update({"name": "learn-solo", "labels": {"dagsched.io/job": "learn",
+                                                              "dagsched.io/task": "solo"},
+                             "annotations": {}})
+    kubectl("apply", "-f", "-", stdin=json.dumps(solo))
+    history = {"apiVersion": "v1", "kind": "ConfigMap",
+               "metadata": {"name": "dagsched-runtime-history", "namespace": POLICY_NS,
+                            "labels": {"dagsched.io/kind": "RuntimeHistory"}},
+               "data": {"history.tsv": f"{BAD_NS}/learn/solo\tu3\t1795000000\t7 8 9\n"}}
+    kubectl("apply", "-f", "-", stdin=json.dumps(history))
     # A ready task whose waiting reason was written by someone hostile (anyone who may patch pods).
     evil = json.loads(json.dumps(bad))
     evil["metadata"].update({"name": "evil-a", "labels": {"dagsched.io/job": "evil",
@@ -185,6 +196,16 @@ class TestJobs(unittest.TestCase):
         for b, rc, out, err in self.each("get", "jobs", "-A", "-o", "wide"):
             self.assertEqual(rc, 0, err)
             self.assertNotIn("\x1b", out)
+
+    def test_describe_says_where_run_times_come_from(self):
+        for b, rc, out, err in self.each("describe", "job", "learn", "-n", BAD_NS):
+            self.assertEqual(rc, 0, err)
+            self.assertIn("\nRun times (at reference speed):\n", out)
+            self.assertRegex(out, r"\n  solo:\s+9s\s+learned from 3 earlier run\(s\)\n")
+        for b, rc, out, err in self.each("describe", "job", "late", "-n", BAD_NS):
+            self.assertRegex(out, r"\n  z:\s+5s\s+annotation dagsched.io/runtime\n")
+            self.assertRegex(out, r"\n  y:\s+1m0s\s+default \(no dagsched.io/runtime, no "
+                                  r"history\)\n")
 
     def test_describe_job_created_downstream_first(self):
         for b, rc, out, err in self.each("describe", "job", "late", "-n", BAD_NS):

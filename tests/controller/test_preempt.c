@@ -125,17 +125,40 @@ static void test_urgent_evicts_lowest(void **state)
 }
 
 /* A task with slack above the urgent threshold and a priority below every running task evicts
- * nothing. */
+ * nothing while room comes in time (the running tasks end in 20 s, within its 31 s of slack less
+ * 5 s to start). When room would come only in an hour it is urgent by the forecast
+ * (ds_task_urgent) and evicts, with the forecast in the decision. */
 static void test_not_urgent_low_priority_evicts_nothing(void **state)
 {
     (void)state;
     scene s;
     scene_init(&s);
     s.pods[W].task.eval.t_allow_s = 31.0;
+    s.pods[W].task.job_slack_s = 31.0;
+    for (int r = R0; r <= R3; r++)
+        s.pods[r].task.eval.t_rem_s = 20;
     ctl_preempt_out out;
     plan(&s, &out);
     assert_int_equal(out.n_ev, 0);
     assert_int_equal(out.n_urgent, 0);
+    ctl_preempt_out_free(&out);
+    for (int r = R0; r <= R3; r++)
+        s.pods[r].task.eval.t_rem_s = 3600;
+    plan(&s, &out);
+    assert_int_equal(out.n_ev, 1);
+    assert_int_equal(out.ev[0].reason, DS_REASON_URGENT);
+    assert_true(out.ev[0].room_wait_s > 3599 && out.ev[0].room_wait_s <= 3600);
+    ctl_preempt_out_free(&out);
+    /* Its job's slack is what is at risk: 200 s for the task, 31 s for the job. */
+    for (int r = R0; r <= R3; r++)
+        s.pods[r].task.eval.t_rem_s = 60;
+    s.pods[W].task.eval.t_allow_s = 200.0;
+    plan(&s, &out);
+    assert_int_equal(out.n_ev, 1);
+    ctl_preempt_out_free(&out);
+    s.pods[W].task.job_slack_s = 200.0;
+    plan(&s, &out);
+    assert_int_equal(out.n_ev, 0);
     ctl_preempt_out_free(&out);
     scene_free(&s);
 }
@@ -310,6 +333,7 @@ static void test_rho(void **state)
     ds_policy pol;
     ds_policy_defaults(&pol);
     pol.preemption.norm = DS_NORM_PAPER;
+    pol.preemption.payoff = false; /* the paper's rule: no urgency by forecast */
     ctl_ledger l;
     ctl_ledger_init(&l);
     ctl_preempt_in in = {.pods = pods,
@@ -746,15 +770,17 @@ static void test_queue_order_and_ahead(void **state)
     scene_free(&s);
 }
 
-/* Room that frees anyway, behind the tasks ahead: r1 ends in 10 s, which would make the urgent
- * task (5 s of slack) 5 s late; evicting a pod that ran 600 s does not pay for that. It does once
- * a gated task ahead of it in the queue wants the 2 cpu r1 frees: then the next room is an hour
- * away, and r2 (an hour left) is evicted. */
+/* Room that frees anyway, behind the tasks ahead: r1 ends in 10 s, within what the urgent task
+ * (20 s of slack, 5 s to start) can wait: nothing is evicted. Once a gated task ahead of it in
+ * the queue wants the 2 cpu r1 frees, the next room is an hour away, and r2 (an hour left) is
+ * evicted. */
 static void test_room_frees_behind_queue(void **state)
 {
     (void)state;
     scene s;
     scene_init(&s);
+    s.pods[W].task.eval.t_allow_s = 20;
+    s.pods[W].task.job_slack_s = 20;
     s.pods[R1].task.eval.t_rem_s = 10;
     s.pods[W].task.queue_pos = 1;
     ctl_preempt_out out;

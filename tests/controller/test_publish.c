@@ -54,7 +54,8 @@ static void test_messages(void **state)
                       .node = 0,
                       .reason = DS_REASON_URGENT,
                       .gap = 2.2,
-                      .normalised_gap = 4};
+                      .normalised_gap = 4,
+                      .room_wait_s = INFINITY};
     char buf[CTL_MSG_MAX];
     ctl_victim_message(&e, &pre, &vic, "n1", &pol, false, buf, sizeof buf);
     assert_string_equal(buf, "Evicted on node n1 to make room for prod/report (urgent: its slack "
@@ -64,6 +65,11 @@ static void test_messages(void **state)
     assert_string_equal(buf, "Would evict (dry run) batch/etl-3 (DSP priority 0.3) on node n1 for "
                              "this pod (urgent: its slack 12s is within the urgent threshold "
                              "30s)");
+    /* Urgent by forecast: room would come too late (lib/preempt_rules.h, ds_task_urgent). */
+    e.room_wait_s = 49.4;
+    ctl_explain_reason(&e, &pre, &vic, &pol, buf, sizeof buf);
+    assert_string_equal(buf, "urgent: room would come in 49s without an eviction, too late for "
+                             "its slack 12s (or its job's)");
     e.reason = DS_REASON_PRIORITY;
     ctl_explain_reason(&e, &pre, &vic, &pol, buf, sizeof buf);
     assert_string_equal(buf, "priority: its DSP priority 2.5 exceeds 0.3 by 4.00 times the "

@@ -53,6 +53,9 @@ typedef struct fx_pod_spec {
     const char *created, *started;               /* RFC 3339, NULL when absent */
     const char *priority_class;
     const char *extra_label_key, *extra_label_value;
+    /* The controlling owner's kind: NULL for a ReplicaSet (an owner that recreates its pods),
+     * "" for none (a bare pod). */
+    const char *owner_kind;
 } fx_pod_spec;
 
 /* The Pod as API JSON (caller owns the reference). */
@@ -77,6 +80,11 @@ static inline json_t *fx_pod_json(const fx_pod_spec *s)
                   "resourceVersion", s->rv ? s->rv : "1", "labels", labels, "annotations", ann);
     if (s->created != NULL)
         json_object_set_new(meta, "creationTimestamp", json_string(s->created));
+    const char *owner = s->owner_kind != NULL ? s->owner_kind : "ReplicaSet";
+    if (owner[0] != '\0')
+        json_object_set_new(meta, "ownerReferences",
+                            json_pack("[{s:s,s:s,s:s,s:s,s:b}]", "apiVersion", "apps/v1", "kind",
+                                      owner, "name", "owner", "uid", "uid-owner", "controller", 1));
     json_t *req = json_object();
     if (s->cpu != NULL)
         json_object_set_new(req, "cpu", json_string(s->cpu));

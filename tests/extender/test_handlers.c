@@ -713,9 +713,10 @@ static void test_empty_nodes(void **state)
 /* Victims: report-a (evictable, ran long) and report-b (started 40 s ago) on kwok-node-0, which
  * they fill; a kube-system pod on kwok-node-1. Room frees for a preemptor in 2 h at the earliest
  * (report-a's end). */
-static void add_victims(world *w)
+static void add_victims_owned(world *w, const char *victim_a_owner)
 {
-    add_pod(w, &(fx_pod_spec){.ns = "batch",
+    add_pod(w, &(fx_pod_spec){.owner_kind = victim_a_owner,
+                              .ns = "batch",
                               .name = "report-a",
                               .uid = "uid-victim-a",
                               .job = "report",
@@ -753,6 +754,11 @@ static void add_victims(world *w)
                               .started = "2026-11-22T09:00:00Z"});
 }
 
+static void add_victims(world *w)
+{
+    add_victims_owned(w, NULL);
+}
+
 /* The preempt verb's world: the victims, and kwok-node-2's last 200m taken by a pod outside any
  * DAG, whose end is unknown, so that no node has room for the preemptor now. */
 static void add_preempt_world(world *w)
@@ -767,6 +773,38 @@ static void add_preempt_world(world *w)
                               .mem = "1Gi",
                               .created = "2026-11-22T09:00:00Z",
                               .started = "2026-11-22T09:00:00Z"});
+}
+
+/* A victim whose owner would not recreate it without failing is never evicted
+ * (lib/owner_retry.h): a bare pod, a Job's pod (the extender does not watch Jobs). */
+static void test_preempt_owner(void **state)
+{
+    (void)state;
+    const char *owners[] = {"", "Job", "SomeOperatorKind"};
+    for (size_t k = 0; k < sizeof owners / sizeof owners[0]; k++) {
+        world w;
+        world_init(&w, "Succeeded");
+        add_victims_owned(&w, owners[k]);
+        add_pod(&w, &(fx_pod_spec){.ns = "kube-system",
+                                   .name = "logs",
+                                   .uid = "uid-logs",
+                                   .node = "kwok-node-2",
+                                   .phase = "Running",
+                                   .cpu = "200m",
+                                   .mem = "1Gi",
+                                   .created = "2026-11-22T09:00:00Z",
+                                   .started = "2026-11-22T09:00:00Z"});
+        double now = at("2026-11-22T10:58:40Z");
+        ext_snapshot *s = snap(&w, now);
+        ext_outcome o;
+        char *out = run_file(ext_handle_preempt, s, "preempt_meta.json", now, 200, &o);
+        assert_null(strstr(out, "uid-victim-a"));
+        assert_int_equal(o.n_victims_kept, 0);
+        assert_int_equal(o.victims_refused[DS_VICTIM_NOT_EVICTABLE], 2);
+        free(out);
+        ext_snapshot_unref(s);
+        world_free(&w);
+    }
 }
 
 static void test_preempt(void **state)
@@ -1226,6 +1264,7 @@ int main(void)
         cmocka_unit_test(test_over_limit_annotation_passes_through),
         cmocka_unit_test(test_empty_nodes),
         cmocka_unit_test(test_preempt),
+        cmocka_unit_test(test_preempt_owner),
         cmocka_unit_test(test_preempt_namespace_selector),
         cmocka_unit_test(test_preempt_rules),
         cmocka_unit_test(test_preempt_room_frees_anyway),

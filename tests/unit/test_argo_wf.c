@@ -491,6 +491,73 @@ static void test_job_states_from_nodes_and_pods(void **state)
     ds_jobset_free(&s);
 }
 
+/* Argo creates a fan-out or retry pod before it lists the pod's node in status.nodes: such a pod
+ * of a valid Workflow waits (gated) for the node to be listed, at most DS_WF_UNLISTED_GRACE_S
+ * after its creation; then it is not a task and waits no more. Before, it was released at once,
+ * outside the DAG's order. */
+static void test_unlisted_pod_waits(void **state)
+{
+    (void)state;
+    ds_wf_template t[] = {
+        {.name = "main", .kind = DS_WF_TMPL_DAG, .steps = DIAMOND, .n_steps = 4},
+        {.name = "work", .kind = DS_WF_TMPL_POD},
+    };
+    ds_wf_node nodes[] = {{.id = "n-a",
+                           .name = "etl.A",
+                           .type = "Pod",
+                           .phase = DS_WF_NODE_RUNNING,
+                           .started_at = T0,
+                           .finished_at = NAN,
+                           .estimated_duration_s = NAN}};
+    ds_wf_obs w = mkwf(t, 2, nodes, 1);
+    ds_pod_obs p[] = {argo_pod("etl-work-1", "n-a", "etl.A"),
+                      argo_pod("etl-work-2", "n-b1", "etl.B(1)")};
+    p[1].created_at = T0 + 50;
+    ds_jobset s;
+    build_wf_ok(&s, p, 2, &w, T0 + 60);
+    const ds_pod_result *r = pod_res(&s, "etl-work-2");
+    assert_true(r->unlisted);
+    assert_int_equal(r->task, DS_NONE);
+    assert_true(ds_jobset_pod_must_wait(&s, 1));
+    assert_false(ds_jobset_pod_must_wait(&s, 0));
+    assert_non_null(strstr(r->error, "Argo has not listed node \"etl.B(1)\" in Workflow \"etl\""));
+    ds_jobset_free(&s);
+    /* Listed (the attempt of B's Retry node): a task of the DAG, in its order. */
+    static const char *const b_kids[] = {"n-b1"};
+    ds_wf_node listed[] = {nodes[0],
+                           {.id = "n-b",
+                            .name = "etl.B",
+                            .type = "Retry",
+                            .children = b_kids,
+                            .n_children = 1,
+                            .phase = DS_WF_NODE_PENDING,
+                            .started_at = NAN,
+                            .finished_at = NAN,
+                            .estimated_duration_s = NAN},
+                           {.id = "n-b1",
+                            .name = "etl.B(1)",
+                            .type = "Pod",
+                            .phase = DS_WF_NODE_PENDING,
+                            .started_at = NAN,
+                            .finished_at = NAN,
+                            .estimated_duration_s = NAN}};
+    w = mkwf(t, 2, listed, 3);
+    build_wf_ok(&s, p, 2, &w, T0 + 60);
+    r = pod_res(&s, "etl-work-2");
+    assert_false(r->unlisted);
+    assert_int_equal(r->task, task_idx(job_named(&s, WF), "B"));
+    assert_false(ds_jobset_pod_must_wait(&s, 1));
+    ds_jobset_free(&s);
+    /* Never listed: past the grace it is not a task, and no longer held. */
+    w = mkwf(t, 2, nodes, 1);
+    build_wf_ok(&s, p, 2, &w, T0 + 50 + DS_WF_UNLISTED_GRACE_S);
+    r = pod_res(&s, "etl-work-2");
+    assert_false(r->unlisted);
+    assert_false(ds_jobset_pod_must_wait(&s, 1));
+    assert_string_equal(r->error, "Argo node \"etl.B(1)\" is not a task of Workflow \"etl\"");
+    ds_jobset_free(&s);
+}
+
 static void test_invalid_workflow_and_pods_without_workflow(void **state)
 {
     (void)state;
@@ -638,6 +705,7 @@ int main(void)
         cmocka_unit_test(test_retry_attempts_are_one_task),
         cmocka_unit_test(test_skipped_nested_dag_skips_its_tasks),
         cmocka_unit_test(test_job_states_from_nodes_and_pods),
+        cmocka_unit_test(test_unlisted_pod_waits),
         cmocka_unit_test(test_invalid_workflow_and_pods_without_workflow),
         cmocka_unit_test(test_large_fan_out),
         cmocka_unit_test(test_retries_left),

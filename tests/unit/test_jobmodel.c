@@ -340,6 +340,71 @@ static void test_default_runtime_warning(void **state)
     ds_jobset_free(&s);
 }
 
+static void build_learned_ok(ds_jobset *s, const ds_pod_obs *pods, size_t n, const ds_rt_history *h,
+                             double now)
+{
+    ds_priority_params pp;
+    ds_priority_defaults(&pp);
+    ds_err e = {{0}};
+    if (ds_jobs_build_learned(pods, n, NULL, 0, NULL, 0, now, &pp, h, s, &e) != 0)
+        fail_msg("ds_jobs_build_learned: %s", e.msg);
+}
+
+/* Run times learned from earlier runs (lib/runtime_history.h): a task that succeeded is
+ * recorded at reference speed (20 s on a 2x node is 40 s); the next run of the job counts it
+ * instead of the 60 s default and says where it came from; an annotation still wins; a run is
+ * recorded once. Before, every run counted 60 s. */
+static void test_learned_runtimes(void **state)
+{
+    (void)state;
+    ds_rt_history h;
+    ds_err e = {{0}};
+    assert_int_equal(ds_rt_history_init(&h, 16, &e), 0);
+    ds_pod_obs p[2];
+    p[0] = mkpod("a-1", "etl", "a", NULL, NULL);
+    p[1] = mkpod("b-1", "etl", "b", "a", NULL);
+    set_running(&p[0], T0 + 1, 2.0);
+    set_done(&p[0], DS_PHASE_SUCCEEDED, T0 + 21);
+    ds_jobset s;
+    build_learned_ok(&s, p, 2, &h, T0 + 30);
+    const ds_job *j = job_named(&s, "etl");
+    assert_double_near(j->dag.tasks[task_idx(j, "b")].runtime_s, DS_DEFAULT_RUNTIME_S, 0);
+    assert_int_equal(ds_jobset_learn_runtimes(&s, p, 2, &h, T0 + 30), 1);
+    assert_int_equal(ds_jobset_learn_runtimes(&s, p, 2, &h, T0 + 31), 0); /* once */
+    ds_jobset_free(&s);
+    assert_double_near(ds_rt_history_estimate(&h, NS "/etl/a", NULL), 40.0, 1e-3);
+
+    /* The next run of etl: a counts 40 s, b still 60 s; b's annotation wins where it has one. */
+    p[0] = mkpod("a-2", "etl", "a", NULL, NULL);
+    p[1] = mkpod("b-2", "etl", "b", "a", "7s");
+    build_learned_ok(&s, p, 2, &h, T0 + 100);
+    j = job_named(&s, "etl");
+    assert_double_near(j->dag.tasks[task_idx(j, "a")].runtime_s, 40.0, 1e-3);
+    assert_double_near(j->dag.tasks[task_idx(j, "b")].runtime_s, 7.0, 0);
+    assert_string_equal(pod_res(&s, "a-2")->warning,
+                        "annotation dagsched.io/runtime is missing: 40s learned from 1 earlier "
+                        "run(s)");
+    ds_jobset_free(&s);
+    /* Without the table: the default, as before. */
+    build_learned_ok(&s, p, 2, NULL, T0 + 100);
+    j = job_named(&s, "etl");
+    assert_double_near(j->dag.tasks[task_idx(j, "a")].runtime_s, DS_DEFAULT_RUNTIME_S, 0);
+    ds_jobset_free(&s);
+
+    /* The key of an Argo fan-out item: its family and the task without the item suffix. */
+    char key[DS_RT_KEY_MAX];
+    ds_job wj = {.ns = "wf", .name = "batch-x7k", .workflow = "batch-x7k", .family = "batch-"};
+    assert_true(ds_jobset_runtime_key(&wj, "crunch(3:3)", key, sizeof key));
+    assert_string_equal(key, "wf/batch-/crunch");
+    wj.family = NULL;
+    assert_true(ds_jobset_runtime_key(&wj, "split", key, sizeof key));
+    assert_string_equal(key, "wf/batch-x7k/split");
+    ds_job aj = {.ns = "wf", .name = "etl"}; /* not Argo: the name is kept whole */
+    assert_true(ds_jobset_runtime_key(&aj, "x(1)", key, sizeof key));
+    assert_string_equal(key, "wf/etl/x(1)");
+    ds_rt_history_free(&h);
+}
+
 /* dagsched.io/runtime and deadline-after are bounded by 8760h (one year): up to it the job is
  * valid, beyond it invalid with a message naming the annotation and the limit. */
 static void test_duration_annotations_bounded(void **state)
@@ -634,6 +699,7 @@ int main(void)
         cmocka_unit_test(test_duplicate_pods_per_task),
         cmocka_unit_test(test_argo_label_and_namespaces),
         cmocka_unit_test(test_default_runtime_warning),
+        cmocka_unit_test(test_learned_runtimes),
         cmocka_unit_test(test_deadlines_from_annotations),
         cmocka_unit_test(test_duration_annotations_bounded),
         cmocka_unit_test(test_invalid_jobs_are_isolated),

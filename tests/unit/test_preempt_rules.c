@@ -88,8 +88,70 @@ static void test_start_latency(void **state)
     /* The demo's case: 12 s of slack, room frees anyway in 11 s; then 5 s to start makes it 4 s
      * late. Without the latency the wait looks free; with it, 4 s are saved, more than the 3 s a
      * victim has run. */
-    assert_false(ds_eviction_pays(ds_preemptor_slack_on(12, 20, 1, 0), true, 3, 11));
-    assert_true(ds_eviction_pays(ds_preemptor_slack_on(12, 20, 1, 5), true, 3, 11));
+    assert_false(ds_eviction_pays(ds_preemptor_slack_on(12, 20, 1, 0), true, 3, true, 11));
+    assert_true(ds_eviction_pays(ds_preemptor_slack_on(12, 20, 1, 5), true, 3, true, 11));
+}
+
+static ds_urgency_in urgency(double t_allow, double wait)
+{
+    return (ds_urgency_in){.t_allow_s = t_allow,
+                           .t_rem_s = 5,
+                           .job_slack_s = NAN,
+                           .job_path_s = NAN,
+                           .max_speed = 1.0,
+                           .start_s = 5,
+                           .epsilon_s = 30,
+                           .wait_s = wait};
+}
+
+/* Predictive urgency: epsilon as before, and as soon as the room forecast says the task or its
+ * job will be late without an eviction. */
+static void test_task_urgent(void **state)
+{
+    (void)state;
+    ds_urgency_in u = urgency(30, INFINITY);
+    assert_true(ds_task_urgent(&u)); /* epsilon */
+    u = urgency(-5, 0);
+    assert_true(ds_task_urgent(&u)); /* past its deadline: urgent, saved by no eviction */
+    u = urgency(45, INFINITY);
+    assert_false(ds_task_urgent(&u)); /* no end known: not forecast */
+    u = urgency(45, NAN);
+    assert_false(ds_task_urgent(&u));
+    /* 45 s of slack, 5 s to start: room in 49 s is 9 s too late; in 40 s it is in time. */
+    u = urgency(45, 49);
+    assert_true(ds_task_urgent(&u));
+    u = urgency(45, 40);
+    assert_false(ds_task_urgent(&u));
+    u = urgency(45, 40.0 + 1e-9);
+    assert_true(ds_task_urgent(&u));
+    /* The job view: the task's own slack is ample, its job's is not. */
+    u = urgency(200, 60);
+    assert_false(ds_task_urgent(&u));
+    u.job_slack_s = 50;
+    u.job_path_s = 15;
+    assert_true(ds_task_urgent(&u));
+    u.job_slack_s = 80;
+    assert_false(ds_task_urgent(&u));
+    /* A faster node buys the job time: 15 s of path at 1.5x gains 5 s. */
+    u.job_slack_s = 62;
+    assert_true(ds_task_urgent(&u));
+    u.max_speed = 1.5;
+    assert_false(ds_task_urgent(&u));
+    /* Never without a deadline, nor for a slack that is not a number; NULL is not urgent. */
+    u = urgency(INFINITY, 1e9);
+    assert_false(ds_task_urgent(&u));
+    u = urgency(NAN, 1e9);
+    assert_false(ds_task_urgent(&u));
+    assert_false(ds_task_urgent(NULL));
+    /* Monotone: more slack is never more urgent; a longer wait never less urgent. */
+    for (int i = 0; i < 2000; i++) {
+        double t = (double)(i % 97) - 10.0, w = (double)((i * 37) % 113);
+        ds_urgency_in a = urgency(t, w), b = urgency(t + 1.0, w), c2 = urgency(t, w + 1.0);
+        if (ds_task_urgent(&b))
+            assert_true(ds_task_urgent(&a));
+        if (ds_task_urgent(&a))
+            assert_true(ds_task_urgent(&c2));
+    }
 }
 
 /* The job deadline rule: the job's remaining critical path, run at once on the fastest node after
@@ -110,27 +172,36 @@ static void test_job_savable(void **state)
 }
 
 /* The exchange rule: saved = the wait for room (the victim's remaining time, or earlier room
- * elsewhere) - the slack the preemptor affords; evict only when saved > 0 and saved > the
- * victim's finished work. */
+ * elsewhere) - the slack the preemptor affords; evict only when saved > 0, and, for a victim with
+ * a deadline, saved > the victim's finished work. */
 static void test_eviction_pays(void **state)
 {
     (void)state;
-    /* No deadline: no lateness to save, whatever the wait. */
-    assert_false(ds_eviction_pays(INFINITY, false, 600, 3600));
-    assert_false(ds_eviction_pays(INFINITY, false, 0, 1));
-    assert_false(ds_eviction_pays(INFINITY, false, 0, INFINITY));
-    /* A deadline 5 s of slack away: the victim's 60 s would make it 55 s late; 30 s thrown away. */
-    assert_true(ds_eviction_pays(5, true, 30, 60));
-    assert_false(ds_eviction_pays(5, true, 60, 60)); /* 55 saved, 60 lost */
-    assert_false(ds_eviction_pays(5, true, 55, 60)); /* break-even does not pay */
-    /* The room frees in time anyway: the wait ends before the preemptor's slack runs out. */
-    assert_false(ds_eviction_pays(120, true, 0, 100));
-    assert_false(ds_eviction_pays(100, true, 0, 100));
-    assert_false(ds_eviction_pays(-10, true, 0, 0)); /* it fits somewhere now */
-    assert_true(ds_eviction_pays(-10, true, 0, 1));  /* already behind: any saving helps */
-    /* Unknown wait (no end known anywhere): not judged. */
-    assert_true(ds_eviction_pays(5, true, 1e9, INFINITY));
-    assert_true(ds_eviction_pays(5, true, 1e9, NAN));
+    for (int vd = 0; vd <= 1; vd++) {
+        /* No deadline: no lateness to save, whatever the wait. */
+        assert_false(ds_eviction_pays(INFINITY, false, 600, vd, 3600));
+        assert_false(ds_eviction_pays(INFINITY, false, 0, vd, 1));
+        assert_false(ds_eviction_pays(INFINITY, false, 0, vd, INFINITY));
+        /* The room frees in time anyway: the wait ends before the preemptor's slack runs out. */
+        assert_false(ds_eviction_pays(120, true, 0, vd, 100));
+        assert_false(ds_eviction_pays(100, true, 0, vd, 100));
+        assert_false(ds_eviction_pays(-10, true, 0, vd, 0)); /* it fits somewhere now */
+        assert_true(ds_eviction_pays(-10, true, 0, vd, 1));  /* already behind: any saving helps */
+        /* Unknown wait (no end known anywhere): not judged. */
+        assert_true(ds_eviction_pays(5, true, 1e9, vd, INFINITY));
+        assert_true(ds_eviction_pays(5, true, 1e9, vd, NAN));
+        assert_true(ds_eviction_pays(5, true, 30, vd, 60));
+    }
+    /* A victim with a deadline: time for time. 5 s of slack, the victim's 60 s would make the
+     * preemptor 55 s late. */
+    assert_false(ds_eviction_pays(5, true, 60, true, 60)); /* 55 saved, 60 lost */
+    assert_false(ds_eviction_pays(5, true, 55, true, 60)); /* break-even does not pay */
+    /* A victim without a deadline loses no lateness: any saving of a deadline pays (the urgent
+     * Workflow behind a batch one: 9 s late without the eviction, 11 s of batch work redone). */
+    assert_true(ds_eviction_pays(5, true, 60, false, 60));
+    assert_true(ds_eviction_pays(40, true, 11, false, 49));
+    assert_false(ds_eviction_pays(40, true, 11, false, 40)); /* in time anyway */
+    assert_true(ds_eviction_pays(5, true, INFINITY, false, 6));
     /* The wait: the victim's remaining time or the room elsewhere, whichever comes first. */
     assert_double_near(ds_eviction_wait(60, 10), 10, 0);
     assert_double_near(ds_eviction_wait(60, INFINITY), 60, 0);
@@ -299,9 +370,11 @@ static void test_victims_only_when_savable(void **state)
     assert_non_null(strstr(err.msg, "nodes[0].speed"));
 }
 
-/* Algorithm 1 with the exchange rule: a victim 10 minutes into a task with 30 s left is not worth
- * evicting for a task with 5 s of slack (it ends 25 s late either way, 600 s are thrown away);
- * with an hour left it is. Without payoff (the paper's rule) both are evicted. */
+/* Algorithm 1 with the exchange rule: a preemptor with 5 s of slack behind a victim 10 minutes
+ * into its task with 30 s left would be 25 s late. A victim without a deadline loses no lateness:
+ * evicted. A victim with a deadline of its own trades time for time: 600 s thrown away for 25 s
+ * saved does not pay; with an hour left (3595 s saved) it does, unless its own deadline would not
+ * survive the redo. Without payoff (the paper's rule) any preemptable victim goes. */
 static void test_victims_only_when_it_pays(void **state)
 {
     (void)state;
@@ -323,6 +396,9 @@ static void test_victims_only_when_it_pays(void **state)
     ds_node_free n = {.free_ = {{0, 0, 0, 0}}, .evictions_left = 5, .speed = 1};
     ds_decision out[4];
     ds_err err = {{0}};
+    assert_int_equal(ds_select_victims(&w, 1, &r, 1, &n, 1, NULL, 0, &p, out, 4, &err), 1);
+    p.deadline_victims = true;
+    r.t_allow_s = 100000;
     assert_int_equal(ds_select_victims(&w, 1, &r, 1, &n, 1, NULL, 0, &p, out, 4, &err), 0);
     r.t_rem_s = 3600;
     assert_int_equal(ds_select_victims(&w, 1, &r, 1, &n, 1, NULL, 0, &p, out, 4, &err), 1);
@@ -332,8 +408,12 @@ static void test_victims_only_when_it_pays(void **state)
     assert_int_equal(ds_select_victims(&w, 1, &r, 1, &n, 1, NULL, 0, &p, out, 4, &err), 0);
     r.t_allow_s = 1200;
     assert_int_equal(ds_select_victims(&w, 1, &r, 1, &n, 1, NULL, 0, &p, out, 4, &err), 1);
+    /* The room comes in time anyway (slack 40 s): no eviction, whatever the victim. */
     r.t_allow_s = INFINITY;
     r.t_rem_s = 30;
+    w.t_allow_s = 40;
+    assert_int_equal(ds_select_victims(&w, 1, &r, 1, &n, 1, NULL, 0, &p, out, 4, &err), 0);
+    w.t_allow_s = 5;
     p.payoff = false;
     assert_int_equal(ds_select_victims(&w, 1, &r, 1, &n, 1, NULL, 0, &p, out, 4, &err), 1);
     r.t_rem_s = -1;
@@ -432,9 +512,14 @@ static void test_room_frees_anyway(void **state)
     w.ahead = (ds_res){{0}};
     r[1].t_rem_s = 600;
     assert_int_equal(ds_select_victims(&w, 1, r, 2, n, 2, NULL, 0, &p, out, 4, &err), 1);
-    /* In 100 s: 95 s saved for 100 s thrown away. */
+    /* In 100 s: 95 s saved for 100 s thrown away. A victim without a deadline loses no lateness:
+     * evicted; one with a deadline of its own trades time for time: kept. */
     r[1].t_rem_s = 100;
+    assert_int_equal(ds_select_victims(&w, 1, r, 2, n, 2, NULL, 0, &p, out, 4, &err), 1);
+    p.deadline_victims = true;
+    r[0].t_allow_s = 100000;
     assert_int_equal(ds_select_victims(&w, 1, r, 2, n, 2, NULL, 0, &p, out, 4, &err), 0);
+    r[0].t_allow_s = INFINITY;
     /* A preemptor without a deadline saves no lateness, on priority or not. */
     w.t_allow_s = INFINITY;
     r[1].t_rem_s = 3600;
@@ -816,6 +901,7 @@ int main(void)
         cmocka_unit_test(test_unsavable_failure_not_shared),
         cmocka_unit_test(test_place_preempt_node),
         cmocka_unit_test(test_ratio_gap),
+        cmocka_unit_test(test_task_urgent),
         cmocka_unit_test(test_pbar_population),
         cmocka_unit_test(test_unrelated_tasks_never_flip),
     };
