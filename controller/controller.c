@@ -149,7 +149,15 @@ int ctl_metrics_init(ctl_metrics *m, const char *version, const char *git)
         metrics_family_new(m->reg, METRICS_HISTOGRAM, "dagsched_controller_decision_cpu_seconds",
                            "CPU time of one decision round (the deciding thread's)", NULL, 0,
                            buckets, sizeof buckets / sizeof buckets[0]);
-    if (!m->wq_depth || !m->wq_coalesced || !m->wq_dropped || !m->wq_latency || !m->round_cpu)
+    m->unsaved = metrics_family_new(
+        m->reg, METRICS_COUNTER, "dagsched_controller_urgent_unsaved_total",
+        "Urgent DAG tasks (slack within the urgent threshold, no room) that no eviction could "
+        "save because every running DAG task that could have made room belongs to an owner that "
+        "would fail if it were evicted (guard owner-would-fail), counted once per task and "
+        "cooldown",
+        NULL, 0, NULL, 0);
+    if (!m->wq_depth || !m->wq_coalesced || !m->wq_dropped || !m->wq_latency || !m->round_cpu ||
+        !m->unsaved)
         return -1;
     if (!m->jobs_done || !m->makespan || !m->lateness || !m->task_wait || !m->build_info ||
         !m->room || !m->preemptor_jobs || !m->preemptor_tasks || !m->reserved)

@@ -64,6 +64,7 @@ typedef struct ctl_metrics {
     metrics_family *policy_dups;     /* gauge: other ConfigMaps claiming the policy's name */
     metrics_family *api_errors;      /* counter {action} */
     metrics_family *guards;          /* gauge {guard}: running tasks held back by each guard */
+    metrics_family *unsaved;         /* counter: urgent tasks left unsaved (owner-would-fail) */
     metrics_family *release_latency; /* histogram {kind}: created -> released, seconds */
     metrics_family *queue;           /* gauge {reason}: held tasks by why they wait */
     /* Outcomes (outcomes.h), counted by the leader from the moment it leads. */

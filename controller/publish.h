@@ -19,10 +19,11 @@
 #define CTL_EV_PREEMPTING      "DagschedEvicting"        /* on a preemptor */
 #define CTL_EV_WOULD_PREEMPT   "DagschedWouldEvict"      /* --dry-run, on both */
 #define CTL_EV_EVICTION_FAILED "DagschedEvictionRefused" /* the Eviction API said no */
-#define CTL_EV_RELEASED        "Released"                /* gate removed or Job resumed */
-#define CTL_EV_NUDGED          "UpstreamSucceeded"       /* retry asked of kube-scheduler */
-#define CTL_EV_WAITING         "Waiting"                 /* a held task's reason to wait changed */
-#define CTL_EV_JOB_INVALID     "InvalidJobGraph"         /* the job's DAG cannot be built */
+#define CTL_EV_UNSAVED         "DagschedUnsaved" /* urgent, every possible victim's owner would fail */
+#define CTL_EV_RELEASED        "Released"        /* gate removed or Job resumed */
+#define CTL_EV_NUDGED          "UpstreamSucceeded" /* retry asked of kube-scheduler */
+#define CTL_EV_WAITING         "Waiting"           /* a held task's reason to wait changed */
+#define CTL_EV_JOB_INVALID     "InvalidJobGraph"   /* the job's DAG cannot be built */
 #define CTL_EV_POD_INVALID     "InvalidJob" /* the pod's dagsched metadata is beyond the bounds */
 
 #define CTL_PUB_VALUE_MAX 48

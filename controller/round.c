@@ -443,6 +443,41 @@ static ds_res *reserve_room(ctl_controller *c, const ctl_snapshot *s, const ds_p
     return room;
 }
 
+/* No eviction planned, and every running DAG task that was not held back for another reason
+ * belongs to an owner that would fail if it were evicted (lib/owner_retry.h): each urgent task
+ * waiting for room gets a Warning Event saying so, once per cooldown, and is counted. */
+static void report_unsaved(ctl_controller *c, const ctl_snapshot *s, const ds_policy *pol,
+                           const bool *held_for_room, size_t n_unsafe)
+{
+    for (size_t i = 0; i < s->n_pod; i++) {
+        const ctl_pod *p = &s->pod[i];
+        bool waiting = p->state == CTL_POD_UNSCHEDULABLE ||
+                       (p->state == CTL_POD_GATED && held_for_room != NULL && held_for_room[i]);
+        if (!waiting || p->terminating || p->task.job == DS_NO_TASK ||
+            !isfinite(p->task.eval.t_allow_s) ||
+            !ds_dsp_is_urgent(&p->task.eval, pol->urgent_threshold_s))
+            continue;
+        char key[300];
+        snprintf(key, sizeof key, "unsaved/%s", p->uid);
+        double last = ctl_memo_get(&c->memo, key);
+        if (last >= 0 && s->now - last < pol->cooldown_s)
+            continue;
+        char msg[CTL_MSG_MAX];
+        snprintf(msg, sizeof msg,
+                 "Urgent and no room, but no eviction can make room for it: every running DAG "
+                 "task that could (%zu) belongs to an owner that would fail if it were evicted (a "
+                 "Job out of retries, an Argo Workflow whose template does not retry errors, a "
+                 "bare pod). Give batch work a retry policy that survives evictions "
+                 "(docs/dag-jobs.md) so that urgent work can preempt it",
+                 n_unsafe);
+        ctl_event_pod(c, p, "Warning", CTL_EV_UNSAVED, msg);
+        KLOG_WARN_F("preempt", CTL_POD_FIELDS(p, NULL, CTL_EV_UNSAVED), "pod %s/%s: %s", p->ns,
+                    p->name, msg);
+        metrics_add(c->m.unsaved, NULL, 1);
+        ctl_memo_put(&c->memo, key, s->now);
+    }
+}
+
 static void do_preempt(ctl_controller *c, const ctl_snapshot *s, const ds_policy *pol,
                        const ds_res *reserved, const bool *held_for_room)
 {
@@ -499,6 +534,8 @@ static void do_preempt(ctl_controller *c, const ctl_snapshot *s, const ds_policy
              c->opt.dry_run ? " (dry run)" : "", held, refused);
     if (out.n_waiting > 0)
         log_guarded(c, s, &out);
+    if (out.n_ev == 0 && by_guard[CTL_GUARD_OK] == 0 && by_guard[CTL_GUARD_OWNER_WOULD_FAIL] > 0)
+        report_unsaved(c, s, pol, held_for_room, by_guard[CTL_GUARD_OWNER_WOULD_FAIL]);
     for (size_t i = 0; i < out.n_ev; i++)
         if (ctl_act_evict(c, s, pol, &out.ev[i]) != 0)
             break;

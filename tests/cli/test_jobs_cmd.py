@@ -204,7 +204,7 @@ class TestJobs(unittest.TestCase):
             self.assertRegex(out, r"\n  solo:\s+9s\s+learned from 3 earlier run\(s\)\n")
         for b, rc, out, err in self.each("describe", "job", "late", "-n", BAD_NS):
             self.assertRegex(out, r"\n  z:\s+5s\s+annotation dagsched.io/runtime\n")
-            self.assertRegex(out, r"\n  y:\s+1m0s\s+default \(no dagsched.io/runtime, no "
+            self.assertRegex(out, r"\n  y:\s+1m00s\s+default \(no dagsched.io/runtime, no "
                                   r"history\)\n")
 
     def test_describe_job_created_downstream_first(self):
@@ -456,7 +456,7 @@ class TestCompletion(unittest.TestCase):
             self.assertEqual(bash_complete(b, "describe", "job", "-n", NS, "he"), ["hello"])
             self.assertEqual(bash_complete(b, "describe", "job", "-n", NS, "x"), [])
             self.assertEqual(bash_complete(b, "gantt", "--namespace=" + BAD_NS, ""),
-                             ["evil", "late", "orphan"])
+                             ["evil", "late", "learn", "orphan"])
             self.assertEqual(bash_complete(b, "-n", BAD_NS, "gantt", "o"), ["orphan"])
             # Only the first argument is a name; other namespaces' jobs are not offered.
             self.assertEqual(bash_complete(b, "describe", "job", "-n", NS, "hello", ""), [])
@@ -471,7 +471,7 @@ class TestCompletion(unittest.TestCase):
             self.assertEqual(bash_complete(b, "explain", "pod", "-n", NS, ""), pods)
             self.assertEqual(bash_complete(b, "explain", "pod", "-n", NS, greet[:-1]), [greet])
             self.assertEqual(bash_complete(b, "explain", "pod", "-n", BAD_NS, ""),
-                             ["evil-a", "late-z", "orphan"])
+                             ["evil-a", "late-z", "learn-solo", "orphan"])
 
     def test_unreachable_or_wrong_context_is_quiet(self):
         for b in self.each():

@@ -529,6 +529,31 @@ scenario_owner_retry() {
 }
 
 # ------------------------------------------------------------------------------------------------
+# Every running pod belongs to a Job with backoffLimit 0: no eviction can make room for the urgent
+# task without failing a Job. Nothing is evicted, and the urgent pod gets one Warning Event
+# DagschedUnsaved saying why (counted in dagsched_controller_urgent_unsaved_total).
+scenario_unsaved() {
+  SCENARIO=unsaved
+  fresh_ns uns
+  policy
+  start_ctl main --leader-elect=false --metrics-listen 127.0.0.1:18118
+  local rt
+  for rt in 2h 3h 4h 5h; do BACKOFF_LIMIT=0 job uns "low-$rt" 2 "$rt"; done
+  wait_until 60 all_running uns 4
+  job uns urgent 2 10s "$(deadline_in 40)" dagsched-urgent
+  said() { events uns DagschedUnsaved | grep -q "no eviction can make room for it: every running DAG task that could (4) belongs to an owner that would fail"; }
+  check "the urgent pod gets a DagschedUnsaved Event saying why" wait_until 40 said
+  check "nothing was evicted" test "$(event_count uns DagschedEvicted)" = 0
+  check "it is counted (dagsched_controller_urgent_unsaved_total)" \
+    test "$(metric 18118 'dagsched_controller_urgent_unsaved_total')" = 1
+  sleep 4
+  check "the Event is posted once" test "$(event_count uns DagschedUnsaved)" = 1
+  failed_jobs() { K -n uns get jobs -o jsonpath='{range .items[*]}{.status.conditions[?(@.type=="Failed")].status}{"\n"}{end}' | grep -c True || true; }
+  check "no Job failed" test "$(failed_jobs)" = 0
+  cleanup uns
+}
+
+# ------------------------------------------------------------------------------------------------
 scenario_dry_run() {
   SCENARIO=dry-run
   fresh_ns dry
@@ -817,7 +842,7 @@ scenario_write_queue() {
   cleanup wq
 }
 
-for s in ${CONTROLLER_SCENARIOS:-dag_order urgent owner_retry rho protections namespace_selector affinity invalid_pod dry_run failover apiserver tenants cascade gated_urgent replacement_failover apiserver_eviction write_queue}; do
+for s in ${CONTROLLER_SCENARIOS:-dag_order urgent owner_retry unsaved rho protections namespace_selector affinity invalid_pod dry_run failover apiserver tenants cascade gated_urgent replacement_failover apiserver_eviction write_queue}; do
   "scenario_$s"
 done
 stop_all

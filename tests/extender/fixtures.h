@@ -56,6 +56,7 @@ typedef struct fx_pod_spec {
     /* The controlling owner's kind: NULL for a ReplicaSet (an owner that recreates its pods),
      * "" for none (a bare pod). */
     const char *owner_kind;
+    const char *reserved_node; /* annotation dagsched.io/reserved-node, NULL when absent */
 } fx_pod_spec;
 
 /* The Pod as API JSON (caller owns the reference). */
@@ -75,6 +76,8 @@ static inline json_t *fx_pod_json(const fx_pod_spec *s)
         json_object_set_new(ann, "dagsched.io/runtime", json_string(s->runtime));
     if (s->deadline != NULL)
         json_object_set_new(ann, "dagsched.io/deadline", json_string(s->deadline));
+    if (s->reserved_node != NULL)
+        json_object_set_new(ann, "dagsched.io/reserved-node", json_string(s->reserved_node));
     json_t *meta =
         json_pack("{s:s,s:s,s:s,s:s,s:o,s:o}", "name", s->name, "namespace", s->ns, "uid", s->uid,
                   "resourceVersion", s->rv ? s->rv : "1", "labels", labels, "annotations", ann);

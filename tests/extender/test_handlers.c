@@ -344,6 +344,56 @@ static char *body_for(const char *pod_json, const char *names)
     return b;
 }
 
+/* Room held for a preemptor (lib/room_hold.h): a pod of the holder's namespace that fits a node
+ * only in the held room is refused that node, with the holder named; the holder itself, a pod of
+ * another namespace, and everyone once the hold has ended, are not. */
+static void test_filter_held_room(void **state)
+{
+    (void)state;
+    const char *pods[][2] = {{"default", "u-web"}, {"other", "u-web"}, {"default", "uid-holder"}};
+    const char *holds[] = {"kwok-node-0 2026-11-22T10:32:00Z", "kwok-node-0 2026-11-22T10:30:00Z"};
+    for (size_t h = 0; h < 2; h++) {
+        world w;
+        world_init(&w, "Running");
+        add_pod(&w, &(fx_pod_spec){.ns = "default",
+                                   .name = "holder",
+                                   .uid = "uid-holder",
+                                   .phase = "Pending",
+                                   .cpu = "7500m",
+                                   .mem = "1Gi",
+                                   .created = "2026-11-22T10:30:00Z",
+                                   .reserved_node = holds[h]});
+        double now = at("2026-11-22T10:31:00Z");
+        ext_snapshot *s = snap(&w, now);
+        assert_int_equal(s->n_holds, 1);
+        for (size_t k = 0; k < 3; k++) {
+            char pod[512];
+            snprintf(pod, sizeof pod,
+                     "{\"metadata\":{\"name\":\"web\",\"namespace\":\"%s\",\"uid\":\"%s\","
+                     "\"resourceVersion\":\"9\"},\"spec\":{\"containers\":[{\"name\":\"c\","
+                     "\"image\":\"x\",\"resources\":{\"requests\":{\"cpu\":\"1\"}}}]}}",
+                     pods[k][0], pods[k][1]);
+            char *body = body_for(pod, "\"kwok-node-0\"");
+            ext_outcome o;
+            char *out = run(ext_handle_filter, s, body, strlen(body), now, 200, &o);
+            if (h == 0 && k == 0) {
+                assert_string_equal(out, "{\"Nodes\":null,\"NodeNames\":[],\"FailedNodes\":{"
+                                         "\"kwok-node-0\":\"dagsched: the room on this node is "
+                                         "held for default/holder (an eviction made it)\"},"
+                                         "\"FailedAndUnresolvableNodes\":{},\"Error\":\"\"}");
+                assert_int_equal(o.n_passed, 0);
+            } else {
+                assert_non_null(strstr(out, "\"NodeNames\":[\"kwok-node-0\"]"));
+                assert_int_equal(o.n_passed, 1);
+            }
+            free(out);
+            free(body);
+        }
+        ext_snapshot_unref(s);
+        world_free(&w);
+    }
+}
+
 static void test_outside_dag_and_unknown_nodes(void **state)
 {
     (void)state;
@@ -1265,6 +1315,7 @@ int main(void)
         cmocka_unit_test(test_empty_nodes),
         cmocka_unit_test(test_preempt),
         cmocka_unit_test(test_preempt_owner),
+        cmocka_unit_test(test_filter_held_room),
         cmocka_unit_test(test_preempt_namespace_selector),
         cmocka_unit_test(test_preempt_rules),
         cmocka_unit_test(test_preempt_room_frees_anyway),
