@@ -42,6 +42,7 @@ typedef struct ctl_options {
     double cache_max_age_s;     /* no action when a watch has been out of contact this long */
     const char *ledger_name;
     const char *runtime_history_name; /* ConfigMap of learned run times (runtime_store.h) */
+    const char *scheduler_name;       /* the pods dagsched acts on (ctl_pod.foreign) */
     int max_annotation_updates;       /* informational pod writes queued per round */
     double min_round_interval_s;
     double write_qps;       /* informational pod writes a second (writer.h); <= 0: no limit */

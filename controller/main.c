@@ -62,6 +62,10 @@ static void usage(FILE *f)
         "                                 dagsched-controller-evictions)\n"
         "  --runtime-history-name NAME    ConfigMap of the run times learned from earlier runs\n"
         "                                 (default dagsched-runtime-history)\n"
+        "  --scheduler-name NAME          the pods dagsched acts on: spec.schedulerName NAME\n"
+        "                                 (default dagsched); others are never released,\n"
+        "                                 annotated or evicted. Empty: every scheduler's pods\n"
+        "                                 (the controller alone beside the default scheduler)\n"
         "  --max-annotation-updates N     pod annotation updates queued per round (waiting\n"
         "                                 reasons, then DSP values; default 100)\n"
         "  --write-qps Q                  annotation writes a second, made by the write queue's\n"
@@ -115,6 +119,7 @@ enum {
     OPT_CACHE_AGE,
     OPT_LEDGER,
     OPT_RT_HISTORY,
+    OPT_SCHED_NAME,
     OPT_MAX_ANN,
     OPT_MIN_ROUND,
     OPT_WRITE_QPS,
@@ -150,6 +155,7 @@ static int parse_flags(int argc, char **argv, flags *f)
         {"cache-max-age", required_argument, NULL, OPT_CACHE_AGE},
         {"ledger-name", required_argument, NULL, OPT_LEDGER},
         {"runtime-history-name", required_argument, NULL, OPT_RT_HISTORY},
+        {"scheduler-name", required_argument, NULL, OPT_SCHED_NAME},
         {"max-annotation-updates", required_argument, NULL, OPT_MAX_ANN},
         {"min-round-interval", required_argument, NULL, OPT_MIN_ROUND},
         {"write-qps", required_argument, NULL, OPT_WRITE_QPS},
@@ -172,6 +178,7 @@ static int parse_flags(int argc, char **argv, flags *f)
     o->cache_max_age_s = 30;
     o->ledger_name = "dagsched-controller-evictions";
     o->runtime_history_name = "dagsched-runtime-history";
+    o->scheduler_name = "dagsched";
     o->max_annotation_updates = 100;
     o->min_round_interval_s = 1;
     o->write_qps = 20;
@@ -236,6 +243,9 @@ static int parse_flags(int argc, char **argv, flags *f)
             break;
         case OPT_RT_HISTORY:
             o->runtime_history_name = optarg;
+            break;
+        case OPT_SCHED_NAME:
+            o->scheduler_name = optarg;
             break;
         case OPT_MAX_ANN: {
             char *end;

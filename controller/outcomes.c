@@ -110,6 +110,7 @@ int ctl_outcomes_scan(ctl_outcomes *o, const ctl_snapshot *s, ctl_outcome_events
 {
     memset(out, 0, sizeof *out);
     scan sc = {.o = o};
+    unsigned char *who = NULL; /* per job: 1 a foreign pod seen, 2 one of ours */
     size_t cap = s->js.n_jobs + s->n_pod;
     if (ds_strmap_init(&sc.seen, cap ? cap : 1) != 0)
         return ds_err_set(err, "outcomes: out of memory");
@@ -117,12 +118,19 @@ int ctl_outcomes_scan(ctl_outcomes *o, const ctl_snapshot *s, ctl_outcome_events
     out->tasks = calloc(s->n_pod ? s->n_pod : 1, sizeof *out->tasks);
     if (out->jobs == NULL || out->tasks == NULL)
         goto oom;
+    /* Jobs run by another scheduler (every pod of theirs seen is foreign) are not dagsched's. */
+    who = calloc(s->js.n_jobs ? s->js.n_jobs : 1, 1);
+    if (who == NULL)
+        goto oom;
+    for (size_t i = 0; i < s->n_pod; i++)
+        if (s->pod[i].task.job != DS_NO_TASK && s->pod[i].task.job < s->js.n_jobs)
+            who[s->pod[i].task.job] |= s->pod[i].foreign ? 1 : 2;
     char key[1024];
     for (size_t i = 0; i < s->js.n_jobs; i++) {
         const ds_job *j = &s->js.jobs[i];
         bool failed;
         double finish;
-        if (!j->valid || !job_over(s, j, &failed, &finish))
+        if (!j->valid || who[i] == 1 || !job_over(s, j, &failed, &finish))
             continue;
         snprintf(key, sizeof key, "job/%s/%.0f", j->key,
                  isfinite(j->created_at) ? j->created_at : 0);
@@ -144,7 +152,7 @@ int ctl_outcomes_scan(ctl_outcomes *o, const ctl_snapshot *s, ctl_outcome_events
     }
     for (size_t i = 0; i < s->n_pod; i++) {
         const ctl_pod *p = &s->pod[i];
-        if (p->task.job == DS_NO_TASK || isnan(p->started_at) || p->uid[0] == '\0')
+        if (p->task.job == DS_NO_TASK || isnan(p->started_at) || p->uid[0] == '\0' || p->foreign)
             continue;
         const ds_job *j = ctl_snapshot_job_of(s, &p->task);
         if (j == NULL || !j->valid || p->task.task >= j->dag.n)
@@ -160,6 +168,7 @@ int ctl_outcomes_scan(ctl_outcomes *o, const ctl_snapshot *s, ctl_outcome_events
         t->from_created_s = p->started_at - p->created_at;
         t->from_ready_s = p->started_at - ready_of(s, j, p->task.task, p->created_at);
     }
+    free(who);
     if (o->init)
         ds_strmap_free(&o->seen);
     ds_arena_free(&o->keys);
@@ -168,6 +177,7 @@ int ctl_outcomes_scan(ctl_outcomes *o, const ctl_snapshot *s, ctl_outcome_events
     o->init = true;
     return 0;
 oom:
+    free(who);
     ds_strmap_free(&sc.seen);
     ds_arena_free(&sc.keys);
     ctl_outcome_events_free(out);

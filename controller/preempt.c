@@ -341,8 +341,8 @@ static int build_tasks(plan_state *s, const ctl_budget *b, ds_err *err)
     for (size_t i = 0; i < in->n_pods; i++) {
         const ctl_pod *p = &in->pods[i];
         s->out->guard[i] = CTL_GUARD_NOT_RUNNING;
-        if (p->task.job == DS_NO_TASK || !p->task.evaluated) {
-            s->out->guard[i] = CTL_GUARD_NOT_A_TASK;
+        if (p->task.job == DS_NO_TASK || !p->task.evaluated || p->foreign) {
+            s->out->guard[i] = CTL_GUARD_NOT_A_TASK; /* a foreign pod neither evicts nor goes */
             continue;
         }
         if (p->state == CTL_POD_BOUND) {

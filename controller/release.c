@@ -336,6 +336,8 @@ int ctl_release_plan(const ctl_release_in *in, ctl_release_out *out, ds_err *err
     }
     for (size_t i = 0; i < in->n_pods; i++) {
         const ctl_pod *p = &in->pods[i];
+        if (p->foreign)
+            continue; /* another scheduler's pod: never released, held or nudged */
         /* A gated pod outside every DAG job (unusable dagsched metadata, no dagsched.io/job label,
          * a pod error) has no upstream tasks to wait for: the gate (written by its author or by
          * the admission webhook) is removed at once, never held. A task of a job that is invalid

@@ -119,8 +119,11 @@ static int take_snapshot(ctl_controller *c, const ds_policy *pol, ctl_snapshot *
         return ds_err_set(err, "snapshot: out of memory");
     }
     ds_rt_history *learned = c->runtimes.loaded ? &c->runtimes.history : NULL;
-    return ctl_snapshot_build_learned(&pods, &nodes, &pdbs, &jobs, &graphs, &nss, pol, learned,
-                                      rt_wall_now(), s, err);
+    if (ctl_snapshot_build_learned(&pods, &nodes, &pdbs, &jobs, &graphs, &nss, pol, learned,
+                                   rt_wall_now(), s, err) != 0)
+        return -1;
+    ctl_mark_foreign(s, c->opt.scheduler_name);
+    return 0;
 }
 
 /* The task-level eviction yield of a finished job: the evictions made for each of its tasks, by
@@ -211,7 +214,7 @@ static void report_invalid_jobs(ctl_controller *c, const ctl_snapshot *s)
         if (why == NULL)
             continue;
         const ctl_pod *p = event_pod(s, job);
-        if (p == NULL)
+        if (p == NULL || p->foreign)
             continue;
         char key[1024];
         snprintf(key, sizeof key, "invalid/%.100s/%.900s", job->key, why);
@@ -240,6 +243,7 @@ static void report_invalid_pods(ctl_controller *c, const ctl_snapshot *s)
     for (size_t i = 0; i < s->n_pod; i++) {
         const ctl_pod *p = &s->pod[i];
         if (p->dagsched_error == NULL || p->dagsched_error[0] == '\0' || p->terminating ||
+            p->foreign ||
             (p->state != CTL_POD_GATED && p->state != CTL_POD_PENDING &&
              p->state != CTL_POD_UNSCHEDULABLE))
             continue;
@@ -453,7 +457,7 @@ static void report_unsaved(ctl_controller *c, const ctl_snapshot *s, const ds_po
         const ctl_pod *p = &s->pod[i];
         bool waiting = p->state == CTL_POD_UNSCHEDULABLE ||
                        (p->state == CTL_POD_GATED && held_for_room != NULL && held_for_room[i]);
-        if (!waiting || p->terminating || p->task.job == DS_NO_TASK ||
+        if (!waiting || p->terminating || p->foreign || p->task.job == DS_NO_TASK ||
             !isfinite(p->task.eval.t_allow_s) ||
             !ds_dsp_is_urgent(&p->task.eval, pol->urgent_threshold_s))
             continue;
@@ -560,6 +564,8 @@ static void do_publish(ctl_controller *c, const ctl_snapshot *s, const ds_policy
     for (long k = 0; k < n && budget > 0; k++) {
         const ctl_pod *p = &s->pod[order[k]];
         const kube_meta *m = s->pods.items[order[k]];
+        if (p->foreign)
+            continue; /* another scheduler's pod: not annotated */
         ctl_dsp_values v;
         ctl_publish_values(&p->task, &v);
         if (!ctl_publish_differs(&v, kube_meta_annotation(m, CTL_ANN_PRIORITY),

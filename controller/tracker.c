@@ -300,6 +300,7 @@ static void fill_pod(ctl_snapshot *s, size_t i, size_t *kv_used, size_t *tol_use
     p->mirror = kp->mirror || (kp->owner_kind != NULL && strcmp(kp->owner_kind, "Node") == 0);
     p->state = pod_state(kp);
     p->other_gates = kp->n_gates > (has_gate(kp, DS_GATE_DEPENDENCIES) ? 1u : 0u);
+    p->scheduler_name = or_empty(kp->scheduler_name);
     p->terminating = m->deleting;
     p->created_at = opt_time(m->creation_ts);
     p->started_at = opt_time(kp->start_time);
@@ -518,6 +519,16 @@ static int build_queue_order(ctl_snapshot *s, const ds_policy *pol, ds_err *err)
     if (s->job_order == NULL || s->job_sum == NULL)
         return ds_err_set(err, "snapshot: out of memory");
     return ds_jobset_job_figures(&s->js, &pol->order, s->now, s->job_order, s->job_sum, err);
+}
+
+void ctl_mark_foreign(ctl_snapshot *s, const char *scheduler_name)
+{
+    for (size_t i = 0; i < s->n_pod; i++) {
+        const char *n = s->pod[i].scheduler_name;
+        s->pod[i].foreign =
+            scheduler_name != NULL && scheduler_name[0] != '\0' &&
+            strcmp(n != NULL && n[0] != '\0' ? n : "default-scheduler", scheduler_name) != 0;
+    }
 }
 
 int ctl_snapshot_build(kube_obj_list *pods, kube_obj_list *nodes, kube_obj_list *pdbs,

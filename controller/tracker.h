@@ -72,6 +72,11 @@ int ctl_snapshot_build_learned(kube_obj_list *pods, kube_obj_list *nodes, kube_o
                                kube_obj_list *namespaces, const ds_policy *policy,
                                ds_rt_history *learned, double now, ctl_snapshot *out, ds_err *err);
 
+/* Mark the pods whose schedulerName is not scheduler_name as foreign (ctl_pod.foreign): they did
+ * not opt in to dagsched, which then never acts on them. A pod's empty schedulerName is the API
+ * server's default-scheduler; scheduler_name NULL or "" marks none (every scheduler's pods). */
+void ctl_mark_foreign(ctl_snapshot *s, const char *scheduler_name);
+
 /* A namespace of the snapshot by name, or NULL when it was not listed. */
 const ctl_namespace *ctl_snapshot_namespace(const ctl_snapshot *s, const char *name);
 void ctl_snapshot_free(ctl_snapshot *s);

@@ -138,6 +138,11 @@ typedef struct ctl_pod {
     double nudged_at;           /* annotation dagsched.io/upstream-succeeded-at, NAN when absent */
     bool released;              /* annotation dagsched.io/released-at present */
     bool has_runtime;           /* annotation dagsched.io/runtime present */
+    const char *scheduler_name; /* spec.schedulerName ("" when absent) */
+    /* Not dagsched's pod: its schedulerName is another scheduler's. The controller never
+     * releases, nudges, annotates or evicts it, nor evicts for it (it stays in the job model,
+     * where it takes room). Set by the controller (ctl_mark_foreign), false in a bare view. */
+    bool foreign;
     const char *waiting_reason; /* annotation dagsched.io/waiting-reason, "" when absent */
     /* PodDisruptionBudgets of its namespace that select it (filled for bound pods only). */
     unsigned n_pdbs;

@@ -397,6 +397,7 @@ static void pack_fields(packer *p, kube_meta *m)
         }
         pk_str(p, &o->node_name);
         pk_str(p, &o->priority_class);
+        pk_str(p, &o->scheduler_name);
         pk_strv_strs(p, o->gates, o->n_gates);
         pk_str(p, &o->owner_kind);
         pk_str(p, &o->owner_name);
@@ -1005,7 +1006,8 @@ static int decode_pod(dctx *d, const json_t *obj, const json_t *spec, const json
     if (spec == NULL)
         return fail(d, "spec: missing");
     if (get_str(d, spec, "nodeName", "spec.", 253, false, &p->node_name) != 0 ||
-        get_str(d, spec, "priorityClassName", "spec.", 253, false, &p->priority_class) != 0)
+        get_str(d, spec, "priorityClassName", "spec.", 253, false, &p->priority_class) != 0 ||
+        get_str(d, spec, "schedulerName", "spec.", 253, false, &p->scheduler_name) != 0)
         return -1;
     if (p->node_name != NULL && p->node_name[0] == '\0')
         p->node_name = NULL;

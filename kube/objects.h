@@ -120,6 +120,7 @@ typedef struct kube_pod {
     double start_time; /* status.startTime; 0 when absent */
     ds_res requests;   /* effective pod request, as the scheduler computes it */
     const char *priority_class;
+    const char *scheduler_name; /* spec.schedulerName, or NULL */
     int32_t priority;
     bool has_priority;
     const char *const *gates; /* spec.schedulingGates[].name */

@@ -67,7 +67,7 @@ wait_until 60 extender_webhook_ready
 register_webhook dagsched-admission-bench
 wait_until 30 probe_gated u-dagsched
 K -n u-dagsched delete pod probe --wait=false >/dev/null 2>&1 || true
-start_controller "$CTL" "$LOGDIR/controller.log" "$INSTALL_NS"
+start_controller "$CTL" "$LOGDIR/controller.log" "$INSTALL_NS" --log-level debug
 
 sched_of() { [[ "$1" == dagsched ]] && echo dagsched || echo default-scheduler; }
 

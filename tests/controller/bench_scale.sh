@@ -214,7 +214,7 @@ echo "$((4 * URGENT)) victim pods running on $URGENT target nodes"
 # 3. the controller, ready, then idle
 t0="$(now)"
 "$CTL_BIN" --kubeconfig "$KUBECONFIG" --leader-elect=false --metrics-listen "127.0.0.1:$CTL_PORT" \
-  --write-qps "$WRITE_QPS" --log-level info >"$CTL_LOG" 2>&1 &
+  --scheduler-name= --write-qps "$WRITE_QPS" --log-level info >"$CTL_LOG" 2>&1 &
 ctl_pid=$!
 wait_ready controller "$ctl_pid" "$CTL_PORT" "$CTL_LOG" "$t0"
 ready_s="$(since "$t0")" ready_rss="$(rss_mb)"

@@ -81,7 +81,9 @@ start_ctl() { # NAME ARGS...
     while [[ -e "$LOGDIR/$name.log.$n" ]]; do n=$((n + 1)); done
     mv "$LOGDIR/$name.log" "$LOGDIR/$name.log.$n"
   fi
-  env "${SANITIZER_ENV[@]}" "$BIN" --kubeconfig "$KUBECONFIG" --log-level debug "$@" >"$LOGDIR/$name.log" 2>&1 &
+  # The suite's pods run under the default scheduler: --scheduler-name= lets the controller act on
+  # every scheduler's pods (by default it acts only on spec.schedulerName dagsched).
+  env "${SANITIZER_ENV[@]}" "$BIN" --kubeconfig "$KUBECONFIG" --log-level debug --scheduler-name= "$@" >"$LOGDIR/$name.log" 2>&1 &
   CTL_PIDS[$name]=$!
 }
 stop_ctl() { # NAME [SIGNAL]

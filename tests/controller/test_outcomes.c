@@ -155,6 +155,28 @@ static void test_reported_once(void **state)
     ctl_outcomes_free(&o);
 }
 
+/* Jobs run by another scheduler (every pod foreign: ctl_mark_foreign) are not dagsched's to count.
+ */
+static void test_foreign_jobs_not_counted(void **state)
+{
+    (void)state;
+    kube_obj_list pods = {0};
+    fill(&pods);
+    ctl_snapshot s;
+    build(&s, &pods, T0 + 600);
+    ctl_mark_foreign(&s, "some-other-scheduler");
+    ctl_outcomes o;
+    ctl_outcomes_init(&o, T0 - 1);
+    ctl_outcome_events e;
+    ds_err err = {{0}};
+    assert_int_equal(ctl_outcomes_scan(&o, &s, &e, &err), 0);
+    assert_int_equal(e.n_jobs, 0);
+    assert_int_equal(e.n_tasks, 0);
+    ctl_outcome_events_free(&e);
+    ctl_snapshot_free(&s);
+    ctl_outcomes_free(&o);
+}
+
 static void test_nothing_before_start(void **state)
 {
     (void)state;
@@ -188,6 +210,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_reported_once),
+        cmocka_unit_test(test_foreign_jobs_not_counted),
         cmocka_unit_test(test_nothing_before_start),
         cmocka_unit_test(test_names),
     };

@@ -124,6 +124,29 @@ static void test_urgent_evicts_lowest(void **state)
     scene_free(&s);
 }
 
+/* Another scheduler's pods (ctl_pod.foreign: not schedulerName dagsched) are neither victims nor
+ * preemptors: the lowest-priority pod foreign, the next-lowest goes; the waiting task foreign,
+ * nothing does. */
+static void test_foreign_pods_untouched(void **state)
+{
+    (void)state;
+    scene s;
+    scene_init(&s);
+    s.pods[R1].foreign = true;
+    ctl_preempt_out out;
+    plan(&s, &out);
+    assert_int_equal(out.n_ev, 1);
+    assert_int_not_equal(out.ev[0].victim, R1);
+    assert_int_equal(out.guard[R1], CTL_GUARD_NOT_A_TASK);
+    ctl_preempt_out_free(&out);
+    s.pods[W].foreign = true;
+    plan(&s, &out);
+    assert_int_equal(out.n_ev, 0);
+    assert_int_equal(out.n_waiting, 0);
+    ctl_preempt_out_free(&out);
+    scene_free(&s);
+}
+
 /* A task with slack above the urgent threshold and a priority below every running task evicts
  * nothing while room comes in time (the running tasks end in 20 s, within its 31 s of slack less
  * 5 s to start). When room would come only in an hour it is urgent by the forecast
@@ -1158,6 +1181,48 @@ static void test_node_eligibility(void **state)
     scene_free(&s);
 }
 
+/* A preemptor confined to a pool of nodes (node selector): the room forecast counts only the nodes
+ * it may use. Its pool is full with tasks ending in 50 s, beyond its 40 s of slack; another pool
+ * has an idle node. Urgent by the forecast, it evicts in its pool (it did not: the idle node
+ * elsewhere made the room look free now). */
+static void test_forecast_in_own_pool(void **state)
+{
+    (void)state;
+    scene s;
+    scene_init(&s);
+    ctl_kv pool_a[] = {{"pool", "a"}}, pool_b[] = {{"pool", "b"}};
+    ctl_node nodes[3] = {s.nodes[0], s.nodes[1], t_node("n3", MILLI(4))};
+    nodes[0].labels = nodes[1].labels = pool_a;
+    nodes[0].n_labels = nodes[1].n_labels = 1;
+    nodes[2].labels = pool_b;
+    nodes[2].n_labels = 1;
+    for (int r = R0; r <= R3; r++)
+        s.pods[r].task.eval.t_rem_s = 50;
+    s.pods[W].node_selector = pool_a;
+    s.pods[W].n_node_selector = 1;
+    s.pods[W].task.eval.t_allow_s = 45;
+    s.pods[W].task.eval.t_rem_s = 5;
+    s.pods[W].task.job_slack_s = 45;
+    s.pods[W].task.job_path_s = 15;
+    s.in = (ctl_preempt_in){.pods = s.pods,
+                            .n_pods = s.n_pods,
+                            .nodes = nodes,
+                            .n_nodes = 3,
+                            .dags = s.dags,
+                            .n_jobs = 2,
+                            .policy = &s.pol,
+                            .ledger = &s.ledger,
+                            .now = NOW};
+    ctl_preempt_out out;
+    ds_err err = {{0}};
+    assert_int_equal(ctl_preempt_plan(&s.in, &out, &err), 0);
+    assert_int_equal(out.n_ev, 1);
+    assert_int_equal(out.ev[0].reason, DS_REASON_URGENT);
+    assert_true(out.ev[0].node < 2);
+    ctl_preempt_out_free(&out);
+    scene_free(&s);
+}
+
 /* Required node affinity: the preemptor's victim is on a node it may run on, even when a lower
  * priority victim elsewhere would make room; a malformed affinity allows no node. */
 static void test_required_affinity(void **state)
@@ -1398,6 +1463,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_urgent_evicts_lowest),
+        cmocka_unit_test(test_foreign_pods_untouched),
+        cmocka_unit_test(test_forecast_in_own_pool),
         cmocka_unit_test(test_not_urgent_low_priority_evicts_nothing),
         cmocka_unit_test(test_pending_not_unschedulable_waits),
         cmocka_unit_test(test_gated_held_for_room_preempts),

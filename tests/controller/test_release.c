@@ -66,6 +66,25 @@ static void test_release_order_and_limit(void **state)
     ctl_release_out_free(&out);
 }
 
+/* Another scheduler's pods (ctl_pod.foreign) are never released, ungated, held or nudged. */
+static void test_foreign_pods_untouched(void **state)
+{
+    (void)state;
+    ctl_pod pods[3] = {gated("ours", DS_TASK_WAITING, 0.5, 1),
+                       gated("theirs", DS_TASK_WAITING, 0.9, 1),
+                       t_pod("batch", "theirs-not-a-task", CTL_POD_GATED)};
+    pods[1].foreign = pods[2].foreign = true;
+    ctl_release_in in = {.pods = pods, .n_pods = 3, .admission = DS_ADMIT_ALL};
+    ctl_release_out out;
+    assert_int_equal(ctl_release_plan(&in, &out, NULL), 0);
+    assert_int_equal(out.n_rel, 1);
+    assert_int_equal(out.rel[0].idx, 0);
+    assert_int_equal(out.n_ungate, 0);
+    assert_int_equal(out.n_held, 0);
+    assert_int_equal(out.n_wait, 0);
+    ctl_release_out_free(&out);
+}
+
 /* A gated pod whose dagsched metadata cannot be used is outside any DAG job: its gate is removed
  * at once, whatever the limit on concurrent releases; other pods with such metadata are left
  * alone. A gated pod that is no task of any job (no dagsched.io/job label: the admission webhook
@@ -588,6 +607,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_release_order_and_limit),
+        cmocka_unit_test(test_foreign_pods_untouched),
         cmocka_unit_test(test_queue_order_first),
         cmocka_unit_test(test_ungate_pods_outside_dag),
         cmocka_unit_test(test_ungate_gated_non_tasks),
