@@ -408,6 +408,38 @@ static void log_guarded(ctl_controller *c, const ctl_snapshot *s, const ctl_pree
     }
 }
 
+/* At debug level, once per pod and GUARD_LOG_INTERVAL_S: the figures of each waiting DAG task
+ * with a deadline that no eviction was planned for (why a deadline task still waits for room). */
+static void log_unplanned(ctl_controller *c, const ctl_snapshot *s, const ctl_preempt_out *out,
+                          const bool *held_for_room)
+{
+    if (!kube_log_enabled(KUBE_LOG_DEBUG))
+        return;
+    for (size_t i = 0; i < s->n_pod; i++) {
+        const ctl_pod *p = &s->pod[i];
+        bool waiting = p->state == CTL_POD_UNSCHEDULABLE ||
+                       (p->state == CTL_POD_GATED && held_for_room != NULL && held_for_room[i]);
+        if (!waiting || p->foreign || p->task.job == DS_NO_TASK ||
+            !isfinite(p->task.eval.t_allow_s))
+            continue;
+        bool planned = false;
+        for (size_t k = 0; k < out->n_ev && !planned; k++)
+            planned = out->ev[k].preemptor == i;
+        char key[400];
+        snprintf(key, sizeof key, "unplanned/%.300s", p->uid);
+        double last = ctl_memo_get(&c->memo, key);
+        if (planned || (last >= 0 && s->now - last < GUARD_LOG_INTERVAL_S))
+            continue;
+        KLOG_DEBUG_F("preempt", CTL_POD_FIELDS(p, NULL, "no-eviction"),
+                     "no eviction for %s/%s: slack %.1fs, job slack %.1fs over a path of %.1fs, "
+                     "run time %.1fs, queue position %zu, %zu node selector term(s)",
+                     p->ns, p->name, p->task.eval.t_allow_s, p->task.job_slack_s,
+                     p->task.job_path_s, p->task.eval.t_rem_s, p->task.queue_pos,
+                     p->n_node_selector);
+        ctl_memo_put(&c->memo, key, s->now);
+    }
+}
+
 /* Room freed by evictions (reserve.h): held for the preemptors that have not bound yet, and
  * what became of it counted once per eviction. NULL when nothing is held (or on error). */
 static ds_res *reserve_room(ctl_controller *c, const ctl_snapshot *s, const ds_policy *pol,
@@ -536,8 +568,10 @@ static void do_preempt(ctl_controller *c, const ctl_snapshot *s, const ds_policy
              "eviction(s) planned%s%s%s",
              out.n_waiting, out.n_urgent, out.n_cooling, out.n_running, out.n_evictable, out.n_ev,
              c->opt.dry_run ? " (dry run)" : "", held, refused);
-    if (out.n_waiting > 0)
+    if (out.n_waiting > 0) {
         log_guarded(c, s, &out);
+        log_unplanned(c, s, &out, held_for_room);
+    }
     if (out.n_ev == 0 && by_guard[CTL_GUARD_OK] == 0 && by_guard[CTL_GUARD_OWNER_WOULD_FAIL] > 0)
         report_unsaved(c, s, pol, held_for_room, by_guard[CTL_GUARD_OWNER_WOULD_FAIL]);
     for (size_t i = 0; i < out.n_ev; i++)
