@@ -1220,6 +1220,19 @@ static void test_forecast_in_own_pool(void **state)
     assert_int_equal(out.ev[0].reason, DS_REASON_URGENT);
     assert_true(out.ev[0].node < 2);
     ctl_preempt_out_free(&out);
+    /* Another scheduler's waiting task of the same size ahead of it in the queue, in the other
+     * pool: the same eviction. */
+    ctl_pod *f = &s.pods[s.n_pods++];
+    *f = t_waiting("prod", "theirs", 1, 1, 0.2, 45, MILLI(4));
+    f->node_selector = pool_b;
+    f->n_node_selector = 1;
+    f->foreign = true;
+    f->task.queue_pos = 0;
+    s.pods[W].task.queue_pos = 1;
+    s.in.n_pods = s.n_pods;
+    assert_int_equal(ctl_preempt_plan(&s.in, &out, &err), 0);
+    assert_int_equal(out.n_ev, 1);
+    ctl_preempt_out_free(&out);
     scene_free(&s);
 }
 
