@@ -223,7 +223,11 @@ test_preempt_and_policy() {
   local ns=it-preempt
   "$K" create namespace "$ns" >/dev/null
   "$K" -n "$ns" apply -f "$MANIFESTS/preempt.yaml" >/dev/null
-  wait_for 30 "filler running" phase_is "$ns" filler Running
+  filler_pod() { "$K" -n "$ns" get pods -l app=filler -o jsonpath='{.items[0].metadata.name}' 2>/dev/null; }
+  wait_for 30 "filler created" bash -c "[[ -n \"\$('$K' -n $ns get pods -l app=filler -o name)\" ]]"
+  local filler
+  filler="$(filler_pod)"
+  wait_for 30 "filler running" phase_is "$ns" "$filler" Running
   local young0
   young0="$(metric 'dagsched_extender_preempt_victims_total{verdict="too-young"}')"
   "$K" -n "$ns" apply -f "$MANIFESTS/preempt-urgent.yaml" >/dev/null
@@ -233,7 +237,7 @@ test_preempt_and_policy() {
   }
   wait_for 30 "the young victim refused" young_refused
   sleep 3
-  phase_is "$ns" filler Running || fail "the filler was evicted although it ran less than minRunTime"
+  phase_is "$ns" "$filler" Running || fail "the filler was evicted although it ran less than minRunTime"
   bound "$ns" urgent && fail "urgent was bound although no victim was allowed"
   "$K" -n "$ns" delete pod urgent --wait=true >/dev/null
 
@@ -243,7 +247,9 @@ test_preempt_and_policy() {
   "$K" -n "$ns" apply -f "$MANIFESTS/preempt-urgent.yaml" >/dev/null
   wait_for 60 "urgent bound after preempting the filler" bound "$ns" urgent
   [[ "$(node_of "$ns" urgent)" == pre-1 ]] || fail "urgent went to $(node_of "$ns" urgent)"
-  wait_for 30 "the filler gone" bash -c "! '$K' -n $ns get pod filler >/dev/null 2>&1"
+  wait_for 30 "the filler gone" bash -c "! '$K' -n $ns get pod $filler >/dev/null 2>&1"
+  # Its ReplicaSet's replacement cannot fit beside urgent: not needed any more.
+  "$K" -n "$ns" delete replicaset filler --wait=false >/dev/null
   log "PASS preemption: young victim refused under minRunTime 60s, evicted after hot reload to 0s"
 
   "$K" -n dagsched-system apply -f "$MANIFESTS/policy-invalid.yaml" >/dev/null
