@@ -125,6 +125,11 @@ int ctl_metrics_init(ctl_metrics *m, const char *version, const char *git)
         "Preemptors the room freed by their eviction is held for (not bound yet, within the "
         "cooldown)",
         NULL, 0, NULL, 0);
+    m->upcoming_kept = metrics_family_new(
+        m->reg, METRICS_GAUGE, "dagsched_controller_upcoming_room_kept",
+        "Ready tasks of deadline jobs whose pod is not created yet (an Argo task after its "
+        "upstream ended) that free room is kept for in the release order",
+        NULL, 0, NULL, 0);
     static const char *const l_stage[] = {"stage"};
     static const double write_buckets[] = {0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25,
                                            0.5,   1,      2.5,   5,    10,    30,   60,  300};
@@ -160,7 +165,7 @@ int ctl_metrics_init(ctl_metrics *m, const char *version, const char *git)
         !m->unsaved)
         return -1;
     if (!m->jobs_done || !m->makespan || !m->lateness || !m->task_wait || !m->build_info ||
-        !m->room || !m->preemptor_jobs || !m->preemptor_tasks || !m->reserved)
+        !m->room || !m->preemptor_jobs || !m->preemptor_tasks || !m->reserved || !m->upcoming_kept)
         return -1;
     if (!m->release_latency || !m->queue || !m->policy_dups || !m->evictions || !m->releases ||
         !m->nudges || !m->urgent || !m->duration || !m->leader || !m->rounds || !m->urgent_rounds ||

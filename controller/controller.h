@@ -80,6 +80,7 @@ typedef struct ctl_metrics {
     metrics_family *preemptor_tasks; /* counter {outcome}: evictions by their preemptor task's
                                       * level deadline */
     metrics_family *reserved;        /* gauge: preemptors the freed room is held for */
+    metrics_family *upcoming_kept;   /* gauge: upcoming tasks room is kept for */
     /* The write queue (writer.h) and the rounds' own cost. */
     metrics_family *wq_depth;     /* gauge: informational writes queued */
     metrics_family *wq_coalesced; /* counter: writes that replaced a queued one */

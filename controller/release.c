@@ -262,6 +262,11 @@ static int decide(const ctl_release_in *in, const cand *c, size_t nc, ds_admit_r
         inflight[i].room_only = !q[i].counted;
     }
     for (size_t i = 0; i < nc; i++) {
+        if (c[i].kind == CTL_RELEASE_UPCOMING) {
+            ready[i] = (ds_admit_task){
+                .request = in->upcoming[c[i].idx].request, .eligible = x.plain, .upcoming = true};
+            continue;
+        }
         const ctl_pod *p = c[i].kind == CTL_RELEASE_POD ? &in->pods[c[i].idx] : NULL;
         const ctl_task_info *t = p != NULL ? &p->task : &in->jobs[c[i].idx].task;
         ready[i].request = p != NULL ? p->request : in->jobs[c[i].idx].request;
@@ -310,15 +315,20 @@ int ctl_release_plan(const ctl_release_in *in, ctl_release_out *out, ds_err *err
     if ((in->pods == NULL && in->n_pods) || (in->jobs == NULL && in->n_jobs) ||
         (in->nodes == NULL && in->n_nodes))
         return ds_err_set(err, "release round: missing array");
-    size_t cap = in->n_pods + in->n_jobs;
+    if (in->upcoming == NULL && in->n_upcoming)
+        return ds_err_set(err, "release round: missing array");
+    /* Upcoming tasks only count against the room under admission capacity. */
+    size_t n_up = in->admission == DS_ADMIT_CAPACITY ? in->n_upcoming : 0;
+    size_t cap = in->n_pods + in->n_jobs + n_up;
     cand *c = calloc(cap ? cap : 1, sizeof *c);
     ds_admit_result *res = calloc(cap ? cap : 1, sizeof *res);
     out->rel = calloc(cap ? cap : 1, sizeof *out->rel);
     out->wait = calloc(cap ? cap : 1, sizeof *out->wait);
     out->nudge = calloc(in->n_pods ? in->n_pods : 1, sizeof *out->nudge);
     out->ungate = calloc(in->n_pods ? in->n_pods : 1, sizeof *out->ungate);
+    out->kept = calloc(n_up ? n_up : 1, sizeof *out->kept);
     if (c == NULL || res == NULL || out->rel == NULL || out->wait == NULL || out->nudge == NULL ||
-        out->ungate == NULL) {
+        out->ungate == NULL || out->kept == NULL) {
         free(c);
         free(res);
         ctl_release_out_free(out);
@@ -393,6 +403,16 @@ int ctl_release_plan(const ctl_release_in *in, ctl_release_out *out, ds_err *err
                 (ctl_wait){.kind = CTL_RELEASE_JOB, .idx = i, .reason = CTL_WAIT_UPSTREAM};
     }
     out->n_ready = nc;
+    for (size_t i = 0; i < n_up; i++) {
+        const ctl_upcoming *u = &in->upcoming[i];
+        c[nc++] = (cand){CTL_RELEASE_UPCOMING,
+                         i,
+                         u->priority,
+                         u->queue_pos,
+                         u->ready_since,
+                         u->ns ? u->ns : "",
+                         u->task_name ? u->task_name : ""};
+    }
     qsort(c, nc, sizeof *c, cmp_cand);
     if (decide(in, c, nc, res, err) != 0) {
         free(c);
@@ -402,6 +422,11 @@ int ctl_release_plan(const ctl_release_in *in, ctl_release_out *out, ds_err *err
         return -1;
     }
     for (size_t i = 0; i < nc; i++) {
+        if (c[i].kind == CTL_RELEASE_UPCOMING) {
+            if (res[i].verdict == DS_ADMIT_RELEASED)
+                out->kept[out->n_kept++] = (ctl_kept){c[i].idx, res[i].node};
+            continue;
+        }
         if (ds_admit_verdict_releases(res[i].verdict)) {
             out->rel[out->n_rel++] = (ctl_release){c[i].kind, c[i].idx, c[i].priority, res[i]};
             continue;
@@ -414,7 +439,7 @@ int ctl_release_plan(const ctl_release_in *in, ctl_release_out *out, ds_err *err
             w->blocker_idx = c[res[i].blocker].idx;
         }
     }
-    out->n_held = nc - out->n_rel;
+    out->n_held = out->n_ready - out->n_rel;
     for (size_t i = 0; i < n_blocked; i++)
         add_wait(out, blocked[i].kind, blocked[i].idx, blocked[i].reason);
     free(blocked);
@@ -429,6 +454,7 @@ void ctl_release_out_free(ctl_release_out *out)
     free(out->wait);
     free(out->nudge);
     free(out->ungate);
+    free(out->kept);
     memset(out, 0, sizeof *out);
 }
 

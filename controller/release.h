@@ -43,7 +43,13 @@
 #include "jobmodel.h"
 #include "view.h"
 
-typedef enum ctl_release_kind { CTL_RELEASE_POD = 0, CTL_RELEASE_JOB } ctl_release_kind;
+/* CTL_RELEASE_UPCOMING: a ready task whose pod is still to come (lib/upcoming.h): it takes its
+ * place in the order and keeps the room it fits, but is neither released nor held. */
+typedef enum ctl_release_kind {
+    CTL_RELEASE_POD = 0,
+    CTL_RELEASE_JOB,
+    CTL_RELEASE_UPCOMING
+} ctl_release_kind;
 
 /* A task released now: RELEASED (room taken on r.node, or SIZE_MAX under admission all) or
  * LOOKAHEAD. */
@@ -78,6 +84,21 @@ typedef struct ctl_wait {
     size_t blocker_idx;
 } ctl_wait;
 
+/* An upcoming task (lib/upcoming.h) as the release rule sees it. */
+typedef struct ctl_upcoming {
+    ds_res request;     /* as its template states it */
+    double priority;    /* DSP priority; -INFINITY when unknown */
+    size_t queue_pos;   /* place in the queue order (spec.order); SIZE_MAX when unknown */
+    double ready_since; /* when it became ready */
+    const char *ns, *job_name, *task_name;
+} ctl_upcoming;
+
+/* Room kept for an upcoming task on node `node` (an index into the view's nodes). */
+typedef struct ctl_kept {
+    size_t idx; /* into ctl_release_in.upcoming */
+    size_t node;
+} ctl_kept;
+
 typedef struct ctl_release_in {
     const ctl_pod *pods;
     size_t n_pods;
@@ -96,6 +117,10 @@ typedef struct ctl_release_in {
     /* Room held for preemptors on each node (reserve.h, ctl_reserved_room; n_nodes entries in
      * the order of nodes, NULL: none): not free for releases. */
     const ds_res *reserved;
+    /* Upcoming tasks (NULL: none): in the order among the ready tasks, they keep the room they
+     * fit from the tasks behind them (lib/admit.h), under admission capacity only. */
+    const ctl_upcoming *upcoming;
+    size_t n_upcoming;
 } ctl_release_in;
 
 typedef struct ctl_release_out {
@@ -111,6 +136,8 @@ typedef struct ctl_release_out {
     size_t n_ready;   /* tasks ready to be released */
     size_t in_flight; /* released tasks not bound yet (what maxConcurrentReleases counts) */
     size_t n_held;    /* ready tasks held back */
+    ctl_kept *kept;   /* upcoming tasks the room they fit was kept for */
+    size_t n_kept;
 } ctl_release_out;
 
 int ctl_release_plan(const ctl_release_in *in, ctl_release_out *out, ds_err *err);

@@ -20,6 +20,7 @@
 #include "log.h"
 #include "logfields.h"
 #include "release.h"
+#include "upcoming.h"
 #include "workflows.h"
 #include "writes.h"
 
@@ -326,6 +327,61 @@ static int report_waiting(ctl_controller *c, const ctl_snapshot *s, const ctl_re
     return used;
 }
 
+/* The upcoming tasks of the snapshot (lib/upcoming.h) for the release rule; *n set to how many.
+ * NULL with *n 0 when there are none or on allocation failure (logged: no room is kept). */
+static ctl_upcoming *upcoming_tasks(const ctl_snapshot *s, size_t *n)
+{
+    *n = 0;
+    size_t total = ds_jobset_upcoming(&s->js, s->now, NULL, 0);
+    if (total == 0)
+        return NULL;
+    ds_upcoming *u = calloc(total, sizeof *u);
+    ctl_upcoming *out = calloc(total, sizeof *out);
+    if (u == NULL || out == NULL) {
+        free(u);
+        free(out);
+        KLOG_ERROR("release", "upcoming tasks: out of memory for %zu", total);
+        return NULL;
+    }
+    total = ds_jobset_upcoming(&s->js, s->now, u, total);
+    for (size_t i = 0; i < total; i++) {
+        const ds_job *j = &s->js.jobs[u[i].job];
+        double prio = j->eval != NULL ? j->eval[u[i].task].priority : NAN;
+        out[i] = (ctl_upcoming){.request = u[i].request,
+                                .priority = isfinite(prio) ? prio : -INFINITY,
+                                .queue_pos = s->queue_pos[s->pos_base[u[i].job] + u[i].task],
+                                .ready_since = u[i].ready_since,
+                                .ns = j->ns,
+                                .job_name = j->name,
+                                .task_name = j->dag.tasks[u[i].task].name};
+    }
+    free(u);
+    *n = total;
+    return out;
+}
+
+/* At debug level, once per upcoming task: the room kept for it. */
+static void log_kept(ctl_controller *c, const ctl_snapshot *s, const ctl_release_in *in,
+                     const ctl_release_out *out)
+{
+    if (!kube_log_enabled(KUBE_LOG_DEBUG))
+        return;
+    for (size_t i = 0; i < out->n_kept; i++) {
+        const ctl_upcoming *u = &in->upcoming[out->kept[i].idx];
+        char key[700];
+        snprintf(key, sizeof key, "kept/%.253s/%.253s/%.150s", u->ns, u->job_name, u->task_name);
+        if (ctl_memo_get(&c->memo, key) >= 0)
+            continue;
+        size_t node = out->kept[i].node;
+        KLOG_DEBUG("release",
+                   "room kept on node %s for task %s of job %s/%s: ready %.1fs ago, its pod is "
+                   "not created yet",
+                   node < s->n_node ? s->node[node].name : "?", u->task_name, u->ns, u->job_name,
+                   s->now - u->ready_since);
+        ctl_memo_put(&c->memo, key, s->now);
+    }
+}
+
 /* Releases, nudges, ungates and the reasons of held tasks; returns the annotation updates made
  * for reasons (counted against --max-annotation-updates). held_for_room (n_pod flags, may be
  * NULL) is set for the gated pods held for lack of room: the preemption round's preemptors. */
@@ -345,12 +401,17 @@ static int do_release(ctl_controller *c, const ctl_snapshot *s, const ds_policy 
                          .lookahead = pol->release_lookahead,
                          .max_concurrent = pol->max_concurrent_releases,
                          .starvation_s = pol->order.starvation_s};
+    ctl_upcoming *upcoming = upcoming_tasks(s, &in.n_upcoming);
+    in.upcoming = upcoming;
     ctl_release_out out;
     ds_err err = {{0}};
     if (ctl_release_plan(&in, &out, &err) != 0) {
         KLOG_ERROR("release", "%s", err.msg);
+        free(upcoming);
         return 0;
     }
+    log_kept(c, s, &in, &out);
+    metrics_set(c->m.upcoming_kept, NULL, (double)out.n_kept);
     for (size_t i = 0; i < out.n_rel; i++) {
         char how[CTL_MSG_MAX];
         ctl_release_message(&in, &out.rel[i], how, sizeof how);
@@ -378,6 +439,7 @@ static int do_release(ctl_controller *c, const ctl_snapshot *s, const ds_policy 
     for (size_t i = 0; i < out.n_ungate; i++)
         ctl_act_ungate(c, s, out.ungate[i]);
     ctl_release_out_free(&out);
+    free(upcoming);
     return used;
 }
 

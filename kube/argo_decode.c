@@ -8,10 +8,12 @@
 #include <string.h>
 
 #include "annotations.h"
+#include "objects.h"
 #include "timefmt.h"
 
 typedef struct actx {
     kube_argo_wf *w;
+    const kube_decode_opts *opts;
     char error[DS_ERR_MAX]; /* first content problem */
     bool oom;
     size_t children; /* node children so far */
@@ -152,6 +154,56 @@ static void decode_retry(const json_t *rs, ds_wf_template *out)
         policy != NULL && (strcmp(policy, "Always") == 0 || strcmp(policy, "OnError") == 0);
 }
 
+/* Add the resources.requests of a container object to r; false when one cannot be read. */
+static bool container_requests(const actx *c, const json_t *ct, ds_res *r)
+{
+    ds_err e = {{0}};
+    return kube_requests_add(json_object_get(json_object_get(ct, "resources"), "requests"), c->opts,
+                             r, &e) == 0;
+}
+
+/* The request of a pod of a pod template, as far as the template says: its container or script,
+ * the containers of a containerSet and the sidecars, against its largest init container (the pod
+ * rule of kube-scheduler; the executor's own containers, added by Argo, are not counted). Unknown
+ * (has_request false) when a quantity cannot be read or the template requests nothing. */
+static void template_request(const actx *c, const json_t *t, ds_wf_template *out)
+{
+    ds_res sum = {{0}}, init_max = {{0}};
+    bool ok = true;
+    const char *single[] = {"container", "script"};
+    for (size_t i = 0; i < 2; i++) {
+        const json_t *ct = json_object_get(t, single[i]);
+        if (json_is_object(ct))
+            ok = ok && container_requests(c, ct, &sum);
+    }
+    const json_t *lists[] = {json_object_get(json_object_get(t, "containerSet"), "containers"),
+                             json_object_get(t, "sidecars")};
+    for (size_t l = 0; l < 2; l++) {
+        size_t i;
+        json_t *ct;
+        json_array_foreach(lists[l], i, ct) ok = ok && container_requests(c, ct, &sum);
+    }
+    size_t i;
+    json_t *ct;
+    json_array_foreach(json_object_get(t, "initContainers"), i, ct)
+    {
+        ds_res one = {{0}};
+        ok = ok && container_requests(c, ct, &one);
+        for (int k = 0; k < DS_RES_N; k++)
+            if (one.v[k] > init_max.v[k])
+                init_max.v[k] = one.v[k];
+    }
+    for (int k = 0; k < DS_RES_N; k++)
+        if (init_max.v[k] > sum.v[k])
+            sum.v[k] = init_max.v[k];
+    bool any = false;
+    for (int k = 0; k < DS_RES_N; k++)
+        any = any || sum.v[k] > 0;
+    out->has_request = ok && any;
+    if (out->has_request)
+        out->request = sum;
+}
+
 static void decode_template(actx *c, const json_t *t, size_t ti, ds_wf_template *out)
 {
     char path[96];
@@ -208,6 +260,7 @@ static void decode_template(actx *c, const json_t *t, size_t ti, ds_wf_template 
         out->kind = DS_WF_TMPL_NOPOD;
     } else {
         out->kind = DS_WF_TMPL_POD; /* container, script, containerSet, resource, data */
+        template_request(c, t, out);
     }
 }
 
@@ -329,7 +382,8 @@ static void decode(actx *c, const json_t *obj)
     o->n_nodes = nv != NULL ? k : 0;
 }
 
-int kube_argo_decode(const json_t *obj, kube_argo_wf **out, ds_err *err)
+int kube_argo_decode(const json_t *obj, const kube_decode_opts *opts, kube_argo_wf **out,
+                     ds_err *err)
 {
     *out = NULL;
     if (!json_is_object(obj))
@@ -337,7 +391,7 @@ int kube_argo_decode(const json_t *obj, kube_argo_wf **out, ds_err *err)
     kube_argo_wf *w = calloc(1, sizeof *w);
     if (w == NULL)
         return ds_err_set(err, "workflow: out of memory");
-    actx c = {.w = w};
+    actx c = {.w = w, .opts = opts};
     decode(&c, obj);
     if (c.oom) {
         kube_argo_wf_free(w);

@@ -6,8 +6,10 @@
  * (status.storedWorkflowTemplateSpec when the Workflow runs a WorkflowTemplate through
  * workflowTemplateRef): each template's kind, its metadata.annotations["dagsched.io/runtime"], its
  * dag tasks or steps (name, template, templateRef, dependencies, depends,
- * withItems/withParam/withSequence); status.nodes (id, name, type, phase, startedAt, finishedAt,
- * estimatedDuration, children). Everything else is ignored.
+ * withItems/withParam/withSequence), a pod template's resources.requests (container, script,
+ * containerSet, sidecars, initContainers: the request of its pods before they exist); status.nodes
+ * (id, name, type, phase, startedAt, finishedAt, estimatedDuration, children). Everything else is
+ * ignored.
  *
  * Bounded: at most DS_WF_MAX_TEMPLATES templates, KUBE_ARGO_MAX_STEPS tasks or steps per template,
  * DS_WF_MAX_NODES nodes, KUBE_ARGO_MAX_CHILDREN children in all, strings of at most
@@ -25,6 +27,8 @@
 #include "argo_wf.h"
 #include "ds_error.h"
 
+struct kube_decode_opts; /* objects.h */
+
 #define KUBE_ARGO_MAX_STEPS    100000
 #define KUBE_ARGO_MAX_CHILDREN 1000000
 #define KUBE_ARGO_MAX_STR      1024
@@ -35,8 +39,10 @@ typedef struct kube_argo_wf {
     size_t bytes; /* bytes of the copies (for the memory figures in docs/dag-jobs.md) */
 } kube_argo_wf;
 
-/* Decode `obj`, a Workflow. -1 with err set only when out of memory or obj is not an object. */
-int kube_argo_decode(const json_t *obj, kube_argo_wf **out, ds_err *err);
+/* Decode `obj`, a Workflow (opts: the gpu names of the templates' requests; NULL: none). -1 with
+ * err set only when out of memory or obj is not an object. */
+int kube_argo_decode(const json_t *obj, const struct kube_decode_opts *opts, kube_argo_wf **out,
+                     ds_err *err);
 
 void kube_argo_wf_free(kube_argo_wf *w);
 

@@ -647,35 +647,42 @@ static int decode_meta(dctx *d, kube_kind kind, const json_t *obj, kube_meta *m)
 }
 
 /* Add one resource map (requests, overhead, allocatable) into r. */
-static int add_resources(dctx *d, const json_t *map, const char *path, ds_res *r)
+int kube_requests_add(const json_t *map, const kube_decode_opts *opts, ds_res *r, ds_err *err)
 {
     if (map == NULL || json_is_null(map))
         return 0;
     if (!json_is_object(map))
-        return fail(d, "%s: must be a map of quantities", path);
+        return ds_err_set(err, "must be a map of quantities");
     const char *k;
     json_t *v;
     json_object_foreach((json_t *)map, k, v)
     {
-        int kind =
-            ds_res_kind(k, d->opts ? d->opts->gpu_names : NULL, d->opts ? d->opts->n_gpu_names : 0);
+        int kind = ds_res_kind(k, opts ? opts->gpu_names : NULL, opts ? opts->n_gpu_names : 0);
         if (kind < 0)
             continue;
         const char *q = json_string_value(v);
         if (q == NULL)
-            return fail(d, "%s.%s: must be a quantity string", path, k);
+            return ds_err_set(err, "%.253s: must be a quantity string", k);
         int64_t x;
         ds_err e;
         int rc = kind == DS_RES_CPU ? ds_quantity_parse_milli(q, &x, &e)
                                     : ds_quantity_parse_value(q, &x, &e);
         if (rc != 0)
-            return fail(d, "%s.%s: %s", path, k, e.msg);
+            return ds_err_set(err, "%.253s: %s", k, e.msg);
         if (x < 0)
-            return fail(d, "%s.%s: negative quantity (got %s)", path, k, q);
+            return ds_err_set(err, "%.253s: negative quantity (got %.64s)", k, q);
         ds_res one = {{0}};
         one.v[kind] = x;
         ds_res_add(r, &one);
     }
+    return 0;
+}
+
+static int add_resources(dctx *d, const json_t *map, const char *path, ds_res *r)
+{
+    ds_err e = {{0}};
+    if (kube_requests_add(map, d->opts, r, &e) != 0)
+        return json_is_object(map) ? fail(d, "%s.%s", path, e.msg) : fail(d, "%s: %s", path, e.msg);
     return 0;
 }
 
@@ -1250,7 +1257,7 @@ static int decode_workflow(dctx *d, const json_t *obj, const json_t *spec, const
     (void)status;
     kube_argo_wf *w;
     ds_err e = {{0}};
-    if (kube_argo_decode(obj, &w, &e) != 0)
+    if (kube_argo_decode(obj, d->opts, &w, &e) != 0)
         return fail(d, "%s", e.msg);
     ((kube_workflow *)m)->argo = w;
     return 0;

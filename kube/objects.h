@@ -235,6 +235,11 @@ typedef struct kube_decode_opts {
     size_t n_gpu_names;
 } kube_decode_opts;
 
+/* Add the quantities of a resources.requests (or limits, overhead) map to r: cpu in millicores,
+ * memory, ephemeral-storage and the gpu names of opts in units; other names are ignored. NULL or
+ * JSON null adds nothing. -1 with err set ("cpu: ...", "must be a map of quantities") otherwise. */
+int kube_requests_add(const json_t *map, const kube_decode_opts *opts, ds_res *r, ds_err *err);
+
 /* Decode an object of the given kind. On success *out holds one reference. Errors name the object
  * and the field: "pod batch/x: spec.containers[0].resources.requests.cpu: ...". */
 int kube_obj_decode(kube_kind kind, const json_t *obj, const kube_decode_opts *opts,

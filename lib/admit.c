@@ -199,6 +199,15 @@ int ds_admit_plan(const ds_admit_params *p, const ds_admit_node *nodes, size_t n
     for (size_t i = 0; i < n_ready; i++) {
         const ds_admit_task *t = &ready[i];
         ds_admit_result *r = &out[i];
+        if (t->upcoming) {
+            size_t k = best_fit(t, nodes, free_, n_nodes, reserved);
+            r->verdict = k != SIZE_MAX ? DS_ADMIT_RELEASED : DS_ADMIT_HELD_NO_ROOM;
+            set_node(r, k != SIZE_MAX ? k : closest(t, nodes, free_, n_nodes), free_);
+            if (k != SIZE_MAX)
+                ds_res_sub(&free_[k], &t->request);
+            sum.count[r->verdict]++;
+            continue;
+        }
         if (limit > 0 && in_flight >= limit) {
             r->verdict = DS_ADMIT_HELD_LIMIT;
             sum.count[r->verdict]++;

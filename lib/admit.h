@@ -21,6 +21,9 @@
  *     could use (its request within the allocatable of) a node reserved by a starving task ahead
  *     of it: then it is HELD_STARVING. Otherwise it is HELD_NO_ROOM. A task whose request exceeds
  *     the allocatable of every node it may use is HELD_NO_ROOM (never_fits) and uses no slot.
+ *     An upcoming task (its pod still to come) takes room the same way when it fits, which
+ *     keeps that room from the tasks behind it; it is never held for the limit, never uses a
+ *     look-ahead slot, and when it fits nowhere it is HELD_NO_ROOM and takes nothing.
  *  3. Starvation guard: a task marked starving (the order's starvation threshold, joborder.h)
  *     that is not RELEASED reserves every node it may use whose allocatable could hold it: no
  *     task behind it takes room there, so freed room goes to it. Tasks behind it still start on
@@ -80,6 +83,10 @@ typedef struct ds_admit_task {
     const bool *eligible;
     bool starving;  /* marked by the order's starvation threshold (ready tasks only) */
     bool room_only; /* in-flight only: takes room, not a look-ahead slot nor max_concurrent */
+    /* Ready only: a task whose pod does not exist yet (lib/upcoming.h). RELEASED when it fits:
+     * the room is kept for it; otherwise HELD_NO_ROOM. It counts against neither max_concurrent
+     * nor the look-ahead, and reserves nothing when starving. */
+    bool upcoming;
 } ds_admit_task;
 
 typedef struct ds_admit_params {

@@ -140,6 +140,8 @@ static int add_task(expander *e, const ds_wf_template *t, const char *node_name,
         return oom(e);
     task->name = task_name_of(e, task->node_name);
     task->has_pod = t->kind == DS_WF_TMPL_POD;
+    task->request = t->request;
+    task->has_request = task->has_pod && t->has_request;
     task->started_at = NAN;
     task->finished_at = NAN;
     if (up->n > 0) {

@@ -43,6 +43,7 @@
 
 #include "arena.h"
 #include "ds_error.h"
+#include "resources.h"
 #include "strmap.h"
 
 #define DS_ARGO_ANN_NODE_ID   "workflows.argoproj.io/node-id"
@@ -85,6 +86,10 @@ typedef struct ds_wf_template {
      * or OnError (not OnFailure, the default, nor OnTransientError). */
     int retry_limit;
     bool retries_errors;
+    /* A pod template: the request of its pods as the template states it (its containers against
+     * its largest init container); has_request false when it states none or one is unreadable. */
+    ds_res request;
+    bool has_request;
 } ds_wf_template;
 
 #define DS_WF_NO_RETRY        (-1)
@@ -142,7 +147,9 @@ typedef struct ds_wf_task {
     ds_wf_runtime_source runtime_source;
     const char **up; /* upstream task names */
     size_t n_up;
-    bool has_pod; /* its template runs a pod */
+    bool has_pod;     /* its template runs a pod */
+    ds_res request;   /* its template's request (ds_wf_template.request) */
+    bool has_request; /* known from the template */
     ds_wf_node_phase phase;
     double started_at, finished_at; /* from its node; NAN when unknown */
 } ds_wf_task;

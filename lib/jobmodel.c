@@ -934,6 +934,8 @@ static int build_from_workflow(builder *b, ds_job *j, size_t wi)
                                     .started_at = wj->tasks[t].started_at,
                                     .finished_at = wj->tasks[t].finished_at,
                                     .has_pod = wj->tasks[t].has_pod,
+                                    .request = wj->tasks[t].request,
+                                    .has_request = wj->tasks[t].has_request,
                                     .runtime_source = learned[t] ? DS_WF_RUNTIME_LEARNED
                                                                  : wj->tasks[t].runtime_source};
     if (alloc_task_pods(b, j) != 0)

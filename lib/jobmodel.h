@@ -104,6 +104,8 @@ typedef struct ds_task_node {
     double started_at, finished_at; /* NAN when unknown */
     bool has_pod;                   /* its template runs a pod */
     ds_wf_runtime_source runtime_source;
+    ds_res request;   /* its pods' request as its template states it (before a pod exists) */
+    bool has_request; /* the template states one */
 } ds_task_node;
 
 typedef struct ds_job {

@@ -381,6 +381,60 @@ static void test_capacity_lookahead_and_queue(void **state)
     ctl_release_out_free(&out);
 }
 
+/* An upcoming task (its pod still to come) ahead in the order keeps the room it fits: the batch
+ * task behind it is held for lack of room, and the room kept is reported; behind the batch task,
+ * or without it, the batch task takes the room. Under admission all, nothing is kept. */
+static void test_capacity_upcoming_keeps_room(void **state)
+{
+    (void)state;
+    ctl_node nodes[2] = {t_node("n1", MILLI(4)), t_node("n2", MILLI(4))};
+    ctl_pod pods[2] = {ready_pod("batch-a", 1, MILLI(4)), ready_pod("batch-b", 2, MILLI(4))};
+    pods[1].state = CTL_POD_BOUND;
+    pods[1].node = "n2";
+    ctl_upcoming up[1] = {{.request = {{MILLI(4), 0, 0, 0}},
+                           .priority = 2.0,
+                           .queue_pos = 0,
+                           .ready_since = 1,
+                           .ns = "urgent",
+                           .job_name = "u",
+                           .task_name = "compute"}};
+    ctl_release_in in = {
+        .pods = pods, .n_pods = 2, .nodes = nodes, .n_nodes = 2, .upcoming = up, .n_upcoming = 1};
+    ctl_release_out out;
+    assert_int_equal(ctl_release_plan(&in, &out, NULL), 0);
+    assert_int_equal(out.n_rel, 0);
+    assert_int_equal(out.n_ready, 1);
+    assert_int_equal(out.n_held, 1);
+    assert_int_equal(wait_of(&out, 0)->reason, CTL_WAIT_NO_ROOM);
+    assert_int_equal(out.n_kept, 1);
+    assert_int_equal(out.kept[0].idx, 0);
+    assert_int_equal(out.kept[0].node, 0);
+    ctl_release_out_free(&out);
+
+    /* Behind the batch task in the order: the batch task takes the room. */
+    up[0].queue_pos = 5;
+    assert_int_equal(ctl_release_plan(&in, &out, NULL), 0);
+    assert_int_equal(out.n_rel, 1);
+    assert_int_equal(out.n_kept, 0);
+    ctl_release_out_free(&out);
+
+    /* Without upcoming tasks, and under admission all, nothing is kept. */
+    up[0].queue_pos = 0;
+    in.admission = DS_ADMIT_ALL;
+    assert_int_equal(ctl_release_plan(&in, &out, NULL), 0);
+    assert_int_equal(out.n_rel, 1);
+    assert_int_equal(out.n_kept, 0);
+    ctl_release_out_free(&out);
+    in.admission = DS_ADMIT_CAPACITY;
+    in.n_upcoming = 0;
+    assert_int_equal(ctl_release_plan(&in, &out, NULL), 0);
+    assert_int_equal(out.n_rel, 1);
+    ctl_release_out_free(&out);
+    in.upcoming = NULL;
+    in.n_upcoming = 1;
+    assert_int_equal(ctl_release_plan(&in, &out, NULL), -1);
+}
+
 /* A task takes room only on nodes it may use: node selector, taints it does not tolerate and
  * cordoned nodes are honoured; a task that may use no node is held and says so. */
 static void test_capacity_node_constraints(void **state)
@@ -616,6 +670,7 @@ int main(void)
         cmocka_unit_test(test_capacity_releases_what_fits),
         cmocka_unit_test(test_capacity_reserved_room),
         cmocka_unit_test(test_capacity_lookahead_and_queue),
+        cmocka_unit_test(test_capacity_upcoming_keeps_room),
         cmocka_unit_test(test_capacity_node_constraints),
         cmocka_unit_test(test_capacity_starvation_guard),
         cmocka_unit_test(test_wait_reasons),

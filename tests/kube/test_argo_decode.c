@@ -264,6 +264,45 @@ static void test_retry_strategy(void **state)
     kube_obj_unref(&w->meta);
 }
 
+/* A pod template's request, before its pod exists: its container (or script) plus sidecars and
+ * containerSet containers, against its largest init container; unknown when it states none or a
+ * quantity cannot be read (the Workflow stays valid: the pod is judged by the API server). */
+static void test_template_requests(void **state)
+{
+    (void)state;
+    const kube_workflow *w = decode_wf(
+        "{\"metadata\":{\"name\":\"q\",\"namespace\":\"wf\",\"uid\":\"w-3\","
+        "\"resourceVersion\":\"1\"},\"spec\":{\"entrypoint\":\"a\",\"templates\":["
+        "{\"name\":\"a\",\"container\":{\"resources\":{\"requests\":{\"cpu\":\"4\","
+        "\"memory\":\"1Gi\"}}},\"sidecars\":[{\"resources\":{\"requests\":{\"cpu\":\"500m\"}}}]},"
+        "{\"name\":\"b\",\"script\":{\"resources\":{\"requests\":{\"cpu\":\"1\"}}},"
+        "\"initContainers\":[{\"resources\":{\"requests\":{\"cpu\":\"3\"}}}]},"
+        "{\"name\":\"c\",\"containerSet\":{\"containers\":[{\"resources\":{\"requests\":"
+        "{\"cpu\":\"1\"}}},{\"resources\":{\"requests\":{\"cpu\":\"2\"}}}]}},"
+        "{\"name\":\"d\",\"container\":{\"resources\":{\"requests\":{\"cpu\":\"lots\"}}}},"
+        "{\"name\":\"e\",\"container\":{}},"
+        "{\"name\":\"f\",\"suspend\":{}}]}}");
+    ds_wf_obs o;
+    kube_workflow_obs(w, &o);
+    assert_null(o.decode_error);
+    assert_true(tmpl(&o, "a")->has_request);
+    assert_int_equal(tmpl(&o, "a")->request.v[DS_RES_CPU], 4500);
+    assert_int_equal(tmpl(&o, "a")->request.v[DS_RES_MEMORY], 1024LL * 1024 * 1024);
+    assert_int_equal(tmpl(&o, "b")->request.v[DS_RES_CPU], 3000); /* the init container */
+    assert_int_equal(tmpl(&o, "c")->request.v[DS_RES_CPU], 3000);
+    assert_false(tmpl(&o, "d")->has_request);
+    assert_false(tmpl(&o, "e")->has_request);
+    assert_false(tmpl(&o, "f")->has_request);
+    ds_wf_job j;
+    ds_err e = {{0}};
+    assert_int_equal(ds_wf_expand(&o, &j, &e), 0);
+    assert_int_equal(j.n_tasks, 1);
+    assert_true(j.tasks[0].has_request);
+    assert_int_equal(j.tasks[0].request.v[DS_RES_CPU], 4500);
+    ds_wf_job_free(&j);
+    kube_obj_unref(&w->meta);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -272,6 +311,7 @@ int main(void)
         cmocka_unit_test(test_pod_node_annotations),
         cmocka_unit_test(test_ten_thousand_nodes),
         cmocka_unit_test(test_retry_strategy),
+        cmocka_unit_test(test_template_requests),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

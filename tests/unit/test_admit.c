@@ -178,6 +178,47 @@ static void test_room_only(void **state)
     assert_int_equal(out[2].verdict, DS_ADMIT_HELD_LIMIT);
 }
 
+/* An upcoming task (its pod still to come) keeps the room it fits from the tasks behind it, but
+ * counts against neither maxConcurrentReleases nor the look-ahead, and takes nothing when it fits
+ * nowhere. */
+static void test_upcoming(void **state)
+{
+    (void)state;
+    ds_admit_node nodes[] = {node(4000, 8 * GI, 0, 0), node(4000, 8 * GI, 3000, 0)};
+    ds_admit_task ready[] = {task(4000, GI), task(4000, GI), task(1000, GI), task(4000, GI)};
+    ready[0].upcoming = true;
+    ds_admit_result out[4];
+    ds_admit_summary sum;
+    ds_admit_params p = {.mode = DS_ADMIT_CAPACITY, .lookahead = 1, .max_concurrent = 2};
+    plan_ok(&p, nodes, 2, NULL, 0, ready, 4, out, &sum);
+    assert_int_equal(out[0].verdict, DS_ADMIT_RELEASED); /* room kept on node 0 */
+    assert_int_equal(out[0].node, 0);
+    assert_int_equal(out[1].verdict, DS_ADMIT_LOOKAHEAD); /* node 0 is kept: ahead of room */
+    assert_int_equal(out[2].verdict, DS_ADMIT_RELEASED);  /* node 1's last core */
+    assert_int_equal(out[2].node, 1);
+    assert_int_equal(out[3].verdict,
+                     DS_ADMIT_HELD_LIMIT); /* 2 released: the upcoming one is none */
+
+    /* Without the upcoming task, the batch task takes node 0. */
+    plan_ok(&p, nodes, 2, NULL, 0, &ready[1], 1, out, &sum);
+    assert_int_equal(out[0].verdict, DS_ADMIT_RELEASED);
+    assert_int_equal(out[0].node, 0);
+
+    /* Fits nowhere: held, takes no slot, and the limit does not hold it either. */
+    ds_admit_task big[] = {task(8000, GI), task(4000, GI)};
+    big[0].upcoming = true;
+    ds_admit_params one = {.mode = DS_ADMIT_CAPACITY, .lookahead = 0, .max_concurrent = 1};
+    ds_admit_task inflight[] = {task(100, 0)}; /* the limit is reached */
+    plan_ok(&one, nodes, 2, inflight, 1, big, 2, out, &sum);
+    assert_int_equal(out[0].verdict, DS_ADMIT_HELD_NO_ROOM);
+    assert_false(out[0].never_fits); /* not judged: it has no pod to tell */
+    assert_int_equal(out[1].verdict, DS_ADMIT_HELD_LIMIT);
+    ds_admit_task big2[] = {task(4000, GI), task(4000, GI)};
+    big2[0].upcoming = true;
+    plan_ok(&one, nodes, 2, inflight, 1, big2, 2, out, &sum);
+    assert_int_equal(out[0].verdict, DS_ADMIT_RELEASED); /* room kept despite the limit */
+}
+
 /* maxConcurrentReleases counts in-flight tasks and those released now, look-ahead included. */
 static void test_max_concurrent(void **state)
 {
@@ -419,6 +460,7 @@ int main(void)
         cmocka_unit_test(test_inflight_take_room),
         cmocka_unit_test(test_lookahead),
         cmocka_unit_test(test_room_only),
+        cmocka_unit_test(test_upcoming),
         cmocka_unit_test(test_max_concurrent),
         cmocka_unit_test(test_starving_head_stops_backfill),
         cmocka_unit_test(test_starving_and_lookahead),

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "argo_wf.h"
+#include "upcoming.h"
 #include "jobmodel_helpers.h"
 
 #define WF "etl"
@@ -491,6 +492,62 @@ static void test_job_states_from_nodes_and_pods(void **state)
     ds_jobset_free(&s);
 }
 
+/* Upcoming tasks (lib/upcoming.h): a ready task of a deadline Workflow whose pod Argo has not
+ * created yet, with its template's request, for DS_UPCOMING_HOLD_S after its upstream ended; not
+ * once its pod exists, not without a deadline, not without a stated request. */
+static void test_upcoming_tasks(void **state)
+{
+    (void)state;
+    ds_wf_template t[] = {
+        {.name = "main", .kind = DS_WF_TMPL_DAG, .steps = DIAMOND, .n_steps = 4},
+        {.name = "work", .kind = DS_WF_TMPL_POD, .has_request = true, .request = {{4000, 0, 0, 0}}},
+    };
+    /* A succeeded at T0 + 50; B's pod exists (gated); C has no pod yet. */
+    ds_wf_node nodes[] = {
+        {.id = "n-a",
+         .name = "etl.A",
+         .type = "Pod",
+         .phase = DS_WF_NODE_SUCCEEDED,
+         .started_at = T0,
+         .finished_at = T0 + 50,
+         .estimated_duration_s = NAN},
+    };
+    ds_wf_obs w = mkwf(t, 2, nodes, 1);
+    w.deadline_after = "10m";
+    ds_pod_obs p[] = {argo_pod("etl-work-1", "n-b", "etl.B")};
+    p[0].created_at = T0 + 52;
+    ds_jobset s;
+    build_wf_ok(&s, p, 0, &w, T0 + 55);
+    const ds_job *j = job_named(&s, WF);
+    ds_upcoming u[4];
+    assert_int_equal(ds_jobset_upcoming(&s, T0 + 55, u, 4), 2); /* B and C: no pods yet */
+    assert_int_equal(u[0].task, task_idx(j, "B"));
+    assert_int_equal(u[1].task, task_idx(j, "C"));
+    assert_int_equal(u[1].request.v[DS_RES_CPU], 4000);
+    assert_double_near(u[1].ready_since, T0 + 50, 0);
+    assert_int_equal(ds_jobset_upcoming(&s, T0 + 55, NULL, 0), 2);
+    assert_int_equal(ds_jobset_upcoming(&s, T0 + 50 + DS_UPCOMING_HOLD_S, u, 4), 0);
+    ds_jobset_free(&s);
+
+    /* B's pod exists: only C is upcoming. */
+    build_wf_ok(&s, p, 1, &w, T0 + 55);
+    j = job_named(&s, WF);
+    assert_int_equal(ds_jobset_upcoming(&s, T0 + 55, u, 4), 1);
+    assert_int_equal(u[0].task, task_idx(j, "C"));
+    ds_jobset_free(&s);
+
+    /* No deadline, or no request stated: none. */
+    w.deadline_after = NULL;
+    build_wf_ok(&s, p, 1, &w, T0 + 55);
+    assert_int_equal(ds_jobset_upcoming(&s, T0 + 55, u, 4), 0);
+    ds_jobset_free(&s);
+    w.deadline_after = "10m";
+    t[1].has_request = false;
+    build_wf_ok(&s, p, 1, &w, T0 + 55);
+    assert_int_equal(ds_jobset_upcoming(&s, T0 + 55, u, 4), 0);
+    ds_jobset_free(&s);
+}
+
 /* Argo creates a fan-out or retry pod before it lists the pod's node in status.nodes: such a pod
  * of a valid Workflow waits (gated) for the node to be listed, at most DS_WF_UNLISTED_GRACE_S
  * after its creation; then it is not a task and waits no more. Before, it was released at once,
@@ -705,6 +762,7 @@ int main(void)
         cmocka_unit_test(test_retry_attempts_are_one_task),
         cmocka_unit_test(test_skipped_nested_dag_skips_its_tasks),
         cmocka_unit_test(test_job_states_from_nodes_and_pods),
+        cmocka_unit_test(test_upcoming_tasks),
         cmocka_unit_test(test_unlisted_pod_waits),
         cmocka_unit_test(test_invalid_workflow_and_pods_without_workflow),
         cmocka_unit_test(test_large_fan_out),
