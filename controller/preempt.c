@@ -189,42 +189,77 @@ static int cmp_queued(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Each preemptor's `ahead`: the requests of the pods of waiting tasks before it in the queue
- * order (spec.order), gated or pending, which take the room that frees before it does
- * (lib/room.h). */
+/* The summed requests of the entries of q (sorted by pos, prefix sums) before pos. */
+static ds_res sum_before(const queued *q, size_t n, size_t pos)
+{
+    size_t lo = 0, hi = n; /* the first entry at or after pos */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (q[mid].pos < pos)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    ds_res r;
+    memset(&r, 0, sizeof r);
+    if (lo > 0)
+        r = q[lo - 1].request;
+    return r;
+}
+
+static void prefix_sums(queued *q, size_t n)
+{
+    qsort(q, n, sizeof *q, cmp_queued);
+    for (size_t k = 1; k < n; k++)
+        ds_res_add(&q[k].request, &q[k - 1].request);
+}
+
+/* Each preemptor's `ahead`: the requests of the pods of waiting tasks that take the room that
+ * frees before it does (lib/room.h): those before it in the queue order (spec.order), gated or
+ * pending; and, for a preemptor that still carries its gate, every task already released to
+ * kube-scheduler (pending, a look-ahead release): kube-scheduler does not know dagsched's order,
+ * and binds what it has in its queue into room as soon as it frees, before a gated pod. */
 static int queued_ahead(plan_state *s, ds_err *err)
 {
     const ctl_preempt_in *in = s->in;
-    queued *q = calloc(in->n_pods ? in->n_pods : 1, sizeof *q);
-    if (q == NULL)
+    size_t cap = in->n_pods ? in->n_pods : 1;
+    queued *q = calloc(cap, sizeof *q);
+    queued *inq = calloc(cap, sizeof *inq); /* the ones in kube-scheduler's queue */
+    if (q == NULL || inq == NULL) {
+        free(q);
+        free(inq);
         return ds_err_set(err, "preemption round: out of memory");
-    size_t n = 0;
+    }
+    size_t n = 0, n_inq = 0;
+    ds_res inq_total;
+    memset(&inq_total, 0, sizeof inq_total);
     for (size_t i = 0; i < in->n_pods; i++) {
         const ctl_pod *p = &in->pods[i];
-        bool pending = p->state == CTL_POD_GATED || p->state == CTL_POD_PENDING ||
-                       p->state == CTL_POD_UNSCHEDULABLE;
-        if (pending && !p->terminating && p->task.job != DS_NO_TASK &&
-            p->task.state == DS_TASK_WAITING && p->task.queue_pos != SIZE_MAX)
-            q[n++] = (queued){p->task.queue_pos, p->request};
-    }
-    qsort(q, n, sizeof *q, cmp_queued);
-    for (size_t k = 1; k < n; k++)
-        ds_res_add(&q[k].request, &q[k - 1].request); /* prefix sums */
-    for (size_t w = 0; w < s->n_wait; w++) {
-        size_t pos = in->pods[s->wait_pod[w]].task.queue_pos;
-        size_t lo = 0, hi = n; /* the first entry at or after pos */
-        while (lo < hi) {
-            size_t mid = lo + (hi - lo) / 2;
-            if (q[mid].pos < pos)
-                lo = mid + 1;
-            else
-                hi = mid;
+        bool queued_now = p->state == CTL_POD_PENDING || p->state == CTL_POD_UNSCHEDULABLE;
+        bool pending = p->state == CTL_POD_GATED || queued_now;
+        if (!pending || p->terminating || p->task.job == DS_NO_TASK ||
+            p->task.state != DS_TASK_WAITING || p->task.queue_pos == SIZE_MAX)
+            continue;
+        q[n++] = (queued){p->task.queue_pos, p->request};
+        if (queued_now && !p->other_gates) {
+            inq[n_inq++] = (queued){p->task.queue_pos, p->request};
+            ds_res_add(&inq_total, &p->request);
         }
-        memset(&s->wait[w].ahead, 0, sizeof s->wait[w].ahead);
-        if (lo > 0)
-            s->wait[w].ahead = q[lo - 1].request;
+    }
+    prefix_sums(q, n);
+    prefix_sums(inq, n_inq);
+    for (size_t w = 0; w < s->n_wait; w++) {
+        const ctl_pod *pre = &in->pods[s->wait_pod[w]];
+        size_t pos = pre->task.queue_pos;
+        s->wait[w].ahead = sum_before(q, n, pos);
+        if (pre->state == CTL_POD_GATED) { /* plus the queued ones after it in the order */
+            ds_res after = inq_total, before = sum_before(inq, n_inq, pos);
+            ds_res_sub(&after, &before);
+            ds_res_add(&s->wait[w].ahead, &after);
+        }
     }
     free(q);
+    free(inq);
     return 0;
 }
 

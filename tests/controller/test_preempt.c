@@ -823,6 +823,47 @@ static void test_room_frees_behind_queue(void **state)
     scene_free(&s);
 }
 
+/* A task already released to kube-scheduler (pending, a look-ahead release) takes room that frees
+ * before a gated preemptor, whatever dagsched's order says: kube-scheduler binds what is in its
+ * queue. Gated, the urgent task then sees r1's 2 cpu go to that task and r2 is evicted; pending
+ * itself (in kube-scheduler's queue too), it comes first by the order and nothing is evicted. */
+static void test_released_task_takes_room_first(void **state)
+{
+    (void)state;
+    scene s;
+    scene_init(&s);
+    s.pods[W].task.eval.t_allow_s = 20;
+    s.pods[W].task.job_slack_s = 20;
+    s.pods[R1].task.eval.t_rem_s = 10;
+    s.pods[W].task.queue_pos = 1;
+    s.pods[W].state = CTL_POD_GATED;
+    bool held[8] = {false};
+    held[W] = true;
+    s.held_for_room = held;
+    s.pods[s.n_pods] = t_waiting("batch", "released", 0, 3, 0.1, INFINITY, MILLI(2));
+    s.pods[s.n_pods].state = CTL_POD_PENDING;
+    s.pods[s.n_pods].task.queue_pos = 5; /* behind W in dagsched's order */
+    s.n_pods++;
+    ctl_preempt_out out;
+    plan(&s, &out);
+    assert_int_equal(out.n_ev, 1);
+    assert_int_equal(out.ev[0].preemptor, W);
+    assert_int_equal(out.ev[0].victim, R2);
+    ctl_preempt_out_free(&out);
+    /* The released task carries another gate: not in kube-scheduler's queue, takes nothing. */
+    s.pods[s.n_pods - 1].other_gates = true;
+    plan(&s, &out);
+    assert_int_equal(out.n_ev, 0);
+    ctl_preempt_out_free(&out);
+    s.pods[s.n_pods - 1].other_gates = false;
+    /* W pending: both are in kube-scheduler's queue, W first by the order. */
+    s.pods[W].state = CTL_POD_UNSCHEDULABLE;
+    plan(&s, &out);
+    assert_int_equal(out.n_ev, 0);
+    ctl_preempt_out_free(&out);
+    scene_free(&s);
+}
+
 /* The job rule (lib/job_room.h): the urgent task a of a chain a -> b -> c makes room for itself,
  * but b, still blocked, needs 4 cpu within 100 s and the cluster frees nothing for an hour: the
  * job is late whatever this eviction does, and nothing is evicted. When b needs only the 2 cpu
@@ -1495,6 +1536,7 @@ int main(void)
         cmocka_unit_test(test_other_guards),
         cmocka_unit_test(test_dice_and_deadline_guards),
         cmocka_unit_test(test_queue_order_and_ahead),
+        cmocka_unit_test(test_released_task_takes_room_first),
         cmocka_unit_test(test_room_frees_behind_queue),
         cmocka_unit_test(test_job_rule),
         cmocka_unit_test(test_job_deadline_rule),
