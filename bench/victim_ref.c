@@ -738,7 +738,7 @@ long ref_select_victims(const ds_waiting_task *waiting, size_t n_waiting,
                            .max_speed = max_speed,
                            .start_s = p->start_latency_s,
                            .epsilon_s = p->epsilon_s,
-                           .wait_s = p->payoff ? room_wait(&c, a) : INFINITY};
+                           .wait_s = p->payoff ? room_wait(&c, a) : NAN};
         urgent_at[ai] = ds_task_urgent(&u);
     }
     for (size_t i = 0; i < n_waiting && c.n_out < c.limit; i++) {

@@ -332,7 +332,7 @@ static int report_waiting(ctl_controller *c, const ctl_snapshot *s, const ctl_re
 static ctl_upcoming *upcoming_tasks(const ctl_snapshot *s, size_t *n)
 {
     *n = 0;
-    size_t total = ds_jobset_upcoming(&s->js, s->now, NULL, 0);
+    size_t total = ds_jobset_upcoming(&s->js, NULL, s->now, NULL, 0);
     if (total == 0)
         return NULL;
     ds_upcoming *u = calloc(total, sizeof *u);
@@ -343,7 +343,7 @@ static ctl_upcoming *upcoming_tasks(const ctl_snapshot *s, size_t *n)
         KLOG_ERROR("release", "upcoming tasks: out of memory for %zu", total);
         return NULL;
     }
-    total = ds_jobset_upcoming(&s->js, s->now, u, total);
+    total = ds_jobset_upcoming(&s->js, NULL, s->now, u, total);
     for (size_t i = 0; i < total; i++) {
         const ds_job *j = &s->js.jobs[u[i].job];
         double prio = j->eval != NULL ? j->eval[u[i].task].priority : NAN;

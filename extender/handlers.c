@@ -453,7 +453,8 @@ static void refuse_held_room(const ext_snapshot *s, const pod_ctx *pc, const ds_
         for (size_t h = 0; h < s->n_holds; h++) {
             const ds_room_hold *hd = &s->holds[h];
             if (&s->nodes[hd->node].view != views[i] ||
-                !ds_room_hold_applies(&s->policy, hd, pc->pod->meta.ns, pc->pod->meta.uid, now))
+                !ds_room_hold_applies(&s->policy, hd, pc->pod->meta.ns, pc->pod->meta.uid,
+                                      pc->job != NULL ? pc->job->key : NULL, now))
                 continue;
             ds_res_add(&v.requested, &hd->request);
             last = hd;
@@ -462,9 +463,15 @@ static void refuse_held_room(const ext_snapshot *s, const pod_ctx *pc, const ds_
             continue;
         res[i].pass = false;
         o->n_no_fit++;
-        kutil_sfmt(msgs[*m], sizeof msgs[*m],
-                   "dagsched: the room on this node is held for %s/%s (an eviction made it)",
-                   last->ns, last->name != NULL ? last->name : "?");
+        if (last->job != NULL)
+            kutil_sfmt(msgs[*m], sizeof msgs[*m],
+                       "dagsched: the room on this node is held for task %s of job %s (its pod "
+                       "is not created yet)",
+                       last->name != NULL ? last->name : "?", last->job);
+        else
+            kutil_sfmt(msgs[*m], sizeof msgs[*m],
+                       "dagsched: the room on this node is held for %s/%s (an eviction made it)",
+                       last->ns, last->name != NULL ? last->name : "?");
         res[i].message = msgs[(*m)++];
     }
 }
@@ -630,7 +637,8 @@ static void preemptor_view(const ext_snapshot *s, const pod_ctx *pc, ds_place_pr
     ds_err err;
     double wait;
     if (s->policy.preemption.payoff &&
-        ext_snapshot_room_wait(s, pc->job_idx, pc->task, &a->task.request, &wait, &err) == 0) {
+        ext_snapshot_room_wait(s, pc->job_idx, pc->task, &a->task.request, &wait, &err) == 0 &&
+        !isnan(wait)) {
         a->room_known = true;
         a->room_wait_s = wait;
     }

@@ -13,6 +13,7 @@
 #include "model_input.h"
 #include "node_speed.h"
 #include "room.h"
+#include "upcoming.h"
 #include "victim.h"
 #include "clock.h"
 
@@ -244,19 +245,25 @@ int ext_snapshot_begin(const ext_build_input *in, ext_snapshot **out, ds_err *er
     return 0;
 }
 
-/* The holds of room for preemptors: pending, unbound pods with dagsched.io/reserved-node naming a
- * known node. A malformed value holds nothing. */
+/* The holds of room: for preemptors, the pending, unbound pods with dagsched.io/reserved-node
+ * naming a known node (a malformed value holds nothing); for upcoming tasks (lib/upcoming.h), the
+ * node of an upstream task's pod, for DS_UPCOMING_HOLD_S after the task became ready (none when
+ * that pod is gone). */
 static int build_holds(ext_snapshot *s, ds_err *err)
 {
     size_t n = 0;
     for (size_t i = 0; i < s->n_pods; i++)
         if (kube_meta_annotation(&s->pods[i]->meta, DS_ANN_RESERVED_NODE) != NULL)
             n++;
-    if (n == 0)
+    size_t n_up = ds_jobset_upcoming(&s->jobs, NULL, s->now, NULL, 0);
+    if (n + n_up == 0)
         return 0;
-    s->holds = calloc(n, sizeof *s->holds);
-    if (s->holds == NULL)
-        return ds_err_set(err, "snapshot: out of memory (%zu room holds)", n);
+    s->holds = calloc(n + n_up, sizeof *s->holds);
+    ds_upcoming *up = calloc(n_up ? n_up : 1, sizeof *up);
+    if (s->holds == NULL || up == NULL) {
+        free(up);
+        return ds_err_set(err, "snapshot: out of memory (%zu room holds)", n + n_up);
+    }
     for (size_t i = 0; i < s->n_pods; i++) {
         const kube_pod *p = s->pods[i];
         const char *v = kube_meta_annotation(&p->meta, DS_ANN_RESERVED_NODE);
@@ -276,6 +283,22 @@ static int build_holds(ext_snapshot *s, ds_err *err)
                                                 .request = p->requests,
                                                 .until = until};
     }
+    n_up = ds_jobset_upcoming(&s->jobs, NULL, s->now, up, n_up);
+    for (size_t i = 0; i < n_up; i++) {
+        const ds_job *j = &s->jobs.jobs[up[i].job];
+        const kube_pod *from = up[i].from_pod < s->n_pods ? s->pods[up[i].from_pod] : NULL;
+        size_t idx;
+        if (from == NULL || from->node_name == NULL ||
+            ds_strmap_get(&s->node_index, from->node_name, strlen(from->node_name), &idx) != 0)
+            continue;
+        s->holds[s->n_holds++] = (ds_room_hold){.ns = j->ns,
+                                                .job = j->key,
+                                                .name = j->dag.tasks[up[i].task].name,
+                                                .node = idx,
+                                                .request = up[i].request,
+                                                .until = up[i].ready_since + DS_UPCOMING_HOLD_S};
+    }
+    free(up);
     return 0;
 }
 
@@ -364,7 +387,7 @@ static const ds_task_eval *pod_eval(const ext_snapshot *s, size_t i, size_t *job
 int ext_snapshot_room_wait(const ext_snapshot *s, size_t job, size_t task, const ds_res *request,
                            double *wait_s, ds_err *err)
 {
-    *wait_s = INFINITY;
+    *wait_s = NAN; /* not forecast */
     if (job >= s->jobs.n_jobs || task >= s->jobs.jobs[job].dag.n)
         return 0;
     ds_room_task *t = calloc(s->n_pods ? s->n_pods : 1, sizeof *t);

@@ -120,7 +120,8 @@ const ext_node *ext_snapshot_node(const ext_snapshot *s, const char *name);
 /* When room frees anyway for a waiting DAG task (job, task of s->jobs) of this request
  * (ds_room_preemptor_wait over the snapshot): the running DAG tasks' expected ends, the nodes'
  * free resources, and the requests of the waiting DAG pods before it in the queue order. 0 with
- * *wait_s set, or -1 with err set on allocation failure. */
+ * *wait_s set (not a number for a task the snapshot does not know), or -1 with err set on
+ * allocation failure. */
 int ext_snapshot_room_wait(const ext_snapshot *s, size_t job, size_t task, const ds_res *request,
                            double *wait_s, ds_err *err);
 

@@ -97,7 +97,7 @@ ds_preemptor_mode ds_place_preemptor_mode(const ds_place_preemptor *a, const ds_
                        .max_speed = a->fastest_speed,
                        .start_s = p->start_latency_s,
                        .epsilon_s = p->epsilon_s,
-                       .wait_s = p->payoff && a->room_known ? a->room_wait_s : INFINITY};
+                       .wait_s = p->payoff && a->room_known ? a->room_wait_s : NAN};
     if (ds_task_urgent(&u))
         return DS_PREEMPTOR_URGENT;
     if (p->tau_s > 0.0 && a->task.t_wait_s >= p->tau_s)

@@ -51,8 +51,10 @@ bool ds_task_urgent(const ds_urgency_in *u)
         return false;
     if (u->t_allow_s <= u->epsilon_s)
         return true;
-    if (isnan(u->wait_s) || isinf(u->wait_s))
-        return false;
+    if (isnan(u->wait_s))
+        return false; /* not forecast */
+    if (isinf(u->wait_s))
+        return u->wait_s > 0; /* the known ends never free enough room: at risk */
     double afford = ds_preemptor_afford(u, u->max_speed);
     return !isnan(afford) && u->wait_s > afford;
 }

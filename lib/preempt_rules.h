@@ -63,8 +63,9 @@ bool ds_eviction_pays(double preemptor_slack_s, bool preemptor_has_deadline, dou
 /* Predictive urgency: is a waiting task urgent, that is, may it preempt without the priority-gap
  * test? A task without a deadline (t_allow_s infinite) never is; one whose slack t_allow_s is at
  * most epsilon_s is; otherwise it is as soon as the forecast says room will not come in time:
- * the wait for room without evictions (wait_s: lib/room.h's ds_room_preemptor_wait; INFINITY or
- * not a number when no end is known: not judged) is longer than what it can afford, the smaller
+ * the wait for room without evictions (wait_s: lib/room.h's ds_room_preemptor_wait; INFINITY
+ * when the room the known ends free never covers it, and the tasks queued ahead of it: urgent;
+ * not a number when not forecast: not judged) is longer than what it can afford, the smaller
  * of its own slack on the fastest node (ds_preemptor_slack_on with t_rem_s, max_speed, start_s)
  * and, when its job is known (job_slack_s and job_path_s numbers), its job's slack with the
  * remaining critical path run on the fastest node. So urgency starts at the round where the

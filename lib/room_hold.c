@@ -38,11 +38,13 @@ void ds_room_hold_format(const char *node, double until, char *buf, size_t size)
 }
 
 bool ds_room_hold_applies(const ds_policy *p, const ds_room_hold *h, const char *pod_ns,
-                          const char *pod_uid, double now)
+                          const char *pod_uid, const char *pod_job, double now)
 {
     if (p == NULL || h == NULL || h->ns == NULL || pod_ns == NULL)
         return false;
     if (h->uid != NULL && pod_uid != NULL && strcmp(h->uid, pod_uid) == 0)
+        return false;
+    if (h->job != NULL && pod_job != NULL && strcmp(h->job, pod_job) == 0)
         return false;
     if (!(h->until > now) || !(h->until - now <= p->cooldown_s + 1.0))
         return false;

@@ -30,10 +30,13 @@
 #define DS_ANN_RESERVED_NODE "dagsched.io/reserved-node"
 
 /* One hold: the preemptor's namespace and uid, its request, the node (an index of the caller's),
- * and until when. */
+ * and until when. A hold for an upcoming task (lib/upcoming.h: a deadline job's ready task whose
+ * pod does not exist yet) has no uid; job names its job ("ns/name") and name the task: it keeps
+ * the room its upstream task freed from other jobs' pods until its pod comes. */
 typedef struct ds_room_hold {
     const char *ns;
     const char *uid;
+    const char *job; /* an upcoming task's job key; NULL for a preemptor's hold */
     const char *name;
     size_t node;
     ds_res request;
@@ -47,10 +50,11 @@ int ds_room_hold_parse(const char *value, char *node, size_t node_size, double *
 /* Format the annotation value for node and until (epoch seconds) into buf. */
 void ds_room_hold_format(const char *node, double until, char *buf, size_t size);
 
-/* Does hold h keep pod (pod_ns, pod_uid) off its node's held room at time now? Not for the holder
- * itself; not once `until` has passed or when it lies further ahead than the policy's cooldown;
- * for another namespace only when h->ns is trusted for cross-namespace preemption. */
+/* Does hold h keep pod (pod_ns, pod_uid, of job pod_job: its key, NULL outside a job) off its
+ * node's held room at time now? Not for the holder itself (an upcoming task's hold: not for the
+ * pods of its job); not once `until` has passed or when it lies further ahead than the policy's
+ * cooldown; for another namespace only when h->ns is trusted for cross-namespace preemption. */
 bool ds_room_hold_applies(const ds_policy *p, const ds_room_hold *h, const char *pod_ns,
-                          const char *pod_uid, double now);
+                          const char *pod_uid, const char *pod_job, double now);
 
 #endif

@@ -3,7 +3,27 @@
 
 #include <math.h>
 
-size_t ds_jobset_upcoming(const ds_jobset *js, double now, ds_upcoming *out, size_t cap)
+/* The pod of task t's upstream task that ended last, or DS_NONE. */
+static size_t last_upstream_pod(const ds_job *job, size_t t, const ds_pod_obs *pods)
+{
+    size_t best = DS_NONE;
+    double best_end = -INFINITY;
+    const ds_dag_task *dt = &job->dag.tasks[t];
+    for (size_t k = 0; k < dt->n_up; k++) {
+        size_t pi = job->task_pod[dt->up[k]];
+        if (pi == DS_NONE)
+            continue;
+        double end = pods != NULL && isfinite(pods[pi].finished_at) ? pods[pi].finished_at : 0;
+        if (best == DS_NONE || end > best_end) {
+            best = pi;
+            best_end = end;
+        }
+    }
+    return best;
+}
+
+size_t ds_jobset_upcoming(const ds_jobset *js, const ds_pod_obs *pods, double now, ds_upcoming *out,
+                          size_t cap)
 {
     size_t n = 0;
     for (size_t j = 0; j < js->n_jobs; j++) {
@@ -17,8 +37,11 @@ size_t ds_jobset_upcoming(const ds_jobset *js, double now, ds_upcoming *out, siz
                 !nd->has_request || !(now - st->runnable_since < DS_UPCOMING_HOLD_S))
                 continue;
             if (n < cap)
-                out[n] = (ds_upcoming){
-                    .job = j, .task = t, .request = nd->request, .ready_since = st->runnable_since};
+                out[n] = (ds_upcoming){.job = j,
+                                       .task = t,
+                                       .request = nd->request,
+                                       .ready_since = st->runnable_since,
+                                       .from_pod = last_upstream_pod(job, t, pods)};
             n++;
         }
     }

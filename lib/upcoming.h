@@ -29,10 +29,15 @@ typedef struct ds_upcoming {
     size_t job, task; /* indexes into the jobset and the job's DAG */
     ds_res request;
     double ready_since; /* when it became ready (its runnable_since) */
+    /* The pod of its upstream task that ended last, as an index into the observed pods (its node
+     * is where the room it freed is), DS_NONE when no upstream pod is known (gone to podGC). */
+    size_t from_pod;
 } ds_upcoming;
 
 /* The number of upcoming tasks of js at `now`; the first `cap` of them (in job, then task order)
- * written to out (out may be NULL when cap is 0). */
-size_t ds_jobset_upcoming(const ds_jobset *js, double now, ds_upcoming *out, size_t cap);
+ * written to out (out may be NULL when cap is 0). pods: the pods js was built from (for
+ * from_pod's finish times; NULL: from_pod is any upstream task's pod). */
+size_t ds_jobset_upcoming(const ds_jobset *js, const ds_pod_obs *pods, double now, ds_upcoming *out,
+                          size_t cap);
 
 #endif

@@ -563,7 +563,7 @@ static ds_urgency_in urgency_of(const vctx *c, const ds_waiting_task *a)
                            .max_speed = c->max_speed,
                            .start_s = c->p->start_latency_s,
                            .epsilon_s = c->p->epsilon_s,
-                           .wait_s = INFINITY};
+                           .wait_s = NAN}; /* not forecast */
 }
 
 /* The exchange rule (lib/preempt_rules.h) for preemptor a and victim b on node n, with the time

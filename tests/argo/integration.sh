@@ -2,10 +2,12 @@
 # integration.sh: Argo Workflows under dagsched, against the real Argo controller
 # (github.com/argoproj/argo-workflows/v4, hack/cluster/build-argo.sh) on a local control plane
 # (hack/cluster/with-cluster.sh with ARGO=1) with two 4-cpu nodes (tests/controller/nodes.tsv) and
-# the scheduler profile "dagsched" (tests/extender/admission-scheduler-config.yaml). kwok plays the
-# pods (hack/cluster/kwok/pod-complete-argo.yaml: `sleep N` in the main container). The extender
-# serves the admission webhook that gates every dagsched pod at creation, as installed clusters
-# do; the controller releases them. The Workflows carry no dagsched annotation but the deadline.
+# the scheduler profile "dagsched" calling the extender over HTTPS as the chart configures it
+# (tests/argo/scheduler-config.yaml: kube-scheduler is restarted with it once the extender runs).
+# kwok plays the pods (hack/cluster/kwok/pod-complete-argo.yaml: `sleep N` in the main container).
+# The extender serves the admission webhook that gates every dagsched pod at creation, as
+# installed clusters do, and kube-scheduler's filter, prioritize and preempt verbs; the controller
+# releases the pods. The Workflows carry no dagsched annotation but the deadline.
 #   diamond   extract -> (clean, enrich) -> load (`dependencies`), each `sleep 2`: it succeeds; every
 #             pod was gated at creation and released by the controller (released-at annotation)
 #             never before its upstream tasks finished, as a task of the Workflow's DAG (its
@@ -57,6 +59,11 @@ start_extender "$EXT" "$LOGDIR/extender.log" "$INSTALL_NS" --log-level debug
 check "the extender serves its webhook" wait_until 60 extender_webhook_ready
 check "the extender watches Workflows (the Argo CRDs are installed)" \
   grep -q "Argo Workflows are installed: watching Workflows" "$LOGDIR/extender.log"
+# kube-scheduler calls the extender from now on, over HTTPS with the test CA.
+sed -e "s|@EXTENDER_URL@|https://127.0.0.1:$EXT_PORT|" -e "s|@CA_FILE@|$CERTS/ca.crt|" \
+  "$ROOT/tests/argo/scheduler-config.yaml" >"$LOGDIR/scheduler-config.yaml"
+check "kube-scheduler restarts with the extender configured" \
+  env SCHEDULER_CONFIG="$LOGDIR/scheduler-config.yaml" "$ROOT/hack/cluster/restart-component.sh" kube-scheduler
 register_webhook dagsched-admission-test argo
 check "the webhook is called by the API server" wait_until 30 probe_gated "$NS"
 K -n "$NS" delete pod probe --wait=false >/dev/null 2>&1 || true
@@ -211,6 +218,8 @@ done
 check "no dependency edge was violated (JobGraphs and annotations)" \
   env KUBECTL="$KUBECTL" python3 "$ROOT/tests/common/check_edges.py"
 stop_components
+check "kube-scheduler called the extender's filter for the Workflows' pods" \
+  grep -q "filter pod $NS/" "$LOGDIR/extender.log"
 check "the extender and the controller left no sanitizer report" \
   no_sanitizer_report "$LOGDIR/extender.log" "$LOGDIR/controller.log"
 K delete mutatingwebhookconfiguration dagsched-admission-test >/dev/null 2>&1 || true

@@ -18,11 +18,11 @@
 # Before upcoming tasks, a batch item took that room first and each later urgent task waited for
 # a victim past minRunTime: 2-3 evictions, and the deadline missed in three of four full CI runs
 # (81-130 s).
-# Policy: policies/demo.yaml's preemption guards (minRunTime 10s), as `make demo` installs, and
-# no release ahead of room (spec.release.lookahead 0): this suite's kube-scheduler runs without the
-# extender, whose filter keeps tasks already released to kube-scheduler off the room held for a
-# preemptor (lib/room_hold.h); without it such a task may take that room first (a known gap,
-# docs/controller.md, "Urgent work behind batch work").
+# Policy: policies/demo.yaml's preemption guards (minRunTime 10s), as `make demo` installs, with
+# the default look-ahead (2 tasks released ahead of room): kube-scheduler calls the extender, whose
+# filter keeps the tasks already released to kube-scheduler off the room held for a preemptor
+# (dagsched.io/reserved-node) and off the room an upcoming task's upstream freed
+# (lib/room_hold.h).
 # Needs: K, NS, INSTALL_NS, ROOT, check, wait_until, apply_policy, and wf_phase of the suite.
 
 # urgent_batch_yaml NAME: the batch Workflow.
@@ -103,7 +103,6 @@ learned_prep() {
 
 scenario_urgent() {
   apply_policy "$INSTALL_NS" "      deadlines: {urgentThreshold: 30s}
-      release: {lookahead: 0}
       preemption: {enabled: true, epoch: 5s, minRunTime: 10s, cooldown: 1m, maxVictimsPerPreemptor: 1,
                    maxEvictionsPerNode: 1, maxEvictionsPerNamespace: 10, maxEvictionsPerMinute: 10}"
   local warm urgent

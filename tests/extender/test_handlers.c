@@ -51,6 +51,8 @@ typedef struct world {
     size_t n_graphs;
     const kube_namespace *namespaces[4];
     size_t n_namespaces;
+    const kube_workflow *workflows[2];
+    size_t n_workflows;
     ds_policy policy;
 } world;
 
@@ -128,6 +130,8 @@ static void world_free(world *w)
         kube_obj_unref(&w->graphs[i]->meta);
     for (size_t i = 0; i < w->n_namespaces; i++)
         kube_obj_unref(&w->namespaces[i]->meta);
+    for (size_t i = 0; i < w->n_workflows; i++)
+        kube_obj_unref(&w->workflows[i]->meta);
 }
 
 static ext_snapshot *snap(const world *w, double now)
@@ -140,6 +144,8 @@ static ext_snapshot *snap(const world *w, double now)
                           .n_graphs = w->n_graphs,
                           .namespaces = w->namespaces,
                           .n_namespaces = w->n_namespaces,
+                          .workflows = w->workflows,
+                          .n_workflows = w->n_workflows,
                           .policy = &w->policy,
                           .policy_generation = 1,
                           .policy_source = "built-in defaults",
@@ -392,6 +398,73 @@ static void test_filter_held_room(void **state)
         ext_snapshot_unref(s);
         world_free(&w);
     }
+}
+
+/* An upcoming task (lib/upcoming.h): Workflow u (deadline) ran prep on kwok-node-0, and Argo has
+ * not created compute's pod yet. For 15 s after prep ended (10:30:50 as its pod says), the room
+ * prep freed there is held for compute (its template requests 7500m) against other jobs' pods of
+ * the namespace; not against another namespace's, nor once the 15 s are over. */
+static void test_filter_upcoming_room(void **state)
+{
+    (void)state;
+    world w;
+    world_init(&w, "Running");
+    w.workflows[w.n_workflows++] = (const kube_workflow *)fx_decode(
+        KUBE_KIND_WORKFLOW,
+        json_loads("{\"metadata\":{\"name\":\"u\",\"namespace\":\"default\",\"uid\":\"w-u\","
+                   "\"resourceVersion\":\"3\",\"creationTimestamp\":\"2026-11-22T10:30:00Z\","
+                   "\"annotations\":{\"dagsched.io/deadline-after\":\"10m\"}},"
+                   "\"spec\":{\"entrypoint\":\"main\",\"templates\":["
+                   "{\"name\":\"main\",\"dag\":{\"tasks\":[{\"name\":\"prep\","
+                   "\"template\":\"work\"},{\"name\":\"compute\",\"template\":\"work\","
+                   "\"dependencies\":[\"prep\"]}]}},"
+                   "{\"name\":\"work\",\"container\":{\"resources\":{\"requests\":"
+                   "{\"cpu\":\"7500m\"}}}}]},"
+                   "\"status\":{\"nodes\":{\"u-1\":{\"id\":\"u-1\",\"name\":\"u.prep\","
+                   "\"type\":\"Pod\",\"phase\":\"Succeeded\",\"templateName\":\"work\","
+                   "\"startedAt\":\"2026-11-22T10:30:05Z\","
+                   "\"finishedAt\":\"2026-11-22T10:30:55Z\"}}}}",
+                   0, NULL),
+        "workflow u");
+    add_pod(&w, &(fx_pod_spec){.ns = "default",
+                               .name = "u-prep",
+                               .uid = "uid-prep",
+                               .task = "prep",
+                               .extra_label_key = "workflows.argoproj.io/workflow",
+                               .extra_label_value = "u",
+                               .node = "kwok-node-0",
+                               .phase = "Succeeded",
+                               .cpu = "7500m",
+                               .mem = "1Gi",
+                               .created = "2026-11-22T10:30:01Z",
+                               .started = "2026-11-22T10:30:50Z"}); /* its end: no finishedAt */
+    const double at_times[] = {at("2026-11-22T10:31:00Z"), at("2026-11-22T10:31:15Z")};
+    const char *ns[] = {"default", "other"};
+    for (size_t t = 0; t < 2; t++) {
+        ext_snapshot *s = snap(&w, at_times[t]);
+        assert_int_equal(s->n_holds, t == 0 ? 1 : 0);
+        for (size_t k = 0; k < 2; k++) {
+            char pod[512];
+            snprintf(pod, sizeof pod,
+                     "{\"metadata\":{\"name\":\"web\",\"namespace\":\"%s\",\"uid\":\"u-web\","
+                     "\"resourceVersion\":\"9\"},\"spec\":{\"containers\":[{\"name\":\"c\","
+                     "\"image\":\"x\",\"resources\":{\"requests\":{\"cpu\":\"1\"}}}]}}",
+                     ns[k]);
+            char *body = body_for(pod, "\"kwok-node-0\"");
+            ext_outcome o;
+            char *out = run(ext_handle_filter, s, body, strlen(body), at_times[t], 200, &o);
+            if (t == 0 && k == 0)
+                assert_non_null(strstr(out, "dagsched: the room on this node is held for task "
+                                            "compute of job default/u (its pod is not created "
+                                            "yet)"));
+            else
+                assert_non_null(strstr(out, "\"NodeNames\":[\"kwok-node-0\"]"));
+            free(out);
+            free(body);
+        }
+        ext_snapshot_unref(s);
+    }
+    world_free(&w);
 }
 
 static void test_outside_dag_and_unknown_nodes(void **state)
@@ -1316,6 +1389,7 @@ int main(void)
         cmocka_unit_test(test_preempt),
         cmocka_unit_test(test_preempt_owner),
         cmocka_unit_test(test_filter_held_room),
+        cmocka_unit_test(test_filter_upcoming_room),
         cmocka_unit_test(test_preempt_namespace_selector),
         cmocka_unit_test(test_preempt_rules),
         cmocka_unit_test(test_preempt_room_frees_anyway),

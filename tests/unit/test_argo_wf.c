@@ -520,31 +520,35 @@ static void test_upcoming_tasks(void **state)
     build_wf_ok(&s, p, 0, &w, T0 + 55);
     const ds_job *j = job_named(&s, WF);
     ds_upcoming u[4];
-    assert_int_equal(ds_jobset_upcoming(&s, T0 + 55, u, 4), 2); /* B and C: no pods yet */
+    assert_int_equal(ds_jobset_upcoming(&s, NULL, T0 + 55, u, 4), 2); /* B and C: no pods yet */
     assert_int_equal(u[0].task, task_idx(j, "B"));
     assert_int_equal(u[1].task, task_idx(j, "C"));
     assert_int_equal(u[1].request.v[DS_RES_CPU], 4000);
     assert_double_near(u[1].ready_since, T0 + 50, 0);
-    assert_int_equal(ds_jobset_upcoming(&s, T0 + 55, NULL, 0), 2);
-    assert_int_equal(ds_jobset_upcoming(&s, T0 + 50 + DS_UPCOMING_HOLD_S, u, 4), 0);
+    assert_int_equal(u[1].from_pod, DS_NONE); /* A's pod is gone */
+    assert_int_equal(ds_jobset_upcoming(&s, NULL, T0 + 55, NULL, 0), 2);
+    assert_int_equal(ds_jobset_upcoming(&s, NULL, T0 + 50 + DS_UPCOMING_HOLD_S, u, 4), 0);
     ds_jobset_free(&s);
 
-    /* B's pod exists: only C is upcoming. */
-    build_wf_ok(&s, p, 1, &w, T0 + 55);
+    /* B's pod exists: only C is upcoming; A's pod, still there, is where its room is. */
+    ds_pod_obs p2[] = {p[0], argo_pod("etl-work-0", "n-a", "etl.A")};
+    set_done(&p2[1], DS_PHASE_SUCCEEDED, T0 + 50);
+    build_wf_ok(&s, p2, 2, &w, T0 + 55);
     j = job_named(&s, WF);
-    assert_int_equal(ds_jobset_upcoming(&s, T0 + 55, u, 4), 1);
+    assert_int_equal(ds_jobset_upcoming(&s, p2, T0 + 55, u, 4), 1);
     assert_int_equal(u[0].task, task_idx(j, "C"));
+    assert_int_equal(u[0].from_pod, 1);
     ds_jobset_free(&s);
 
     /* No deadline, or no request stated: none. */
     w.deadline_after = NULL;
     build_wf_ok(&s, p, 1, &w, T0 + 55);
-    assert_int_equal(ds_jobset_upcoming(&s, T0 + 55, u, 4), 0);
+    assert_int_equal(ds_jobset_upcoming(&s, NULL, T0 + 55, u, 4), 0);
     ds_jobset_free(&s);
     w.deadline_after = "10m";
     t[1].has_request = false;
     build_wf_ok(&s, p, 1, &w, T0 + 55);
-    assert_int_equal(ds_jobset_upcoming(&s, T0 + 55, u, 4), 0);
+    assert_int_equal(ds_jobset_upcoming(&s, NULL, T0 + 55, u, 4), 0);
     ds_jobset_free(&s);
 }
 

@@ -44,26 +44,32 @@ static void test_applies(void **state)
     ds_policy p;
     ds_policy_defaults(&p); /* cooldown 5 min, no trusted namespace */
     ds_room_hold h = {.ns = "prod", .uid = "u-pre", .name = "pre", .node = 0, .until = NOW + 60};
-    assert_true(ds_room_hold_applies(&p, &h, "prod", "u-other", NOW));
-    assert_false(ds_room_hold_applies(&p, &h, "prod", "u-pre", NOW)); /* the holder itself */
-    assert_false(ds_room_hold_applies(&p, &h, "batch", "u-b", NOW));  /* another tenant */
+    assert_true(ds_room_hold_applies(&p, &h, "prod", "u-other", NULL, NOW));
+    assert_false(ds_room_hold_applies(&p, &h, "prod", "u-pre", NULL, NOW)); /* the holder itself */
+    assert_false(ds_room_hold_applies(&p, &h, "batch", "u-b", NULL, NOW));  /* another tenant */
     p.cross_ns_trusted.n = 1;
     snprintf(p.cross_ns_trusted.name[0], sizeof p.cross_ns_trusted.name[0], "prod");
-    assert_true(ds_room_hold_applies(&p, &h, "batch", "u-b", NOW)); /* trusted: may evict there */
+    assert_true(
+        ds_room_hold_applies(&p, &h, "batch", "u-b", NULL, NOW)); /* trusted: may evict there */
     /* Ended, or further ahead than the cooldown (a hostile annotation): no hold. */
-    assert_false(ds_room_hold_applies(&p, &h, "prod", "u-other", NOW + 60));
+    assert_false(ds_room_hold_applies(&p, &h, "prod", "u-other", NULL, NOW + 60));
     h.until = NOW + p.cooldown_s;
-    assert_true(ds_room_hold_applies(&p, &h, "prod", "u-other", NOW));
+    assert_true(ds_room_hold_applies(&p, &h, "prod", "u-other", NULL, NOW));
     h.until = NOW + p.cooldown_s + 5;
-    assert_false(ds_room_hold_applies(&p, &h, "prod", "u-other", NOW));
+    assert_false(ds_room_hold_applies(&p, &h, "prod", "u-other", NULL, NOW));
     h.until = NAN;
-    assert_false(ds_room_hold_applies(&p, &h, "prod", "u-other", NOW));
+    assert_false(ds_room_hold_applies(&p, &h, "prod", "u-other", NULL, NOW));
     h.until = INFINITY;
-    assert_false(ds_room_hold_applies(&p, &h, "prod", "u-other", NOW));
+    assert_false(ds_room_hold_applies(&p, &h, "prod", "u-other", NULL, NOW));
     h.until = NOW + 10;
-    assert_false(ds_room_hold_applies(&p, &h, NULL, "u-other", NOW));
-    assert_false(ds_room_hold_applies(NULL, &h, "prod", "u-other", NOW));
-    assert_false(ds_room_hold_applies(&p, NULL, "prod", "u-other", NOW));
+    assert_false(ds_room_hold_applies(&p, &h, NULL, "u-other", NULL, NOW));
+    assert_false(ds_room_hold_applies(NULL, &h, "prod", "u-other", NULL, NOW));
+    assert_false(ds_room_hold_applies(&p, NULL, "prod", "u-other", NULL, NOW));
+    /* An upcoming task's hold (no uid): every pod of the namespace but those of its own job. */
+    ds_room_hold up = {.ns = "prod", .job = "prod/urgent-x", .name = "compute", .until = NOW + 10};
+    assert_true(ds_room_hold_applies(&p, &up, "prod", "u-b", "prod/batch", NOW));
+    assert_true(ds_room_hold_applies(&p, &up, "prod", "u-b", NULL, NOW)); /* outside any job */
+    assert_false(ds_room_hold_applies(&p, &up, "prod", "u-c", "prod/urgent-x", NOW));
 }
 
 int main(void)
