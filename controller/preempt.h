@@ -60,7 +60,8 @@ typedef struct ctl_eviction {
     ds_preempt_reason reason;
     double gap;            /* P_preemptor - P_victim */
     double normalised_gap; /* gap / average neighbour gap (INFINITY when that is 0) */
-    double room_wait_s;    /* urgent by forecast: the wait for room it foresaw (ds_decision) */
+    double room_wait_s;    /* urgent by forecast: the wait for room it foresaw (ds_decision;
+                            * INFINITY: never; NAN: not forecast) */
 } ctl_eviction;
 
 typedef struct ctl_preempt_out {

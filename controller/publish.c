@@ -93,6 +93,12 @@ void ctl_explain_reason(const ctl_eviction *e, const ctl_pod *preemptor, const c
                      "urgent: room would come in %s without an eviction, too late for its slack "
                      "%s (or its job's)",
                      b, a);
+        } else if (isinf(e->room_wait_s)) {
+            snprintf(buf, size,
+                     "urgent: room would not come without an eviction (the tasks queued ahead of "
+                     "it take what the running tasks free), too late for its slack %s (or its "
+                     "job's)",
+                     a);
         } else {
             dur(p->urgent_threshold_s, b, sizeof b);
             snprintf(buf, size, "urgent: its slack %s is within the urgent threshold %s", a, b);

@@ -252,6 +252,15 @@ static bool live_upstream_done(const ext_ctx *c, const kube_pod *p, const pod_ct
     return true;
 }
 
+/* Is the pod dagsched's: of the scheduler named in c (every pod when none is named)? */
+static bool opted_in(const ext_ctx *c, const kube_pod *p)
+{
+    if (c->scheduler_name == NULL || c->scheduler_name[0] == '\0')
+        return true;
+    const char *n = p->scheduler_name;
+    return strcmp(n != NULL && n[0] != '\0' ? n : "default-scheduler", c->scheduler_name) == 0;
+}
+
 /* Classify the pod and fill its placement view. */
 static int resolve_pod(const ext_ctx *c, const ext_snapshot *s, const js_doc *d, long pod,
                        pod_ctx *pc, ext_outcome *o, char err[EXT_ERR_MAX])
@@ -272,7 +281,7 @@ static int resolve_pod(const ext_ctx *c, const ext_snapshot *s, const js_doc *d,
         snprintf(o->note, sizeof o->note, "%s", p->meta.dagsched_error);
         return 0;
     }
-    if (p->job_key == NULL) {
+    if (p->job_key == NULL || !opted_in(c, p)) {
         pc->cls = EXT_POD_OUTSIDE;
         return 0;
     }

@@ -48,6 +48,11 @@ typedef struct ext_ctx {
     bool (*tasks_succeeded)(void *user, const char *ns, const char *job, const char *const *tasks,
                             size_t n);
     void *tasks_user;
+    /* The dagsched scheduler's name: a pod of another scheduler (its spec.schedulerName; none is
+     * default-scheduler) did not opt in, and is judged as a pod outside any DAG (fit and packing
+     * only), since a KubeSchedulerConfiguration's extenders serve all its profiles. NULL or "":
+     * every scheduler's pods are dagsched's. */
+    const char *scheduler_name;
 } ext_ctx;
 
 typedef enum {

@@ -79,7 +79,8 @@ static void usage(FILE *f)
             "  --admission-listen HOST:PORT  serve the admission webhook (POST /mutate-pods) on\n"
             "                            a listener of its own, with the same certificate\n"
             "                            (default: on --listen)\n"
-            "  --admission-scheduler-name NAME  pods of this scheduler are gated (default\n"
+            "  --admission-scheduler-name NAME  pods of this scheduler are gated, and are the\n"
+            "                            only ones the verbs treat as DAG tasks (default\n"
             "                            dagsched)\n"
             "  --admission-install-namespace NS  never gate pods of NS (default: the client's\n"
             "                            namespace); kube-system is never gated either\n"
@@ -445,6 +446,7 @@ int main(int argc, char **argv)
     sv.ctx.limits.max_nodes = f.max_nodes;
     sv.ctx.tasks_succeeded = ext_state_tasks_succeeded;
     sv.ctx.tasks_user = st;
+    sv.ctx.scheduler_name = f.adm_scheduler_name;
     httpd_budget budget;
     httpd_budget_init(&budget, f.max_conns, f.max_buffered);
     sv.budget = &budget;

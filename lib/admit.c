@@ -173,12 +173,15 @@ int ds_admit_plan(const ds_admit_params *p, const ds_admit_node *nodes, size_t n
     }
     ds_res *free_ = NULL;
     size_t *reserved = NULL; /* reserved[k]: ready index of the starving task, SIZE_MAX: none */
+    bool *kept = NULL;       /* kept[k]: room on node k is kept for an upcoming task */
     if (n_nodes > 0) {
         free_ = malloc(n_nodes * sizeof *free_);
         reserved = malloc(n_nodes * sizeof *reserved);
-        if (free_ == NULL || reserved == NULL) {
+        kept = calloc(n_nodes, sizeof *kept);
+        if (free_ == NULL || reserved == NULL || kept == NULL) {
             free(free_);
             free(reserved);
+            free(kept);
             return ds_err_set(err, "admission: out of memory for %zu nodes", n_nodes);
         }
     }
@@ -203,8 +206,10 @@ int ds_admit_plan(const ds_admit_params *p, const ds_admit_node *nodes, size_t n
             size_t k = best_fit(t, nodes, free_, n_nodes, reserved);
             r->verdict = k != SIZE_MAX ? DS_ADMIT_RELEASED : DS_ADMIT_HELD_NO_ROOM;
             set_node(r, k != SIZE_MAX ? k : closest(t, nodes, free_, n_nodes), free_);
-            if (k != SIZE_MAX)
+            if (k != SIZE_MAX) {
                 ds_res_sub(&free_[k], &t->request);
+                kept[k] = true;
+            }
             sum.count[r->verdict]++;
             continue;
         }
@@ -224,11 +229,13 @@ int ds_admit_plan(const ds_admit_params *p, const ds_admit_node *nodes, size_t n
         }
         /* Fits no free node it may take. Which nodes could ever hold it, and is one of them
          * reserved by a starving task ahead? */
-        size_t could = 0, blocked_on = SIZE_MAX, fits_reserved = SIZE_MAX;
+        size_t could = 0, blocked_on = SIZE_MAX, fits_reserved = SIZE_MAX, on_kept = SIZE_MAX;
         for (size_t n = 0; n < n_nodes; n++) {
             if (!may_use(t, n) || !ds_res_fits(&t->request, &nodes[n].allocatable))
                 continue;
             could++;
+            if (kept[n] && on_kept == SIZE_MAX)
+                on_kept = n;
             if (reserved[n] != SIZE_MAX && blocked_on == SIZE_MAX)
                 blocked_on = n;
             if (reserved[n] != SIZE_MAX && fits_reserved == SIZE_MAX &&
@@ -245,6 +252,11 @@ int ds_admit_plan(const ds_admit_params *p, const ds_admit_node *nodes, size_t n
             if (could == 0) {
                 r->verdict = DS_ADMIT_HELD_NO_ROOM;
                 r->never_fits = true;
+            } else if (on_kept != SIZE_MAX) {
+                /* Released ahead of room, it would take the room kept for the upcoming task
+                 * the moment it frees (kube-scheduler binds what is in its queue). */
+                r->verdict = DS_ADMIT_HELD_NO_ROOM;
+                set_node(r, on_kept, free_);
             } else if (slots > 0) {
                 r->verdict = DS_ADMIT_LOOKAHEAD;
                 slots--;
@@ -262,6 +274,7 @@ int ds_admit_plan(const ds_admit_params *p, const ds_admit_node *nodes, size_t n
     }
     free(free_);
     free(reserved);
+    free(kept);
     if (summary != NULL)
         *summary = sum;
     return 0;

@@ -23,7 +23,10 @@
  *     the allocatable of every node it may use is HELD_NO_ROOM (never_fits) and uses no slot.
  *     An upcoming task (its pod still to come) takes room the same way when it fits, which
  *     keeps that room from the tasks behind it; it is never held for the limit, never uses a
- *     look-ahead slot, and when it fits nowhere it is HELD_NO_ROOM and takes nothing.
+ *     look-ahead slot, and when it fits nowhere it is HELD_NO_ROOM and takes nothing. A task
+ *     behind it that fits no free room but could use (within allocatable) a node where room is
+ *     kept for an upcoming task is HELD_NO_ROOM rather than LOOKAHEAD: released ahead of room,
+ *     it would take the kept room the moment it frees.
  *  3. Starvation guard: a task marked starving (the order's starvation threshold, joborder.h)
  *     that is not RELEASED reserves every node it may use whose allocatable could hold it: no
  *     task behind it takes room there, so freed room goes to it. Tasks behind it still start on

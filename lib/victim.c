@@ -120,7 +120,7 @@ typedef struct vctx {
     prio_ix *rorder;     /* [n_cand] candidates by ascending priority, while indexing */
     bool *handled;       /* [n_waiting] taken in phase 1 */
     bool *urgent;        /* [n_waiting] urgent (ds_task_urgent), for the decisions' reason */
-    double *urgent_wait; /* [n_waiting] the forecast wait it was judged on (INFINITY: none) */
+    double *urgent_wait; /* [n_waiting] the forecast wait it was judged on (NAN: none) */
 
     /* When room frees anyway (lib/room.h), for the exchange rule: every running task's end,
      * indexed by node; the current preemptor's wait, computed on first need. */
@@ -883,7 +883,7 @@ static void try_preempt(vctx *c, size_t ai, ds_preempt_reason reason, bool phase
             .reason = reason,
             .gap = a->priority - b->priority,
             .normalised_gap = ds_pair_normalised_gap(c->p, a->priority, b->priority, c->pbar_half),
-            .room_wait_s = reason == DS_REASON_URGENT ? c->urgent_wait[ai] : INFINITY,
+            .room_wait_s = reason == DS_REASON_URGENT ? c->urgent_wait[ai] : NAN,
         };
         c->taken[ri] = true;
         if (ds_running_is_long(b, c->p))
@@ -1064,7 +1064,7 @@ static bool urgent_now(const vctx *c, const ds_waiting_task *a, double *wait_s)
     if (p->payoff && isfinite(a->t_allow_s) && a->t_allow_s > p->epsilon_s)
         u.wait_s = ds_room_preemptor_wait(&c->room_ix, c->room_tasks, c->taken, c->free_,
                                           &a->request, &a->ahead);
-    *wait_s = u.t_allow_s <= p->epsilon_s ? INFINITY : u.wait_s;
+    *wait_s = u.t_allow_s <= p->epsilon_s ? NAN : u.wait_s;
     return ds_task_urgent(&u);
 }
 

@@ -124,7 +124,8 @@ typedef struct ds_decision {
     double gap;            /* P_hat = P_A - P_B */
     double normalised_gap; /* P_hat / P_bar (INFINITY when P_bar = 0) */
     /* DS_REASON_URGENT: the preemptor's forecast wait for room without evictions, as the call
-     * began (lib/room.h; INFINITY when not forecast: its slack was within epsilon). */
+     * began (lib/room.h; INFINITY: the known ends never free enough room; not a number when not
+     * forecast: its slack was within epsilon). Not a number for the other reasons. */
     double room_wait_s;
 } ds_decision;
 

@@ -12,9 +12,11 @@
 # limit 2) -> reduce. The urgent job: prep -> compute -> publish, `sleep 5`, 4 cpu each,
 # dagsched.io/deadline-after 60s, submitted OFFSET seconds after the batch's first items run
 # (0: with the batch). Without run-time annotations (ANNOTATE=1 adds dagsched.io/runtime: 5s):
-# dagsched knows them from a warm-up run (learned run times). kube-scheduler runs without the
-# extender here (a kube-scheduler's extenders apply to all its profiles, and the default scheduler
-# must run unextended beside dagsched): dagsched acts through the webhook and the controller.
+# dagsched knows them from a warm-up run (learned run times). kube-scheduler calls the extender as
+# the chart configures it (HTTPS, tests/common/extender-scheduler-config.yaml). A kube-scheduler's
+# extenders serve all its profiles, so the default scheduler's pods pass through it too, as pods
+# outside any DAG (fit and packing scores; dagsched's room holds bind only their own namespace):
+# on pools of two nodes with one pod per node, that changes no placement of theirs.
 # Prints one line per offset and mode: the urgent makespan, whether it met its deadline, the
 # evictions (dagsched's, or kube-scheduler's preemptions), the batch's outcome and the work lost
 # (seconds its evicted pods had run). A benchmark: it prints figures, it judges nothing.
@@ -64,6 +66,7 @@ apply_policy "$INSTALL_NS" "      deadlines: {urgentThreshold: 30s}
                    maxEvictionsPerNode: 1, maxEvictionsPerNamespace: 10, maxEvictionsPerMinute: 10}"
 start_extender "$EXT" "$LOGDIR/extender.log" "$INSTALL_NS"
 wait_until 60 extender_webhook_ready
+schedule_through_extender "$LOGDIR" >/dev/null
 register_webhook dagsched-admission-bench
 wait_until 30 probe_gated u-dagsched
 K -n u-dagsched delete pod probe --wait=false >/dev/null 2>&1 || true

@@ -3,7 +3,8 @@
 # (github.com/argoproj/argo-workflows/v4, hack/cluster/build-argo.sh) on a local control plane
 # (hack/cluster/with-cluster.sh with ARGO=1) with two 4-cpu nodes (tests/controller/nodes.tsv) and
 # the scheduler profile "dagsched" calling the extender over HTTPS as the chart configures it
-# (tests/argo/scheduler-config.yaml: kube-scheduler is restarted with it once the extender runs).
+# (tests/common/extender-scheduler-config.yaml: kube-scheduler is restarted with it once the
+# extender runs).
 # kwok plays the pods (hack/cluster/kwok/pod-complete-argo.yaml: `sleep N` in the main container).
 # The extender serves the admission webhook that gates every dagsched pod at creation, as
 # installed clusters do, and kube-scheduler's filter, prioritize and preempt verbs; the controller
@@ -60,10 +61,7 @@ check "the extender serves its webhook" wait_until 60 extender_webhook_ready
 check "the extender watches Workflows (the Argo CRDs are installed)" \
   grep -q "Argo Workflows are installed: watching Workflows" "$LOGDIR/extender.log"
 # kube-scheduler calls the extender from now on, over HTTPS with the test CA.
-sed -e "s|@EXTENDER_URL@|https://127.0.0.1:$EXT_PORT|" -e "s|@CA_FILE@|$CERTS/ca.crt|" \
-  "$ROOT/tests/argo/scheduler-config.yaml" >"$LOGDIR/scheduler-config.yaml"
-check "kube-scheduler restarts with the extender configured" \
-  env SCHEDULER_CONFIG="$LOGDIR/scheduler-config.yaml" "$ROOT/hack/cluster/restart-component.sh" kube-scheduler
+check "kube-scheduler restarts with the extender configured" schedule_through_extender "$LOGDIR"
 register_webhook dagsched-admission-test argo
 check "the webhook is called by the API server" wait_until 30 probe_gated "$NS"
 K -n "$NS" delete pod probe --wait=false >/dev/null 2>&1 || true

@@ -121,7 +121,7 @@ scenario_urgent() {
   echo "  urgent Workflow: $(wf_phase "$urgent") in ${took:-?} s (deadline 60 s)" >&2
   local first
   first="$(K -n "$NS" get events --field-selector reason=DagschedEvicted -o jsonpath='{range .items[*]}{.message}{"\n"}{end}' |
-    grep -c "urgent: room would come in" || true)"
+    grep -c "urgent: room would" || true)"
   check "room was made at once, by the room forecast (predictive urgency): $first eviction(s) say so" \
     test "$first" -ge 1
   evicted="$(K -n "$NS" get events --field-selector reason=DagschedEvicted -o name | grep -c . || true)"

@@ -155,6 +155,14 @@ start_extender() {
   EXT_PID=$!
 }
 extender_webhook_ready() { curl -sf --cacert "$CERTS/ca.crt" "https://127.0.0.1:$ADM_PORT/healthz"; }
+# schedule_through_extender DIR: restarts kube-scheduler with the extender of start_extender
+# configured as the chart does (tests/common/extender-scheduler-config.yaml, rendered into DIR).
+schedule_through_extender() {
+  sed -e "s|@EXTENDER_URL@|https://127.0.0.1:$EXT_PORT|" -e "s|@CA_FILE@|$CERTS/ca.crt|" \
+    "$(dirname "${BASH_SOURCE[0]}")/extender-scheduler-config.yaml" >"$1/scheduler-config.yaml"
+  SCHEDULER_CONFIG="$1/scheduler-config.yaml" \
+    "$(dirname "${BASH_SOURCE[0]}")/../../hack/cluster/restart-component.sh" kube-scheduler
+}
 # start_controller BIN LOG INSTALL_NS ARGS...: one controller without leader election, policies
 # from INSTALL_NS, metrics on $CTL_PORT, its output in LOG; CTL_PID is its pid.
 start_controller() {

@@ -55,7 +55,7 @@ static void test_messages(void **state)
                       .reason = DS_REASON_URGENT,
                       .gap = 2.2,
                       .normalised_gap = 4,
-                      .room_wait_s = INFINITY};
+                      .room_wait_s = NAN};
     char buf[CTL_MSG_MAX];
     ctl_victim_message(&e, &pre, &vic, "n1", &pol, false, buf, sizeof buf);
     assert_string_equal(buf, "Evicted on node n1 to make room for prod/report (urgent: its slack "
@@ -70,6 +70,12 @@ static void test_messages(void **state)
     ctl_explain_reason(&e, &pre, &vic, &pol, buf, sizeof buf);
     assert_string_equal(buf, "urgent: room would come in 49s without an eviction, too late for "
                              "its slack 12s (or its job's)");
+    /* ... or never, as far as the running tasks' ends go. */
+    e.room_wait_s = INFINITY;
+    ctl_explain_reason(&e, &pre, &vic, &pol, buf, sizeof buf);
+    assert_string_equal(buf, "urgent: room would not come without an eviction (the tasks queued "
+                             "ahead of it take what the running tasks free), too late for its "
+                             "slack 12s (or its job's)");
     e.reason = DS_REASON_PRIORITY;
     ctl_explain_reason(&e, &pre, &vic, &pol, buf, sizeof buf);
     assert_string_equal(buf, "priority: its DSP priority 2.5 exceeds 0.3 by 4.00 times the "

@@ -57,6 +57,7 @@ typedef struct fx_pod_spec {
      * "" for none (a bare pod). */
     const char *owner_kind;
     const char *reserved_node; /* annotation dagsched.io/reserved-node, NULL when absent */
+    const char *scheduler;     /* spec.schedulerName: NULL for "dagsched", "" for none */
 } fx_pod_spec;
 
 /* The Pod as API JSON (caller owns the reference). */
@@ -99,6 +100,9 @@ static inline json_t *fx_pod_json(const fx_pod_spec *s)
         json_object_set_new(spec, "nodeName", json_string(s->node));
     if (s->priority_class != NULL)
         json_object_set_new(spec, "priorityClassName", json_string(s->priority_class));
+    const char *sched = s->scheduler != NULL ? s->scheduler : "dagsched";
+    if (sched[0] != '\0')
+        json_object_set_new(spec, "schedulerName", json_string(sched));
     json_t *status = json_pack("{s:s}", "phase", s->phase ? s->phase : "Pending");
     if (s->started != NULL)
         json_object_set_new(status, "startTime", json_string(s->started));

@@ -32,11 +32,15 @@ static double at(const char *ts)
     return t;
 }
 
+/* The dagsched scheduler's name the verbs are run with (ext_ctx.scheduler_name; NULL: none). */
+static const char *ctx_scheduler;
+
 static ext_ctx ctx(void)
 {
     ext_ctx c;
     memset(&c, 0, sizeof c);
     ext_limits_default(&c.limits);
+    c.scheduler_name = ctx_scheduler;
     return c;
 }
 
@@ -240,6 +244,33 @@ static void test_blocked_task_both_casings(void **state)
     out = run_file(ext_handle_preempt, s, "preempt_meta.json", now, 200, &o);
     assert_string_equal(out, "{\"NodeNameToMetaVictims\":{}}");
     assert_string_equal(o.preemptor_mode, "barred");
+    free(out);
+    ext_snapshot_unref(s);
+    world_free(&w);
+}
+
+/* A pod of another scheduler did not opt in: with the dagsched scheduler named, the blocked task
+ * of the recorded body (schedulerName dagsched) is still held; renamed, the same pod is judged as
+ * a pod outside any DAG and passes where it fits. */
+static void test_other_scheduler_outside_dag(void **state)
+{
+    (void)state;
+    world w;
+    world_init(&w, "Running");
+    double now = at("2026-11-22T10:31:00Z");
+    ext_snapshot *s = snap(&w, now);
+    ext_outcome o;
+    ctx_scheduler = "dagsched";
+    char *out = run_file(ext_handle_filter, s, "filter_names.json", now, 200, &o);
+    ctx_scheduler = NULL;
+    assert_string_equal(out, BLOCKED);
+    free(out);
+    ctx_scheduler = "dagsched-canary";
+    out = run_file(ext_handle_filter, s, "filter_names.json", now, 200, &o);
+    ctx_scheduler = NULL;
+    assert_int_equal(o.pod_class, EXT_POD_OUTSIDE);
+    assert_int_equal(o.n_blocked, 0);
+    assert_non_null(strstr(out, "\"NodeNames\":[\"kwok-node-0\",\"kwok-node-1\"]"));
     free(out);
     ext_snapshot_unref(s);
     world_free(&w);
@@ -1390,6 +1421,7 @@ int main(void)
         cmocka_unit_test(test_preempt_owner),
         cmocka_unit_test(test_filter_held_room),
         cmocka_unit_test(test_filter_upcoming_room),
+        cmocka_unit_test(test_other_scheduler_outside_dag),
         cmocka_unit_test(test_preempt_namespace_selector),
         cmocka_unit_test(test_preempt_rules),
         cmocka_unit_test(test_preempt_room_frees_anyway),

@@ -193,11 +193,27 @@ static void test_upcoming(void **state)
     plan_ok(&p, nodes, 2, NULL, 0, ready, 4, out, &sum);
     assert_int_equal(out[0].verdict, DS_ADMIT_RELEASED); /* room kept on node 0 */
     assert_int_equal(out[0].node, 0);
-    assert_int_equal(out[1].verdict, DS_ADMIT_LOOKAHEAD); /* node 0 is kept: ahead of room */
-    assert_int_equal(out[2].verdict, DS_ADMIT_RELEASED);  /* node 1's last core */
+    /* node 0 is kept: not even ahead of room, which would take the kept room when it frees */
+    assert_int_equal(out[1].verdict, DS_ADMIT_HELD_NO_ROOM);
+    assert_int_equal(out[1].node, 0);
+    assert_int_equal(out[2].verdict, DS_ADMIT_RELEASED); /* node 1's last core */
     assert_int_equal(out[2].node, 1);
-    assert_int_equal(out[3].verdict,
-                     DS_ADMIT_HELD_LIMIT); /* 2 released: the upcoming one is none */
+    assert_int_equal(out[3].verdict, DS_ADMIT_HELD_NO_ROOM); /* the look-ahead is no way either */
+    /* A task that could never use the kept node (it wants more than node 0 has) still goes
+     * ahead of room elsewhere. */
+    ds_admit_node mixed[] = {node(4000, 8 * GI, 0, 0), node(16000, 8 * GI, 15000, 0)};
+    ds_admit_task two[] = {task(4000, GI), task(8000, GI)};
+    two[0].upcoming = true;
+    plan_ok(&p, mixed, 2, NULL, 0, two, 2, out, &sum);
+    assert_int_equal(out[0].verdict, DS_ADMIT_RELEASED);
+    assert_int_equal(out[1].verdict, DS_ADMIT_LOOKAHEAD);
+    /* The limit: 2 in flight (the upcoming one is none). */
+    ds_admit_task small[] = {task(4000, GI), task(500, GI), task(500, GI), task(500, GI)};
+    small[0].upcoming = true;
+    plan_ok(&p, nodes, 2, NULL, 0, small, 4, out, &sum);
+    assert_int_equal(out[1].verdict, DS_ADMIT_RELEASED);
+    assert_int_equal(out[2].verdict, DS_ADMIT_RELEASED);
+    assert_int_equal(out[3].verdict, DS_ADMIT_HELD_LIMIT);
 
     /* Without the upcoming task, the batch task takes node 0. */
     plan_ok(&p, nodes, 2, NULL, 0, &ready[1], 1, out, &sum);
