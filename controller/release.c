@@ -26,6 +26,7 @@ typedef struct cand {
     size_t queue_pos; /* the policy's order across jobs (spec.order); SIZE_MAX when unknown */
     double created;
     const char *ns, *name;
+    bool first; /* a pod of an upcoming task (lib/upcoming.h): decided before those in flight */
 } cand;
 
 static int cmp_cand(const void *pa, const void *pb)
@@ -267,6 +268,7 @@ static int decide(const ctl_release_in *in, const cand *c, size_t nc, ds_admit_r
                 .request = in->upcoming[c[i].idx].request, .eligible = x.plain, .upcoming = true};
             continue;
         }
+        ready[i].first = c[i].first;
         const ctl_pod *p = c[i].kind == CTL_RELEASE_POD ? &in->pods[c[i].idx] : NULL;
         const ctl_task_info *t = p != NULL ? &p->task : &in->jobs[c[i].idx].task;
         ready[i].request = p != NULL ? p->request : in->jobs[c[i].idx].request;
@@ -368,9 +370,8 @@ int ctl_release_plan(const ctl_release_in *in, ctl_release_out *out, ds_err *err
                     .idx = i,
                     .reason = p->task.unlisted ? CTL_WAIT_UNLISTED : CTL_WAIT_INVALID_JOB};
             else if (ready)
-                c[nc++] = (cand){
-                    CTL_RELEASE_POD, i,      prio_of(&p->task), p->task.queue_pos, p->created_at,
-                    p->ns,           p->name};
+                c[nc++] = (cand){CTL_RELEASE_POD, i,     prio_of(&p->task), p->task.queue_pos,
+                                 p->created_at,   p->ns, p->name,           false};
             else if (p->task.state == DS_TASK_BLOCKED)
                 blocked[n_blocked++] =
                     (ctl_wait){.kind = CTL_RELEASE_POD, .idx = i, .reason = CTL_WAIT_UPSTREAM};
@@ -395,9 +396,8 @@ int ctl_release_plan(const ctl_release_in *in, ctl_release_out *out, ds_err *err
             continue;
         }
         if (j->task.state == DS_TASK_WAITING)
-            c[nc++] =
-                (cand){CTL_RELEASE_JOB, i,      prio_of(&j->task), j->task.queue_pos, j->created_at,
-                       j->ns,           j->name};
+            c[nc++] = (cand){CTL_RELEASE_JOB, i,     prio_of(&j->task), j->task.queue_pos,
+                             j->created_at,   j->ns, j->name,           false};
         else if (j->task.state == DS_TASK_BLOCKED)
             blocked[n_blocked++] =
                 (ctl_wait){.kind = CTL_RELEASE_JOB, .idx = i, .reason = CTL_WAIT_UPSTREAM};
@@ -405,13 +405,20 @@ int ctl_release_plan(const ctl_release_in *in, ctl_release_out *out, ds_err *err
     out->n_ready = nc;
     for (size_t i = 0; i < n_up; i++) {
         const ctl_upcoming *u = &in->upcoming[i];
+        if (u->pod != SIZE_MAX) { /* its gated pod is a candidate already: it goes first */
+            for (size_t k = 0; k < out->n_ready; k++)
+                if (c[k].kind == CTL_RELEASE_POD && c[k].idx == u->pod)
+                    c[k].first = true;
+            continue;
+        }
         c[nc++] = (cand){CTL_RELEASE_UPCOMING,
                          i,
                          u->priority,
                          u->queue_pos,
                          u->ready_since,
                          u->ns ? u->ns : "",
-                         u->task_name ? u->task_name : ""};
+                         u->task_name ? u->task_name : "",
+                         false};
     }
     qsort(c, nc, sizeof *c, cmp_cand);
     if (decide(in, c, nc, res, err) != 0) {

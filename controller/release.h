@@ -84,9 +84,12 @@ typedef struct ctl_wait {
     size_t blocker_idx;
 } ctl_wait;
 
-/* An upcoming task (lib/upcoming.h) as the release rule sees it. */
+/* An upcoming task (lib/upcoming.h) as the release rule sees it: with a pod (a gated task whose
+ * upstream tasks just freed room), its pod is decided first (lib/admit.h, step 0); without one,
+ * the room it fits is kept. */
 typedef struct ctl_upcoming {
-    ds_res request;     /* as its template states it */
+    size_t pod;         /* its pod in the view, SIZE_MAX when none yet */
+    ds_res request;     /* without a pod: as its template states it */
     double priority;    /* DSP priority; -INFINITY when unknown */
     size_t queue_pos;   /* place in the queue order (spec.order); SIZE_MAX when unknown */
     double ready_since; /* when it became ready */
@@ -117,8 +120,9 @@ typedef struct ctl_release_in {
     /* Room held for preemptors on each node (reserve.h, ctl_reserved_room; n_nodes entries in
      * the order of nodes, NULL: none): not free for releases. */
     const ds_res *reserved;
-    /* Upcoming tasks (NULL: none): in the order among the ready tasks, they keep the room they
-     * fit from the tasks behind them (lib/admit.h), under admission capacity only. */
+    /* Upcoming tasks (NULL: none), under admission capacity only: decided before the tasks in
+     * flight and the other ready tasks (in the queue order among themselves); those without a
+     * pod keep the room they fit (lib/admit.h, step 0). */
     const ctl_upcoming *upcoming;
     size_t n_upcoming;
 } ctl_release_in;

@@ -327,11 +327,11 @@ static int report_waiting(ctl_controller *c, const ctl_snapshot *s, const ctl_re
     return used;
 }
 
-/* The upcoming tasks of the snapshot (lib/upcoming.h) for the release rule; *n set to how many.
- * NULL with *n 0 when there are none or on allocation failure (logged: no room is kept). */
-static ctl_upcoming *upcoming_tasks(const ctl_snapshot *s, size_t *n)
+/* The upcoming tasks of the snapshot (lib/upcoming.h) for the release rule; *n_out set to how
+ * many. NULL with *n_out 0 when there are none or on allocation failure (logged: none is). */
+static ctl_upcoming *upcoming_tasks(const ctl_snapshot *s, size_t *n_out)
 {
-    *n = 0;
+    *n_out = 0;
     size_t total = ds_jobset_upcoming(&s->js, NULL, s->now, NULL, 0);
     if (total == 0)
         return NULL;
@@ -344,19 +344,24 @@ static ctl_upcoming *upcoming_tasks(const ctl_snapshot *s, size_t *n)
         return NULL;
     }
     total = ds_jobset_upcoming(&s->js, NULL, s->now, u, total);
+    size_t n = 0;
     for (size_t i = 0; i < total; i++) {
         const ds_job *j = &s->js.jobs[u[i].job];
         double prio = j->eval != NULL ? j->eval[u[i].task].priority : NAN;
-        out[i] = (ctl_upcoming){.request = u[i].request,
-                                .priority = isfinite(prio) ? prio : -INFINITY,
-                                .queue_pos = s->queue_pos[s->pos_base[u[i].job] + u[i].task],
-                                .ready_since = u[i].ready_since,
-                                .ns = j->ns,
-                                .job_name = j->name,
-                                .task_name = j->dag.tasks[u[i].task].name};
+        /* The job model's pods are the view's pods, then the batch Jobs (not upcoming here). */
+        if (u[i].pod != DS_NONE && u[i].pod >= s->n_pod)
+            continue;
+        out[n++] = (ctl_upcoming){.pod = u[i].pod != DS_NONE ? u[i].pod : SIZE_MAX,
+                                  .request = u[i].request,
+                                  .priority = isfinite(prio) ? prio : -INFINITY,
+                                  .queue_pos = s->queue_pos[s->pos_base[u[i].job] + u[i].task],
+                                  .ready_since = u[i].ready_since,
+                                  .ns = j->ns,
+                                  .job_name = j->name,
+                                  .task_name = j->dag.tasks[u[i].task].name};
     }
     free(u);
-    *n = total;
+    *n_out = n;
     return out;
 }
 

@@ -474,8 +474,8 @@ static void refuse_held_room(const ext_snapshot *s, const pod_ctx *pc, const ds_
         o->n_no_fit++;
         if (last->job != NULL)
             kutil_sfmt(msgs[*m], sizeof msgs[*m],
-                       "dagsched: the room on this node is held for task %s of job %s (its pod "
-                       "is not created yet)",
+                       "dagsched: the room on this node is held for task %s of job %s (its "
+                       "upstream task just freed it)",
                        last->name != NULL ? last->name : "?", last->job);
         else
             kutil_sfmt(msgs[*m], sizeof msgs[*m],

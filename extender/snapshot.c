@@ -246,9 +246,9 @@ int ext_snapshot_begin(const ext_build_input *in, ext_snapshot **out, ds_err *er
 }
 
 /* The holds of room: for preemptors, the pending, unbound pods with dagsched.io/reserved-node
- * naming a known node (a malformed value holds nothing); for upcoming tasks (lib/upcoming.h), the
- * node of an upstream task's pod, for DS_UPCOMING_HOLD_S after the task became ready (none when
- * that pod is gone). */
+ * naming a known node (a malformed value holds nothing); for upcoming tasks (lib/upcoming.h: no
+ * pod yet, or an unbound one), the node of an upstream task's pod, for DS_UPCOMING_HOLD_S after
+ * the task became ready (none when that pod is gone). */
 static int build_holds(ext_snapshot *s, ds_err *err)
 {
     size_t n = 0;
@@ -291,12 +291,17 @@ static int build_holds(ext_snapshot *s, ds_err *err)
         if (from == NULL || from->node_name == NULL ||
             ds_strmap_get(&s->node_index, from->node_name, strlen(from->node_name), &idx) != 0)
             continue;
-        s->holds[s->n_holds++] = (ds_room_hold){.ns = j->ns,
-                                                .job = j->key,
-                                                .name = j->dag.tasks[up[i].task].name,
-                                                .node = idx,
-                                                .request = up[i].request,
-                                                .until = up[i].ready_since + DS_UPCOMING_HOLD_S};
+        const kube_pod *own = up[i].pod < s->n_pods ? s->pods[up[i].pod] : NULL;
+        if (own != NULL && own->node_name != NULL)
+            continue; /* bound already */
+        s->holds[s->n_holds++] =
+            (ds_room_hold){.ns = j->ns,
+                           .uid = own != NULL ? own->meta.uid : NULL,
+                           .job = j->key,
+                           .name = j->dag.tasks[up[i].task].name,
+                           .node = idx,
+                           .request = own != NULL ? own->requests : up[i].request,
+                           .until = up[i].ready_since + DS_UPCOMING_HOLD_S};
     }
     free(up);
     return 0;

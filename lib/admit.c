@@ -173,21 +173,45 @@ int ds_admit_plan(const ds_admit_params *p, const ds_admit_node *nodes, size_t n
     }
     ds_res *free_ = NULL;
     size_t *reserved = NULL; /* reserved[k]: ready index of the starving task, SIZE_MAX: none */
-    bool *kept = NULL;       /* kept[k]: room on node k is kept for an upcoming task */
-    if (n_nodes > 0) {
-        free_ = malloc(n_nodes * sizeof *free_);
-        reserved = malloc(n_nodes * sizeof *reserved);
-        kept = calloc(n_nodes, sizeof *kept);
-        if (free_ == NULL || reserved == NULL || kept == NULL) {
+    bool *kept = NULL;       /* kept[k]: room on node k went to an upcoming or first task */
+    bool *early = NULL;      /* early[i]: ready task i was decided before the tasks in flight */
+    if (n_nodes > 0 || n_ready > 0) {
+        free_ = malloc((n_nodes ? n_nodes : 1) * sizeof *free_);
+        reserved = malloc((n_nodes ? n_nodes : 1) * sizeof *reserved);
+        kept = calloc(n_nodes ? n_nodes : 1, sizeof *kept);
+        early = calloc(n_ready ? n_ready : 1, sizeof *early);
+        if (free_ == NULL || reserved == NULL || kept == NULL || early == NULL) {
             free(free_);
             free(reserved);
             free(kept);
+            free(early);
             return ds_err_set(err, "admission: out of memory for %zu nodes", n_nodes);
         }
     }
     for (size_t k = 0; k < n_nodes; k++) {
         free_[k] = nodes[k].free_;
         reserved[k] = SIZE_MAX;
+    }
+    /* Upcoming tasks and those marked first take the room before the tasks in flight. */
+    for (size_t i = 0; i < n_ready; i++) {
+        const ds_admit_task *t = &ready[i];
+        ds_admit_result *r = &out[i];
+        if (!t->upcoming && !t->first)
+            continue;
+        if (!t->upcoming && limit > 0 && in_flight >= limit)
+            continue; /* decided with the others */
+        size_t k = best_fit(t, nodes, free_, n_nodes, NULL);
+        if (k == SIZE_MAX && !t->upcoming)
+            continue; /* decided with the others */
+        r->verdict = k != SIZE_MAX ? DS_ADMIT_RELEASED : DS_ADMIT_HELD_NO_ROOM;
+        set_node(r, k != SIZE_MAX ? k : closest(t, nodes, free_, n_nodes), free_);
+        if (k != SIZE_MAX) {
+            ds_res_sub(&free_[k], &t->request);
+            kept[k] = true;
+            in_flight += t->upcoming ? 0 : 1;
+        }
+        early[i] = true;
+        sum.count[r->verdict]++;
     }
     for (size_t i = 0; i < n_inflight; i++) {
         size_t k = best_fit(&inflight[i], nodes, free_, n_nodes, NULL);
@@ -202,17 +226,8 @@ int ds_admit_plan(const ds_admit_params *p, const ds_admit_node *nodes, size_t n
     for (size_t i = 0; i < n_ready; i++) {
         const ds_admit_task *t = &ready[i];
         ds_admit_result *r = &out[i];
-        if (t->upcoming) {
-            size_t k = best_fit(t, nodes, free_, n_nodes, reserved);
-            r->verdict = k != SIZE_MAX ? DS_ADMIT_RELEASED : DS_ADMIT_HELD_NO_ROOM;
-            set_node(r, k != SIZE_MAX ? k : closest(t, nodes, free_, n_nodes), free_);
-            if (k != SIZE_MAX) {
-                ds_res_sub(&free_[k], &t->request);
-                kept[k] = true;
-            }
-            sum.count[r->verdict]++;
-            continue;
-        }
+        if (early[i])
+            continue; /* decided before the tasks in flight */
         if (limit > 0 && in_flight >= limit) {
             r->verdict = DS_ADMIT_HELD_LIMIT;
             sum.count[r->verdict]++;
@@ -275,6 +290,7 @@ int ds_admit_plan(const ds_admit_params *p, const ds_admit_node *nodes, size_t n
     free(free_);
     free(reserved);
     free(kept);
+    free(early);
     if (summary != NULL)
         *summary = sum;
     return 0;

@@ -7,6 +7,12 @@
  * minus the requests of the pods bound to them. Tasks released earlier and not bound yet
  * (in-flight) are given too: they take room first. The rule, with admission DS_ADMIT_CAPACITY:
  *
+ *  0. Ready tasks marked upcoming or first (lib/upcoming.h: the room their upstream tasks just
+ *     freed is theirs; the extender's filter keeps the tasks in flight off it), in queue order
+ *     among themselves, take room before the tasks in flight and the other ready tasks:
+ *     RELEASED on the best-fitting node when they fit (an upcoming task:
+ *     HELD_NO_ROOM otherwise; a first task that does not fit, or meets the max_concurrent
+ *     limit, is decided in step 2 with the others).
  *  1. In-flight tasks, in the order given, each take room on one node they may use: the best fit
  *     (below). An in-flight task that fits no node takes no room and uses one look-ahead slot.
  *     In-flight entries marked room_only (pending pods that are no released task: another
@@ -21,12 +27,11 @@
  *     could use (its request within the allocatable of) a node reserved by a starving task ahead
  *     of it: then it is HELD_STARVING. Otherwise it is HELD_NO_ROOM. A task whose request exceeds
  *     the allocatable of every node it may use is HELD_NO_ROOM (never_fits) and uses no slot.
- *     An upcoming task (its pod still to come) takes room the same way when it fits, which
- *     keeps that room from the tasks behind it; it is never held for the limit, never uses a
- *     look-ahead slot, and when it fits nowhere it is HELD_NO_ROOM and takes nothing. A task
- *     behind it that fits no free room but could use (within allocatable) a node where room is
- *     kept for an upcoming task is HELD_NO_ROOM rather than LOOKAHEAD: released ahead of room,
- *     it would take the kept room the moment it frees.
+ *     An upcoming task (its pod still to come) keeps the room it took in step 0 from the tasks
+ *     behind it; it is never held for the limit and never uses a look-ahead slot. A task that
+ *     fits no free room but could use (within allocatable) a node where room went to an
+ *     upcoming or first task in step 0 is HELD_NO_ROOM rather than LOOKAHEAD: released ahead of
+ *     room, it would take that room the moment it frees.
  *  3. Starvation guard: a task marked starving (the order's starvation threshold, joborder.h)
  *     that is not RELEASED reserves every node it may use whose allocatable could hold it: no
  *     task behind it takes room there, so freed room goes to it. Tasks behind it still start on
@@ -88,8 +93,13 @@ typedef struct ds_admit_task {
     bool room_only; /* in-flight only: takes room, not a look-ahead slot nor max_concurrent */
     /* Ready only: a task whose pod does not exist yet (lib/upcoming.h). RELEASED when it fits:
      * the room is kept for it; otherwise HELD_NO_ROOM. It counts against neither max_concurrent
-     * nor the look-ahead, and reserves nothing when starving. */
+     * nor the look-ahead, and reserves nothing when starving. Decided before the tasks in
+     * flight, as a first task is. */
     bool upcoming;
+    /* Ready only: the room its upstream tasks freed is its own (lib/upcoming.h): when it fits
+     * (and max_concurrent allows), it is RELEASED before the tasks in flight take room;
+     * otherwise it is decided with the others. */
+    bool first;
 } ds_admit_task;
 
 typedef struct ds_admit_params {

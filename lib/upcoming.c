@@ -1,4 +1,5 @@
-/* upcoming.c: ready tasks of deadline jobs whose pod is still to come (see upcoming.h). */
+/* upcoming.c: the tasks of deadline jobs that just became ready, whose room their upstream tasks
+ * freed (see upcoming.h). */
 #include "upcoming.h"
 
 #include <math.h>
@@ -28,20 +29,28 @@ size_t ds_jobset_upcoming(const ds_jobset *js, const ds_pod_obs *pods, double no
     size_t n = 0;
     for (size_t j = 0; j < js->n_jobs; j++) {
         const ds_job *job = &js->jobs[j];
-        if (!job->valid || job->node == NULL || !isfinite(job->deadline))
+        if (!job->valid || !isfinite(job->deadline))
             continue;
         for (size_t t = 0; t < job->dag.n; t++) {
             const ds_task_status *st = &job->status[t];
-            const ds_task_node *nd = &job->node[t];
-            if (st->state != DS_TASK_WAITING || job->task_pod[t] != DS_NONE || !nd->has_pod ||
-                !nd->has_request || !(now - st->runnable_since < DS_UPCOMING_HOLD_S))
+            if (st->state != DS_TASK_WAITING || job->dag.tasks[t].n_up == 0 ||
+                !(now - st->runnable_since < DS_UPCOMING_HOLD_S))
                 continue;
-            if (n < cap)
+            size_t pod = job->task_pod[t];
+            const ds_task_node *nd = job->node != NULL ? &job->node[t] : NULL;
+            if (pod == DS_NONE && (nd == NULL || !nd->has_pod || !nd->has_request))
+                continue; /* no pod yet, and no request known before it exists */
+            if (n < cap) {
                 out[n] = (ds_upcoming){.job = j,
                                        .task = t,
-                                       .request = nd->request,
+                                       .pod = pod,
                                        .ready_since = st->runnable_since,
                                        .from_pod = last_upstream_pod(job, t, pods)};
+                if (pod == DS_NONE)
+                    out[n].request = nd->request;
+                else if (pods != NULL)
+                    out[n].request = pods[pod].request;
+            }
             n++;
         }
     }

@@ -1,16 +1,22 @@
-/* upcoming.h: tasks of deadline jobs that are ready but whose pod does not exist yet, for which
- * the release rule keeps room.
+/* upcoming.h: the tasks of deadline jobs that just became ready: the room their upstream tasks
+ * freed is theirs, for the release rule (controller/release.h) and the extender's filter
+ * (lib/room_hold.h).
  *
- * An Argo Workflow creates a task's pod only after its upstream tasks end: the workflow
- * controller sees the end, updates status.nodes, then creates the pod, seconds later. Meanwhile
- * the room the upstream task freed looks free, and a task of another job released into it
- * (a batch item) takes it: the deadline job's next task then waits, or needs an eviction, at
- * every level of its DAG. So a ready task of a job with a deadline whose pod is still to come
- * (an upcoming task) takes its place in the release order like a gated task, with the request its
- * template states: room it fits is kept free for it, for at most DS_UPCOMING_HOLD_S after it
- * became ready; it releases nothing, and counts against neither maxConcurrentReleases nor the
- * look-ahead. Only tasks whose request is known before the pod exists are upcoming (Argo pod
- * templates, ds_task_node.has_request); a task of a job without a deadline never is (idle room
+ * When a task ends, kube-scheduler gives the room it freed to whatever waits in its queue: a task
+ * of another job released ahead of room, an owner's replacement pod. The job's next task is not
+ * there yet: an Argo Workflow creates a task's pod only after its upstream tasks end (the
+ * workflow controller sees the end, updates status.nodes, then creates the pod, seconds later),
+ * and a gated pod waits for dagsched's release. So the deadline job's next task waits, or needs
+ * an eviction, at every level of its DAG.
+ *
+ * An upcoming task is a ready task (all its upstream tasks succeeded; it has some) of a valid job
+ * with a deadline, for DS_UPCOMING_HOLD_S after it became ready (its runnable_since): its pod is
+ * still to come, or is gated or pending. A task whose pod does not exist yet counts only when
+ * its request is known before the pod exists (an Argo pod template that states it,
+ * ds_task_node.has_request); with a pod, its pod's request. The release rule gives upcoming tasks
+ * the room first, before the tasks already in kube-scheduler's queue, and keeps room for those
+ * without a pod; the extender's filter keeps the other jobs' pods of the namespace off the room
+ * on the node the upstream task ran on. A task of a job without a deadline never is (idle room
  * is then a pure loss). Pure: no I/O, no clock. */
 #ifndef DAGSCHED_UPCOMING_H
 #define DAGSCHED_UPCOMING_H
@@ -26,8 +32,9 @@
 #define DS_UPCOMING_HOLD_S 15.0
 
 typedef struct ds_upcoming {
-    size_t job, task; /* indexes into the jobset and the job's DAG */
-    ds_res request;
+    size_t job, task;   /* indexes into the jobset and the job's DAG */
+    size_t pod;         /* its pod (an index into the observed pods), DS_NONE when none yet */
+    ds_res request;     /* the template's without a pod; the pod's (when pods are given) */
     double ready_since; /* when it became ready (its runnable_since) */
     /* The pod of its upstream task that ended last, as an index into the observed pods (its node
      * is where the room it freed is), DS_NONE when no upstream pod is known (gone to podGC). */
@@ -36,7 +43,8 @@ typedef struct ds_upcoming {
 
 /* The number of upcoming tasks of js at `now`; the first `cap` of them (in job, then task order)
  * written to out (out may be NULL when cap is 0). pods: the pods js was built from (for
- * from_pod's finish times; NULL: from_pod is any upstream task's pod). */
+ * from_pod's finish times and the requests of tasks with a pod; NULL: from_pod is any upstream
+ * task's pod, and such requests are zero: the caller takes them from its pods). */
 size_t ds_jobset_upcoming(const ds_jobset *js, const ds_pod_obs *pods, double now, ds_upcoming *out,
                           size_t cap);
 

@@ -381,9 +381,9 @@ static void test_capacity_lookahead_and_queue(void **state)
     ctl_release_out_free(&out);
 }
 
-/* An upcoming task (its pod still to come) ahead in the order keeps the room it fits: the batch
- * task behind it is held for lack of room, and the room kept is reported; behind the batch task,
- * or without it, the batch task takes the room. Under admission all, nothing is kept. */
+/* An upcoming task (its pod still to come) keeps the room it fits, wherever it stands in the
+ * order: the batch task is held for lack of room, and the room kept is reported; without it, the
+ * batch task takes the room. Under admission all, nothing is kept. */
 static void test_capacity_upcoming_keeps_room(void **state)
 {
     (void)state;
@@ -391,7 +391,8 @@ static void test_capacity_upcoming_keeps_room(void **state)
     ctl_pod pods[2] = {ready_pod("batch-a", 1, MILLI(4)), ready_pod("batch-b", 2, MILLI(4))};
     pods[1].state = CTL_POD_BOUND;
     pods[1].node = "n2";
-    ctl_upcoming up[1] = {{.request = {{MILLI(4), 0, 0, 0}},
+    ctl_upcoming up[1] = {{.pod = SIZE_MAX,
+                           .request = {{MILLI(4), 0, 0, 0}},
                            .priority = 2.0,
                            .queue_pos = 0,
                            .ready_since = 1,
@@ -411,11 +412,11 @@ static void test_capacity_upcoming_keeps_room(void **state)
     assert_int_equal(out.kept[0].node, 0);
     ctl_release_out_free(&out);
 
-    /* Behind the batch task in the order: the batch task takes the room. */
+    /* Behind the batch task in the order, the room its upstream freed is still its own. */
     up[0].queue_pos = 5;
     assert_int_equal(ctl_release_plan(&in, &out, NULL), 0);
-    assert_int_equal(out.n_rel, 1);
-    assert_int_equal(out.n_kept, 0);
+    assert_int_equal(out.n_rel, 0);
+    assert_int_equal(out.n_kept, 1);
     ctl_release_out_free(&out);
 
     /* Without upcoming tasks, and under admission all, nothing is kept. */
@@ -433,6 +434,32 @@ static void test_capacity_upcoming_keeps_room(void **state)
     in.upcoming = NULL;
     in.n_upcoming = 1;
     assert_int_equal(ctl_release_plan(&in, &out, NULL), -1);
+}
+
+/* The gated pod of an upcoming task (its upstream tasks just freed room) is decided before the
+ * tasks already in kube-scheduler's queue: a look-ahead task pending there would otherwise take
+ * the room first in the rule's count, and the urgent job's next task would be held. */
+static void test_capacity_upcoming_pod_goes_first(void **state)
+{
+    (void)state;
+    ctl_node nodes[1] = {t_node("n1", MILLI(4))};
+    ctl_pod pods[2] = {ready_pod("next", 0, MILLI(4)), ready_pod("lookahead", 5, MILLI(4))};
+    pods[1].state = CTL_POD_PENDING; /* released earlier ahead of room */
+    ctl_release_in in = {.pods = pods, .n_pods = 2, .nodes = nodes, .n_nodes = 1, .lookahead = 2};
+    ctl_release_out out;
+    assert_int_equal(ctl_release_plan(&in, &out, NULL), 0);
+    assert_int_equal(out.n_rel, 1); /* ahead of room, behind the pending task */
+    assert_int_equal(out.rel[0].r.verdict, DS_ADMIT_LOOKAHEAD);
+    ctl_release_out_free(&out);
+    ctl_upcoming up[1] = {{.pod = 0, .priority = 1, .queue_pos = 0, .ready_since = 1}};
+    in.upcoming = up;
+    in.n_upcoming = 1;
+    assert_int_equal(ctl_release_plan(&in, &out, NULL), 0);
+    assert_int_equal(out.n_rel, 1);
+    assert_int_equal(out.rel[0].idx, 0);
+    assert_int_equal(out.rel[0].r.verdict, DS_ADMIT_RELEASED);
+    assert_int_equal(out.n_kept, 0); /* it has a pod: released, not kept */
+    ctl_release_out_free(&out);
 }
 
 /* A task takes room only on nodes it may use: node selector, taints it does not tolerate and
@@ -671,6 +698,7 @@ int main(void)
         cmocka_unit_test(test_capacity_reserved_room),
         cmocka_unit_test(test_capacity_lookahead_and_queue),
         cmocka_unit_test(test_capacity_upcoming_keeps_room),
+        cmocka_unit_test(test_capacity_upcoming_pod_goes_first),
         cmocka_unit_test(test_capacity_node_constraints),
         cmocka_unit_test(test_capacity_starvation_guard),
         cmocka_unit_test(test_wait_reasons),

@@ -486,8 +486,8 @@ static void test_filter_upcoming_room(void **state)
             char *out = run(ext_handle_filter, s, body, strlen(body), at_times[t], 200, &o);
             if (t == 0 && k == 0)
                 assert_non_null(strstr(out, "dagsched: the room on this node is held for task "
-                                            "compute of job default/u (its pod is not created "
-                                            "yet)"));
+                                            "compute of job default/u (its upstream task just "
+                                            "freed it)"));
             else
                 assert_non_null(strstr(out, "\"NodeNames\":[\"kwok-node-0\"]"));
             free(out);

@@ -207,6 +207,22 @@ static void test_upcoming(void **state)
     plan_ok(&p, mixed, 2, NULL, 0, two, 2, out, &sum);
     assert_int_equal(out[0].verdict, DS_ADMIT_RELEASED);
     assert_int_equal(out[1].verdict, DS_ADMIT_LOOKAHEAD);
+    /* A first task (the room its upstream freed) takes it before the task in flight; unmarked,
+     * the task in flight takes it. */
+    ds_admit_node single[] = {node(4000, 8 * GI, 0, 0)};
+    ds_admit_task queued[] = {task(4000, GI)};
+    ds_admit_task next[] = {task(4000, GI)};
+    ds_admit_params la = {.mode = DS_ADMIT_CAPACITY, .lookahead = 2};
+    plan_ok(&la, single, 1, queued, 1, next, 1, out, &sum);
+    assert_int_equal(out[0].verdict, DS_ADMIT_LOOKAHEAD);
+    next[0].first = true;
+    plan_ok(&la, single, 1, queued, 1, next, 1, out, &sum);
+    assert_int_equal(out[0].verdict, DS_ADMIT_RELEASED);
+    assert_int_equal(sum.inflight_unplaced, 1);
+    /* ... but not beyond max_concurrent: then it is decided with the others. */
+    la.max_concurrent = 1;
+    plan_ok(&la, single, 1, queued, 1, next, 1, out, &sum);
+    assert_int_equal(out[0].verdict, DS_ADMIT_HELD_LIMIT);
     /* The limit: 2 in flight (the upcoming one is none). */
     ds_admit_task small[] = {task(4000, GI), task(500, GI), task(500, GI), task(500, GI)};
     small[0].upcoming = true;

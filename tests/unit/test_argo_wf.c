@@ -492,9 +492,9 @@ static void test_job_states_from_nodes_and_pods(void **state)
     ds_jobset_free(&s);
 }
 
-/* Upcoming tasks (lib/upcoming.h): a ready task of a deadline Workflow whose pod Argo has not
- * created yet, with its template's request, for DS_UPCOMING_HOLD_S after its upstream ended; not
- * once its pod exists, not without a deadline, not without a stated request. */
+/* Upcoming tasks (lib/upcoming.h): a ready task of a deadline Workflow, for DS_UPCOMING_HOLD_S
+ * after it became ready: without a pod yet (with its template's request, when stated), or with
+ * its gated pod; never without a deadline, never a root task. */
 static void test_upcoming_tasks(void **state)
 {
     (void)state;
@@ -530,17 +530,24 @@ static void test_upcoming_tasks(void **state)
     assert_int_equal(ds_jobset_upcoming(&s, NULL, T0 + 50 + DS_UPCOMING_HOLD_S, u, 4), 0);
     ds_jobset_free(&s);
 
-    /* B's pod exists: only C is upcoming; A's pod, still there, is where its room is. */
+    /* B's pod exists (gated): B is upcoming with its pod and its pod's request, C without; A's
+     * pod, still there, is where their room is. */
     ds_pod_obs p2[] = {p[0], argo_pod("etl-work-0", "n-a", "etl.A")};
+    p2[0].request.v[DS_RES_CPU] = 3000;
     set_done(&p2[1], DS_PHASE_SUCCEEDED, T0 + 50);
     build_wf_ok(&s, p2, 2, &w, T0 + 55);
     j = job_named(&s, WF);
-    assert_int_equal(ds_jobset_upcoming(&s, p2, T0 + 55, u, 4), 1);
-    assert_int_equal(u[0].task, task_idx(j, "C"));
-    assert_int_equal(u[0].from_pod, 1);
+    assert_int_equal(ds_jobset_upcoming(&s, p2, T0 + 55, u, 4), 2);
+    assert_int_equal(u[0].task, task_idx(j, "B"));
+    assert_int_equal(u[0].pod, 0);
+    assert_int_equal(u[0].request.v[DS_RES_CPU], 3000);
+    assert_double_near(u[0].ready_since, T0 + 52, 0); /* its pod's creation */
+    assert_int_equal(u[1].task, task_idx(j, "C"));
+    assert_int_equal(u[1].pod, DS_NONE);
+    assert_int_equal(u[1].from_pod, 1);
     ds_jobset_free(&s);
 
-    /* No deadline, or no request stated: none. */
+    /* No deadline: none; no request stated: only the task with a pod. */
     w.deadline_after = NULL;
     build_wf_ok(&s, p, 1, &w, T0 + 55);
     assert_int_equal(ds_jobset_upcoming(&s, NULL, T0 + 55, u, 4), 0);
@@ -548,7 +555,16 @@ static void test_upcoming_tasks(void **state)
     w.deadline_after = "10m";
     t[1].has_request = false;
     build_wf_ok(&s, p, 1, &w, T0 + 55);
-    assert_int_equal(ds_jobset_upcoming(&s, NULL, T0 + 55, u, 4), 0);
+    assert_int_equal(ds_jobset_upcoming(&s, NULL, T0 + 55, u, 4), 1);
+    assert_int_equal(u[0].pod, 0);
+    ds_jobset_free(&s);
+    /* A root task is never upcoming: no upstream room is its own. */
+    t[1].has_request = true;
+    ds_wf_obs fresh = mkwf(t, 2, NULL, 0);
+    fresh.deadline_after = "10m";
+    build_wf_ok(&s, NULL, 0, &fresh, T0 + 1);
+    assert_int_equal(state_of(job_named(&s, WF), "A"), DS_TASK_WAITING);
+    assert_int_equal(ds_jobset_upcoming(&s, NULL, T0 + 1, u, 4), 0);
     ds_jobset_free(&s);
 }
 
