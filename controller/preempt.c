@@ -214,20 +214,51 @@ static void prefix_sums(queued *q, size_t n)
         ds_res_add(&q[k].request, &q[k - 1].request);
 }
 
+/* A waiting task that may take room before a preemptor: before it in the queue order, or already
+ * in kube-scheduler's queue. */
+typedef struct rival {
+    size_t pod;
+    size_t pos;
+    bool in_queue; /* pending, without another's gate: in kube-scheduler's queue */
+} rival;
+
+/* May pods a and b use a common schedulable node? */
+static bool share_node(const ctl_preempt_in *in, const ctl_pod *a, const ctl_pod *b)
+{
+    for (size_t n = 0; n < in->n_nodes; n++)
+        if (in->nodes[n].schedulable && ctl_guard_node_eligible(a, &in->nodes[n]) &&
+            ctl_guard_node_eligible(b, &in->nodes[n]))
+            return true;
+    return false;
+}
+
+/* Is pod p kept off some schedulable node (node selector, affinity, taints)? */
+static bool confined(const ctl_preempt_in *in, const ctl_pod *p)
+{
+    for (size_t n = 0; n < in->n_nodes; n++)
+        if (in->nodes[n].schedulable && !ctl_guard_node_eligible(p, &in->nodes[n]))
+            return true;
+    return false;
+}
+
 /* Each preemptor's `ahead`: the requests of the pods of waiting tasks that take the room that
  * frees before it does (lib/room.h): those before it in the queue order (spec.order), gated or
  * pending; and, for a preemptor that still carries its gate, every task already released to
  * kube-scheduler (pending, a look-ahead release): kube-scheduler does not know dagsched's order,
- * and binds what it has in its queue into room as soon as it frees, before a gated pod. */
+ * and binds what it has in its queue into room as soon as it frees, before a gated pod. For a
+ * preemptor confined to some nodes, only the tasks that may use one of its nodes count (the
+ * forecast pools the room of its nodes only). */
 static int queued_ahead(plan_state *s, ds_err *err)
 {
     const ctl_preempt_in *in = s->in;
     size_t cap = in->n_pods ? in->n_pods : 1;
     queued *q = calloc(cap, sizeof *q);
     queued *inq = calloc(cap, sizeof *inq); /* the ones in kube-scheduler's queue */
-    if (q == NULL || inq == NULL) {
+    rival *rv = calloc(cap, sizeof *rv);
+    if (q == NULL || inq == NULL || rv == NULL) {
         free(q);
         free(inq);
+        free(rv);
         return ds_err_set(err, "preemption round: out of memory");
     }
     size_t n = 0, n_inq = 0;
@@ -240,26 +271,41 @@ static int queued_ahead(plan_state *s, ds_err *err)
         if (!pending || p->terminating || p->task.job == DS_NO_TASK ||
             p->task.state != DS_TASK_WAITING || p->task.queue_pos == SIZE_MAX)
             continue;
+        rv[n] = (rival){i, p->task.queue_pos, queued_now && !p->other_gates};
         q[n++] = (queued){p->task.queue_pos, p->request};
-        if (queued_now && !p->other_gates) {
+        if (rv[n - 1].in_queue) {
             inq[n_inq++] = (queued){p->task.queue_pos, p->request};
             ds_res_add(&inq_total, &p->request);
         }
     }
+    size_t n_rivals = n;
     prefix_sums(q, n);
     prefix_sums(inq, n_inq);
     for (size_t w = 0; w < s->n_wait; w++) {
         const ctl_pod *pre = &in->pods[s->wait_pod[w]];
         size_t pos = pre->task.queue_pos;
-        s->wait[w].ahead = sum_before(q, n, pos);
-        if (pre->state == CTL_POD_GATED) { /* plus the queued ones after it in the order */
+        bool gated = pre->state == CTL_POD_GATED;
+        ds_res *ahead = &s->wait[w].ahead;
+        memset(ahead, 0, sizeof *ahead);
+        if (confined(in, pre)) {
+            for (size_t k = 0; k < n_rivals; k++) {
+                const ctl_pod *o = &in->pods[rv[k].pod];
+                if (rv[k].pod != s->wait_pod[w] && (rv[k].pos < pos || (gated && rv[k].in_queue)) &&
+                    share_node(in, pre, o))
+                    ds_res_add(ahead, &o->request);
+            }
+            continue;
+        }
+        *ahead = sum_before(q, n, pos);
+        if (gated) { /* plus the queued ones after it in the order */
             ds_res after = inq_total, before = sum_before(inq, n_inq, pos);
             ds_res_sub(&after, &before);
-            ds_res_add(&s->wait[w].ahead, &after);
+            ds_res_add(ahead, &after);
         }
     }
     free(q);
     free(inq);
+    free(rv);
     return 0;
 }
 

@@ -97,13 +97,34 @@ int ds_room_index_build(ds_room_index *ix, const ds_room_task *tasks, size_t n_t
         if (known_end(&tasks[i], n_nodes))
             tmp[np++] = (end_ix){tasks[i].end_s, i};
     qsort(tmp, np, sizeof *tmp, cmp_end);
+    /* A node's room is what it has beyond its requests: an end on a node over its capacity (or
+     * one the caller marks as out of reach with a very negative free room) adds only what brings
+     * the node above zero. */
+    ds_res *node_room = calloc(n_nodes ? n_nodes : 1, sizeof *node_room);
+    if (node_room == NULL) {
+        free(tmp);
+        ds_room_index_free(ix);
+        return ds_err_set(err, "room index: out of memory (%zu nodes)", n_nodes);
+    }
+    if (n_nodes > 0)
+        memcpy(node_room, free_, n_nodes * sizeof *node_room);
     ds_res room = ix->pool_free;
     for (size_t k = 0; k < np; k++) {
-        ds_res_add(&room, &tasks[tmp[k].idx].request);
+        const ds_room_task *t = &tasks[tmp[k].idx];
+        ds_res *nr = &node_room[t->node];
+        for (int d = 0; d < DS_RES_N; d++) {
+            int64_t before = nr->v[d] > 0 ? nr->v[d] : 0;
+            if (__builtin_add_overflow(nr->v[d], t->request.v[d], &nr->v[d]))
+                nr->v[d] = INT64_MAX;
+            int64_t after = nr->v[d] > 0 ? nr->v[d] : 0;
+            if (__builtin_add_overflow(room.v[d], after - before, &room.v[d]))
+                room.v[d] = INT64_MAX;
+        }
         ix->pool_end[k] = tmp[k].end;
         ix->pool_room[k] = room;
     }
     ix->n_pool = np;
+    free(node_room);
     free(tmp);
     return 0;
 }

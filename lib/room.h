@@ -66,7 +66,10 @@ double ds_room_preemptor_wait(const ds_room_index *ix, const ds_room_task *tasks
 
 /* The time from now until the resources free now and freed by the known ends, pooled over the
  * nodes as indexed, cover `demand` (e.g. the requests of the waiting tasks ahead of a preemptor
- * and its own): 0 when they do now, INFINITY when they never do. */
+ * and its own): 0 when they do now, INFINITY when they never do. A node counts only its room
+ * above zero: an end on a node over its capacity, or on one the caller marks out of reach with
+ * a very negative free room (a node the preemptor may not use), adds only what brings the node
+ * above zero. */
 double ds_room_pool_wait(const ds_room_index *ix, const ds_res *demand);
 
 #endif

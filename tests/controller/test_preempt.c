@@ -1244,6 +1244,71 @@ static void test_node_eligibility(void **state)
  * it may use. Its pool is full with tasks ending in 50 s, beyond its 40 s of slack; another pool
  * has an idle node. Urgent by the forecast, it evicts in its pool (it did not: the idle node
  * elsewhere made the room look free now). */
+/* A preemptor confined to pool a (n1, n2): the room forecast pools its nodes only, and counts
+ * ahead of it only the tasks that may use them. A look-ahead task pending in pool b takes none
+ * of its room: r1's 2 cpu come in 10 s, in time, and nothing is evicted. Then one pending in
+ * pool a takes r1's room, and 4 cpu ending in 5 s in pool b are no room for it: its room comes
+ * in an hour, it is urgent, and a task of pool a is evicted. */
+static void test_forecast_pool_rivals(void **state)
+{
+    (void)state;
+    scene s;
+    scene_init(&s);
+    ctl_kv pool_a[] = {{"pool", "a"}}, pool_b[] = {{"pool", "b"}};
+    ctl_node nodes[3] = {s.nodes[0], s.nodes[1], t_node("n3", MILLI(4))};
+    nodes[0].labels = nodes[1].labels = pool_a;
+    nodes[0].n_labels = nodes[1].n_labels = 1;
+    nodes[2].labels = pool_b;
+    nodes[2].n_labels = 1;
+    s.pods[R1].task.eval.t_rem_s = 10;
+    s.pods[W].node_selector = pool_a;
+    s.pods[W].n_node_selector = 1;
+    s.pods[W].state = CTL_POD_GATED;
+    s.pods[W].task.queue_pos = 0;
+    s.pods[W].task.eval.t_allow_s = 100;
+    s.pods[W].task.eval.t_rem_s = 5;
+    s.pods[W].task.job_slack_s = 100;
+    s.pods[W].task.job_path_s = 5;
+    bool held[10] = {false};
+    held[W] = true;
+    ctl_pod *rival = &s.pods[s.n_pods++]; /* pool b: released ahead of room */
+    *rival = t_waiting("other", "lb", 0, 3, 0.1, INFINITY, MILLI(4));
+    rival->state = CTL_POD_PENDING;
+    rival->node_selector = pool_b;
+    rival->n_node_selector = 1;
+    rival->task.queue_pos = 6;
+    s.in = (ctl_preempt_in){.pods = s.pods,
+                            .n_pods = s.n_pods,
+                            .nodes = nodes,
+                            .n_nodes = 3,
+                            .dags = s.dags,
+                            .n_jobs = 2,
+                            .policy = &s.pol,
+                            .ledger = &s.ledger,
+                            .held_for_room = held,
+                            .now = NOW};
+    ctl_preempt_out out;
+    ds_err err = {{0}};
+    assert_int_equal(ctl_preempt_plan(&s.in, &out, &err), 0);
+    assert_int_equal(out.n_ev, 0);
+    ctl_preempt_out_free(&out);
+    /* Now in pool a, and pool b runs 4 cpu that end in 5 s. */
+    rival->node_selector = pool_a;
+    rival->request.v[DS_RES_CPU] = MILLI(2);
+    ctl_pod *rb = &s.pods[s.n_pods++];
+    *rb = t_running("other", "rb", "n3", 0, 3, 0.9, MILLI(4));
+    rb->task.eval.t_rem_s = 5;
+    s.in.n_pods = s.n_pods;
+    assert_int_equal(ctl_preempt_plan(&s.in, &out, &err), 0);
+    assert_int_equal(out.n_ev, 1);
+    assert_int_equal(out.ev[0].preemptor, W);
+    assert_int_equal(out.ev[0].reason, DS_REASON_URGENT);
+    assert_true(out.ev[0].room_wait_s > 100); /* an hour: the next end in pool a */
+    assert_true(out.ev[0].node < 2);
+    ctl_preempt_out_free(&out);
+    scene_free(&s);
+}
+
 static void test_forecast_in_own_pool(void **state)
 {
     (void)state;
@@ -1537,6 +1602,7 @@ int main(void)
         cmocka_unit_test(test_urgent_evicts_lowest),
         cmocka_unit_test(test_foreign_pods_untouched),
         cmocka_unit_test(test_forecast_in_own_pool),
+        cmocka_unit_test(test_forecast_pool_rivals),
         cmocka_unit_test(test_not_urgent_low_priority_evicts_nothing),
         cmocka_unit_test(test_pending_not_unschedulable_waits),
         cmocka_unit_test(test_gated_held_for_room_preempts),

@@ -74,13 +74,16 @@ static void test_pool_wait(void **state)
     ds_res d = cpu(500);
     d.v[DS_RES_MEMORY] = 0;
     assert_double_near(ds_room_pool_wait(&ix, &d), 0, 0);
-    d.v[DS_RES_CPU] = 1500; /* 500 + 1000 at 50 s */
-    assert_double_near(ds_room_pool_wait(&ix, &d), 50, 0);
-    d.v[DS_RES_CPU] = 1501;
+    /* Node 1's 1 cpu at 50 s only pays back what it owes: nothing is added. */
+    d.v[DS_RES_CPU] = 501;
     assert_double_near(ds_room_pool_wait(&ix, &d), 100, 0);
-    d.v[DS_RES_CPU] = 5500; /* 500 + 1000 + 2000 + 2000: all known ends */
+    d.v[DS_RES_CPU] = 2500; /* 500 + 2000 at 100 s */
+    assert_double_near(ds_room_pool_wait(&ix, &d), 100, 0);
+    d.v[DS_RES_CPU] = 2501;
     assert_double_near(ds_room_pool_wait(&ix, &d), 300, 0);
-    d.v[DS_RES_CPU] = 5501;
+    d.v[DS_RES_CPU] = 4500; /* 500 + 2000 + 2000: all known ends */
+    assert_double_near(ds_room_pool_wait(&ix, &d), 300, 0);
+    d.v[DS_RES_CPU] = 4501;
     assert_double_inf(ds_room_pool_wait(&ix, &d), 1);
     /* Memory counts too: 2 GiB free now (1 on each node), one more at each known end. */
     d = (ds_res){{0, 3 * GI, 0, 0}};
@@ -88,6 +91,24 @@ static void test_pool_wait(void **state)
     d.v[DS_RES_MEMORY] = 5 * GI;
     assert_double_near(ds_room_pool_wait(&ix, &d), 300, 0);
     d.v[DS_RES_MEMORY] = 6 * GI;
+    assert_double_inf(ds_room_pool_wait(&ix, &d), 1);
+    ds_room_index_free(&ix);
+}
+
+/* A node marked out of reach (a preemptor's ineligible node: a very negative free room) adds
+ * nothing to the pool when its tasks end; its own room never reaches zero. */
+static void test_pool_out_of_reach(void **state)
+{
+    (void)state;
+    ds_res free_[2] = {cpu(0), cpu(INT64_MIN / 4)};
+    free_[1].v[DS_RES_MEMORY] = INT64_MIN / 4;
+    ds_room_index ix;
+    ds_err err = {{0}};
+    assert_int_equal(ds_room_index_build(&ix, tasks, N_TASKS, free_, 2, &err), 0);
+    ds_res d = cpu(4000);
+    d.v[DS_RES_MEMORY] = 0;
+    assert_double_near(ds_room_pool_wait(&ix, &d), 300, 0); /* node 0's two ends */
+    d.v[DS_RES_CPU] = 4001;                                 /* node 1's 1 cpu does not count */
     assert_double_inf(ds_room_pool_wait(&ix, &d), 1);
     ds_room_index_free(&ix);
 }
@@ -163,9 +184,8 @@ static void test_matches_scan(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_node_wait),
-        cmocka_unit_test(test_pool_wait),
-        cmocka_unit_test(test_empty),
+        cmocka_unit_test(test_node_wait),         cmocka_unit_test(test_pool_wait),
+        cmocka_unit_test(test_pool_out_of_reach), cmocka_unit_test(test_empty),
         cmocka_unit_test(test_matches_scan),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
