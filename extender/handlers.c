@@ -677,6 +677,17 @@ static bool owner_recreates(const ext_snapshot *s, const kube_pod *p)
     return ds_owner_evictions_left(&o, NULL) > 0;
 }
 
+/* The pod of a proposed victim in the snapshot, or NULL when unknown or not on `node_idx`. */
+static const kube_pod *victim_pod(const ext_snapshot *s, const char *uid, size_t node_idx)
+{
+    if (uid[0] == '\0')
+        return NULL;
+    size_t idx = ds_jobset_find_pod(&s->jobs, uid);
+    if (idx == DS_NONE || idx >= s->n_pods || s->pod_node[idx] != node_idx)
+        return NULL;
+    return s->pods[idx];
+}
+
 /* One proposed victim, or 0 when unknown or not on `node_idx` in the snapshot. */
 static int victim_view(const ext_snapshot *s, const char *uid, size_t node_idx, double now,
                        ds_running_task *v)
@@ -788,24 +799,41 @@ void ext_handle_preempt(const ext_ctx *c, const ext_snapshot *s, const char *bod
             o->victims_refused[DS_VICTIM_UNKNOWN] += vn->n_pods;
             continue; /* unknown node: dropped */
         }
+        /* Victims of other schedulers did not opt in: dagsched does not judge them, they stay
+         * kube-scheduler's choice (their room counts as made). dagsched's own are judged. */
+        ds_node_view view = s->nodes[node_idx].view;
+        size_t n_own = 0, n_foreign = 0;
         for (size_t j = 0; j < vn->n_pods; j++) {
-            vptr[j] = victim_view(s, vn->uids[j], node_idx, now, &vstore[j]) ? &vstore[j] : NULL;
-            pair[j] = DS_PAIR_OK;
-            if (vptr[j] != NULL && mode != DS_PREEMPTOR_OUTSIDE)
-                pair[j] = victim_pair(s, pc.pod, vn->uids[j], &s->policy);
+            const kube_pod *vp = victim_pod(s, vn->uids[j], node_idx);
+            kept[i][j] = vp != NULL && !opted_in(c, vp);
+            if (kept[i][j]) {
+                ds_res_sub(&view.requested, &vp->requests);
+                n_foreign++;
+                continue;
+            }
+            vptr[n_own] =
+                victim_view(s, vn->uids[j], node_idx, now, &vstore[n_own]) ? &vstore[n_own] : NULL;
+            pair[n_own] = DS_PAIR_OK;
+            if (vptr[n_own] != NULL && mode != DS_PREEMPTOR_OUTSIDE)
+                pair[n_own] = victim_pair(s, pc.pod, vn->uids[j], &s->policy);
+            n_own++;
         }
         ds_err derr;
-        long nk = ds_place_preempt_node(&pre, mode, dag, &s->nodes[node_idx].view, vptr, pair,
-                                        vn->n_pods, s->pbar_half, pp, verd, &keep[i], &derr);
+        long nk = ds_place_preempt_node(&pre, mode, dag, &view, vptr, pair, n_own, s->pbar_half, pp,
+                                        verd, &keep[i], &derr);
         if (nk < 0) {
             keep[i] = false;
             o->victims_refused[DS_VICTIM_UNKNOWN] += vn->n_pods;
             continue;
         }
-        for (size_t j = 0; j < vn->n_pods; j++) {
-            kept[i][j] = verd[j] == DS_VICTIM_KEEP;
+        nk += (long)n_foreign;
+        for (size_t j = 0, k = 0; j < vn->n_pods; j++) {
+            if (kept[i][j])
+                continue; /* another scheduler's */
+            kept[i][j] = verd[k] == DS_VICTIM_KEEP;
             if (!kept[i][j])
-                o->victims_refused[verd[j]]++;
+                o->victims_refused[verd[k]]++;
+            k++;
         }
         if (keep[i]) {
             o->n_nodes_kept++;

@@ -961,6 +961,46 @@ static void test_preempt_owner(void **state)
     }
 }
 
+/* A victim of another scheduler did not opt in: dagsched does not judge it (report-b, 40 s old,
+ * would be too young for minRunTime as dagsched's), kube-scheduler's choice stands. */
+static void test_preempt_other_scheduler_victim(void **state)
+{
+    (void)state;
+    world w;
+    world_init(&w, "Succeeded");
+    add_preempt_world(&w);
+    for (size_t i = 0; i < w.n_pods; i++)
+        if (strcmp(w.pods[i]->meta.name, "report-b") == 0) {
+            kube_obj_unref(&w.pods[i]->meta);
+            w.pods[i] = fx_pod(&(fx_pod_spec){.ns = "batch",
+                                              .name = "report-b",
+                                              .uid = "uid-victim-b",
+                                              .job = "report",
+                                              .task = "b",
+                                              .runtime = "6h",
+                                              .node = "kwok-node-0",
+                                              .phase = "Running",
+                                              .cpu = "3800m",
+                                              .mem = "1Gi",
+                                              .created = "2026-11-22T10:58:00Z",
+                                              .started = "2026-11-22T10:58:00Z",
+                                              .scheduler = "default-scheduler"});
+        }
+    double now = at("2026-11-22T10:58:40Z");
+    ext_snapshot *s = snap(&w, now);
+    ext_outcome o;
+    ctx_scheduler = "dagsched";
+    char *out = run_file(ext_handle_preempt, s, "preempt_meta.json", now, 200, &o);
+    ctx_scheduler = NULL;
+    assert_string_equal(out, "{\"NodeNameToMetaVictims\":{\"kwok-node-0\":{\"Pods\":[{\"UID\":"
+                             "\"uid-victim-a\"},{\"UID\":\"uid-victim-b\"}],"
+                             "\"NumPDBViolations\":1}}}");
+    assert_int_equal(o.victims_refused[DS_VICTIM_TOO_YOUNG], 0);
+    free(out);
+    ext_snapshot_unref(s);
+    world_free(&w);
+}
+
 static void test_preempt(void **state)
 {
     (void)state;
@@ -1422,6 +1462,7 @@ int main(void)
         cmocka_unit_test(test_filter_held_room),
         cmocka_unit_test(test_filter_upcoming_room),
         cmocka_unit_test(test_other_scheduler_outside_dag),
+        cmocka_unit_test(test_preempt_other_scheduler_victim),
         cmocka_unit_test(test_preempt_namespace_selector),
         cmocka_unit_test(test_preempt_rules),
         cmocka_unit_test(test_preempt_room_frees_anyway),
