@@ -231,7 +231,7 @@ long ds_place_preempt_node(const ds_place_preemptor *a, ds_preemptor_mode mode,
                 (!(slack >= 0.0) || (p->payoff && a->task.job_known &&
                                      !ds_job_savable(a->task.job_slack_s, a->task.job_path_s,
                                                      a->fastest_speed, p->start_latency_s)));
-    double room_wait = a->room_known ? a->room_wait_s : INFINITY;
+    double room_wait = a->room_known ? a->room_wait_s : NAN;
     ds_node_view after = *node;
     long kept = 0;
     for (size_t i = 0; i < n; i++) {

@@ -72,10 +72,9 @@ double ds_preemptor_afford(const ds_urgency_in *u, double node_speed)
 
 double ds_eviction_wait(double victim_rem_s, double room_wait_s)
 {
-    double w = victim_rem_s > 0.0 && isfinite(victim_rem_s) ? victim_rem_s : INFINITY;
-    if (room_wait_s >= 0.0 && room_wait_s < w)
-        w = room_wait_s;
-    return w;
+    if (room_wait_s >= 0.0) /* a forecast (INFINITY included): it counts the victim's end */
+        return room_wait_s;
+    return victim_rem_s > 0.0 && isfinite(victim_rem_s) ? victim_rem_s : INFINITY;
 }
 
 bool ds_victim_after(const double a_job[2], double a_priority, const double b_job[2],

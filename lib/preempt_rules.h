@@ -86,9 +86,13 @@ bool ds_task_urgent(const ds_urgency_in *u);
  * ds_eviction_pays, and the one ds_task_urgent judges on the fastest node. */
 double ds_preemptor_afford(const ds_urgency_in *u, double node_speed);
 
-/* The wait passed to ds_eviction_pays: the smaller of the victim's remaining run time
- * (victim_rem_s, <= 0 when unknown) and the time room frees anyway (room_wait_s, INFINITY when
- * unknown or never); INFINITY when neither is known. */
+/* The wait passed to ds_eviction_pays: the time room frees anyway for the preemptor
+ * (room_wait_s, lib/room.h's forecast: the running tasks' known ends, the victim's among them,
+ * after the tasks queued ahead of it take theirs; INFINITY: never), when it is a number >= 0;
+ * else (not forecast) the victim's remaining run time (victim_rem_s, <= 0 when unknown),
+ * INFINITY when that is not known either. Not the smaller of the two: when tasks are queued
+ * ahead of the preemptor (a look-ahead release in kube-scheduler's queue), the room the victim
+ * frees by ending goes to them first. */
 double ds_eviction_wait(double victim_rem_s, double room_wait_s);
 
 /* The queue-order rule (spec.preemption.queueOrder): does victim b come strictly after preemptor

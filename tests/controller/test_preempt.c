@@ -795,8 +795,8 @@ static void test_queue_order_and_ahead(void **state)
 
 /* Room that frees anyway, behind the tasks ahead: r1 ends in 10 s, within what the urgent task
  * (20 s of slack, 5 s to start) can wait: nothing is evicted. Once a gated task ahead of it in
- * the queue wants the 2 cpu r1 frees, the next room is an hour away, and r2 (an hour left) is
- * evicted. */
+ * the queue wants the 2 cpu r1 frees, the next room is an hour away: an eviction pays, even of
+ * r1 (its end gives the task ahead its room, not the urgent one), the lowest priority. */
 static void test_room_frees_behind_queue(void **state)
 {
     (void)state;
@@ -818,15 +818,16 @@ static void test_room_frees_behind_queue(void **state)
     plan(&s, &out);
     assert_int_equal(out.n_ev, 1);
     assert_int_equal(out.ev[0].preemptor, W);
-    assert_int_equal(out.ev[0].victim, R2);
+    assert_int_equal(out.ev[0].victim, R1);
     ctl_preempt_out_free(&out);
     scene_free(&s);
 }
 
 /* A task already released to kube-scheduler (pending, a look-ahead release) takes room that frees
  * before a gated preemptor, whatever dagsched's order says: kube-scheduler binds what is in its
- * queue. Gated, the urgent task then sees r1's 2 cpu go to that task and r2 is evicted; pending
- * itself (in kube-scheduler's queue too), it comes first by the order and nothing is evicted. */
+ * queue. Gated, the urgent task then sees r1's 2 cpu go to that task, and an eviction pays (of
+ * r1, the lowest priority: its end would not give the urgent task room); pending itself (in
+ * kube-scheduler's queue too), it comes first by the order and nothing is evicted. */
 static void test_released_task_takes_room_first(void **state)
 {
     (void)state;
@@ -848,7 +849,7 @@ static void test_released_task_takes_room_first(void **state)
     plan(&s, &out);
     assert_int_equal(out.n_ev, 1);
     assert_int_equal(out.ev[0].preemptor, W);
-    assert_int_equal(out.ev[0].victim, R2);
+    assert_int_equal(out.ev[0].victim, R1);
     ctl_preempt_out_free(&out);
     /* Only r1's end is known (the others overran their run times): the room it frees goes to the
      * released task, and the known ends never free room for the urgent one, 100 s of slack or
@@ -860,7 +861,7 @@ static void test_released_task_takes_room_first(void **state)
     s.pods[W].task.job_slack_s = 100;
     plan(&s, &out);
     assert_int_equal(out.n_ev, 1);
-    assert_int_equal(out.ev[0].victim, R2);
+    assert_int_equal(out.ev[0].victim, R1);
     assert_int_equal(out.ev[0].reason, DS_REASON_URGENT);
     ctl_preempt_out_free(&out);
     s.pods[R0].task.eval.t_rem_s = 3600;

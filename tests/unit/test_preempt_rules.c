@@ -202,11 +202,14 @@ static void test_eviction_pays(void **state)
     assert_true(ds_eviction_pays(40, true, 11, false, 49));
     assert_false(ds_eviction_pays(40, true, 11, false, 40)); /* in time anyway */
     assert_true(ds_eviction_pays(5, true, INFINITY, false, 6));
-    /* The wait: the victim's remaining time or the room elsewhere, whichever comes first. */
+    /* The wait: the room forecast when there is one (it counts the victim's end, after the
+     * tasks queued ahead), else the victim's remaining time. */
     assert_double_near(ds_eviction_wait(60, 10), 10, 0);
-    assert_double_near(ds_eviction_wait(60, INFINITY), 60, 0);
-    assert_double_near(ds_eviction_wait(0, 10), 10, 0); /* victim's time unknown */
+    assert_double_inf(ds_eviction_wait(60, INFINITY), 1); /* the queue ahead takes every end */
+    assert_double_near(ds_eviction_wait(60, 90), 90, 0);  /* the victim's room goes ahead */
+    assert_double_near(ds_eviction_wait(0, 10), 10, 0);   /* victim's time unknown */
     assert_double_inf(ds_eviction_wait(0, INFINITY), 1);
+    assert_double_near(ds_eviction_wait(60, NAN), 60, 0); /* not forecast */
     assert_double_inf(ds_eviction_wait(NAN, NAN), 1);
     assert_double_near(ds_eviction_wait(60, 0), 0, 0);
     assert_true(isinf(ds_preemptor_slack_on(INFINITY, 10, 2, 0)));
