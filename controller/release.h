@@ -17,6 +17,9 @@
  *    ctl_guard_node_eligible (spec.nodeSelector, required node affinity, taints it does not
  *    tolerate); a suspended Job: every schedulable node without such taints, with the request of
  *    one pod of its template. A task past spec.order.starvationThreshold is starving.
+ *    Upcoming tasks (lib/upcoming.h: a deadline job's task that just became ready owns the room
+ *    its upstream tasks freed) are decided first, before the pods in kube-scheduler's queue: a
+ *    gated one is released when it fits, one whose pod does not exist yet keeps the room.
  *  - all: every ready task, up to maxConcurrentReleases (as before capacity admission).
  *
  * Every gated task that stays held gets a reason (ctl_wait): its upstream tasks have not all

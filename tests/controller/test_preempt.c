@@ -793,6 +793,16 @@ static void test_queue_order_and_ahead(void **state)
     scene_free(&s);
 }
 
+/* The scene with the urgent task at queue position 1, 20 s of slack, and r1 ending in 10 s. */
+static void scene_r1_ends_soon(scene *s)
+{
+    scene_init(s);
+    s->pods[W].task.eval.t_allow_s = 20;
+    s->pods[W].task.job_slack_s = 20;
+    s->pods[R1].task.eval.t_rem_s = 10;
+    s->pods[W].task.queue_pos = 1;
+}
+
 /* Room that frees anyway, behind the tasks ahead: r1 ends in 10 s, within what the urgent task
  * (20 s of slack, 5 s to start) can wait: nothing is evicted. Once a gated task ahead of it in
  * the queue wants the 2 cpu r1 frees, the next room is an hour away: an eviction pays, even of
@@ -801,11 +811,7 @@ static void test_room_frees_behind_queue(void **state)
 {
     (void)state;
     scene s;
-    scene_init(&s);
-    s.pods[W].task.eval.t_allow_s = 20;
-    s.pods[W].task.job_slack_s = 20;
-    s.pods[R1].task.eval.t_rem_s = 10;
-    s.pods[W].task.queue_pos = 1;
+    scene_r1_ends_soon(&s);
     ctl_preempt_out out;
     plan(&s, &out);
     assert_int_equal(out.n_ev, 0); /* r1's 2 cpu come in 10 s */
@@ -832,11 +838,7 @@ static void test_released_task_takes_room_first(void **state)
 {
     (void)state;
     scene s;
-    scene_init(&s);
-    s.pods[W].task.eval.t_allow_s = 20;
-    s.pods[W].task.job_slack_s = 20;
-    s.pods[R1].task.eval.t_rem_s = 10;
-    s.pods[W].task.queue_pos = 1;
+    scene_r1_ends_soon(&s);
     s.pods[W].state = CTL_POD_GATED;
     bool held[8] = {false};
     held[W] = true;

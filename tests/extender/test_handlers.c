@@ -867,7 +867,7 @@ static void test_empty_nodes(void **state)
 /* Victims: report-a (evictable, ran long) and report-b (started 40 s ago) on kwok-node-0, which
  * they fill; a kube-system pod on kwok-node-1. Room frees for a preemptor in 2 h at the earliest
  * (report-a's end). */
-static void add_victims_owned(world *w, const char *victim_a_owner)
+static void add_victims_sched(world *w, const char *victim_a_owner, const char *victim_b_sched)
 {
     add_pod(w, &(fx_pod_spec){.owner_kind = victim_a_owner,
                               .ns = "batch",
@@ -896,7 +896,8 @@ static void add_victims_owned(world *w, const char *victim_a_owner)
                               .cpu = "3800m",
                               .mem = "1Gi",
                               .created = "2026-11-22T10:58:00Z",
-                              .started = "2026-11-22T10:58:00Z"});
+                              .started = "2026-11-22T10:58:00Z",
+                              .scheduler = victim_b_sched});
     add_pod(w, &(fx_pod_spec){.ns = "kube-system",
                               .name = "dns",
                               .uid = "uid-victim-c",
@@ -908,6 +909,11 @@ static void add_victims_owned(world *w, const char *victim_a_owner)
                               .started = "2026-11-22T09:00:00Z"});
 }
 
+static void add_victims_owned(world *w, const char *victim_a_owner)
+{
+    add_victims_sched(w, victim_a_owner, NULL);
+}
+
 static void add_victims(world *w)
 {
     add_victims_owned(w, NULL);
@@ -915,9 +921,10 @@ static void add_victims(world *w)
 
 /* The preempt verb's world: the victims, and kwok-node-2's last 200m taken by a pod outside any
  * DAG, whose end is unknown, so that no node has room for the preemptor now. */
-static void add_preempt_world(world *w)
+/* The victims (report-b of scheduler victim_b_sched: NULL for dagsched) and a kube-system pod. */
+static void add_preempt_world_sched(world *w, const char *victim_b_sched)
 {
-    add_victims(w);
+    add_victims_sched(w, NULL, victim_b_sched);
     add_pod(w, &(fx_pod_spec){.ns = "kube-system",
                               .name = "logs",
                               .uid = "uid-logs",
@@ -927,6 +934,11 @@ static void add_preempt_world(world *w)
                               .mem = "1Gi",
                               .created = "2026-11-22T09:00:00Z",
                               .started = "2026-11-22T09:00:00Z"});
+}
+
+static void add_preempt_world(world *w)
+{
+    add_preempt_world_sched(w, NULL);
 }
 
 /* A victim whose owner would not recreate it without failing is never evicted
@@ -968,24 +980,7 @@ static void test_preempt_other_scheduler_victim(void **state)
     (void)state;
     world w;
     world_init(&w, "Succeeded");
-    add_preempt_world(&w);
-    for (size_t i = 0; i < w.n_pods; i++)
-        if (strcmp(w.pods[i]->meta.name, "report-b") == 0) {
-            kube_obj_unref(&w.pods[i]->meta);
-            w.pods[i] = fx_pod(&(fx_pod_spec){.ns = "batch",
-                                              .name = "report-b",
-                                              .uid = "uid-victim-b",
-                                              .job = "report",
-                                              .task = "b",
-                                              .runtime = "6h",
-                                              .node = "kwok-node-0",
-                                              .phase = "Running",
-                                              .cpu = "3800m",
-                                              .mem = "1Gi",
-                                              .created = "2026-11-22T10:58:00Z",
-                                              .started = "2026-11-22T10:58:00Z",
-                                              .scheduler = "default-scheduler"});
-        }
+    add_preempt_world_sched(&w, "default-scheduler");
     double now = at("2026-11-22T10:58:40Z");
     ext_snapshot *s = snap(&w, now);
     ext_outcome o;
