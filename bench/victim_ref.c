@@ -237,24 +237,34 @@ static double node_wait(const vctx *c, size_t n, const ds_res *req)
 
 /* When the room free at the start plus everything ended by then, pooled over the nodes, covers
  * `demand` (INFINITY: never). */
-static double pool_wait(const vctx *c, const ds_res *demand)
+/* The room pooled over the nodes once every known end by `by_s` has come (by_s < 0: none): on
+ * each node, what it has beyond its requests (a node over its capacity offers nothing). */
+static ds_res pool_room_by(const vctx *c, double by_s)
 {
     ds_res room = {{0}};
-    for (size_t n = 0; n < c->n_nodes; n++)
+    for (size_t n = 0; n < c->n_nodes; n++) {
+        ds_res node = c->free0[n];
+        for (size_t j = 0; j < c->n_running; j++)
+            if (known_end(&c->r[j]) && c->r[j].node == n && c->r[j].t_rem_s <= by_s)
+                ds_res_add(&node, &c->r[j].request);
         for (int d = 0; d < DS_RES_N; d++)
-            if (c->free0[n].v[d] > 0)
-                room.v[d] += c->free0[n].v[d];
-    if (ds_res_fits(demand, &room))
+            if (node.v[d] > 0)
+                room.v[d] += node.v[d];
+    }
+    return room;
+}
+
+static double pool_wait(const vctx *c, const ds_res *demand)
+{
+    ds_res now = pool_room_by(c, -1.0);
+    if (ds_res_fits(demand, &now))
         return 0.0;
     double best = INFINITY;
     for (size_t i = 0; i < c->n_running; i++) {
         const ds_running_task *t = &c->r[i];
         if (!known_end(t) || t->node >= c->n_nodes || t->t_rem_s >= best)
             continue;
-        ds_res by = room; /* everything ended by t's end */
-        for (size_t j = 0; j < c->n_running; j++)
-            if (known_end(&c->r[j]) && c->r[j].node < c->n_nodes && c->r[j].t_rem_s <= t->t_rem_s)
-                ds_res_add(&by, &c->r[j].request);
+        ds_res by = pool_room_by(c, t->t_rem_s);
         if (ds_res_fits(demand, &by))
             best = t->t_rem_s;
     }
@@ -262,7 +272,8 @@ static double pool_wait(const vctx *c, const ds_res *demand)
 }
 
 /* The preemptor's wait for room without evictions: on some node for itself, and after the tasks
- * ahead of it (lib/room.h). */
+ * ahead of it (lib/room.h); not a number when it never comes from the known ends while a task
+ * within reach has none. */
 static double room_wait(vctx *c, const ds_waiting_task *a)
 {
     double own = INFINITY;
@@ -274,7 +285,16 @@ static double room_wait(vctx *c, const ds_waiting_task *a)
     ds_res demand = a->ahead;
     ds_res_add(&demand, &a->request);
     double queued = pool_wait(c, &demand);
-    return queued > own ? queued : own;
+    double wait = queued > own ? queued : own;
+    if (!isinf(wait))
+        return wait;
+    for (size_t i = 0; i < c->n_running; i++) {
+        const ds_running_task *t = &c->r[i];
+        if (!known_end(t) && t->node < c->n_nodes &&
+            c->free0[t->node].v[DS_RES_CPU] > INT64_MIN / 8)
+            return NAN;
+    }
+    return wait;
 }
 
 /* Phase-2 test and the reported normalised gap, under the parameters' normalisation. */

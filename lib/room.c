@@ -93,9 +93,12 @@ int ds_room_index_build(ds_room_index *ix, const ds_room_task *tasks, size_t n_t
                 __builtin_add_overflow(ix->pool_free.v[d], free_[n].v[d], &ix->pool_free.v[d]))
                 ix->pool_free.v[d] = INT64_MAX;
     size_t np = 0;
-    for (size_t i = 0; i < n_tasks; i++)
+    for (size_t i = 0; i < n_tasks; i++) {
         if (known_end(&tasks[i], n_nodes))
             tmp[np++] = (end_ix){tasks[i].end_s, i};
+        else if (tasks[i].node < n_nodes && free_[tasks[i].node].v[DS_RES_CPU] > INT64_MIN / 8)
+            ix->n_unknown++; /* its node within reach (not marked out of it) */
+    }
     qsort(tmp, np, sizeof *tmp, cmp_end);
     /* A node's room is what it has beyond its requests: an end on a node over its capacity (or
      * one the caller marks as out of reach with a very negative free room) adds only what brings
@@ -181,5 +184,6 @@ double ds_room_preemptor_wait(const ds_room_index *ix, const ds_room_task *tasks
     ds_res_add(&demand, request);
     double own = ds_room_wait(ix, tasks, gone, free_, request);
     double queued = ds_room_pool_wait(ix, &demand);
-    return queued > own ? queued : own;
+    double wait = queued > own ? queued : own;
+    return isinf(wait) && ix->n_unknown > 0 ? NAN : wait;
 }

@@ -43,6 +43,7 @@ typedef struct ds_room_index {
     ds_res *pool_room; /* [n_pool] */
     size_t n_pool;
     ds_res pool_free; /* the nodes' free resources now, summed (negative ones as 0) */
+    size_t n_unknown; /* running tasks whose end is not known, on nodes within reach */
 } ds_room_index;
 
 /* Index n_tasks tasks on n_nodes nodes whose free resources are free_[n_nodes] (a task whose node
@@ -60,7 +61,10 @@ double ds_room_wait(const ds_room_index *ix, const ds_room_task *tasks, const bo
                     const ds_res *free_, const ds_res *request);
 
 /* A preemptor's wait for room without evictions: the later of ds_room_wait for its own request
- * and ds_room_pool_wait for the requests queued ahead of it (`ahead`, summed) plus its own. */
+ * and ds_room_pool_wait for the requests queued ahead of it (`ahead`, summed) plus its own. When
+ * that is INFINITY while some running task within reach has no known end, the room may yet come
+ * from it: not a number (not forecast). INFINITY only when every end is known and none frees
+ * enough. */
 double ds_room_preemptor_wait(const ds_room_index *ix, const ds_room_task *tasks, const bool *gone,
                               const ds_res *free_, const ds_res *request, const ds_res *ahead);
 

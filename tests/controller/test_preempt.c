@@ -853,22 +853,24 @@ static void test_released_task_takes_room_first(void **state)
     assert_int_equal(out.ev[0].preemptor, W);
     assert_int_equal(out.ev[0].victim, R1);
     ctl_preempt_out_free(&out);
-    /* Only r1's end is known (the others overran their run times): the room it frees goes to the
-     * released task, and the known ends never free room for the urgent one, 100 s of slack or
-     * not. That is a deadline at risk, not "no forecast". */
-    s.pods[R0].task.eval.t_rem_s = 0;
-    s.pods[R2].task.eval.t_rem_s = 0;
-    s.pods[R3].task.eval.t_rem_s = 0;
+    /* The released task wants 8 cpu: every known end together never frees room for it and the
+     * urgent one, 100 s of slack or not. That is a deadline at risk, not "no forecast". */
+    s.pods[s.n_pods - 1].request.v[DS_RES_CPU] = MILLI(8);
     s.pods[W].task.eval.t_allow_s = 100; /* beyond the urgent threshold: by the forecast alone */
     s.pods[W].task.job_slack_s = 100;
     plan(&s, &out);
     assert_int_equal(out.n_ev, 1);
-    assert_int_equal(out.ev[0].victim, R1);
     assert_int_equal(out.ev[0].reason, DS_REASON_URGENT);
+    assert_true(isinf(out.ev[0].room_wait_s));
+    ctl_preempt_out_free(&out);
+    /* But when a running task's end is not known (r0 overran its run time), the room may yet come
+     * from it: not forecast, not urgent. */
+    s.pods[R0].task.eval.t_rem_s = 0;
+    plan(&s, &out);
+    assert_int_equal(out.n_ev, 0);
     ctl_preempt_out_free(&out);
     s.pods[R0].task.eval.t_rem_s = 3600;
-    s.pods[R2].task.eval.t_rem_s = 3600;
-    s.pods[R3].task.eval.t_rem_s = 3600;
+    s.pods[s.n_pods - 1].request.v[DS_RES_CPU] = MILLI(2);
     s.pods[W].task.eval.t_allow_s = 20;
     s.pods[W].task.job_slack_s = 20;
     /* The released task carries another gate: not in kube-scheduler's queue, takes nothing. */

@@ -92,6 +92,14 @@ static void test_pool_wait(void **state)
     assert_double_near(ds_room_pool_wait(&ix, &d), 300, 0);
     d.v[DS_RES_MEMORY] = 6 * GI;
     assert_double_inf(ds_room_pool_wait(&ix, &d), 1);
+    /* A preemptor whose room the known ends never free, while node 1 runs a task whose end is
+     * not known: the room may yet come from it, so the wait is not forecast (not a number). */
+    ds_res ahead = cpu(4000), own = cpu(1000);
+    ahead.v[DS_RES_MEMORY] = 0;
+    own.v[DS_RES_MEMORY] = 0;
+    assert_true(isnan(ds_room_preemptor_wait(&ix, tasks, NULL, free_, &own, &ahead)));
+    ahead.v[DS_RES_CPU] = 1000; /* 2000 by 100 s */
+    assert_double_near(ds_room_preemptor_wait(&ix, tasks, NULL, free_, &own, &ahead), 100, 0);
     ds_room_index_free(&ix);
 }
 
@@ -110,6 +118,12 @@ static void test_pool_out_of_reach(void **state)
     assert_double_near(ds_room_pool_wait(&ix, &d), 300, 0); /* node 0's two ends */
     d.v[DS_RES_CPU] = 4001;                                 /* node 1's 1 cpu does not count */
     assert_double_inf(ds_room_pool_wait(&ix, &d), 1);
+    /* Node 1's task of unknown end is out of reach too: every end within reach is known, and
+     * the preemptor's room never comes. */
+    ds_res none = cpu(0), own = cpu(4001);
+    none.v[DS_RES_MEMORY] = 0;
+    own.v[DS_RES_MEMORY] = 0;
+    assert_double_inf(ds_room_preemptor_wait(&ix, tasks, NULL, free_, &own, &none), 1);
     ds_room_index_free(&ix);
 }
 
