@@ -232,6 +232,17 @@ static bool share_node(const ctl_preempt_in *in, const ctl_pod *a, const ctl_pod
     return false;
 }
 
+/* Could pod p ever bind: is there a schedulable node it may use whose allocatable holds it? A
+ * pod that fits no node even empty takes no room from anyone. */
+static bool could_ever_fit(const ctl_preempt_in *in, const ctl_pod *p)
+{
+    for (size_t n = 0; n < in->n_nodes; n++)
+        if (in->nodes[n].schedulable && ds_res_fits(&p->request, &in->nodes[n].allocatable) &&
+            ctl_guard_node_eligible(p, &in->nodes[n]))
+            return true;
+    return false;
+}
+
 /* Is pod p kept off some schedulable node (node selector, affinity, taints)? */
 static bool confined(const ctl_preempt_in *in, const ctl_pod *p)
 {
@@ -247,7 +258,8 @@ static bool confined(const ctl_preempt_in *in, const ctl_pod *p)
  * kube-scheduler (pending, a look-ahead release): kube-scheduler does not know dagsched's order,
  * and binds what it has in its queue into room as soon as it frees, before a gated pod. For a
  * preemptor confined to some nodes, only the tasks that may use one of its nodes count (the
- * forecast pools the room of its nodes only). */
+ * forecast pools the room of its nodes only). A task that fits no node even empty never takes
+ * room and counts for no one. */
 static int queued_ahead(plan_state *s, ds_err *err)
 {
     const ctl_preempt_in *in = s->in;
@@ -269,7 +281,8 @@ static int queued_ahead(plan_state *s, ds_err *err)
         bool queued_now = p->state == CTL_POD_PENDING || p->state == CTL_POD_UNSCHEDULABLE;
         bool pending = p->state == CTL_POD_GATED || queued_now;
         if (!pending || p->terminating || p->task.job == DS_NO_TASK ||
-            p->task.state != DS_TASK_WAITING || p->task.queue_pos == SIZE_MAX)
+            p->task.state != DS_TASK_WAITING || p->task.queue_pos == SIZE_MAX ||
+            !could_ever_fit(in, p))
             continue;
         rv[n] = (rival){i, p->task.queue_pos, queued_now && !p->other_gates};
         q[n++] = (queued){p->task.queue_pos, p->request};

@@ -262,8 +262,9 @@ scenario_urgent() {
 scenario_rho() {
   SCENARIO=rho
   fresh_ns rho
-  # The paper's normalisation (P_bar) and no queue order: this scenario is about rho.
-  policy "delta: 1" "rho: 1.5" "normalisation: paper" "queueOrder: false"
+  # The paper's normalisation (P_bar), no queue order and the paper's urgency (slack within
+  # epsilon; no room forecast, no exchange rule): this scenario is about rho.
+  policy "delta: 1" "rho: 1.5" "normalisation: paper" "queueOrder: false" "payoff: false"
   start_ctl main --leader-elect=false --metrics-listen 127.0.0.1:18103
   fill rho 1h 1h1s 1h2s 1h3s
   # A task of very high priority that fits nowhere widens the priority range (P_bar) ...
@@ -275,7 +276,7 @@ scenario_rho() {
   sleep 12
   check "rho 1.5: no eviction for a small normalised gap" test "$(event_count rho DagschedEvicted)" = 0
   check "rho 1.5: the controller saw the waiting tasks" grep -q "2 waiting" "$LOGDIR/main.log"
-  policy "delta: 1" "rho: 0" "normalisation: paper" "queueOrder: false"
+  policy "delta: 1" "rho: 0" "normalisation: paper" "queueOrder: false" "payoff: false"
   check "rho 0: the waiting task evicts a running one" wait_until 20 has_events rho DagschedEvicted
   # (Without the gap test every replacement pod may evict the next one: that thrashing is what
   # rho prevents, so only the first eviction is checked.)

@@ -853,9 +853,13 @@ static void test_released_task_takes_room_first(void **state)
     assert_int_equal(out.ev[0].preemptor, W);
     assert_int_equal(out.ev[0].victim, R1);
     ctl_preempt_out_free(&out);
-    /* The released task wants 8 cpu: every known end together never frees room for it and the
-     * urgent one, 100 s of slack or not. That is a deadline at risk, not "no forecast". */
-    s.pods[s.n_pods - 1].request.v[DS_RES_CPU] = MILLI(8);
+    /* Two released tasks of 4 cpu: every known end together (8 cpu) never frees room for them
+     * and the urgent one, 100 s of slack or not. That is a deadline at risk, not "no forecast". */
+    s.pods[s.n_pods - 1].request.v[DS_RES_CPU] = MILLI(4);
+    s.pods[s.n_pods] = s.pods[s.n_pods - 1];
+    s.pods[s.n_pods].name = "released-2";
+    s.pods[s.n_pods].uid = "uid-released-2";
+    s.n_pods++;
     s.pods[W].task.eval.t_allow_s = 100; /* beyond the urgent threshold: by the forecast alone */
     s.pods[W].task.job_slack_s = 100;
     plan(&s, &out);
@@ -863,6 +867,15 @@ static void test_released_task_takes_room_first(void **state)
     assert_int_equal(out.ev[0].reason, DS_REASON_URGENT);
     assert_true(isinf(out.ev[0].room_wait_s));
     ctl_preempt_out_free(&out);
+    /* Tasks that fit no node even empty (100 cpu) never take room: r1's room in 10 s is in time,
+     * and nothing is evicted. */
+    s.pods[s.n_pods - 1].request.v[DS_RES_CPU] = MILLI(100);
+    s.pods[s.n_pods - 2].request.v[DS_RES_CPU] = MILLI(100);
+    plan(&s, &out);
+    assert_int_equal(out.n_ev, 0);
+    ctl_preempt_out_free(&out);
+    s.pods[s.n_pods - 1].request.v[DS_RES_CPU] = MILLI(4);
+    s.pods[s.n_pods - 2].request.v[DS_RES_CPU] = MILLI(4);
     /* But when a running task's end is not known (r0 overran its run time), the room may yet come
      * from it: not forecast, not urgent. */
     s.pods[R0].task.eval.t_rem_s = 0;
@@ -870,6 +883,7 @@ static void test_released_task_takes_room_first(void **state)
     assert_int_equal(out.n_ev, 0);
     ctl_preempt_out_free(&out);
     s.pods[R0].task.eval.t_rem_s = 3600;
+    s.n_pods--; /* one released task of 2 cpu again */
     s.pods[s.n_pods - 1].request.v[DS_RES_CPU] = MILLI(2);
     s.pods[W].task.eval.t_allow_s = 20;
     s.pods[W].task.job_slack_s = 20;
