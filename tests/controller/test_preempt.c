@@ -1263,6 +1263,36 @@ static void test_node_eligibility(void **state)
  * it may use. Its pool is full with tasks ending in 50 s, beyond its 40 s of slack; another pool
  * has an idle node. Urgent by the forecast, it evicts in its pool (it did not: the idle node
  * elsewhere made the room look free now). */
+/* The scene's two nodes as pool a (label pool=a) and a third, empty 4-cpu node n3 as pool b;
+ * the urgent task may use pool a only. */
+static void scene_pools(scene *s, ctl_node nodes[3], ctl_kv *pool_a, ctl_kv *pool_b)
+{
+    nodes[0] = s->nodes[0];
+    nodes[1] = s->nodes[1];
+    nodes[2] = t_node("n3", MILLI(4));
+    nodes[0].labels = nodes[1].labels = pool_a;
+    nodes[0].n_labels = nodes[1].n_labels = 1;
+    nodes[2].labels = pool_b;
+    nodes[2].n_labels = 1;
+    s->pods[W].node_selector = pool_a;
+    s->pods[W].n_node_selector = 1;
+}
+
+/* The preemption input over the scene's pods and the three pool nodes. */
+static void pools_input(scene *s, const ctl_node *nodes, const bool *held)
+{
+    s->in = (ctl_preempt_in){.pods = s->pods,
+                             .n_pods = s->n_pods,
+                             .nodes = nodes,
+                             .n_nodes = 3,
+                             .dags = s->dags,
+                             .n_jobs = 2,
+                             .policy = &s->pol,
+                             .ledger = &s->ledger,
+                             .held_for_room = held,
+                             .now = NOW};
+}
+
 /* A preemptor confined to pool a (n1, n2): the room forecast pools its nodes only, and counts
  * ahead of it only the tasks that may use them. A look-ahead task pending in pool b takes none
  * of its room: r1's 2 cpu come in 10 s, in time, and nothing is evicted. Then one pending in
@@ -1274,14 +1304,9 @@ static void test_forecast_pool_rivals(void **state)
     scene s;
     scene_init(&s);
     ctl_kv pool_a[] = {{"pool", "a"}}, pool_b[] = {{"pool", "b"}};
-    ctl_node nodes[3] = {s.nodes[0], s.nodes[1], t_node("n3", MILLI(4))};
-    nodes[0].labels = nodes[1].labels = pool_a;
-    nodes[0].n_labels = nodes[1].n_labels = 1;
-    nodes[2].labels = pool_b;
-    nodes[2].n_labels = 1;
+    ctl_node nodes[3];
+    scene_pools(&s, nodes, pool_a, pool_b);
     s.pods[R1].task.eval.t_rem_s = 10;
-    s.pods[W].node_selector = pool_a;
-    s.pods[W].n_node_selector = 1;
     s.pods[W].state = CTL_POD_GATED;
     s.pods[W].task.queue_pos = 0;
     s.pods[W].task.eval.t_allow_s = 100;
@@ -1296,16 +1321,7 @@ static void test_forecast_pool_rivals(void **state)
     rival->node_selector = pool_b;
     rival->n_node_selector = 1;
     rival->task.queue_pos = 6;
-    s.in = (ctl_preempt_in){.pods = s.pods,
-                            .n_pods = s.n_pods,
-                            .nodes = nodes,
-                            .n_nodes = 3,
-                            .dags = s.dags,
-                            .n_jobs = 2,
-                            .policy = &s.pol,
-                            .ledger = &s.ledger,
-                            .held_for_room = held,
-                            .now = NOW};
+    pools_input(&s, nodes, held);
     ctl_preempt_out out;
     ds_err err = {{0}};
     assert_int_equal(ctl_preempt_plan(&s.in, &out, &err), 0);
@@ -1334,28 +1350,15 @@ static void test_forecast_in_own_pool(void **state)
     scene s;
     scene_init(&s);
     ctl_kv pool_a[] = {{"pool", "a"}}, pool_b[] = {{"pool", "b"}};
-    ctl_node nodes[3] = {s.nodes[0], s.nodes[1], t_node("n3", MILLI(4))};
-    nodes[0].labels = nodes[1].labels = pool_a;
-    nodes[0].n_labels = nodes[1].n_labels = 1;
-    nodes[2].labels = pool_b;
-    nodes[2].n_labels = 1;
+    ctl_node nodes[3];
+    scene_pools(&s, nodes, pool_a, pool_b);
     for (int r = R0; r <= R3; r++)
         s.pods[r].task.eval.t_rem_s = 50;
-    s.pods[W].node_selector = pool_a;
-    s.pods[W].n_node_selector = 1;
     s.pods[W].task.eval.t_allow_s = 45;
     s.pods[W].task.eval.t_rem_s = 5;
     s.pods[W].task.job_slack_s = 45;
     s.pods[W].task.job_path_s = 15;
-    s.in = (ctl_preempt_in){.pods = s.pods,
-                            .n_pods = s.n_pods,
-                            .nodes = nodes,
-                            .n_nodes = 3,
-                            .dags = s.dags,
-                            .n_jobs = 2,
-                            .policy = &s.pol,
-                            .ledger = &s.ledger,
-                            .now = NOW};
+    pools_input(&s, nodes, NULL);
     ctl_preempt_out out;
     ds_err err = {{0}};
     assert_int_equal(ctl_preempt_plan(&s.in, &out, &err), 0);
