@@ -7,6 +7,7 @@
 #   - the profile's nodes are Ready and served by kube-apiserver of the pinned version;
 #   - kube-scheduler binds a Job's pod to a kwok node, the pod runs and then succeeds after its
 #     dagsched.io/runtime divided by the node's dagsched.io/speed, and the Job completes;
+#   - a Job pod without a run time runs as long as its command's `sleep N`;
 #   - a bare pod pinned to a fast node gets exactly half its run time; an unreadable run time is
 #     reported on the pod, which then keeps running;
 #   - a Deployment's pods run, avoid the tainted node, a PodDisruptionBudget gets its status, an
@@ -125,6 +126,38 @@ EOF
   job_complete() { [[ "$(k get job smoke-job -o jsonpath='{.status.succeeded} {.status.conditions[?(@.type=="Complete")].status}')" == "1 True" ]]; }
   wait_until 30 "Job smoke-job completes" job_complete
   pass "Job pod succeeded no earlier than its scaled run time; the Job is Complete"
+
+  # ---- a Job pod without a run time annotation runs as long as its command's `sleep N`
+  k apply -f - >/dev/null <<'EOF'
+apiVersion: batch/v1
+kind: Job
+metadata:
+  name: smoke-sleep
+spec:
+  backoffLimit: 0
+  template:
+    spec:
+      restartPolicy: Never
+      containers:
+      - name: task
+        image: registry.invalid/task:1
+        command: [sleep]
+        args: ["3"]
+EOF
+  local spod started finished
+  get_sleep_pod() {
+    spod="$(k get pods -l job-name=smoke-sleep -o jsonpath='{.items[0].metadata.name}')"
+    [[ -n "$spod" ]]
+  }
+  wait_until 30 "the Job controller creates Job smoke-sleep's pod" get_sleep_pod
+  wait_until 30 "Job pod $spod Succeeds" phase_is "$spod" Succeeded
+  started="$(k get pod "$spod" -o jsonpath='{.metadata.annotations.dagsched\.io/started-unix-ms}')"
+  finished="$(k get pod "$spod" -o jsonpath='{.status.containerStatuses[0].state.terminated.finishedAt}')"
+  [[ "$started" =~ ^[0-9]+$ && -n "$finished" ]] ||
+    fail "pod $spod lacks started-unix-ms ('$started') or finishedAt ('$finished')"
+  (($(date -d "$finished" +%s) >= (started + 3000) / 1000)) ||
+    fail "pod $spod (sleep 3, no run time annotation) finished at $finished, before 3 s had passed since $started ms"
+  pass "a Job pod without a run time ran its command's sleep 3 and succeeded"
 
   # ---- bare pods: a fast node halves the run time; an unreadable run time is reported
   k apply -f - >/dev/null <<'EOF'
