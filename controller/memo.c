@@ -5,18 +5,15 @@
  * of borrowed keys, has no deletion. */
 #include "memo.h"
 
+#include "hash.h"
+
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 static size_t hash(const char *s)
 {
-    uint64_t h = 1469598103934665603ULL;
-    for (; *s; s++) {
-        h ^= (unsigned char)*s;
-        h *= 1099511628211ULL;
-    }
-    return (size_t)(h % CTL_MEMO_BUCKETS);
+    return (size_t)(ds_fnv1a(DS_FNV1A_BASIS, s, strlen(s)) % CTL_MEMO_BUCKETS);
 }
 
 void ctl_memo_init(ctl_memo *m)

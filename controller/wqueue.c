@@ -1,23 +1,14 @@
 /* wqueue.c: the bounded, rate-limited, coalescing queue of informational writes (see wqueue.h). */
 #include "wqueue.h"
+#include "hash.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-static uint64_t fnv(uint64_t h, const char *s)
-{
-    for (; *s; s++) {
-        h ^= (unsigned char)*s;
-        h *= 1099511628211ULL;
-    }
-    h ^= 0x1f; /* field separator */
-    h *= 1099511628211ULL;
-    return h;
-}
-
 static uint64_t key_hash(const char *ns, const char *name, const char *kind)
 {
-    return fnv(fnv(fnv(14695981039346656037ULL, ns), name), kind);
+    const char *fields[] = {ns, name, kind};
+    return ds_fnv1a_fields(fields, 3);
 }
 
 static char *dup_or_null(const char *s, bool *oom)

@@ -8,6 +8,7 @@
 
 #include "annotations.h"
 #include "clock.h"
+#include "hash.h"
 #include "jobgraph.h"
 #include "model_input.h"
 
@@ -186,21 +187,6 @@ void ext_snapcache_invalidate(ext_snapcache *c)
         c->groups[i]->dirty = true;
 }
 
-static uint64_t fnv1a(const char *a, const char *b)
-{
-    uint64_t h = 1469598103934665603ull;
-    const char *parts[] = {a, b};
-    for (int i = 0; i < 2; i++) {
-        for (const char *p = parts[i]; p != NULL && *p; p++) {
-            h ^= (unsigned char)*p;
-            h *= 1099511628211ull;
-        }
-        h ^= 0xff;
-        h *= 1099511628211ull;
-    }
-    return h;
-}
-
 /* The unit of objects declaring or carrying job `name` in namespace `ns`: "ns/name" (the job
  * model's job key); "#N" (a bucket) when either is missing or too long. */
 static void unit_key(const kube_meta *m, const char *name, char *key, size_t size)
@@ -210,8 +196,10 @@ static void unit_key(const kube_meta *m, const char *name, char *key, size_t siz
         memcpy(key, m->ns, ln);
         key[ln] = '/';
         memcpy(key + ln + 1, name, lk + 1);
-    } else
-        snprintf(key, size, "#%u", (unsigned)(fnv1a(m->ns, m->name) % PLAIN_BUCKETS));
+    } else {
+        const char *fields[] = {m->ns, m->name};
+        snprintf(key, size, "#%u", (unsigned)(ds_fnv1a_fields(fields, 2) % PLAIN_BUCKETS));
+    }
 }
 
 static void pod_key(const kube_pod *p, char *key, size_t size)

@@ -14,6 +14,7 @@
 #include "annotations.h"
 #include "argo_discovery.h"
 #include "clock.h"
+#include "hash.h"
 #include "informer.h"
 #include "kutil.h"
 #include "log.h"
@@ -193,21 +194,6 @@ static void count(metrics_family *f, const char *a, const char *b)
 
 /* ---- events ---- */
 
-static uint64_t fnv1a(const char *a, const char *b, const char *c)
-{
-    uint64_t h = 1469598103934665603ull;
-    const char *parts[] = {a, b, c};
-    for (int i = 0; i < 3; i++) {
-        for (const char *p = parts[i]; p != NULL && *p; p++) {
-            h ^= (unsigned char)*p;
-            h *= 1099511628211ull;
-        }
-        h ^= 0xff;
-        h *= 1099511628211ull;
-    }
-    return h;
-}
-
 /* True when an Event with this key was queued within EVENT_DEDUPE_S (then it is suppressed);
  * otherwise remembers it. Called with ev_mu held. */
 static bool seen_recently(ext_state *st, uint64_t h, double now)
@@ -226,7 +212,8 @@ static bool enqueue_event(ext_state *st, const char *kind, const kube_meta *m, c
     if (m == NULL || m->ns == NULL || m->name == NULL)
         return false;
     pthread_mutex_lock(&st->ev_mu);
-    uint64_t h = fnv1a(m->uid != NULL ? m->uid : m->name, reason, dedupe);
+    const char *fields[] = {m->uid != NULL ? m->uid : m->name, reason, dedupe};
+    uint64_t h = ds_fnv1a_fields(fields, 3);
     if (seen_recently(st, h, mono_now())) {
         pthread_mutex_unlock(&st->ev_mu);
         count(st->m_events, reason, "suppressed");

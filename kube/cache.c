@@ -7,6 +7,7 @@
  * deletion, no tombstones), which ds_strmap, an insert-only index, does not do. */
 #include "cache.h"
 #include "grow.h"
+#include "hash.h"
 
 #include <pthread.h>
 #include <stdint.h>
@@ -39,21 +40,10 @@ struct kube_cache {
     htab indexes[KUBE_INDEX_MAX]; /* ptr: idx_entry * */
 };
 
-static uint64_t fnv(uint64_t h, const char *s)
-{
-    for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
-        h ^= *p;
-        h *= 1099511628211ULL;
-    }
-    return h;
-}
-
 static uint64_t key_hash(const char *ns, const char *name)
 {
-    uint64_t h = fnv(14695981039346656037ULL, ns);
-    h ^= 0xff;
-    h *= 1099511628211ULL;
-    return fnv(h, name);
+    const char *fields[] = {ns, name};
+    return ds_fnv1a_fields(fields, 2);
 }
 
 static bool streq0(const char *a, const char *b)
@@ -177,7 +167,7 @@ static int index_add(kube_cache *c, int index, const kube_meta *m)
     if (index_value(m, index, v, sizeof v) != 0)
         return 0;
     htab *t = &c->indexes[index];
-    uint64_t h = fnv(14695981039346656037ULL, v);
+    uint64_t h = ds_fnv1a_field(DS_FNV1A_BASIS, v);
     bool found;
     size_t i = htab_find(t, h, idx_eq, v, &found);
     idx_entry *e;
@@ -212,7 +202,7 @@ static void index_del(kube_cache *c, int index, const kube_meta *m)
     if (index_value(m, index, v, sizeof v) != 0)
         return;
     htab *t = &c->indexes[index];
-    uint64_t h = fnv(14695981039346656037ULL, v);
+    uint64_t h = ds_fnv1a_field(DS_FNV1A_BASIS, v);
     bool found;
     size_t i = htab_find(t, h, idx_eq, v, &found);
     if (!found)
@@ -388,7 +378,7 @@ int kube_cache_by_index(kube_cache *c, kube_index index, const char *value, kube
     out->n = 0;
     if ((int)index < 0 || (int)index >= c->n_indexes || value == NULL)
         return 0;
-    uint64_t h = fnv(14695981039346656037ULL, value);
+    uint64_t h = ds_fnv1a_field(DS_FNV1A_BASIS, value);
     pthread_rwlock_rdlock(&c->lock);
     bool found;
     size_t i = htab_find(&c->indexes[index], h, idx_eq, value, &found);

@@ -1,18 +1,9 @@
 /* strmap.c: string -> index hash map (see strmap.h). */
 #include "strmap.h"
+#include "hash.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-static uint64_t fnv1a(const char *s, size_t len)
-{
-    uint64_t h = 14695981039346656037ULL;
-    for (size_t i = 0; i < len; i++) {
-        h ^= (unsigned char)s[i];
-        h *= 1099511628211ULL;
-    }
-    return h;
-}
 
 /* Slots for max_keys keys at most half full (a power of two, at least 16); 0 when too many. */
 static size_t capacity_for(size_t max_keys)
@@ -79,7 +70,7 @@ int ds_strmap_put(ds_strmap *m, const char *key, size_t len, size_t value, size_
 {
     if (m->slots == NULL)
         return -1;
-    return ds_strmap_put_hashed(m, key, len, fnv1a(key, len), value, existing);
+    return ds_strmap_put_hashed(m, key, len, ds_fnv1a(DS_FNV1A_BASIS, key, len), value, existing);
 }
 
 int ds_strmap_put_hashed(ds_strmap *m, const char *key, size_t len, uint64_t h, size_t value,
@@ -111,7 +102,7 @@ int ds_strmap_get(const ds_strmap *m, const char *key, size_t len, size_t *value
 {
     if (m == NULL || m->slots == NULL || key == NULL)
         return -1;
-    uint64_t h = fnv1a(key, len);
+    uint64_t h = ds_fnv1a(DS_FNV1A_BASIS, key, len);
     for (size_t i = (size_t)h & m->mask;; i = (i + 1) & m->mask) {
         const ds_strmap_slot *s = &m->slots[i];
         if (s->key == NULL)
