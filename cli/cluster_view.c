@@ -162,10 +162,9 @@ int cli_view_load(const cli_view_opts *o, cli_view *out, ds_err *err)
     load_learned(c, o, &out->learned);
     rc = cli_list_kind(c, KUBE_KIND_POD, ns, NULL, &dec, &pods, err);
     if (rc == 0)
-        rc = cli_list_kind(c, KUBE_KIND_JOB, ns, "dagsched.io/task", &dec, &jobs, err);
+        rc = cli_list_kind(c, KUBE_KIND_JOB, ns, DS_LABEL_TASK, &dec, &jobs, err);
     if (rc == 0)
-        rc = cli_list_kind(c, KUBE_KIND_CONFIGMAP, ns, "dagsched.io/kind=JobGraph", &dec, &graphs,
-                           err);
+        rc = cli_list_kind(c, KUBE_KIND_CONFIGMAP, ns, DS_SELECTOR_JOBGRAPH, &dec, &graphs, err);
     if (rc == 0) {
         /* Node speeds only change priorities of running tasks; a user who may not list nodes
          * still gets every job (speeds count as 1). */

@@ -57,8 +57,8 @@ static int read_inputs(kube_client *c, const cli_view_opts *o, inputs *in, ds_er
     if (cli_list_kind(c, KUBE_KIND_POD, NULL, NULL, &dec, &in->pods, err) != 0 ||
         cli_list_kind(c, KUBE_KIND_NODE, NULL, NULL, &dec, &in->nodes, err) != 0 ||
         cli_list_kind(c, KUBE_KIND_NAMESPACE, NULL, NULL, &dec, &in->namespaces, err) != 0 ||
-        cli_list_kind(c, KUBE_KIND_CONFIGMAP, NULL, "dagsched.io/kind=JobGraph", &dec, &in->graphs,
-                      err) != 0 ||
+        cli_list_kind(c, KUBE_KIND_CONFIGMAP, NULL, DS_SELECTOR_JOBGRAPH, &dec, &in->graphs, err) !=
+            0 ||
         (wf && cli_list_kind(c, KUBE_KIND_WORKFLOW, NULL, NULL, &dec, &in->workflows, err) != 0)) {
         inputs_free(in);
         return -1;

@@ -15,10 +15,6 @@
 #include "objects.h"
 #include "writes.h"
 
-#ifndef CTL_ANN_WAITING_REASON
-#define CTL_ANN_WAITING_REASON "dagsched.io/waiting-reason"
-#endif
-
 #define UPSTREAM_NAMES_MAX 5 /* upstream tasks named in a reason, then "and N more" */
 
 typedef cli_flags cmd_opts;
@@ -129,7 +125,7 @@ static void why_of(const ctl_snapshot *s, const ds_job *j, size_t t, char *buf, 
                  j->graph != NULL ? j->graph : "?");
         return;
     }
-    const char *reason = kube_meta_annotation(s->pods.items[p - s->pod], CTL_ANN_WAITING_REASON);
+    const char *reason = kube_meta_annotation(s->pods.items[p - s->pod], DS_ANN_WAITING_REASON);
     switch (p->state) {
     case CTL_POD_GATED:
         if (reason != NULL && reason[0] != '\0') {

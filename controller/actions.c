@@ -153,10 +153,10 @@ void ctl_act_release_pod(ctl_controller *c, const ctl_snapshot *s, size_t i, con
     }
     char ts[40];
     now_rfc3339(ts, sizeof ts);
-    const char *kv[] = {CTL_ANN_RELEASED_AT, ts, CTL_ANN_WAITING_REASON, NULL};
+    const char *kv[] = {DS_ANN_RELEASED_AT, ts, DS_ANN_WAITING_REASON, NULL};
     size_t n_kv = p->waiting_reason[0] != '\0' ? 2 : 1;
     if (kube_annotate_pod_pairs(c->client, p->ns, p->name, kv, n_kv, &err) != 0)
-        KLOG_WARN("release", "pod %s/%s: annotation %s: %s", p->ns, p->name, CTL_ANN_RELEASED_AT,
+        KLOG_WARN("release", "pod %s/%s: annotation %s: %s", p->ns, p->name, DS_ANN_RELEASED_AT,
                   err.msg);
     kube_object_ref ref = pod_ref(p);
     report_release(c, s, &p->task, &ref, "pod", "released", how, p->created_at);
@@ -176,7 +176,7 @@ int ctl_act_waiting_pod(ctl_controller *c, const ctl_snapshot *s, size_t i, cons
                       .uid = p->uid,
                       .kind = CTL_WQ_KIND_WAITING,
                       .n_kv = 1,
-                      .kv = {CTL_ANN_WAITING_REASON, msg},
+                      .kv = {DS_ANN_WAITING_REASON, msg},
                       .event_reason = changed ? CTL_EV_WAITING : NULL,
                       .event_msg = changed ? msg : NULL};
     return queued(c, &w);
@@ -214,7 +214,7 @@ void ctl_act_nudge(ctl_controller *c, const ctl_snapshot *s, size_t i)
     const ctl_pod *p = &s->pod[i];
     char ts[40];
     now_rfc3339(ts, sizeof ts);
-    const char *kv[] = {CTL_ANN_NUDGED_AT, ts};
+    const char *kv[] = {DS_ANN_UPSTREAM_SUCCEEDED_AT, ts};
     ds_err err = {{0}};
     if (kube_annotate_pod_pairs(c->client, p->ns, p->name, kv, 1, &err) != 0) {
         KLOG_WARN("nudge", "pod %s/%s: %s", p->ns, p->name, err.msg);
@@ -238,8 +238,8 @@ int ctl_act_publish(ctl_controller *c, const ctl_snapshot *s, size_t i, const ct
                       .uid = p->uid,
                       .kind = CTL_WQ_KIND_PUBLISH,
                       .n_kv = 3,
-                      .kv = {CTL_ANN_PRIORITY, v->priority, CTL_ANN_SLACK, v->slack,
-                             CTL_ANN_LEVEL_DEADLINE, v->level_deadline}};
+                      .kv = {DS_ANN_PRIORITY, v->priority, DS_ANN_SLACK, v->slack,
+                             DS_ANN_LEVEL_DEADLINE, v->level_deadline}};
     return queued(c, &w);
 }
 
@@ -417,7 +417,7 @@ int ctl_act_evict(ctl_controller *c, const ctl_snapshot *s, const ds_policy *p,
     char ann[700];
     snprintf(ann, sizeof ann, "for %s/%s on node %s: %s", pre->ns, pre->name, node, reason);
     kube_format_microtime(now, ts, sizeof ts);
-    const char *kv[] = {CTL_ANN_EVICTION_AT, ts, CTL_ANN_EVICTION_REASON, ann};
+    const char *kv[] = {DS_ANN_EVICTED_AT, ts, DS_ANN_EVICTION_REASON, ann};
     if (kube_annotate_pod_pairs(c->client, victim->ns, victim->name, kv, 2, &err) != 0) {
         KLOG_WARN("evict", "pod %s/%s: reason annotation: %s; not evicting", victim->ns,
                   victim->name, err.msg);

@@ -609,8 +609,8 @@ int main(int argc, char **argv)
         /* Every Job, not only DAG tasks': a victim's Job says whether it would retry an evicted
          * pod (spec.backoffLimit, spec.podFailurePolicy; lib/owner_retry.h). */
         start_informer(&c, KUBE_KIND_JOB, NULL, NULL, all_cb, &c.jobs) != 0 ||
-        start_informer(&c, KUBE_KIND_CONFIGMAP, NULL, "dagsched.io/kind=JobGraph", all_cb,
-                       &c.graphs) != 0 ||
+        start_informer(&c, KUBE_KIND_CONFIGMAP, NULL, DS_SELECTOR_JOBGRAPH, all_cb, &c.graphs) !=
+            0 ||
         start_informer(&c, KUBE_KIND_CONFIGMAP, c.opt.policy_namespace, KUBE_POLICY_SELECTOR,
                        all_cb, &c.policies) != 0 ||
         /* Always watched (name and labels only; namespaces are few): a hot-reloaded policy may

@@ -21,10 +21,10 @@
 #define CTL_EV_EVICTION_FAILED "DagschedEvictionRefused" /* the Eviction API said no */
 #define CTL_EV_UNSAVED         "DagschedUnsaved" /* urgent, every possible victim's owner would fail */
 #define CTL_EV_RELEASED        "Released"        /* gate removed or Job resumed */
-#define CTL_EV_NUDGED          "UpstreamSucceeded" /* retry asked of kube-scheduler */
-#define CTL_EV_WAITING         "Waiting"           /* a held task's reason to wait changed */
-#define CTL_EV_JOB_INVALID     "InvalidJobGraph"   /* the job's DAG cannot be built */
-#define CTL_EV_POD_INVALID     "InvalidJob" /* the pod's dagsched metadata is beyond the bounds */
+#define CTL_EV_NUDGED          "UpstreamSucceeded"        /* retry asked of kube-scheduler */
+#define CTL_EV_WAITING         "Waiting"                  /* a held task's reason to wait changed */
+#define CTL_EV_JOB_INVALID     DS_EV_INVALID_JOB_GRAPH    /* lib/annotations.h */
+#define CTL_EV_POD_INVALID     DS_EV_INVALID_POD_METADATA /* lib/annotations.h */
 
 #define CTL_PUB_VALUE_MAX 48
 #define CTL_MSG_MAX       1024

@@ -354,7 +354,8 @@ int ctl_release_plan(const ctl_release_in *in, ctl_release_out *out, ds_err *err
          * a pod error) has no upstream tasks to wait for: the gate (written by its author or by
          * the admission webhook) is removed at once, never held. A task of a job that is invalid
          * right now keeps its gate: the job may be one whose pods are still being created, and
-         * releasing it could run it before its upstream tasks (InvalidJob says why it waits). */
+         * releasing it could run it before its upstream tasks (InvalidJobGraph says why it waits).
+         */
         if (outside_dag(p)) {
             if (p->state == CTL_POD_GATED && !p->terminating)
                 out->ungate[out->n_ungate++] = i;

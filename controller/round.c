@@ -237,8 +237,9 @@ static void report_invalid_jobs(ctl_controller *c, const ctl_snapshot *s)
 }
 
 /* Pods whose dagsched labels or annotations cannot be used (beyond dagsched's bounds): one Warning
- * Event InvalidJob per pod and reason while the pod waits to be scheduled (the memo keeps it from
- * being repeated every round). Such a pod is outside any DAG job; do_release removes its gate. */
+ * Event InvalidPodMetadata per pod and reason while the pod waits to be scheduled (the memo keeps
+ * it from being repeated every round). Such a pod is outside any DAG job; do_release removes its
+ * gate. */
 static void report_invalid_pods(ctl_controller *c, const ctl_snapshot *s)
 {
     for (size_t i = 0; i < s->n_pod; i++) {
@@ -669,9 +670,9 @@ static void do_publish(ctl_controller *c, const ctl_snapshot *s, const ds_policy
             continue; /* another scheduler's pod: not annotated */
         ctl_dsp_values v;
         ctl_publish_values(&p->task, &v);
-        if (!ctl_publish_differs(&v, kube_meta_annotation(m, CTL_ANN_PRIORITY),
-                                 kube_meta_annotation(m, CTL_ANN_SLACK),
-                                 kube_meta_annotation(m, CTL_ANN_LEVEL_DEADLINE)))
+        if (!ctl_publish_differs(&v, kube_meta_annotation(m, DS_ANN_PRIORITY),
+                                 kube_meta_annotation(m, DS_ANN_SLACK),
+                                 kube_meta_annotation(m, DS_ANN_LEVEL_DEADLINE)))
             continue;
         char key[300];
         snprintf(key, sizeof key, "publish/%s", p->uid);

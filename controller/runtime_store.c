@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "annotations.h"
 #include "log.h"
 #include "writes.h"
 
@@ -64,8 +65,8 @@ int ctl_runtime_store_save(ctl_runtime_store *s, double now, ds_err *err)
     json_t *cm =
         json_pack("{s:s, s:s, s:{s:s, s:s, s:{s:s, s:s}}, s:{s:s}}", "apiVersion", "v1", "kind",
                   "ConfigMap", "metadata", "name", s->name, "namespace", s->ns, "labels",
-                  "app.kubernetes.io/managed-by", "dagsched-controller", "dagsched.io/kind",
-                  "RuntimeHistory", "data", CTL_RT_DATA_KEY, b.data != NULL ? b.data : "");
+                  "app.kubernetes.io/managed-by", "dagsched-controller", DS_LABEL_KIND,
+                  DS_KIND_RUNTIME_HISTORY, "data", CTL_RT_DATA_KEY, b.data != NULL ? b.data : "");
     ds_bytebuf_free(&b);
     if (cm == NULL)
         return ds_err_set(err, "run-time history: out of memory");

@@ -306,11 +306,11 @@ static void fill_pod(ctl_snapshot *s, size_t i, size_t *kv_used, size_t *tol_use
     p->started_at = opt_time(kp->start_time);
     p->unschedulable_since = kp->unschedulable ? opt_time(kp->unschedulable_since) : NAN;
     p->request = kp->requests;
-    p->evicted_at = ann_time(m, CTL_ANN_EVICTION_AT);
-    p->nudged_at = ann_time(m, CTL_ANN_NUDGED_AT);
-    p->released = kube_meta_annotation(m, CTL_ANN_RELEASED_AT) != NULL;
+    p->evicted_at = ann_time(m, DS_ANN_EVICTED_AT);
+    p->nudged_at = ann_time(m, DS_ANN_UPSTREAM_SUCCEEDED_AT);
+    p->released = kube_meta_annotation(m, DS_ANN_RELEASED_AT) != NULL;
     p->has_runtime = kube_meta_annotation(m, DS_ANN_RUNTIME) != NULL;
-    p->waiting_reason = or_empty(kube_meta_annotation(m, CTL_ANN_WAITING_REASON));
+    p->waiting_reason = or_empty(kube_meta_annotation(m, DS_ANN_WAITING_REASON));
     fill_task(s, i, &p->task, p->state == CTL_POD_GATED);
     if (p->state == CTL_POD_BOUND && p->task.job != DS_NO_TASK)
         pdb_facts(s, kp, p);

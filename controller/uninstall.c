@@ -259,7 +259,7 @@ static int run(kube_client *c, const uninstall_opts *o)
     }
     if (list_all(c, "/api/v1/pods?fieldSelector=status.phase%3DPending", report_pod, o, &t) != 0)
         KLOG_WARN("uninstall", "could not list the pending pods for the report");
-    if (list_all(c, "/apis/batch/v1/jobs?labelSelector=" CTL_LABEL_TASK, report_job, o, &t) != 0)
+    if (list_all(c, "/apis/batch/v1/jobs?labelSelector=" DS_LABEL_TASK, report_job, o, &t) != 0)
         KLOG_WARN("uninstall", "could not list the Jobs of DAG tasks (not needed to finish)");
     KLOG_INFO("uninstall",
               "done: %zu gates removed; %zu pending pods wait for scheduler %s; %zu suspended DAG "

@@ -18,18 +18,7 @@
 #include "resources.h"
 #include "victim.h" /* DS_NO_TASK */
 
-/* Names shared with the extender and the users' manifests (docs/controller.md). */
-#define CTL_LABEL_JOB           "dagsched.io/job"
-#define CTL_LABEL_TASK          "dagsched.io/task"
-#define CTL_ANN_PRIORITY        "dagsched.io/priority"
-#define CTL_ANN_SLACK           "dagsched.io/slack"
-#define CTL_ANN_LEVEL_DEADLINE  "dagsched.io/level-deadline"
-#define CTL_ANN_EVICTION_AT     "dagsched.io/evicted-at"
-#define CTL_ANN_EVICTION_REASON "dagsched.io/eviction-reason"
-#define CTL_ANN_RELEASED_AT     "dagsched.io/released-at"
-#define CTL_ANN_NUDGED_AT       "dagsched.io/upstream-succeeded-at"
-#define CTL_ANN_WAITING_REASON  "dagsched.io/waiting-reason"
-#define CTL_ANN_MIRROR          "kubernetes.io/config.mirror"
+#define CTL_ANN_MIRROR "kubernetes.io/config.mirror" /* a static pod's mirror */
 
 typedef enum ctl_pod_state {
     CTL_POD_GATED = 0,     /* pending, held by the dagsched.io/dependencies scheduling gate */

@@ -139,13 +139,13 @@ static void log_outcome(ext_server *s, verb v, const ext_outcome *o, double secs
                        : "dagsched: %s; scheduling the pod without DAG constraints",
                    o->note);
         bool queued = s->o.source.pod_event != NULL &&
-                      s->o.source.pod_event(s->o.source.user, o->pod, "InvalidJob", msg);
+                      s->o.source.pod_event(s->o.source.user, o->pod, DS_EV_INVALID_JOB_GRAPH, msg);
         if (queued)
             KLOG_WARN_F(COMPONENT, OUTCOME_FIELDS(o, o->note), "pod %s/%s: %s", o->pod_ns,
                         o->pod_name, msg);
     }
-    /* The controller posts the InvalidJob Event on such a pod (it also sees the pods that never
-     * reach the extender, e.g. gated ones); the extender says it in its log. */
+    /* The controller posts the InvalidPodMetadata Event on such a pod (it also sees the pods that
+     * never reach the extender, e.g. gated ones); the extender says it in its log. */
     if (o->pod_class == EXT_POD_INVALID_POD && v == VERB_FILTER)
         KLOG_WARN_F(COMPONENT, OUTCOME_FIELDS(o, o->note),
                     "pod %s/%s: %s: dagsched does not manage the pod; scheduling it without DAG "

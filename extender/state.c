@@ -29,8 +29,6 @@
 #define EVENT_DEDUPE_S  600.0
 #define EVENT_MSG_MAX   1024
 #define EVENT_TIMEOUT_S 5.0
-#define LABEL_JOBGRAPH  "dagsched.io/kind=JobGraph"
-#define LABEL_RUNTIMES  "dagsched.io/kind=RuntimeHistory" /* the controller's runtime_store.h */
 #define RUNTIMES_KEY    "history.tsv"
 #define PENDING_MAX     200000 /* object changes queued for the builder; beyond: reset instead */
 
@@ -690,7 +688,7 @@ static int new_informer(ext_state *st, kube_kind kind, const char *ns, const cha
     else if (kind == KUBE_KIND_WORKFLOW)
         o.cb = (kube_informer_callbacks){wfs_add, wfs_update, wfs_delete, cb_synced, st};
     else if (kind == KUBE_KIND_CONFIGMAP && selector != NULL &&
-             strcmp(selector, LABEL_JOBGRAPH) == 0)
+             strcmp(selector, DS_SELECTOR_JOBGRAPH) == 0)
         o.cb = (kube_informer_callbacks){graphs_add, graphs_update, graphs_delete, cb_synced, st};
     return kube_informer_new(st->client, &o, out, err);
 }
@@ -741,10 +739,11 @@ int ext_state_start(kube_client *client, const ext_state_opts *opts, ext_state *
 
     if (new_informer(st, KUBE_KIND_POD, NULL, NULL, &st->inf[INF_PODS], err) ||
         new_informer(st, KUBE_KIND_NODE, NULL, NULL, &st->inf[INF_NODES], err) ||
-        new_informer(st, KUBE_KIND_CONFIGMAP, NULL, LABEL_JOBGRAPH, &st->inf[INF_GRAPHS], err) ||
+        new_informer(st, KUBE_KIND_CONFIGMAP, NULL, DS_SELECTOR_JOBGRAPH, &st->inf[INF_GRAPHS],
+                     err) ||
         new_informer(st, KUBE_KIND_CONFIGMAP, st->policy_namespace, KUBE_POLICY_SELECTOR,
                      &st->inf[INF_POLICIES], err) ||
-        new_informer(st, KUBE_KIND_CONFIGMAP, st->policy_namespace, LABEL_RUNTIMES,
+        new_informer(st, KUBE_KIND_CONFIGMAP, st->policy_namespace, DS_SELECTOR_RUNTIME_HISTORY,
                      &st->inf[INF_RUNTIMES], err) ||
         /* Namespace labels for the preempt verb's namespaceSelector: always watched, since a
          * reloaded policy may set the selector at any time (name and labels only). */

@@ -529,7 +529,7 @@ static bool carries_dagsched(const json_t *md)
         {
             (void)v;
             if (strncmp(k, KUBE_ANNOTATION_PREFIX, pl) == 0 ||
-                (i == 0 && strcmp(k, KUBE_LABEL_ARGO_WORKFLOW) == 0))
+                (i == 0 && strcmp(k, DS_LABEL_ARGO_WORKFLOW) == 0))
                 return true;
         }
     }
@@ -1058,10 +1058,10 @@ static int decode_pod(dctx *d, const json_t *obj, const json_t *spec, const json
     decode_required_affinity(d, obj, spec, p);
     if (m->dagsched_error != NULL)
         return 0; /* outside any DAG job: no job key, no task */
-    p->job_key = kube_meta_label(&p->meta, KUBE_LABEL_JOB);
+    p->job_key = kube_meta_label(&p->meta, DS_LABEL_JOB);
     if (p->job_key == NULL)
-        p->job_key = kube_meta_label(&p->meta, KUBE_LABEL_ARGO_WORKFLOW);
-    p->task_name = kube_meta_label(&p->meta, KUBE_LABEL_TASK);
+        p->job_key = kube_meta_label(&p->meta, DS_LABEL_ARGO_WORKFLOW);
+    p->task_name = kube_meta_label(&p->meta, DS_LABEL_TASK);
     const json_t *ann = json_object_get(get_obj(obj, "metadata"), "annotations");
     if (get_str(d, ann, DS_ARGO_ANN_NODE_ID, "metadata.annotations.", 253, false,
                 &p->argo_node_id) != 0 ||
@@ -1284,8 +1284,8 @@ static const struct {
  * alone (node, phase, times, owner, whether it carries dagsched's gate and others, its request
  * when it can be computed), drop the rest, and say why in kube_meta.dagsched_error when the pod
  * concerns dagsched (its metadata or its gate): dagsched then treats it as outside any DAG job
- * (gate removed, one InvalidJob Event, the extender passes it). The one rule for every bound of
- * a pod (docs/dag-jobs.md, "Limits"). 0, or -1 when even this fails (err set). */
+ * (gate removed, one InvalidPodMetadata Event, the extender passes it). The one rule for every
+ * bound of a pod (docs/dag-jobs.md, "Limits"). 0, or -1 when even this fails (err set). */
 static int pod_over_bounds(dctx *d, const json_t *obj, const json_t *spec, const json_t *status,
                            kube_pod *p)
 {

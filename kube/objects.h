@@ -45,11 +45,8 @@
 #define KUBE_OBJ_MAX_CM_DATA          (1u << 20)
 #define KUBE_OBJ_MAX_LIST             1024 /* containers, gates, selector terms, values */
 /* A pod over its bounds keeps this name for all its other scheduling gates (see kube_pod). */
-#define KUBE_GATE_OTHERS         "(other gates)"
-#define KUBE_ANNOTATION_PREFIX   "dagsched.io/"
-#define KUBE_LABEL_JOB           "dagsched.io/job"
-#define KUBE_LABEL_ARGO_WORKFLOW "workflows.argoproj.io/workflow"
-#define KUBE_LABEL_TASK          "dagsched.io/task"
+#define KUBE_GATE_OTHERS       "(other gates)"
+#define KUBE_ANNOTATION_PREFIX "dagsched.io/"
 
 typedef enum {
     KUBE_KIND_POD,

@@ -13,17 +13,35 @@
 
 #include "ds_error.h"
 
-#define DS_LABEL_JOB           "dagsched.io/job"
-#define DS_LABEL_ARGO_WORKFLOW "workflows.argoproj.io/workflow"
-#define DS_LABEL_TASK          "dagsched.io/task"
-#define DS_ANN_DEPENDS_ON      "dagsched.io/depends-on"
-#define DS_ANN_RUNTIME         "dagsched.io/runtime"
-#define DS_ANN_DEADLINE        "dagsched.io/deadline"
-#define DS_ANN_DEADLINE_AFTER  "dagsched.io/deadline-after"
-#define DS_LABEL_KIND          "dagsched.io/kind"
-#define DS_KIND_JOBGRAPH       "JobGraph"
-#define DS_JOBGRAPH_DATA_KEY   "graph.yaml"
-#define DS_GATE_DEPENDENCIES   "dagsched.io/dependencies" /* dagsched's scheduling gate */
+#define DS_LABEL_JOB                "dagsched.io/job"
+#define DS_LABEL_ARGO_WORKFLOW      "workflows.argoproj.io/workflow"
+#define DS_LABEL_TASK               "dagsched.io/task"
+#define DS_ANN_DEPENDS_ON           "dagsched.io/depends-on"
+#define DS_ANN_RUNTIME              "dagsched.io/runtime"
+#define DS_ANN_DEADLINE             "dagsched.io/deadline"
+#define DS_ANN_DEADLINE_AFTER       "dagsched.io/deadline-after"
+#define DS_LABEL_KIND               "dagsched.io/kind"
+#define DS_KIND_JOBGRAPH            "JobGraph"
+#define DS_JOBGRAPH_DATA_KEY        "graph.yaml"
+#define DS_GATE_DEPENDENCIES        "dagsched.io/dependencies" /* dagsched's scheduling gate */
+#define DS_SELECTOR_JOBGRAPH        DS_LABEL_KIND "=" DS_KIND_JOBGRAPH
+#define DS_KIND_RUNTIME_HISTORY     "RuntimeHistory" /* the controller's learned run times */
+#define DS_SELECTOR_RUNTIME_HISTORY DS_LABEL_KIND "=" DS_KIND_RUNTIME_HISTORY
+
+/* What the controller writes on the pods it schedules (docs/controller.md). */
+#define DS_ANN_PRIORITY              "dagsched.io/priority"
+#define DS_ANN_SLACK                 "dagsched.io/slack"
+#define DS_ANN_LEVEL_DEADLINE        "dagsched.io/level-deadline"
+#define DS_ANN_EVICTED_AT            "dagsched.io/evicted-at"
+#define DS_ANN_EVICTION_REASON       "dagsched.io/eviction-reason"
+#define DS_ANN_RELEASED_AT           "dagsched.io/released-at"
+#define DS_ANN_UPSTREAM_SUCCEEDED_AT "dagsched.io/upstream-succeeded-at"
+#define DS_ANN_WAITING_REASON        "dagsched.io/waiting-reason"
+
+/* Warning Event reasons that the controller and the extender both post. */
+#define DS_EV_INVALID_JOB_GRAPH "InvalidJobGraph" /* the job's DAG cannot be built */
+#define DS_EV_INVALID_POD_METADATA                                                                 \
+    "InvalidPodMetadata" /* the pod's dagsched metadata is beyond the bounds */
 
 #define DS_NAME_VALUE_MAX     63                /* a label value: job keys and task names */
 #define DS_DURATION_ANN_MAX_S (8760.0 * 3600.0) /* dagsched.io/runtime, deadline-after: 8760h */

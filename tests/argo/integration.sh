@@ -12,7 +12,7 @@
 #   diamond   extract -> (clean, enrich) -> load (`dependencies`), each `sleep 2`: it succeeds; every
 #             pod was gated at creation and released by the controller (released-at annotation)
 #             never before its upstream tasks finished, as a task of the Workflow's DAG (its
-#             Released Event names its upstream tasks); no pod got an InvalidJob Event
+#             Released Event names its upstream tasks); no pod got an InvalidPodMetadata or InvalidJobGraph Event
 #   fan-out   (`depends`) a task with withItems of 20 after a root and before a join, 1 cpu each on 8 cpus, podGC
 #             OnPodSuccess, and a retried task whose first attempt fails (retryStrategy): the
 #             Workflow succeeds; the join ran after every item; the retried task ran twice
@@ -121,8 +121,8 @@ check "load was released as the DAG task after clean and enrich (Released Event)
 check "extract was released as a root task of the DAG" \
   grep -qF "its upstream tasks (none) have succeeded" <<<"$(released_msg "$(task_pod extract)")"
 invalid_events() { K -n "$NS" get events --field-selector "reason=$1" -o name 2>/dev/null | grep -c . || true; }
-check "no InvalidJob or InvalidJobGraph Event for the diamond" \
-  test "$(invalid_events InvalidJob)" = 0 -a "$(invalid_events InvalidJobGraph)" = 0
+check "no InvalidPodMetadata or InvalidJobGraph Event for the diamond" \
+  test "$(invalid_events InvalidPodMetadata)" = 0 -a "$(invalid_events InvalidJobGraph)" = 0
 
 }
 

@@ -20,7 +20,7 @@
 #                 labelled namespace is, and the guard shows in the metrics and the log
 #   invalid-pod   a gated DAG pod whose dagsched.io/depends-on is 200 KB (over dagsched's 64 KiB,
 #                 within the API server's 256 KiB): the controller removes its gate, it is
-#                 scheduled, and it gets one InvalidJob Event naming the field and the limit; the
+#                 scheduled, and it gets one InvalidPodMetadata Event naming the field and the limit; the
 #                 same for a pod over each other class of bound (1,100 tolerations, a 300-entry
 #                 nodeSelector, 1,101 scheduling gates, 1,030 containers, 70 affinity terms, 300
 #                 labels, 300 dagsched.io/ annotations)
@@ -461,16 +461,16 @@ print(json.dumps({
                              "resources": {"requests": {"cpu": "1"}}}]}}))
 EOF
   bound() { [[ -n "$(K -n inv get pod big -o jsonpath='{.spec.nodeName}' 2>/dev/null)" ]]; }
-  named() { events inv InvalidJob | grep -q "annotation dagsched.io/depends-on: 204800 bytes, limit 65536"; }
+  named() { events inv InvalidPodMetadata | grep -q "annotation dagsched.io/depends-on: 204800 bytes, limit 65536"; }
   check "the gate is removed and the pod is scheduled" wait_until 30 bound
-  check "an InvalidJob Event names the field and the limit" wait_until 10 named
+  check "an InvalidPodMetadata Event names the field and the limit" wait_until 10 named
   sleep 6 # three more rounds
-  check "the Event is posted once" test "$(event_count inv InvalidJob)" = 1
+  check "the Event is posted once" test "$(event_count inv InvalidPodMetadata)" = 1
   check "the gate removal is counted" test "$(metric 18110 'dagsched_controller_releases_total{kind="outside_dag"}')" = 1
   check "the controller logs it, with the pod's fields" grep -q "pod inv/big: annotation dagsched.io/depends-on: 204800 bytes.* pod=big namespace=inv reason=" "$LOGDIR/main.log"
   # Every other class of bounded field, one pod each (the API server accepts them all): none may
   # stay Pending because of dagsched. Each is ungated, scheduled (or, with other gates, keeps only
-  # those) and gets one InvalidJob Event naming the field and its limit.
+  # those) and gets one InvalidPodMetadata Event naming the field and its limit.
   python3 "$ROOT/tests/controller/over_bounds_pods.py" | K -n inv create -f - >/dev/null
   local p
   # The field and its limit each Event must name (the API server adds two tolerations of its own).
@@ -483,10 +483,10 @@ EOF
     [annotations]="dagsched.io/ annotations|limit 256")
   our_gate_gone() { [[ " $(K -n inv get pod "$1" -o jsonpath='{.spec.schedulingGates[*].name}') " != *" dagsched.io/dependencies "* ]]; }
   pod_bound() { [[ -n "$(K -n inv get pod "$1" -o jsonpath='{.spec.nodeName}' 2>/dev/null)" ]]; }
-  named_for() { events inv InvalidJob | grep "^$1"$'\t' | grep -F "${2%%|*}" | grep -qF "${2#*|}"; }
+  named_for() { events inv InvalidPodMetadata | grep "^$1"$'\t' | grep -F "${2%%|*}" | grep -qF "${2#*|}"; }
   for p in tolerations nodeselector gates containers affinity labels annotations; do
     check "$p: dagsched's gate is removed" wait_until 30 our_gate_gone "$p"
-    check "$p: an InvalidJob Event names the field and the limit (${field[$p]/|/ ... })" \
+    check "$p: an InvalidPodMetadata Event names the field and the limit (${field[$p]/|/ ... })" \
       wait_until 20 named_for "$p" "${field[$p]}"
     # Other gates are their owners' to remove; 300 nodeSelector labels match no node.
     [[ "$p" == gates || "$p" == nodeselector ]] && continue

@@ -16,7 +16,7 @@
 #      happens; an invalid policy update is refused, the policy stays, an Event is posted; a
 #      policy that changes gpuResourceNames makes the pod and node watches decode again.
 #   5. Invalid job: the root task of a cyclic job is scheduled, its two tasks that depend on each
-#      other get no node and an InvalidJob Event says why. A pod
+#      other get no node and an InvalidJobGraph Event says why. A pod
 #      whose dagsched.io/depends-on is 200 KB (over dagsched's 64 KiB, within the API server's
 #      256 KiB) is scheduled like a pod outside any DAG instead of being refused with 400.
 #   6. Restart: with the extender killed, a new pod stays pending; once it is back, the pod is
@@ -276,14 +276,14 @@ test_invalid_job() {
   "$K" create namespace "$ns" >/dev/null
   "$K" -n "$ns" apply -f "$MANIFESTS/cyclic-job.yaml" >/dev/null
   wait_for 30 "the cyclic job's root task bound" bound "$ns" cyc-r
-  wait_for 20 "an InvalidJob event" bash -c "'$K' -n $ns get events --field-selector reason=InvalidJob -o jsonpath='{.items[*].message}' | grep -q 'dependency cycle.*no node until the job is fixed'"
+  wait_for 20 "an InvalidJobGraph event" bash -c "'$K' -n $ns get events --field-selector reason=InvalidJobGraph -o jsonpath='{.items[*].message}' | grep -q 'dependency cycle.*no node until the job is fixed'"
   for p in cyc-a cyc-b; do
     bound "$ns" "$p" && fail "$p, a task of a cyclic job that depends on another, was bound"
   done
   "$K" -n "$ns" get events --field-selector involvedObject.name=cyc-a,reason=FailedScheduling \
     -o jsonpath='{.items[*].message}' | grep -q "the pod may depend on other tasks and waits until the job is fixed" ||
     fail "kube-scheduler does not show why cyc-a waits"
-  log "PASS invalid job: the root task of a cyclic job scheduled, its dependent tasks held, InvalidJob event posted"
+  log "PASS invalid job: the root task of a cyclic job scheduled, its dependent tasks held, InvalidJobGraph event posted"
 }
 
 test_oversized_annotation() {
