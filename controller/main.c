@@ -10,6 +10,7 @@
 
 #include "controller.h"
 #include "workflows.h"
+#include "clock.h"
 #include "httpd.h"
 #include "malloc_setup.h"
 #include "kutil.h"
@@ -555,7 +556,10 @@ int main(int argc, char **argv)
     static ctl_controller c; /* large (the memo): not on the stack */
     c.opt = f.o;
     pthread_mutex_init(&c.mu, NULL);
-    pthread_cond_init(&c.cv, NULL);
+    if (rt_cond_init(&c.cv) != 0) {
+        KLOG_ERROR("main", "out of memory (a condition variable)");
+        return 1;
+    }
     ctl_memo_init(&c.memo);
     kube_policy_state_init(&c.policy);
     if (ctl_metrics_init(&c.m, DAGSCHED_VERSION, DAGSCHED_GIT) != 0) {

@@ -795,18 +795,6 @@ void ctl_round(ctl_controller *c)
         metrics_observe(c->m.round_cpu, NULL, cpu);
 }
 
-static void deadline_in(struct timespec *ts, double seconds)
-{
-    clock_gettime(CLOCK_REALTIME, ts);
-    double whole = floor(seconds);
-    ts->tv_sec += (time_t)whole;
-    ts->tv_nsec += (long)((seconds - whole) * 1e9);
-    if (ts->tv_nsec >= 1000000000L) {
-        ts->tv_sec++;
-        ts->tv_nsec -= 1000000000L;
-    }
-}
-
 void ctl_loop(ctl_controller *c)
 {
     ctl_cadence cd;
@@ -830,12 +818,10 @@ void ctl_loop(ctl_controller *c)
             ctl_cadence_done(&cd, rt_mono_now());
             continue;
         }
-        struct timespec ts;
-        deadline_in(&ts, wait);
         pthread_mutex_lock(&c->mu);
         /* A kick already seen was counted in `wait`; only a new one needs to wake the loop. */
         if (c->kicked == kicked && c->kicked_urgent == urgent && !atomic_load(&c->stop))
-            pthread_cond_timedwait(&c->cv, &c->mu, &ts);
+            rt_cond_wait_s(&c->cv, &c->mu, wait);
         pthread_mutex_unlock(&c->mu);
     }
 }

@@ -62,18 +62,6 @@ static void carry_out(ctl_writer *w, const ctl_wq_item *it)
     }
 }
 
-static void deadline_after(struct timespec *ts, double seconds)
-{
-    clock_gettime(CLOCK_REALTIME, ts);
-    double whole = floor(seconds);
-    ts->tv_sec += (time_t)whole;
-    ts->tv_nsec += (long)((seconds - whole) * 1e9);
-    if (ts->tv_nsec >= 1000000000L) {
-        ts->tv_sec++;
-        ts->tv_nsec -= 1000000000L;
-    }
-}
-
 static void *run(void *arg)
 {
     ctl_writer *w = arg;
@@ -97,9 +85,7 @@ static void *run(void *arg)
             wait = 1.0; /* wake up regularly to notice stop */
         if (!(wait > 0.001))
             wait = 0.001;
-        struct timespec ts;
-        deadline_after(&ts, wait);
-        pthread_cond_timedwait(&w->cv, &w->mu, &ts);
+        rt_cond_wait_s(&w->cv, &w->mu, wait);
     }
     pthread_mutex_unlock(&w->mu);
     return NULL;
@@ -112,7 +98,11 @@ int ctl_writer_start(ctl_writer *w, struct ctl_controller *c, size_t max, double
     if (ctl_wq_init(&w->q, max, qps, rt_mono_now()) != 0)
         return -1;
     pthread_mutex_init(&w->mu, NULL);
-    pthread_cond_init(&w->cv, NULL);
+    if (rt_cond_init(&w->cv) != 0) {
+        pthread_mutex_destroy(&w->mu);
+        ctl_wq_free(&w->q);
+        return -1;
+    }
     pthread_cond_init(&w->done, NULL);
     if (pthread_create(&w->thread, NULL, run, w) != 0) {
         pthread_cond_destroy(&w->done);

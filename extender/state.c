@@ -617,21 +617,6 @@ static void build_once(ext_state *st, bool refresh)
                    s->build_s * 1e3);
 }
 
-static struct timespec deadline_ts(double seconds_from_now)
-{
-    /* pthread_cond_timedwait uses CLOCK_MONOTONIC (set on the condition variable). */
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    double s = seconds_from_now > 0 ? seconds_from_now : 0;
-    ts.tv_sec += (time_t)s;
-    ts.tv_nsec += (long)((s - floor(s)) * 1e9);
-    if (ts.tv_nsec >= 1000000000L) {
-        ts.tv_sec++;
-        ts.tv_nsec -= 1000000000L;
-    }
-    return ts;
-}
-
 static void *builder_loop(void *arg)
 {
     ext_state *st = arg;
@@ -646,8 +631,7 @@ static void *builder_loop(void *arg)
             due = last_build + st->refresh_s;
         }
         if (now < due) {
-            struct timespec ts = deadline_ts(due - now);
-            pthread_cond_timedwait(&st->cv, &st->mu, &ts);
+            rt_cond_wait_s(&st->cv, &st->mu, due - now);
             continue;
         }
         bool refresh = !st->dirty;
@@ -710,16 +694,13 @@ int ext_state_start(kube_client *client, const ext_state_opts *opts, ext_state *
     st->max_delay_s = opts->max_delay_s > 0 ? opts->max_delay_s : 0.1;
     st->refresh_s = opts->refresh_s > 0 ? opts->refresh_s : 5.0;
     kube_policy_state_init(&st->policy);
-    pthread_condattr_t ca;
-    pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
     pthread_mutex_init(&st->mu, NULL);
-    pthread_cond_init(&st->cv, &ca);
+    int cv_rc = rt_cond_init(&st->cv);
     pthread_mutex_init(&st->ev_mu, NULL);
     pthread_mutex_init(&st->api_mu, NULL);
     pthread_cond_init(&st->ev_cv, NULL);
-    pthread_condattr_destroy(&ca);
-    if (st->policy_namespace == NULL || st->policy_name == NULL || st->component == NULL) {
+    if (cv_rc != 0 || st->policy_namespace == NULL || st->policy_name == NULL ||
+        st->component == NULL) {
         ext_state_free(st);
         return ds_err_set(err, "extender state: out of memory");
     }

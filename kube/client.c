@@ -102,7 +102,12 @@ int kube_client_new(const kube_config *cfg, const kube_client_opts *opts, kube_c
     kube_client *c = calloc(1, sizeof *c);
     if (c == NULL)
         return ds_err_set(err, "out of memory");
+    if (rt_cond_init(&c->wake) != 0) {
+        free(c);
+        return ds_err_set(err, "out of memory (a condition variable)");
+    }
     if (kube_config_copy(cfg, &c->cfg, err) != 0) {
+        pthread_cond_destroy(&c->wake);
         free(c);
         return -1;
     }
@@ -135,7 +140,6 @@ int kube_client_new(const kube_config *cfg, const kube_client_opts *opts, kube_c
     c->opts = d;
     c->opts.user_agent = NULL; /* set below from our own copy */
     pthread_mutex_init(&c->lock, NULL);
-    pthread_cond_init(&c->wake, NULL);
     pthread_mutex_init(&c->token_lock, NULL);
     atomic_init(&c->shutdown, false);
     c->rng = (uint64_t)(rt_wall_now() * 1e6) ^ (uint64_t)(uintptr_t)c;
@@ -245,12 +249,7 @@ int kube_client_sleep(kube_client *c, double seconds, const atomic_bool *cancel)
         /* Wake at least every 100 ms to notice a per-call cancel flag. */
         if (left > 0.1)
             left = 0.1;
-        struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        long ns = ts.tv_nsec + (long)(left * 1e9);
-        ts.tv_sec += ns / 1000000000L;
-        ts.tv_nsec = ns % 1000000000L;
-        pthread_cond_timedwait(&c->wake, &c->lock, &ts);
+        rt_cond_wait_s(&c->wake, &c->lock, left);
     }
     pthread_mutex_unlock(&c->lock);
     return rc;

@@ -612,7 +612,10 @@ int kube_informer_new(kube_client *client, const kube_informer_opts *opts, kube_
              inf->ns ? " in " : "", inf->ns ? inf->ns : "", inf->label_selector ? " with " : "",
              inf->label_selector ? inf->label_selector : "");
     pthread_mutex_init(&inf->lock, NULL);
-    pthread_cond_init(&inf->synced_cond, NULL);
+    if (rt_cond_init(&inf->synced_cond) != 0) {
+        kube_informer_free(inf);
+        return ds_err_set(err, "out of memory (a condition variable)");
+    }
     atomic_init(&inf->stopping, false);
     atomic_init(&inf->abort_watch, false);
     atomic_init(&inf->hold, false);
@@ -670,18 +673,13 @@ void kube_informer_free(kube_informer *inf)
 
 bool kube_informer_wait_synced(kube_informer *inf, double timeout_s)
 {
-    double deadline = rt_wall_now() + timeout_s;
+    double deadline = rt_mono_now() + timeout_s;
     pthread_mutex_lock(&inf->lock);
     while (!inf->st.synced && !inf->ended && !atomic_load(&inf->stopping)) {
-        double left = deadline - rt_wall_now();
+        double left = deadline - rt_mono_now();
         if (left <= 0)
             break;
-        struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        double when = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9 + (left > 0.2 ? 0.2 : left);
-        ts.tv_sec = (time_t)when;
-        ts.tv_nsec = (long)((when - (double)ts.tv_sec) * 1e9);
-        pthread_cond_timedwait(&inf->synced_cond, &inf->lock, &ts);
+        rt_cond_wait_s(&inf->synced_cond, &inf->lock, left > 0.2 ? 0.2 : left);
     }
     bool s = inf->st.synced;
     pthread_mutex_unlock(&inf->lock);
