@@ -13,6 +13,7 @@
 #include "kutil.h"
 #include "model_input.h"
 #include "owner_retry.h"
+#include "pod_times.h"
 #include "timefmt.h"
 
 #define MISSING_MAX       512
@@ -362,21 +363,32 @@ static int resolve_pod(const ext_ctx *c, const ext_snapshot *s, const js_doc *d,
         snprintf(o->note, sizeof o->note, "%s", pc->missing);
         return 0;
     }
+    /* Its run time and deadline as the job model will read them: a value the model refuses
+     * makes the job invalid there, so it does here too. */
+    ds_pod_times times;
+    ds_err terr = {{0}};
+    if (ds_pod_times_parse(kube_meta_annotation(&p->meta, DS_ANN_RUNTIME),
+                           kube_meta_annotation(&p->meta, DS_ANN_DEADLINE),
+                           kube_meta_annotation(&p->meta, DS_ANN_DEADLINE_AFTER), &times,
+                           &terr) != 0) {
+        char why[DS_ERR_MAX];
+        kutil_sfmt(why, sizeof why, "pod %s: %s", p->meta.name != NULL ? p->meta.name : "?",
+                   terr.msg);
+        /* Held when it names upstream tasks (running it could start it before them), as the
+         * job model holds the tasks of an invalid job. */
+        mark_held(pc, o, why, m > 0 || kube_meta_annotation(&p->meta, DS_ANN_DEPENDS_ON) != NULL);
+        return 0;
+    }
     pc->cls = EXT_POD_DAG;
     pc->job = NULL; /* no task index: no DSP priority or criticality yet */
     /* Without the DAG the level deadline is not known; the job deadline bounds it from above
      * (exact for tasks of the last level), so the deadline test never rejects a node wrongly. */
-    const char *rt = kube_meta_annotation(&p->meta, DS_ANN_RUNTIME);
-    const char *dl = kube_meta_annotation(&p->meta, DS_ANN_DEADLINE);
-    const char *dla = kube_meta_annotation(&p->meta, DS_ANN_DEADLINE_AFTER);
-    double secs;
-    ds_err derr;
-    if (rt != NULL && ds_duration_parse(rt, &secs, &derr) == 0)
-        pc->place.runtime_s = secs;
-    if (dl != NULL && ds_timestamp_parse(dl, &secs, &derr) == 0)
-        pc->place.level_deadline = secs;
-    else if (dla != NULL && p->meta.creation_ts > 0 && ds_duration_parse(dla, &secs, &derr) == 0)
-        pc->place.level_deadline = p->meta.creation_ts + secs;
+    if (times.runtime_set)
+        pc->place.runtime_s = times.runtime_s;
+    if (times.deadline_kind == DS_DEADLINE_ABSOLUTE)
+        pc->place.level_deadline = times.deadline;
+    else if (times.deadline_kind == DS_DEADLINE_AFTER && p->meta.creation_ts > 0)
+        pc->place.level_deadline = p->meta.creation_ts + times.deadline;
     return 0;
 }
 

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "jobstate.h"
+#include "pod_times.h"
 #include "strquote.h"
 #include "timefmt.h"
 
@@ -254,51 +255,21 @@ static int observe_workflows(builder *b, size_t n_wfs)
     return 0;
 }
 
-/* A duration annotation (runtime, deadline-after): Go syntax, at most DS_DURATION_ANN_MAX (one
- * year; anything longer is a mistake, such as a missing unit prefix, that would make the task
- * look endless). */
-static int parse_duration_ann(const char *s, double *out, ds_err *e)
-{
-    if (ds_duration_parse(s, out, e) != 0)
-        return -1;
-    if (*out > DS_DURATION_ANN_MAX_S) {
-        char q[DS_QUOTE_BUF];
-        return ds_err_set(e, "%s exceeds the limit " DS_DURATION_ANN_MAX,
-                          ds_quote(s, DS_DURATION_MAX_LEN, q, sizeof q));
-    }
-    return 0;
-}
-
 /* Parse one pod's dagsched annotations into pw (first error into pw->ann_error). */
 static int parse_annotations(builder *b, const ds_pod_obs *p, pod_work *pw)
 {
     ds_err e = {{0}};
     const char *what = NULL;
-    if (p->runtime != NULL) {
-        if (parse_duration_ann(p->runtime, &pw->runtime_s, &e) == 0)
-            pw->runtime_set = true;
-        else
-            what = DS_ANN_RUNTIME;
-    }
-    if (what == NULL && p->deadline != NULL && p->deadline_after != NULL) {
-        pw->ann_error =
-            ds_arena_strdup(&b->tmp, "annotations " DS_ANN_DEADLINE " and " DS_ANN_DEADLINE_AFTER
-                                     " are both set; use one");
+    ds_pod_times times;
+    if (ds_pod_times_parse(p->runtime, p->deadline, p->deadline_after, &times, &e) != 0) {
+        pw->ann_error = ds_arena_strdup(&b->tmp, e.msg);
         return pw->ann_error == NULL ? oom(b) : 0;
     }
-    if (what == NULL && p->deadline != NULL) {
-        if (ds_timestamp_parse(p->deadline, &pw->deadline, &e) == 0)
-            pw->deadline_kind = DS_DEADLINE_ABSOLUTE;
-        else
-            what = DS_ANN_DEADLINE;
-    }
-    if (what == NULL && p->deadline_after != NULL) {
-        if (parse_duration_ann(p->deadline_after, &pw->deadline, &e) == 0)
-            pw->deadline_kind = DS_DEADLINE_AFTER;
-        else
-            what = DS_ANN_DEADLINE_AFTER;
-    }
-    if (what == NULL && p->depends_on != NULL) {
+    pw->runtime_set = times.runtime_set;
+    pw->runtime_s = times.runtime_s;
+    pw->deadline_kind = (int)times.deadline_kind;
+    pw->deadline = times.deadline;
+    if (p->depends_on != NULL) {
         size_t max = ds_depends_on_max_entries(p->depends_on);
         ds_span *spans = ds_arena_calloc(&b->tmp, max, sizeof *spans);
         if (spans == NULL)

@@ -668,6 +668,34 @@ static void test_pod_unknown_to_snapshot(void **state)
                                 "faster nodes can\""));
     free(out);
     free(body);
+
+    /* Values the job model refuses make the pod's job invalid here too (the job model's message):
+     * a run time over a year, and both deadline forms at once. The root task then runs without
+     * DAG constraints, as an invalid job's root task does. */
+    const char *bad[][2] = {
+        {"\"dagsched.io/runtime\":\"9000h\"",
+         "annotation dagsched.io/runtime: \"9000h\" exceeds the limit 8760h"},
+        {"\"dagsched.io/deadline\":\"" DEADLINE "\",\"dagsched.io/deadline-after\":\"1h\"",
+         "annotations dagsched.io/deadline and dagsched.io/deadline-after are both set; use one"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char pj[1024];
+        snprintf(pj, sizeof pj,
+                 "{\"metadata\":{\"name\":\"v-a\",\"namespace\":\"batch\",\"uid\":\"u-va\","
+                 "\"resourceVersion\":\"1\",\"labels\":{\"dagsched.io/job\":\"v\","
+                 "\"dagsched.io/task\":\"a\"},\"annotations\":{%s}},\"spec\":{"
+                 "\"containers\":[{\"name\":\"c\"}]}}",
+                 bad[i][0]);
+        body = body_for(pj, "\"kwok-node-0\"");
+        out = run(ext_handle_filter, s, body, strlen(body), now, 200, &o);
+        assert_non_null(strstr(out, "\"NodeNames\":[\"kwok-node-0\"]"));
+        assert_int_equal(o.pod_class, EXT_POD_INVALID_JOB);
+        if (strstr(o.note, bad[i][1]) == NULL)
+            fail_msg("note \"%s\" lacks \"%s\"", o.note, bad[i][1]);
+        ext_outcome_clear(&o);
+        free(out);
+        free(body);
+    }
     ext_snapshot_unref(s);
     world_free(&w);
 }
