@@ -90,28 +90,6 @@ void ds_policy_defaults(ds_policy *p)
     p->release_lookahead = 2;
 }
 
-bool ds_selector_matches(const ds_label_selector *sel, const char *const *keys,
-                         const char *const *values, size_t n)
-{
-    if (sel == NULL || sel->n == 0)
-        return true;
-    if (keys == NULL || values == NULL)
-        n = 0;
-    size_t m = sel->n < DS_POLICY_MAX_LABELS ? sel->n : DS_POLICY_MAX_LABELS;
-    for (size_t i = 0; i < m; i++) {
-        bool found = false;
-        for (size_t j = 0; j < n && !found; j++) {
-            if (keys[j] == NULL || values[j] == NULL)
-                continue;
-            found = strncmp(keys[j], sel->key[i], sizeof sel->key[i]) == 0 &&
-                    strncmp(values[j], sel->value[i], sizeof sel->value[i]) == 0;
-        }
-        if (!found)
-            return false;
-    }
-    return true;
-}
-
 bool ds_name_list_contains(const ds_name_list *l, const char *name)
 {
     if (l == NULL || name == NULL)

@@ -95,11 +95,6 @@ int ds_policy_parse(const char *yaml, size_t len, ds_policy *out, ds_err *err);
 /* Cross-field validation (also run by ds_policy_parse); usable on a policy built in code. */
 int ds_policy_validate(const ds_policy *p, ds_err *err);
 
-/* Does a pod (or a namespace) with these labels match the selector? labels is n pairs
- * key[i] = value[i]. An empty selector matches everything. */
-bool ds_selector_matches(const ds_label_selector *sel, const char *const *keys,
-                         const char *const *values, size_t n);
-
 bool ds_name_list_contains(const ds_name_list *l, const char *name);
 
 /* Pointers to the names of l in out (room for DS_POLICY_MAX_LIST); returns how many. */

@@ -201,11 +201,6 @@ int sim_workload_validate(const sim_workload *w, ds_err *err)
         return ds_err_set(err, "workload \"%s\": no nodes", w->name);
     if (w->n_jobs == 0)
         return ds_err_set(err, "workload \"%s\": no jobs", w->name);
-    ds_res max_alloc = {{0}};
-    for (size_t i = 0; i < w->n_nodes; i++)
-        for (int k = 0; k < DS_RES_N; k++)
-            if (w->nodes[i].allocatable.v[k] > max_alloc.v[k])
-                max_alloc.v[k] = w->nodes[i].allocatable.v[k];
     if (w->generated)
         return 0;
     for (size_t j = 0; j < w->n_jobs; j++) {

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "evictor.h"
 #include "policy.h"
 
 #define HEAD       "apiVersion: dagsched.io/v1alpha1\nkind: SchedulingPolicy\nmetadata:\n  name: t\n"
@@ -402,6 +403,28 @@ static void test_null_selector_selects_all(void **state)
 }
 
 /* The two opt-in selectors are separate fields: one never fills the other. */
+/* Labels as parallel arrays (NULL entries skipped), for ds_labels_match. */
+typedef struct {
+    const char *const *keys, *const *values;
+    size_t n;
+} label_arrays;
+
+static const char *label_get(const void *ctx, const char *key)
+{
+    const label_arrays *a = ctx;
+    for (size_t j = 0; a->keys != NULL && a->values != NULL && j < a->n; j++)
+        if (a->keys[j] != NULL && a->values[j] != NULL && strcmp(a->keys[j], key) == 0)
+            return a->values[j];
+    return NULL;
+}
+
+static bool sel_match(const ds_label_selector *sel, const char *const *keys,
+                      const char *const *values, size_t n)
+{
+    label_arrays a = {keys, values, n};
+    return ds_labels_match(sel, (ds_labels){.get = label_get, .ctx = &a});
+}
+
 static void test_selectors_are_separate(void **state)
 {
     (void)state;
@@ -426,9 +449,9 @@ static void test_selectors_are_separate(void **state)
     const char *keys[] = {"kubernetes.io/metadata.name", "team", "env"};
     const char *vals[] = {"ml-batch", "ml", "prod"};
     const char *stage[] = {"ml-batch", "ml", "staging"};
-    assert_true(ds_selector_matches(&p.opt_in_namespace_selector, keys, vals, 3));
-    assert_false(ds_selector_matches(&p.opt_in_namespace_selector, keys, stage, 3));
-    assert_false(ds_selector_matches(&p.opt_in_namespace_selector, keys, vals, 2));
+    assert_true(sel_match(&p.opt_in_namespace_selector, keys, vals, 3));
+    assert_false(sel_match(&p.opt_in_namespace_selector, keys, stage, 3));
+    assert_false(sel_match(&p.opt_in_namespace_selector, keys, vals, 2));
 }
 
 /* ---- shipped policies ---- */
@@ -1284,33 +1307,33 @@ static void test_selector_matches(void **state)
     const char *keys[] = {"dagsched.io/preemptable", "tier", "app"};
     const char *vals[] = {"true", "batch", "etl"};
     /* Empty selects everything, even pods without labels. */
-    assert_true(ds_selector_matches(&sel, keys, vals, 3));
-    assert_true(ds_selector_matches(&sel, NULL, NULL, 0));
-    assert_true(ds_selector_matches(NULL, keys, vals, 3));
+    assert_true(sel_match(&sel, keys, vals, 3));
+    assert_true(sel_match(&sel, NULL, NULL, 0));
+    assert_true(sel_match(NULL, keys, vals, 3));
 
     sel.n = 1;
     strcpy(sel.key[0], "dagsched.io/preemptable");
     strcpy(sel.value[0], "true");
-    assert_true(ds_selector_matches(&sel, keys, vals, 3));
-    assert_false(ds_selector_matches(&sel, keys + 1, vals + 1, 2)); /* label absent */
-    assert_false(ds_selector_matches(&sel, NULL, NULL, 0));
-    assert_false(ds_selector_matches(&sel, NULL, vals, 3)); /* no keys: no labels */
+    assert_true(sel_match(&sel, keys, vals, 3));
+    assert_false(sel_match(&sel, keys + 1, vals + 1, 2)); /* label absent */
+    assert_false(sel_match(&sel, NULL, NULL, 0));
+    assert_false(sel_match(&sel, NULL, vals, 3)); /* no keys: no labels */
     const char *other[] = {"false", "batch", "etl"};
-    assert_false(ds_selector_matches(&sel, keys, other, 3)); /* value differs */
+    assert_false(sel_match(&sel, keys, other, 3)); /* value differs */
     const char *upper[] = {"True", "batch", "etl"};
-    assert_false(ds_selector_matches(&sel, keys, upper, 3)); /* case-sensitive */
+    assert_false(sel_match(&sel, keys, upper, 3)); /* case-sensitive */
 
     /* Every entry must match (AND). */
     sel.n = 2;
     strcpy(sel.key[1], "tier");
     strcpy(sel.value[1], "batch");
-    assert_true(ds_selector_matches(&sel, keys, vals, 3));
+    assert_true(sel_match(&sel, keys, vals, 3));
     const char *vals2[] = {"true", "service", "etl"};
-    assert_false(ds_selector_matches(&sel, keys, vals2, 3));
+    assert_false(sel_match(&sel, keys, vals2, 3));
     /* Label order does not matter; NULL entries are skipped. */
     const char *rkeys[] = {NULL, "tier", "dagsched.io/preemptable"};
     const char *rvals[] = {"x", "batch", "true"};
-    assert_true(ds_selector_matches(&sel, rkeys, rvals, 3));
+    assert_true(sel_match(&sel, rkeys, rvals, 3));
 
     /* An empty value selects the label with an empty value, not its absence. */
     sel.n = 1;
@@ -1318,14 +1341,14 @@ static void test_selector_matches(void **state)
     strcpy(sel.value[0], "");
     const char *ckeys[] = {"canary"};
     const char *cvals[] = {""};
-    assert_true(ds_selector_matches(&sel, ckeys, cvals, 1));
-    assert_false(ds_selector_matches(&sel, keys, vals, 3));
+    assert_true(sel_match(&sel, ckeys, cvals, 1));
+    assert_false(sel_match(&sel, keys, vals, 3));
 
     /* Through the parser. */
     ds_policy p;
     parse_ok(SPEC("{preemption: {podSelector: {matchLabels: {tier: batch, app: etl}}}}"), &p);
-    assert_true(ds_selector_matches(&p.opt_in_selector, keys, vals, 3));
-    assert_false(ds_selector_matches(&p.opt_in_selector, keys, vals, 2));
+    assert_true(sel_match(&p.opt_in_selector, keys, vals, 3));
+    assert_false(sel_match(&p.opt_in_selector, keys, vals, 2));
 }
 
 static void test_name_list_contains(void **state)
