@@ -311,6 +311,8 @@ check("ServiceMonitor scrapes the extender's port by its name, over HTTPS with t
       sm_ext["scheme"] == "https" and
       sm_ext["tlsConfig"] == {"serverName": "dagsched-extender.dagsched-system.svc",
                               "ca": {"secret": {"name": "dagsched-tls", "key": "ca.crt"}}}, sm_ext)
+check("ServiceMonitor keeps the metrics' own namespace label (honorLabels on every endpoint)",
+      all(e.get("honorLabels") is True for e in find(objs2, "ServiceMonitor")[0]["spec"]["endpoints"]))
 check("no PDB for single replicas", len(find(objs2, "PodDisruptionBudget")) == 0)
 check("controller may nominate the freed node",
       any(r["resources"] == ["pods/status"] and r["verbs"] == ["patch"] for r in ctrl_rules))
@@ -592,6 +594,22 @@ check("alerts: deadline misses, extender errors, no leader, caches out of contac
                          "DagschedExtenderErrors"], sorted(alerts))
 check("alert annotations keep Prometheus templates for Prometheus",
       "{{ $labels.namespace }}" in alerts["DagschedDeadlinesMissed"]["annotations"]["summary"])
+check("the deadline alert's text gives the ratio in per cent (0.1: 10 %)",
+      alerts["DagschedDeadlinesMissed"]["annotations"]["description"].startswith("More than 10% "),
+      alerts["DagschedDeadlinesMissed"]["annotations"]["description"])
+quarter = {r["alert"]: r for g in find(render("metrics.prometheusRule.enabled=true",
+                                              "metrics.prometheusRule.deadlineMissRatio=0.25"),
+                                       "PrometheusRule")[0]["spec"]["groups"] for r in g["rules"]}
+check("--set of a decimal ratio (a string to helm) is accepted, in the text and the expression",
+      quarter["DagschedDeadlinesMissed"]["annotations"]["description"].startswith("More than 25% ")
+      and "> 0.25" in quarter["DagschedDeadlinesMissed"]["expr"],
+      quarter["DagschedDeadlinesMissed"])
+check("a ratio over 1 is refused",
+      helm("template", "dagsched", CHART, "--set", "metrics.prometheusRule.deadlineMissRatio=1.5",
+           ok=False).returncode != 0)
+qps_cfg = find(render("scheduler.clientConnection.qps=12.5"), "ConfigMap")
+check("--set of a decimal client QPS is accepted and rendered as a number",
+      any("qps: 12.5\n" in v for cm in qps_cfg for v in (cm.get("data") or {}).values()))
 dash = json.loads(dash_cm[0]["data"]["dagsched.json"])
 check("dashboard: the sidecar's label, valid JSON with panels",
       dash_cm[0]["metadata"]["labels"].get("grafana_dashboard") == "1" and
@@ -707,8 +725,13 @@ check("admission.enabled=false: no webhook, no webhook listener or port",
       len(find(off2, "Service", "dagsched-extender")[0]["spec"]["ports"]) == 1)
 
 # --- NOTES.txt (rendered through a copy of the chart that exposes it as a ConfigMap)
-REASONS = set(re.findall(r'#define CTL_EV_\w+\s+"(\w+)"',
-                         open(os.path.join(ROOT, "controller", "publish.h")).read()))
+# The controller's Event reasons: CTL_EV_* in controller/publish.h, a string or a DS_EV_* of
+# lib/annotations.h (the reasons the controller and the extender share).
+_SHARED = dict(re.findall(r'#define (DS_EV_\w+)\s+"(\w+)"',
+                          open(os.path.join(ROOT, "lib", "annotations.h")).read()))
+REASONS = {_SHARED.get(v, v.strip('"')) for v in
+           re.findall(r'#define CTL_EV_\w+\s+("\w+"|DS_EV_\w+)',
+                      open(os.path.join(ROOT, "controller", "publish.h")).read())}
 
 
 def notes(*sets):
