@@ -393,13 +393,16 @@ int ctl_act_evict(ctl_controller *c, const ctl_snapshot *s, const ds_policy *p,
     /* 1. Record it first: a restart or a new leader sees it whatever happens next. */
     double now = rt_wall_now();
     ds_err err = {{0}};
+    /* The plan counted the budgets of the ledger the round loaded. One that must be loaded again
+     * (a save failed, leadership changed since) may hold evictions the plan did not count: no
+     * eviction on it; the next round loads it and plans again. */
     if (atomic_load(&c->need_ledger) || !c->ledger.loaded) {
-        if (ctl_ledger_store_load(&c->ledger, &err) != 0) {
-            KLOG_ERROR("evict", "eviction ledger unavailable, no eviction: %s", err.msg);
-            api_error(c, "ledger");
-            return -1;
-        }
-        atomic_store(&c->need_ledger, false);
+        KLOG_WARN_F("evict", CTL_POD_FIELDS(victim, node, ds_reason_name(e->reason)),
+                    "not evicting %s/%s for %s/%s: the eviction ledger changed since the plan "
+                    "(planned again next round)",
+                    victim->ns, victim->name, pre->ns, pre->name);
+        count_eviction(c, "stale", e->reason);
+        return -1;
     }
     ctl_ledger_entry le;
     ledger_entry(&le, victim, pre, node, e->reason, now, p);

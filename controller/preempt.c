@@ -552,6 +552,21 @@ static bool owner_would_fail(const plan_state *s, size_t from, size_t d, const c
     return used >= vic->owner_evictions_left;
 }
 
+/* The gated preemptors of the plans accepted so far this round (each takes a release slot). */
+static size_t gated_preemptors(const plan_state *s)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < s->n_acc; i++) {
+        size_t pre = s->acc[i].preemptor;
+        bool seen = false;
+        for (size_t j = 0; j < i && !seen; j++)
+            seen = s->acc[j].preemptor == pre;
+        if (!seen && s->in->pods[pre].state == CTL_POD_GATED)
+            n++;
+    }
+    return n;
+}
+
 /* Check one preemptor's plan (decisions [from, to)); append it when it passes. Returns whether it
  * passed; on failure the offending victims are excluded from the next round. */
 static bool check_plan(plan_state *s, const ctl_budget *b, size_t from, size_t to)
@@ -586,6 +601,15 @@ static bool check_plan(plan_state *s, const ctl_budget *b, size_t from, size_t t
             s->out->guard[s->run_pod[ri]] = CTL_GUARD_OWNER_WOULD_FAIL;
             ok = false;
         }
+    }
+    if (ok && pre->state == CTL_POD_GATED && in->release_limited &&
+        gated_preemptors(s) >= in->release_slots) {
+        /* Released into the room made, it would pass the release limit: it waits for a slot
+         * (offered no more this round), and its victims keep running. */
+        s->constrained[wi] = false;
+        s->unconstrained[wi] = false;
+        s->out->n_release_limit++;
+        return false;
     }
     if (!ok)
         return false;
@@ -718,6 +742,8 @@ static int select_rounds(plan_state *s, const ctl_budget *b, ds_err *err)
         }
         for (size_t k = 0; k < n_order; k++) {
             size_t wi = order[k];
+            if (!s->constrained[wi])
+                continue; /* no longer offered (the release limit) */
             const ctl_pod *p = &in->pods[s->wait_pod[wi]];
             for (size_t n = 0; n < in->n_nodes; n++) {
                 s->nf_one[n] = s->nf_work[n];

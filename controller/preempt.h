@@ -51,6 +51,12 @@ typedef struct ctl_preempt_in {
      * preemptors like the pods kube-scheduler found unschedulable. The controller owns their
      * admission, so an urgent task need not be released into a full cluster first to make room. */
     const bool *held_for_room;
+    /* The release rule's limit (spec.release.maxConcurrentReleases): a gated preemptor is released
+     * into the room its eviction makes, so it takes a release slot like any release. When
+     * release_limited, at most release_slots gated preemptors get evictions this round (the first
+     * in the algorithm's order); the others wait for a slot (n_release_limit). */
+    bool release_limited;
+    size_t release_slots;
 } ctl_preempt_in;
 
 typedef struct ctl_eviction {
@@ -78,6 +84,8 @@ typedef struct ctl_preempt_out {
      * is out of reach on every node (the savable rule), or their job's (the job deadline rule,
      * with payoff); lib/preempt_rules.h. */
     size_t n_too_late;
+    /* Gated preemptors left without an eviction because the release limit had no slot left. */
+    size_t n_release_limit;
     size_t n_job_late;
     bool budget_spent; /* the eviction budgets leave nothing for this round */
     int rounds;        /* selections run */

@@ -392,8 +392,9 @@ static void log_kept(ctl_controller *c, const ctl_snapshot *s, const ctl_release
  * for reasons (counted against --max-annotation-updates). held_for_room (n_pod flags, may be
  * NULL) is set for the gated pods held for lack of room: the preemption round's preemptors. */
 static int do_release(ctl_controller *c, const ctl_snapshot *s, const ds_policy *pol,
-                      const ds_res *reserved, bool *held_for_room)
+                      const ds_res *reserved, bool *held_for_room, size_t *slots_left)
 {
+    *slots_left = SIZE_MAX; /* no limit, or no plan: preemption not limited by it */
     ctl_release_in in = {.reserved = reserved,
                          .pods = s->pod,
                          .n_pods = s->n_pod,
@@ -418,6 +419,11 @@ static int do_release(ctl_controller *c, const ctl_snapshot *s, const ds_policy 
     }
     log_kept(c, s, &in, &out);
     metrics_set(c->m.upcoming_kept, NULL, (double)out.n_kept);
+    if (pol->max_concurrent_releases > 0) {
+        size_t taken = out.in_flight + out.n_rel;
+        *slots_left =
+            taken < pol->max_concurrent_releases ? pol->max_concurrent_releases - taken : 0;
+    }
     for (size_t i = 0; i < out.n_rel; i++) {
         char how[CTL_MSG_MAX];
         ctl_release_message(&in, &out.rel[i], how, sizeof how);
@@ -583,9 +589,11 @@ static void report_unsaved(ctl_controller *c, const ctl_snapshot *s, const ds_po
 }
 
 static void do_preempt(ctl_controller *c, const ctl_snapshot *s, const ds_policy *pol,
-                       const ds_res *reserved, const bool *held_for_room)
+                       const ds_res *reserved, const bool *held_for_room, size_t slots_left)
 {
     ctl_preempt_in in = {.held_for_room = held_for_room,
+                         .release_limited = slots_left != SIZE_MAX,
+                         .release_slots = slots_left,
                          .pods = s->pod,
                          .n_pods = s->n_pod,
                          .nodes = s->node,
@@ -627,10 +635,16 @@ static void do_preempt(ctl_controller *c, const ctl_snapshot *s, const ds_policy
         }
     }
     /* Waiting tasks that no eviction can save, and spent budgets: why nothing may be planned. */
-    char refused[160] = "";
+    char refused[240] = "";
     if (out.n_too_late > 0 || out.n_job_late > 0 || out.budget_spent)
         snprintf(refused, sizeof refused, "; beyond saving: own deadline %zu, job's deadline %zu%s",
                  out.n_too_late, out.n_job_late, out.budget_spent ? "; eviction budget spent" : "");
+    if (out.n_release_limit > 0) {
+        size_t end = strlen(refused);
+        snprintf(refused + end, sizeof refused - end,
+                 "; %zu gated preemptor(s) wait for a release slot (maxConcurrentReleases %zu)",
+                 out.n_release_limit, pol->max_concurrent_releases);
+    }
     kube_log(out.n_ev > 0 ? KUBE_LOG_INFO : KUBE_LOG_DEBUG, "preempt",
              "%zu waiting (%zu urgent, %zu cooling down), %zu running (%zu evictable): %zu "
              "eviction(s) planned%s%s%s",
@@ -777,9 +791,10 @@ void ctl_round(ctl_controller *c)
     ds_res *gated_reserved = NULL;
     ds_res *reserved = reserve_room(c, &s, &pol, &gated_reserved);
     bool *held = calloc(s.n_pod ? s.n_pod : 1, sizeof *held); /* NULL: unschedulable pods only */
-    int used = do_release(c, &s, &pol, gated_reserved, held);
+    size_t slots_left;
+    int used = do_release(c, &s, &pol, gated_reserved, held, &slots_left);
     if (!atomic_load(&c->need_ledger))
-        do_preempt(c, &s, &pol, reserved, held);
+        do_preempt(c, &s, &pol, reserved, held, slots_left);
     free(held);
     free(gated_reserved);
     free(reserved);

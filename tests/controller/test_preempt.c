@@ -202,6 +202,63 @@ static void test_pending_not_unschedulable_waits(void **state)
     scene_free(&s);
 }
 
+/* A gated preemptor is released into the room its eviction makes: it takes a release slot
+ * (spec.release.maxConcurrentReleases). With one slot left only the first gated preemptor gets an
+ * eviction, with none no gated one does (their victims keep running); pending preemptors, which
+ * kube-scheduler already has, are not limited. */
+static void test_gated_preemptors_take_release_slots(void **state)
+{
+    (void)state;
+    scene s;
+    scene_init(&s);
+    s.pods[W].state = CTL_POD_GATED;
+    s.pods[W + 1] = t_waiting("prod", "w2", 1, 1, 0.25, 5.0, MILLI(2));
+    s.pods[W + 1].state = CTL_POD_GATED;
+    s.n_pods = 6;
+    bool held[8] = {false};
+    held[W] = held[W + 1] = true;
+    s.held_for_room = held;
+    ctl_preempt_out out;
+    plan(&s, &out); /* no limit: both */
+    assert_int_equal(out.n_ev, 2);
+    assert_int_equal(out.n_release_limit, 0);
+    ctl_preempt_out_free(&out);
+
+    size_t slots[] = {1, 0};
+    for (size_t k = 0; k < 2; k++) {
+        s.in = (ctl_preempt_in){.pods = s.pods,
+                                .n_pods = s.n_pods,
+                                .nodes = s.nodes,
+                                .n_nodes = 2,
+                                .dags = s.dags,
+                                .n_jobs = 2,
+                                .policy = &s.pol,
+                                .ledger = &s.ledger,
+                                .held_for_room = held,
+                                .release_limited = true,
+                                .release_slots = slots[k],
+                                .now = NOW};
+        ds_err err = {{0}};
+        assert_int_equal(ctl_preempt_plan(&s.in, &out, &err), 0);
+        assert_int_equal(out.n_ev, slots[k]);
+        assert_true(out.n_release_limit >= 1);
+        for (size_t i = 0; i < out.n_ev; i++)
+            assert_int_equal(out.ev[i].preemptor, out.ev[0].preemptor);
+        ctl_preempt_out_free(&out);
+    }
+
+    /* Preemptors kube-scheduler already has (found unschedulable) take no slot. */
+    s.pods[W].state = CTL_POD_UNSCHEDULABLE;
+    s.pods[W + 1].state = CTL_POD_UNSCHEDULABLE;
+    ds_err err = {{0}};
+    s.in.release_slots = 0;
+    assert_int_equal(ctl_preempt_plan(&s.in, &out, &err), 0);
+    assert_int_equal(out.n_ev, 2);
+    assert_int_equal(out.n_release_limit, 0);
+    ctl_preempt_out_free(&out);
+    scene_free(&s);
+}
+
 /* A gated pod is a preemptor only when the release rule holds it for lack of room this round
  * (ctl_preempt_in.held_for_room): held for another reason, or no flags at all, it evicts nothing.
  */
@@ -1628,6 +1685,7 @@ int main(void)
         cmocka_unit_test(test_not_urgent_low_priority_evicts_nothing),
         cmocka_unit_test(test_pending_not_unschedulable_waits),
         cmocka_unit_test(test_gated_held_for_room_preempts),
+        cmocka_unit_test(test_gated_preemptors_take_release_slots),
         cmocka_unit_test(test_protected_namespace_and_class),
         cmocka_unit_test(test_pdb_protects),
         cmocka_unit_test(test_ancestor_never_evicted),
