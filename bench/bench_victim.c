@@ -328,6 +328,7 @@ static int fuzz(size_t rounds)
                 .capacity = {{4000, 8 * GI, 0, 2}},
                 .long_evicted = rng_below(&s, 4) == 0};
         ds_running_task r[F_RUN];
+        bool all_known = rng_below(&s, 2) == 0; /* every end known: the forecast may say never */
         for (size_t i = 0; i < F_RUN; i++)
             r[i] = (ds_running_task){
                 .job = rng_below(&s, 3) == 2 ? DS_NO_TASK : rng_below(&s, 2),
@@ -335,7 +336,7 @@ static int fuzz(size_t rounds)
                 .priority = (double)rng_below(&s, 12) / 4.0,
                 .t_allow_s = rng_below(&s, 4) == 0 ? 5 + (double)rng_below(&s, 3) * 100 : INFINITY,
                 .ran_s = (double)rng_below(&s, 200),
-                .t_rem_s = (double)rng_below(&s, 4) * 40,
+                .t_rem_s = (double)rng_below(&s, 4) * 40 + (all_known ? 5.0 : 0.0),
                 .order = {(double)rng_below(&s, 3), (double)rng_below(&s, 2)},
                 .request = {{(int64_t)rng_below(&s, 5) * 250, (int64_t)rng_below(&s, 3) * GI, 0,
                              (int64_t)(rng_below(&s, 8) == 0)}},
@@ -356,6 +357,14 @@ static int fuzz(size_t rounds)
                 .request = {{250 + (int64_t)rng_below(&s, 6) * 250, (int64_t)rng_below(&s, 3) * GI,
                              0, (int64_t)(rng_below(&s, 8) == 0)}},
             };
+        for (size_t i = 0; i < F_WAIT; i++) {
+            /* Now and then a queue ahead longer than the known ends ever free ("never"); none,
+             * half or all of it waiting at a gate (ds_room_saved_wait). */
+            if (rng_below(&s, 3) == 0)
+                w[i].ahead.v[DS_RES_CPU] += 100000;
+            for (int k = 0; k < DS_RES_N; k++)
+                w[i].ahead_gated.v[k] = w[i].ahead.v[k] * (int64_t)rng_below(&s, 3) / 2;
+        }
         ds_decision a[F_OUT], b[F_OUT];
         ds_err err = {{0}};
         long ga = ds_select_victims(w, F_WAIT, r, F_RUN, n, F_NODES, jobs, 2, &p, a, F_OUT, &err);

@@ -274,7 +274,7 @@ static double pool_wait(const vctx *c, const ds_res *demand)
 /* The preemptor's wait for room without evictions: on some node for itself, and after the tasks
  * ahead of it (lib/room.h); not a number when it never comes from the known ends while a task
  * within reach has none. */
-static double room_wait(vctx *c, const ds_waiting_task *a)
+static double room_wait(vctx *c, const ds_waiting_task *a, const ds_res *ahead)
 {
     double own = INFINITY;
     for (size_t n = 0; n < c->n_nodes; n++) {
@@ -282,7 +282,7 @@ static double room_wait(vctx *c, const ds_waiting_task *a)
         if (w < own)
             own = w;
     }
-    ds_res demand = a->ahead;
+    ds_res demand = *ahead;
     ds_res_add(&demand, &a->request);
     double queued = pool_wait(c, &demand);
     double wait = queued > own ? queued : own;
@@ -316,8 +316,18 @@ static bool pays(vctx *c, const ds_waiting_task *a, const ds_running_task *b, si
         return false;
     if (!c->p->payoff)
         return true;
-    if (!c->wait_known) {
-        c->wait_s = room_wait(c, a);
+    if (!c->wait_known) { /* the wait an eviction saves (ds_room_saved_wait) */
+        c->wait_s = room_wait(c, a, &a->ahead);
+        if (isinf(c->wait_s)) {
+            ds_res queued = a->ahead;
+            for (int k = 0; k < DS_RES_N; k++) {
+                queued.v[k] -= a->ahead_gated.v[k];
+                if (queued.v[k] < 0)
+                    queued.v[k] = 0;
+            }
+            if (!isinf(room_wait(c, a, &queued)))
+                c->wait_s = NAN;
+        }
         c->wait_known = true;
     }
     double max_speed = 1.0;
@@ -758,7 +768,7 @@ long ref_select_victims(const ds_waiting_task *waiting, size_t n_waiting,
                            .max_speed = max_speed,
                            .start_s = p->start_latency_s,
                            .epsilon_s = p->epsilon_s,
-                           .wait_s = p->payoff ? room_wait(&c, a) : NAN};
+                           .wait_s = p->payoff ? room_wait(&c, a, &a->ahead) : NAN};
         urgent_at[ai] = ds_task_urgent(&u);
     }
     for (size_t i = 0; i < n_waiting && c.n_out < c.limit; i++) {

@@ -298,21 +298,30 @@ static int queued_ahead(plan_state *s, ds_err *err)
         const ctl_pod *pre = &in->pods[s->wait_pod[w]];
         size_t pos = pre->task.queue_pos;
         bool gated = pre->state == CTL_POD_GATED;
-        ds_res *ahead = &s->wait[w].ahead;
+        ds_res *ahead = &s->wait[w].ahead, *ahead_gated = &s->wait[w].ahead_gated;
         memset(ahead, 0, sizeof *ahead);
+        memset(ahead_gated, 0, sizeof *ahead_gated);
         if (confined(in, pre)) {
             for (size_t k = 0; k < n_rivals; k++) {
                 const ctl_pod *o = &in->pods[rv[k].pod];
                 if (rv[k].pod != s->wait_pod[w] && (rv[k].pos < pos || (gated && rv[k].in_queue)) &&
-                    share_node(in, pre, o))
+                    share_node(in, pre, o)) {
                     ds_res_add(ahead, &o->request);
+                    if (!rv[k].in_queue)
+                        ds_res_add(ahead_gated, &o->request);
+                }
             }
             continue;
         }
+        /* Those before it in the order; of them, the ones not in kube-scheduler's queue wait at a
+         * gate (or for another reason outside it). */
         *ahead = sum_before(q, n, pos);
+        ds_res queued_before = sum_before(inq, n_inq, pos);
+        *ahead_gated = *ahead;
+        ds_res_sub(ahead_gated, &queued_before);
         if (gated) { /* plus the queued ones after it in the order */
-            ds_res after = inq_total, before = sum_before(inq, n_inq, pos);
-            ds_res_sub(&after, &before);
+            ds_res after = inq_total;
+            ds_res_sub(&after, &queued_before);
             ds_res_add(ahead, &after);
         }
     }

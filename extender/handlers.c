@@ -656,12 +656,14 @@ static void preemptor_view(const ext_snapshot *s, const pod_ctx *pc, ds_place_pr
     a->task.job_known = !isnan(a->task.job_slack_s) && !isnan(a->task.job_path_s);
     a->fastest_speed = s->max_speed;
     ds_err err;
-    double wait;
+    double wait, saved;
     if (s->policy.preemption.payoff &&
-        ext_snapshot_room_wait(s, pc->job_idx, pc->task, &a->task.request, &wait, &err) == 0 &&
+        ext_snapshot_room_wait(s, pc->job_idx, pc->task, &a->task.request, &wait, &saved, &err) ==
+            0 &&
         !isnan(wait)) {
         a->room_known = true;
         a->room_wait_s = wait;
+        a->room_saved_s = saved;
     }
 }
 

@@ -390,9 +390,10 @@ static const ds_task_eval *pod_eval(const ext_snapshot *s, size_t i, size_t *job
 }
 
 int ext_snapshot_room_wait(const ext_snapshot *s, size_t job, size_t task, const ds_res *request,
-                           double *wait_s, ds_err *err)
+                           double *wait_s, double *saved_s, ds_err *err)
 {
     *wait_s = NAN; /* not forecast */
+    *saved_s = NAN;
     if (job >= s->jobs.n_jobs || task >= s->jobs.jobs[job].dag.n)
         return 0;
     ds_room_task *t = calloc(s->n_pods ? s->n_pods : 1, sizeof *t);
@@ -409,7 +410,7 @@ int ext_snapshot_room_wait(const ext_snapshot *s, size_t job, size_t task, const
     ds_order_key mine, key;
     ds_order_key_from_figures(&s->policy.order, s->job_order[job], &s->jobs.jobs[job].eval[task],
                               &mine);
-    ds_res ahead = {{0}};
+    ds_res ahead = {{0}}, ahead_gated = {{0}};
     size_t nt = 0;
     for (size_t i = 0; i < s->n_pods; i++) {
         size_t j = DS_NONE;
@@ -424,14 +425,18 @@ int ext_snapshot_room_wait(const ext_snapshot *s, size_t job, size_t task, const
         } else if (s->pod_node[i] == DS_NONE && st == DS_TASK_WAITING && pr->primary &&
                    !(j == job && pr->task == task)) {
             ds_order_key_from_figures(&s->policy.order, s->job_order[j], e, &key);
-            if (ds_order_key_cmp(&key, &mine) < 0)
+            if (ds_order_key_cmp(&key, &mine) < 0) {
                 ds_res_add(&ahead, &p->requests);
+                if (p->n_gates > 0)
+                    ds_res_add(&ahead_gated, &p->requests);
+            }
         }
     }
     ds_room_index ix;
     int rc = ds_room_index_build(&ix, t, nt, free_, s->n_nodes, err);
     if (rc == 0) {
         *wait_s = ds_room_preemptor_wait(&ix, t, NULL, free_, request, &ahead);
+        *saved_s = ds_room_saved_wait(&ix, t, NULL, free_, request, &ahead, &ahead_gated);
         ds_room_index_free(&ix);
     }
     free(t);

@@ -119,11 +119,12 @@ const ext_node *ext_snapshot_node(const ext_snapshot *s, const char *name);
 
 /* When room frees anyway for a waiting DAG task (job, task of s->jobs) of this request
  * (ds_room_preemptor_wait over the snapshot): the running DAG tasks' expected ends, the nodes'
- * free resources, and the requests of the waiting DAG pods before it in the queue order. 0 with
- * *wait_s set (not a number for a task the snapshot does not know), or -1 with err set on
- * allocation failure. */
+ * free resources, and the requests of the waiting DAG pods before it in the queue order; and the
+ * wait an eviction saves it (ds_room_saved_wait: those pods that carry a scheduling gate wait at
+ * it). 0 with *wait_s and *saved_s set (not a number for a task the snapshot does not know), or
+ * -1 with err set on allocation failure. */
 int ext_snapshot_room_wait(const ext_snapshot *s, size_t job, size_t task, const ds_res *request,
-                           double *wait_s, ds_err *err);
+                           double *wait_s, double *saved_s, ds_err *err);
 
 /* The namespace named `name`, or NULL when the snapshot does not know it. O(1) expected. */
 const kube_namespace *ext_snapshot_namespace(const ext_snapshot *s, const char *name);

@@ -231,7 +231,7 @@ long ds_place_preempt_node(const ds_place_preemptor *a, ds_preemptor_mode mode,
                 (!(slack >= 0.0) || (p->payoff && a->task.job_known &&
                                      !ds_job_savable(a->task.job_slack_s, a->task.job_path_s,
                                                      a->fastest_speed, p->start_latency_s)));
-    double room_wait = a->room_known ? a->room_wait_s : NAN;
+    double saved_wait = a->room_known ? a->room_saved_s : NAN;
     ds_node_view after = *node;
     long kept = 0;
     for (size_t i = 0; i < n; i++) {
@@ -245,7 +245,7 @@ long ds_place_preempt_node(const ds_place_preemptor *a, ds_preemptor_mode mode,
         if (out[i] == DS_VICTIM_KEEP && in_dag && p->payoff &&
             (!ds_eviction_pays(afford, isfinite(a->task.t_allow_s), victims[i]->ran_s,
                                isfinite(victims[i]->t_allow_s),
-                               ds_eviction_wait(victims[i]->t_rem_s, room_wait)) ||
+                               ds_eviction_wait(victims[i]->t_rem_s, saved_wait)) ||
              !ds_victim_survives_redo(victims[i]->t_allow_s, victims[i]->ran_s)))
             out[i] = DS_VICTIM_NO_PAYOFF;
         if (out[i] == DS_VICTIM_KEEP && pair != NULL && pair[i] != DS_PAIR_OK)

@@ -71,6 +71,9 @@ typedef struct ds_place_preemptor {
      * room_known and room_wait_s (INFINITY: never, as far as the known ends go). */
     bool room_known;
     double room_wait_s;
+    /* With room_known: the wait an eviction saves it (ds_room_saved_wait: room_wait_s, or not a
+     * number when "never" comes only from the tasks ahead at dagsched's gate). */
+    double room_saved_s;
     /* The fastest node's rate, for the job deadline rule (task.job_known; <= 0: 1.0). */
     double fastest_speed;
 } ds_place_preemptor;
@@ -122,7 +125,7 @@ const char *ds_victim_verdict_name(ds_victim_verdict v); /* "keep", "unknown", "
  *   (DS_VICTIM_UNSAVABLE): a lost deadline is saved by no eviction.
  * - With p->payoff, a DAG preemptor keeps a victim only when the eviction pays
  *   (ds_eviction_pays with its slack on this node, the victim's ran_s and the wait
- *   ds_eviction_wait of the victim's t_rem_s and, when room_known, room_wait_s), else
+ *   ds_eviction_wait of the victim's t_rem_s and, when room_known, room_saved_s), else
  *   DS_VICTIM_NO_PAYOFF.
  * - With p->queue_order, a DAG victim of a DAG preemptor must come after it in the order across
  *   jobs (ds_victim_after with both tasks' order figures), else DS_VICTIM_QUEUE_ORDER.

@@ -187,3 +187,19 @@ double ds_room_preemptor_wait(const ds_room_index *ix, const ds_room_task *tasks
     double wait = queued > own ? queued : own;
     return isinf(wait) && ix->n_unknown > 0 ? NAN : wait;
 }
+
+double ds_room_saved_wait(const ds_room_index *ix, const ds_room_task *tasks, const bool *gone,
+                          const ds_res *free_, const ds_res *request, const ds_res *ahead,
+                          const ds_res *ahead_gated)
+{
+    double wait = ds_room_preemptor_wait(ix, tasks, gone, free_, request, ahead);
+    if (!isinf(wait))
+        return wait;
+    ds_res queued = *ahead; /* the tasks ahead in kube-scheduler's queue */
+    ds_res_sub(&queued, ahead_gated);
+    for (int k = 0; k < DS_RES_N; k++)
+        if (queued.v[k] < 0)
+            queued.v[k] = 0;
+    double q = ds_room_preemptor_wait(ix, tasks, gone, free_, request, &queued);
+    return isinf(q) ? q : NAN;
+}

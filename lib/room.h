@@ -68,6 +68,18 @@ double ds_room_wait(const ds_room_index *ix, const ds_room_task *tasks, const bo
 double ds_room_preemptor_wait(const ds_room_index *ix, const ds_room_task *tasks, const bool *gone,
                               const ds_res *free_, const ds_res *request, const ds_res *ahead);
 
+/* The wait an eviction saves a preemptor, for the exchange rule (lib/preempt_rules.h,
+ * ds_eviction_wait): its forecast wait, ds_room_preemptor_wait, except when that is INFINITY only
+ * because of the tasks ahead that wait at dagsched's gate (ahead_gated, a part of ahead). The
+ * pool counts the ends of the tasks running now, not those of the tasks ahead once they run, so
+ * a long queue ahead in the release order reads as "never": not a time an eviction saves. Then
+ * not a number (not forecast: the exchange rule takes the victim's remaining run time). INFINITY
+ * stays when the tasks in kube-scheduler's queue alone, which take freed room whatever
+ * dagsched's order, leave the preemptor no room from the known ends. */
+double ds_room_saved_wait(const ds_room_index *ix, const ds_room_task *tasks, const bool *gone,
+                          const ds_res *free_, const ds_res *request, const ds_res *ahead,
+                          const ds_res *ahead_gated);
+
 /* The time from now until the resources free now and freed by the known ends, pooled over the
  * nodes as indexed, cover `demand` (e.g. the requests of the waiting tasks ahead of a preemptor
  * and its own): 0 when they do now, INFINITY when they never do. A node counts only its room

@@ -123,7 +123,8 @@ typedef struct vctx {
     double *urgent_wait; /* [n_waiting] the forecast wait it was judged on (NAN: none) */
 
     /* When room frees anyway (lib/room.h), for the exchange rule: every running task's end,
-     * indexed by node; the current preemptor's wait, computed on first need. */
+     * indexed by node; the wait an eviction saves the current preemptor (ds_room_saved_wait),
+     * computed on first need. */
     ds_room_task *room_tasks; /* [n_running] */
     ds_room_index room_ix;
     double wait_s;
@@ -573,8 +574,8 @@ static bool pays(vctx *c, const ds_waiting_task *a, const ds_running_task *b, si
     if (!c->p->payoff)
         return true;
     if (!c->wait_known) {
-        c->wait_s = ds_room_preemptor_wait(&c->room_ix, c->room_tasks, c->taken, c->free_,
-                                           &a->request, &a->ahead);
+        c->wait_s = ds_room_saved_wait(&c->room_ix, c->room_tasks, c->taken, c->free_, &a->request,
+                                       &a->ahead, &a->ahead_gated);
         c->wait_known = true;
     }
     ds_urgency_in u = urgency_of(c, a);

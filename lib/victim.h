@@ -74,6 +74,10 @@ typedef struct ds_waiting_task {
     /* The requests of the waiting tasks before it in the queue order, summed: they take the room
      * that frees before it gets any (lib/room.h). Zero when the caller does not know. */
     ds_res ahead;
+    /* Of `ahead`, the requests of the tasks that wait at dagsched's gate (not yet in
+     * kube-scheduler's queue): for the exchange rule's wait (ds_room_saved_wait). Zero when the
+     * caller does not know: all of `ahead` then counts as queued. */
+    ds_res ahead_gated;
     /* The job rule (lib/job_room.h, spec.preemption.jobRoom): its DAG level and what the blocked
      * tasks of its job need, by level (ds_job_level_needs); n_job_needs 0 when the caller does
      * not know or the job has no blocked task with a deadline. */

@@ -887,7 +887,8 @@ static int dsp_preemption(engine *e)
             at += n_needs[a];
         }
     }
-    ds_res ahead = {{0}}; /* the requests before the i-th waiting task in queue order */
+    ds_res ahead = {{0}};       /* the requests before the i-th waiting task in queue order */
+    ds_res ahead_gated = {{0}}; /* of which those of gated tasks */
     for (size_t i = 0; i < nw; i++) {
         const sim_wq_node *qn = waiting_node(e, nq, i);
         const ejob *j = e->jobs[qn->job];
@@ -905,7 +906,10 @@ static int dsp_preemption(engine *e)
         wt[i].job_slack_s = j->sum.slack_s;
         wt[i].job_path_s = j->sum.remaining_path_s;
         wt[i].ahead = ahead;
+        wt[i].ahead_gated = ahead_gated;
         ds_res_add(&ahead, &wt[i].request);
+        if (i >= nq) /* gated (waiting_node) */
+            ds_res_add(&ahead_gated, &wt[i].request);
         if (needs != NULL) {
             wt[i].level = dags[j->active_pos]->tasks[qn->task].level;
             wt[i].job_needs = needs + need_at[j->active_pos];

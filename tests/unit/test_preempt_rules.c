@@ -642,15 +642,24 @@ static void test_place_preempt_node(void **state)
      * victim's work thrown away, its remaining time unknown. */
     p.payoff = true;
     a.room_known = true;
-    a.room_wait_s = 3; /* room frees elsewhere in time */
+    a.room_wait_s = a.room_saved_s = 3; /* room frees elsewhere in time */
     assert_int_equal(ds_place_preempt_node(&a, DS_PREEMPTOR_URGENT, &d, &node, vs, NULL, 1, 0.5, &p,
                                            out, &keep, &err),
                      0);
     assert_int_equal(out[0], DS_VICTIM_NO_PAYOFF);
-    a.room_wait_s = 1000; /* 995 s saved */
+    a.room_wait_s = a.room_saved_s = 1000; /* 995 s saved */
     assert_int_equal(ds_place_preempt_node(&a, DS_PREEMPTOR_URGENT, &d, &node, vs, NULL, 1, 0.5, &p,
                                            out, &keep, &err),
                      1);
+    /* The exchange rule reads the saved wait, not the forecast: "never" only because of tasks at
+     * dagsched's gate is no saved time (NAN: the victim's remaining time, unknown here). */
+    a.room_wait_s = INFINITY;
+    a.room_saved_s = 3;
+    assert_int_equal(ds_place_preempt_node(&a, DS_PREEMPTOR_URGENT, &d, &node, vs, NULL, 1, 0.5, &p,
+                                           out, &keep, &err),
+                     0);
+    assert_int_equal(out[0], DS_VICTIM_NO_PAYOFF);
+    a.room_wait_s = a.room_saved_s = 1000;
     /* The job deadline rule: the task is saved on this node, its job is not, even on the fastest
      * node (1.5x gains 100 s of its 300 s path; it is 120 s late at reference speed). */
     a.task.job_known = true;

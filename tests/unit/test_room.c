@@ -127,6 +127,36 @@ static void test_pool_out_of_reach(void **state)
     ds_room_index_free(&ix);
 }
 
+/* The wait an eviction saves: the forecast, except a "never" that comes only from the tasks
+ * ahead at dagsched's gate (not a number then); a "never" from kube-scheduler's queue alone
+ * stays. Node 1 is out of reach, so every end within reach is known (node 0: 2 cpu at 100 s and
+ * 2 cpu at 300 s, nothing free now). */
+static void test_saved_wait(void **state)
+{
+    (void)state;
+    ds_res free_[2] = {cpu(0), cpu(INT64_MIN / 4)};
+    free_[1].v[DS_RES_MEMORY] = INT64_MIN / 4;
+    ds_room_index ix;
+    ds_err err = {{0}};
+    assert_int_equal(ds_room_index_build(&ix, tasks, N_TASKS, free_, 2, &err), 0);
+    ds_res own = cpu(1000), ahead = cpu(2000), gated = cpu(0);
+    own.v[DS_RES_MEMORY] = ahead.v[DS_RES_MEMORY] = gated.v[DS_RES_MEMORY] = 0;
+    /* A number: the forecast itself (3 cpu by 300 s). */
+    assert_double_near(ds_room_saved_wait(&ix, tasks, NULL, free_, &own, &ahead, &gated), 300, 0);
+    /* Never, with 4 cpu ahead in kube-scheduler's queue: stays never. */
+    ahead.v[DS_RES_CPU] = 4000;
+    assert_double_inf(ds_room_saved_wait(&ix, tasks, NULL, free_, &own, &ahead, &gated), 1);
+    /* Never only because 3 of those 4 cpu wait at the gate: not a number. */
+    gated.v[DS_RES_CPU] = 3000;
+    assert_true(isnan(ds_room_saved_wait(&ix, tasks, NULL, free_, &own, &ahead, &gated)));
+    /* The forecast itself is unchanged: never. */
+    assert_double_inf(ds_room_preemptor_wait(&ix, tasks, NULL, free_, &own, &ahead), 1);
+    /* More gated than ahead (a caller's rounding) counts as none queued. */
+    gated.v[DS_RES_CPU] = 9000;
+    assert_true(isnan(ds_room_saved_wait(&ix, tasks, NULL, free_, &own, &ahead, &gated)));
+    ds_room_index_free(&ix);
+}
+
 /* Nothing indexed: nothing ever ends; a task on a node outside the index is left out. */
 static void test_empty(void **state)
 {
@@ -198,8 +228,11 @@ static void test_matches_scan(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_node_wait),         cmocka_unit_test(test_pool_wait),
-        cmocka_unit_test(test_pool_out_of_reach), cmocka_unit_test(test_empty),
+        cmocka_unit_test(test_node_wait),
+        cmocka_unit_test(test_pool_wait),
+        cmocka_unit_test(test_pool_out_of_reach),
+        cmocka_unit_test(test_saved_wait),
+        cmocka_unit_test(test_empty),
         cmocka_unit_test(test_matches_scan),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
