@@ -125,8 +125,12 @@ static void why_of(const ctl_snapshot *s, const ds_job *j, size_t t, char *buf, 
         return;
     }
     if (p == NULL) {
-        snprintf(buf, size, "no pod yet (declared by JobGraph %s)",
-                 j->graph != NULL ? j->graph : "?");
+        if (j->graph == NULL && j->workflow != NULL)
+            snprintf(buf, size, "no pod yet (Argo creates it; declared by Workflow %s)",
+                     j->workflow);
+        else
+            snprintf(buf, size, "no pod yet (declared by JobGraph %s)",
+                     j->graph != NULL ? j->graph : "?");
         return;
     }
     const char *reason = kube_meta_annotation(s->pods.items[p - s->pod], CTL_ANN_WAITING_REASON);

@@ -3,7 +3,9 @@
 #   make bin/kubectl-dagsched   the plugin (put bin/ on PATH to call it as `kubectl dagsched`), and
 #                               bin/kubectl_complete-dagsched, which kubectl >= 1.26 runs to complete it
 #   make cli-test               its terminal rule (tests/cli/test_term.c); its policy commands on the
-#                               shipped policies and on bad input, optimised and under ASan+UBSan;
+#                               shipped policies and on bad input; get jobs, describe job, gantt and
+#                               -o json on Argo Workflows against a stand-in API server
+#                               (tests/cli/fake_apiserver.py); optimised and under ASan+UBSan;
 #                               shell completion (bash, zsh, and kubectl's)
 #   make cli-cluster-test       get jobs, describe job, gantt, explain pod and policy apply against a
 #                               local control plane, both builds; job and pod name completion
@@ -59,6 +61,8 @@ cli-test: $(BIN)/kubectl-dagsched $(BUILD)/asan/bin/kubectl-dagsched $(BIN)/kube
 	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 $(BUILD)/asan/tests/cli/test_term
 	@python3 tests/cli/test_policy_cmd.py $(BIN)/kubectl-dagsched
 	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 python3 tests/cli/test_policy_cmd.py $(BUILD)/asan/bin/kubectl-dagsched
+	@python3 tests/cli/test_workflow_view.py $(BIN)/kubectl-dagsched
+	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 python3 tests/cli/test_workflow_view.py $(BUILD)/asan/bin/kubectl-dagsched
 	@DAGSCHED_EXTRA_PACKAGES="zsh" hack/install-deps.sh
 	@tests/cli/test_completion.sh $(BIN) "$$(hack/install-helm.sh | tail -1)/kubectl"
 	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 tests/cli/test_completion.sh $(BUILD)/asan/bin
