@@ -1,5 +1,6 @@
 /* jobs_cmd.c: `get jobs` and `describe job` (see jobs_cmd.h). Tables like kubectl's, or JSON with
- * -o json; times relative to now, or absolute RFC 3339 in JSON. */
+ * -o json; times relative to now, or absolute RFC 3339 in JSON (the job's creation, first start,
+ * last finish and deadline; each task's creation, start and finish: cli_view_task_times). */
 #include "jobs_cmd.h"
 
 #include <jansson.h>
@@ -161,14 +162,54 @@ static void why_of(const ctl_snapshot *s, const ds_job *j, size_t t, char *buf, 
 
 /* ---- get jobs */
 
+/* Print doc (consumed) on stdout: 0, or 1 when it cannot be written. */
+static int print_doc(json_t *doc)
+{
+    int rc = json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_SORT_KEYS);
+    json_decref(doc);
+    if (rc != 0 || fputc('\n', stdout) == EOF || fflush(stdout) != 0) {
+        fprintf(stderr, "kubectl-dagsched: cannot write the output\n");
+        return 1;
+    }
+    return 0;
+}
+
+/* The job's first task start and, once every task has ended, its last task finish. */
+static void job_span(const ctl_snapshot *s, const ds_job *j, double *started, double *finished)
+{
+    *started = *finished = NAN;
+    bool ended = j->valid;
+    for (size_t t = 0; j->valid && t < j->dag.n; t++) {
+        cli_task_times tt;
+        cli_view_task_times(s, j, t, &tt);
+        if (isfinite(tt.started) && !(tt.started >= *started))
+            *started = tt.started;
+        ds_task_state k = j->status[t].state;
+        if (k != DS_TASK_SUCCEEDED && k != DS_TASK_FAILED)
+            ended = false;
+        else if (isfinite(tt.finished) && !(tt.finished <= *finished))
+            *finished = tt.finished;
+    }
+    if (!ended)
+        *finished = NAN;
+}
+
 static json_t *job_json(const ctl_snapshot *s, const ds_job *j, const job_stats *st)
 {
     json_t *o = json_object();
     if (o == NULL)
         return NULL;
+    double started, finished;
+    job_span(s, j, &started, &finished);
     json_object_set_new(o, "namespace", json_string(j->ns));
     json_object_set_new(o, "name", json_string(j->name));
     json_object_set_new(o, "status", json_string(st->status));
+    json_object_set_new(o, "graph", j->graph != NULL ? json_string(j->graph) : json_null());
+    json_object_set_new(o, "workflow",
+                        j->workflow != NULL ? json_string(j->workflow) : json_null());
+    json_object_set_new(o, "created", json_time(j->created_at));
+    json_object_set_new(o, "started", json_time(started));
+    json_object_set_new(o, "finished", json_time(finished));
     if (!j->valid) {
         json_object_set_new(o, "error", json_string(j->error != NULL ? j->error : ""));
     } else {
@@ -197,20 +238,24 @@ static int get_jobs(const cmd_opts *o, const cli_view *v)
     bool all = v->ns[0] == '\0';
     if (o->out == OUT_JSON) {
         json_t *items = json_array();
-        for (size_t i = 0; i < s->js.n_jobs; i++) {
+        for (size_t i = 0; items != NULL && i < s->js.n_jobs; i++) {
             job_stats st;
             stats_of(s, &s->js.jobs[i], &st);
-            json_array_append_new(items, job_json(s, &s->js.jobs[i], &st));
+            json_t *jo = job_json(s, &s->js.jobs[i], &st);
+            if (jo == NULL || json_array_append_new(items, jo) != 0) {
+                json_decref(items);
+                items = NULL;
+            }
         }
-        json_t *doc = json_pack("{s:s,s:o}", "kind", "DagJobList", "items", items);
-        if (doc == NULL)
+        json_t *doc =
+            items != NULL ? json_pack("{s:s,s:o}", "kind", "DagJobList", "items", items) : NULL;
+        if (doc == NULL) {
+            fprintf(stderr, "kubectl-dagsched: out of memory\n");
             return 1;
+        }
         if (v->policy.source[0] != '\0')
             json_object_set_new(doc, "policy", json_string(v->policy.source));
-        json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_SORT_KEYS);
-        fputc('\n', stdout);
-        json_decref(doc);
-        return 0;
+        return print_doc(doc);
     }
     if (s->js.n_jobs == 0) {
         if (all)
@@ -313,26 +358,41 @@ static int describe_job(const cmd_opts *o, const cli_view *v, const char *name)
     if (o->out == OUT_JSON) {
         json_t *doc = job_json(s, j, &st);
         json_t *tasks = json_array();
+        if (doc == NULL || tasks == NULL) {
+            json_decref(doc);
+            json_decref(tasks);
+            fprintf(stderr, "kubectl-dagsched: out of memory\n");
+            return 1;
+        }
         for (size_t t = 0; j->valid && t < j->dag.n; t++) {
             const ctl_pod *p = cli_view_task_pod(s, j, t);
             char why[512];
             why_of(s, j, t, why, sizeof why);
             const ds_task_eval *e = &j->eval[t];
+            cli_task_times tt;
+            cli_view_task_times(s, j, t, &tt);
             json_t *to = json_pack(
-                "{s:s,s:i,s:s,s:o,s:o,s:o,s:o,s:o,s:s}", "name", j->dag.tasks[t].name, "level",
-                j->dag.tasks[t].level, "state", ds_task_state_name(j->status[t].state), "pod",
-                p ? json_string(p->name) : json_null(), "node",
+                "{s:s,s:i,s:s,s:o,s:o,s:o,s:o,s:o,s:s,s:o,s:o,s:o}", "name", j->dag.tasks[t].name,
+                "level", j->dag.tasks[t].level, "state", ds_task_state_name(j->status[t].state),
+                "pod", p ? json_string(p->name) : json_null(), "node",
                 p && p->node[0] ? json_string(p->node) : json_null(), "priority",
                 json_num(e->priority), "levelDeadline", json_time(e->level_deadline),
-                "slackSeconds", json_num(e->t_allow_s), "why", why);
-            if (to != NULL)
-                json_array_append_new(tasks, to);
+                "slackSeconds", json_num(e->t_allow_s), "why", why, "created",
+                json_time(tt.created), "started", json_time(tt.started), "finished",
+                json_time(tt.finished));
+            if (to == NULL || json_array_append_new(tasks, to) != 0) {
+                json_decref(tasks);
+                json_decref(doc);
+                fprintf(stderr, "kubectl-dagsched: out of memory\n");
+                return 1;
+            }
         }
-        json_object_set_new(doc, "taskList", tasks);
-        json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_SORT_KEYS);
-        fputc('\n', stdout);
-        json_decref(doc);
-        return 0;
+        if (json_object_set_new(doc, "taskList", tasks) != 0) {
+            json_decref(doc);
+            fprintf(stderr, "kubectl-dagsched: out of memory\n");
+            return 1;
+        }
+        return print_doc(doc);
     }
     char dl[48] = "-", sl[32] = "-", rp[32] = "-";
     printf("Name:        %s\nNamespace:   %s\nStatus:      %s\n", j->name, j->ns, st.status);

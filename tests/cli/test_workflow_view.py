@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
 """test_workflow_view.py: kubectl-dagsched reads Argo Workflows in get jobs, describe job, gantt
-against a stand-in API server (fake_apiserver.py): a finished Workflow whose pods podGC deleted
-keeps its tasks, states and times from status.nodes; a running one shows its live pod and its
-finished tasks; where Argo is not served, one warning and the jobs of pods as before.
+and -o json, against a stand-in API server (fake_apiserver.py): a finished Workflow whose pods
+podGC deleted keeps its tasks, states and times from status.nodes; a running one shows its live pod
+and its finished tasks; -o json carries each task's created, started and finished times and the
+job's deadline as RFC 3339; where Argo is not served, one warning and the jobs of pods as before.
 Usage: test_workflow_view.py PATH/TO/kubectl-dagsched
 """
 
+import json
 import os
 import subprocess
 import sys
@@ -148,6 +150,36 @@ class TestWorkflowJobs(Base):
         self.assertEqual(rc, 0, err)
         self.assertRegex(out, r"\ntransform +2 +running +live-transform-2 +n1 ")
         self.assertRegex(out, r"\nload +3 +blocked ")
+
+    def test_json_timestamps(self):
+        rc, out, err = self.run_cli("describe", "job", "etl", "-o", "json")
+        self.assertEqual(rc, 0, err)
+        doc = json.loads(out)
+        self.assertEqual(doc["status"], "Succeeded")
+        self.assertEqual(doc["deadline"], "2026-01-01T00:10:00.000000Z")
+        self.assertEqual(doc["created"], "2026-01-01T00:00:00.000000Z")
+        self.assertEqual(doc["started"], "2026-01-01T00:00:05.000000Z")
+        self.assertEqual(doc["finished"], "2026-01-01T00:01:30.000000Z")
+        tasks = {t["name"]: t for t in doc["taskList"]}
+        self.assertEqual(tasks["transform"]["state"], "succeeded")
+        self.assertEqual(tasks["transform"]["started"], "2026-01-01T00:00:25.000000Z")
+        self.assertEqual(tasks["transform"]["finished"], "2026-01-01T00:01:00.000000Z")
+        self.assertIsNone(tasks["transform"]["pod"])
+        rc, out, err = self.run_cli("describe", "job", "live", "-o", "json")
+        self.assertEqual(rc, 0, err)
+        doc = json.loads(out)
+        tasks = {t["name"]: t for t in doc["taskList"]}
+        self.assertEqual(tasks["transform"]["created"], "2026-01-01T00:00:25.000000Z")
+        self.assertEqual(tasks["transform"]["started"], "2026-01-01T00:00:27.000000Z")
+        self.assertIsNone(tasks["transform"]["finished"])
+        self.assertIsNone(tasks["load"]["started"])
+        self.assertIsNone(doc["finished"])
+        rc, out, err = self.run_cli("get", "jobs", "-o", "json")
+        self.assertEqual(rc, 0, err)
+        jobs = {j["name"]: j for j in json.loads(out)["items"]}
+        self.assertEqual(jobs["etl"]["finished"], "2026-01-01T00:01:30.000000Z")
+        self.assertEqual(jobs["live"]["deadline"], "2026-01-01T00:10:00.000000Z")
+        self.assertEqual(jobs["live"]["workflow"], "live")
 
     def test_gantt_from_status_nodes(self):
         rc, out, err = self.run_cli("gantt", "etl", "--width", "60")
