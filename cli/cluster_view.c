@@ -262,6 +262,11 @@ void cli_view_task_times(const ctl_snapshot *s, const ds_job *j, size_t t, cli_t
         out->started = p->started_at;
         out->finished = kp->finished_at > 0 ? kp->finished_at : NAN;
     }
+    /* A bound pod runs from its start, which the job model takes from its creation while the
+     * kubelet has not reported status.startTime yet. */
+    if (!isfinite(out->started) && j->valid && t < j->dag.n &&
+        j->status[t].state == DS_TASK_RUNNING)
+        out->started = j->status[t].started_at;
     if (j->node == NULL || t >= j->dag.n)
         return;
     /* Argo's startedAt is when it created the node: the start of the run only once the node

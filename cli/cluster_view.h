@@ -79,7 +79,8 @@ typedef struct cli_task_times {
 } cli_task_times;
 
 /* The times of task t of job j: its pod's (creation, status.startTime, its containers' last
- * finish); for a job declared by a Workflow, when the task has no pod (podGC deleted it) the
+ * finish; a running task without status.startTime yet: the job model's start); for a job declared
+ * by a Workflow, when the task has no pod (podGC deleted it) the
  * times of its node in status.nodes (startedAt as creation, and as start once the node runs or
  * ran), and a finish the pod lacks from its finished node. */
 void cli_view_task_times(const ctl_snapshot *s, const ds_job *j, size_t t, cli_task_times *out);

@@ -75,7 +75,10 @@ def live_workflow():
     ], "Running")
 
 
-def live_pod():
+def live_pod(start="2026-01-01T00:00:27Z"):
+    status = {"phase": "Running"}
+    if start:
+        status["startTime"] = start
     return {
         "apiVersion": "v1", "kind": "Pod",
         "metadata": {"name": "live-transform-2", "namespace": NS, "uid": "p-uid",
@@ -89,14 +92,14 @@ def live_pod():
         "spec": {"nodeName": "n1", "schedulerName": "dagsched",
                  "containers": [{"name": "main", "image": "busybox",
                                  "resources": {"requests": {"cpu": "100m"}}}]},
-        "status": {"phase": "Running", "startTime": "2026-01-01T00:00:27Z"},
+        "status": status,
     }
 
 
-def routes(argo=True):
+def routes(argo=True, pod_start="2026-01-01T00:00:27Z"):
     r = {
         "/api/v1/namespaces/dagsched-system/configmaps": obj_list("ConfigMapList", []),
-        "/api/v1/namespaces/%s/pods" % NS: obj_list("PodList", [live_pod()]),
+        "/api/v1/namespaces/%s/pods" % NS: obj_list("PodList", [live_pod(pod_start)]),
         "/apis/batch/v1/namespaces/%s/jobs" % NS: obj_list("JobList", []),
         "/api/v1/namespaces/%s/configmaps" % NS: obj_list("ConfigMapList", []),
         "/api/v1/nodes": obj_list("NodeList", []),
@@ -113,9 +116,10 @@ def routes(argo=True):
 
 class Base(unittest.TestCase):
     argo = True
+    pod_start = "2026-01-01T00:00:27Z"
 
     def setUp(self):
-        self.server = FakeAPIServer(routes(self.argo)).start()
+        self.server = FakeAPIServer(routes(self.argo, self.pod_start)).start()
         self.dir = tempfile.TemporaryDirectory()
         self.kubeconfig = self.server.kubeconfig(self.dir.name, NS)
 
@@ -189,6 +193,17 @@ class TestWorkflowJobs(Base):
             self.assertIn("#", lines[task], out)
         # the bars follow each other: extract ends before load starts
         self.assertLess(lines["extract"].rindex("#"), lines["load"].index("#"), out)
+
+
+class TestBoundPodWithoutStartTime(Base):
+    pod_start = None
+
+    def test_gantt_draws_it_running(self):
+        rc, out, err = self.run_cli("gantt", "live", "--width", "60")
+        self.assertEqual(rc, 0, err)
+        row = [line for line in out.splitlines() if line.startswith("transform ")]
+        self.assertEqual(len(row), 1, out)
+        self.assertIn("#", row[0], out)
 
 
 class TestWithoutArgo(Base):
