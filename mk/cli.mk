@@ -17,13 +17,16 @@ CLI_LIBS := -lcurl -ljansson -lyaml -lssl -lcrypto -lpthread -lm
 BINARIES          += $(BIN)/kubectl-dagsched $(BIN)/kubectl_complete-dagsched
 INTEGRATION_TESTS += cli-test
 
+# The version command prints the version and commit the top-level Makefile passes (runtime/version.h).
+$(BUILD)/rel/cli/version_cmd.o $(BUILD)/asan/cli/version_cmd.o: CLI_CFLAGS += $(VERSION_FLAGS)
+
 $(BUILD)/rel/cli/%.o: cli/%.c
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_BASE) $(OPT_FLAGS) -Icli -Ikube -Icontroller -Iextender -Iruntime -c $< -o $@
+	$(CC) $(CFLAGS_BASE) $(OPT_FLAGS) $(CLI_CFLAGS) -Icli -Ikube -Icontroller -Iextender -Iruntime -c $< -o $@
 
 $(BUILD)/asan/cli/%.o: cli/%.c
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_BASE) $(SAN_FLAGS) -Icli -Ikube -Icontroller -Iextender -Iruntime -c $< -o $@
+	$(CC) $(CFLAGS_BASE) $(SAN_FLAGS) $(CLI_CFLAGS) -Icli -Ikube -Icontroller -Iextender -Iruntime -c $< -o $@
 
 $(BIN)/kubectl-dagsched: $(patsubst cli/%.c,$(BUILD)/rel/cli/%.o,$(CLI_SRCS)) $(BUILD)/rel/libdsctl.a \
 		$(BUILD)/rel/libdsextender.a $(BUILD)/rel/libdskube.a $(BUILD)/rel/libdsruntime.a \
