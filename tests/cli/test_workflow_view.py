@@ -185,6 +185,11 @@ class TestWorkflowJobs(Base):
         self.assertEqual(jobs["live"]["deadline"], "2026-01-01T00:10:00.000000Z")
         self.assertEqual(jobs["live"]["workflow"], "live")
 
+    def test_job_name_completion_offers_workflows(self):
+        rc, out, err = self.run_cli("__complete", "describe", "job", "")
+        self.assertEqual(rc, 0, err)
+        self.assertEqual(out.splitlines()[:2], ["etl", "live"], out)
+
     def test_gantt_from_status_nodes(self):
         rc, out, err = self.run_cli("gantt", "etl", "--width", "60")
         self.assertEqual(rc, 0, err)
