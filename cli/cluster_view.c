@@ -148,19 +148,10 @@ static int add_workflows(kube_client *c, const char *ns, const kube_decode_opts 
         fprintf(stderr, "kubectl-dagsched: warning: %s (Argo Workflows not read)\n", werr.msg);
         return 0;
     }
-    if (wfs.n == 0) {
-        kube_obj_list_free(&wfs);
-        return 0;
-    }
-    const kube_meta **items = realloc(graphs->items, (graphs->n + wfs.n) * sizeof *items);
-    if (items == NULL) {
+    if (kube_obj_list_append(graphs, &wfs) != 0) {
         kube_obj_list_free(&wfs);
         return ds_err_set(err, "listing workflows: out of memory");
     }
-    memcpy(items + graphs->n, wfs.items, wfs.n * sizeof *items);
-    graphs->items = items;
-    graphs->n += wfs.n;
-    free(wfs.items); /* the references now belong to graphs */
     return 0;
 }
 
