@@ -10,6 +10,7 @@
 
 #include "cluster_view.h"
 #include "fmt.h"
+#include "task_facts.h"
 #include "term.h"
 #include "view_flags.h"
 #include "joborder.h"
@@ -296,51 +297,6 @@ static int get_jobs(const cmd_opts *o, const cli_view *v)
     return 0;
 }
 
-/* Where a task's run-time estimate comes from, in words. */
-static void runtime_source(const cli_view *v, const ds_job *j, size_t t, char *buf, size_t size)
-{
-    const ctl_pod *p = cli_view_task_pod(&v->snap, j, t);
-    char key[DS_RT_KEY_MAX];
-    unsigned runs = 0;
-    double est = ds_jobset_runtime_key(j, j->dag.tasks[t].name, key, sizeof key)
-                     ? ds_rt_history_estimate(&v->learned, key, &runs)
-                     : NAN;
-    bool learned = isfinite(est) && fabs(est - j->dag.tasks[t].runtime_s) < 1e-3;
-    if (j->node != NULL) {
-        static const char *const src[] = {"template annotation " DS_ANN_RUNTIME,
-                                          "Workflow annotation " DS_ANN_RUNTIME,
-                                          "Argo estimatedDuration", "default (no history)"};
-        unsigned k = (unsigned)j->node[t].runtime_source;
-        if (j->node[t].runtime_source == DS_WF_RUNTIME_LEARNED)
-            snprintf(buf, size, "learned from %u earlier run(s)", runs);
-        else
-            snprintf(buf, size, "%s", k < sizeof src / sizeof src[0] ? src[k] : "?");
-    } else if (j->graph != NULL) {
-        snprintf(buf, size, "JobGraph %s", j->graph);
-    } else if (p != NULL && p->has_runtime) {
-        snprintf(buf, size, "annotation " DS_ANN_RUNTIME);
-    } else if (learned) {
-        snprintf(buf, size, "learned from %u earlier run(s)", runs);
-    } else {
-        snprintf(buf, size, "default (no " DS_ANN_RUNTIME ", no history)");
-    }
-}
-
-/* Each task's run-time estimate and where it comes from (lib/runtime_history.h). */
-static void print_runtimes(const cli_view *v, const ds_job *j)
-{
-    printf("\nRun times (at reference speed):\n");
-    for (size_t k = 0; k < j->dag.n; k++) {
-        size_t t = j->dag.topo[k];
-        char d[32], src[320];
-        cli_fmt_dur(j->dag.tasks[t].runtime_s, d, sizeof d);
-        runtime_source(v, j, t, src, sizeof src);
-        char name[80];
-        snprintf(name, sizeof name, "%s:", j->dag.tasks[t].name);
-        printf("  %-21s %8s  %s\n", name, d, src);
-    }
-}
-
 /* ---- describe job */
 
 static int describe_job(const cmd_opts *o, const cli_view *v, const char *name)
@@ -431,7 +387,8 @@ static int describe_job(const cmd_opts *o, const cli_view *v, const char *name)
                j->dag.tasks[t].level, ds_task_state_name(j->status[t].state), p ? p->name : "-",
                p && p->node[0] ? p->node : "-", prio, ld, tsl, why[0] ? why : "-");
     }
-    print_runtimes(v, j);
+    cli_print_runtimes(v, j);
+    cli_print_task_times(v, j);
     if (v->policy_note[0] != '\0')
         fprintf(stderr, "note: %s\n", v->policy_note);
     return 0;

@@ -150,10 +150,14 @@ class TestWorkflowJobs(Base):
         for task in ("extract", "transform", "load"):
             self.assertRegex(out, r"\n%s +\d+ +succeeded " % task)
         self.assertIn("template annotation dagsched.io/runtime", out)
+        self.assertRegex(out, r"\n  transform: +started \S+ ago +ran 35s +\(no pod: from the "
+                              r"Workflow's status.nodes\)\n")
         rc, out, err = self.run_cli("describe", "job", "live")
         self.assertEqual(rc, 0, err)
         self.assertRegex(out, r"\ntransform +2 +running +live-transform-2 +n1 ")
         self.assertRegex(out, r"\nload +3 +blocked ")
+        self.assertRegex(out, r"\n  transform: +started \S+ ago +running for \S+\n")
+        self.assertRegex(out, r"\n  load: +started - +-\n")
 
     def test_json_timestamps(self):
         rc, out, err = self.run_cli("describe", "job", "etl", "-o", "json")
