@@ -255,6 +255,9 @@ check "get jobs after the pods are gone: Succeeded, 2 of 2 done" \
 check "describe job after the pods are gone: both tasks succeeded, no pod" \
   shows '^second +2 +succeeded +- ' describe job show -n "$NS"
 check "... and first too" shows '^first +1 +succeeded +- ' describe job show -n "$NS"
+check "... and when second ran, from status.nodes" \
+  shows "^  second: +started .* ago +ran [0-9hms]+ +\\(no pod: from the Workflow's status.nodes\\)$" \
+  describe job show -n "$NS"
 check "gantt after the pods are gone draws both runs" \
   shows '^first .*#' gantt show -n "$NS" --width 60
 check "... and second's" shows '^second .*#' gantt show -n "$NS" --width 60
