@@ -14,6 +14,7 @@
 #include "clock.h"
 #include "config.h"
 #include "kutil.h"
+#include "term.h"
 #include "list.h"
 #include "writes.h"
 #include "grow.h"
@@ -134,8 +135,10 @@ static int add_workflows(kube_client *c, const char *ns, const kube_decode_opts 
 {
     bool served = false;
     ds_err werr = {{0}};
+    char line[DS_ERR_MAX * 2];
     if (kube_argo_workflows_served(c, &served, &werr) != 0) {
-        fprintf(stderr, "kubectl-dagsched: warning: %s (Argo Workflows not read)\n", werr.msg);
+        fprintf(stderr, "kubectl-dagsched: warning: %s (Argo Workflows not read)\n",
+                cli_oneline(werr.msg, line, sizeof line));
         return 0;
     }
     if (!served) {
@@ -145,7 +148,8 @@ static int add_workflows(kube_client *c, const char *ns, const kube_decode_opts 
     }
     kube_obj_list wfs = {0};
     if (cli_list_kind(c, KUBE_KIND_WORKFLOW, ns, NULL, dec, &wfs, &werr) != 0) {
-        fprintf(stderr, "kubectl-dagsched: warning: %s (Argo Workflows not read)\n", werr.msg);
+        fprintf(stderr, "kubectl-dagsched: warning: %s (Argo Workflows not read)\n",
+                cli_oneline(werr.msg, line, sizeof line));
         return 0;
     }
     if (kube_obj_list_append(graphs, &wfs) != 0) {

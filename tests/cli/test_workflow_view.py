@@ -226,6 +226,19 @@ class TestWithoutArgo(Base):
         self.assertNotIn("etl", out)
 
 
+class TestWorkflowsNotListable(Base):
+    def setUp(self):
+        super().setUp()
+        del self.server.routes["/apis/argoproj.io/v1alpha1/namespaces/%s/workflows" % NS]
+
+    def test_one_warning_then_pods_as_before(self):
+        rc, out, err = self.run_cli("get", "jobs")
+        self.assertEqual(rc, 0, err)
+        self.assertEqual(err.count("warning"), 1, err)
+        self.assertIn("(Argo Workflows not read)", err)
+        self.assertNotIn("etl", out)
+
+
 if __name__ == "__main__":
     BIN = os.path.abspath(sys.argv.pop(1))
     unittest.main(verbosity=2)
