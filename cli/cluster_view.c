@@ -3,15 +3,18 @@
 #include "cluster_view.h"
 
 #include <jansson.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "argo_discovery.h"
 #include "bytebuf.h"
 #include "client.h"
 #include "clock.h"
 #include "config.h"
 #include "kutil.h"
+#include "term.h"
 #include "list.h"
 #include "writes.h"
 #include "grow.h"
@@ -124,6 +127,38 @@ int cli_client_open(const cli_view_opts *o, kube_client **out, char *ns, size_t 
     return rc;
 }
 
+/* The Argo Workflows of ns (NULL: every namespace), appended to graphs, where the snapshot takes
+ * them as the controller does (controller/tracker.h). Where Argo is not served, or the Workflows
+ * cannot be listed, a warning (once) and the jobs are read as without Argo. */
+static int add_workflows(kube_client *c, const char *ns, const kube_decode_opts *dec,
+                         kube_obj_list *graphs, ds_err *err)
+{
+    bool served = false;
+    ds_err werr = {{0}};
+    char line[DS_ERR_MAX * 2];
+    if (kube_argo_workflows_served(c, &served, &werr) != 0) {
+        fprintf(stderr, "kubectl-dagsched: warning: %s (Argo Workflows not read)\n",
+                cli_oneline(werr.msg, line, sizeof line));
+        return 0;
+    }
+    if (!served) {
+        fprintf(stderr, "kubectl-dagsched: warning: Argo Workflows are not served on this "
+                        "cluster (jobs read from pods and JobGraphs only)\n");
+        return 0;
+    }
+    kube_obj_list wfs = {0};
+    if (cli_list_kind(c, KUBE_KIND_WORKFLOW, ns, NULL, dec, &wfs, &werr) != 0) {
+        fprintf(stderr, "kubectl-dagsched: warning: %s (Argo Workflows not read)\n",
+                cli_oneline(werr.msg, line, sizeof line));
+        return 0;
+    }
+    if (kube_obj_list_append(graphs, &wfs) != 0) {
+        kube_obj_list_free(&wfs);
+        return ds_err_set(err, "listing workflows: out of memory");
+    }
+    return 0;
+}
+
 /* The controller's learned run times; a user who may not read them gets the defaults. */
 static void load_learned(kube_client *c, const cli_view_opts *o, ds_rt_history *h)
 {
@@ -165,6 +200,8 @@ int cli_view_load(const cli_view_opts *o, cli_view *out, ds_err *err)
         rc = cli_list_kind(c, KUBE_KIND_JOB, ns, DS_LABEL_TASK, &dec, &jobs, err);
     if (rc == 0)
         rc = cli_list_kind(c, KUBE_KIND_CONFIGMAP, ns, DS_SELECTOR_JOBGRAPH, &dec, &graphs, err);
+    if (rc == 0)
+        rc = add_workflows(c, ns, &dec, &graphs, err);
     if (rc == 0) {
         /* Node speeds only change priorities of running tasks; a user who may not list nodes
          * still gets every job (speeds count as 1). */
@@ -207,6 +244,36 @@ const ctl_pod *cli_view_task_pod(const ctl_snapshot *s, const ds_job *j, size_t 
 {
     size_t i = j->task_pod[t];
     return i != DS_NONE && i < s->n_pod ? &s->pod[i] : NULL;
+}
+
+void cli_view_task_times(const ctl_snapshot *s, const ds_job *j, size_t t, cli_task_times *out)
+{
+    out->created = out->started = out->finished = NAN;
+    const ctl_pod *p = cli_view_task_pod(s, j, t);
+    if (p != NULL) {
+        const kube_pod *kp = (const kube_pod *)s->pods.items[p - s->pod];
+        out->created = p->created_at;
+        out->started = p->started_at;
+        out->finished = kp->finished_at > 0 ? kp->finished_at : NAN;
+    }
+    /* A bound pod runs from its start, which the job model takes from its creation while the
+     * kubelet has not reported status.startTime yet. */
+    if (!isfinite(out->started) && j->valid && t < j->dag.n &&
+        j->status[t].state == DS_TASK_RUNNING)
+        out->started = j->status[t].started_at;
+    if (j->node == NULL || t >= j->dag.n)
+        return;
+    /* Argo's startedAt is when it created the node: the start of the run only once the node
+     * runs or ran, and then only where the pod is gone (a pod says when it really started). */
+    const ds_task_node *n = &j->node[t];
+    bool ended = n->phase == DS_WF_NODE_SUCCEEDED || n->phase == DS_WF_NODE_FAILED;
+    if (p == NULL) {
+        out->created = n->started_at;
+        if (ended || n->phase == DS_WF_NODE_RUNNING)
+            out->started = n->started_at;
+    }
+    if (!isfinite(out->finished) && ended)
+        out->finished = n->finished_at;
 }
 
 const ds_job *cli_view_find_job(const ctl_snapshot *s, const char *ns, const char *name)

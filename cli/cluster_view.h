@@ -2,11 +2,15 @@
  * kubectl-dagsched.
  *
  * Lists (through the kube client's informers, so decoding and bounds are the components' own)
- * pods, nodes, PodDisruptionBudgets, batch/v1 Jobs of DAG tasks, JobGraph ConfigMaps and the
- * SchedulingPolicy ConfigMaps, picks the active policy as the components do (kube/policy_source.h;
+ * pods, nodes, PodDisruptionBudgets, batch/v1 Jobs of DAG tasks, JobGraph ConfigMaps, Argo
+ * Workflows (where the API server serves them; else a warning, once) and the SchedulingPolicy
+ * ConfigMaps, picks the active policy as the components do (kube/policy_source.h;
  * the built-in defaults when no policy ConfigMap can be read, said in `policy_source`), and builds
  * the controller's snapshot (controller/tracker.h): the same job model, task states, DSP
  * priorities, level deadlines, slack and queue order the controller computes.
+ *
+ * A job declared by a Workflow keeps its tasks, their states and times after Argo's podGC deleted
+ * their pods: they come from the Workflow's status.nodes (ds_job.node, cli_view_task_times).
  *
  * With a namespace, only that namespace's pods, Jobs and JobGraphs are listed: jobs are per
  * namespace, so each job's model is complete, but queue positions are then among that namespace's
@@ -69,6 +73,18 @@ void cli_view_free(cli_view *v);
 
 /* The pod that represents task t of job j in the snapshot, or NULL (no pod yet). */
 const ctl_pod *cli_view_task_pod(const ctl_snapshot *s, const ds_job *j, size_t t);
+/* When a task was created, started and finished: epoch seconds, NAN when unknown. */
+typedef struct cli_task_times {
+    double created, started, finished;
+} cli_task_times;
+
+/* The times of task t of job j: its pod's (creation, status.startTime, its containers' last
+ * finish; a running task without status.startTime yet: the job model's start); for a job declared
+ * by a Workflow, when the task has no pod (podGC deleted it) the
+ * times of its node in status.nodes (startedAt as creation, and as start once the node runs or
+ * ran), and a finish the pod lacks from its finished node. */
+void cli_view_task_times(const ctl_snapshot *s, const ds_job *j, size_t t, cli_task_times *out);
+
 /* The job named `name` in namespace ns ("" for any), or NULL. */
 const ds_job *cli_view_find_job(const ctl_snapshot *s, const char *ns, const char *name);
 

@@ -82,7 +82,8 @@ typedef struct command {
 } command;
 
 static const command commands[] = {
-    {"", "get describe gantt explain policy completion help", false, CLI_NAMES_NONE, no_flags},
+    {"", "get describe gantt explain policy completion version help", false, CLI_NAMES_NONE,
+     no_flags},
     {"get", "jobs", false, CLI_NAMES_NONE, get_flags},
     {"get jobs", NULL, false, CLI_NAMES_NONE, get_flags},
     {"describe", "job", false, CLI_NAMES_NONE, describe_flags},
@@ -95,6 +96,7 @@ static const command commands[] = {
     {"policy configmap", NULL, true, CLI_NAMES_NONE, configmap_flags},
     {"policy apply", NULL, true, CLI_NAMES_NONE, apply_flags},
     {"completion", "bash zsh", false, CLI_NAMES_NONE, no_flags},
+    {"version", NULL, false, CLI_NAMES_NONE, no_flags},
 };
 
 #define N_COMMANDS (sizeof commands / sizeof commands[0])

@@ -1,5 +1,5 @@
 /* complete_names.c: job and pod names for shell completion, listed from the cluster (see
- * complete_names.h). */
+ * complete_names.h): jobs from the labels of pods and batch Jobs, and the Argo Workflows. */
 #include "complete_names.h"
 
 #include <jansson.h>
@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "annotations.h"
+#include "argo_discovery.h"
 #include "cluster_view.h"
 #include "k8s_names.h"
 #include "kutil.h"
@@ -118,6 +119,15 @@ int cli_complete_names(cli_name_kind kind, const cli_names_conn *conn, const cha
             rc = list_into(c, ns, "/api/v1", "pods", DS_LABEL_ARGO_WORKFLOW, &nm, &err);
         if (rc == 0)
             rc = list_into(c, ns, "/apis/batch/v1", "jobs", DS_LABEL_JOB, &nm, &err);
+        /* Argo Workflows by name (their pods may be gone after podGC), where served and listable:
+         * completion never says why not. */
+        bool wf = false;
+        ds_err werr = {{0}};
+        if (rc == 0 && kube_argo_workflows_served(c, &wf, &werr) == 0 && wf) {
+            nm.jobs = false;
+            if (list_into(c, ns, "/apis/argoproj.io/v1alpha1", "workflows", NULL, &nm, &werr) != 0)
+                nm.jobs = true; /* the names listed so far stay offered */
+        }
     }
     kube_client_free(c);
     if (rc == 0 && nm.n > 0) {

@@ -1,6 +1,7 @@
 /* complete_names.h: the names shell completion offers from the cluster: the DAG jobs of a
  * namespace (as `get jobs` names them: the dagsched.io/job label of their pods and task Jobs, else
- * the Argo workflow of their pods) and its pods. Used by `kubectl-dagsched __complete`. */
+ * the Argo workflow of their pods, and its Argo Workflows where served) and its pods. Used by
+ * `kubectl-dagsched __complete`. */
 #ifndef DAGSCHED_CLI_COMPLETE_NAMES_H
 #define DAGSCHED_CLI_COMPLETE_NAMES_H
 

@@ -1,5 +1,6 @@
 /* gantt_cmd.c: `kubectl dagsched gantt JOB` (see gantt_cmd.h). The time axis runs from the job's
- * creation to the latest of now (while the job runs), its last finish and its deadline. */
+ * creation to the latest of now (while the job runs), its last finish and its deadline. A task's
+ * times are its pod's, or its Argo node's once podGC deleted the pod (cli_view_task_times). */
 #include "gantt_cmd.h"
 
 #include <errno.h>
@@ -34,12 +35,6 @@ typedef struct chart {
     double t0, t1, deadline;
 } chart;
 
-static double pod_finish(const ctl_snapshot *s, const ctl_pod *p)
-{
-    const kube_pod *kp = (const kube_pod *)s->pods.items[p - s->pod];
-    return kp->finished_at > 0 ? kp->finished_at : NAN;
-}
-
 static int build(const ctl_snapshot *s, const ds_job *j, chart *c)
 {
     memset(c, 0, sizeof *c);
@@ -57,9 +52,11 @@ static int build(const ctl_snapshot *s, const ds_job *j, chart *c)
         r->task = j->dag.tasks[t].name;
         r->level = j->dag.tasks[t].level;
         r->node = p != NULL && p->node[0] ? p->node : "-";
-        r->created = p != NULL ? p->created_at : NAN;
-        r->started = p != NULL ? p->started_at : NAN;
-        r->finished = p != NULL ? pod_finish(s, p) : NAN;
+        cli_task_times tt;
+        cli_view_task_times(s, j, t, &tt);
+        r->created = tt.created;
+        r->started = tt.started;
+        r->finished = tt.finished;
         r->failed = j->status[t].state == DS_TASK_FAILED;
         if (isfinite(r->created) && r->created < c->t0)
             c->t0 = r->created;

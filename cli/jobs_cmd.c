@@ -1,5 +1,6 @@
 /* jobs_cmd.c: `get jobs` and `describe job` (see jobs_cmd.h). Tables like kubectl's, or JSON with
- * -o json; times relative to now, or absolute RFC 3339 in JSON. */
+ * -o json; times relative to now, or absolute RFC 3339 in JSON (the job's creation, first start,
+ * last finish and deadline; each task's creation, start and finish: cli_view_task_times). */
 #include "jobs_cmd.h"
 
 #include <jansson.h>
@@ -9,6 +10,7 @@
 
 #include "cluster_view.h"
 #include "fmt.h"
+#include "task_facts.h"
 #include "term.h"
 #include "view_flags.h"
 #include "joborder.h"
@@ -121,8 +123,12 @@ static void why_of(const ctl_snapshot *s, const ds_job *j, size_t t, char *buf, 
         return;
     }
     if (p == NULL) {
-        snprintf(buf, size, "no pod yet (declared by JobGraph %s)",
-                 j->graph != NULL ? j->graph : "?");
+        if (j->graph == NULL && j->workflow != NULL)
+            snprintf(buf, size, "no pod yet (Argo creates it; declared by Workflow %s)",
+                     j->workflow);
+        else
+            snprintf(buf, size, "no pod yet (declared by JobGraph %s)",
+                     j->graph != NULL ? j->graph : "?");
         return;
     }
     const char *reason = kube_meta_annotation(s->pods.items[p - s->pod], DS_ANN_WAITING_REASON);
@@ -153,14 +159,54 @@ static void why_of(const ctl_snapshot *s, const ds_job *j, size_t t, char *buf, 
 
 /* ---- get jobs */
 
+/* Print doc (consumed) on stdout: 0, or 1 when it cannot be written. */
+static int print_doc(json_t *doc)
+{
+    int rc = json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_SORT_KEYS);
+    json_decref(doc);
+    if (rc != 0 || fputc('\n', stdout) == EOF || fflush(stdout) != 0) {
+        fprintf(stderr, "kubectl-dagsched: cannot write the output\n");
+        return 1;
+    }
+    return 0;
+}
+
+/* The job's first task start and, once every task has ended, its last task finish. */
+static void job_span(const ctl_snapshot *s, const ds_job *j, double *started, double *finished)
+{
+    *started = *finished = NAN;
+    bool ended = j->valid;
+    for (size_t t = 0; j->valid && t < j->dag.n; t++) {
+        cli_task_times tt;
+        cli_view_task_times(s, j, t, &tt);
+        if (isfinite(tt.started) && !(tt.started >= *started))
+            *started = tt.started;
+        ds_task_state k = j->status[t].state;
+        if (k != DS_TASK_SUCCEEDED && k != DS_TASK_FAILED)
+            ended = false;
+        else if (isfinite(tt.finished) && !(tt.finished <= *finished))
+            *finished = tt.finished;
+    }
+    if (!ended)
+        *finished = NAN;
+}
+
 static json_t *job_json(const ctl_snapshot *s, const ds_job *j, const job_stats *st)
 {
     json_t *o = json_object();
     if (o == NULL)
         return NULL;
+    double started, finished;
+    job_span(s, j, &started, &finished);
     json_object_set_new(o, "namespace", json_string(j->ns));
     json_object_set_new(o, "name", json_string(j->name));
     json_object_set_new(o, "status", json_string(st->status));
+    json_object_set_new(o, "graph", j->graph != NULL ? json_string(j->graph) : json_null());
+    json_object_set_new(o, "workflow",
+                        j->workflow != NULL ? json_string(j->workflow) : json_null());
+    json_object_set_new(o, "created", json_time(j->created_at));
+    json_object_set_new(o, "started", json_time(started));
+    json_object_set_new(o, "finished", json_time(finished));
     if (!j->valid) {
         json_object_set_new(o, "error", json_string(j->error != NULL ? j->error : ""));
     } else {
@@ -189,20 +235,24 @@ static int get_jobs(const cmd_opts *o, const cli_view *v)
     bool all = v->ns[0] == '\0';
     if (o->out == OUT_JSON) {
         json_t *items = json_array();
-        for (size_t i = 0; i < s->js.n_jobs; i++) {
+        for (size_t i = 0; items != NULL && i < s->js.n_jobs; i++) {
             job_stats st;
             stats_of(s, &s->js.jobs[i], &st);
-            json_array_append_new(items, job_json(s, &s->js.jobs[i], &st));
+            json_t *jo = job_json(s, &s->js.jobs[i], &st);
+            if (jo == NULL || json_array_append_new(items, jo) != 0) {
+                json_decref(items);
+                items = NULL;
+            }
         }
-        json_t *doc = json_pack("{s:s,s:o}", "kind", "DagJobList", "items", items);
-        if (doc == NULL)
+        json_t *doc =
+            items != NULL ? json_pack("{s:s,s:o}", "kind", "DagJobList", "items", items) : NULL;
+        if (doc == NULL) {
+            fprintf(stderr, "kubectl-dagsched: out of memory\n");
             return 1;
+        }
         if (v->policy.source[0] != '\0')
             json_object_set_new(doc, "policy", json_string(v->policy.source));
-        json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_SORT_KEYS);
-        fputc('\n', stdout);
-        json_decref(doc);
-        return 0;
+        return print_doc(doc);
     }
     if (s->js.n_jobs == 0) {
         if (all)
@@ -243,51 +293,6 @@ static int get_jobs(const cmd_opts *o, const cli_view *v)
     return 0;
 }
 
-/* Where a task's run-time estimate comes from, in words. */
-static void runtime_source(const cli_view *v, const ds_job *j, size_t t, char *buf, size_t size)
-{
-    const ctl_pod *p = cli_view_task_pod(&v->snap, j, t);
-    char key[DS_RT_KEY_MAX];
-    unsigned runs = 0;
-    double est = ds_jobset_runtime_key(j, j->dag.tasks[t].name, key, sizeof key)
-                     ? ds_rt_history_estimate(&v->learned, key, &runs)
-                     : NAN;
-    bool learned = isfinite(est) && fabs(est - j->dag.tasks[t].runtime_s) < 1e-3;
-    if (j->node != NULL) {
-        static const char *const src[] = {"template annotation " DS_ANN_RUNTIME,
-                                          "Workflow annotation " DS_ANN_RUNTIME,
-                                          "Argo estimatedDuration", "default (no history)"};
-        unsigned k = (unsigned)j->node[t].runtime_source;
-        if (j->node[t].runtime_source == DS_WF_RUNTIME_LEARNED)
-            snprintf(buf, size, "learned from %u earlier run(s)", runs);
-        else
-            snprintf(buf, size, "%s", k < sizeof src / sizeof src[0] ? src[k] : "?");
-    } else if (j->graph != NULL) {
-        snprintf(buf, size, "JobGraph %s", j->graph);
-    } else if (p != NULL && p->has_runtime) {
-        snprintf(buf, size, "annotation " DS_ANN_RUNTIME);
-    } else if (learned) {
-        snprintf(buf, size, "learned from %u earlier run(s)", runs);
-    } else {
-        snprintf(buf, size, "default (no " DS_ANN_RUNTIME ", no history)");
-    }
-}
-
-/* Each task's run-time estimate and where it comes from (lib/runtime_history.h). */
-static void print_runtimes(const cli_view *v, const ds_job *j)
-{
-    printf("\nRun times (at reference speed):\n");
-    for (size_t k = 0; k < j->dag.n; k++) {
-        size_t t = j->dag.topo[k];
-        char d[32], src[320];
-        cli_fmt_dur(j->dag.tasks[t].runtime_s, d, sizeof d);
-        runtime_source(v, j, t, src, sizeof src);
-        char name[80];
-        snprintf(name, sizeof name, "%s:", j->dag.tasks[t].name);
-        printf("  %-21s %8s  %s\n", name, d, src);
-    }
-}
-
 /* ---- describe job */
 
 static int describe_job(const cmd_opts *o, const cli_view *v, const char *name)
@@ -305,26 +310,41 @@ static int describe_job(const cmd_opts *o, const cli_view *v, const char *name)
     if (o->out == OUT_JSON) {
         json_t *doc = job_json(s, j, &st);
         json_t *tasks = json_array();
+        if (doc == NULL || tasks == NULL) {
+            json_decref(doc);
+            json_decref(tasks);
+            fprintf(stderr, "kubectl-dagsched: out of memory\n");
+            return 1;
+        }
         for (size_t t = 0; j->valid && t < j->dag.n; t++) {
             const ctl_pod *p = cli_view_task_pod(s, j, t);
             char why[512];
             why_of(s, j, t, why, sizeof why);
             const ds_task_eval *e = &j->eval[t];
+            cli_task_times tt;
+            cli_view_task_times(s, j, t, &tt);
             json_t *to = json_pack(
-                "{s:s,s:i,s:s,s:o,s:o,s:o,s:o,s:o,s:s}", "name", j->dag.tasks[t].name, "level",
-                j->dag.tasks[t].level, "state", ds_task_state_name(j->status[t].state), "pod",
-                p ? json_string(p->name) : json_null(), "node",
+                "{s:s,s:i,s:s,s:o,s:o,s:o,s:o,s:o,s:s,s:o,s:o,s:o}", "name", j->dag.tasks[t].name,
+                "level", j->dag.tasks[t].level, "state", ds_task_state_name(j->status[t].state),
+                "pod", p ? json_string(p->name) : json_null(), "node",
                 p && p->node[0] ? json_string(p->node) : json_null(), "priority",
                 json_num(e->priority), "levelDeadline", json_time(e->level_deadline),
-                "slackSeconds", json_num(e->t_allow_s), "why", why);
-            if (to != NULL)
-                json_array_append_new(tasks, to);
+                "slackSeconds", json_num(e->t_allow_s), "why", why, "created",
+                json_time(tt.created), "started", json_time(tt.started), "finished",
+                json_time(tt.finished));
+            if (to == NULL || json_array_append_new(tasks, to) != 0) {
+                json_decref(tasks);
+                json_decref(doc);
+                fprintf(stderr, "kubectl-dagsched: out of memory\n");
+                return 1;
+            }
         }
-        json_object_set_new(doc, "taskList", tasks);
-        json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_SORT_KEYS);
-        fputc('\n', stdout);
-        json_decref(doc);
-        return 0;
+        if (json_object_set_new(doc, "taskList", tasks) != 0) {
+            json_decref(doc);
+            fprintf(stderr, "kubectl-dagsched: out of memory\n");
+            return 1;
+        }
+        return print_doc(doc);
     }
     char dl[48] = "-", sl[32] = "-", rp[32] = "-";
     printf("Name:        %s\nNamespace:   %s\nStatus:      %s\n", j->name, j->ns, st.status);
@@ -363,7 +383,8 @@ static int describe_job(const cmd_opts *o, const cli_view *v, const char *name)
                j->dag.tasks[t].level, ds_task_state_name(j->status[t].state), p ? p->name : "-",
                p && p->node[0] ? p->node : "-", prio, ld, tsl, why[0] ? why : "-");
     }
-    print_runtimes(v, j);
+    cli_print_runtimes(v, j);
+    cli_print_task_times(v, j);
     if (v->policy_note[0] != '\0')
         fprintf(stderr, "note: %s\n", v->policy_note);
     return 0;

@@ -11,6 +11,7 @@
 #include "view_flags.h"
 #include "policy_cmd.h"
 #include "term.h"
+#include "version_cmd.h"
 
 static void usage(FILE *f)
 {
@@ -21,6 +22,7 @@ static void usage(FILE *f)
     cli_view_flags_usage(f);
     policy_cmd_usage(f);
     completion_cmd_usage(f);
+    version_cmd_usage(f);
     fprintf(f, "  help                          this text\n\n"
                "exit codes: 0 done, 1 invalid input or failure, 2 bad usage\n");
 }
@@ -42,6 +44,8 @@ int main(int argc, char **argv)
         usage(stdout);
         return 0;
     }
+    if (strcmp(cmd, "version") == 0 || strcmp(cmd, "--version") == 0)
+        return version_cmd(argc - 1, argv + 1);
     if (strcmp(cmd, "get") == 0 || strcmp(cmd, "describe") == 0)
         return jobs_cmd(argc - 1, argv + 1);
     if (strcmp(cmd, "gantt") == 0)

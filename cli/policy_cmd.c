@@ -17,6 +17,7 @@
 #include "writes.h"
 
 #define DEFAULT_NAMESPACE "dagsched-system"
+#define MAX_ERRORS        50 /* errors printed per file, then how many more */
 
 /* Read a whole file of at most DS_POLICY_MAX_BYTES into a NUL-terminated buffer ("-" = stdin). */
 static char *read_policy_file(const char *path, size_t *len)
@@ -58,15 +59,20 @@ static char *read_policy_file(const char *path, size_t *len)
     return buf;
 }
 
-/* Parse and validate one file; prints "FILE: ERROR" on failure. */
+/* Parse and validate one file; on failure prints "FILE: ERROR" for each error (the first
+ * MAX_ERRORS, then how many more). */
 static int load(const char *path, char **text, size_t *len, ds_policy *pol)
 {
     *text = read_policy_file(path, len);
     if (*text == NULL)
         return -1;
-    ds_err err = {{0}};
-    if (ds_policy_parse(*text, *len, pol, &err) != 0) {
-        fprintf(stderr, "%s: %s\n", path, err.msg);
+    ds_err items[MAX_ERRORS];
+    ds_errs errs = {.items = items, .max = MAX_ERRORS};
+    if (ds_policy_parse_all(*text, *len, pol, &errs) != 0) {
+        for (size_t i = 0; i < errs.n && i < errs.max; i++)
+            fprintf(stderr, "%s: %s\n", path, items[i].msg);
+        if (errs.n > errs.max)
+            fprintf(stderr, "%s: and %zu more errors\n", path, errs.n - errs.max);
         free(*text);
         *text = NULL;
         return -1;

@@ -1,9 +1,6 @@
 /* workflows.c: Argo Workflows in the controller (see workflows.h). */
 #include "workflows.h"
 
-#include <stdlib.h>
-#include <string.h>
-
 #include "argo_discovery.h"
 #include "log.h"
 
@@ -29,18 +26,9 @@ int ctl_list_append_informer(kube_obj_list *l, kube_informer *inf)
     kube_obj_list more = {0};
     if (kube_informer_list(inf, &more) != 0)
         return -1;
-    if (more.n == 0) {
-        kube_obj_list_free(&more);
-        return 0;
-    }
-    const kube_meta **items = realloc(l->items, (l->n + more.n) * sizeof *items);
-    if (items == NULL) {
+    if (kube_obj_list_append(l, &more) != 0) {
         kube_obj_list_free(&more);
         return -1;
     }
-    memcpy(items + l->n, more.items, more.n * sizeof *items);
-    l->items = items;
-    l->n += more.n;
-    free(more.items); /* the references now belong to l */
     return 0;
 }

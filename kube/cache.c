@@ -354,6 +354,24 @@ void kube_obj_list_free(kube_obj_list *l)
     l->n = 0;
 }
 
+int kube_obj_list_append(kube_obj_list *dst, kube_obj_list *src)
+{
+    if (src->n == 0)
+        return 0;
+    if (dst->n > SIZE_MAX / sizeof *dst->items - src->n)
+        return -1;
+    const kube_meta **items = realloc(dst->items, (dst->n + src->n) * sizeof *items);
+    if (items == NULL)
+        return -1;
+    memcpy(items + dst->n, src->items, src->n * sizeof *items);
+    dst->items = items;
+    dst->n += src->n;
+    free(src->items); /* the references now belong to dst */
+    src->items = NULL;
+    src->n = 0;
+    return 0;
+}
+
 int kube_cache_list(kube_cache *c, kube_obj_list *out)
 {
     out->items = NULL;

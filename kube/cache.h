@@ -25,6 +25,10 @@ typedef struct kube_obj_list {
 
 void kube_obj_list_free(kube_obj_list *l);
 
+/* Move every reference of src to the end of dst; src is left empty. 0, or -1 when out of memory
+ * (both lists unchanged). */
+int kube_obj_list_append(kube_obj_list *dst, kube_obj_list *src);
+
 /* NULL on allocation failure. Pods get both indexes; other kinds none. */
 kube_cache *kube_cache_new(kube_kind kind);
 void kube_cache_free(kube_cache *c);

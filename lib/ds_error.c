@@ -39,3 +39,18 @@ void ds_err_prefix(ds_err *err, const char *fmt, ...)
         err->msg[pos++] = old[i];
     err->msg[pos] = '\0';
 }
+
+int ds_errs_keep(ds_errs *l, const ds_err *err)
+{
+    if (l == NULL)
+        return -1;
+    if (l->items != NULL && l->n < l->max) {
+        if (err != NULL)
+            memcpy(&l->items[l->n], err, sizeof *err);
+        else
+            snprintf(l->items[l->n].msg, sizeof l->items[l->n].msg, "error");
+        l->items[l->n].msg[DS_ERR_MAX - 1] = '\0';
+    }
+    l->n++;
+    return 0;
+}

@@ -92,6 +92,14 @@ void ds_policy_defaults(ds_policy *p);
  * "<field path>: <reason>" and leaves *out untouched. */
 int ds_policy_parse(const char *yaml, size_t len, ds_policy *out, ds_err *err);
 
+/* ds_policy_parse reporting every error rather than the first: each bad field (unknown,
+ * duplicate, wrong type or out of range, missing) in document order, then, when the fields are
+ * all good, each broken rule across fields (ds_policy_validate). The messages go into errs->items
+ * (at most errs->max of them; errs->n counts them all). 0 and *out filled when the document is
+ * valid; -1 otherwise (errs->n >= 1). A malformed YAML document or one of another kind is one
+ * error. */
+int ds_policy_parse_all(const char *yaml, size_t len, ds_policy *out, ds_errs *errs);
+
 /* Cross-field validation (also run by ds_policy_parse); usable on a policy built in code. */
 int ds_policy_validate(const ds_policy *p, ds_err *err);
 

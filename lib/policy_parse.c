@@ -4,6 +4,9 @@
  * (policy_schema.h): unknown fields, duplicate keys, wrong types and out-of-range values are
  * rejected with the field path. Absent fields keep ds_policy_defaults(). The result is finally
  * checked by ds_policy_validate and copied to the caller only when everything is valid.
+ * ds_policy_parse stops at the first error; ds_policy_parse_all walks on and reports every bad
+ * field (then, when every field is good, every broken rule across fields), with the same checks
+ * and messages.
  *
  * Typing rules: numbers, integers and booleans must be written plain (unquoted); strings may be
  * plain or quoted, but a plain scalar that YAML reads as a boolean, a number or null ("yes", "on",
@@ -369,14 +372,14 @@ static int parse_const(const ds_pfield *f, const ds_yaml_node *v, const char *pa
 }
 
 static int walk_section(const ds_pfield *fields, const ds_yaml_node *m, const char *path,
-                        ds_policy *p, ds_err *err);
+                        ds_policy *p, ds_err *err, ds_errs *all);
 
 static int parse_field(const ds_pfield *f, const ds_yaml_node *v, const char *path, ds_policy *p,
-                       ds_err *err)
+                       ds_err *err, ds_errs *all)
 {
     switch (f->type) {
     case DS_PF_SECTION:
-        return walk_section(f->sub, v, path, p, err);
+        return walk_section(f->sub, v, path, p, err, all);
     case DS_PF_CONST:
         return parse_const(f, v, path, err);
     case DS_PF_NUMBER:
@@ -432,8 +435,11 @@ static int missing_error(const ds_pfield *f, const char *parent, ds_err *err)
     return ds_err_set(err, "%s: required", path);
 }
 
+/* The fields of mapping m. Without `all`, -1 at the first error (in err). With it, a bad field
+ * (unknown, duplicate, of a bad value, missing) is kept there and the walk goes on: -1 only for an
+ * error not kept (m is not a mapping), which the caller keeps. */
 static int walk_section(const ds_pfield *fields, const ds_yaml_node *m, const char *path,
-                        ds_policy *p, ds_err *err)
+                        ds_policy *p, ds_err *err, ds_errs *all)
 {
     bool is_null = ds_yaml_is_null(m);
     if (!is_null && m->kind != DS_YAML_MAPPING)
@@ -451,17 +457,22 @@ static int walk_section(const ds_pfield *fields, const ds_yaml_node *m, const ch
         size_t k = 0;
         while (k < nfields && strcmp(fields[k].name, key) != 0)
             k++;
-        if (k == nfields)
-            return ds_err_set(err, "%s: unknown field", kpath);
-        if (seen[k])
-            return ds_err_set(err, "%s: duplicate key", kpath);
-        seen[k] = true;
-        if (parse_field(&fields[k], m->child[2 * i + 1], kpath, p, err) != 0)
+        int rc;
+        if (k == nfields) {
+            rc = ds_err_set(err, "%s: unknown field", kpath);
+        } else if (seen[k]) {
+            rc = ds_err_set(err, "%s: duplicate key", kpath);
+        } else {
+            seen[k] = true;
+            rc = parse_field(&fields[k], m->child[2 * i + 1], kpath, p, err, all);
+        }
+        if (rc != 0 && ds_errs_keep(all, err) != 0)
             return -1;
     }
     for (size_t k = 0; k < nfields; k++)
-        if ((fields[k].flags & DS_PF_REQUIRED) && !seen[k])
-            return missing_error(&fields[k], path, err);
+        if ((fields[k].flags & DS_PF_REQUIRED) && !seen[k] &&
+            missing_error(&fields[k], path, err) != 0 && ds_errs_keep(all, err) != 0)
+            return -1;
     return 0;
 }
 
@@ -481,7 +492,9 @@ static int check_identity(const ds_pfield *root, const ds_yaml_node *doc, ds_err
     return 0;
 }
 
-int ds_policy_parse(const char *yaml, size_t len, ds_policy *out, ds_err *err)
+/* ds_policy_parse, and with `all` ds_policy_parse_all: 0 when valid; 1 when the errors are kept
+ * in all; -1 with err set for an error not kept. */
+static int parse(const char *yaml, size_t len, ds_policy *out, ds_err *err, ds_errs *all)
 {
     if (out == NULL)
         return ds_err_set(err, "policy: no output given");
@@ -494,6 +507,7 @@ int ds_policy_parse(const char *yaml, size_t len, ds_policy *out, ds_err *err)
     if (ds_yaml_load(yaml, len, &policy_limits, &doc, err) != 0)
         return -1;
     int rc = -1;
+    size_t kept = all != NULL ? all->n : 0;
     ds_policy *p = malloc(sizeof *p);
     if (p == NULL) {
         ds_err_set(err, "policy: out of memory");
@@ -505,17 +519,44 @@ int ds_policy_parse(const char *yaml, size_t len, ds_policy *out, ds_err *err)
         type_error("policy document", "a mapping", doc, err);
         goto done;
     }
-    if (check_identity(root, doc, err) != 0 || walk_section(root, doc, "", p, err) != 0)
+    if (check_identity(root, doc, err) != 0 || walk_section(root, doc, "", p, err, all) != 0)
         goto done;
+    /* A field that failed kept its default: the rules across fields would judge values the
+     * document does not hold. */
+    if (all != NULL && all->n > kept) {
+        rc = 1;
+        goto done;
+    }
     /* Fields that mirror others (see policy.h). */
     p->preemption.epsilon_s = p->urgent_threshold_s;
     p->preemption.max_evictions = p->max_evictions_per_minute;
-    if (ds_policy_validate(p, err) != 0)
+    if (ds_policy_check(p, err, all) != 0)
         goto done;
+    if (all != NULL && all->n > kept) {
+        rc = 1;
+        goto done;
+    }
     *out = *p;
     rc = 0;
 done:
     free(p);
     ds_yaml_free(doc);
     return rc;
+}
+
+int ds_policy_parse(const char *yaml, size_t len, ds_policy *out, ds_err *err)
+{
+    return parse(yaml, len, out, err, NULL) == 0 ? 0 : -1;
+}
+
+int ds_policy_parse_all(const char *yaml, size_t len, ds_policy *out, ds_errs *errs)
+{
+    if (errs == NULL)
+        return -1;
+    errs->n = 0;
+    ds_err e = {{0}};
+    int rc = parse(yaml, len, out, &e, errs);
+    if (rc < 0)
+        ds_errs_keep(errs, &e);
+    return rc == 0 ? 0 : -1;
 }

@@ -12,6 +12,7 @@
 #include <stddef.h>
 
 #include "ds_error.h"
+#include "policy.h"
 
 typedef enum {
     DS_PF_SECTION,      /* nested mapping (sub) */
@@ -77,5 +78,9 @@ int ds_pf_check_range(const ds_pfield *f, const char *path, double v, const char
  * prepended to the reason ("" or "key "). */
 int ds_pf_check_syntax(ds_pf_syntax syn, const char *path, const char *what, const char *s,
                        ds_err *err);
+
+/* ds_policy_validate's checks (policy_validate.c); with `all` (not NULL) every failed check is
+ * kept there (ds_errs_keep) and the checks go on: -1 then only for an error not kept (in err). */
+int ds_policy_check(const ds_policy *p, ds_err *err, ds_errs *all);
 
 #endif

@@ -3,8 +3,10 @@
 #   make bin/kubectl-dagsched   the plugin (put bin/ on PATH to call it as `kubectl dagsched`), and
 #                               bin/kubectl_complete-dagsched, which kubectl >= 1.26 runs to complete it
 #   make cli-test               its terminal rule (tests/cli/test_term.c); its policy commands on the
-#                               shipped policies and on bad input, optimised and under ASan+UBSan;
-#                               shell completion (bash, zsh, and kubectl's)
+#                               shipped policies and on bad input; optimised and under ASan+UBSan;
+#                               shell completion (bash, zsh, and kubectl's). The plugin on Argo
+#                               Workflows (live and after podGC) runs against the real Argo
+#                               controller: the plugin scenario of make argo-integration-test
 #   make cli-cluster-test       get jobs, describe job, gantt, explain pod and policy apply against a
 #                               local control plane, both builds; job and pod name completion
 #                               (bash, kubectl's, zsh)
@@ -15,13 +17,16 @@ CLI_LIBS := -lcurl -ljansson -lyaml -lssl -lcrypto -lpthread -lm
 BINARIES          += $(BIN)/kubectl-dagsched $(BIN)/kubectl_complete-dagsched
 INTEGRATION_TESTS += cli-test
 
+# The version command prints the version and commit the top-level Makefile passes (runtime/version.h).
+$(BUILD)/rel/cli/version_cmd.o $(BUILD)/asan/cli/version_cmd.o: CLI_CFLAGS += $(VERSION_FLAGS)
+
 $(BUILD)/rel/cli/%.o: cli/%.c
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_BASE) $(OPT_FLAGS) -Icli -Ikube -Icontroller -Iextender -Iruntime -c $< -o $@
+	$(CC) $(CFLAGS_BASE) $(OPT_FLAGS) $(CLI_CFLAGS) -Icli -Ikube -Icontroller -Iextender -Iruntime -c $< -o $@
 
 $(BUILD)/asan/cli/%.o: cli/%.c
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_BASE) $(SAN_FLAGS) -Icli -Ikube -Icontroller -Iextender -Iruntime -c $< -o $@
+	$(CC) $(CFLAGS_BASE) $(SAN_FLAGS) $(CLI_CFLAGS) -Icli -Ikube -Icontroller -Iextender -Iruntime -c $< -o $@
 
 $(BIN)/kubectl-dagsched: $(patsubst cli/%.c,$(BUILD)/rel/cli/%.o,$(CLI_SRCS)) $(BUILD)/rel/libdsctl.a \
 		$(BUILD)/rel/libdsextender.a $(BUILD)/rel/libdskube.a $(BUILD)/rel/libdsruntime.a \

@@ -18,8 +18,12 @@
 #             Workflow succeeds; the join ran after every item; the retried task ran twice
 #   invalid   a DAG with `depends: "a || b"`, which dagsched does not support: the Workflow still
 #             runs to Succeeded, and its pods get a Warning Event InvalidJobGraph saying why
-# Usage: integration.sh EXTENDER CONTROLLER   (prints "argo integration: N passed, M failed")
-#        integration.sh --inside EXTENDER CONTROLLER (run by with-cluster.sh)
+#   plugin    kubectl-dagsched get jobs, describe job, gantt and describe job -o json on a
+#             Workflow first -> second while second runs (its states and its live pod), then
+#             once it succeeded and its pods were deleted (states and times from status.nodes)
+# Scenarios: ARGO_SCENARIOS (default "diamond fan invalid urgent plugin").
+# Usage: integration.sh EXTENDER CONTROLLER PLUGIN (prints "argo integration: N passed, M failed")
+#        integration.sh --inside EXTENDER CONTROLLER PLUGIN (run by with-cluster.sh)
 # shellcheck disable=SC2317 # helpers are called through wait_until
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -31,10 +35,11 @@ if [[ "${1:-}" != --inside ]]; then
   export NODE_PROFILE="$ROOT/tests/controller/nodes.tsv"
   export SCHEDULER_CONFIG="$ROOT/tests/extender/admission-scheduler-config.yaml"
   export ARGO=1
-  run_in_cluster "$SELF" 2 "$0 EXTENDER CONTROLLER (executables)" "$@"
+  run_in_cluster "$SELF" 3 "$0 EXTENDER CONTROLLER PLUGIN (executables)" "$@"
 fi
 EXT="$2"
 CTL="$3"
+PLUGIN="$4"
 LOGDIR="$CLUSTER_DIR/argo-logs"
 CERTS="$CLUSTER_DIR/argo-certs"
 mkdir -p "$LOGDIR"
@@ -73,7 +78,7 @@ check "the controller watches Workflows" \
 wf_phase() { K -n "$NS" get workflow "$1" -o jsonpath='{.status.phase}' 2>/dev/null; }
 wf_done() { [[ "$(wf_phase "$1")" == Succeeded ]]; }
 
-want() { [[ " ${ARGO_SCENARIOS:-diamond fan invalid urgent} " == *" $1 "* ]]; }
+want() { [[ " ${ARGO_SCENARIOS:-diamond fan invalid urgent plugin} " == *" $1 "* ]]; }
 
 scenario_diamond() {
 K -n "$NS" create -f - >/dev/null <<YAML
@@ -206,10 +211,69 @@ has_why() { why | grep -qF 'depends "a || b": dagsched supports only'; }
 check "... and its pods got a Warning Event saying why" wait_until 30 has_why
 }
 
+# ---- the plugin on a Workflow, live and after its pods were deleted
+scenario_plugin() {
+K -n "$NS" create -f - >/dev/null <<YAML
+apiVersion: argoproj.io/v1alpha1
+kind: Workflow
+metadata:
+  name: show
+  annotations: {dagsched.io/deadline-after: "10m"}
+spec:
+  entrypoint: main
+  schedulerName: dagsched
+  templates:
+    - name: main
+      dag:
+        tasks:
+          - {name: first, template: quick}
+          - {name: second, template: slow, dependencies: [first]}
+    - name: quick
+      container: {image: busybox, command: [sleep], args: ["1"], resources: {requests: {cpu: "1"}}}
+    - name: slow
+      container: {image: busybox, command: [sleep], args: ["20"], resources: {requests: {cpu: "1"}}}
+YAML
+# shows REGEX ARGS...: the plugin (its stderr into the log) succeeds and prints a line matching.
+shows() {
+  local want="$1" out
+  shift
+  out="$(env "${SANITIZER_ENV[@]}" "$PLUGIN" "$@" 2>>"$LOGDIR/plugin.log")" || return 1
+  grep -qE "$want" <<<"$out"
+}
+check "get jobs on the live Workflow: Running, 2 tasks, 1 done, 1 running" \
+  wait_until 120 shows '^show +Running +2 +1 +1 ' get jobs -n "$NS"
+check "describe job on the live Workflow: first succeeded, second running on its pod" \
+  shows '^second +2 +running +show-' describe job show -n "$NS"
+check "gantt of the live Workflow draws second running" \
+  shows '^second .*#' gantt show -n "$NS" --width 60
+check "the plugin's Workflow runs to Succeeded" wait_until 120 wf_done show
+K -n "$NS" delete pods -l workflows.argoproj.io/workflow=show --wait=true >/dev/null
+gone() { [[ -z "$(K -n "$NS" get pods -l workflows.argoproj.io/workflow=show -o name)" ]]; }
+check "the Workflow's pods are deleted" wait_until 60 gone
+check "get jobs after the pods are gone: Succeeded, 2 of 2 done" \
+  shows '^show +Succeeded +2 +2 ' get jobs -n "$NS"
+check "describe job after the pods are gone: both tasks succeeded, no pod" \
+  shows '^second +2 +succeeded +- ' describe job show -n "$NS"
+check "... and first too" shows '^first +1 +succeeded +- ' describe job show -n "$NS"
+check "... and when second ran, from status.nodes" \
+  shows "^  second: +started .* ago +ran [0-9hms]+ +\\(no pod: from the Workflow's status.nodes\\)$" \
+  describe job show -n "$NS"
+check "gantt after the pods are gone draws both runs" \
+  shows '^first .*#' gantt show -n "$NS" --width 60
+check "... and second's" shows '^second .*#' gantt show -n "$NS" --width 60
+json_times() {
+  local out
+  out="$(env "${SANITIZER_ENV[@]}" "$PLUGIN" describe job show -n "$NS" -o json 2>>"$LOGDIR/plugin.log")" || return 1
+  jq -e '.finished != null and .deadline != null and ([.taskList[] | .started != null and .finished != null] | all)' <<<"$out" >/dev/null
+}
+check "-o json after the pods are gone has the job's and every task's times" json_times
+check "the plugin left no sanitizer report" no_sanitizer_report "$LOGDIR/plugin.log"
+}
+
 # shellcheck source=tests/argo/urgent.sh
 . "$ROOT/tests/argo/urgent.sh"
 
-for s in diamond fan invalid urgent; do
+for s in diamond fan invalid urgent plugin; do
   if want "$s"; then SCENARIO="$s" "scenario_$s"; fi
 done
 

@@ -38,7 +38,7 @@ reply() { # WORDS... (the last is being completed): COMPREPLY, space-separated
   echo "${COMPREPLY[*]}"
 }
 
-check "commands" "get describe gantt explain policy completion help" "$(reply "")"
+check "commands" "get describe gantt explain policy completion version help" "$(reply "")"
 check "explain: the resource" "pod" "$(reply explain p)"
 check "-o values of explain" "json" "$(reply explain pod x -o "")"
 check "commands by prefix" "get gantt" "$(reply g)"

@@ -42,6 +42,29 @@ class TestPolicyValidate(unittest.TestCase):
         self.assertIn(f.name + ": ", err)
         self.assertIn("spec.preemption.rho", err)
 
+    def test_every_error_is_printed(self):
+        with tempfile.NamedTemporaryFile("w", suffix=".yaml") as f:
+            f.write("apiVersion: dagsched.io/v1alpha1\nkind: SchedulingPolicy\n"
+                    "metadata: {name: bad}\nspec:\n  preemption: {rho: 0.5, bogus: 1}\n"
+                    "  extra: true\n")
+            f.flush()
+            rc, out, err = run("policy", "validate", f.name)
+        self.assertEqual((rc, out), (1, ""))
+        lines = err.splitlines()
+        self.assertEqual(len(lines), 3, err)
+        self.assertIn("spec.preemption.rho", lines[0])
+        self.assertEqual(lines[1], f.name + ": spec.preemption.bogus: unknown field")
+        self.assertEqual(lines[2], f.name + ": spec.extra: unknown field")
+
+    def test_errors_are_bounded(self):
+        doc = ("apiVersion: dagsched.io/v1alpha1\nkind: SchedulingPolicy\nmetadata: {name: b}\n"
+               "spec:\n" + "".join("  bogus%d: 1\n" % i for i in range(60)))
+        rc, out, err = run("policy", "validate", "-", stdin=doc)
+        self.assertEqual(rc, 1)
+        lines = err.splitlines()
+        self.assertEqual(len(lines), 51, err)
+        self.assertEqual(lines[-1], "-: and 10 more errors")
+
     def test_one_bad_file_fails_the_run_but_all_are_checked(self):
         good = os.path.join(REPO, "policies", "default.yaml")
         rc, out, err = run("policy", "validate", "/nonexistent/p.yaml", good)

@@ -1100,10 +1100,43 @@ static void test_pod_over_every_bound(void **state)
     }
 }
 
+/* kube_obj_list_append moves the references: dst holds both lists' objects in order, src is
+ * empty, and each object is released once (ASan's leak check) by freeing dst. */
+static void test_obj_list_append(void **state)
+{
+    (void)state;
+    kube_obj_list a = {0}, b = {0}, none = {0};
+    const kube_meta *pa[1], *pb[2];
+    pa[0] = make_pod("n", "a", NULL, NULL, 1);
+    pb[0] = make_pod("n", "b", NULL, NULL, 1);
+    pb[1] = make_pod("n", "c", NULL, NULL, 1);
+    a.items = malloc(sizeof pa);
+    b.items = malloc(sizeof pb);
+    assert_non_null(a.items);
+    assert_non_null(b.items);
+    memcpy(a.items, pa, sizeof pa);
+    memcpy(b.items, pb, sizeof pb);
+    a.n = 1;
+    b.n = 2;
+    assert_int_equal(kube_obj_list_append(&a, &none), 0);
+    assert_int_equal(a.n, 1);
+    assert_int_equal(kube_obj_list_append(&a, &b), 0);
+    assert_int_equal(a.n, 3);
+    assert_int_equal(b.n, 0);
+    assert_null(b.items);
+    assert_string_equal(a.items[0]->name, "a");
+    assert_string_equal(a.items[2]->name, "c");
+    assert_int_equal(kube_obj_list_append(&none, &a), 0);
+    assert_int_equal(none.n, 3);
+    kube_obj_list_free(&none);
+    kube_obj_list_free(&a);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_pod),
+        cmocka_unit_test(test_obj_list_append),
         cmocka_unit_test(test_pod_minimal_and_argo),
         cmocka_unit_test(test_pod_errors),
         cmocka_unit_test(test_pod_dagsched_over_limits),

@@ -55,6 +55,13 @@ static void expect_error_len(const char *yaml, size_t len, const char *msg)
         fail_msg("parsed, expected error \"%s\"", msg);
     assert_string_equal(err.msg, msg);
     assert_memory_equal(p, before, sizeof *p);
+    /* Reporting every error starts with the same one and leaves *out alone too. */
+    ds_err items[4];
+    ds_errs all = {.items = items, .max = 4};
+    assert_int_equal(ds_policy_parse_all(yaml, len, p, &all), -1);
+    assert_true(all.n >= 1);
+    assert_string_equal(items[0].msg, msg);
+    assert_memory_equal(p, before, sizeof *p);
     free(p);
     free(before);
 }
@@ -635,6 +642,50 @@ static void test_document_errors(void **state)
         {HEAD "spec:\n  release: {}\n  release: {}\n", "spec.release: duplicate key"},
     };
     run_cases(cases, sizeof cases / sizeof cases[0]);
+}
+
+/* ds_policy_parse_all reports every bad field in document order, at most max messages with all
+ * counted; then, once the fields are good, every broken rule across fields. */
+static void test_every_error(void **state)
+{
+    (void)state;
+    const char *doc = HEAD "spec:\n"
+                           "  preemption: {rho: 0.5, bogus: 1}\n"
+                           "  deadlines: {urgentThreshold: 5}\n"
+                           "  extra: true\n";
+    ds_policy p;
+    ds_err items[8];
+    ds_errs all = {.items = items, .max = 8};
+    assert_int_equal(ds_policy_parse_all(doc, strlen(doc), &p, &all), -1);
+    assert_int_equal(all.n, 4);
+    ds_err first = {{0}};
+    assert_int_equal(ds_policy_parse(doc, strlen(doc), &p, &first), -1);
+    assert_string_equal(items[0].msg, first.msg);
+    assert_non_null(strstr(items[0].msg, "spec.preemption.rho"));
+    assert_string_equal(items[1].msg, "spec.preemption.bogus: unknown field");
+    assert_non_null(strstr(items[2].msg, "spec.deadlines.urgentThreshold"));
+    assert_string_equal(items[3].msg, "spec.extra: unknown field");
+    /* Bounded: two kept, four counted. */
+    ds_errs two = {.items = items, .max = 2};
+    assert_int_equal(ds_policy_parse_all(doc, strlen(doc), &p, &two), -1);
+    assert_int_equal(two.n, 4);
+    assert_string_equal(items[1].msg, "spec.preemption.bogus: unknown field");
+    /* Rules across fields: each one broken. */
+    const char *cross = HEAD "spec:\n"
+                             "  priority: {weights: {remaining: 0, waiting: 0, slack: 0}}\n"
+                             "  packing: {weights: {complementarity: 0, bestFit: 0, speed: 0}}\n";
+    assert_int_equal(ds_policy_parse_all(cross, strlen(cross), &p, &all), -1);
+    assert_int_equal(all.n, 2);
+    assert_string_equal(items[0].msg, "spec.priority.weights: must not all be 0");
+    assert_string_equal(items[1].msg, "spec.packing.weights: must not all be 0");
+    /* A valid document: no error, the policy as ds_policy_parse gives it. */
+    const char *good = HEAD;
+    ds_policy q;
+    assert_int_equal(ds_policy_parse_all(good, strlen(good), &p, &all), 0);
+    assert_int_equal(all.n, 0);
+    parse_ok(good, &q);
+    assert_memory_equal(&p, &q, sizeof p);
+    assert_int_equal(ds_policy_parse_all(good, strlen(good), &p, NULL), -1);
 }
 
 static void test_type_errors(void **state)
@@ -1395,12 +1446,17 @@ static void test_mutations_never_crash(void **state)
             n = (rng >> 8) % n; /* truncated */
         }
         ds_policy p;
-        ds_err err = {{0}};
+        ds_err err = {{0}}, items[3];
+        ds_errs all = {.items = items, .max = 3};
+        int rc_all = ds_policy_parse_all(doc, n, &p, &all);
         if (ds_policy_parse(doc, n, &p, &err) == 0) {
             assert_int_equal(ds_policy_validate(&p, &err), 0);
+            assert_int_equal(rc_all, 0);
             ok++;
         } else {
             assert_true(err.msg[0] != '\0');
+            assert_int_equal(rc_all, -1);
+            assert_string_equal(items[0].msg, err.msg);
             failed++;
         }
     }
@@ -1425,6 +1481,7 @@ int main(void)
         cmocka_unit_test(test_shipped_packing_first),
         cmocka_unit_test(test_shipped_deadline_strict),
         cmocka_unit_test(test_document_errors),
+        cmocka_unit_test(test_every_error),
         cmocka_unit_test(test_type_errors),
         cmocka_unit_test(test_range_errors),
         cmocka_unit_test(test_name_errors),
