@@ -10,6 +10,7 @@
 
 #include "cluster_view.h"
 #include "fmt.h"
+#include "outlook.h"
 #include "task_facts.h"
 #include "term.h"
 #include "view_flags.h"
@@ -191,6 +192,19 @@ static void job_span(const ctl_snapshot *s, const ds_job *j, double *started, do
         *finished = NAN;
 }
 
+/* The job's outlook (outlook.h): finished with its makespan and deadline margin, or its ETA. */
+static void job_outlook(const ctl_snapshot *s, const ds_job *j, const job_stats *st,
+                        cli_outlook *out)
+{
+    double started, finished;
+    job_span(s, j, &started, &finished);
+    bool ended = j->valid && st->n[DS_TASK_SUCCEEDED] + st->n[DS_TASK_FAILED] == j->dag.n;
+    if (ended && isnan(finished))
+        finished = INFINITY; /* ended, when not known */
+    cli_outlook_of(j->created_at, finished, j->deadline, s->now,
+                   st->summarised ? st->sum.remaining_path_s : NAN, out);
+}
+
 static json_t *job_json(const ctl_snapshot *s, const ds_job *j, const job_stats *st)
 {
     json_t *o = json_object();
@@ -222,6 +236,11 @@ static json_t *job_json(const ctl_snapshot *s, const ds_job *j, const job_stats 
         json_object_set_new(o, "slackSeconds", json_num(st->summarised ? st->sum.slack_s : NAN));
         json_object_set_new(o, "remainingCriticalPathSeconds",
                             json_num(st->summarised ? st->sum.remaining_path_s : NAN));
+        cli_outlook ol;
+        job_outlook(s, j, st, &ol);
+        json_object_set_new(o, "eta", json_time(ol.eta));
+        json_object_set_new(o, "makespanSeconds", json_num(ol.makespan_s));
+        json_object_set_new(o, "deadlineMarginSeconds", json_num(ol.margin_s));
     }
     json_object_set_new(o, "evictions", json_integer((json_int_t)st->evictions));
     (void)s;
@@ -356,12 +375,21 @@ static int describe_job(const cmd_opts *o, const cli_view *v, const char *name)
     if (j->stalled != NULL)
         printf("Stalled:     %s\n", cli_oneline(j->stalled, line, sizeof line));
     cli_fmt_until(j->deadline, s->now, dl, sizeof dl);
-    if (st.summarised) {
-        cli_fmt_dur(st.sum.slack_s, sl, sizeof sl);
-        cli_fmt_dur(st.sum.remaining_path_s, rp, sizeof rp);
+    cli_outlook ol;
+    job_outlook(s, j, &st, &ol);
+    char olt[320];
+    cli_outlook_text(&ol, s->now, olt, sizeof olt);
+    printf("Deadline:    %s\n", dl);
+    if (ol.ended) {
+        printf("Finished:    %s\n", olt);
+    } else {
+        if (st.summarised) {
+            cli_fmt_dur(st.sum.slack_s, sl, sizeof sl);
+            cli_fmt_dur(st.sum.remaining_path_s, rp, sizeof rp);
+        }
+        printf("Slack:       %s (deadline - now - remaining critical path %s)\nETA:         %s\n",
+               sl, rp, olt);
     }
-    printf("Deadline:    %s\nSlack:       %s (deadline - now - remaining critical path %s)\n", dl,
-           sl, rp);
     printf("Tasks:       %zu (%zu succeeded, %zu running, %zu waiting, %zu blocked, %zu failed)\n",
            j->dag.n, st.n[DS_TASK_SUCCEEDED], st.n[DS_TASK_RUNNING], st.n[DS_TASK_WAITING],
            st.n[DS_TASK_BLOCKED], st.n[DS_TASK_FAILED]);

@@ -2,7 +2,8 @@
 #
 #   make bin/kubectl-dagsched   the plugin (put bin/ on PATH to call it as `kubectl dagsched`), and
 #                               bin/kubectl_complete-dagsched, which kubectl >= 1.26 runs to complete it
-#   make cli-test               its terminal rule (tests/cli/test_term.c); its policy commands on the
+#   make cli-test               its terminal rule (tests/cli/test_term.c); a job's outlook, ETA
+#                               and finish (tests/cli/test_outlook.c); its policy commands on the
 #                               shipped policies and on bad input; optimised and under ASan+UBSan;
 #                               shell completion (bash, zsh, and kubectl's). The plugin on Argo
 #                               Workflows (live and after podGC) runs against the real Argo
@@ -56,12 +57,25 @@ $(BUILD)/asan/tests/cli/test_term: tests/cli/test_term.c $(BUILD)/asan/cli/term.
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_BASE) $(SAN_FLAGS) -Icli $^ -o $@ $(CMOCKA_LIBS)
 
+$(BUILD)/rel/tests/cli/test_outlook: tests/cli/test_outlook.c $(BUILD)/rel/cli/outlook.o \
+		$(BUILD)/rel/cli/fmt.o
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_BASE) $(OPT_FLAGS) -Icli $^ -o $@ $(CMOCKA_LIBS) -lm
+
+$(BUILD)/asan/tests/cli/test_outlook: tests/cli/test_outlook.c $(BUILD)/asan/cli/outlook.o \
+		$(BUILD)/asan/cli/fmt.o
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_BASE) $(SAN_FLAGS) -Icli $^ -o $@ $(CMOCKA_LIBS) -lm
+
 .PHONY: cli-test
 cli-test: $(BIN)/kubectl-dagsched $(BUILD)/asan/bin/kubectl-dagsched $(BIN)/kubectl_complete-dagsched \
 		$(BUILD)/asan/bin/kubectl_complete-dagsched $(BUILD)/rel/tests/cli/test_term \
-		$(BUILD)/asan/tests/cli/test_term
+		$(BUILD)/asan/tests/cli/test_term $(BUILD)/rel/tests/cli/test_outlook \
+		$(BUILD)/asan/tests/cli/test_outlook
 	@$(BUILD)/rel/tests/cli/test_term
 	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 $(BUILD)/asan/tests/cli/test_term
+	@$(BUILD)/rel/tests/cli/test_outlook
+	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 $(BUILD)/asan/tests/cli/test_outlook
 	@python3 tests/cli/test_policy_cmd.py $(BIN)/kubectl-dagsched
 	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 python3 tests/cli/test_policy_cmd.py $(BUILD)/asan/bin/kubectl-dagsched
 	@DAGSCHED_EXTRA_PACKAGES="zsh" hack/install-deps.sh

@@ -244,6 +244,8 @@ check "get jobs on the live Workflow: Running, 2 tasks, 1 done, 1 running" \
   wait_until 120 shows '^show +Running +2 +1 +1 ' get jobs -n "$NS"
 check "describe job on the live Workflow: first succeeded, second running on its pod" \
   shows '^second +2 +running +show-' describe job show -n "$NS"
+check "describe job on the live Workflow gives its ETA (now + remaining critical path)" \
+  shows '^ETA: +in [0-9hms]+ \(now \+ remaining critical path' describe job show -n "$NS"
 check "gantt of the live Workflow draws second running" \
   shows '^second .*#' gantt show -n "$NS" --width 60
 check "the plugin's Workflow runs to Succeeded" wait_until 120 wf_done show
@@ -255,6 +257,9 @@ check "get jobs after the pods are gone: Succeeded, 2 of 2 done" \
 check "describe job after the pods are gone: both tasks succeeded, no pod" \
   shows '^second +2 +succeeded +- ' describe job show -n "$NS"
 check "... and first too" shows '^first +1 +succeeded +- ' describe job show -n "$NS"
+check "describe job of the finished Workflow: when it finished, its makespan, its deadline met" \
+  shows '^Finished: +finished [0-9hms]+ ago, makespan [0-9hms]+; deadline met with [0-9hms]+ to spare$' \
+  describe job show -n "$NS"
 check "... and when second ran, from status.nodes" \
   shows "^  second: +started .* ago +ran [0-9hms]+ +\\(no pod: from the Workflow's status.nodes\\)$" \
   describe job show -n "$NS"
@@ -264,7 +269,9 @@ check "... and second's" shows '^second .*#' gantt show -n "$NS" --width 60
 json_times() {
   local out
   out="$(env "${SANITIZER_ENV[@]}" "$PLUGIN" describe job show -n "$NS" -o json 2>>"$LOGDIR/plugin.log")" || return 1
-  jq -e '.finished != null and .deadline != null and ([.taskList[] | .started != null and .finished != null] | all)' <<<"$out" >/dev/null
+  jq -e '.finished != null and .deadline != null and .makespanSeconds > 0 and
+    .deadlineMarginSeconds > 0 and .eta == null and
+    ([.taskList[] | .started != null and .finished != null] | all)' <<<"$out" >/dev/null
 }
 check "-o json after the pods are gone has the job's and every task's times" json_times
 check "the plugin left no sanitizer report" no_sanitizer_report "$LOGDIR/plugin.log"

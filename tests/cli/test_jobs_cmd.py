@@ -145,12 +145,18 @@ class TestJobs(unittest.TestCase):
             self.assertGreater(job["slackSeconds"], 0)
             self.assertLess(job["slackSeconds"], 600)
             self.assertRegex(job["deadline"], r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$")
+            self.assertRegex(job["eta"], r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$")
+            self.assertIsNone(job["makespanSeconds"])  # running: no makespan yet
+            self.assertGreater(job["deadlineMarginSeconds"], 0)
 
     def test_describe_says_why_each_task_waits(self):
         for b, rc, out, err in self.each("describe", "job", "hello", "-n", NS):
             self.assertEqual(rc, 0, err)
             self.assertRegex(out, r"Name:\s+hello\n")
             self.assertRegex(out, r"Tasks:\s+3 \(1 succeeded, 0 running, 1 waiting, 1 blocked")
+            self.assertRegex(out, r"\nETA:\s+in \S+ \(now \+ remaining critical path; the wait "
+                                  r"for room not counted\); deadline met with \S+ to spare at "
+                                  r"that pace\n")
             rows = {ln.split()[0]: ln for ln in out.splitlines()
                     if ln.split() and ln.split()[0] in ("fetch", "greet", "report")}
             self.assertRegex(rows["fetch"], r"^fetch\s+1\s+succeeded\s+hello-fetch-\S+\s+\S+")
