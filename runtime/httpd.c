@@ -510,6 +510,8 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
                 refuse(h, wsi, c, "connections",
                        "server busy: this process has as many connections open as it accepts; "
                        "retry");
+                /* Its 503 goes out once its handshake is done: it has no longer than others. */
+                lws_set_timeout(wsi, PENDING_TIMEOUT_USER_OK, h->handshake_timeout_s);
                 return 0;
             }
         }
