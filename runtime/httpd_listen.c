@@ -76,12 +76,12 @@ int httpd_listen_accept(httpd_listener *l, struct lws_vhost *vh, bool tls,
 {
     int fd = l->wsi != NULL ? (int)lws_get_socket_fd(l->wsi) : -1;
     int n = 0;
-    while (fd >= 0 && n < HTTPD_ACCEPT_BATCH) {
+    for (int i = 0; fd >= 0 && i < HTTPD_ACCEPT_BATCH; i++) {
         int c = accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
         if (c < 0) {
             if (errno == EINTR || errno == ECONNABORTED)
-                continue;
-            break; /* EAGAIN: none waiting; EMFILE and the like: retried at the next event */
+                continue; /* counted in the batch all the same */
+            break;        /* EAGAIN: none waiting; EMFILE and the like: retried at the next event */
         }
         n++;
         int one = 1;
