@@ -49,7 +49,7 @@ INTEGRATION_TESTS += runtime-test runtime-test-asan
 # fuzz-deps, FUZZ_CC and FUZZ_SECONDS come from mk/extender.mk.
 RT_FUZZ_FLAGS := $(CSTD) $(WARN) -g -O1 -Ilib -Iruntime \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
-RT_FUZZ_SRCS  := runtime/httpd.c runtime/http1.c runtime/metrics.c runtime/clock.c \
+RT_FUZZ_SRCS  := runtime/httpd.c runtime/httpd_listen.c runtime/http1.c runtime/metrics.c runtime/clock.c \
 	runtime/malloc_setup.c lib/bytebuf.c lib/ds_error.c
 FUZZ_HTTPD_SHORT_RUNS ?= 6000
 

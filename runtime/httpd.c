@@ -1,11 +1,13 @@
 /* httpd.c: HTTP(S) server with exact-path routing, bounded bodies, per-request metrics and
  * certificate hot reload (see httpd.h). libwebsockets provides the event loop, the sockets and
- * TLS (its raw-socket role); request framing is http1.c's, and connections are answered here. */
+ * TLS (its raw-socket role); the listening socket and its accept batches are httpd_listen.c's,
+ * request framing is http1.c's, and connections are answered here. */
 #include "httpd.h"
 
 #include "bytebuf.h"
 #include "clock.h"
 #include "http1.h"
+#include "httpd_listen.h"
 #include "malloc_setup.h"
 
 #include <libwebsockets.h>
@@ -29,6 +31,13 @@
 #define TRIM_DELAY_MS    200
 #define SERV_BUF         (128 * 1024)
 #define MAX_CERT_FILE    (1024 * 1024)
+
+/* Defaults of httpd_opts: connections before their first request byte, at most, per server; and
+ * the time a connection has for its TLS handshake, and again from then to its first byte. */
+#define MAX_PENDING         128
+#define HANDSHAKE_TIMEOUT_S 10
+#define LISTEN_PROTOCOL     "dagsched-listen"
+#define CONN_PROTOCOL       "dagsched-http1"
 
 /* Connection timeouts, in seconds: an idle keep-alive connection; from the first byte of a request
  * to its last; without progress writing an answer; and, after an answer that closes the
@@ -56,10 +65,11 @@ typedef struct conn {
     char hdr[512];     /* status line and header fields of the answer */
     size_t hdr_len;
     httpd_response resp;
-    size_t total, sent; /* bytes of hdr + body to send, and sent */
-    double t0;          /* rt_mono_now() at the first byte of the request */
-    bool counted;       /* counted in the budget's connections */
-    size_t held;        /* bytes of `in` counted in the budget's buffered bytes */
+    size_t total, sent;    /* bytes of hdr + body to send, and sent */
+    double t0;             /* rt_mono_now() at the first byte of the request */
+    bool counted;          /* counted in the budget's connections */
+    size_t held;           /* bytes of `in` counted in the budget's buffered bytes */
+    httpd_pending pending; /* listed while no request byte has arrived yet */
 } conn;
 
 struct httpd {
@@ -72,6 +82,8 @@ struct httpd {
     size_t n_routes;
     size_t max_body;
     httpd_budget *budget;
+    httpd_listener listener;
+    int handshake_timeout_s;
     char *tls_cert, *tls_key;
     struct timespec cert_mtime, key_mtime;
     lws_sorted_usec_list_t sul;
@@ -82,7 +94,8 @@ struct httpd {
     metrics_family *m_requests;
     metrics_family *m_latency;
     metrics_family *m_refused;
-    struct lws_protocols protocols[2];
+    metrics_family *m_evicted;
+    struct lws_protocols protocols[3];
 };
 
 void httpd_budget_init(httpd_budget *b, size_t max_conns, size_t max_buffered)
@@ -487,27 +500,59 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
             return -1;
         memset(c, 0, sizeof *c);
         ds_bytebuf_init(&c->in, in_limit(h));
-        lws_set_timeout(wsi, PENDING_TIMEOUT_USER_OK, IDLE_TIMEOUT_S);
+        /* The TLS handshake (lws gives the time after it, to the first byte, the same bound
+         * through the context's timeout_secs), or for plain HTTP the wait for the first byte. */
+        lws_set_timeout(wsi, PENDING_TIMEOUT_USER_OK, h->handshake_timeout_s);
         if (h->budget != NULL) {
             c->counted = true;
             if (atomic_fetch_add(&h->budget->conns, 1) + 1 > h->budget->max_conns &&
-                h->budget->max_conns > 0)
+                h->budget->max_conns > 0) {
                 refuse(h, wsi, c, "connections",
                        "server busy: this process has as many connections open as it accepts; "
                        "retry");
+                /* Its 503 goes out once its handshake is done: it has no longer than others. */
+                lws_set_timeout(wsi, PENDING_TIMEOUT_USER_OK, h->handshake_timeout_s);
+                return 0;
+            }
         }
+        if (httpd_listen_pending_add(&h->listener, &c->pending, wsi) && h->m_evicted != NULL)
+            metrics_add(h->m_evicted, NULL, 1);
         return 0;
     case LWS_CALLBACK_RAW_RX:
         if (h == NULL || c == NULL)
             return -1;
+        httpd_listen_pending_remove(&h->listener, &c->pending);
         return on_rx(h, wsi, c, in, len);
     case LWS_CALLBACK_RAW_WRITEABLE:
         if (h == NULL || c == NULL)
             return -1;
         return on_writeable(h, wsi, c);
     case LWS_CALLBACK_RAW_CLOSE:
+        if (c != NULL && h != NULL)
+            httpd_listen_pending_remove(&h->listener, &c->pending);
         if (c != NULL)
             conn_free(h, c);
+        return 0;
+    default:
+        break;
+    }
+    return lws_callback_http_dummy(wsi, reason, user, in, len);
+}
+
+/* The listening socket (a raw descriptor to lws): accept a batch of connections when readable. */
+static int listen_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in,
+                           size_t len)
+{
+    struct lws_vhost *vh = lws_get_vhost(wsi);
+    httpd *h = vh != NULL ? lws_vhost_user(vh) : NULL;
+    switch (reason) {
+    case LWS_CALLBACK_RAW_RX_FILE:
+        if (h != NULL)
+            httpd_listen_accept(&h->listener, h->vh, h->tls_cert != NULL, CONN_PROTOCOL);
+        return 0;
+    case LWS_CALLBACK_RAW_CLOSE_FILE:
+        if (h != NULL && h->listener.wsi == wsi)
+            h->listener.wsi = NULL;
         return 0;
     default:
         break;
@@ -604,6 +649,7 @@ void httpd_stop(httpd *h)
     }
     if (h->ctx != NULL)
         lws_context_destroy(h->ctx);
+    httpd_listen_close(&h->listener);
     free_routes(h);
     free(h->tls_cert);
     free(h->tls_key);
@@ -612,7 +658,7 @@ void httpd_stop(httpd *h)
 
 int httpd_port(const httpd *h)
 {
-    return h != NULL && h->vh != NULL ? lws_get_vhost_listen_port(h->vh) : -1;
+    return h != NULL && h->vh != NULL ? h->listener.port : -1;
 }
 
 unsigned long httpd_tls_reloads(const httpd *h)
@@ -662,6 +708,12 @@ static void register_metrics(httpd *h, const httpd_opts *o)
         "Connections and requests answered 503 for the process's limits (reason: connections, "
         "buffered_bytes).",
         fl, 1, NULL, 0);
+    snprintf(name, sizeof name, "%s_http_evicted_total", prefix);
+    h->m_evicted = metrics_family_new(
+        o->metrics, METRICS_COUNTER, name,
+        "Connections closed before their first request byte (in their TLS handshake, or silent) "
+        "to make room for newer ones.",
+        NULL, 0, NULL, 0);
 }
 
 int httpd_start(const httpd_opts *o, httpd **out, ds_err *err)
@@ -678,6 +730,9 @@ int httpd_start(const httpd_opts *o, httpd **out, ds_err *err)
     atomic_init(&h->reloads, 0);
     h->max_body = o->max_body ? o->max_body : 4 * 1024 * 1024;
     h->budget = o->budget;
+    h->listener.fd = -1;
+    h->handshake_timeout_s =
+        o->handshake_timeout_s > 0 ? o->handshake_timeout_s : HANDSHAKE_TIMEOUT_S;
     if (copy_routes(h, o, err) != 0) {
         httpd_stop(h);
         return -1;
@@ -709,10 +764,16 @@ int httpd_start(const httpd_opts *o, httpd **out, ds_err *err)
     lws_set_log_level(0, NULL); /* failures are reported through ds_err and our own logs */
     /* lws carries bytes (and TLS); HTTP framing is ours (http1.c): accepted sockets are bound to
      * the raw-socket role with this protocol. */
-    h->protocols[0] = (struct lws_protocols){.name = "dagsched-http1",
+    h->protocols[0] = (struct lws_protocols){.name = CONN_PROTOCOL,
                                              .callback = callback,
                                              .per_session_data_size = sizeof(conn),
                                              .rx_buffer_size = CHUNK};
+    h->protocols[1] = (struct lws_protocols){.name = LISTEN_PROTOCOL, .callback = listen_callback};
+    if (httpd_listen_open(&h->listener, o->host, o->port,
+                          o->max_pending > 0 ? o->max_pending : MAX_PENDING, err) != 0) {
+        httpd_stop(h);
+        return -1;
+    }
 
     struct lws_context_creation_info info;
     memset(&info, 0, sizeof info);
@@ -720,22 +781,23 @@ int httpd_start(const httpd_opts *o, httpd **out, ds_err *err)
                    (h->tls_cert != NULL ? LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT : 0);
     info.port = CONTEXT_PORT_NO_LISTEN_SERVER;
     info.pt_serv_buf_size = SERV_BUF;
+    info.timeout_secs = (unsigned int)h->handshake_timeout_s;
     h->ctx = lws_create_context(&info);
     if (h->ctx == NULL) {
         httpd_stop(h);
         return ds_err_set(err, "httpd: cannot create the server context");
     }
 
+    /* No lws listener: the listening socket is ours (httpd_listen.c), adopted below. The vhost
+     * only serves: ADOPT_APPLY_LISTEN_ACCEPT_CONFIG also keeps lws from making it a client TLS
+     * context (the system's CA bundle, otherwise left allocated at exit). */
     memset(&info, 0, sizeof info);
-    info.port = o->port;
-    info.iface = (o->host == NULL || strcmp(o->host, "0.0.0.0") == 0) ? NULL : o->host;
+    info.port = CONTEXT_PORT_NO_LISTEN_SERVER;
     info.protocols = h->protocols;
     info.vhost_name = "dagsched";
     info.user = h;
     info.options =
         LWS_SERVER_OPTION_DISABLE_IPV6 | LWS_SERVER_OPTION_ADOPT_APPLY_LISTEN_ACCEPT_CONFIG;
-    info.listen_accept_role = "raw-skt";
-    info.listen_accept_protocol = "dagsched-http1";
     if (h->tls_cert != NULL) {
         info.ssl_cert_filepath = h->tls_cert;
         info.ssl_private_key_filepath = h->tls_key;
@@ -748,10 +810,12 @@ int httpd_start(const httpd_opts *o, httpd **out, ds_err *err)
     h->vh = lws_create_vhost(h->ctx, &info);
     if (h->vh == NULL) {
         httpd_stop(h);
-        return ds_err_set(err,
-                          "httpd: cannot listen on %s:%d (address in use, bad address or "
-                          "invalid certificate)",
+        return ds_err_set(err, "httpd: cannot serve on %s:%d (invalid certificate or key)",
                           o->host != NULL ? o->host : "0.0.0.0", o->port);
+    }
+    if (httpd_listen_adopt(&h->listener, h->vh, LISTEN_PROTOCOL, err) != 0) {
+        httpd_stop(h);
+        return -1;
     }
     if (h->tls_cert != NULL) {
         double iv = o->tls_reload_interval_s > 0 ? o->tls_reload_interval_s : 5;

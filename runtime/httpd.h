@@ -11,7 +11,12 @@
  * on the server's own service thread, one at a time, and fill in a response whose body the server
  * frees. With a certificate and key the server speaks HTTPS only and reloads both files when they
  * change on disk (checked every few seconds), without dropping the listener. Every request is
- * counted in the registry given (requests by path and code, latency histogram by path). */
+ * counted in the registry given (requests by path and code, latency histogram by path).
+ *
+ * Accepting is bounded so that no crowd of connecting clients can starve the others: at most a
+ * few connections are accepted between two rounds of serving the established ones, connections
+ * before their first request byte are bounded in number (the oldest is closed for a newer one)
+ * and in time (handshake_timeout_s for the TLS handshake, and again for the first byte). */
 #ifndef DAGSCHED_HTTPD_H
 #define DAGSCHED_HTTPD_H
 
@@ -79,6 +84,12 @@ typedef struct httpd_opts {
     metrics_registry *metrics;    /* may be NULL */
     const char *metrics_prefix;   /* e.g. "dagsched_extender" */
     double tls_reload_interval_s; /* default 5 */
+    /* Connections accepted and not yet past their first request byte (in the TLS handshake, or
+     * silent), at most (default 128): one accepted beyond closes the oldest of them. */
+    size_t max_pending;
+    /* Seconds a connection has for its TLS handshake, and again from then to its first request
+     * byte (default 10); after that it is closed. */
+    int handshake_timeout_s;
 } httpd_opts;
 
 typedef struct httpd httpd;
