@@ -27,6 +27,8 @@ typedef struct scene {
     ds_policy pol;
     ctl_ledger ledger;
     const bool *held_for_room; /* passed as ctl_preempt_in.held_for_room */
+    bool release_limited;      /* and ctl_preempt_in.release_limited, release_slots */
+    size_t release_slots;
     ctl_preempt_in in;
 } scene;
 
@@ -78,6 +80,8 @@ static void plan(scene *s, ctl_preempt_out *out)
                              .policy = &s->pol,
                              .ledger = &s->ledger,
                              .held_for_room = s->held_for_room,
+                             .release_limited = s->release_limited,
+                             .release_slots = s->release_slots,
                              .now = NOW};
     ds_err err = {{0}};
     assert_int_equal(ctl_preempt_plan(&s->in, out, &err), 0);
@@ -225,21 +229,10 @@ static void test_gated_preemptors_take_release_slots(void **state)
     ctl_preempt_out_free(&out);
 
     size_t slots[] = {1, 0};
+    s.release_limited = true;
     for (size_t k = 0; k < 2; k++) {
-        s.in = (ctl_preempt_in){.pods = s.pods,
-                                .n_pods = s.n_pods,
-                                .nodes = s.nodes,
-                                .n_nodes = 2,
-                                .dags = s.dags,
-                                .n_jobs = 2,
-                                .policy = &s.pol,
-                                .ledger = &s.ledger,
-                                .held_for_room = held,
-                                .release_limited = true,
-                                .release_slots = slots[k],
-                                .now = NOW};
-        ds_err err = {{0}};
-        assert_int_equal(ctl_preempt_plan(&s.in, &out, &err), 0);
+        s.release_slots = slots[k];
+        plan(&s, &out);
         assert_int_equal(out.n_ev, slots[k]);
         assert_true(out.n_release_limit >= 1);
         for (size_t i = 0; i < out.n_ev; i++)
@@ -250,9 +243,8 @@ static void test_gated_preemptors_take_release_slots(void **state)
     /* Preemptors kube-scheduler already has (found unschedulable) take no slot. */
     s.pods[W].state = CTL_POD_UNSCHEDULABLE;
     s.pods[W + 1].state = CTL_POD_UNSCHEDULABLE;
-    ds_err err = {{0}};
-    s.in.release_slots = 0;
-    assert_int_equal(ctl_preempt_plan(&s.in, &out, &err), 0);
+    s.release_slots = 0;
+    plan(&s, &out);
     assert_int_equal(out.n_ev, 2);
     assert_int_equal(out.n_release_limit, 0);
     ctl_preempt_out_free(&out);

@@ -105,14 +105,22 @@ static void test_pool_wait(void **state)
 
 /* A node marked out of reach (a preemptor's ineligible node: a very negative free room) adds
  * nothing to the pool when its tasks end; its own room never reaches zero. */
+/* The scene's index with node 0 full and node 1 out of reach (free_ receives the nodes' room). */
+static void index_out_of_reach(ds_room_index *ix, ds_res free_[2])
+{
+    free_[0] = cpu(0);
+    free_[1] = cpu(INT64_MIN / 4);
+    free_[1].v[DS_RES_MEMORY] = INT64_MIN / 4;
+    ds_err err = {{0}};
+    assert_int_equal(ds_room_index_build(ix, tasks, N_TASKS, free_, 2, &err), 0);
+}
+
 static void test_pool_out_of_reach(void **state)
 {
     (void)state;
-    ds_res free_[2] = {cpu(0), cpu(INT64_MIN / 4)};
-    free_[1].v[DS_RES_MEMORY] = INT64_MIN / 4;
+    ds_res free_[2];
     ds_room_index ix;
-    ds_err err = {{0}};
-    assert_int_equal(ds_room_index_build(&ix, tasks, N_TASKS, free_, 2, &err), 0);
+    index_out_of_reach(&ix, free_);
     ds_res d = cpu(4000);
     d.v[DS_RES_MEMORY] = 0;
     assert_double_near(ds_room_pool_wait(&ix, &d), 300, 0); /* node 0's two ends */
@@ -134,11 +142,9 @@ static void test_pool_out_of_reach(void **state)
 static void test_saved_wait(void **state)
 {
     (void)state;
-    ds_res free_[2] = {cpu(0), cpu(INT64_MIN / 4)};
-    free_[1].v[DS_RES_MEMORY] = INT64_MIN / 4;
+    ds_res free_[2];
     ds_room_index ix;
-    ds_err err = {{0}};
-    assert_int_equal(ds_room_index_build(&ix, tasks, N_TASKS, free_, 2, &err), 0);
+    index_out_of_reach(&ix, free_);
     ds_res own = cpu(1000), ahead = cpu(2000), gated = cpu(0);
     own.v[DS_RES_MEMORY] = ahead.v[DS_RES_MEMORY] = gated.v[DS_RES_MEMORY] = 0;
     /* A number: the forecast itself (3 cpu by 300 s). */
