@@ -173,10 +173,13 @@ for role in find(objs, "ClusterRole") + find(objs, "Role"):
         n = role["metadata"]["name"]
         check(f"{n}: no wildcards", "*" not in rule["verbs"] and "*" not in rule["resources"])
         check(f"{n}: no secrets", "secrets" not in rule["resources"])
-        # The uninstall hook deletes exactly one object: this release's webhook configuration.
+        # The uninstall hooks delete named objects only: the pre-delete hook this release's
+        # webhook configuration, the post-delete hook what the components wrote at run time.
         exempt = (n == "dagsched-uninstall" and rule["verbs"] == ["delete"] and
                   rule["resources"] == ["mutatingwebhookconfigurations"] and
-                  rule.get("resourceNames") == ["dagsched-dagsched-system"])
+                  rule.get("resourceNames") == ["dagsched-dagsched-system"]) or \
+                 (n == "dagsched-uninstall-cleanup" and rule["verbs"] == ["delete"] and
+                  rule["resources"] in (["configmaps"], ["leases"]) and rule.get("resourceNames"))
         check(f"{n}: no deletes", exempt or ("delete" not in rule["verbs"] and
                                              "deletecollection" not in rule["verbs"]), rule)
 ctrl_rules = find(objs, "ClusterRole", "dagsched-controller")[0]["rules"]
@@ -194,7 +197,7 @@ def verbs_on(rules, resource, group=""):
             for v in r["verbs"]}
 
 # --- uninstall hook: runs before helm deletes anything, deletes only the release's webhook
-hook_objs = [o for o in objs if "uninstall" in o["metadata"]["name"]]
+hook_objs = [o for o in objs if o["metadata"]["name"] == "dagsched-uninstall"]
 check("uninstall hook: ServiceAccount, ClusterRole, binding and Job",
       sorted(o["kind"] for o in hook_objs) ==
       ["ClusterRole", "ClusterRoleBinding", "Job", "ServiceAccount"], hook_objs)
@@ -217,6 +220,96 @@ check("uninstall hook: lists and patches pods, nothing else on pods",
       verbs_on(hook_rules, "pods") == {"list", "patch"}, hook_rules)
 p = helm("template", "x", CHART, "--set", "uninstallHook.enabled=false")
 check("uninstall hook off: no Job", "kind: Job" not in p.stdout)
+
+# --- post-delete hook: once the Deployments are gone, deletes what the components wrote at run
+# time (the controller's ledger and learned run times, the leader-election Leases) and nothing else
+CTL_MAIN = open(os.path.join(ROOT, "controller", "main.c")).read()
+CTL_DEFAULT = dict(re.findall(r'o->(ledger_name|runtime_history_name) = "([^"]+)";', CTL_MAIN))
+
+
+def cleanup(objs_, prefix="dagsched"):
+    """The post-delete hook's objects by kind, its args as {flag: [values]}, its Role's rules."""
+    name = f"{prefix}-uninstall-cleanup"
+    mine = {o["kind"]: o for o in objs_ if o["metadata"]["name"] == name}
+    args = {}
+    if "Job" in mine:
+        for a in mine["Job"]["spec"]["template"]["spec"]["containers"][0]["args"]:
+            k, _, v = a.partition("=")
+            args.setdefault(k, []).append(v)
+    return mine, args, mine["Role"]["rules"] if "Role" in mine else []
+
+
+def selector_matches(sel, labels):
+    """A label selector in the API's string form (k=v and k in (a,b) terms) against labels."""
+    for term in re.findall(r"[^,()]+(?:\([^)]*\))?", sel):
+        term = term.strip(",")
+        m = re.fullmatch(r"(\S+) in \(([^)]*)\)", term)
+        if m:
+            if labels.get(m.group(1)) not in m.group(2).split(","):
+                return False
+        else:
+            k, _, v = term.partition("=")
+            if labels.get(k) != v:
+                return False
+    return True
+
+
+mine, cargs, crules = cleanup(objs)
+check("post-delete hook: ServiceAccount, Role, RoleBinding and Job, removed once it succeeded",
+      sorted(mine) == ["Job", "Role", "RoleBinding", "ServiceAccount"] and
+      all(o["metadata"]["annotations"].get("helm.sh/hook") == "post-delete" and
+          "hook-succeeded" in o["metadata"]["annotations"]["helm.sh/hook-delete-policy"]
+          for o in mine.values()), sorted(mine))
+check("post-delete hook: the controller image, the objects-only step in the release namespace",
+      cargs.get("uninstall") == [""] and cargs.get("--objects-only") == [""] and
+      cargs.get("--namespace") == [NS] and
+      mine["Job"]["spec"]["template"]["spec"]["containers"][0]["image"] ==
+      deps["dagsched-controller"]["spec"]["template"]["spec"]["containers"][0]["image"], cargs)
+check("post-delete hook: deletes the controller's ledger and learned run-time ConfigMaps "
+      "(the controller's defaults)",
+      cargs.get("--delete-configmap") == [CTL_DEFAULT["ledger_name"],
+                                          CTL_DEFAULT["runtime_history_name"]], (cargs, CTL_DEFAULT))
+ctl_lease = [a.split("=", 1)[1] for a in deps["dagsched-controller"]["spec"]["template"]["spec"]["containers"][0]["args"]
+             if a.startswith("--leader-elect-lease-name=")]
+sched_lease = scheduler_config(objs)["leaderElection"]["resourceName"]
+check("post-delete hook: deletes the controller's and the scheduler's Leases",
+      cargs.get("--delete-lease") == ctl_lease + [sched_lease] and len(ctl_lease) == 1, cargs)
+wait_sel = (cargs.get("--wait-for-pods") or [""])[0]
+waited = {n: selector_matches(wait_sel, d["spec"]["template"]["metadata"]["labels"])
+          for n, d in deps.items()}
+check("post-delete hook: first waits for the pods that write them (controller, scheduler) to go",
+      waited == {"dagsched-controller": True, "dagsched-scheduler": True,
+                 "dagsched-extender": False} and
+      not selector_matches(wait_sel, mine["Job"]["spec"]["template"]["metadata"]["labels"]),
+      (wait_sel, waited))
+check("post-delete hook: its wait ends before the Job's deadline",
+      0 < int(cargs["--wait-timeout"][0].rstrip("s")) < mine["Job"]["spec"]["activeDeadlineSeconds"],
+      cargs.get("--wait-timeout"))
+check("post-delete hook's Role: lists pods, deletes exactly those ConfigMaps and Leases",
+      crules == [{"apiGroups": [""], "resources": ["pods"], "verbs": ["list"]},
+                 {"apiGroups": [""], "resources": ["configmaps"],
+                  "resourceNames": cargs["--delete-configmap"], "verbs": ["delete"]},
+                 {"apiGroups": ["coordination.k8s.io"], "resources": ["leases"],
+                  "resourceNames": cargs["--delete-lease"], "verbs": ["delete"]}] and
+      mine["RoleBinding"]["subjects"] == [{"kind": "ServiceAccount", "namespace": NS,
+                                           "name": "dagsched-uninstall-cleanup"}], crules)
+_, a2, r2 = cleanup(render("controller.leaderElection.leaseName=ctl-lease",
+                           '{controller.extraArgs=["--ledger-name=my-ledger"]'))
+check("post-delete hook: a lease name from the values, a ledger name from controller.extraArgs",
+      a2["--delete-lease"] == ["ctl-lease", sched_lease] and
+      a2["--delete-configmap"] == ["my-ledger", CTL_DEFAULT["runtime_history_name"]] and
+      r2[1]["resourceNames"] == ["my-ledger", CTL_DEFAULT["runtime_history_name"]], a2)
+_, a3, r3 = cleanup(render("controller.leaderElection.enabled=false", "scheduler.leaderElect=false"))
+check("post-delete hook: no Leases without leader election (and no right on Leases)",
+      "--delete-lease" not in a3 and [r["resources"] for r in r3] == [["pods"], ["configmaps"]], r3)
+_, a4, _ = cleanup(render("scheduler.enabled=false"))
+check("post-delete hook: without the chart's scheduler only the controller's Lease",
+      a4["--delete-lease"] == ctl_lease, a4)
+_, a5, _ = cleanup(render("fullnameOverride=acme"), "acme")
+check("post-delete hook: the scheduler's Lease follows fullnameOverride",
+      a5.get("--delete-lease") == ctl_lease + ["acme-scheduler"], a5)
+check("uninstall hook off: no post-delete hook either",
+      cleanup(render("uninstallHook.enabled=false"))[0] == {})
 
 
 
@@ -317,7 +410,8 @@ check("default names are unchanged (dagsched-<component>)",
       sorted(o["metadata"]["name"] for o in find(dflt, "Deployment")) ==
       ["dagsched-controller", "dagsched-extender", "dagsched-scheduler"] and
       sorted(o["metadata"]["name"] for o in find(dflt, "ServiceAccount")) ==
-      ["dagsched-controller", "dagsched-extender", "dagsched-scheduler", "dagsched-uninstall"],
+      ["dagsched-controller", "dagsched-extender", "dagsched-scheduler", "dagsched-uninstall",
+       "dagsched-uninstall-cleanup"],
       names_of(find(dflt, "ServiceAccount")))
 
 

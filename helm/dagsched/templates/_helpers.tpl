@@ -71,6 +71,35 @@ annotations:
 {{- end }}
 {{- end -}}
 
+{{/* A name the controller gives one of its objects: the value of --<flag>=... in
+controller.extraArgs (the last one, as the controller reads them), else the controller's default.
+Call with (dict "root" $ "flag" name "default" name). */}}
+{{- define "dagsched.controllerFlag" -}}
+{{- $v := .default -}}
+{{- $prefix := printf "--%s=" .flag -}}
+{{- range .root.Values.controller.extraArgs -}}
+{{- if hasPrefix $prefix . -}}
+{{- $v = trimPrefix $prefix . -}}
+{{- end -}}
+{{- end -}}
+{{- $v -}}
+{{- end -}}
+
+{{/* What dagsched writes at run time in the release namespace and nothing deletes with the
+release, as YAML {configmaps: [...], leases: [...]}: the controller's eviction ledger and learned
+run times (ConfigMaps), the controller's and the scheduler's leader-election Leases. */}}
+{{- define "dagsched.runtimeObjects" -}}
+{{- $cms := list (include "dagsched.controllerFlag" (dict "root" . "flag" "ledger-name" "default" "dagsched-controller-evictions")) (include "dagsched.controllerFlag" (dict "root" . "flag" "runtime-history-name" "default" "dagsched-runtime-history")) -}}
+{{- $leases := list -}}
+{{- if .Values.controller.leaderElection.enabled -}}
+{{- $leases = append $leases (include "dagsched.controllerFlag" (dict "root" . "flag" "leader-elect-lease-name" "default" .Values.controller.leaderElection.leaseName)) -}}
+{{- end -}}
+{{- if and .Values.scheduler.enabled .Values.scheduler.leaderElect -}}
+{{- $leases = append $leases (printf "%s-scheduler" (include "dagsched.fullname" .)) -}}
+{{- end -}}
+{{- toYaml (dict "configmaps" ($cms | uniq) "leases" ($leases | uniq)) -}}
+{{- end -}}
+
 {{- define "dagsched.image" -}}
 {{- $tag := default .root.Chart.AppVersion .image.tag -}}
 {{- printf "%s:%s" .image.repository $tag -}}
