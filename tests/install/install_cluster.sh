@@ -49,7 +49,7 @@ check "rendered variants (TLS off, no scheduler, NetworkPolicy peers) pass serve
     | '$K' apply --dry-run=server -f -"
 check "rendered knobs (names, ServiceAccounts, pod labels, probes, spread) pass server-side dry-run" \
   bash -c "'$HELM' template dagsched helm/dagsched -n $NS --set fullnameOverride=acme \
-    --set controller.serviceAccount.create=false --set extender.serviceAccount.annotations.eks\\.amazonaws\\.com/role-arn=arn:aws:iam::1:role/x \
+    --set controller.serviceAccount.create=false --set 'extender.serviceAccount.annotations.eks\.amazonaws\.com/role-arn=arn:aws:iam::1:role/x' \
     --set podLabels.team=data --set scheduler.podAnnotations.a=b --set controller.livenessProbe.periodSeconds=20 \
     --set extender.readinessProbe.successThreshold=2 --set scheduler.replicas=2 \
     --set-json 'topologySpreadConstraints=[{\"maxSkew\":1,\"topologyKey\":\"topology.kubernetes.io/zone\",\"whenUnsatisfiable\":\"DoNotSchedule\"}]' \
@@ -291,12 +291,12 @@ for d in yaml.safe_load_all(open(sys.argv[1])):
 HOOK_SA=$(python3 -c '
 import sys, yaml
 for d in yaml.safe_load_all(open(sys.argv[1])):
-    if d and d["kind"] == "Job":
+    if d and d["kind"] == "Job" and d["metadata"]["annotations"]["helm.sh/hook"] == "pre-delete":
         print(d["spec"]["template"]["spec"]["serviceAccountName"])' "$TLS/hooks.yaml")
 mapfile -t HOOK_ARGS < <(python3 -c '
 import sys, yaml
 for d in yaml.safe_load_all(open(sys.argv[1])):
-    if d and d["kind"] == "Job":
+    if d and d["kind"] == "Job" and d["metadata"]["annotations"]["helm.sh/hook"] == "pre-delete":
         print("\n".join(d["spec"]["template"]["spec"]["containers"][0]["args"]))' "$TLS/hooks.yaml")
 "$K" config view --raw --minify | TOKEN="$("$K" -n "$NS" create token "$HOOK_SA")" python3 -c '
 import os, sys, yaml
