@@ -1,20 +1,25 @@
 /* uninstall.c: `dagsched-controller uninstall` (see uninstall.h): removes the admission webhook,
- * then dagsched's scheduling gate from every pod, and reports what is left. */
+ * then dagsched's scheduling gate from every pod, and reports what is left; or (--objects-only)
+ * waits for the release's pods to be gone and deletes the ConfigMaps and Leases they wrote. */
 #include "uninstall.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <jansson.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "client.h"
+#include "clock.h"
 #include "config.h"
 #include "k8s_names.h"
 #include "kutil.h"
 #include "list.h"
 #include "log.h"
+#include "timefmt.h"
 #include "view.h"
 #include "writes.h"
 
@@ -26,6 +31,14 @@ typedef struct uninstall_opts {
     const char *webhook;        /* MutatingWebhookConfiguration to delete; NULL: none */
     const char *scheduler_name; /* pods of this scheduler are reported as left waiting */
     const char *log_format, *log_level;
+    bool objects_only;         /* no webhook, no gates: only the steps below */
+    const char *ns;            /* namespace of the objects below; NULL: none given */
+    const char *wait_selector; /* wait until no pod of ns matches it; NULL: no wait */
+    double wait_timeout_s;     /* for that wait */
+    const char *configmaps[UNINSTALL_MAX_OBJECTS]; /* ConfigMaps of ns to delete */
+    size_t n_configmaps;
+    const char *leases[UNINSTALL_MAX_OBJECTS]; /* Leases of ns to delete */
+    size_t n_leases;
 } uninstall_opts;
 
 typedef struct tally {
@@ -41,7 +54,9 @@ static void usage(FILE *f)
            "\n"
            "Run by the Helm chart's pre-delete hook: deletes the admission webhook configuration,\n"
            "then removes the " DS_GATE_DEPENDENCIES " scheduling gate from every pod so that\n"
-           "no pod is stranded once dagsched is gone. See docs/install.md (Uninstall).\n"
+           "no pod is stranded once dagsched is gone. With --objects-only (the post-delete\n"
+           "hook): waits for the release's pods to go, then deletes the ConfigMaps and Leases\n"
+           "they wrote. See docs/admission.md (Uninstall).\n"
            "\n"
            "Flags:\n"
            "  --kubeconfig PATH              kubeconfig file (default: $KUBECONFIG,\n"
@@ -50,12 +65,54 @@ static void usage(FILE *f)
            "  --webhook-configuration NAME   MutatingWebhookConfiguration to delete first\n"
            "  --scheduler-name NAME          dagsched's scheduler name, for the report of pods\n"
            "                                 left waiting for it (default dagsched)\n"
+           "  --namespace NS                 namespace of the ConfigMaps, Leases and pods below\n"
+           "  --delete-configmap NAME        delete this ConfigMap of NS last (repeatable; one\n"
+           "                                 already gone is fine)\n"
+           "  --delete-lease NAME            delete this Lease of NS last (repeatable)\n"
+           "  --wait-for-pods SELECTOR       before those deletions, wait until no pod of NS\n"
+           "                                 matches the label selector (the pods that would\n"
+           "                                 write them again)\n"
+           "  --wait-timeout D               the longest wait (default 2m); then exit 1\n"
+           "  --objects-only                 only the four flags above: no webhook, no gates\n"
+           "                                 (the chart's post-delete hook)\n"
            "  --log-format text|json         (default text)\n"
            "  --log-level debug|info|warn|error (default info)\n"
            "  --help                         this text\n");
 }
 
-enum { O_KUBECONFIG = 1000, O_CONTEXT, O_WEBHOOK, O_SCHED, O_LOG_FORMAT, O_LOG_LEVEL, O_HELP };
+enum {
+    O_KUBECONFIG = 1000,
+    O_CONTEXT,
+    O_WEBHOOK,
+    O_SCHED,
+    O_NAMESPACE,
+    O_DELETE_CM,
+    O_DELETE_LEASE,
+    O_WAIT_PODS,
+    O_WAIT_TIMEOUT,
+    O_OBJECTS_ONLY,
+    O_LOG_FORMAT,
+    O_LOG_LEVEL,
+    O_HELP
+};
+
+/* Appends name to list (at most UNINSTALL_MAX_OBJECTS); -1 with a message when it does not fit
+ * or is not an object name. */
+static int add_name(const char **list, size_t *n, const char *flag, const char *name)
+{
+    const char *why = ds_check_dns_subdomain(name);
+    if (why != NULL) {
+        fprintf(stderr, "dagsched-controller uninstall: --%s \"%.64s\": %s\n", flag, name, why);
+        return -1;
+    }
+    if (*n == UNINSTALL_MAX_OBJECTS) {
+        fprintf(stderr, "dagsched-controller uninstall: --%s: at most %d\n", flag,
+                UNINSTALL_MAX_OBJECTS);
+        return -1;
+    }
+    list[(*n)++] = name;
+    return 0;
+}
 
 static int parse(int argc, char **argv, uninstall_opts *o)
 {
@@ -64,6 +121,12 @@ static int parse(int argc, char **argv, uninstall_opts *o)
         {"context", required_argument, NULL, O_CONTEXT},
         {"webhook-configuration", required_argument, NULL, O_WEBHOOK},
         {"scheduler-name", required_argument, NULL, O_SCHED},
+        {"namespace", required_argument, NULL, O_NAMESPACE},
+        {"delete-configmap", required_argument, NULL, O_DELETE_CM},
+        {"delete-lease", required_argument, NULL, O_DELETE_LEASE},
+        {"wait-for-pods", required_argument, NULL, O_WAIT_PODS},
+        {"wait-timeout", required_argument, NULL, O_WAIT_TIMEOUT},
+        {"objects-only", no_argument, NULL, O_OBJECTS_ONLY},
         {"log-format", required_argument, NULL, O_LOG_FORMAT},
         {"log-level", required_argument, NULL, O_LOG_LEVEL},
         {"help", no_argument, NULL, O_HELP},
@@ -73,6 +136,7 @@ static int parse(int argc, char **argv, uninstall_opts *o)
     o->scheduler_name = "dagsched";
     o->log_format = "text";
     o->log_level = "info";
+    o->wait_timeout_s = 120;
     opterr = 0;
     optind = 1;
     int c;
@@ -89,6 +153,31 @@ static int parse(int argc, char **argv, uninstall_opts *o)
             break;
         case O_SCHED:
             o->scheduler_name = optarg;
+            break;
+        case O_NAMESPACE:
+            o->ns = optarg;
+            break;
+        case O_DELETE_CM:
+            if (add_name(o->configmaps, &o->n_configmaps, "delete-configmap", optarg) != 0)
+                return -1;
+            break;
+        case O_DELETE_LEASE:
+            if (add_name(o->leases, &o->n_leases, "delete-lease", optarg) != 0)
+                return -1;
+            break;
+        case O_WAIT_PODS:
+            o->wait_selector = optarg;
+            break;
+        case O_WAIT_TIMEOUT: {
+            ds_err derr = {{0}};
+            if (ds_duration_parse(optarg, &o->wait_timeout_s, &derr) != 0) {
+                fprintf(stderr, "dagsched-controller uninstall: --wait-timeout: %s\n", derr.msg);
+                return -1;
+            }
+            break;
+        }
+        case O_OBJECTS_ONLY:
+            o->objects_only = true;
             break;
         case O_LOG_FORMAT:
             o->log_format = optarg;
@@ -113,6 +202,26 @@ static int parse(int argc, char **argv, uninstall_opts *o)
     const char *why;
     if (o->webhook != NULL && (why = ds_check_dns_subdomain(o->webhook)) != NULL) {
         fprintf(stderr, "dagsched-controller uninstall: --webhook-configuration: %s\n", why);
+        return -1;
+    }
+    bool in_ns = o->n_configmaps > 0 || o->n_leases > 0 || o->wait_selector != NULL;
+    if (in_ns && o->ns == NULL) {
+        fprintf(stderr, "dagsched-controller uninstall: --delete-configmap, --delete-lease and "
+                        "--wait-for-pods need --namespace\n");
+        return -1;
+    }
+    if (o->ns != NULL && (why = ds_check_dns_label(o->ns)) != NULL) {
+        fprintf(stderr, "dagsched-controller uninstall: --namespace: %s\n", why);
+        return -1;
+    }
+    if (o->wait_selector != NULL &&
+        (o->wait_selector[0] == '\0' || strlen(o->wait_selector) > 1024)) {
+        fprintf(stderr, "dagsched-controller uninstall: --wait-for-pods: 1 to 1024 bytes\n");
+        return -1;
+    }
+    if (o->objects_only && o->webhook != NULL) {
+        fprintf(stderr, "dagsched-controller uninstall: --objects-only deletes no webhook "
+                        "configuration\n");
         return -1;
     }
     return 0;
@@ -239,8 +348,107 @@ static int delete_webhook(kube_client *c, const char *name)
     return 0;
 }
 
+typedef struct pod_count {
+    size_t n;
+    char first[320]; /* one of them, for the log */
+} pod_count;
+
+static int count_pod(void *user, const json_t *item, ds_err *err)
+{
+    (void)err;
+    pod_count *pc = user;
+    if (pc->n++ == 0)
+        snprintf(pc->first, sizeof pc->first, "%s", meta_str(item, "name"));
+    return 0;
+}
+
+/* Waits until no pod of o->ns matches o->wait_selector: 0; -1 when the list fails or the pods
+ * are still there after o->wait_timeout_s. */
+static int wait_for_pods(kube_client *c, const uninstall_opts *o)
+{
+    char *sel = kutil_query_escape(o->wait_selector);
+    if (sel == NULL) {
+        KLOG_ERROR("uninstall", "out of memory");
+        return -1;
+    }
+    char path[2048];
+    int len =
+        snprintf(path, sizeof path, "/api/v1/namespaces/%s/pods?labelSelector=%s", o->ns, sel);
+    free(sel);
+    if (len < 0 || (size_t)len >= sizeof path) {
+        KLOG_ERROR("uninstall", "--wait-for-pods: the selector is too long");
+        return -1;
+    }
+    double deadline = rt_mono_now() + o->wait_timeout_s;
+    for (bool logged = false;; logged = true) {
+        pod_count pc = {0};
+        ds_err err = {{0}};
+        if (kube_list_each(c, path, LIST_PAGE, count_pod, &pc, &err) != 0) {
+            KLOG_ERROR("uninstall", "listing the pods of %s (%s): %s", o->ns, o->wait_selector,
+                       err.msg);
+            return -1;
+        }
+        if (pc.n == 0) {
+            KLOG_INFO("uninstall", "no pod of %s matches %s", o->ns, o->wait_selector);
+            return 0;
+        }
+        if (rt_mono_now() >= deadline) {
+            KLOG_ERROR("uninstall",
+                       "%zu pods of %s still match %s (%s...) after %.0f s: their ConfigMaps and "
+                       "Leases are not deleted",
+                       pc.n, o->ns, o->wait_selector, pc.first, o->wait_timeout_s);
+            return -1;
+        }
+        if (!logged)
+            KLOG_INFO("uninstall", "waiting for %zu pods of %s matching %s (%s...) to be gone",
+                      pc.n, o->ns, o->wait_selector, pc.first);
+        struct timespec ts = {.tv_sec = 1};
+        while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+            ;
+    }
+}
+
+/* Deletes one object of o->ns (already gone: fine). */
+static int delete_in_ns(kube_client *c, const char *ns, const char *collection, const char *kind,
+                        const char *name)
+{
+    char path[600];
+    int len = snprintf(path, sizeof path, "%s/namespaces/%s/%s/%s",
+                       strcmp(kind, "Lease") == 0 ? "/apis/coordination.k8s.io/v1" : "/api/v1", ns,
+                       collection, name);
+    if (len < 0 || (size_t)len >= sizeof path) {
+        KLOG_ERROR("uninstall", "%s %s/%s: name too long", kind, ns, name);
+        return -1;
+    }
+    ds_err err = {{0}};
+    if (kube_delete(c, path, true, &err) != 0) {
+        KLOG_ERROR("uninstall", "deleting %s %s/%s: %s", kind, ns, name, err.msg);
+        return -1;
+    }
+    KLOG_INFO("uninstall", "%s %s/%s deleted (or already gone)", kind, ns, name);
+    return 0;
+}
+
+/* The release's own objects: wait for its pods, then delete the ConfigMaps and Leases (every
+ * one tried). 0 when all are gone. */
+static int delete_objects(kube_client *c, const uninstall_opts *o)
+{
+    if (o->wait_selector != NULL && wait_for_pods(c, o) != 0)
+        return 1;
+    int rc = 0;
+    for (size_t i = 0; i < o->n_configmaps; i++)
+        if (delete_in_ns(c, o->ns, "configmaps", "ConfigMap", o->configmaps[i]) != 0)
+            rc = 1;
+    for (size_t i = 0; i < o->n_leases; i++)
+        if (delete_in_ns(c, o->ns, "leases", "Lease", o->leases[i]) != 0)
+            rc = 1;
+    return rc;
+}
+
 static int run(kube_client *c, const uninstall_opts *o)
 {
+    if (o->objects_only)
+        return delete_objects(c, o);
     if (o->webhook != NULL && delete_webhook(c, o->webhook) != 0)
         return 1;
     tally t = {0};
@@ -269,7 +477,7 @@ static int run(kube_client *c, const uninstall_opts *o)
         KLOG_ERROR("uninstall", "gated pods remain after %d passes", UNINSTALL_MAX_PASSES);
         return 1;
     }
-    return 0;
+    return delete_objects(c, o);
 }
 
 int ctl_uninstall_main(int argc, char **argv)

@@ -36,10 +36,15 @@ $(BUILD)/$(1)/tests/controller/%: tests/controller/%.c $(wildcard tests/controll
 		$(BUILD)/$(1)/libdsctl.a $(BUILD)/$(1)/libdskube.a $(BUILD)/$(1)/libdsruntime.a \
 		$(BUILD)/$(1)/libdagsched.a
 	@mkdir -p $$(@D)
-	$$(CC) $$(CFLAGS_BASE) $(2) $$(CTL_CFLAGS) -Itests/controller $$< -o $$@ \
+	$$(CC) $$(CFLAGS_BASE) $(2) $$(CTL_CFLAGS) -Itests/controller $$< $$(filter %.o,$$^) -o $$@ \
 		$(BUILD)/$(1)/libdsctl.a $(BUILD)/$(1)/libdskube.a $(BUILD)/$(1)/libdsruntime.a \
 		$(BUILD)/$(1)/libdagsched.a \
-		$$(CTL_CORE_LIBS) -lpthread $$(CMOCKA_LIBS)
+		$$(CTL_TEST_LIBS) $$(CTL_CORE_LIBS) -lpthread $$(CMOCKA_LIBS)
+
+# test_uninstall runs `dagsched-controller uninstall` (an I/O module, linked in with the
+# Kubernetes client's libraries) against a loopback server.
+$(BUILD)/$(1)/tests/controller/test_uninstall: $(BUILD)/$(1)/controller/uninstall.o
+$(BUILD)/$(1)/tests/controller/test_uninstall: CTL_TEST_LIBS = $$(KUBE_LIBS) $$(RUNTIME_LIBS)
 endef
 
 $(eval $(call ctl_variant,rel,$(OPT_FLAGS)))

@@ -173,10 +173,13 @@ for role in find(objs, "ClusterRole") + find(objs, "Role"):
         n = role["metadata"]["name"]
         check(f"{n}: no wildcards", "*" not in rule["verbs"] and "*" not in rule["resources"])
         check(f"{n}: no secrets", "secrets" not in rule["resources"])
-        # The uninstall hook deletes exactly one object: this release's webhook configuration.
+        # The uninstall hooks delete named objects only: the pre-delete hook this release's
+        # webhook configuration, the post-delete hook what the components wrote at run time.
         exempt = (n == "dagsched-uninstall" and rule["verbs"] == ["delete"] and
                   rule["resources"] == ["mutatingwebhookconfigurations"] and
-                  rule.get("resourceNames") == ["dagsched-dagsched-system"])
+                  rule.get("resourceNames") == ["dagsched-dagsched-system"]) or \
+                 (n == "dagsched-uninstall-cleanup" and rule["verbs"] == ["delete"] and
+                  rule["resources"] in (["configmaps"], ["leases"]) and rule.get("resourceNames"))
         check(f"{n}: no deletes", exempt or ("delete" not in rule["verbs"] and
                                              "deletecollection" not in rule["verbs"]), rule)
 ctrl_rules = find(objs, "ClusterRole", "dagsched-controller")[0]["rules"]
@@ -194,7 +197,7 @@ def verbs_on(rules, resource, group=""):
             for v in r["verbs"]}
 
 # --- uninstall hook: runs before helm deletes anything, deletes only the release's webhook
-hook_objs = [o for o in objs if "uninstall" in o["metadata"]["name"]]
+hook_objs = [o for o in objs if o["metadata"]["name"] == "dagsched-uninstall"]
 check("uninstall hook: ServiceAccount, ClusterRole, binding and Job",
       sorted(o["kind"] for o in hook_objs) ==
       ["ClusterRole", "ClusterRoleBinding", "Job", "ServiceAccount"], hook_objs)
@@ -217,6 +220,96 @@ check("uninstall hook: lists and patches pods, nothing else on pods",
       verbs_on(hook_rules, "pods") == {"list", "patch"}, hook_rules)
 p = helm("template", "x", CHART, "--set", "uninstallHook.enabled=false")
 check("uninstall hook off: no Job", "kind: Job" not in p.stdout)
+
+# --- post-delete hook: once the Deployments are gone, deletes what the components wrote at run
+# time (the controller's ledger and learned run times, the leader-election Leases) and nothing else
+CTL_MAIN = open(os.path.join(ROOT, "controller", "main.c")).read()
+CTL_DEFAULT = dict(re.findall(r'o->(ledger_name|runtime_history_name) = "([^"]+)";', CTL_MAIN))
+
+
+def cleanup(objs_, prefix="dagsched"):
+    """The post-delete hook's objects by kind, its args as {flag: [values]}, its Role's rules."""
+    name = f"{prefix}-uninstall-cleanup"
+    mine = {o["kind"]: o for o in objs_ if o["metadata"]["name"] == name}
+    args = {}
+    if "Job" in mine:
+        for a in mine["Job"]["spec"]["template"]["spec"]["containers"][0]["args"]:
+            k, _, v = a.partition("=")
+            args.setdefault(k, []).append(v)
+    return mine, args, mine["Role"]["rules"] if "Role" in mine else []
+
+
+def selector_matches(sel, labels):
+    """A label selector in the API's string form (k=v and k in (a,b) terms) against labels."""
+    for term in re.findall(r"[^,()]+(?:\([^)]*\))?", sel):
+        term = term.strip(",")
+        m = re.fullmatch(r"(\S+) in \(([^)]*)\)", term)
+        if m:
+            if labels.get(m.group(1)) not in m.group(2).split(","):
+                return False
+        else:
+            k, _, v = term.partition("=")
+            if labels.get(k) != v:
+                return False
+    return True
+
+
+mine, cargs, crules = cleanup(objs)
+check("post-delete hook: ServiceAccount, Role, RoleBinding and Job, removed once it succeeded",
+      sorted(mine) == ["Job", "Role", "RoleBinding", "ServiceAccount"] and
+      all(o["metadata"]["annotations"].get("helm.sh/hook") == "post-delete" and
+          "hook-succeeded" in o["metadata"]["annotations"]["helm.sh/hook-delete-policy"]
+          for o in mine.values()), sorted(mine))
+check("post-delete hook: the controller image, the objects-only step in the release namespace",
+      cargs.get("uninstall") == [""] and cargs.get("--objects-only") == [""] and
+      cargs.get("--namespace") == [NS] and
+      mine["Job"]["spec"]["template"]["spec"]["containers"][0]["image"] ==
+      deps["dagsched-controller"]["spec"]["template"]["spec"]["containers"][0]["image"], cargs)
+check("post-delete hook: deletes the controller's ledger and learned run-time ConfigMaps "
+      "(the controller's defaults)",
+      cargs.get("--delete-configmap") == [CTL_DEFAULT["ledger_name"],
+                                          CTL_DEFAULT["runtime_history_name"]], (cargs, CTL_DEFAULT))
+ctl_lease = [a.split("=", 1)[1] for a in deps["dagsched-controller"]["spec"]["template"]["spec"]["containers"][0]["args"]
+             if a.startswith("--leader-elect-lease-name=")]
+sched_lease = scheduler_config(objs)["leaderElection"]["resourceName"]
+check("post-delete hook: deletes the controller's and the scheduler's Leases",
+      cargs.get("--delete-lease") == ctl_lease + [sched_lease] and len(ctl_lease) == 1, cargs)
+wait_sel = (cargs.get("--wait-for-pods") or [""])[0]
+waited = {n: selector_matches(wait_sel, d["spec"]["template"]["metadata"]["labels"])
+          for n, d in deps.items()}
+check("post-delete hook: first waits for the pods that write them (controller, scheduler) to go",
+      waited == {"dagsched-controller": True, "dagsched-scheduler": True,
+                 "dagsched-extender": False} and
+      not selector_matches(wait_sel, mine["Job"]["spec"]["template"]["metadata"]["labels"]),
+      (wait_sel, waited))
+check("post-delete hook: its wait ends before the Job's deadline",
+      0 < int(cargs["--wait-timeout"][0].rstrip("s")) < mine["Job"]["spec"]["activeDeadlineSeconds"],
+      cargs.get("--wait-timeout"))
+check("post-delete hook's Role: lists pods, deletes exactly those ConfigMaps and Leases",
+      crules == [{"apiGroups": [""], "resources": ["pods"], "verbs": ["list"]},
+                 {"apiGroups": [""], "resources": ["configmaps"],
+                  "resourceNames": cargs["--delete-configmap"], "verbs": ["delete"]},
+                 {"apiGroups": ["coordination.k8s.io"], "resources": ["leases"],
+                  "resourceNames": cargs["--delete-lease"], "verbs": ["delete"]}] and
+      mine["RoleBinding"]["subjects"] == [{"kind": "ServiceAccount", "namespace": NS,
+                                           "name": "dagsched-uninstall-cleanup"}], crules)
+_, a2, r2 = cleanup(render("controller.leaderElection.leaseName=ctl-lease",
+                           '{controller.extraArgs=["--ledger-name=my-ledger"]'))
+check("post-delete hook: a lease name from the values, a ledger name from controller.extraArgs",
+      a2["--delete-lease"] == ["ctl-lease", sched_lease] and
+      a2["--delete-configmap"] == ["my-ledger", CTL_DEFAULT["runtime_history_name"]] and
+      r2[1]["resourceNames"] == ["my-ledger", CTL_DEFAULT["runtime_history_name"]], a2)
+_, a3, r3 = cleanup(render("controller.leaderElection.enabled=false", "scheduler.leaderElect=false"))
+check("post-delete hook: no Leases without leader election (and no right on Leases)",
+      "--delete-lease" not in a3 and [r["resources"] for r in r3] == [["pods"], ["configmaps"]], r3)
+_, a4, _ = cleanup(render("scheduler.enabled=false"))
+check("post-delete hook: without the chart's scheduler only the controller's Lease",
+      a4["--delete-lease"] == ctl_lease, a4)
+_, a5, _ = cleanup(render("fullnameOverride=acme"), "acme")
+check("post-delete hook: the scheduler's Lease follows fullnameOverride",
+      a5.get("--delete-lease") == ctl_lease + ["acme-scheduler"], a5)
+check("uninstall hook off: no post-delete hook either",
+      cleanup(render("uninstallHook.enabled=false"))[0] == {})
 
 
 
@@ -275,6 +368,224 @@ check("schema rejects an extra argument that is not a flag", p.returncode != 0, 
 p = helm("template", "x", CHART, "--set", "extender.logLevel=loud", ok=False)
 check("schema rejects an unknown logLevel", p.returncode != 0 and "logLevel" in p.stderr,
       p.stderr[-300:])
+
+# --- the usual knobs: names, ServiceAccounts, pod labels and annotations, probes, spread
+COMPONENTS = ("controller", "extender", "scheduler")
+
+
+def tmpl(objs_, name):
+    return find(objs_, "Deployment", name)[0]["spec"]["template"]
+
+
+def hook_args(objs_):
+    return find(objs_, "Job")[0]["spec"]["template"]["spec"]["containers"][0]["args"]
+
+
+def names_of(objs_):
+    return sorted(f'{o["kind"]}/{o["metadata"]["name"]}' for o in objs_)
+
+
+def SELECTOR(c):
+    return {"app.kubernetes.io/name": "dagsched", "app.kubernetes.io/instance": "dagsched",
+            "app.kubernetes.io/component": c}
+
+
+def sched_cfg(objs_, prefix):
+    cm = find(objs_, "ConfigMap", f"{prefix}-scheduler-config")[0]
+    return yaml.safe_load(cm["data"]["scheduler-config.yaml"])
+
+
+dflt = render()
+
+
+def knob(name, fn):
+    """Runs one knob's checks; a render the chart refuses (before it had the knob) fails them."""
+    try:
+        fn()
+    except (Exception, SystemExit) as e:
+        check(f"{name}: renders", False, str(e)[-300:])
+
+
+check("default names are unchanged (dagsched-<component>)",
+      sorted(o["metadata"]["name"] for o in find(dflt, "Deployment")) ==
+      ["dagsched-controller", "dagsched-extender", "dagsched-scheduler"] and
+      sorted(o["metadata"]["name"] for o in find(dflt, "ServiceAccount")) ==
+      ["dagsched-controller", "dagsched-extender", "dagsched-scheduler", "dagsched-uninstall",
+       "dagsched-uninstall-cleanup"],
+      names_of(find(dflt, "ServiceAccount")))
+
+
+def knob_names():
+    for setting, prefix in [("fullnameOverride=acme", "acme"), ("nameOverride=ds", "dagsched-ds")]:
+        o = render(setting)
+        other = [x for x in o if not x["metadata"]["name"].startswith(prefix + "-")]
+        check(f"{setting}: every object's name starts with {prefix}-", other == [], names_of(other))
+        check(f"{setting}: the webhook the hook deletes and the scheduler's Lease follow",
+              [w["metadata"]["name"] for w in find(o, "MutatingWebhookConfiguration")] == [f"{prefix}-{NS}"]
+              and f"--webhook-configuration={prefix}-{NS}" in hook_args(o)
+              and sched_cfg(o, prefix)["leaderElection"]["resourceName"] == f"{prefix}-scheduler",
+              hook_args(o))
+        check(f"{setting}: the label app.kubernetes.io/name stays dagsched (as on the CLI's policies)",
+              all(x["metadata"]["labels"]["app.kubernetes.io/name"] == "dagsched" for x in o
+                  if "labels" in x["metadata"]))
+    for bad in ("nameOverride=Bad_Name", "fullnameOverride=-x"):
+        p = helm("template", "x", CHART, "--set", bad, ok=False)
+        check(f"schema rejects {bad}", p.returncode != 0, p.stderr[-300:])
+
+
+knob("names", knob_names)
+
+
+# ServiceAccounts: per component, created or not, annotated, and the RBAC bound to the name used
+def knob_service_accounts():
+    o = render("controller.serviceAccount.create=false", "controller.serviceAccount.name=ops-ctl",
+               "extender.serviceAccount.name=ext-sa",
+               "extender.serviceAccount.annotations.eks\\.amazonaws\\.com/role-arn=arn:aws:iam::1:role/x",
+               "scheduler.serviceAccount.annotations.iam\\.gke\\.io/gcp-service-account=s@p.iam")
+    sas = {x["metadata"]["name"]: x for x in find(o, "ServiceAccount")}
+    check("serviceAccount.create=false: the named account is not created",
+          "ops-ctl" not in sas and "dagsched-controller" not in sas, sorted(sas))
+    check("serviceAccount.name: the account created under that name",
+          "ext-sa" in sas and "dagsched-extender" not in sas, sorted(sas))
+    check("serviceAccount.annotations (IRSA, workload identity) on the accounts",
+          sas["ext-sa"]["metadata"].get("annotations") ==
+          {"eks.amazonaws.com/role-arn": "arn:aws:iam::1:role/x"} and
+          sas["dagsched-scheduler"]["metadata"].get("annotations") ==
+          {"iam.gke.io/gcp-service-account": "s@p.iam"}, sas)
+    check("no annotations on the accounts by default",
+          all("annotations" not in x["metadata"] for x in find(dflt, "ServiceAccount")
+              if "uninstall" not in x["metadata"]["name"]))
+    want_sa = {"controller": "ops-ctl", "extender": "ext-sa", "scheduler": "dagsched-scheduler"}
+    check("each Deployment runs as its component's account",
+          {c: tmpl(o, f"dagsched-{c}")["spec"]["serviceAccountName"] for c in COMPONENTS} == want_sa)
+    bound = {}
+    for b in find(o, "ClusterRoleBinding") + find(o, "RoleBinding"):
+        bound.setdefault(b["metadata"]["name"].split("-")[1], set()).update(
+            s_["name"] for s_ in b["subjects"])
+    check("the chart's RBAC is bound to the accounts used",
+          {c: bound.get(c) for c in COMPONENTS} == {c: {want_sa[c]} for c in COMPONENTS}, bound)
+    p = helm("template", "x", CHART, "--set", "controller.serviceAccount.nmae=x", ok=False)
+    check("schema rejects an unknown serviceAccount key", p.returncode != 0 and "nmae" in p.stderr,
+          p.stderr[-300:])
+
+
+knob("service accounts", knob_service_accounts)
+
+
+# podLabels and podAnnotations: global, a component's replacing them, never the selector labels
+def knob_pod_labels():
+    o = render("podLabels.team=data", "controller.podLabels.team=sched",
+               "podLabels.app\\.kubernetes\\.io/component=oops",
+               "podAnnotations.example\\.com/owner=ops", "scheduler.podAnnotations.a=b")
+    t = {c: tmpl(o, f"dagsched-{c}")["metadata"] for c in COMPONENTS}
+    check("podLabels on the pods, a component's replacing the global ones",
+          t["extender"]["labels"].get("team") == "data" and t["scheduler"]["labels"].get("team") == "data"
+          and t["controller"]["labels"].get("team") == "sched", t)
+    check("podLabels cannot replace a selector label",
+          all(t[c]["labels"]["app.kubernetes.io/component"] == c for c in ("extender", "scheduler")))
+    check("podAnnotations on the pods, a component's replacing the global ones",
+          t["extender"].get("annotations") == {"example.com/owner": "ops"} and
+          t["controller"].get("annotations") == {"example.com/owner": "ops"} and
+          t["scheduler"]["annotations"].get("a") == "b" and
+          "example.com/owner" not in t["scheduler"]["annotations"] and
+          "checksum/config" in t["scheduler"]["annotations"], t)
+    hook_meta = find(o, "Job")[0]["spec"]["template"]["metadata"]
+    test_meta = find(o, "Pod")[0]["metadata"]
+    check("the global podLabels and podAnnotations on the hook's and the helm test's pods",
+          hook_meta["labels"].get("team") == "data" and
+          hook_meta.get("annotations") == {"example.com/owner": "ops"} and
+          test_meta["labels"].get("team") == "data" and
+          test_meta["annotations"].get("example.com/owner") == "ops" and
+          test_meta["annotations"].get("helm.sh/hook") == "test", (hook_meta, test_meta))
+    check("no pod labels beyond the selector's by default",
+          all(tmpl(dflt, f"dagsched-{c}")["metadata"]["labels"] == SELECTOR(c) for c in COMPONENTS))
+    p = helm("template", "x", CHART, "--set", "podLabels.n=1", ok=False)
+    check("schema rejects a podLabels value that is not a string", p.returncode != 0, p.stderr[-300:])
+
+
+knob("pod labels", knob_pod_labels)
+
+
+# probes: the chart's handlers, timing from the values
+def knob_probes():
+    o = render("controller.livenessProbe.periodSeconds=20", "controller.readinessProbe.failureThreshold=6",
+               "extender.readinessProbe.timeoutSeconds=3", "scheduler.livenessProbe.initialDelaySeconds=30")
+    cs = {c: tmpl(o, f"dagsched-{c}")["spec"]["containers"][0] for c in COMPONENTS}
+    check("controller probes: the timing given over the chart's handler",
+          cs["controller"]["livenessProbe"] == {"httpGet": {"path": "/healthz", "port": "metrics"},
+                                                "periodSeconds": 20} and
+          cs["controller"]["readinessProbe"] == {"httpGet": {"path": "/readyz", "port": "metrics"},
+                                                 "failureThreshold": 6}, cs["controller"])
+    check("extender readinessProbe timing",
+          cs["extender"]["readinessProbe"].get("timeoutSeconds") == 3 and
+          cs["extender"]["readinessProbe"]["httpGet"]["path"] == "/readyz", cs["extender"])
+    check("scheduler livenessProbe timing replaces its default delay",
+          cs["scheduler"]["livenessProbe"] == {"httpGet": {"path": "/livez", "port": 10259, "scheme": "HTTPS"},
+                                               "initialDelaySeconds": 30}, cs["scheduler"])
+    dcs = {c: tmpl(dflt, f"dagsched-{c}")["spec"]["containers"][0] for c in COMPONENTS}
+    check("default probes as before",
+          dcs["controller"]["livenessProbe"] == {"httpGet": {"path": "/healthz", "port": "metrics"}} and
+          dcs["scheduler"]["livenessProbe"]["initialDelaySeconds"] == 15 and
+          sorted(dcs["extender"]["readinessProbe"]) == ["httpGet"], dcs)
+    for bad in ('controller.livenessProbe={"exec":{"command":["true"]}}',
+                'extender.livenessProbe={"successThreshold":2}'):
+        p = helm("template", "x", CHART, "--set-json", bad, ok=False)
+        check(f"schema rejects {bad}", p.returncode != 0, p.stderr[-300:])
+
+
+knob("probes", knob_probes)
+
+
+# topologySpreadConstraints: spread by default over nodes when a component runs several replicas
+ZONE = {"maxSkew": 1, "topologyKey": "topology.kubernetes.io/zone", "whenUnsatisfiable": "DoNotSchedule"}
+
+
+def knob_spread():
+    HOSTNAME_SPREAD = {"maxSkew": 1, "topologyKey": "kubernetes.io/hostname",
+                       "whenUnsatisfiable": "ScheduleAnyway"}
+    for c in COMPONENTS:
+        spec = tmpl(dflt, f"dagsched-{c}")["spec"]
+        replicas = find(dflt, "Deployment", f"dagsched-{c}")[0]["spec"]["replicas"]
+        want = [{**HOSTNAME_SPREAD, "labelSelector": {"matchLabels": SELECTOR(c)}}] if replicas > 1 else None
+        check(f"{c} ({replicas} replicas): default spread over nodes only with more than one replica",
+              spec.get("topologySpreadConstraints") == want, spec.get("topologySpreadConstraints"))
+    o = render("scheduler.replicas=3", "extender.replicas=1")
+    check("the default spread follows the replicas",
+          tmpl(o, "dagsched-scheduler")["spec"]["topologySpreadConstraints"] ==
+          [{**HOSTNAME_SPREAD, "labelSelector": {"matchLabels": SELECTOR("scheduler")}}] and
+          "topologySpreadConstraints" not in tmpl(o, "dagsched-extender")["spec"])
+    o = render("{topologySpreadConstraints=" + json.dumps([ZONE]),
+               "{controller.topologySpreadConstraints=" + json.dumps(
+                   [{**ZONE, "maxSkew": 2, "labelSelector": {"matchLabels": {"x": "y"}}}]))
+    check("global topologySpreadConstraints, the component's selector filled in",
+          tmpl(o, "dagsched-extender")["spec"]["topologySpreadConstraints"] ==
+          [{**ZONE, "labelSelector": {"matchLabels": SELECTOR("extender")}}] and
+          tmpl(o, "dagsched-scheduler")["spec"]["topologySpreadConstraints"] ==
+          [{**ZONE, "labelSelector": {"matchLabels": SELECTOR("scheduler")}}],
+          tmpl(o, "dagsched-extender")["spec"].get("topologySpreadConstraints"))
+    check("a component's topologySpreadConstraints replace the global ones, its labelSelector kept",
+          tmpl(o, "dagsched-controller")["spec"]["topologySpreadConstraints"] ==
+          [{**ZONE, "maxSkew": 2, "labelSelector": {"matchLabels": {"x": "y"}}}],
+          tmpl(o, "dagsched-controller")["spec"].get("topologySpreadConstraints"))
+    check("no spread on the hook's and the helm test's single pods",
+          "topologySpreadConstraints" not in find(o, "Job")[0]["spec"]["template"]["spec"] and
+          "topologySpreadConstraints" not in find(o, "Pod")[0]["spec"])
+    p = helm("template", "x", CHART, "--set-json",
+             'topologySpreadConstraints=[{"maxSkew":1,"topologyKey":"zone","whenUnsatisfiable":"Maybe"}]',
+             ok=False)
+    check("schema rejects whenUnsatisfiable=Maybe", p.returncode != 0 and "whenUnsatisfiable" in p.stderr,
+          p.stderr[-300:])
+
+
+knob("spread", knob_spread)
+
+lint = helm("lint", CHART, "--strict", "--set", "fullnameOverride=acme",
+            "--set", "controller.serviceAccount.create=false",
+            "--set", "extender.serviceAccount.annotations.a=b", "--set", "podLabels.team=data",
+            "--set", "podAnnotations.a=b", "--set", "scheduler.livenessProbe.periodSeconds=5",
+            "--set", "controller.readinessProbe.successThreshold=2",
+            "--set-json", "topologySpreadConstraints=" + json.dumps([ZONE]), ok=False)
+check("helm lint --strict (the knobs set)", lint.returncode == 0, lint.stdout + lint.stderr)
 
 # --- non-default values
 objs2 = render("controller.dryRun=true", "extender.tls.enabled=true",

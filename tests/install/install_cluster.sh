@@ -47,6 +47,13 @@ check "rendered variants (TLS off, no scheduler, NetworkPolicy peers) pass serve
     --set scheduler.enabled=false --set-json 'networkPolicy.metricsFrom=[]' \
     --set-json 'networkPolicy.extenderFrom=[{\"ipBlock\":{\"cidr\":\"10.0.0.0/24\"}},{\"namespaceSelector\":{\"matchLabels\":{\"team\":\"a\"}},\"podSelector\":{}}]' \
     | '$K' apply --dry-run=server -f -"
+check "rendered knobs (names, ServiceAccounts, pod labels, probes, spread) pass server-side dry-run" \
+  bash -c "'$HELM' template dagsched helm/dagsched -n $NS --set fullnameOverride=acme \
+    --set controller.serviceAccount.create=false --set 'extender.serviceAccount.annotations.eks\.amazonaws\.com/role-arn=arn:aws:iam::1:role/x' \
+    --set podLabels.team=data --set scheduler.podAnnotations.a=b --set controller.livenessProbe.periodSeconds=20 \
+    --set extender.readinessProbe.successThreshold=2 --set scheduler.replicas=2 \
+    --set-json 'topologySpreadConstraints=[{\"maxSkew\":1,\"topologyKey\":\"topology.kubernetes.io/zone\",\"whenUnsatisfiable\":\"DoNotSchedule\"}]' \
+    | '$K' apply --dry-run=server -f -"
 check "manifests/dagsched.yaml passes server-side dry-run" \
   "$K" apply --dry-run=server -f manifests/dagsched.yaml
 check "the Secret of hack/gen-extender-tls.sh passes server-side dry-run" \
@@ -284,12 +291,12 @@ for d in yaml.safe_load_all(open(sys.argv[1])):
 HOOK_SA=$(python3 -c '
 import sys, yaml
 for d in yaml.safe_load_all(open(sys.argv[1])):
-    if d and d["kind"] == "Job":
+    if d and d["kind"] == "Job" and d["metadata"]["annotations"]["helm.sh/hook"] == "pre-delete":
         print(d["spec"]["template"]["spec"]["serviceAccountName"])' "$TLS/hooks.yaml")
 mapfile -t HOOK_ARGS < <(python3 -c '
 import sys, yaml
 for d in yaml.safe_load_all(open(sys.argv[1])):
-    if d and d["kind"] == "Job":
+    if d and d["kind"] == "Job" and d["metadata"]["annotations"]["helm.sh/hook"] == "pre-delete":
         print("\n".join(d["spec"]["template"]["spec"]["containers"][0]["args"]))' "$TLS/hooks.yaml")
 "$K" config view --raw --minify | TOKEN="$("$K" -n "$NS" create token "$HOOK_SA")" python3 -c '
 import os, sys, yaml
@@ -316,11 +323,96 @@ check "the webhook configuration is gone" expect_no "$K" get mutatingwebhookconf
 check "the hook reports the suspended DAG Job it leaves alone" grep -q "strand-job.*stays so" "$TLS/hook.log"
 check "the hook reports pods left waiting for the dagsched scheduler" grep -Eq "[1-9][0-9]* pending pods wait for scheduler dagsched" "$TLS/hook.log"
 check "the suspended Job is still suspended" bash -c "[[ \$('$K' -n $NS get job strand-job -o jsonpath='{.spec.suspend}') == true ]]"
-check "helm uninstall (its pre-delete hook succeeds)" "$HELM" uninstall dagsched -n "$NS" --wait --timeout 120s
+# What the components write at run time and no owner removes (their pods here are kwok's, so
+# this script writes them as the controller and kube-scheduler would), and two objects of
+# another owner that must stay.
+for cm in dagsched-controller-evictions dagsched-runtime-history other-config; do
+  "$K" -n "$NS" create configmap "$cm" --from-literal=k=v >/dev/null
+done
+for lease in dagsched-controller dagsched-scheduler other-lease; do
+  "$K" apply -f - >/dev/null <<YAML
+apiVersion: coordination.k8s.io/v1
+kind: Lease
+metadata: {name: $lease, namespace: $NS}
+spec: {holderIdentity: someone, leaseDurationSeconds: 15}
+YAML
+done
+check "helm uninstall (its pre-delete and post-delete hooks succeed)" "$HELM" uninstall dagsched -n "$NS" --wait --timeout 120s
 check "the hook's objects are removed after it succeeded" bash -c \
   "! '$K' -n $NS get job,serviceaccount -o name | grep -q uninstall && ! '$K' get clusterrole -o name | grep -q uninstall"
 check "no cluster-scoped leftovers" bash -c \
   "! '$K' get clusterroles,clusterrolebindings -o name | grep -q dagsched"
+
+# The post-delete hook's command, run for real (kwok played its pod during `helm uninstall`): the
+# Job that `helm get hooks` showed, its arguments, as its ServiceAccount (its objects applied
+# again from the same output, a token minted for it).
+post_delete() { # the post-delete hook's objects of hooks.yaml: KIND-FILTER (job|other)
+  python3 -c '
+import sys, yaml
+for d in yaml.safe_load_all(open(sys.argv[1])):
+    if d and d["metadata"].get("annotations", {}).get("helm.sh/hook") == "post-delete" and \
+            (d["kind"] == "Job") == (sys.argv[2] == "job"):
+        if sys.argv[2] == "job":
+            print(d["spec"]["template"]["spec"]["serviceAccountName"])
+            print("\n".join(d["spec"]["template"]["spec"]["containers"][0]["args"]))
+        else:
+            print("---"); print(yaml.safe_dump(d))' "$TLS/hooks.yaml" "$1"
+}
+post_delete other | "$K" apply -f - >/dev/null
+mapfile -t CLEAN < <(post_delete job)
+CLEAN_SA=${CLEAN[0]}
+CLEAN_ARGS=("${CLEAN[@]:1}")
+"$K" config view --raw --minify | TOKEN="$("$K" -n "$NS" create token "$CLEAN_SA")" python3 -c '
+import os, sys, yaml
+c = yaml.safe_load(sys.stdin)
+c["users"] = [{"name": "hook", "user": {"token": os.environ["TOKEN"]}}]
+c["contexts"][0]["context"]["user"] = "hook"
+print(yaml.safe_dump(c))' >"$TLS/cleanup.kubeconfig"
+run_cleanup() { # EXTRA-ARGS...
+  ASAN_OPTIONS=detect_leaks=1 "$CTL_BIN" "${CLEAN_ARGS[@]}" "$@" --kubeconfig "$TLS/cleanup.kubeconfig" \
+    --log-format text >"$TLS/cleanup.log" 2>&1
+}
+left() { # what of dagsched's is left in the release namespace
+  "$K" -n "$NS" get configmaps,leases.coordination.k8s.io,secrets,serviceaccounts,services,deployments,jobs,roles,rolebindings,networkpolicies,poddisruptionbudgets -o name |
+    grep dagsched
+}
+both_left() { # the four objects the components wrote, all still there
+  [[ $("$K" -n "$NS" get configmap dagsched-controller-evictions dagsched-runtime-history -o name | wc -l) == 2 &&
+    $("$K" -n "$NS" get lease dagsched-controller dagsched-scheduler -o name | wc -l) == 2 ]]
+}
+check "the post-delete hook's ServiceAccount cannot delete another ConfigMap" expect_no \
+  "$K" --kubeconfig "$TLS/cleanup.kubeconfig" -n "$NS" delete configmap other-config --dry-run=server
+check "... nor another Lease" expect_no \
+  "$K" --kubeconfig "$TLS/cleanup.kubeconfig" -n "$NS" delete lease other-lease --dry-run=server
+"$K" apply -f - >/dev/null <<YAML
+apiVersion: v1
+kind: Pod
+metadata:
+  name: late-controller
+  namespace: $NS
+  labels: {app.kubernetes.io/name: dagsched, app.kubernetes.io/instance: dagsched, app.kubernetes.io/component: controller}
+spec:
+  containers: [{name: c, image: busybox}]
+YAML
+check "while a controller pod of the release remains, the hook's command waits, then fails" \
+  expect_no run_cleanup --wait-timeout=3s
+check "... and deletes nothing (the pod would write it again)" both_left
+"$K" -n "$NS" delete pod late-controller --grace-period=0 --force --wait >/dev/null 2>&1
+check "the post-delete hook's command (dagsched-controller ${CLEAN_ARGS[*]}) exits 0 as its ServiceAccount" \
+  run_cleanup
+sed 's/^/     cleanup: /' "$TLS/cleanup.log" | tail -n 8
+check "... the ledger, learned run-time ConfigMaps and both Leases are gone" bash -c \
+  "! '$K' -n $NS get configmap dagsched-controller-evictions 2>/dev/null && ! '$K' -n $NS get configmap dagsched-runtime-history 2>/dev/null &&
+   ! '$K' -n $NS get lease dagsched-controller 2>/dev/null && ! '$K' -n $NS get lease dagsched-scheduler 2>/dev/null"
+check "... another owner's ConfigMap and Lease are kept" \
+  "$K" -n "$NS" get configmap/other-config lease/other-lease
+check "... run again, it finds them gone and exits 0" run_cleanup
+post_delete other | "$K" delete -f - >/dev/null
+"$K" -n "$NS" delete configmap other-config >/dev/null
+"$K" -n "$NS" delete lease other-lease >/dev/null
+check "nothing of dagsched's is left in the release namespace after helm uninstall" \
+  wait_until 60 expect_no left
+left | sed 's/^/     left: /'
 
 # --- helm upgrade from the previous chart version: the chart as of the commit before the last
 # change of Chart.yaml's version (UPGRADE_FROM=REV picks another), installed with the same user

@@ -1,9 +1,23 @@
 {{/* Names and labels shared by every template. */}}
+{{/* The name in object names: "dagsched", or nameOverride. The app.kubernetes.io/name label stays
+dagsched whatever it is, as on the policy ConfigMaps the CLI writes. */}}
+{{- define "dagsched.name" -}}
+{{- default "dagsched" .Values.nameOverride | trunc 40 | trimSuffix "-" -}}
+{{- end -}}
+
+{{/* The prefix of every object's name: fullnameOverride; else the release name when it contains
+the name (a release called dagsched: dagsched-controller...), else <release>-<name>. At most 40
+characters, so that the longest suffix still fits a name's 63. */}}
 {{- define "dagsched.fullname" -}}
-{{- if contains "dagsched" .Release.Name -}}
+{{- if .Values.fullnameOverride -}}
+{{- .Values.fullnameOverride | trunc 40 | trimSuffix "-" -}}
+{{- else -}}
+{{- $name := include "dagsched.name" . -}}
+{{- if contains $name .Release.Name -}}
 {{- .Release.Name | trunc 40 | trimSuffix "-" -}}
 {{- else -}}
-{{- printf "%s-dagsched" .Release.Name | trunc 40 | trimSuffix "-" -}}
+{{- printf "%s-%s" .Release.Name $name | trunc 40 | trimSuffix "-" -}}
+{{- end -}}
 {{- end -}}
 {{- end -}}
 
@@ -19,6 +33,71 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
 app.kubernetes.io/name: dagsched
 app.kubernetes.io/instance: {{ .root.Release.Name }}
 app.kubernetes.io/component: {{ .component }}
+{{- end -}}
+
+{{/* The ServiceAccount a component's pods run as: call with (dict "root" $ "component" name).
+<component>.serviceAccount.name, else <fullname>-<component>; the chart creates it unless
+<component>.serviceAccount.create is false (then it must exist). */}}
+{{- define "dagsched.serviceAccountName" -}}
+{{- $sa := (get .root.Values .component).serviceAccount | default dict -}}
+{{- $sa.name | default (printf "%s-%s" (include "dagsched.fullname" .root) .component) -}}
+{{- end -}}
+
+{{/* A pod template's metadata: call with (dict "root" $ "c" component-values "component" name
+"annotations" chart-annotations). Labels: the component's selector labels, then podLabels (a
+selector label cannot be replaced). Annotations: the chart's own, then podAnnotations. A
+component's podLabels and podAnnotations replace the global ones when set (not empty). */}}
+{{- define "dagsched.podMetadata" -}}
+{{- $root := .root -}}
+{{- $c := .c | default dict -}}
+labels:
+  {{- include "dagsched.selector" (dict "root" $root "component" .component) | nindent 2 }}
+  {{- with omit ($c.podLabels | default $root.Values.podLabels | default dict) "app.kubernetes.io/name" "app.kubernetes.io/instance" "app.kubernetes.io/component" }}
+  {{- toYaml . | nindent 2 }}
+  {{- end }}
+{{- $own := .annotations | default dict }}
+{{- $user := deepCopy ($c.podAnnotations | default $root.Values.podAnnotations | default dict) }}
+{{- range $k, $v := $own }}
+{{- $_ := unset $user $k }}
+{{- end }}
+{{- if or $own $user }}
+annotations:
+  {{- with $own }}
+  {{- toYaml . | nindent 2 }}
+  {{- end }}
+  {{- with $user }}
+  {{- toYaml . | nindent 2 }}
+  {{- end }}
+{{- end }}
+{{- end -}}
+
+{{/* A name the controller gives one of its objects: the value of --<flag>=... in
+controller.extraArgs (the last one, as the controller reads them), else the controller's default.
+Call with (dict "root" $ "flag" name "default" name). */}}
+{{- define "dagsched.controllerFlag" -}}
+{{- $v := .default -}}
+{{- $prefix := printf "--%s=" .flag -}}
+{{- range .root.Values.controller.extraArgs -}}
+{{- if hasPrefix $prefix . -}}
+{{- $v = trimPrefix $prefix . -}}
+{{- end -}}
+{{- end -}}
+{{- $v -}}
+{{- end -}}
+
+{{/* What dagsched writes at run time in the release namespace and nothing deletes with the
+release, as YAML {configmaps: [...], leases: [...]}: the controller's eviction ledger and learned
+run times (ConfigMaps), the controller's and the scheduler's leader-election Leases. */}}
+{{- define "dagsched.runtimeObjects" -}}
+{{- $cms := list (include "dagsched.controllerFlag" (dict "root" . "flag" "ledger-name" "default" "dagsched-controller-evictions")) (include "dagsched.controllerFlag" (dict "root" . "flag" "runtime-history-name" "default" "dagsched-runtime-history")) -}}
+{{- $leases := list -}}
+{{- if .Values.controller.leaderElection.enabled -}}
+{{- $leases = append $leases (include "dagsched.controllerFlag" (dict "root" . "flag" "leader-elect-lease-name" "default" .Values.controller.leaderElection.leaseName)) -}}
+{{- end -}}
+{{- if and .Values.scheduler.enabled .Values.scheduler.leaderElect -}}
+{{- $leases = append $leases (printf "%s-scheduler" (include "dagsched.fullname" .)) -}}
+{{- end -}}
+{{- toYaml (dict "configmaps" ($cms | uniq) "leases" ($leases | uniq)) -}}
 {{- end -}}
 
 {{- define "dagsched.image" -}}
@@ -118,8 +197,11 @@ the scheduler configuration and its checksum) sees the same certificate.
 {{- end -}}
 
 {{/* Pod-level settings common to the Deployments and Jobs: call with (dict "root" $ "c"
-component-values). A component's nodeSelector, tolerations and affinity replace the global ones
-when set (not empty). */}}
+component-values), and for a Deployment "component" name and "replicas" count. A component's
+nodeSelector, tolerations, affinity and topologySpreadConstraints replace the global ones when set
+(not empty). A Deployment's pods get topologySpreadConstraints (a constraint without labelSelector
+gets the component's selector labels); with none given and more than one replica they are spread
+over nodes (kubernetes.io/hostname, ScheduleAnyway: a soft preference). */}}
 {{- define "dagsched.podCommon" -}}
 {{- $root := .root -}}
 {{- $c := .c | default dict -}}
@@ -140,6 +222,24 @@ tolerations:
 {{- with ($c.affinity | default $root.Values.affinity) }}
 affinity:
   {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- if .component }}
+{{- $match := dict "matchLabels" (include "dagsched.selector" (dict "root" $root "component" .component) | fromYaml) }}
+{{- $spread := list }}
+{{- range ($c.topologySpreadConstraints | default $root.Values.topologySpreadConstraints) }}
+{{- $t := deepCopy . }}
+{{- if not (hasKey $t "labelSelector") }}
+{{- $_ := set $t "labelSelector" $match }}
+{{- end }}
+{{- $spread = append $spread $t }}
+{{- end }}
+{{- if and (not $spread) (gt (int .replicas) 1) }}
+{{- $spread = list (dict "maxSkew" 1 "topologyKey" "kubernetes.io/hostname" "whenUnsatisfiable" "ScheduleAnyway" "labelSelector" $match) }}
+{{- end }}
+{{- with $spread }}
+topologySpreadConstraints:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
 {{- end }}
 {{- with $root.Values.priorityClassName }}
 priorityClassName: {{ . }}
