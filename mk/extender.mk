@@ -1,7 +1,8 @@
 # mk/extender.mk: the scheduler extender (bin/dagsched-extender), its unit tests on recorded
 # request bodies, its integration suite on the local control plane, the request-parser fuzzer
-# (make fuzz), the latency benchmark (make bench-extender) and the end-to-end throughput
-# benchmark against kube-scheduler alone (make bench-e2e).
+# (make fuzz), the latency benchmark (make bench-extender), the end-to-end throughput
+# benchmark against kube-scheduler alone (make bench-e2e) and the JSON tokenizer against
+# jansson (make bench-jscan).
 
 EXT_SRCS      := $(filter-out extender/main.c,$(wildcard extender/*.c))
 EXT_TESTS     := $(patsubst tests/extender/%.c,%,$(wildcard tests/extender/test_*.c))
@@ -161,6 +162,12 @@ bench-e2e: $(BIN)/dagsched-extender
 # a snapshot built from scratch (the baseline) against the incremental update, for batches of 50
 # pod changes, measured in the same run (tests/extender/bench_snapshot.c; SNAPSHOT_BENCH_ARGS =
 # "NODES PODS BATCH ROUNDS" adjusts it).
+# The extender's JSON tokenizer against jansson on an ExtenderArgs of 5,000 node names, in the
+# same run (tests/extender/bench_jscan.c; JSCAN_BENCH_ARGS = "NAMES ROUNDS" adjusts it).
+.PHONY: bench-jscan
+bench-jscan: $(BUILD)/rel/tests/extender/bench_jscan
+	@$(BUILD)/rel/tests/extender/bench_jscan $(JSCAN_BENCH_ARGS)
+
 .PHONY: bench-snapshot
 bench-snapshot: $(BUILD)/rel/tests/extender/bench_snapshot
 	@$(BUILD)/rel/tests/extender/bench_snapshot $(SNAPSHOT_BENCH_ARGS)
