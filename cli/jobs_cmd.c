@@ -192,12 +192,11 @@ static void job_span(const ctl_snapshot *s, const ds_job *j, double *started, do
         *finished = NAN;
 }
 
-/* The job's outlook (outlook.h): finished with its makespan and deadline margin, or its ETA. */
+/* The job's outlook (outlook.h): finished with its makespan and deadline margin, or its ETA;
+ * finished as job_span gives it. */
 static void job_outlook(const ctl_snapshot *s, const ds_job *j, const job_stats *st,
-                        cli_outlook *out)
+                        double finished, cli_outlook *out)
 {
-    double started, finished;
-    job_span(s, j, &started, &finished);
     bool ended = j->valid && st->n[DS_TASK_SUCCEEDED] + st->n[DS_TASK_FAILED] == j->dag.n;
     if (ended && isnan(finished))
         finished = INFINITY; /* ended, when not known */
@@ -237,7 +236,7 @@ static json_t *job_json(const ctl_snapshot *s, const ds_job *j, const job_stats 
         json_object_set_new(o, "remainingCriticalPathSeconds",
                             json_num(st->summarised ? st->sum.remaining_path_s : NAN));
         cli_outlook ol;
-        job_outlook(s, j, st, &ol);
+        job_outlook(s, j, st, finished, &ol);
         json_object_set_new(o, "eta", json_time(ol.eta));
         json_object_set_new(o, "makespanSeconds", json_num(ol.makespan_s));
         json_object_set_new(o, "deadlineMarginSeconds", json_num(ol.margin_s));
@@ -375,8 +374,10 @@ static int describe_job(const cmd_opts *o, const cli_view *v, const char *name)
     if (j->stalled != NULL)
         printf("Stalled:     %s\n", cli_oneline(j->stalled, line, sizeof line));
     cli_fmt_until(j->deadline, s->now, dl, sizeof dl);
+    double started, finished;
+    job_span(s, j, &started, &finished);
     cli_outlook ol;
-    job_outlook(s, j, &st, &ol);
+    job_outlook(s, j, &st, finished, &ol);
     char olt[320];
     cli_outlook_text(&ol, s->now, olt, sizeof olt);
     printf("Deadline:    %s\n", dl);

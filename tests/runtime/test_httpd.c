@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "httpd.h"
+#include "raw_client.h"
 #include "clock.h"
 
 typedef struct {
@@ -415,18 +416,6 @@ static void test_shared_handlers(void **state)
 
 /* ---- Raw-socket clients: exact bytes on the wire, for framing the libcurl tests cannot send. ----
  */
-
-static int connect_lo(int port)
-{
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    assert_true(fd >= 0);
-    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    assert_int_equal(connect(fd, (struct sockaddr *)&a, sizeof a), 0);
-    int one = 1;
-    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-    return fd;
-}
 
 static void send_all(int fd, const char *p, size_t n)
 {

@@ -23,6 +23,7 @@
 
 #include "clock.h"
 #include "httpd.h"
+#include "raw_client.h"
 
 #define TEST_WATCHDOG_S 30
 
@@ -69,18 +70,6 @@ static void stop(fixture *f)
     metrics_registry_free(f->m);
     free(f);
     alarm(0);
-}
-
-static int connect_lo(int port)
-{
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    assert_true(fd >= 0);
-    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    assert_int_equal(connect(fd, (struct sockaddr *)&a, sizeof a), 0);
-    int one = 1;
-    assert_int_equal(setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one), 0);
-    return fd;
 }
 
 /* True when the server closed fd within timeout_s (it never sends these sockets a byte). */
