@@ -30,7 +30,8 @@
 # the work lost (seconds its evicted pods had run). A benchmark: it prints figures, it judges
 # nothing.
 # Usage: bench/urgent/run.sh EXTENDER CONTROLLER
-#   OFFSETS="0 10 30", ENGINES="argo jobs", SEEDS="1" (space-separated) select; ANNOTATE=1.
+#   OFFSETS="0 10 30", ENGINES="argo jobs", SEEDS="1" (space-separated) select; ANNOTATE=1;
+#   KEEP_LOGS=DIR keeps the logs and each scenario's Events.
 # shellcheck disable=SC2317 # helpers are called through wait_until
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -61,7 +62,13 @@ SEEDS="${SEEDS:-1}"
 EXT_PORT="$(free_port)"
 ADM_PORT="$(free_port)"
 CTL_PORT="$(free_port)"
-trap stop_components EXIT
+# KEEP_LOGS=DIR: the components' logs and each scenario's pods and Events are copied to DIR at
+# the end (the cluster's run directory goes with the cluster).
+keep_logs() {
+  stop_components
+  if [[ -n "${KEEP_LOGS:-}" ]]; then mkdir -p "$KEEP_LOGS" && cp -r "$LOGDIR"/. "$KEEP_LOGS"/; fi
+}
+trap keep_logs EXIT
 
 K create namespace "$INSTALL_NS" >/dev/null
 for m in "${MODES[@]}"; do K create namespace "u-$m" >/dev/null; done
@@ -356,6 +363,9 @@ for engine in $ENGINES; do
         printf '%-6s %-4s %-6s %-9s %9s %5s %6s %-10s %6s\n' "$engine" "$seed" "$off" "$m" "$u" \
           "$met" "$(evictions "$m")" "$("${engine}_phase" "$m" "${batch[$m]}")" \
           "$("${engine}_lost_work" "$m" "${batch[$m]}")"
+        if [[ -n "${KEEP_LOGS:-}" ]]; then
+          K -n "u-$m" get events -o wide >"$LOGDIR/events-$engine-$seed-$off-$m-$(date +%s).txt" 2>&1 || true
+        fi
       done
       cleanup "$engine"
       unset batch urgent

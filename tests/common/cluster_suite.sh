@@ -69,8 +69,10 @@ pass() {
   PASSED=$((PASSED + 1))
   echo "$SUITE: ok $PASSED - ${SCENARIO:+$SCENARIO: }$*"
 }
+FAILED_CHECKS=()
 failed() {
   FAILED=$((FAILED + 1))
+  FAILED_CHECKS+=("${SCENARIO:+$SCENARIO: }$*")
   echo "$SUITE: FAILED - ${SCENARIO:+$SCENARIO: }$*" >&2
   if declare -F on_failure >/dev/null; then on_failure; fi
 }
@@ -89,9 +91,12 @@ wait_until() {
     sleep 0.5
   done
 }
-# suite_result NAME: prints "NAME: N passed, M failed"; status 0 when none failed.
+# suite_result NAME: prints "NAME: N passed, M failed", then each failed check again (a log's
+# last lines then name them); status 0 when none failed.
 suite_result() {
   echo "$1: $PASSED passed, $FAILED failed"
+  local f
+  for f in "${FAILED_CHECKS[@]}"; do echo "$1: failed: $f"; done
   ((FAILED == 0))
 }
 # tail_logs LINES FILE...: the last LINES lines of each FILE that exists, on stderr.
