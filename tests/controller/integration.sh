@@ -820,7 +820,7 @@ scenario_apiserver_eviction() {
   check "no second eviction for the same preemptor" api2_evicted_is 1
   local where
   where="$(K -n api2 get pods -l job-name=urgent -o jsonpath='{.items[0].spec.nodeName}')"
-  echo "  the urgent pod is ${where:+bound to $where}${where:-still pending}" >&2
+  if [[ -n "$where" ]]; then echo "  the urgent pod is bound to $where" >&2; else echo "  the urgent pod is still pending" >&2; fi
   cleanup api2
 }
 
