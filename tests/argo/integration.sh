@@ -13,9 +13,11 @@
 #             pod was gated at creation and released by the controller (released-at annotation)
 #             never before its upstream tasks finished, as a task of the Workflow's DAG (its
 #             Released Event names its upstream tasks); no pod got an InvalidPodMetadata or InvalidJobGraph Event
-#   fan-out   (`depends`) a task with withItems of 20 after a root and before a join, 1 cpu each on 8 cpus, podGC
+#   fan-out   (`depends`) a task with withItems of 64 after a root and before a join, 1 cpu each on 8 cpus, podGC
 #             OnPodSuccess, and a retried task whose first attempt fails (retryStrategy): the
-#             Workflow succeeds; the join ran after every item; the retried task ran twice
+#             Workflow succeeds; the join ran after every item; the retried task ran twice; no pod
+#             of it was released outside the order (Argo creates fan-out pods before its status
+#             lists them: they wait for the listing, never released as "not a DAG task")
 #   invalid   a DAG with `depends: "a || b"`, which dagsched does not support: the Workflow still
 #             runs to Succeeded, and its pods get a Warning Event InvalidJobGraph saying why
 #   plugin    kubectl-dagsched get jobs, describe job, gantt and describe job -o json on a
@@ -132,7 +134,10 @@ check "no InvalidPodMetadata or InvalidJobGraph Event for the diamond" \
 }
 
 # ---- fan-out of 20, podGC, a retry
+fan_outside_dag() { metric_of "http://127.0.0.1:$CTL_PORT/metrics" 'dagsched_controller_releases_total{kind="outside_dag"}'; }
 scenario_fan() {
+local outside_before
+outside_before="$(fan_outside_dag)"
 K -n "$NS" create -f - >/dev/null <<YAML
 apiVersion: argoproj.io/v1alpha1
 kind: Workflow
@@ -148,7 +153,7 @@ spec:
       dag:
         tasks:
           - {name: root, template: work}
-          - {name: shard, template: work, depends: root, withItems: [$(seq -s, 0 19)]}
+          - {name: shard, template: work, depends: root, withItems: [$(seq -s, 0 63)]}
           - {name: flaky, template: fail-once, depends: root}
           - {name: join, template: work, depends: "shard && flaky"}
     - name: work
@@ -170,11 +175,15 @@ wfjson="$(K -n "$NS" get workflow fan -o json)"
 node_time() { jq -r --arg n "$1" --arg f "$2" '.status.nodes[] | select(.name==$n) | .[$f]' <<<"$wfjson"; }
 items_done_before_join=1
 join_start="$(node_time fan.join startedAt)"
-for i in $(seq 0 19); do
+for i in $(seq 0 63); do
   f="$(jq -r --arg p "fan.shard($i:" '.status.nodes[] | select(.type=="Pod" and (.name | startswith($p))) | .finishedAt' <<<"$wfjson")"
   not_before "$join_start" "$f" || items_done_before_join=0
 done
-check "20 items ran and the join started after every one of them" test "$items_done_before_join" = 1
+check "64 items ran and the join started after every one of them" test "$items_done_before_join" = 1
+check "no pod of the fan-out was released outside the order (releases_total{kind=outside_dag})" \
+  test "$(fan_outside_dag)" = "$outside_before"
+check "... and the controller's log names none as not a DAG task" \
+  bash -c "! grep -E 'pod $NS/fan-.*not a DAG task' '$LOGDIR/controller.log'"
 no_succeeded_pods() { [[ -z "$(K -n "$NS" get pods -l workflows.argoproj.io/workflow=fan --field-selector=status.phase=Succeeded -o name)" ]]; }
 check "podGC deleted the succeeded pods" wait_until 60 no_succeeded_pods
 check "the retried task ran twice, its first attempt failed" \
