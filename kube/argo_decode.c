@@ -317,6 +317,27 @@ static void decode_node(actx *c, const char *id, const json_t *n, ds_wf_node *ou
     out->n_children = nc;
 }
 
+/* The job family of learned run times: what every run of the same work shares. The label Argo's
+ * `submit --from` sets (its WorkflowTemplate or ClusterWorkflowTemplate), else the CronWorkflow
+ * that created it (its runs are named <cron>-<time>, with no generateName), else the
+ * WorkflowTemplate it references, else its generateName; NULL when none (the Workflow's own name
+ * is then the family). */
+static const char *workflow_family(actx *c, const json_t *md, const json_t *spec)
+{
+    static const char *const labels[] = {"workflows.argoproj.io/workflow-template",
+                                         "workflows.argoproj.io/cluster-workflow-template",
+                                         "workflows.argoproj.io/cron-workflow"};
+    const json_t *l = json_object_get(md, "labels");
+    for (size_t i = 0; i < sizeof labels / sizeof labels[0]; i++) {
+        const char *f = str(c, l, labels[i], "metadata.labels.", 63);
+        if (f != NULL)
+            return f;
+    }
+    const char *f = str(c, json_object_get(spec, "workflowTemplateRef"), "name",
+                        "spec.workflowTemplateRef.", 253);
+    return f != NULL ? f : str(c, md, "generateName", "metadata.", 253);
+}
+
 static void decode(actx *c, const json_t *obj)
 {
     ds_wf_obs *o = &c->w->obs;
@@ -327,12 +348,8 @@ static void decode(actx *c, const json_t *obj)
     o->runtime = annotation(c, md, DS_ANN_RUNTIME, "metadata.annotations.");
     o->deadline = annotation(c, md, DS_ANN_DEADLINE, "metadata.annotations.");
     o->deadline_after = annotation(c, md, DS_ANN_DEADLINE_AFTER, "metadata.annotations.");
-    /* The job family of learned run times: its WorkflowTemplate, else its generateName. */
-    o->family = str(c, json_object_get(md, "labels"), "workflows.argoproj.io/workflow-template",
-                    "metadata.labels.", 63);
-    if (o->family == NULL)
-        o->family = str(c, md, "generateName", "metadata.", 253);
     const json_t *spec = json_object_get(obj, "spec");
+    o->family = workflow_family(c, md, spec);
     const json_t *status = json_object_get(obj, "status");
     /* A Workflow of a WorkflowTemplate: Argo stores the template's spec in the status. */
     const json_t *src = spec;

@@ -20,10 +20,15 @@
 #             lists them: they wait for the listing, never released as "not a DAG task")
 #   invalid   a DAG with `depends: "a || b"`, which dagsched does not support: the Workflow still
 #             runs to Succeeded, and its pods get a Warning Event InvalidJobGraph saying why
+#   nightly   examples/argo-nightly.yaml as a user creates it (a WorkflowTemplate and a CronWorkflow
+#             that runs it), its schedule moved to every minute: Argo's cron controller starts a
+#             run, which carries the CronWorkflow's deadline, shows the template's run times and
+#             the deadline in describe job, is released task by task by the controller in the
+#             DAG's order, and succeeds
 #   plugin    kubectl-dagsched get jobs, describe job, gantt and describe job -o json on a
 #             Workflow first -> second while second runs (its states and its live pod), then
 #             once it succeeded and its pods were deleted (states and times from status.nodes)
-# Scenarios: ARGO_SCENARIOS (default "diamond fan invalid urgent plugin").
+# Scenarios: ARGO_SCENARIOS (default "diamond fan invalid urgent plugin nightly").
 # Usage: integration.sh EXTENDER CONTROLLER PLUGIN (prints "argo integration: N passed, M failed")
 #        integration.sh --inside EXTENDER CONTROLLER PLUGIN (run by with-cluster.sh)
 # shellcheck disable=SC2317 # helpers are called through wait_until
@@ -80,7 +85,14 @@ check "the controller watches Workflows" \
 wf_phase() { K -n "$NS" get workflow "$1" -o jsonpath='{.status.phase}' 2>/dev/null; }
 wf_done() { [[ "$(wf_phase "$1")" == Succeeded ]]; }
 
-want() { [[ " ${ARGO_SCENARIOS:-diamond fan invalid urgent plugin} " == *" $1 "* ]]; }
+# shows REGEX ARGS...: the plugin (its stderr into the log) succeeds and prints a line matching.
+shows() {
+  local want="$1" out
+  shift
+  out="$(env "${SANITIZER_ENV[@]}" "$PLUGIN" "$@" 2>>"$LOGDIR/plugin.log")" || return 1
+  grep -qE "$want" <<<"$out"
+}
+want() { [[ " ${ARGO_SCENARIOS:-diamond fan invalid urgent plugin nightly} " == *" $1 "* ]]; }
 
 scenario_diamond() {
 K -n "$NS" create -f - >/dev/null <<YAML
@@ -242,13 +254,6 @@ spec:
     - name: slow
       container: {image: busybox, command: [sleep], args: ["20"], resources: {requests: {cpu: "1"}}}
 YAML
-# shows REGEX ARGS...: the plugin (its stderr into the log) succeeds and prints a line matching.
-shows() {
-  local want="$1" out
-  shift
-  out="$(env "${SANITIZER_ENV[@]}" "$PLUGIN" "$@" 2>>"$LOGDIR/plugin.log")" || return 1
-  grep -qE "$want" <<<"$out"
-}
 check "get jobs on the live Workflow: Running, 2 tasks, 1 done, 1 running" \
   wait_until 120 shows '^show +Running +2 +1 +1 ' get jobs -n "$NS"
 check "describe job on the live Workflow: first succeeded, second running on its pod" \
@@ -286,10 +291,48 @@ check "-o json after the pods are gone has the job's and every task's times" jso
 check "the plugin left no sanitizer report" no_sanitizer_report "$LOGDIR/plugin.log"
 }
 
+# ---- the nightly example: a WorkflowTemplate run by a CronWorkflow
+nightly_run() {
+  K -n "$NS" get workflows -l workflows.argoproj.io/cron-workflow=nightly-report -o name 2>/dev/null |
+    head -1 | sed 's|.*/||'
+}
+nightly_started() { [[ -n "$(nightly_run)" ]]; }
+released_count() { # PREFIX: Released Events on pods whose name starts with PREFIX
+  K -n "$NS" get events --field-selector reason=Released -o json |
+    jq --arg p "$1" '[.items[] | select(.involvedObject.name | startswith($p))] | length'
+}
+scenario_nightly() {
+  K -n "$NS" create -f "$ROOT/examples/argo-nightly.yaml" >/dev/null
+  # Every minute instead of 02:00, until the first run exists; then no more runs.
+  K -n "$NS" patch cronworkflow nightly-report --type merge \
+    -p '{"spec":{"schedules":["* * * * *"]}}' >/dev/null
+  check "the CronWorkflow starts a run within a minute" wait_until 90 nightly_started
+  K -n "$NS" patch cronworkflow nightly-report --type merge -p '{"spec":{"suspend":true}}' >/dev/null
+  local run
+  run="$(nightly_run)"
+  check "the run carries the deadline of the CronWorkflow's workflowMetadata" \
+    test "$(K -n "$NS" get workflow "$run" -o jsonpath='{.metadata.annotations.dagsched\.io/deadline-after}')" = 30m
+  check "describe job shows the run's deadline (30m after its creation)" \
+    wait_until 60 shows '^Deadline: +in (2[0-9]|30)m' describe job "$run" -n "$NS"
+  check "... and the run times of the WorkflowTemplate's templates" \
+    shows '^  publish: +5s +template annotation dagsched.io/runtime$' describe job "$run" -n "$NS"
+  check "the run (a WorkflowTemplate through a CronWorkflow) runs to Succeeded under dagsched" \
+    wait_until 240 wf_done "$run"
+  check "the controller released its five pods (extract, three aggregate items, publish)" \
+    test "$(released_count "$run-")" = 5
+  local wfjson
+  wfjson="$(K -n "$NS" get workflow "$run" -o json)"
+  local publish_start last_item
+  publish_start="$(jq -r '.status.nodes[] | select(.displayName=="publish") | .startedAt' <<<"$wfjson")"
+  last_item="$(jq -r '[.status.nodes[] | select(.type=="Pod" and (.displayName | startswith("aggregate("))) | .finishedAt] | max' <<<"$wfjson")"
+  check "publish started after every aggregate item finished" not_before "$publish_start" "$last_item"
+  K -n "$NS" delete cronworkflow nightly-report >/dev/null
+}
+
 # shellcheck source=tests/argo/urgent.sh
 . "$ROOT/tests/argo/urgent.sh"
 
-for s in diamond fan invalid urgent plugin; do
+for s in diamond fan invalid urgent plugin nightly; do
   if want "$s"; then SCENARIO="$s" "scenario_$s"; fi
 done
 

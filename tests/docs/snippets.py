@@ -13,9 +13,11 @@ before its fence, blank lines allowed) by a marker saying what it is:
   <!-- snippet: policy -->    a SchedulingPolicy document: checked by the components' validator
                               (kubectl-dagsched policy validate) and applied, wrapped into its
                               ConfigMap (kubectl-dagsched policy configmap), with --dry-run=server
-  <!-- snippet: workflow -->  an Argo Workflow (its CRD is not in the test cluster): the workflow
-                              sets schedulerName: dagsched, and each template's pod (its metadata
-                              and container) is applied as a Pod with --dry-run=server
+  <!-- snippet: workflow -->  Argo Workflows, WorkflowTemplates, CronWorkflows (their CRDs are not
+                              in the test cluster): each sets schedulerName: dagsched (a reference
+                              to a WorkflowTemplate: that template, in the same block), and each
+                              template's pod (its metadata and container) is applied as a Pod
+                              with --dry-run=server
   <!-- snippet: scheduler-config -->  a KubeSchedulerConfiguration file: loaded, defaulted and
                               validated by the test cluster's own kube-scheduler (--config with
                               --write-config-to); an extender's tlsConfig.caFile, a path on the
@@ -170,14 +172,37 @@ def check_policy(where, text, cli, made, fails):
     dry_run(where, [json.loads(p.stdout)], made, fails)
 
 
+ARGO_KINDS = ("Workflow", "WorkflowTemplate", "CronWorkflow")
+
+
+def workflow_spec(wf, objs):
+    """The spec whose pods run: a Workflow's or WorkflowTemplate's, a CronWorkflow's workflowSpec;
+    one that references a WorkflowTemplate (workflowTemplateRef) is that template's, which must be
+    in the same snippet or file. None when it cannot be found."""
+    spec = wf.get("spec") or {}
+    if wf.get("kind") == "CronWorkflow":
+        spec = spec.get("workflowSpec") or {}
+    ref = (spec.get("workflowTemplateRef") or {}).get("name")
+    if ref is None:
+        return spec
+    for o in objs:
+        if o.get("kind") == "WorkflowTemplate" and (o.get("metadata") or {}).get("name") == ref:
+            return o.get("spec") or {}
+    return None
+
+
 def check_workflow(where, objs, made, fails):
     for wf in objs:
-        if wf.get("apiVersion") != "argoproj.io/v1alpha1" or wf.get("kind") != "Workflow":
-            fails.add(where, "a workflow snippet holds something other than an Argo Workflow")
+        if wf.get("apiVersion") != "argoproj.io/v1alpha1" or wf.get("kind") not in ARGO_KINDS:
+            fails.add(where, "a workflow snippet holds something other than Argo Workflows, "
+                      "WorkflowTemplates and CronWorkflows")
             continue
-        spec = wf.get("spec") or {}
+        spec = workflow_spec(wf, objs)
+        if spec is None:
+            fails.add(where, f"the {wf['kind']} references a WorkflowTemplate that is not beside it")
+            continue
         if spec.get("schedulerName") != "dagsched":
-            fails.add(where, "the Workflow does not set spec.schedulerName: dagsched")
+            fails.add(where, f"the {wf['kind']} does not set spec.schedulerName: dagsched")
         pods = []
         for t in spec.get("templates") or []:
             if "container" not in t:
@@ -295,7 +320,7 @@ def main():
         rel = os.path.relpath(path, REPO)
         with open(path, encoding="utf-8") as f:
             objs = load_all(rel, f.read(), fails)
-        if objs and all(o.get("kind") == "Workflow" for o in objs):
+        if objs and all(o.get("kind") in ARGO_KINDS for o in objs):
             check_workflow(rel, objs, made, fails)  # examples/argo-*.yaml
             counts["workflow"] += 1
         elif objs:

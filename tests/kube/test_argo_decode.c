@@ -303,6 +303,48 @@ static void test_template_requests(void **state)
     kube_obj_unref(&w->meta);
 }
 
+/* The family of learned run times: the same for every run of the same work, however Argo
+ * started it. */
+static void expect_family(const char *meta, const char *spec, const char *want)
+{
+    char text[1024];
+    snprintf(text, sizeof text,
+             "{\"apiVersion\":\"argoproj.io/v1alpha1\",\"kind\":\"Workflow\","
+             "\"metadata\":{\"namespace\":\"wf\",\"uid\":\"w-9\",\"resourceVersion\":\"1\",%s},"
+             "\"spec\":{\"entrypoint\":\"main\"%s}}",
+             meta, spec);
+    const kube_workflow *w = decode_wf(text);
+    ds_wf_obs o;
+    kube_workflow_obs(w, &o);
+    assert_null(o.decode_error);
+    if (want == NULL)
+        assert_null(o.family);
+    else
+        assert_string_equal(o.family, want);
+    kube_obj_unref(&w->meta);
+}
+
+static void test_family(void **state)
+{
+    (void)state;
+    /* argo submit --from workflowtemplate/nightly */
+    expect_family("\"name\":\"nightly-x1\",\"generateName\":\"nightly-\","
+                  "\"labels\":{\"workflows.argoproj.io/workflow-template\":\"nightly\"}",
+                  ",\"workflowTemplateRef\":{\"name\":\"nightly\"}", "nightly");
+    /* A CronWorkflow's run: named <cron>-<unix time>, no generateName. */
+    expect_family("\"name\":\"report-1764374400\","
+                  "\"labels\":{\"workflows.argoproj.io/cron-workflow\":\"report\"}",
+                  ",\"workflowTemplateRef\":{\"name\":\"report-tmpl\"}", "report");
+    expect_family("\"name\":\"report-1764374400\","
+                  "\"labels\":{\"workflows.argoproj.io/cron-workflow\":\"report\"}",
+                  "", "report");
+    /* kubectl create of a Workflow that references a template, with its own name */
+    expect_family("\"name\":\"adhoc\"", ",\"workflowTemplateRef\":{\"name\":\"nightly\"}",
+                  "nightly");
+    expect_family("\"name\":\"etl-abcde\",\"generateName\":\"etl-\"", "", "etl-");
+    expect_family("\"name\":\"once\"", "", NULL);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -312,6 +354,7 @@ int main(void)
         cmocka_unit_test(test_ten_thousand_nodes),
         cmocka_unit_test(test_retry_strategy),
         cmocka_unit_test(test_template_requests),
+        cmocka_unit_test(test_family),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
