@@ -8,13 +8,19 @@
 #                       the clusters; prints both sides, the ratios dagsched/default and their
 #                       agreement (bench/parity/run.sh; about 7 minutes). It starts local
 #                       clusters: run it as  flock /tmp/dagsched-cluster.lock make bench-parity
+#   make bench-parity-all   bench-parity on every workload shape (PARITY_SHAPES: generator,
+#                       backlog, long-backlog, wide, urgent) and seed (PARITY_SEEDS, default
+#                       "1 2"), then one agreement table (bench/parity/all.sh)
 #   make parity-test    the generator's invariants and the report's arithmetic on a recorded
 #                       result (tests/parity; no cluster)
 
-.PHONY: bench-parity parity-test
+.PHONY: bench-parity bench-parity-all parity-test
 
 bench-parity: $(BIN)/dagsched-sim $(BIN)/dagsched-extender $(BIN)/dagsched-controller
 	@bench/parity/run.sh
+
+bench-parity-all: $(BIN)/dagsched-sim $(BIN)/dagsched-extender $(BIN)/dagsched-controller
+	@bench/parity/all.sh
 
 parity-test: $(BIN)/dagsched-sim
 	@python3 tests/parity/test_parity.py

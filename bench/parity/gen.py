@@ -2,7 +2,7 @@
 """gen.py: the workload of `make bench-parity`, generated once from a seed for both sides of the
 comparison: the local control plane and bin/dagsched-sim.
 
-  gen.py --seed N --nodes NODES.jsonl --out DIR [--jobs 44] [--min-tasks 300]
+  gen.py --seed N --nodes NODES.jsonl --out DIR [--shape generator] [--jobs 44] [--min-tasks 300]
 
 NODES.jsonl holds the Node objects of the cluster, one JSON object a line, as
 `hack/cluster/create-nodes.sh PROFILE --print` prints them. DIR receives:
@@ -20,9 +20,23 @@ NODES.jsonl holds the Node objects of the cluster, one JSON object a line, as
                       NoSchedule or NoExecute taint is left out, since no task tolerates it and the
                       simulator does not model taints
 
-Every job has a deadline: its critical path at speed 1 times a factor drawn in [1.5, 3], plus
-2 s per level for the per-task delays of a real cluster (creation, release, start). The same
-seed gives the same files, byte for byte. Python 3 with PyYAML only.
+Shapes (--shape):
+  generator     DAG jobs of 4 to 10 tasks on 2 to 4 levels (below), all with deadlines, arriving
+                over about a minute (--jobs, --min-tasks)
+  backlog       a batch backlog of many equal-sized pods: 3 batch jobs of 80 independent map
+                tasks (1-2 cpu, 20-40 s, no deadline) at 0, 1 and 2 s, then 30 small DAG jobs of
+                the generator with deadlines arriving behind them from 10 s
+  long-backlog  the same with longer maps: 3 batch jobs of 32 maps of 30-45 s
+  wide          8 wide DAG jobs with deadlines, 3-4 levels of 8 to 30 tasks (1-2 cpu, 4-16 s), a
+                task depending on 1-3 tasks of the level above, arriving 10 s apart
+  urgent        a batch job of 4-cpu maps (45-75 s) that fills the cluster's cpu twice over, at 0 s,
+                then 3 urgent DAG jobs (prep -> compute -> publish, 4 cpu, 4-6 s, deadline 60 s)
+                at 10, 40 and 70 s: where preemption acts
+
+Every generator job has a deadline: its critical path at speed 1 times a factor drawn in [1.5, 3],
+plus 2 s per level for the per-task delays of a real cluster (creation, release, start); batch
+jobs have none. The same seed and shape give the same files, byte for byte. Python 3 with PyYAML
+only.
 """
 
 import argparse
@@ -43,6 +57,7 @@ MEMORY_CHOICES = ["1Gi", "2Gi", "2Gi", "4Gi"]
 MEAN_GAP_S = 1.5  # mean time between two job arrivals (exponential)
 DEADLINE_FACTOR = (1.5, 3.0)
 DEADLINE_SLACK_PER_LEVEL_S = 2
+SHAPES = ("generator", "backlog", "long-backlog", "wide", "urgent")
 
 
 class GenError(Exception):
@@ -154,6 +169,61 @@ def generate(seed, n_jobs, min_tasks):
     return jobs
 
 
+def gen_batch(rng, name, arrival, n, cpus, runtime):
+    """A batch job of n independent map tasks without a deadline."""
+    tasks = [{"name": f"m{i}", "runtime": rng.randint(*runtime), "cpu": rng.choice(cpus), "memory": "1Gi",
+              "deps": []} for i in range(n)]
+    return {"name": name, "arrival": arrival, "deadline": None, "levels": 1, "tasks": tasks}
+
+
+def gen_wide(rng, index, arrival):
+    """A wide DAG job: 3-4 levels of 8 to 30 tasks, each below the first depending on 1 to 3
+    tasks of the level above; deadline as the generator's."""
+    levels = rng.randint(3, 4)
+    tasks, above = [], []
+    for lv in range(levels):
+        here = []
+        for _ in range(rng.randint(8, 30)):
+            name = f"t{len(tasks)}"
+            deps = sorted(rng.sample(above, min(len(above), rng.randint(1, 3)))) if above else []
+            tasks.append({"name": name, "runtime": rng.randint(*RUNTIME_S), "cpu": rng.choice(["1", "2"]),
+                          "memory": "1Gi", "deps": deps})
+            here.append(name)
+        above = here
+    factor = rng.uniform(*DEADLINE_FACTOR)
+    deadline = math.ceil(critical_path(tasks) * factor) + DEADLINE_SLACK_PER_LEVEL_S * levels
+    return {"name": f"w{index:02d}", "arrival": arrival, "deadline": deadline, "levels": levels, "tasks": tasks}
+
+
+def gen_urgent(rng, index, arrival):
+    """prep -> compute -> publish, 4 cpu each, 4-6 s, deadline 60 s after arrival."""
+    step = rng.randint(4, 6)
+    tasks = [{"name": n, "runtime": step, "cpu": "4", "memory": "1Gi", "deps": d}
+             for n, d in (("prep", []), ("compute", ["prep"]), ("publish", ["compute"]))]
+    return {"name": f"u{index:02d}", "arrival": arrival, "deadline": 60, "levels": 3, "tasks": tasks}
+
+
+def generate_shape(shape, seed, n_jobs, min_tasks, nodes):
+    """The jobs of a shape (see the module's text)."""
+    if shape == "generator":
+        return generate(seed, n_jobs, min_tasks)
+    rng = random.Random(seed)
+    if shape in ("backlog", "long-backlog"):
+        n, runtime = (80, (20, 40)) if shape == "backlog" else (32, (30, 45))
+        jobs = [gen_batch(rng, f"b{i}", float(i), n, ["1", "2"], runtime) for i in range(3)]
+        t = 10.0
+        for i in range(30):
+            jobs.append(gen_job(rng, i, round(t, 1)))
+            t += rng.expovariate(1 / MEAN_GAP_S)
+        return jobs
+    if shape == "wide":
+        return [gen_wide(rng, i, 10.0 * i) for i in range(8)]
+    cpu = sum(parse_cpu(n["cpu"]) for n in nodes) // 1000
+    jobs = [gen_batch(rng, "b0", 0.0, max(1, 2 * cpu // 4), ["4"], (45, 75))]
+    jobs += [gen_urgent(rng, i, at) for i, at in enumerate((10.0, 40.0, 70.0))]
+    return jobs
+
+
 def check_fits(jobs, nodes):
     for j in jobs:
         for t in j["tasks"]:
@@ -168,7 +238,9 @@ def manifests(jobs):
     for j in jobs:
         for t in j["tasks"]:
             labels = {"dagsched.io/job": j["name"], "dagsched.io/task": t["name"]}
-            ann = {"dagsched.io/runtime": f"{t['runtime']}s", "dagsched.io/deadline-after": f"{j['deadline']}s"}
+            ann = {"dagsched.io/runtime": f"{t['runtime']}s"}
+            if j["deadline"] is not None:
+                ann["dagsched.io/deadline-after"] = f"{j['deadline']}s"
             if t["deps"]:
                 ann["dagsched.io/depends-on"] = ",".join(t["deps"])
             docs.append({
@@ -195,6 +267,19 @@ def manifests(jobs):
     return docs
 
 
+def sim_job(j):
+    """One job of the simulator's Workload file: the same arrival, deadline (none for batch
+    jobs), run times, requests and dependencies."""
+    out = {"name": j["name"], "arrival": f"{j['arrival']}s"}
+    if j["deadline"] is not None:
+        out["deadline"] = f"{j['deadline']}s"
+    out["release"] = "onUpstream"
+    out["tasks"] = [dict({"name": t["name"], "runtime": f"{t['runtime']}s", "cpu": t["cpu"], "memory": t["memory"]},
+                         **({"dependsOn": list(t["deps"])} if t["deps"] else {}))
+                    for t in j["tasks"]]
+    return out
+
+
 def sim_workload(jobs, nodes, seed):
     return {
         "apiVersion": "dagsched.io/v1alpha1",
@@ -202,15 +287,7 @@ def sim_workload(jobs, nodes, seed):
         "metadata": {"name": f"parity-seed-{seed}"},
         "spec": {
             "nodes": [{"name": n["name"], "cpu": n["cpu"], "memory": n["memory"], "speed": n["speed"]} for n in nodes],
-            "jobs": [{
-                "name": j["name"],
-                "arrival": f"{j['arrival']}s",
-                "deadline": f"{j['deadline']}s",
-                "release": "onUpstream",
-                "tasks": [dict({"name": t["name"], "runtime": f"{t['runtime']}s", "cpu": t["cpu"], "memory": t["memory"]},
-                               **({"dependsOn": list(t["deps"])} if t["deps"] else {}))
-                          for t in j["tasks"]],
-            } for j in jobs],
+            "jobs": [sim_job(j) for j in jobs],
         },
     }
 
@@ -229,19 +306,21 @@ def main(argv):
     ap.add_argument("--out", required=True)
     ap.add_argument("--jobs", type=int, default=44)
     ap.add_argument("--min-tasks", type=int, default=300)
+    ap.add_argument("--shape", choices=SHAPES, default="generator")
     a = ap.parse_args(argv)
     if not 1 <= a.jobs <= 1000 or not 1 <= a.min_tasks <= 10000:
         print("gen: --jobs must be 1..1000 and --min-tasks 1..10000", file=sys.stderr)
         return 2
     try:
         nodes = load_nodes(a.nodes)
-        jobs = generate(a.seed, a.jobs, a.min_tasks)
+        jobs = generate_shape(a.shape, a.seed, a.jobs, a.min_tasks, nodes)
         check_fits(jobs, nodes)
     except GenError as e:
         print(f"gen: {e}", file=sys.stderr)
         return 2
     os.makedirs(a.out, exist_ok=True)
-    head = f"# Generated by bench/parity/gen.py --seed {a.seed}: {len(jobs)} jobs, {sum(len(j['tasks']) for j in jobs)} tasks.\n"
+    head = (f"# Generated by bench/parity/gen.py --seed {a.seed} --shape {a.shape}: {len(jobs)} jobs, "
+            f"{sum(len(j['tasks']) for j in jobs)} tasks.\n")
     write(os.path.join(a.out, "workload.yaml"), head + yaml.safe_dump_all(manifests(jobs), sort_keys=False))
     write(os.path.join(a.out, "arrivals.json"), json.dumps({j["name"]: j["arrival"] for j in jobs}, indent=1) + "\n")
     write(os.path.join(a.out, "sim-workload.yaml"), head + yaml.safe_dump(sim_workload(jobs, nodes, a.seed), sort_keys=False))

@@ -14,6 +14,11 @@
       The comparison: per policy the outcome on the cluster and in the simulator side by side, the
       ratios dagsched/default of each, and the agreement |sim ratio / real ratio - 1|.
 
+  report.py shapes PARITY.json ...
+      Runs of several shapes and seeds (bench/parity/all.sh): one line per run with the shape and
+      seed it was run with, the ratios dagsched/default on the cluster and in the simulator, and
+      the agreement of each compared figure; the runs within the target, and the worst.
+
   report.py pool PARITY.json ...
       Several runs of `make bench-parity` (the parity.json each writes) pooled: the worst agreement
       of each run, then the comparison of the means over the runs (per policy and side, the mean of
@@ -379,7 +384,8 @@ def cmd_table(a):
     if a.json:
         tmp = a.json + ".tmp"
         with open(tmp, "w") as f:
-            json.dump({"comparison": cmp, "real": real, "sim": sims}, f, indent=1, sort_keys=True)
+            meta = dict(m.partition("=")[::2] for m in a.meta)
+            json.dump({"comparison": cmp, "real": real, "sim": sims, "meta": meta}, f, indent=1, sort_keys=True)
         os.replace(tmp, a.json)
     return 0
 
@@ -420,6 +426,44 @@ def cmd_pool(a):
     return 0
 
 
+def shapes_table(results):
+    """The lines of `report.py shapes` for loaded parity.json results."""
+    head = ["shape", "seed", "cluster ratios", "simulator ratios", "agreement", "worst"]
+    sub = ["", "", "mkspan JCT dl", "mkspan JCT dl", "mkspan JCT dl", ""]
+    lines = [head, sub]
+    within = 0
+    worst_all = []
+    for r in results:
+        meta = r.get("meta") or {}
+        rows = {row["metric"]: row for row in r["comparison"]["rows"]}
+        real = " ".join(fmt(rows[k]["real_ratio"], "ratio") for k in COMPARED)
+        sim = " ".join(fmt(rows[k]["sim_ratio"], "ratio") for k in COMPARED)
+        agr = " ".join(fmt(rows[k]["agreement"], "pct").replace(" %", "") for k in COMPARED)
+        w = r["comparison"]["worst"]
+        if w is not None:
+            worst_all.append(w)
+            within += w <= TARGET
+        lines.append([meta.get("shape", "?"), meta.get("seed", "?"), real, sim, agr, fmt(w, "pct")])
+    widths = [max(len(row[i]) for row in lines) for i in range(len(head))]
+    out = ["  ".join(c.ljust(widths[i]) if i < 2 else c.rjust(widths[i]) for i, c in enumerate(row)).rstrip()
+           for row in lines]
+    out.insert(2, "-" * max(len(x) for x in out))
+    out.append("")
+    out.append(f"ratios dagsched/default of makespan, mean JCT and deadlines met; agreement |sim/real - 1| in %; "
+               f"{within} of {len(results)} runs within {100 * TARGET:.0f} %"
+               + (f", worst {100 * max(worst_all):.1f} %" if worst_all else ""))
+    return out
+
+
+def cmd_shapes(a):
+    results = [load_json(path) for path in a.parity]
+    for path, r in zip(a.parity, results):
+        if not (r.get("comparison") or {}).get("rows"):
+            die(f"{path}: no comparison (a parity.json of bench-parity?)")
+    print("\n".join(shapes_table(results)))
+    return 0
+
+
 def main(argv):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sp = ap.add_subparsers(dest="cmd", required=True)
@@ -434,10 +478,14 @@ def main(argv):
     t.add_argument("--real", required=True)
     t.add_argument("--sim", action="append", required=True)
     t.add_argument("--json")
+    t.add_argument("--meta", action="append", default=[], help="KEY=VALUE kept in the JSON (shape, seed)")
     o = sp.add_parser("pool")
     o.add_argument("parity", nargs="+")
+    h = sp.add_parser("shapes")
+    h.add_argument("parity", nargs="+")
     a = ap.parse_args(argv)
-    return {"real": cmd_real, "sim-args": cmd_sim_args, "table": cmd_table, "pool": cmd_pool}[a.cmd](a)
+    return {"real": cmd_real, "sim-args": cmd_sim_args, "table": cmd_table, "pool": cmd_pool,
+            "shapes": cmd_shapes}[a.cmd](a)
 
 
 if __name__ == "__main__":

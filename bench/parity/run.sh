@@ -25,6 +25,8 @@
 # stay in .cache/parity/last/
 #
 # Environment:
+#   PARITY_SHAPE       workload shape (bench/parity/gen.py --shape: generator, backlog,
+#                      long-backlog, wide, urgent; default generator)
 #   PARITY_SEED        generator seed (default 1)
 #   PARITY_JOBS        jobs (default 44); PARITY_MIN_TASKS: at least that many tasks (default 300)
 #   PARITY_POLICY      SchedulingPolicy of the dagsched run and of the simulator (default
@@ -129,6 +131,7 @@ fi
 
 # ---------------------------------------------------------------- the benchmark
 SEED="${PARITY_SEED:-1}"
+SHAPE="${PARITY_SHAPE:-generator}"
 JOBS="${PARITY_JOBS:-44}"
 MIN_TASKS="${PARITY_MIN_TASKS:-300}"
 POLICY="$(realpath "${PARITY_POLICY:-$ROOT/policies/demo.yaml}")"
@@ -154,10 +157,13 @@ if [[ -n "$REUSE" ]]; then
     cp -r "$REUSE/$r/result" "$OUT/$r/"
   done
   cp -r "$REUSE/workload" "$OUT/"
+  # The shape and seed the reused workload was generated with (its first line).
+  read -r SEED SHAPE < <(sed -n '1s/.*--seed \([0-9]*\)\( --shape \([a-z-]*\)\)\?.*/\1 \3/p' "$OUT/workload/workload.yaml")
+  SHAPE="${SHAPE:-generator}"
   say "cluster results of $REUSE reused"
 else
   "$ROOT/hack/cluster/create-nodes.sh" "$PROFILE" --print >"$OUT/nodes.jsonl"
-  python3 "$TOOLS/gen.py" --seed "$SEED" --jobs "$JOBS" --min-tasks "$MIN_TASKS" \
+  python3 "$TOOLS/gen.py" --seed "$SEED" --shape "$SHAPE" --jobs "$JOBS" --min-tasks "$MIN_TASKS" \
     --nodes "$OUT/nodes.jsonl" --out "$OUT/workload"
   CERTS="$OUT/certs"
   "$ROOT/hack/gen-test-certs.sh" "$CERTS"
@@ -196,6 +202,6 @@ done
 echo
 python3 "$TOOLS/report.py" table --real "$OUT/real.json" \
   --sim "dagsched=$OUT/sim-dagsched.json" --sim "default=$OUT/sim-default.json" \
-  --json "$OUT/parity.json" | tee "$OUT/report.txt"
+  --json "$OUT/parity.json" --meta "shape=$SHAPE" --meta "seed=$SEED" | tee "$OUT/report.txt"
 echo
 say "done in $((SECONDS - T_START)) s; report in ${OUT#"$ROOT"/}/report.txt"

@@ -11,7 +11,10 @@
 - bench/parity/report.py: the delays measured from pod and Event timestamps of a small run written
   here; the comparison's ratios and agreement on a result recorded by `make bench-parity`
   (tests/parity/data), against values computed by hand; the simulator options given per run; the
-  pooling of several runs (report.py pool): means per side and policy and their agreement.
+  pooling of several runs (report.py pool): means per side and policy and their agreement; the
+  table over shapes and seeds (report.py shapes).
+- gen.py --shape: every shape's manifests and simulator workload describe the same jobs, batch
+  jobs without a deadline; each shape has the size its description promises.
 """
 
 import io
@@ -132,6 +135,68 @@ class Generator(unittest.TestCase):
         with open(out) as f:
             row = json.load(f)[0]
         self.assertEqual((row["jobs"], row["tasks"], row["nodes"]), (len(self.arrivals), len(self.tasks), 7))
+
+
+class Shapes(unittest.TestCase):
+    """gen.py --shape: the same jobs on both sides, and each shape as described."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.TemporaryDirectory()
+        cls.nodes = nodes_file(cls.tmp.name)
+        cls.out = {}
+        for shape in gen.SHAPES:
+            out = os.path.join(cls.tmp.name, shape)
+            with redirect_stdout(io.StringIO()):
+                rc = gen.main(["--seed", "3", "--shape", shape, "--nodes", cls.nodes, "--out", out])
+            if rc != 0:
+                raise AssertionError(f"gen.py --shape {shape} exited {rc}")
+            tasks, _ = workload.load([os.path.join(out, "workload.yaml")])
+            with open(os.path.join(out, "sim-workload.yaml")) as f:
+                cls.out[shape] = (out, tasks, yaml.safe_load(f))
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.tmp.cleanup()
+
+    def test_both_sides_describe_the_same_jobs(self):
+        for shape, (_, tasks, sim) in self.out.items():
+            sim_jobs = {j["name"]: j for j in sim["spec"]["jobs"]}
+            self.assertEqual(set(sim_jobs), {t.job for t in tasks}, shape)
+            for t in tasks:
+                sj = sim_jobs[t.job]
+                st = {x["name"]: x for x in sj["tasks"]}[t.name]
+                ann = t.manifest["spec"]["template"]["metadata"]["annotations"]
+                self.assertEqual(st["runtime"], ann["dagsched.io/runtime"], shape)
+                self.assertEqual(sj.get("deadline"), ann.get("dagsched.io/deadline-after"), shape)
+                self.assertEqual(st.get("dependsOn", []), t.depends_on, shape)
+
+    def test_sizes(self):
+        def jobs(shape):
+            return self.out[shape][2]["spec"]["jobs"]
+        for shape, n in (("backlog", 80), ("long-backlog", 32)):
+            batch = [j for j in jobs(shape) if "deadline" not in j]
+            self.assertEqual([len(j["tasks"]) for j in batch], [n, n, n], shape)
+            self.assertEqual(len(jobs(shape)) - 3, 30, shape)
+            self.assertTrue(all(float(j["arrival"][:-1]) >= 10 for j in jobs(shape) if "deadline" in j), shape)
+        wide = jobs("wide")
+        self.assertEqual(len(wide), 8)
+        self.assertTrue(all(24 <= len(j["tasks"]) <= 120 for j in wide))
+        urgent = jobs("urgent")
+        cpu = sum(gen.parse_cpu(n["cpu"]) for n in self.out["urgent"][2]["spec"]["nodes"]) // 1000
+        self.assertEqual(len(urgent[0]["tasks"]) * 4, 2 * cpu // 4 * 4)  # twice the cluster's cpu
+        self.assertEqual([j["arrival"] for j in urgent[1:]], ["10.0s", "40.0s", "70.0s"])
+        self.assertEqual([j["deadline"] for j in urgent[1:]], ["60s"] * 3)
+
+    def test_the_simulator_reads_every_shape(self):
+        if not os.access(SIM, os.X_OK):
+            self.fail(f"{SIM} is missing: make bin/dagsched-sim")
+        for shape, (out, tasks, _) in self.out.items():
+            res = os.path.join(out, "sim.json")
+            subprocess.run([SIM, "--workload", os.path.join(out, "sim-workload.yaml"), "--policy", "default",
+                            "--json", res, "--quiet"], check=True)
+            with open(res) as f:
+                self.assertEqual(json.load(f)[0]["tasks"], len(tasks), shape)
 
 
 class Arrivals(unittest.TestCase):
@@ -303,6 +368,26 @@ class Comparison(unittest.TestCase):
         self.assertIn("28.5/44", out)  # default's mean on the cluster
         self.assertIn("29.5/44", out)
         self.assertIn(f"worst {100 * report.compare(real, sim)['worst']:.1f} %", out)
+
+    def test_shapes_table(self):
+        def run(shape, seed, real, sim):
+            def outcome(m, j, d):
+                return {"makespan_s": m, "jct_mean_s": j, "deadlines_met": d, "deadline_jobs": 30, "evictions": 0}
+            r = {p: {"outcome": outcome(*real[p])} for p in report.POLICIES}
+            o = {p: outcome(*sim[p]) for p in report.POLICIES}
+            return {"real": r, "sim": o, "meta": {"shape": shape, "seed": seed},
+                    "comparison": report.compare({p: r[p]["outcome"] for p in r}, o)}
+
+        runs = [run("backlog", "1", {"dagsched": (200, 50, 29), "default": (200, 100, 20)},
+                    {"dagsched": (200, 95, 20), "default": (200, 100, 20)}),
+                run("wide", "2", {"dagsched": (100, 40, 8), "default": (100, 40, 8)},
+                    {"dagsched": (105, 40, 8), "default": (100, 40, 8)})]
+        out = "\n".join(report.shapes_table(runs))
+        # backlog: JCT ratio 0.5 on the cluster, 0.95 in the simulator: 90 % apart; deadlines
+        # 1.45 against 1.0: 31.0 %
+        self.assertRegex(out, r"backlog +1 +1\.000 0\.500 1\.450 +1\.000 0\.950 1\.000 +0\.0 90\.0 31\.0 +90\.0 %")
+        self.assertRegex(out, r"wide +2 +1\.000 1\.000 1\.000 +1\.050 1\.000 1\.000 +5\.0 0\.0 0\.0 +5\.0 %")
+        self.assertIn("1 of 2 runs within 10 %, worst 90.0 %", out)
 
     def test_sim_args(self):
         d = self.real["dagsched"]["delays"]
