@@ -17,8 +17,9 @@
 # eviction: Argo's retryStrategy retryPolicy Always, limit 2; a Job's podFailurePolicy ignoring
 # DisruptionTarget) -> reduce. The urgent job: prep -> compute -> publish, `sleep S` (S 4-6 s by
 # seed), 4 cpu each, deadline 60 s after its submission, submitted OFFSET seconds after the
-# batch's first long tasks run (0: with the batch). Without run-time annotations (ANNOTATE=1
-# adds dagsched.io/runtime to the urgent tasks; the batch never has them): dagsched knows the
+# batch's first long tasks run (0: with the batch), each mode timed on its own batch. Without
+# run-time annotations (ANNOTATE=1 adds dagsched.io/runtime to the urgent tasks; the batch never
+# has them): dagsched knows the
 # urgent run times from a warm-up run (learned run times) and nothing of the batch's; the local
 # kubelet takes them from the `sleep` argument, which dagsched does not read. kube-scheduler calls
 # the extender as the chart configures it (HTTPS, tests/common/extender-scheduler-config.yaml). A
@@ -338,20 +339,34 @@ for engine in $ENGINES; do
   for seed in $SEEDS; do
     seed_durations "$seed"
     for off in $OFFSETS; do
-      declare -A batch=() urgent=()
+      declare -A batch=() urgent=() due=()
       DRIVERS=()
+      for m in "${MODES[@]}"; do K -n "u-$m" delete events --all >/dev/null 2>&1 || true; done
+      # Each mode's urgent job right after its own batch job (offset 0), or OFFSET seconds after
+      # its own batch's long tasks run: no mode's batch is further along than another's when its
+      # urgent job comes.
       for m in "${MODES[@]}"; do
-        K -n "u-$m" delete events --all >/dev/null 2>&1 || true
         "${engine}_start" "$m" batch
         batch[$m]="$STARTED"
+        if ((off == 0)); then
+          "${engine}_start" "$m" urgent
+          urgent[$m]="$STARTED"
+        fi
       done
-      if ((off > 0)); then
-        for m in "${MODES[@]}"; do wait_until 120 "${engine}_running" "$m" "${batch[$m]}" || true; done
-        sleep "$off"
-      fi
-      for m in "${MODES[@]}"; do
-        "${engine}_start" "$m" urgent
-        urgent[$m]="$STARTED"
+      t0=$SECONDS
+      while ((${#urgent[@]} < ${#MODES[@]})); do
+        for m in "${MODES[@]}"; do
+          [[ -n "${urgent[$m]:-}" ]] && continue
+          if [[ -z "${due[$m]:-}" ]] && { "${engine}_running" "$m" "${batch[$m]}" ||
+            ((SECONDS - t0 > 120)); }; then
+            due[$m]=$((SECONDS + off))
+          fi
+          if [[ -n "${due[$m]:-}" ]] && ((SECONDS >= due[$m])); then
+            "${engine}_start" "$m" urgent
+            urgent[$m]="$STARTED"
+          fi
+        done
+        ((${#urgent[@]} == ${#MODES[@]})) || sleep 0.5
       done
       for m in "${MODES[@]}"; do wait_until 400 "${engine}_finished" "$m" "${urgent[$m]}" || true; done
       for m in "${MODES[@]}"; do wait_until 600 "${engine}_finished" "$m" "${batch[$m]}" || true; done
@@ -368,7 +383,7 @@ for engine in $ENGINES; do
         fi
       done
       cleanup "$engine"
-      unset batch urgent
+      unset batch urgent due
     done
   done
 done
