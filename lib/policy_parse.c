@@ -364,6 +364,43 @@ static int parse_labels(const ds_pfield *f, const ds_yaml_node *v, const char *p
     return 0;
 }
 
+/* A mapping of tenant names to numbers, each within the field's bounds. */
+static int parse_tenant_map(const ds_pfield *f, const ds_yaml_node *v, const char *path,
+                            ds_policy *p, ds_err *err)
+{
+    ds_tenant_map *m = field_ptr(p, f);
+    if (ds_yaml_is_null(v)) {
+        memset(m, 0, sizeof *m);
+        return 0;
+    }
+    if (v->kind != DS_YAML_MAPPING)
+        return type_error(path, "a mapping", v, err);
+    if (v->n > DS_FAIR_MAX_TENANTS)
+        return ds_err_set(err, "%s: must have at most %d entries (got %zu)", path,
+                          DS_FAIR_MAX_TENANTS, v->n);
+    memset(m, 0, sizeof *m);
+    for (size_t i = 0; i < v->n; i++) {
+        const char *key = v->child[2 * i]->text;
+        char epath[PATH_MAX_LEN];
+        ds_pf_entry(epath, sizeof epath, path, key);
+        for (size_t j = 0; j < i; j++)
+            if (strcmp(m->name[j], key) == 0)
+                return ds_err_set(err, "%s: duplicate key", epath);
+        if (store_string(m->name[i], sizeof m->name[i], DS_SYN_TENANT, path, "key ", key, err) != 0)
+            return -1;
+        const ds_yaml_node *val = v->child[2 * i + 1];
+        if (val->kind != DS_YAML_SCALAR || !val->plain || !is_decimal_number(val->text))
+            return type_error(epath, "a number", val, err);
+        double d = strtod(val->text, NULL);
+        char got[SHOW_MAX + 8];
+        if (ds_pf_check_range(f, epath, d, shown(val, got, sizeof got), err) != 0)
+            return -1;
+        m->value[i] = d;
+        m->n = i + 1;
+    }
+    return 0;
+}
+
 static int parse_const(const ds_pfield *f, const ds_yaml_node *v, const char *path, ds_err *err)
 {
     if (v->kind == DS_YAML_SCALAR && strcmp(v->text, f->text) == 0)
@@ -406,6 +443,8 @@ static int parse_field(const ds_pfield *f, const ds_yaml_node *v, const char *pa
         return parse_name_list(f, v, path, p, err);
     case DS_PF_LABELS:
         return parse_labels(f, v, path, p, err);
+    case DS_PF_TENANT_MAP:
+        return parse_tenant_map(f, v, path, p, err);
     }
     return ds_err_set(err, "%s: unsupported field type", path);
 }

@@ -75,6 +75,28 @@ static int check_labels(const ds_label_selector *sel, const char *path, ds_err *
     return 0;
 }
 
+static int check_tenant_map(const ds_pfield *f, const ds_tenant_map *m, const char *path,
+                            ds_err *err)
+{
+    if (m->n > DS_FAIR_MAX_TENANTS)
+        return ds_err_set(err, "%s: must have at most %d entries (got %zu)", path,
+                          DS_FAIR_MAX_TENANTS, m->n);
+    for (size_t i = 0; i < m->n; i++) {
+        if (check_terminated(m->name[i], sizeof m->name[i], path, "key ", err) != 0 ||
+            ds_pf_check_syntax(DS_SYN_TENANT, path, "key ", m->name[i], err) != 0)
+            return -1;
+        char epath[PATH_MAX_LEN], got[64];
+        ds_pf_entry(epath, sizeof epath, path, m->name[i]);
+        for (size_t j = 0; j < i; j++)
+            if (strcmp(m->name[j], m->name[i]) == 0)
+                return ds_err_set(err, "%s: duplicate key", epath);
+        snprintf(got, sizeof got, "%g", m->value[i]);
+        if (ds_pf_check_range(f, epath, m->value[i], got, err) != 0)
+            return -1;
+    }
+    return 0;
+}
+
 static int check_field(const ds_policy *p, const ds_pfield *f, const char *parent, ds_err *err,
                        ds_errs *all);
 
@@ -165,6 +187,10 @@ static int check_field(const ds_policy *p, const ds_pfield *f, const char *paren
         break;
     case DS_PF_LABELS:
         if (check_labels(at, path, err) != 0)
+            return -1;
+        break;
+    case DS_PF_TENANT_MAP:
+        if (check_tenant_map(f, at, path, err) != 0)
             return -1;
         break;
     }
