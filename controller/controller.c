@@ -164,9 +164,7 @@ int ctl_metrics_init(ctl_metrics *m, const char *version, const char *git)
     static const char *const l_tenant[] = {"tenant"};
     m->tenant_share = metrics_family_new(
         m->reg, METRICS_GAUGE, "dagsched_controller_tenant_dominant_share",
-        "With spec.fairness: each tenant's dominant share (the largest, over cpu, memory, "
-        "ephemeral-storage and gpu, of its bound pods' requests over the schedulable nodes' "
-        "allocatable), for the tenants with DAG tasks; 0 once a tenant has none left",
+        "spec.fairness: a tenant's dominant share of the schedulable nodes (bound pods' requests)",
         l_tenant, 1, NULL, 0);
     if (!m->wq_depth || !m->wq_coalesced || !m->wq_dropped || !m->wq_latency || !m->round_cpu ||
         !m->unsaved || !m->tenant_share)

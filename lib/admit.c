@@ -190,12 +190,12 @@ static bool held_for_cap(plan *x, size_t i)
     if (x->fq == NULL || !ds_fair_queue_over_cap(x->fq, t->tenant, &t->request))
         return false;
     ds_admit_result *r = &x->out[i];
-    ds_res with = x->fq->t[t->tenant].used;
+    ds_res with = x->fq->slot[t->tenant].t.used;
     ds_res_add(&with, &t->request);
     r->verdict = DS_ADMIT_HELD_FAIR_SHARE;
     r->over_cap = true;
     r->share = ds_dominant_share(&with, &x->fq->capacity);
-    r->fair_share = x->fq->t[t->tenant].cap;
+    r->fair_share = x->fq->slot[t->tenant].t.cap;
     return true;
 }
 
@@ -321,12 +321,10 @@ static void decide_ready(plan *x, size_t i)
     x->sum.count[r->verdict]++;
 }
 
+/* The scratch space is one block that starts at free_. */
 static void plan_free(plan *x)
 {
     free(x->free_);
-    free(x->reserved);
-    free(x->kept);
-    free(x->done);
     ds_fair_queue_free(x->fq);
 }
 
@@ -370,22 +368,23 @@ int ds_admit_plan(const ds_admit_params *p, const ds_admit_node *nodes, size_t n
     }
     for (size_t i = 0; i < n_inflight; i++)
         x.in_flight += inflight[i].room_only ? 0 : 1;
+    /* One block of scratch space: free_ and reserved per node, the tenant of each ready task
+     * (size_t-aligned after the ds_res array), then kept per node and done per ready task. */
     size_t nn = n_nodes ? n_nodes : 1, nr = n_ready ? n_ready : 1;
-    x.free_ = malloc(nn * sizeof *x.free_);
-    x.reserved = malloc(nn * sizeof *x.reserved);
-    x.kept = calloc(nn, sizeof *x.kept);
-    x.done = calloc(nr, sizeof *x.done);
-    size_t *tenant_of = p->fair != NULL ? malloc(nr * sizeof *tenant_of) : NULL;
-    if (x.free_ == NULL || x.reserved == NULL || x.kept == NULL || x.done == NULL ||
-        (p->fair != NULL && tenant_of == NULL)) {
-        plan_free(&x);
-        free(tenant_of);
+    if (nn > SIZE_MAX / 64 || nr > SIZE_MAX / 64)
+        return ds_err_set(err, "admission: too many nodes or tasks (%zu, %zu)", n_nodes, n_ready);
+    size_t words = nn * sizeof(ds_res) + (nn + nr) * sizeof(size_t);
+    char *scratch = calloc(words + nn + nr, 1);
+    if (scratch == NULL)
         return ds_err_set(err, "admission: out of memory for %zu nodes", n_nodes);
-    }
+    x.free_ = (ds_res *)scratch;
+    x.reserved = (size_t *)(scratch + nn * sizeof(ds_res));
+    size_t *tenant_of = x.reserved + nn;
+    x.kept = (bool *)(scratch + words);
+    x.done = x.kept + nn;
     ds_fair_queue fq;
     if (p->fair != NULL && fair_init(&x, &fq, inflight, n_inflight, tenant_of, err) != 0) {
         plan_free(&x);
-        free(tenant_of);
         return -1;
     }
     for (size_t k = 0; k < n_nodes; k++) {
@@ -411,7 +410,6 @@ int ds_admit_plan(const ds_admit_params *p, const ds_admit_node *nodes, size_t n
     if (summary != NULL)
         *summary = x.sum;
     plan_free(&x);
-    free(tenant_of);
     return 0;
 }
 

@@ -55,12 +55,8 @@ void ds_fair_queue_free(ds_fair_queue *q)
 {
     if (q == NULL)
         return;
-    free(q->t);
-    free(q->head);
-    free(q->link);
-    free(q->heap);
-    free(q->rank);
-    free(q->in_round);
+    free(q->slot);
+    free(q->link); /* and the heap after it */
     memset(q, 0, sizeof *q);
     q->pending = SIZE_MAX;
 }
@@ -82,37 +78,33 @@ int ds_fair_queue_init(ds_fair_queue *q, const ds_fair_tenant *tenants, size_t n
         if (tenant_of[i] >= n_tenants)
             return ds_err_set(err, "fair queue: task %zu: tenant out of range (got %zu of %zu)", i,
                               tenant_of[i], n_tenants);
-    size_t nt = n_tenants ? n_tenants : 1;
-    q->t = malloc(nt * sizeof *q->t);
-    q->head = malloc(nt * sizeof *q->head);
-    q->heap = malloc(nt * sizeof *q->heap);
-    q->rank = calloc(nt, sizeof *q->rank);
-    q->in_round = calloc(nt, sizeof *q->in_round);
-    q->link = malloc((n_tasks ? n_tasks : 1) * sizeof *q->link);
-    if (q->t == NULL || q->head == NULL || q->heap == NULL || q->rank == NULL || q->link == NULL ||
-        q->in_round == NULL) {
+    if (n_tasks > SIZE_MAX / 2 / sizeof(size_t) || n_tenants > SIZE_MAX / 2 / sizeof(size_t))
+        return ds_err_set(err, "fair queue: too many tenants or tasks (%zu, %zu)", n_tenants,
+                          n_tasks);
+    q->slot = calloc(n_tenants ? n_tenants : 1, sizeof *q->slot);
+    q->link = malloc((n_tasks + n_tenants + 1) * sizeof *q->link);
+    if (q->slot == NULL || q->link == NULL) {
         ds_fair_queue_free(q);
         return ds_err_set(err, "fair queue: out of memory for %zu tenants and %zu tasks", n_tenants,
                           n_tasks);
     }
-    if (n_tenants > 0)
-        memcpy(q->t, tenants, n_tenants * sizeof *q->t);
+    q->heap = q->link + n_tasks;
     q->capacity = *capacity;
     q->n_tenants = n_tenants;
     q->n_tasks = n_tasks;
     q->tenant_of = tenant_of;
     for (size_t t = 0; t < n_tenants; t++)
-        q->head[t] = SIZE_MAX;
+        q->slot[t] = (ds_fair_slot){.t = tenants[t], .head = SIZE_MAX};
     /* Each tenant's tasks linked in the order given: walk backwards, pushing onto the heads. */
     for (size_t i = n_tasks; i-- > 0;) {
-        size_t t = tenant_of[i];
-        if (!q->in_round[t]) {
-            q->in_round[t] = true;
+        ds_fair_slot *sl = &q->slot[tenant_of[i]];
+        if (!sl->in_round) {
+            sl->in_round = true;
             q->active_tenants++;
-            q->active_weight += weight_of(&q->t[t]);
+            q->active_weight += weight_of(&sl->t);
         }
-        q->link[i] = q->head[t];
-        q->head[t] = i;
+        q->link[i] = sl->head;
+        sl->head = i;
     }
     return 0;
 }
@@ -123,27 +115,29 @@ void ds_fair_queue_charge(ds_fair_queue *q, size_t tenant, const ds_res *request
         return;
     if (q->started && tenant != q->pending)
         return; /* in the heap at its rank: charging it now would break the heap's order */
-    ds_res_add(&q->t[tenant].used, request);
+    ds_res_add(&q->slot[tenant].t.used, request);
 }
 
 /* Skip the tenant's tasks decided outside the queue. */
 static void skip_decided(ds_fair_queue *q, size_t t, const bool *decided)
 {
-    while (decided != NULL && q->head[t] != SIZE_MAX && decided[q->head[t]])
-        q->head[t] = q->link[q->head[t]];
+    ds_fair_slot *sl = &q->slot[t];
+    while (decided != NULL && sl->head != SIZE_MAX && decided[sl->head])
+        sl->head = q->link[sl->head];
 }
 
 /* Does tenant a come before tenant b? */
 static bool before(const ds_fair_queue *q, size_t a, size_t b)
 {
-    if (q->rank[a] != q->rank[b])
-        return q->rank[a] < q->rank[b];
-    return q->head[a] < q->head[b];
+    const ds_fair_slot *x = &q->slot[a], *y = &q->slot[b];
+    if (x->rank != y->rank)
+        return x->rank < y->rank;
+    return x->head < y->head;
 }
 
 static void heap_push(ds_fair_queue *q, size_t t)
 {
-    q->rank[t] = ds_fair_rank(&q->t[t], &q->capacity);
+    q->slot[t].rank = ds_fair_rank(&q->slot[t].t, &q->capacity);
     size_t i = q->n_heap++;
     q->heap[i] = t;
     while (i > 0) {
@@ -186,22 +180,22 @@ size_t ds_fair_queue_next(ds_fair_queue *q, const bool *decided)
         q->started = true;
         for (size_t t = 0; t < q->n_tenants; t++) {
             skip_decided(q, t, decided);
-            if (q->head[t] != SIZE_MAX)
+            if (q->slot[t].head != SIZE_MAX)
                 heap_push(q, t);
         }
     } else if (q->pending != SIZE_MAX) {
         skip_decided(q, q->pending, decided);
-        if (q->head[q->pending] != SIZE_MAX)
+        if (q->slot[q->pending].head != SIZE_MAX)
             heap_push(q, q->pending);
     }
     q->pending = SIZE_MAX;
     while (q->n_heap > 0) {
         size_t t = heap_pop(q);
         skip_decided(q, t, decided); /* decided since it entered the heap */
-        if (q->head[t] == SIZE_MAX)
+        size_t i = q->slot[t].head;
+        if (i == SIZE_MAX)
             continue;
-        size_t i = q->head[t];
-        q->head[t] = q->link[i];
+        q->slot[t].head = q->link[i];
         q->pending = t;
         return i;
     }
@@ -212,15 +206,15 @@ double ds_fair_queue_share(const ds_fair_queue *q, size_t tenant)
 {
     if (q == NULL || tenant >= q->n_tenants)
         return 0;
-    return ds_dominant_share(&q->t[tenant].used, &q->capacity);
+    return ds_dominant_share(&q->slot[tenant].t.used, &q->capacity);
 }
 
 double ds_fair_queue_fair_share(const ds_fair_queue *q, size_t tenant)
 {
     if (q == NULL || tenant >= q->n_tenants)
         return 0;
-    double w = weight_of(&q->t[tenant]);
-    double total = q->active_weight + (q->in_round[tenant] ? 0 : w);
+    double w = weight_of(&q->slot[tenant].t);
+    double total = q->active_weight + (q->slot[tenant].in_round ? 0 : w);
     return w / total;
 }
 
@@ -228,7 +222,7 @@ bool ds_fair_queue_above(const ds_fair_queue *q, size_t tenant)
 {
     if (q == NULL || tenant >= q->n_tenants)
         return false;
-    size_t others = q->active_tenants - (q->in_round[tenant] ? 1 : 0);
+    size_t others = q->active_tenants - (q->slot[tenant].in_round ? 1 : 0);
     if (others == 0)
         return false;
     double fair = ds_fair_queue_fair_share(q, tenant);
@@ -239,7 +233,7 @@ bool ds_fair_queue_over_cap(const ds_fair_queue *q, size_t tenant, const ds_res 
 {
     if (q == NULL || request == NULL || tenant >= q->n_tenants)
         return false;
-    const ds_fair_tenant *t = &q->t[tenant];
+    const ds_fair_tenant *t = &q->slot[tenant].t;
     if (!(t->cap > 0) || ds_dominant_share(&t->used, &q->capacity) <= 0)
         return false;
     ds_res with = t->used;

@@ -55,18 +55,23 @@ double ds_dominant_share(const ds_res *used, const ds_res *capacity);
  * tenant rank of the release order (lib/joborder.h), lowest first. */
 double ds_fair_rank(const ds_fair_tenant *t, const ds_res *capacity);
 
+/* A tenant in the fair queue. */
+typedef struct ds_fair_slot {
+    ds_fair_tenant t; /* copied: its use grows as tasks are charged */
+    size_t head;      /* its next task not yet offered, SIZE_MAX: none */
+    double rank;      /* its rank when it entered the heap */
+    bool in_round;    /* it has tasks in the round */
+} ds_fair_slot;
+
 /* Progressive filling over the ready tasks of one round. */
 typedef struct ds_fair_queue {
     ds_res capacity;
-    ds_fair_tenant *t; /* the tenants (copied): their use grows as tasks are charged */
+    ds_fair_slot *slot; /* [n_tenants] */
     size_t n_tenants;
     size_t n_tasks;
     const size_t *tenant_of; /* borrowed: the tenant of each task */
-    size_t *head;            /* per tenant: its next task not yet offered, SIZE_MAX: none */
-    size_t *link;            /* per task: the next task of the same tenant, SIZE_MAX: none */
-    size_t *heap;            /* tenants with tasks left, lowest rank first */
-    double *rank;            /* per tenant: its rank when it entered the heap */
-    bool *in_round;          /* per tenant: it has tasks in the round */
+    size_t *link;            /* [n_tasks]: the next task of the same tenant, SIZE_MAX: none */
+    size_t *heap;            /* [n_tenants], after link: tenants with tasks left, lowest first */
     size_t n_heap;
     size_t pending;        /* the tenant of the task last offered, SIZE_MAX: none */
     bool started;          /* ds_fair_queue_next was called */

@@ -41,6 +41,12 @@
     {                                                                                              \
         .name = n, .type = DS_PF_BOOL, .offset = OFF(member)                                       \
     }
+/* Tenant names to numbers > 0 and <= hi_. */
+#define TENANT_MAP(n, member, hi_)                                                                 \
+    {                                                                                              \
+        .name = n, .type = DS_PF_TENANT_MAP, .flags = DS_PF_LO_OPEN, .offset = OFF(member),        \
+        .lo = 0.0, .hi = (hi_)                                                                     \
+    }
 #define SECTION(n, table, fl)                                                                      \
     {                                                                                              \
         .name = n, .type = DS_PF_SECTION, .flags = (fl), .sub = table                              \
@@ -195,18 +201,8 @@ static const ds_pfield fairness_fields[] = {
      .offset = OFF(tenant_label),
      .size = SIZE(tenant_label),
      .syntax = DS_SYN_OPT_QUALIFIED},
-    {.name = "weights",
-     .type = DS_PF_TENANT_MAP,
-     .flags = DS_PF_LO_OPEN,
-     .offset = OFF(tenant_weights),
-     .lo = 0.0,
-     .hi = WEIGHT_MAX},
-    {.name = "caps",
-     .type = DS_PF_TENANT_MAP,
-     .flags = DS_PF_LO_OPEN,
-     .offset = OFF(tenant_caps),
-     .lo = 0.0,
-     .hi = 1.0},
+    TENANT_MAP("weights", tenant_weights, WEIGHT_MAX),
+    TENANT_MAP("caps", tenant_caps, 1.0),
     END,
 };
 

@@ -599,13 +599,14 @@ static void test_capacity_fair_share(void **state)
     assert_int_equal(ctl_wait_reason_of(msg), CTL_WAIT_FAIR_SHARE);
     assert_string_equal(ctl_wait_reason_name(CTL_WAIT_FAIR_SHARE), "fair-share");
     /* The tenants with DAG tasks, by name: their bound pods' shares, the tasks held for them. */
+    const ctl_tenant_share want[2] = {{"flood", 0.5, 1, 2}, {"light", 0, 1, 0}};
     assert_int_equal(out.n_tenants, 2);
-    assert_string_equal(out.tenants[0].name, "flood");
-    assert_double_near(out.tenants[0].share, 0.5, 0);
-    assert_int_equal(out.tenants[0].held, 2);
-    assert_string_equal(out.tenants[1].name, "light");
-    assert_double_near(out.tenants[1].share, 0, 0);
-    assert_int_equal(out.tenants[1].held, 0);
+    for (size_t k = 0; k < 2; k++) {
+        assert_string_equal(out.tenants[k].name, want[k].name);
+        assert_double_near(out.tenants[k].share, want[k].share, 0);
+        assert_double_near(out.tenants[k].weight, want[k].weight, 0);
+        assert_int_equal(out.tenants[k].held, want[k].held);
+    }
     ctl_release_out_free(&out);
 
     /* A weight of 4 for flood: its fair share is 0.8 (4 of 5), 0.75 is below it. */

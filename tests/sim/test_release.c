@@ -290,6 +290,29 @@ static void test_critical_path(void **state)
  * it became ready and starts no earlier; an ungated policy queues it when it becomes ready. A
  * generated workload of pods created up front (the gate holds them until their upstream tasks
  * have succeeded: no disorder). */
+/* n one-task jobs of 1 cpu on one node of 2 cpu: job i named names[i] in namespace ns[i],
+ * arriving at at[i] and running rts[i] s. */
+static void tenant_jobs(sim_workload *w, size_t n, const char *const *names, const char *const *ns,
+                        const double *at, const double *rts)
+{
+    memset(w, 0, sizeof *w);
+    snprintf(w->name, sizeof w->name, "tenants");
+    tu_node(w, 2000, 1.0);
+    const int64_t cpu[1] = {1000};
+    for (size_t i = 0; i < n; i++)
+        tu_job(w, names[i], at[i], 1, &rts[i], cpu, 0)->ns = strdup(ns[i]);
+}
+
+/* dagsched without look-ahead and latency, fairness on or off. */
+static void run_tenants(const sim_workload *w, int fair, sim_result *r)
+{
+    sim_config c;
+    config(&c, "dagsched", 0, 1.0);
+    c.pol.release_lookahead = 0;
+    c.pol.fairness_enabled = fair;
+    run_cfg(w, &c, r);
+}
+
 /* Fair share across tenants, by hand. One node of 2 cpu, no look-ahead. Tenant a: four one-task
  * jobs of 1 cpu for 100 s at 0; tenant b: one such job at 1 s. Without fairness a's jobs go
  * first (they waited longer: higher DSP priority): a0, a1 run 0-100, a2, a3 100-200, b 200-300.
@@ -298,23 +321,13 @@ static void test_critical_path(void **state)
 static void test_fairness_by_hand(void **state)
 {
     (void)state;
-    sim_workload w = {0};
-    snprintf(w.name, sizeof w.name, "tenants");
-    tu_node(&w, 2000, 1.0);
-    double rt[1] = {100};
-    int64_t cpu[1] = {1000};
-    const char *names[5] = {"a0", "a1", "a2", "a3", "b"};
-    for (size_t i = 0; i < 5; i++) {
-        sim_job_def *j = tu_job(&w, names[i], i < 4 ? 0 : 1, 1, rt, cpu, 0);
-        j->ns = strdup(i < 4 ? "a" : "b");
-    }
+    sim_workload w;
+    const char *names[5] = {"a0", "a1", "a2", "a3", "b"}, *ns[5] = {"a", "a", "a", "a", "b"};
+    const double at[5] = {0, 0, 0, 0, 1}, rts[5] = {100, 100, 100, 100, 100};
+    tenant_jobs(&w, 5, names, ns, at, rts);
     for (int fair = 0; fair < 2; fair++) {
-        sim_config c;
-        config(&c, "dagsched", 0, 1.0);
-        c.pol.release_lookahead = 0;
-        c.pol.fairness_enabled = fair;
         sim_result r;
-        run_cfg(&w, &c, &r);
+        run_tenants(&w, fair, &r);
         assert_int_equal(r.n_tenants, 2);
         assert_string_equal(r.tenants[0], "a");
         assert_string_equal(r.tenants[1], "b");
@@ -329,22 +342,12 @@ static void test_fairness_by_hand(void **state)
     /* What ran counts no more once it finished. a0 (50 s) and b0 (200 s) start at 0; b1 (ready
      * at 1) and a1 (at 2) wait. At 50, a0 is done: a uses nothing, b half the node, so a1 goes
      * first with fairness (50-150, b1 150-250); without it b1 does (it waited longer). */
-    memset(&w, 0, sizeof w);
-    snprintf(w.name, sizeof w.name, "tenants");
-    tu_node(&w, 2000, 1.0);
-    const double rts[4] = {50, 200, 100, 100}, at[4] = {0, 0, 1, 2};
-    const char *ns[4] = {"a", "b", "b", "a"}, *jobs[4] = {"a0", "b0", "b1", "a1"};
-    for (size_t i = 0; i < 4; i++) {
-        sim_job_def *j = tu_job(&w, jobs[i], at[i], 1, &rts[i], cpu, 0);
-        j->ns = strdup(ns[i]);
-    }
+    const char *jobs2[4] = {"a0", "b0", "b1", "a1"}, *ns2[4] = {"a", "b", "b", "a"};
+    const double at2[4] = {0, 0, 1, 2}, rts2[4] = {50, 200, 100, 100};
+    tenant_jobs(&w, 4, jobs2, ns2, at2, rts2);
     for (int fair = 0; fair < 2; fair++) {
-        sim_config c;
-        config(&c, "dagsched", 0, 1.0);
-        c.pol.release_lookahead = 0;
-        c.pol.fairness_enabled = fair;
         sim_result r;
-        run_cfg(&w, &c, &r);
+        run_tenants(&w, fair, &r);
         assert_double_near(r.jobs[3].completion, fair ? 150 : 250, 1e-9); /* a1 */
         assert_double_near(r.jobs[2].completion, fair ? 250 : 150, 1e-9); /* b1 */
         sim_result_free(&r);

@@ -46,6 +46,16 @@ static const char good[] = "apiVersion: dagsched.io/v1alpha1\n"
                            "    - {name: load, runtime: 30s, cpu: 250m, memory: 512Mi, "
                            "dependsOn: [transform, extract]}\n";
 
+/* w written to path and read back into *back (zeroed first); the file is removed. */
+static void write_and_load(const sim_workload *w, const char *path, sim_workload *back)
+{
+    ds_err err = {{0}};
+    memset(back, 0, sizeof *back);
+    if (sim_workload_write(path, w, &err) != 0 || sim_workload_load(path, back, &err) != 0)
+        fail_msg("%s", err.msg);
+    remove(path);
+}
+
 static void test_parse(void **state)
 {
     (void)state;
@@ -85,15 +95,10 @@ static void test_parse(void **state)
     assert_null(late->ns); /* the default namespace */
     assert_int_equal(sim_workload_validate(&w, &err), 0);
     /* The namespace is written back; a job without one gets none. */
-    const char *path = "build/test_workload_namespace.yaml";
-    if (sim_workload_write(path, &w, &err) != 0)
-        fail_msg("%s", err.msg);
-    sim_workload back = {0};
-    if (sim_workload_load(path, &back, &err) != 0)
-        fail_msg("%s", err.msg);
+    sim_workload back;
+    write_and_load(&w, "build/test_workload_namespace.yaml", &back);
     assert_string_equal(back.jobs[0].ns, "team-a");
     assert_null(back.jobs[1].ns);
-    remove(path);
     sim_workload_free(&back);
     sim_workload_free(&w);
 }
@@ -155,12 +160,8 @@ static void test_round_trip(void **state)
     p.task_scale = 0.05;
     p.seed = 3;
     assert_int_equal(sim_gen_workload(&p, &g, &err), 0);
-    const char *path = "build/test_workload_round_trip.yaml";
-    if (sim_workload_write(path, &g, &err) != 0)
-        fail_msg("%s", err.msg);
-    sim_workload r = {0};
-    if (sim_workload_load(path, &r, &err) != 0)
-        fail_msg("%s", err.msg);
+    sim_workload r;
+    write_and_load(&g, "build/test_workload_round_trip.yaml", &r);
     assert_int_equal(r.n_nodes, 3);
     assert_true(r.nodes[2].speed == 1.5);
     assert_int_equal(r.n_jobs, 4);
@@ -182,7 +183,6 @@ static void test_round_trip(void **state)
         }
         sim_job_def_free(&d);
     }
-    remove(path);
     sim_workload_free(&r);
     sim_workload_free(&g);
 }

@@ -23,6 +23,34 @@ static ds_res res(int64_t milli_cpu, int64_t mem)
     return (ds_res){{milli_cpu, mem, 0, 0}};
 }
 
+static ds_admit_node empty_node(int64_t milli_cpu, int64_t mem)
+{
+    return (ds_admit_node){.allocatable = res(milli_cpu, mem), .free_ = res(milli_cpu, mem)};
+}
+
+/* n ready tasks: the first `split` of tenant 0 with request a, the others of tenant 1 with b. */
+static void two_tenants(ds_admit_task *ready, size_t n, size_t split, ds_res a, ds_res b)
+{
+    for (size_t i = 0; i < n; i++)
+        ready[i] = (ds_admit_task){.request = i < split ? a : b, .tenant = i < split ? 0 : 1};
+}
+
+/* ds_admit_plan under p with fairness over the tenants, the capacity being the nodes' allocatable;
+ * its return value. */
+static int plan_fair(ds_admit_params p, const ds_fair_tenant *tenants, size_t nt,
+                     const ds_admit_node *nodes, size_t nn, const ds_admit_task *inflight,
+                     size_t ni, const ds_admit_task *ready, size_t nr, ds_admit_result *out,
+                     ds_admit_summary *sum, ds_err *err)
+{
+    ds_admit_fair fair = {.tenants = tenants, .n_tenants = nt};
+    for (size_t k = 0; k < nn; k++)
+        ds_res_add(&fair.capacity, &nodes[k].allocatable);
+    p.fair = &fair;
+    return ds_admit_plan(&p, nodes, nn, inflight, ni, ready, nr, out, sum, err);
+}
+
+static const ds_admit_params capacity0 = {.mode = DS_ADMIT_CAPACITY};
+
 static void test_dominant_share(void **state)
 {
     (void)state;
@@ -89,15 +117,12 @@ static void test_queue_errors(void **state)
 static void test_drf_paper_example(void **state)
 {
     (void)state;
-    ds_admit_node node = {.allocatable = res(9000, 18 * GI), .free_ = res(9000, 18 * GI)};
+    ds_admit_node node = empty_node(9000, 18 * GI);
     ds_admit_task ready[10];
-    for (size_t i = 0; i < 10; i++)
-        ready[i] = (ds_admit_task){.request = i < 5 ? res(1000, 4 * GI) : res(3000, GI),
-                                   .tenant = i < 5 ? 0 : 1};
+    two_tenants(ready, 10, 5, res(1000, 4 * GI), res(3000, GI));
     ds_admit_result out[10];
     ds_err err = {{0}};
-    ds_admit_params off = {.mode = DS_ADMIT_CAPACITY};
-    assert_int_equal(ds_admit_plan(&off, &node, 1, NULL, 0, ready, 10, out, NULL, &err), 0);
+    assert_int_equal(ds_admit_plan(&capacity0, &node, 1, NULL, 0, ready, 10, out, NULL, &err), 0);
     size_t got[2] = {0, 0};
     for (size_t i = 0; i < 10; i++)
         got[i < 5 ? 0 : 1] += out[i].verdict == DS_ADMIT_RELEASED;
@@ -105,10 +130,9 @@ static void test_drf_paper_example(void **state)
     assert_int_equal(got[1], 1);
 
     ds_fair_tenant tenants[2] = {{.weight = 1}, {.weight = 1}};
-    ds_admit_fair fair = {.tenants = tenants, .n_tenants = 2, .capacity = node.allocatable};
-    ds_admit_params on = {.mode = DS_ADMIT_CAPACITY, .fair = &fair};
     ds_admit_summary sum;
-    assert_int_equal(ds_admit_plan(&on, &node, 1, NULL, 0, ready, 10, out, &sum, &err), 0);
+    assert_int_equal(
+        plan_fair(capacity0, tenants, 2, &node, 1, NULL, 0, ready, 10, out, &sum, &err), 0);
     got[0] = got[1] = 0;
     for (size_t i = 0; i < 10; i++)
         got[i < 5 ? 0 : 1] += out[i].verdict == DS_ADMIT_RELEASED;
@@ -204,16 +228,14 @@ static void test_fair_share_alone(void **state)
 static void test_cap(void **state)
 {
     (void)state;
-    ds_admit_node node = {.allocatable = res(8000, 64 * GI), .free_ = res(8000, 64 * GI)};
+    ds_admit_node node = empty_node(8000, 64 * GI);
     ds_admit_task ready[6];
-    for (size_t i = 0; i < 6; i++)
-        ready[i] = (ds_admit_task){.request = res(1000, GI), .tenant = i < 4 ? 0 : 1};
+    two_tenants(ready, 6, 4, res(1000, GI), res(1000, GI));
     ds_fair_tenant tenants[2] = {{.weight = 1, .cap = 0.25}, {.weight = 1}};
-    ds_admit_fair fair = {.tenants = tenants, .n_tenants = 2, .capacity = node.allocatable};
-    ds_admit_params on = {.mode = DS_ADMIT_CAPACITY, .fair = &fair};
+    ds_admit_params on = capacity0;
     ds_admit_result out[6];
     ds_err err = {{0}};
-    assert_int_equal(ds_admit_plan(&on, &node, 1, NULL, 0, ready, 6, out, NULL, &err), 0);
+    assert_int_equal(plan_fair(on, tenants, 2, &node, 1, NULL, 0, ready, 6, out, NULL, &err), 0);
     assert_int_equal(out[0].verdict, DS_ADMIT_RELEASED);
     assert_int_equal(out[1].verdict, DS_ADMIT_RELEASED); /* 2/8 = the cap */
     assert_int_equal(out[2].verdict, DS_ADMIT_HELD_FAIR_SHARE);
@@ -232,18 +254,18 @@ static void test_cap(void **state)
     tenants[0].cap = 0.1;
     for (size_t i = 0; i < 2; i++)
         ready[i] = (ds_admit_task){.request = res(2000, GI), .tenant = 0};
-    assert_int_equal(ds_admit_plan(&on, &node, 1, NULL, 0, ready, 2, out, NULL, &err), 0);
+    assert_int_equal(plan_fair(on, tenants, 2, &node, 1, NULL, 0, ready, 2, out, NULL, &err), 0);
     assert_int_equal(out[0].verdict, DS_ADMIT_RELEASED);
     assert_int_equal(out[1].verdict, DS_ADMIT_HELD_FAIR_SHARE);
     /* The cap holds an upcoming task too (decided before the tasks in flight). */
     ready[0].upcoming = true;
     tenants[0].used = res(1000, 0);
-    assert_int_equal(ds_admit_plan(&on, &node, 1, NULL, 0, ready, 1, out, NULL, &err), 0);
+    assert_int_equal(plan_fair(on, tenants, 2, &node, 1, NULL, 0, ready, 1, out, NULL, &err), 0);
     assert_int_equal(out[0].verdict, DS_ADMIT_HELD_FAIR_SHARE);
     /* Under admission all as well. */
     on.mode = DS_ADMIT_ALL;
     ready[0].upcoming = false;
-    assert_int_equal(ds_admit_plan(&on, &node, 1, NULL, 0, ready, 2, out, NULL, &err), 0);
+    assert_int_equal(plan_fair(on, tenants, 2, &node, 1, NULL, 0, ready, 2, out, NULL, &err), 0);
     assert_int_equal(out[0].verdict, DS_ADMIT_HELD_FAIR_SHARE);
 }
 
@@ -253,10 +275,9 @@ static void test_cap(void **state)
 static void test_inflight_starving_lookahead(void **state)
 {
     (void)state;
-    ds_admit_node node = {.allocatable = res(4000, 16 * GI), .free_ = res(4000, 16 * GI)};
+    ds_admit_node node = empty_node(4000, 16 * GI);
     ds_fair_tenant tenants[2] = {{.weight = 1}, {.weight = 1}};
-    ds_admit_fair fair = {.tenants = tenants, .n_tenants = 2, .capacity = node.allocatable};
-    ds_admit_params on = {.mode = DS_ADMIT_CAPACITY, .fair = &fair};
+    ds_admit_params on = capacity0;
     ds_admit_result out[4];
     ds_err err = {{0}};
     /* Tenant 0 has 2 cpu in flight: tenant 1's task goes first and takes the last 2 cpu. */
@@ -264,12 +285,14 @@ static void test_inflight_starving_lookahead(void **state)
                                  {.request = res(0, GI), .room_only = true, .tenant = 1}};
     ds_admit_task ready[2] = {{.request = res(2000, GI), .tenant = 0},
                               {.request = res(2000, GI), .tenant = 1}};
-    assert_int_equal(ds_admit_plan(&on, &node, 1, inflight, 2, ready, 2, out, NULL, &err), 0);
+    assert_int_equal(plan_fair(on, tenants, 2, &node, 1, inflight, 2, ready, 2, out, NULL, &err),
+                     0);
     assert_int_equal(out[1].verdict, DS_ADMIT_RELEASED);
     assert_int_equal(out[0].verdict, DS_ADMIT_HELD_NO_ROOM); /* 0.5, at its fair share */
     /* A starving task goes first, its tenant's share notwithstanding. */
     ready[0].starving = true;
-    assert_int_equal(ds_admit_plan(&on, &node, 1, inflight, 2, ready, 2, out, NULL, &err), 0);
+    assert_int_equal(plan_fair(on, tenants, 2, &node, 1, inflight, 2, ready, 2, out, NULL, &err),
+                     0);
     assert_int_equal(out[0].verdict, DS_ADMIT_RELEASED);
     assert_int_equal(out[1].verdict, DS_ADMIT_HELD_NO_ROOM);
     ready[0].starving = false;
@@ -284,7 +307,7 @@ static void test_inflight_starving_lookahead(void **state)
                            {.request = res(1000, GI), .tenant = 1},
                            {.request = res(1000, GI), .tenant = 0}};
     ds_admit_summary sum;
-    assert_int_equal(ds_admit_plan(&on, &node, 1, NULL, 0, r3, 3, out, &sum, &err), 0);
+    assert_int_equal(plan_fair(on, tenants, 2, &node, 1, NULL, 0, r3, 3, out, &sum, &err), 0);
     assert_int_equal(out[1].verdict, DS_ADMIT_LOOKAHEAD);
     assert_int_equal(out[0].verdict, DS_ADMIT_HELD_FAIR_SHARE);
     assert_int_equal(out[2].verdict, DS_ADMIT_HELD_FAIR_SHARE);
@@ -296,17 +319,17 @@ static void test_inflight_starving_lookahead(void **state)
     ds_admit_task r3b[3] = {{.request = res(1000, GI), .tenant = 1},
                             {.request = res(1000, GI), .tenant = 1},
                             {.request = res(1000, GI), .tenant = 0}};
-    assert_int_equal(ds_admit_plan(&on, &node, 1, NULL, 0, r3b, 3, out, &sum, &err), 0);
+    assert_int_equal(plan_fair(on, tenants, 2, &node, 1, NULL, 0, r3b, 3, out, &sum, &err), 0);
     assert_int_equal(out[0].verdict, DS_ADMIT_LOOKAHEAD);
     assert_int_equal(out[2].verdict, DS_ADMIT_LOOKAHEAD);
     assert_int_equal(out[1].verdict, DS_ADMIT_HELD_NO_ROOM);
     tenants[0].used = res(3000, 0);
     /* Alone in the round, tenant 0 takes the slots (work-conserving). */
-    assert_int_equal(ds_admit_plan(&on, &node, 1, NULL, 0, r3, 1, out, &sum, &err), 0);
+    assert_int_equal(plan_fair(on, tenants, 2, &node, 1, NULL, 0, r3, 1, out, &sum, &err), 0);
     assert_int_equal(out[0].verdict, DS_ADMIT_LOOKAHEAD);
     /* A tenant out of range is an error. */
     r3[0].tenant = 2;
-    assert_int_equal(ds_admit_plan(&on, &node, 1, NULL, 0, r3, 1, out, &sum, &err), -1);
+    assert_int_equal(plan_fair(on, tenants, 2, &node, 1, NULL, 0, r3, 1, out, &sum, &err), -1);
     assert_string_equal(err.msg, "admission: fair queue: task 0: tenant out of range (got 2 of 2)");
 }
 
@@ -328,17 +351,42 @@ static int64_t between(rng *r, int64_t lo, int64_t hi)
     return lo + (int64_t)(next_u64(r) % (uint64_t)(hi - lo + 1));
 }
 
-#define TRIALS    300
-#define MAX_T     5
+/* A cluster's capacity: at least cpu_lo milli-cores and mem_lo GiB, at most 64 cores and
+ * 256 GiB. */
+static ds_res random_capacity(rng *r, int64_t cpu_lo, int64_t mem_lo)
+{
+    int64_t cpu = between(r, cpu_lo, 64000);
+    return res(cpu, between(r, mem_lo, 256) * GI);
+}
+
+#define TRIALS 300
+#define MAX_T  5
+
+/* 2 to MAX_T tenants, each running up to cap's cpu / use_div and weighing 1 to max_weight; how
+ * many. */
+static size_t random_tenants(rng *r, const ds_res *cap, int64_t use_div, int64_t max_weight,
+                             ds_fair_tenant *t)
+{
+    size_t nt = (size_t)between(r, 2, MAX_T);
+    for (size_t i = 0; i < nt; i++) {
+        int64_t used = between(r, 0, cap->v[0] / use_div);
+        t[i] = (ds_fair_tenant){.used = res(used, 0), .weight = (double)between(r, 1, max_weight)};
+    }
+    return nt;
+}
 #define MAX_TASKS 400
 
-/* Released requests per tenant. */
-static void released_use(const ds_admit_task *ready, const ds_admit_result *out, size_t n,
-                         ds_res *use)
+/* Per tenant (zeroed first, nt of them): the requests released and the ready tasks. */
+static void tally(const ds_admit_task *ready, const ds_admit_result *out, size_t n, size_t nt,
+                  ds_res *use, size_t *count)
 {
-    for (size_t i = 0; i < n; i++)
+    memset(use, 0, nt * sizeof *use);
+    memset(count, 0, nt * sizeof *count);
+    for (size_t i = 0; i < n; i++) {
+        count[ready[i].tenant]++;
         if (ds_admit_verdict_releases(out[i].verdict))
             ds_res_add(&use[ready[i].tenant], &ready[i].request);
+    }
 }
 
 /* Sharing incentive: n tenants of equal weight, each with tasks of its own shape and demand
@@ -353,8 +401,8 @@ static void test_property_sharing_incentive(void **state)
     static ds_admit_result out[MAX_TASKS];
     for (int trial = 0; trial < TRIALS; trial++) {
         size_t nt = (size_t)between(&r, 2, MAX_T);
-        ds_res cap = res(between(&r, 4000, 64000), between(&r, 8, 256) * GI);
-        ds_admit_node node = {.allocatable = cap, .free_ = cap};
+        ds_res cap = random_capacity(&r, 4000, 8);
+        ds_admit_node node = empty_node(cap.v[0], cap.v[1]);
         ds_res shape[MAX_T];
         double dmax = 0;
         for (size_t t = 0; t < nt; t++) {
@@ -370,15 +418,12 @@ static void test_property_sharing_incentive(void **state)
         ds_fair_tenant tenants[MAX_T];
         for (size_t t = 0; t < nt; t++)
             tenants[t] = (ds_fair_tenant){.weight = 1};
-        ds_admit_fair fair = {.tenants = tenants, .n_tenants = nt, .capacity = cap};
-        ds_admit_params on = {.mode = DS_ADMIT_CAPACITY, .fair = &fair};
         ds_err err = {{0}};
-        assert_int_equal(ds_admit_plan(&on, &node, 1, NULL, 0, ready, n, out, NULL, &err), 0);
-        ds_res use[MAX_T] = {{{0}}};
-        released_use(ready, out, n, use);
-        size_t count[MAX_T] = {0};
-        for (size_t i = 0; i < n; i++)
-            count[ready[i].tenant]++;
+        assert_int_equal(
+            plan_fair(capacity0, tenants, nt, &node, 1, NULL, 0, ready, n, out, NULL, &err), 0);
+        ds_res use[MAX_T];
+        size_t count[MAX_T];
+        tally(ready, out, n, nt, use, count);
         for (size_t t = 0; t < nt; t++) {
             if ((double)count[t] * ds_dominant_share(&shape[t], &cap) < 1.0)
                 continue; /* not enough demand to fill the cluster alone (rare) */
@@ -395,26 +440,28 @@ static void test_property_sharing_incentive(void **state)
 static void test_property_weights(void **state)
 {
     (void)state;
+    static struct {
+        ds_admit_task ready[MAX_TASKS];
+        ds_admit_result out[MAX_TASKS];
+    } x;
+    ds_admit_task *ready = x.ready;
+    ds_admit_result *out = x.out;
     rng r = {0xbeef77u};
-    static ds_admit_task ready[MAX_TASKS];
-    static ds_admit_result out[MAX_TASKS];
     for (int trial = 0; trial < TRIALS; trial++) {
-        ds_res cap = res(between(&r, 8000, 64000), between(&r, 16, 256) * GI);
-        ds_admit_node node = {.allocatable = cap, .free_ = cap};
-        ds_res shape = res(between(&r, 100, cap.v[0] / 20), between(&r, GI / 8, cap.v[1] / 20));
+        ds_res cap = random_capacity(&r, 8000, 16);
+        int64_t cpu = between(&r, 100, cap.v[0] / 20);
+        ds_res shape = res(cpu, between(&r, GI / 8, cap.v[1] / 20));
+        ds_admit_node node = empty_node(cap.v[0], cap.v[1]);
         for (size_t i = 0; i < MAX_TASKS; i++)
             ready[i] = (ds_admit_task){.request = shape, .tenant = (size_t)between(&r, 0, 1)};
         ds_fair_tenant tenants[2] = {{.weight = 2}, {.weight = 1}};
-        ds_admit_fair fair = {.tenants = tenants, .n_tenants = 2, .capacity = cap};
-        ds_admit_params on = {.mode = DS_ADMIT_CAPACITY, .fair = &fair};
         ds_err err = {{0}};
-        assert_int_equal(ds_admit_plan(&on, &node, 1, NULL, 0, ready, MAX_TASKS, out, NULL, &err),
-                         0);
-        ds_res use[2] = {{{0}}};
-        released_use(ready, out, MAX_TASKS, use);
-        size_t count[2] = {0};
-        for (size_t i = 0; i < MAX_TASKS; i++)
-            count[ready[i].tenant]++;
+        assert_int_equal(
+            plan_fair(capacity0, tenants, 2, &node, 1, NULL, 0, ready, MAX_TASKS, out, NULL, &err),
+            0);
+        ds_res use[2];
+        size_t count[2];
+        tally(ready, out, MAX_TASKS, 2, use, count);
         double step = ds_dominant_share(&shape, &cap);
         if ((double)count[0] * step < 1.0 || (double)count[1] * step < 1.0)
             continue;
@@ -452,12 +499,9 @@ static void test_property_no_starvation(void **state)
     static size_t of[MAX_TASKS], picks[MAX_TASKS];
     static ds_res req[MAX_TASKS];
     for (int trial = 0; trial < TRIALS; trial++) {
-        size_t nt = (size_t)between(&r, 2, MAX_T);
-        ds_res cap = res(between(&r, 4000, 64000), between(&r, 8, 256) * GI);
+        ds_res cap = random_capacity(&r, 4000, 8);
         ds_fair_tenant t[MAX_T];
-        for (size_t i = 0; i < nt; i++)
-            t[i] = (ds_fair_tenant){.used = res(between(&r, 0, cap.v[0] / 2), 0),
-                                    .weight = (double)between(&r, 1, 4)};
+        size_t nt = random_tenants(&r, &cap, 2, 4, t);
         size_t n = (size_t)between(&r, 2, MAX_TASKS);
         ds_res smallest[MAX_T];
         for (size_t i = 0; i < nt; i++)
@@ -506,12 +550,9 @@ static void test_property_strategy_proof(void **state)
     static size_t of[MAX_TASKS], p_true[MAX_TASKS], p_lie[MAX_TASKS];
     static ds_res req[MAX_TASKS], lie[MAX_TASKS];
     for (int trial = 0; trial < TRIALS; trial++) {
-        size_t nt = (size_t)between(&r, 2, MAX_T);
-        ds_res cap = res(between(&r, 4000, 64000), between(&r, 8, 256) * GI);
+        ds_res cap = random_capacity(&r, 4000, 8);
         ds_fair_tenant t[MAX_T];
-        for (size_t i = 0; i < nt; i++)
-            t[i] = (ds_fair_tenant){.used = res(between(&r, 0, cap.v[0] / 4), 0),
-                                    .weight = (double)between(&r, 1, 3)};
+        size_t nt = random_tenants(&r, &cap, 4, 3, t);
         size_t n = (size_t)between(&r, 2, MAX_TASKS - 50);
         size_t liar = (size_t)between(&r, 0, (int64_t)nt - 1);
         for (size_t i = 0; i < n; i++) {
@@ -574,14 +615,12 @@ static void test_property_work_conserving(void **state)
                                 .tenant = 1,
                                 .starving = i < starving};
         ds_fair_tenant tenants[2] = {{.used = res(cap.v[0], 0), .weight = 1}, {.weight = 1}};
-        ds_admit_fair fair = {.tenants = tenants, .n_tenants = 2, .capacity = cap};
         ds_admit_params off = {.mode = DS_ADMIT_CAPACITY, .lookahead = (size_t)between(&r, 0, 3)};
-        ds_admit_params on = off;
-        on.fair = &fair;
         ds_admit_result a[NR], b[NR];
         ds_err err = {{0}};
         assert_int_equal(ds_admit_plan(&off, nodes, nn, NULL, 0, ready, n, a, NULL, &err), 0);
-        assert_int_equal(ds_admit_plan(&on, nodes, nn, NULL, 0, ready, n, b, NULL, &err), 0);
+        assert_int_equal(plan_fair(off, tenants, 2, nodes, nn, NULL, 0, ready, n, b, NULL, &err),
+                         0);
         for (size_t i = 0; i < n; i++) {
             assert_int_equal(a[i].verdict, b[i].verdict);
             assert_true(a[i].node == b[i].node);
@@ -591,7 +630,8 @@ static void test_property_work_conserving(void **state)
             nodes[k].free_ = res(1000000, 1000 * GI);
         for (size_t i = 0; i < n; i++)
             ready[i].tenant = (size_t)between(&r, 0, 1);
-        assert_int_equal(ds_admit_plan(&on, nodes, nn, NULL, 0, ready, n, b, NULL, &err), 0);
+        assert_int_equal(plan_fair(off, tenants, 2, nodes, nn, NULL, 0, ready, n, b, NULL, &err),
+                         0);
         for (size_t i = 0; i < n; i++)
             assert_int_equal(b[i].verdict, DS_ADMIT_RELEASED);
     }

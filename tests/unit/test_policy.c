@@ -1022,47 +1022,44 @@ static void test_long_strings(void **state)
     assert_string_equal(p.opt_in_selector.value[0], value);
 }
 
+/* head (a SPEC(...) line, its newline dropped), n entries of fmt ("k%d: v", i from 0) separated
+ * by ", ", then tail, into doc. */
+static void many_entries(char *doc, size_t size, const char *head, const char *fmt, int n,
+                         const char *tail)
+{
+    size_t pos = (size_t)snprintf(doc, size, "%s", head) - 1;
+    for (int i = 0; i < n; i++) {
+        pos += (size_t)snprintf(doc + pos, size - pos, "%s", i ? ", " : "");
+        pos += (size_t)snprintf(doc + pos, size - pos, fmt, i);
+    }
+    snprintf(doc + pos, size - pos, "%s", tail);
+}
+
 static void test_list_limits(void **state)
 {
     (void)state;
     char doc[4096];
-    size_t pos =
-        (size_t)snprintf(doc, sizeof doc, "%s", SPEC("{preemption: {protectedNamespaces: ["));
-    pos -= 1; /* drop SPEC's newline */
-    for (int i = 0; i < DS_POLICY_MAX_LIST + 1; i++)
-        pos += (size_t)snprintf(doc + pos, sizeof doc - pos, "%sns-%d", i ? ", " : "", i);
-    snprintf(doc + pos, sizeof doc - pos, "]}}\n");
+    const char *ns_list = SPEC("{preemption: {protectedNamespaces: [");
+    many_entries(doc, sizeof doc, ns_list, "ns-%d", DS_POLICY_MAX_LIST + 1, "]}}\n");
     expect_error(doc, "spec.preemption.protectedNamespaces: must have at most 32 entries (got 33)");
     /* Exactly 32 entries is fine. */
-    char *cut = strstr(doc, ", ns-32");
-    assert_non_null(cut);
-    snprintf(cut, sizeof doc - (size_t)(cut - doc), "]}}\n");
+    many_entries(doc, sizeof doc, ns_list, "ns-%d", DS_POLICY_MAX_LIST, "]}}\n");
     ds_policy p;
     parse_ok(doc, &p);
     assert_int_equal(p.protected_namespaces.n, DS_POLICY_MAX_LIST);
     assert_string_equal(p.protected_namespaces.name[31], "ns-31");
 
-    pos =
-        (size_t)snprintf(doc, sizeof doc, "%s", SPEC("{preemption: {podSelector: {matchLabels: {"));
-    pos -= 1;
-    for (int i = 0; i < DS_POLICY_MAX_LABELS + 1; i++)
-        pos += (size_t)snprintf(doc + pos, sizeof doc - pos, "%sk%d: v", i ? ", " : "", i);
-    snprintf(doc + pos, sizeof doc - pos, "}}}}\n");
+    many_entries(doc, sizeof doc, SPEC("{preemption: {podSelector: {matchLabels: {"), "k%d: v",
+                 DS_POLICY_MAX_LABELS + 1, "}}}}\n");
     expect_error(doc, "spec.preemption.podSelector.matchLabels: must have at most 16 entries (got "
                       "17)");
 
-    pos = (size_t)snprintf(doc, sizeof doc, "%s",
-                           SPEC("{preemption: {namespaceSelector: {matchLabels: {"));
-    pos -= 1;
-    for (int i = 0; i < DS_POLICY_MAX_LABELS + 1; i++)
-        pos += (size_t)snprintf(doc + pos, sizeof doc - pos, "%sk%d: v", i ? ", " : "", i);
-    snprintf(doc + pos, sizeof doc - pos, "}}}}\n");
+    const char *ns_sel = SPEC("{preemption: {namespaceSelector: {matchLabels: {");
+    many_entries(doc, sizeof doc, ns_sel, "k%d: v", DS_POLICY_MAX_LABELS + 1, "}}}}\n");
     expect_error(doc, "spec.preemption.namespaceSelector.matchLabels: must have at most 16 entries "
                       "(got 17)");
     /* Exactly 16 entries is fine. */
-    cut = strstr(doc, ", k16: v");
-    assert_non_null(cut);
-    snprintf(cut, sizeof doc - (size_t)(cut - doc), "}}}}\n");
+    many_entries(doc, sizeof doc, ns_sel, "k%d: v", DS_POLICY_MAX_LABELS, "}}}}\n");
     parse_ok(doc, &p);
     assert_int_equal(p.opt_in_namespace_selector.n, DS_POLICY_MAX_LABELS);
     assert_string_equal(p.opt_in_namespace_selector.key[15], "k15");
@@ -1264,15 +1261,11 @@ static void test_fairness(void **state)
 
     /* At most 64 tenants in a map. */
     char doc[8192];
-    size_t pos = (size_t)snprintf(doc, sizeof doc, "%s", SPEC("{fairness: {caps: {"));
-    pos -= 1;
-    for (int i = 0; i < DS_FAIR_MAX_TENANTS + 1; i++)
-        pos += (size_t)snprintf(doc + pos, sizeof doc - pos, "%st%d: 0.5", i ? ", " : "", i);
-    snprintf(doc + pos, sizeof doc - pos, "}}}\n");
+    many_entries(doc, sizeof doc, SPEC("{fairness: {caps: {"), "t%d: 0.5", DS_FAIR_MAX_TENANTS + 1,
+                 "}}}\n");
     expect_error(doc, "spec.fairness.caps: must have at most 64 entries (got 65)");
-    char *cut = strstr(doc, ", t64: 0.5");
-    assert_non_null(cut);
-    snprintf(cut, sizeof doc - (size_t)(cut - doc), "}}}\n");
+    many_entries(doc, sizeof doc, SPEC("{fairness: {caps: {"), "t%d: 0.5", DS_FAIR_MAX_TENANTS,
+                 "}}}\n");
     parse_ok(doc, &p);
     assert_int_equal(p.tenant_caps.n, DS_FAIR_MAX_TENANTS);
     assert_string_equal(p.tenant_caps.name[63], "t63");
