@@ -1249,6 +1249,10 @@ static void test_fairness(void **state)
                  "spec.fairness.weights[\"team-a\"]: duplicate key");
     expect_error(SPEC("{fairness: {weights: {\"Team A\": 2}}}"),
                  "spec.fairness.weights: key " LABEL_VALUE_REASON " (got \"Team A\")");
+    expect_error(SPEC("{fairness: {weights: {"
+                      "a123456789012345678901234567890123456789012345678901234567890123: 2}}}"),
+                 "spec.fairness.weights: key " LABEL_VALUE_REASON " (got \"a12345678901234567890123"
+                 "4567890123456789012345678901234567890123\")");
     expect_error(SPEC("{fairness: {weights: {\"\": 2}}}"),
                  "spec.fairness.weights: key must not be empty (got \"\")");
     expect_error(SPEC("{fairness: {weights: [a]}}"),
