@@ -48,8 +48,9 @@
 #                 still queued: decisions never wait behind informational writes
 #   fairness      spec.fairness: one namespace floods the gate with ten jobs and alone fills the
 #                 cluster; another namespace's task, with more work than each of the flood's, is
-#                 released before every flood task still held when it arrived, the flood's held
-#                 tasks say their tenant is above its fair share, and the metrics show both
+#                 released into the first room that frees, before every flood task still held
+#                 when it arrived; the flood's held tasks say their tenant is above its fair
+#                 share, and the metrics show both
 # The binary under test is normally the sanitizer build (make controller-integration-test): every
 # controller runs with AddressSanitizer (leaks checked at its graceful exit) and
 # UndefinedBehaviorSanitizer, and a sanitizer report in any controller's log fails the suite.
@@ -865,15 +866,17 @@ scenario_fairness() {
   # No look-ahead: a release is a task that fits.
   FAIRNESS="{enabled: true}" RELEASE="{lookahead: 0}" policy
   start_ctl main --leader-elect=false --metrics-listen 127.0.0.1:18119
+  # Run times 40 s, 45 s, ... 85 s: the four shortest run first (the order across jobs) and end
+  # 5 s apart, so the flood still runs three of them when the first room frees.
   local i
-  for i in 0 1 2 3 4 5 6 7 8 9; do GATED=1 job fl "flood-$i" 2 40s; done
+  for i in 0 1 2 3 4 5 6 7 8 9; do GATED=1 job fl "flood-$i" 2 "$((40 + 5 * i))s"; done
   check "the flood alone fills the cluster (work-conserving)" wait_until 60 all_running fl 4
   check "six flood tasks are held at their gate" wait_until 30 flood_gated_is 6
   local held
   held="$(flood_gated)"
-  # 60 s of work: more than each flood job's 40 s, so the order across jobs (shortestRemaining)
-  # alone would put it after every flood task.
-  GATED=1 job li light 2 60s
+  # 120 s of work: more than any flood job's, so the order across jobs (shortestRemaining) alone
+  # would put it after every flood task.
+  GATED=1 job li light 2 120s
   check "the flood's held tasks say their tenant is above its fair share" wait_until 30 flood_held_for_share
   check "the flood's dominant share is 1 in the metrics" \
     awk -v v="$(metric 18119 'dagsched_controller_tenant_dominant_share{tenant="fl"}')" 'BEGIN { exit !(v == 1) }'
