@@ -82,7 +82,7 @@ int ctl_metrics_init(ctl_metrics *m, const char *version, const char *git)
     m->queue = metrics_family_new(
         m->reg, METRICS_GAUGE, "dagsched_controller_release_queue_length",
         "Held DAG tasks (gated pods, suspended Jobs) by why they wait (upstream, no-room, "
-        "behind-starving, limit, invalid-job, argo-unlisted)",
+        "behind-starving, limit, invalid-job, argo-unlisted, fair-share)",
         l_reason, 1, NULL, 0);
     m->jobs_done = metrics_family_new(
         m->reg, METRICS_COUNTER, "dagsched_controller_jobs_finished_total",
@@ -161,8 +161,13 @@ int ctl_metrics_init(ctl_metrics *m, const char *version, const char *git)
         "would fail if it were evicted (guard owner-would-fail), counted once per task and "
         "cooldown",
         NULL, 0, NULL, 0);
+    static const char *const l_tenant[] = {"tenant"};
+    m->tenant_share = metrics_family_new(
+        m->reg, METRICS_GAUGE, "dagsched_controller_tenant_dominant_share",
+        "spec.fairness: a tenant's dominant share of the schedulable nodes (bound pods' requests)",
+        l_tenant, 1, NULL, 0);
     if (!m->wq_depth || !m->wq_coalesced || !m->wq_dropped || !m->wq_latency || !m->round_cpu ||
-        !m->unsaved)
+        !m->unsaved || !m->tenant_share)
         return -1;
     if (!m->jobs_done || !m->makespan || !m->lateness || !m->task_wait || !m->build_info ||
         !m->room || !m->preemptor_jobs || !m->preemptor_tasks || !m->reserved || !m->upcoming_kept)

@@ -87,7 +87,11 @@ typedef struct ctl_metrics {
     metrics_family *wq_dropped;   /* counter: refused (queue full), or dropped (not leader, stop) */
     metrics_family *wq_latency;   /* histogram {stage}: wait (queued), request (API call) */
     metrics_family *round_cpu;    /* histogram: CPU time of one decision round */
+    metrics_family *tenant_share; /* gauge {tenant}: dominant share (spec.fairness) */
 } ctl_metrics;
+
+/* Tenants the dominant-share gauge keeps a series for at most (the registry bounds them too). */
+#define CTL_TENANT_SERIES_MAX 1024
 
 /* The metrics listener's limits: Prometheus and probes need a handful of connections and no body.
  */
@@ -121,6 +125,10 @@ typedef struct ctl_controller {
     bool was_healthy;
     ctl_outcomes outcomes; /* initialised by the first round this process leads */
     bool outcomes_leading; /* outcomes counts since this process last became the leader */
+    /* The tenants the dominant-share gauge has a series for (owned copies): a tenant without DAG
+     * tasks any more is set to 0 once and forgotten. */
+    char **tenant_series;
+    size_t n_tenant_series;
 } ctl_controller;
 
 /* The controller object (controller.c): metrics registration, -1 on allocation failure. */

@@ -683,6 +683,9 @@ out:
     ctl_runtime_store_free(&c.runtimes);
     ctl_memo_free(&c.memo);
     ctl_outcomes_free(&c.outcomes);
+    for (size_t i = 0; i < c.n_tenant_series; i++)
+        free(c.tenant_series[i]);
+    free(c.tenant_series);
     kube_client_free(c.client);
     metrics_registry_free(c.m.reg);
     KLOG_INFO("main", "stopped");

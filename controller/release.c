@@ -9,8 +9,9 @@
 
 #include "guards.h"
 
-static const char *const wait_names[CTL_WAIT_N] = {"upstream", "no-room",     "behind-starving",
-                                                   "limit",    "invalid-job", "argo-unlisted"};
+static const char *const wait_names[CTL_WAIT_N] = {"upstream",  "no-room",     "behind-starving",
+                                                   "limit",     "invalid-job", "argo-unlisted",
+                                                   "fair-share"};
 
 const char *ctl_wait_reason_name(ctl_wait_reason r)
 {
@@ -26,7 +27,8 @@ typedef struct cand {
     size_t queue_pos; /* the policy's order across jobs (spec.order); SIZE_MAX when unknown */
     double created;
     const char *ns, *name;
-    bool first; /* a pod of an upcoming task (lib/upcoming.h): decided before those in flight */
+    bool first;    /* a pod of an upcoming task (lib/upcoming.h): decided before those in flight */
+    size_t tenant; /* with fairness: its tenant (tenants.h) */
 } cand;
 
 static int cmp_cand(const void *pa, const void *pb)
@@ -208,12 +210,17 @@ static bool pending(const ctl_pod *p)
 }
 
 /* Decide the ready tasks c[0..nc) (in queue order) with the rule of lib/admit.h; res[i] for c[i]
- * (nodes as indexes into in->nodes). */
+ * (nodes as indexes into in->nodes). ts: the tenants with fairness on, NULL otherwise. */
 static int decide(const ctl_release_in *in, const cand *c, size_t nc, ds_admit_result *res,
-                  ds_err *err)
+                  ctl_tenants *ts, ds_err *err)
 {
     ds_admit_params ap = {
         .mode = in->admission, .lookahead = in->lookahead, .max_concurrent = in->max_concurrent};
+    ds_admit_fair fair = {0};
+    if (ts != NULL) {
+        fair = (ds_admit_fair){.tenants = ts->fair, .n_tenants = ts->n, .capacity = ts->capacity};
+        ap.fair = &fair;
+    }
     size_t nq = 0;
     for (size_t i = 0; i < in->n_pods; i++)
         if (pending(&in->pods[i]) && !in->pods[i].terminating && !in->pods[i].other_gates)
@@ -261,14 +268,23 @@ static int decide(const ctl_release_in *in, const cand *c, size_t nc, ds_admit_r
         inflight[i].request = p != NULL ? p->request : in->jobs[q[i].job_idx].request;
         inflight[i].eligible = mask_of(&x, p);
         inflight[i].room_only = !q[i].counted;
+        inflight[i].tenant = SIZE_MAX;
+        if (ts != NULL && q[i].counted)
+            inflight[i].tenant = ctl_tenants_of(ts, p != NULL ? p->ns : in->jobs[q[i].job_idx].ns);
     }
+    /* Tenants added just now: ap.fair must count them. */
+    if (ts != NULL)
+        fair = (ds_admit_fair){.tenants = ts->fair, .n_tenants = ts->n, .capacity = ts->capacity};
     for (size_t i = 0; i < nc; i++) {
         if (c[i].kind == CTL_RELEASE_UPCOMING) {
-            ready[i] = (ds_admit_task){
-                .request = in->upcoming[c[i].idx].request, .eligible = x.plain, .upcoming = true};
+            ready[i] = (ds_admit_task){.request = in->upcoming[c[i].idx].request,
+                                       .eligible = x.plain,
+                                       .upcoming = true,
+                                       .tenant = c[i].tenant};
             continue;
         }
         ready[i].first = c[i].first;
+        ready[i].tenant = c[i].tenant;
         const ctl_pod *p = c[i].kind == CTL_RELEASE_POD ? &in->pods[c[i].idx] : NULL;
         const ctl_task_info *t = p != NULL ? &p->task : &in->jobs[c[i].idx].task;
         ready[i].request = p != NULL ? p->request : in->jobs[c[i].idx].request;
@@ -286,6 +302,85 @@ static int decide(const ctl_release_in *in, const cand *c, size_t nc, ds_admit_r
     return rc;
 }
 
+/* A pod of a DAG job that is not finished and not another scheduler's: its tenant is listed. */
+static bool dag_pod(const ctl_pod *p)
+{
+    return !p->foreign && p->task.job != DS_NO_TASK && p->state != CTL_POD_SUCCEEDED &&
+           p->state != CTL_POD_FAILED;
+}
+
+static int cmp_tenant_share(const void *pa, const void *pb)
+{
+    const ctl_tenant_share *a = pa, *b = pb;
+    return strcmp(a->name, b->name);
+}
+
+/* The tenants of the round (fairness on): every namespace's with bound pods or pods of DAG jobs,
+ * and the tenant of each ready task (c[i].tenant). */
+static int tenants_of_round(const ctl_release_in *in, cand *c, size_t nc, ctl_tenants *ts,
+                            ds_err *err)
+{
+    if (ctl_tenants_build(ts, in->fairness, in->namespaces, in->n_namespaces, in->pods, in->n_pods,
+                          in->nodes, in->n_nodes, err) != 0)
+        return -1;
+    bool oom = false;
+    for (size_t i = 0; i < nc && !oom; i++) {
+        c[i].tenant = ctl_tenants_of(ts, c[i].ns);
+        oom = c[i].tenant == SIZE_MAX;
+    }
+    for (size_t i = 0; i < in->n_pods && !oom; i++)
+        if (dag_pod(&in->pods[i]))
+            oom = ctl_tenants_of(ts, in->pods[i].ns) == SIZE_MAX;
+    if (oom) {
+        ctl_tenants_free(ts);
+        return ds_err_set(err, "release round: out of memory for tenants");
+    }
+    return 0;
+}
+
+/* out->tenants: the tenants with DAG tasks (ready ones, pods of DAG jobs other than finished
+ * ones), their shares as the round began and how many of their tasks wait for fair share. */
+static int tenant_shares(const ctl_release_in *in, const cand *c, size_t nc,
+                         const ds_admit_result *res, ctl_tenants *ts, ctl_release_out *out,
+                         ds_err *err)
+{
+    size_t *slot = malloc((ts->n ? ts->n : 1) * sizeof *slot);
+    if (slot == NULL)
+        return ds_err_set(err, "release round: out of memory for tenants");
+    for (size_t t = 0; t < ts->n; t++)
+        slot[t] = SIZE_MAX;
+    out->tenants = calloc(ts->n ? ts->n : 1, sizeof *out->tenants);
+    if (out->tenants == NULL) {
+        free(slot);
+        return ds_err_set(err, "release round: out of memory for tenants");
+    }
+    for (size_t i = 0; i < nc + in->n_pods; i++) {
+        size_t t;
+        if (i < nc) {
+            t = c[i].tenant;
+        } else {
+            const ctl_pod *p = &in->pods[i - nc];
+            if (!dag_pod(p))
+                continue;
+            t = ctl_tenants_of(ts, p->ns); /* known: tenants_of_round added it */
+        }
+        if (t >= ts->n)
+            continue;
+        if (slot[t] == SIZE_MAX) {
+            slot[t] = out->n_tenants++;
+            out->tenants[slot[t]] =
+                (ctl_tenant_share){.name = ts->name[t],
+                                   .share = ds_dominant_share(&ts->fair[t].used, &ts->capacity),
+                                   .weight = ts->fair[t].weight};
+        }
+        if (i < nc && res[i].verdict == DS_ADMIT_HELD_FAIR_SHARE)
+            out->tenants[slot[t]].held++;
+    }
+    free(slot);
+    qsort(out->tenants, out->n_tenants, sizeof *out->tenants, cmp_tenant_share);
+    return 0;
+}
+
 static ctl_wait_reason reason_of(ds_admit_verdict v)
 {
     switch (v) {
@@ -293,6 +388,8 @@ static ctl_wait_reason reason_of(ds_admit_verdict v)
         return CTL_WAIT_STARVING;
     case DS_ADMIT_HELD_LIMIT:
         return CTL_WAIT_LIMIT;
+    case DS_ADMIT_HELD_FAIR_SHARE:
+        return CTL_WAIT_FAIR_SHARE;
     default:
         return CTL_WAIT_NO_ROOM;
     }
@@ -372,7 +469,8 @@ int ctl_release_plan(const ctl_release_in *in, ctl_release_out *out, ds_err *err
                     .reason = p->task.unlisted ? CTL_WAIT_UNLISTED : CTL_WAIT_INVALID_JOB};
             else if (ready)
                 c[nc++] = (cand){CTL_RELEASE_POD, i,     prio_of(&p->task), p->task.queue_pos,
-                                 p->created_at,   p->ns, p->name,           false};
+                                 p->created_at,   p->ns, p->name,           false,
+                                 SIZE_MAX};
             else if (p->task.state == DS_TASK_BLOCKED)
                 blocked[n_blocked++] =
                     (ctl_wait){.kind = CTL_RELEASE_POD, .idx = i, .reason = CTL_WAIT_UPSTREAM};
@@ -398,7 +496,8 @@ int ctl_release_plan(const ctl_release_in *in, ctl_release_out *out, ds_err *err
         }
         if (j->task.state == DS_TASK_WAITING)
             c[nc++] = (cand){CTL_RELEASE_JOB, i,     prio_of(&j->task), j->task.queue_pos,
-                             j->created_at,   j->ns, j->name,           false};
+                             j->created_at,   j->ns, j->name,           false,
+                             SIZE_MAX};
         else if (j->task.state == DS_TASK_BLOCKED)
             blocked[n_blocked++] =
                 (ctl_wait){.kind = CTL_RELEASE_JOB, .idx = i, .reason = CTL_WAIT_UPSTREAM};
@@ -419,10 +518,23 @@ int ctl_release_plan(const ctl_release_in *in, ctl_release_out *out, ds_err *err
                          u->ready_since,
                          u->ns ? u->ns : "",
                          u->task_name ? u->task_name : "",
-                         false};
+                         false,
+                         SIZE_MAX};
     }
     qsort(c, nc, sizeof *c, cmp_cand);
-    if (decide(in, c, nc, res, err) != 0) {
+    ctl_tenants ts;
+    bool fair = in->fairness != NULL && in->fairness->enabled;
+    if (fair && tenants_of_round(in, c, nc, &ts, err) != 0) {
+        free(c);
+        free(res);
+        free(blocked);
+        ctl_release_out_free(out);
+        return -1;
+    }
+    if (decide(in, c, nc, res, fair ? &ts : NULL, err) != 0 ||
+        (fair && tenant_shares(in, c, nc, res, &ts, out, err) != 0)) {
+        if (fair)
+            ctl_tenants_free(&ts);
         free(c);
         free(res);
         free(blocked);
@@ -446,7 +558,11 @@ int ctl_release_plan(const ctl_release_in *in, ctl_release_out *out, ds_err *err
             w->blocker_kind = c[res[i].blocker].kind;
             w->blocker_idx = c[res[i].blocker].idx;
         }
+        if (fair && c[i].tenant < ts.n)
+            w->tenant = ts.name[c[i].tenant];
     }
+    if (fair)
+        ctl_tenants_free(&ts);
     out->n_held = out->n_ready - out->n_rel;
     for (size_t i = 0; i < n_blocked; i++)
         add_wait(out, blocked[i].kind, blocked[i].idx, blocked[i].reason);
@@ -458,6 +574,7 @@ int ctl_release_plan(const ctl_release_in *in, ctl_release_out *out, ds_err *err
 
 void ctl_release_out_free(ctl_release_out *out)
 {
+    free(out->tenants);
     free(out->rel);
     free(out->wait);
     free(out->nudge);
@@ -567,6 +684,10 @@ void ctl_wait_message(const ctl_release_in *in, const ctl_wait *w, char *buf, si
                           in->max_concurrent, buf, size);
         return;
     }
+    case CTL_WAIT_FAIR_SHARE:
+        ds_admit_describe(&w->r, request_of(in, w->kind, w->idx), node_name(in, w->r.node),
+                          w->tenant != NULL ? w->tenant : "?", in->max_concurrent, buf, size);
+        return;
     case CTL_WAIT_N:
         break;
     }
@@ -588,6 +709,8 @@ ctl_wait_reason ctl_wait_reason_of(const char *message)
     };
     if (message == NULL)
         return CTL_WAIT_N;
+    if (strncmp(message, "tenant ", 7) == 0 && strstr(message, " is above its fair share") != NULL)
+        return CTL_WAIT_FAIR_SHARE;
     for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
         if (strncmp(message, known[i].prefix, strlen(known[i].prefix)) == 0)
             return known[i].r;

@@ -22,6 +22,12 @@
  *    gated one is released when it fits, one whose pod does not exist yet keeps the room.
  *  - all: every ready task, up to maxConcurrentReleases (as before capacity admission).
  *
+ * With spec.fairness (ctl_release_in.fairness), the ready tasks are decided in the fair queue's
+ * order across tenants (lib/admit.h, lib/fairshare.h; tenants.h): each tenant's use is the
+ * requests of its bound pods and of its tasks released and not bound yet, what the round
+ * releases is charged to its tenant at once, and a task whose tenant is above its fair share (or
+ * would pass its cap) may wait for that reason.
+ *
  * Every gated task that stays held gets a reason (ctl_wait): its upstream tasks have not all
  * succeeded, no room, behind a starving task, maxConcurrentReleases, or its job is invalid right
  * now. ctl_wait_message says it in words for users (dagsched.io/waiting-reason, Event Waiting).
@@ -44,6 +50,7 @@
 #include "admit.h"
 #include "ds_error.h"
 #include "jobmodel.h"
+#include "tenants.h"
 #include "view.h"
 
 /* CTL_RELEASE_UPCOMING: a ready task whose pod is still to come (lib/upcoming.h): it takes its
@@ -71,20 +78,22 @@ typedef enum ctl_wait_reason {
     CTL_WAIT_LIMIT,        /* ready, maxConcurrentReleases tasks released and not yet running */
     CTL_WAIT_INVALID_JOB,  /* its job is invalid right now (InvalidJobGraph says why) */
     CTL_WAIT_UNLISTED,     /* an Argo pod whose node the Workflow does not list yet */
+    CTL_WAIT_FAIR_SHARE,   /* ready, its tenant is above its fair share or would pass its cap */
     CTL_WAIT_N,
 } ctl_wait_reason;
 
-/* "upstream", "no-room", "behind-starving", "limit", "invalid-job", "argo-unlisted" (metric
- * labels). */
+/* "upstream", "no-room", "behind-starving", "limit", "invalid-job", "argo-unlisted",
+ * "fair-share" (metric labels). */
 const char *ctl_wait_reason_name(ctl_wait_reason r);
 
 typedef struct ctl_wait {
     ctl_release_kind kind;
     size_t idx; /* into pods or jobs */
     ctl_wait_reason reason;
-    ds_admit_result r;             /* NO_ROOM, STARVING, LIMIT: the rule's result */
+    ds_admit_result r;             /* NO_ROOM, STARVING, LIMIT, FAIR_SHARE: the rule's result */
     ctl_release_kind blocker_kind; /* STARVING: the starving task */
     size_t blocker_idx;
+    const char *tenant; /* FAIR_SHARE: its tenant (borrowed from the view) */
 } ctl_wait;
 
 /* An upcoming task (lib/upcoming.h) as the release rule sees it: with a pod (a gated task whose
@@ -128,7 +137,20 @@ typedef struct ctl_release_in {
      * pod keep the room they fit (lib/admit.h, step 0). */
     const ctl_upcoming *upcoming;
     size_t n_upcoming;
+    /* spec.fairness (NULL, or not enabled: off), and the namespaces whose labels name the
+     * tenants (sorted by name; NULL: none known, a tenant is then a namespace). */
+    const ctl_fairness *fairness;
+    const ctl_namespace *namespaces;
+    size_t n_namespaces;
 } ctl_release_in;
+
+/* A tenant of the round with fairness on: one with DAG tasks (held, ready, or running). */
+typedef struct ctl_tenant_share {
+    const char *name; /* borrowed from the view */
+    double share;     /* dominant share of its bound pods as the round began */
+    double weight;
+    size_t held; /* its ready tasks held for fair share (CTL_WAIT_FAIR_SHARE) */
+} ctl_tenant_share;
 
 typedef struct ctl_release_out {
     ctl_release *rel; /* to release now, in order */
@@ -145,6 +167,8 @@ typedef struct ctl_release_out {
     size_t n_held;    /* ready tasks held back */
     ctl_kept *kept;   /* upcoming tasks the room they fit was kept for */
     size_t n_kept;
+    ctl_tenant_share *tenants; /* with fairness: the tenants with DAG tasks, by name */
+    size_t n_tenants;
 } ctl_release_out;
 
 int ctl_release_plan(const ctl_release_in *in, ctl_release_out *out, ds_err *err);
@@ -158,6 +182,8 @@ void ctl_release_out_free(ctl_release_out *out);
  *                  room on node n3", "maxConcurrentReleases (4) tasks released and not yet
  *                  running")
  *   invalid-job    "its job is invalid right now (see the InvalidJobGraph Event)"
+ *   fair-share     ds_admit_describe's text ("tenant team-a is above its fair share (dominant
+ *                  share 0.75, fair share 0.50): needs cpu 1; most free room on node n1: cpu 0")
  * Always NUL-terminated (size > 0). */
 #define CTL_WAIT_MAX_NAMES 5
 void ctl_wait_message(const ctl_release_in *in, const ctl_wait *w, char *buf, size_t size);

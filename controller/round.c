@@ -388,6 +388,47 @@ static void log_kept(ctl_controller *c, const ctl_snapshot *s, const ctl_release
     }
 }
 
+/* The dominant share of each tenant with DAG tasks (spec.fairness), and 0 once for a tenant that
+ * had a series and has no DAG task any more (or every tenant, with fairness off). */
+static void report_tenants(ctl_controller *c, const ctl_release_out *out)
+{
+    size_t kept = 0;
+    for (size_t i = 0; i < c->n_tenant_series; i++) {
+        bool still = false;
+        for (size_t k = 0; k < out->n_tenants && !still; k++)
+            still = strcmp(out->tenants[k].name, c->tenant_series[i]) == 0;
+        if (still) {
+            c->tenant_series[kept++] = c->tenant_series[i];
+            continue;
+        }
+        const char *lv[] = {c->tenant_series[i]};
+        metrics_set(c->m.tenant_share, lv, 0);
+        free(c->tenant_series[i]);
+    }
+    c->n_tenant_series = kept;
+    for (size_t k = 0; k < out->n_tenants; k++) {
+        const ctl_tenant_share *t = &out->tenants[k];
+        const char *lv[] = {t->name};
+        metrics_set(c->m.tenant_share, lv, t->share);
+        bool known = false;
+        for (size_t i = 0; i < c->n_tenant_series && !known; i++)
+            known = strcmp(c->tenant_series[i], t->name) == 0;
+        if (known || c->n_tenant_series >= CTL_TENANT_SERIES_MAX)
+            continue;
+        char *name = strdup(t->name);
+        char **grown = realloc(c->tenant_series, (c->n_tenant_series + 1) * sizeof *grown);
+        if (name == NULL || grown == NULL) {
+            free(name);
+            if (grown != NULL)
+                c->tenant_series = grown;
+            KLOG_ERROR("release", "tenant metrics: out of memory");
+            continue;
+        }
+        c->tenant_series = grown;
+        c->tenant_series[c->n_tenant_series++] = name;
+    }
+}
+
 /* Releases, nudges, ungates and the reasons of held tasks; returns the annotation updates made
  * for reasons (counted against --max-annotation-updates). held_for_room (n_pod flags, may be
  * NULL) is set for the gated pods held for lack of room: the preemption round's preemptors. */
@@ -407,7 +448,14 @@ static int do_release(ctl_controller *c, const ctl_snapshot *s, const ds_policy 
                          .admission = pol->release_admission,
                          .lookahead = pol->release_lookahead,
                          .max_concurrent = pol->max_concurrent_releases,
-                         .starvation_s = pol->order.starvation_s};
+                         .starvation_s = pol->order.starvation_s,
+                         .namespaces = s->ns,
+                         .n_namespaces = s->n_ns};
+    ctl_fairness fairness = {.enabled = pol->fairness_enabled,
+                             .tenant_label = pol->tenant_label,
+                             .weights = &pol->tenant_weights,
+                             .caps = &pol->tenant_caps};
+    in.fairness = &fairness;
     ctl_upcoming *upcoming = upcoming_tasks(s, &in.n_upcoming);
     in.upcoming = upcoming;
     ctl_release_out out;
@@ -432,9 +480,14 @@ static int do_release(ctl_controller *c, const ctl_snapshot *s, const ds_policy 
         else
             ctl_act_release_job(c, s, out.rel[i].idx, how);
     }
+    /* Held for room, or for fair share while it lacks room too: a preemptor as before (deadline
+     * urgency crosses tenants only as spec.preemption.crossNamespace allows). */
     for (size_t i = 0; held_for_room != NULL && i < out.n_wait; i++)
-        if (out.wait[i].kind == CTL_RELEASE_POD && out.wait[i].reason == CTL_WAIT_NO_ROOM)
+        if (out.wait[i].kind == CTL_RELEASE_POD &&
+            (out.wait[i].reason == CTL_WAIT_NO_ROOM ||
+             (out.wait[i].reason == CTL_WAIT_FAIR_SHARE && !out.wait[i].r.over_cap)))
             held_for_room[out.wait[i].idx] = true;
+    report_tenants(c, &out);
     for (int r = 0; r < CTL_WAIT_N; r++) {
         const char *lv[] = {ctl_wait_reason_name((ctl_wait_reason)r)};
         metrics_set(c->m.queue, lv, (double)out.by_reason[r]);
@@ -442,9 +495,10 @@ static int do_release(ctl_controller *c, const ctl_snapshot *s, const ds_policy 
     if (out.n_held > 0)
         KLOG_DEBUG("release",
                    "%zu ready tasks held (%zu no room, %zu behind a starving task, %zu by the "
-                   "limit %zu), %zu released tasks not bound yet",
+                   "limit %zu, %zu for fair share), %zu released tasks not bound yet",
                    out.n_held, out.by_reason[CTL_WAIT_NO_ROOM], out.by_reason[CTL_WAIT_STARVING],
-                   out.by_reason[CTL_WAIT_LIMIT], pol->max_concurrent_releases, out.in_flight);
+                   out.by_reason[CTL_WAIT_LIMIT], pol->max_concurrent_releases,
+                   out.by_reason[CTL_WAIT_FAIR_SHARE], out.in_flight);
     int used = report_waiting(c, s, &in, &out, c->opt.max_annotation_updates);
     for (size_t i = 0; i < out.n_nudge; i++)
         ctl_act_nudge(c, s, out.nudge[i]);

@@ -11,6 +11,7 @@
 #include "joborder.h"
 #include "model_input.h"
 #include "node_speed.h"
+#include "tenants.h"
 #include "timefmt.h"
 #include "victim.h"
 
@@ -488,8 +489,42 @@ static int build_jobset(ctl_snapshot *s, const ds_policy *pol, const node_speed 
     return rc;
 }
 
+/* With spec.fairness, each job's tenant rank (its weighted dominant share, lib/fairshare.h) from
+ * the bound pods' requests: rank[j] for job j; NULL on error (err set). */
+static double *tenant_ranks(const ctl_snapshot *s, const ds_policy *pol, ds_err *err)
+{
+    ctl_fairness f = {.enabled = true,
+                      .tenant_label = pol->tenant_label,
+                      .weights = &pol->tenant_weights,
+                      .caps = &pol->tenant_caps};
+    ctl_tenants ts;
+    if (ctl_tenants_init(&ts, &f, s->ns, s->n_ns, s->node, s->n_node, err) != 0)
+        return NULL;
+    double *rank = calloc(s->js.n_jobs ? s->js.n_jobs : 1, sizeof *rank);
+    bool ok = rank != NULL;
+    for (size_t i = 0; ok && i < s->pods.n; i++) {
+        const kube_pod *kp = (const kube_pod *)s->pods.items[i];
+        if (pod_state(kp) == CTL_POD_BOUND)
+            ok = ctl_tenants_charge(&ts, or_empty(kp->meta.ns), &kp->requests) == 0;
+    }
+    for (size_t j = 0; ok && j < s->js.n_jobs; j++) {
+        size_t t = ctl_tenants_of(&ts, s->js.jobs[j].ns);
+        ok = t != SIZE_MAX;
+        if (ok)
+            rank[j] = ds_fair_rank(&ts.fair[t], &ts.capacity);
+    }
+    ctl_tenants_free(&ts);
+    if (!ok) {
+        free(rank);
+        ds_err_set(err, "snapshot: out of memory for tenants");
+        return NULL;
+    }
+    return rank;
+}
+
 /* Every waiting task's place in the policy's queue order across jobs (lib/joborder.h), the order
- * in which held tasks are released; and every job's figures in that order. */
+ * in which held tasks are released; and every job's figures in that order. With spec.fairness,
+ * the tenant furthest below its weighted fair share first (tenant_ranks). */
 static int build_queue_order(ctl_snapshot *s, const ds_policy *pol, ds_err *err)
 {
     size_t total = 0;
@@ -506,7 +541,14 @@ static int build_queue_order(ctl_snapshot *s, const ds_policy *pol, ds_err *err)
     }
     for (size_t i = 0; i < total; i++)
         s->queue_pos[i] = SIZE_MAX;
-    long n = ds_jobset_queue_order(&s->js, &pol->order, s->now, refs, s->js.n_waiting, err);
+    double *rank = NULL;
+    if (pol->fairness_enabled && (rank = tenant_ranks(s, pol, err)) == NULL) {
+        free(refs);
+        return -1;
+    }
+    long n =
+        ds_jobset_queue_order_fair(&s->js, &pol->order, s->now, rank, refs, s->js.n_waiting, err);
+    free(rank);
     if (n < 0) {
         free(refs);
         return -1;

@@ -8,8 +8,8 @@
 #include <string.h>
 
 static const char *const mode_names[] = {"capacity", "all"};
-static const char *const verdict_names[DS_ADMIT_VERDICT_N] = {"released", "lookahead", "no-room",
-                                                              "behind-starving", "limit"};
+static const char *const verdict_names[DS_ADMIT_VERDICT_N] = {
+    "released", "lookahead", "no-room", "behind-starving", "limit", "fair-share"};
 
 const char *ds_admit_mode_name(ds_admit_mode m)
 {
@@ -136,6 +136,217 @@ static void set_node(ds_admit_result *r, size_t node, const ds_res *free_)
         r->node_free = free_[node];
 }
 
+/* The state of one ds_admit_plan call while it decides the ready tasks. */
+typedef struct plan {
+    const ds_admit_params *p;
+    const ds_admit_node *nodes;
+    size_t n_nodes;
+    const ds_admit_task *ready;
+    size_t n_ready;
+    ds_admit_result *out;
+    ds_admit_summary sum;
+    size_t in_flight, slots;
+    ds_res *free_;
+    size_t *reserved;  /* reserved[k]: ready index of the starving task, SIZE_MAX: none */
+    bool *kept;        /* kept[k]: room on node k went to an upcoming or first task */
+    bool *done;        /* done[i]: ready task i is decided (early: before the tasks in flight) */
+    ds_fair_queue *fq; /* fairness: the tenants' shares; NULL without */
+    size_t pos;        /* the next ready task in the order given */
+    bool starving_done;
+} plan;
+
+/* The next ready task to decide in step 2 (and under admission all): the order given; with
+ * fairness, the starving tasks in the order given, then the fair queue's order. SIZE_MAX when
+ * every task is decided. */
+static size_t next_ready(plan *x)
+{
+    while (x->fq != NULL && !x->starving_done) {
+        while (x->pos < x->n_ready && (x->done[x->pos] || !x->ready[x->pos].starving))
+            x->pos++;
+        if (x->pos < x->n_ready) {
+            x->done[x->pos] = true;
+            return x->pos++;
+        }
+        x->starving_done = true;
+    }
+    if (x->fq != NULL) {
+        size_t i = ds_fair_queue_next(x->fq, x->done);
+        if (i != SIZE_MAX)
+            x->done[i] = true;
+        return i;
+    }
+    while (x->pos < x->n_ready && x->done[x->pos])
+        x->pos++;
+    if (x->pos == x->n_ready)
+        return SIZE_MAX;
+    x->done[x->pos] = true;
+    return x->pos++;
+}
+
+/* Held for the tenant's cap (fairness only): the verdict set, true. */
+static bool held_for_cap(plan *x, size_t i)
+{
+    const ds_admit_task *t = &x->ready[i];
+    if (x->fq == NULL || !ds_fair_queue_over_cap(x->fq, t->tenant, &t->request))
+        return false;
+    ds_admit_result *r = &x->out[i];
+    ds_res with = x->fq->slot[t->tenant].t.used;
+    ds_res_add(&with, &t->request);
+    r->verdict = DS_ADMIT_HELD_FAIR_SHARE;
+    r->over_cap = true;
+    r->share = ds_dominant_share(&with, &x->fq->capacity);
+    r->fair_share = x->fq->slot[t->tenant].t.cap;
+    return true;
+}
+
+/* A released task takes its tenant's share (fairness only). */
+static void charge(plan *x, const ds_admit_task *t)
+{
+    if (x->fq != NULL)
+        ds_fair_queue_charge(x->fq, t->tenant, &t->request);
+}
+
+/* Step 0: upcoming tasks and those marked first take the room before the tasks in flight. */
+static void decide_early(plan *x)
+{
+    size_t limit = x->p->max_concurrent;
+    for (size_t i = 0; i < x->n_ready; i++) {
+        const ds_admit_task *t = &x->ready[i];
+        ds_admit_result *r = &x->out[i];
+        if (!t->upcoming && !t->first)
+            continue;
+        if (!t->upcoming && limit > 0 && x->in_flight >= limit)
+            continue; /* decided with the others */
+        if (held_for_cap(x, i)) {
+            x->done[i] = true;
+            x->sum.count[r->verdict]++;
+            continue;
+        }
+        size_t k = best_fit(t, x->nodes, x->free_, x->n_nodes, NULL);
+        if (k == SIZE_MAX && !t->upcoming)
+            continue; /* decided with the others */
+        r->verdict = k != SIZE_MAX ? DS_ADMIT_RELEASED : DS_ADMIT_HELD_NO_ROOM;
+        set_node(r, k != SIZE_MAX ? k : closest(t, x->nodes, x->free_, x->n_nodes), x->free_);
+        if (k != SIZE_MAX) {
+            ds_res_sub(&x->free_[k], &t->request);
+            x->kept[k] = true;
+            x->in_flight += t->upcoming ? 0 : 1;
+            charge(x, t);
+        }
+        x->done[i] = true;
+        x->sum.count[r->verdict]++;
+    }
+}
+
+/* Step 2 for ready task i, fitting no free node it may take: which nodes could ever hold it, and
+ * is one of them reserved by a starving task ahead? Sets the verdict. */
+static void decide_unfit(plan *x, size_t i)
+{
+    const ds_admit_task *t = &x->ready[i];
+    ds_admit_result *r = &x->out[i];
+    size_t could = 0, blocked_on = SIZE_MAX, fits_reserved = SIZE_MAX, on_kept = SIZE_MAX;
+    for (size_t n = 0; n < x->n_nodes; n++) {
+        if (!may_use(t, n) || !ds_res_fits(&t->request, &x->nodes[n].allocatable))
+            continue;
+        could++;
+        if (x->kept[n] && on_kept == SIZE_MAX)
+            on_kept = n;
+        if (x->reserved[n] != SIZE_MAX && blocked_on == SIZE_MAX)
+            blocked_on = n;
+        if (x->reserved[n] != SIZE_MAX && fits_reserved == SIZE_MAX &&
+            ds_res_fits(&t->request, &x->free_[n]))
+            fits_reserved = n;
+    }
+    size_t on = fits_reserved != SIZE_MAX ? fits_reserved : blocked_on;
+    if (on != SIZE_MAX) {
+        r->verdict = DS_ADMIT_HELD_STARVING;
+        set_node(r, on, x->free_);
+        r->blocker = x->reserved[on];
+    } else {
+        set_node(r, closest(t, x->nodes, x->free_, x->n_nodes), x->free_);
+        if (could == 0) {
+            r->verdict = DS_ADMIT_HELD_NO_ROOM;
+            r->never_fits = true;
+        } else if (on_kept != SIZE_MAX) {
+            /* Released ahead of room, it would take the room kept for the upcoming task the
+             * moment it frees (kube-scheduler binds what is in its queue). */
+            r->verdict = DS_ADMIT_HELD_NO_ROOM;
+            set_node(r, on_kept, x->free_);
+        } else if (x->fq != NULL && ds_fair_queue_above(x->fq, t->tenant)) {
+            r->verdict = DS_ADMIT_HELD_FAIR_SHARE;
+            r->share = ds_fair_queue_share(x->fq, t->tenant);
+            r->fair_share = ds_fair_queue_fair_share(x->fq, t->tenant);
+        } else if (x->slots > 0) {
+            r->verdict = DS_ADMIT_LOOKAHEAD;
+            x->slots--;
+            x->in_flight++;
+            charge(x, t);
+        } else {
+            r->verdict = DS_ADMIT_HELD_NO_ROOM;
+        }
+    }
+    if (t->starving && could > 0)
+        for (size_t n = 0; n < x->n_nodes; n++)
+            if (x->reserved[n] == SIZE_MAX && may_use(t, n) &&
+                ds_res_fits(&t->request, &x->nodes[n].allocatable))
+                x->reserved[n] = i;
+}
+
+/* Step 2 for ready task i. */
+static void decide_ready(plan *x, size_t i)
+{
+    const ds_admit_task *t = &x->ready[i];
+    ds_admit_result *r = &x->out[i];
+    size_t limit = x->p->max_concurrent;
+    if (limit > 0 && x->in_flight >= limit)
+        r->verdict = DS_ADMIT_HELD_LIMIT;
+    else if (held_for_cap(x, i))
+        ;
+    else if (x->p->mode == DS_ADMIT_ALL) {
+        r->verdict = DS_ADMIT_RELEASED;
+        x->in_flight++;
+        charge(x, t);
+    } else {
+        size_t k = best_fit(t, x->nodes, x->free_, x->n_nodes, x->reserved);
+        if (k != SIZE_MAX) {
+            r->verdict = DS_ADMIT_RELEASED;
+            set_node(r, k, x->free_);
+            ds_res_sub(&x->free_[k], &t->request);
+            x->in_flight++;
+            charge(x, t);
+        } else {
+            decide_unfit(x, i);
+        }
+    }
+    x->sum.count[r->verdict]++;
+}
+
+/* The scratch space is one block that starts at free_. */
+static void plan_free(plan *x)
+{
+    free(x->free_);
+    ds_fair_queue_free(x->fq);
+}
+
+/* The fair queue over the ready tasks, with the tasks in flight charged. */
+static int fair_init(plan *x, ds_fair_queue *fq, const ds_admit_task *inflight, size_t n_inflight,
+                     size_t *tenant_of, ds_err *err)
+{
+    const ds_admit_fair *f = x->p->fair;
+    for (size_t i = 0; i < x->n_ready; i++)
+        tenant_of[i] = x->ready[i].tenant;
+    if (ds_fair_queue_init(fq, f->tenants, f->n_tenants, &f->capacity, tenant_of, x->n_ready,
+                           err) != 0) {
+        ds_err_prefix(err, "admission");
+        return -1;
+    }
+    x->fq = fq;
+    for (size_t i = 0; i < n_inflight; i++)
+        if (!inflight[i].room_only && inflight[i].tenant < f->n_tenants)
+            ds_fair_queue_charge(fq, inflight[i].tenant, &inflight[i].request);
+    return 0;
+}
+
 int ds_admit_plan(const ds_admit_params *p, const ds_admit_node *nodes, size_t n_nodes,
                   const ds_admit_task *inflight, size_t n_inflight, const ds_admit_task *ready,
                   size_t n_ready, ds_admit_result *out, ds_admit_summary *summary, ds_err *err)
@@ -148,156 +359,62 @@ int ds_admit_plan(const ds_admit_params *p, const ds_admit_node *nodes, size_t n
                           : (inflight == NULL && n_inflight > 0) ? "in-flight tasks"
                           : (ready == NULL && n_ready > 0)       ? "ready tasks"
                                                                  : "results");
-    ds_admit_summary sum;
-    memset(&sum, 0, sizeof sum);
+    plan x = {
+        .p = p, .nodes = nodes, .n_nodes = n_nodes, .ready = ready, .n_ready = n_ready, .out = out};
     for (size_t i = 0; i < n_ready; i++) {
         memset(&out[i], 0, sizeof out[i]);
         out[i].node = SIZE_MAX;
         out[i].blocker = SIZE_MAX;
     }
-    size_t limit = p->max_concurrent;
-    size_t in_flight = 0;
     for (size_t i = 0; i < n_inflight; i++)
-        in_flight += inflight[i].room_only ? 0 : 1;
-    if (p->mode == DS_ADMIT_ALL) {
-        for (size_t i = 0; i < n_ready; i++) {
-            bool full = limit > 0 && in_flight >= limit;
-            out[i].verdict = full ? DS_ADMIT_HELD_LIMIT : DS_ADMIT_RELEASED;
-            if (!full)
-                in_flight++;
-            sum.count[out[i].verdict]++;
-        }
-        if (summary != NULL)
-            *summary = sum;
-        return 0;
-    }
-    ds_res *free_ = NULL;
-    size_t *reserved = NULL; /* reserved[k]: ready index of the starving task, SIZE_MAX: none */
-    bool *kept = NULL;       /* kept[k]: room on node k went to an upcoming or first task */
-    bool *early = NULL;      /* early[i]: ready task i was decided before the tasks in flight */
-    if (n_nodes > 0 || n_ready > 0) {
-        free_ = malloc((n_nodes ? n_nodes : 1) * sizeof *free_);
-        reserved = malloc((n_nodes ? n_nodes : 1) * sizeof *reserved);
-        kept = calloc(n_nodes ? n_nodes : 1, sizeof *kept);
-        early = calloc(n_ready ? n_ready : 1, sizeof *early);
-        if (free_ == NULL || reserved == NULL || kept == NULL || early == NULL) {
-            free(free_);
-            free(reserved);
-            free(kept);
-            free(early);
-            return ds_err_set(err, "admission: out of memory for %zu nodes", n_nodes);
-        }
+        x.in_flight += inflight[i].room_only ? 0 : 1;
+    /* One block of scratch space: free_ and reserved per node, the tenant of each ready task
+     * (size_t-aligned after the ds_res array), then kept per node and done per ready task. */
+    size_t nn = n_nodes ? n_nodes : 1, nr = n_ready ? n_ready : 1;
+    if (nn > SIZE_MAX / 64 || nr > SIZE_MAX / 64)
+        return ds_err_set(err, "admission: too many nodes or tasks (%zu, %zu)", n_nodes, n_ready);
+    size_t words = nn * sizeof(ds_res) + (nn + nr) * sizeof(size_t);
+    char *scratch = calloc(words + nn + nr, 1);
+    if (scratch == NULL)
+        return ds_err_set(err, "admission: out of memory for %zu nodes", n_nodes);
+    x.free_ = (ds_res *)scratch;
+    x.reserved = (size_t *)(scratch + nn * sizeof(ds_res));
+    size_t *tenant_of = x.reserved + nn;
+    x.kept = (bool *)(scratch + words);
+    x.done = x.kept + nn;
+    ds_fair_queue fq;
+    if (p->fair != NULL && fair_init(&x, &fq, inflight, n_inflight, tenant_of, err) != 0) {
+        plan_free(&x);
+        return -1;
     }
     for (size_t k = 0; k < n_nodes; k++) {
-        free_[k] = nodes[k].free_;
-        reserved[k] = SIZE_MAX;
+        x.free_[k] = nodes[k].free_;
+        x.reserved[k] = SIZE_MAX;
     }
-    /* Upcoming tasks and those marked first take the room before the tasks in flight. */
-    for (size_t i = 0; i < n_ready; i++) {
-        const ds_admit_task *t = &ready[i];
-        ds_admit_result *r = &out[i];
-        if (!t->upcoming && !t->first)
-            continue;
-        if (!t->upcoming && limit > 0 && in_flight >= limit)
-            continue; /* decided with the others */
-        size_t k = best_fit(t, nodes, free_, n_nodes, NULL);
-        if (k == SIZE_MAX && !t->upcoming)
-            continue; /* decided with the others */
-        r->verdict = k != SIZE_MAX ? DS_ADMIT_RELEASED : DS_ADMIT_HELD_NO_ROOM;
-        set_node(r, k != SIZE_MAX ? k : closest(t, nodes, free_, n_nodes), free_);
-        if (k != SIZE_MAX) {
-            ds_res_sub(&free_[k], &t->request);
-            kept[k] = true;
-            in_flight += t->upcoming ? 0 : 1;
-        }
-        early[i] = true;
-        sum.count[r->verdict]++;
-    }
-    for (size_t i = 0; i < n_inflight; i++) {
-        size_t k = best_fit(&inflight[i], nodes, free_, n_nodes, NULL);
-        if (k == SIZE_MAX) {
-            sum.inflight_unplaced += inflight[i].room_only ? 0 : 1;
-            continue;
-        }
-        ds_res_sub(&free_[k], &inflight[i].request);
-        sum.inflight_placed++;
-    }
-    size_t slots = p->lookahead > sum.inflight_unplaced ? p->lookahead - sum.inflight_unplaced : 0;
-    for (size_t i = 0; i < n_ready; i++) {
-        const ds_admit_task *t = &ready[i];
-        ds_admit_result *r = &out[i];
-        if (early[i])
-            continue; /* decided before the tasks in flight */
-        if (limit > 0 && in_flight >= limit) {
-            r->verdict = DS_ADMIT_HELD_LIMIT;
-            sum.count[r->verdict]++;
-            continue;
-        }
-        size_t k = best_fit(t, nodes, free_, n_nodes, reserved);
-        if (k != SIZE_MAX) {
-            r->verdict = DS_ADMIT_RELEASED;
-            set_node(r, k, free_);
-            ds_res_sub(&free_[k], &t->request);
-            in_flight++;
-            sum.count[r->verdict]++;
-            continue;
-        }
-        /* Fits no free node it may take. Which nodes could ever hold it, and is one of them
-         * reserved by a starving task ahead? */
-        size_t could = 0, blocked_on = SIZE_MAX, fits_reserved = SIZE_MAX, on_kept = SIZE_MAX;
-        for (size_t n = 0; n < n_nodes; n++) {
-            if (!may_use(t, n) || !ds_res_fits(&t->request, &nodes[n].allocatable))
+    if (p->mode != DS_ADMIT_ALL) {
+        decide_early(&x);
+        for (size_t i = 0; i < n_inflight; i++) {
+            size_t k = best_fit(&inflight[i], nodes, x.free_, n_nodes, NULL);
+            if (k == SIZE_MAX) {
+                x.sum.inflight_unplaced += inflight[i].room_only ? 0 : 1;
                 continue;
-            could++;
-            if (kept[n] && on_kept == SIZE_MAX)
-                on_kept = n;
-            if (reserved[n] != SIZE_MAX && blocked_on == SIZE_MAX)
-                blocked_on = n;
-            if (reserved[n] != SIZE_MAX && fits_reserved == SIZE_MAX &&
-                ds_res_fits(&t->request, &free_[n]))
-                fits_reserved = n;
-        }
-        size_t on = fits_reserved != SIZE_MAX ? fits_reserved : blocked_on;
-        if (on != SIZE_MAX) {
-            r->verdict = DS_ADMIT_HELD_STARVING;
-            set_node(r, on, free_);
-            r->blocker = reserved[on];
-        } else {
-            set_node(r, closest(t, nodes, free_, n_nodes), free_);
-            if (could == 0) {
-                r->verdict = DS_ADMIT_HELD_NO_ROOM;
-                r->never_fits = true;
-            } else if (on_kept != SIZE_MAX) {
-                /* Released ahead of room, it would take the room kept for the upcoming task
-                 * the moment it frees (kube-scheduler binds what is in its queue). */
-                r->verdict = DS_ADMIT_HELD_NO_ROOM;
-                set_node(r, on_kept, free_);
-            } else if (slots > 0) {
-                r->verdict = DS_ADMIT_LOOKAHEAD;
-                slots--;
-                in_flight++;
-            } else {
-                r->verdict = DS_ADMIT_HELD_NO_ROOM;
             }
+            ds_res_sub(&x.free_[k], &inflight[i].request);
+            x.sum.inflight_placed++;
         }
-        sum.count[r->verdict]++;
-        if (t->starving && could > 0)
-            for (size_t n = 0; n < n_nodes; n++)
-                if (reserved[n] == SIZE_MAX && may_use(t, n) &&
-                    ds_res_fits(&t->request, &nodes[n].allocatable))
-                    reserved[n] = i;
+        x.slots =
+            p->lookahead > x.sum.inflight_unplaced ? p->lookahead - x.sum.inflight_unplaced : 0;
     }
-    free(free_);
-    free(reserved);
-    free(kept);
-    free(early);
+    for (size_t i = next_ready(&x); i != SIZE_MAX; i = next_ready(&x))
+        decide_ready(&x, i);
     if (summary != NULL)
-        *summary = sum;
+        *summary = x.sum;
+    plan_free(&x);
     return 0;
 }
 
 void ds_admit_describe(const ds_admit_result *r, const ds_res *request, const char *node_name,
-                       const char *blocker_name, size_t max_concurrent, char *buf, size_t bufsize)
+                       const char *other_name, size_t max_concurrent, char *buf, size_t bufsize)
 {
     if (buf == NULL || bufsize == 0)
         return;
@@ -331,12 +448,30 @@ void ds_admit_describe(const ds_admit_result *r, const ds_res *request, const ch
     }
     case DS_ADMIT_HELD_STARVING:
         snprintf(buf, bufsize, "behind starving task %s, which waits for room on node %s",
-                 blocker_name != NULL ? blocker_name : "?", has_node ? nn : "?");
+                 other_name != NULL ? other_name : "?", has_node ? nn : "?");
         return;
     case DS_ADMIT_HELD_LIMIT:
         snprintf(buf, bufsize, "maxConcurrentReleases (%zu) tasks released and not yet running",
                  max_concurrent);
         return;
+    case DS_ADMIT_HELD_FAIR_SHARE: {
+        const char *tn = other_name != NULL ? other_name : "?";
+        if (r->over_cap)
+            snprintf(buf, bufsize,
+                     "tenant %.100s is above its fair share (dominant share %.2f with this task, "
+                     "cap %.2f)",
+                     tn, r->share, r->fair_share);
+        else if (has_node)
+            snprintf(buf, bufsize,
+                     "tenant %.100s is above its fair share (dominant share %.2f, fair share "
+                     "%.2f): needs %s; most free room on node %s: %s",
+                     tn, r->share, r->fair_share, req, nn, room);
+        else
+            snprintf(buf, bufsize,
+                     "tenant %.100s is above its fair share (dominant share %.2f, fair share %.2f)",
+                     tn, r->share, r->fair_share);
+        return;
+    }
     case DS_ADMIT_VERDICT_N:
         break;
     }

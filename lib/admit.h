@@ -45,6 +45,19 @@
  * With admission DS_ADMIT_ALL, every ready task is RELEASED (node SIZE_MAX, no room taken) up to
  * max_concurrent: the rule before release as admission.
  *
+ * Fair share across tenants (spec.fairness; params.fair given, lib/fairshare.h): the ready tasks
+ * of step 2 are decided in the fair queue's order instead of the order given: the starving tasks
+ * first (in the order given), then, pick after pick, the next task of the tenant with the lowest
+ * weighted dominant share. Each task RELEASED or LOOKAHEAD, in any step, and each counted task in
+ * flight is charged to its tenant, so that the next pick sees the shares as they will be. The
+ * order within a tenant is the order given. A task fits as before whatever its tenant's share
+ * (work-conserving: room nobody else can use goes to whoever fits it), with two exceptions, both
+ * HELD_FAIR_SHARE: a task that would take its tenant's dominant share past the tenant's cap (a
+ * tenant using nothing may start one task), in every step; and a task that fits no free room
+ * (LOOKAHEAD or HELD_NO_ROOM, not never_fits) while its tenant is above its fair share and
+ * another tenant has ready tasks: it waits in the gate rather than in kube-scheduler's queue,
+ * where it would take the next room that frees before the tenants below their share.
+ *
  * Pure: no I/O, no global state; one allocation of scratch space per call. O(tasks * nodes). */
 #ifndef DAGSCHED_ADMIT_H
 #define DAGSCHED_ADMIT_H
@@ -53,6 +66,7 @@
 #include <stddef.h>
 
 #include "ds_error.h"
+#include "fairshare.h"
 #include "resources.h"
 
 typedef enum ds_admit_mode {
@@ -66,15 +80,17 @@ const char *ds_admit_mode_name(ds_admit_mode m);
 int ds_admit_mode_parse(const char *name, ds_admit_mode *out);
 
 typedef enum ds_admit_verdict {
-    DS_ADMIT_RELEASED = 0,  /* fits now; took room on result.node */
-    DS_ADMIT_LOOKAHEAD,     /* fits nowhere now; released to wait in the scheduler's queue */
-    DS_ADMIT_HELD_NO_ROOM,  /* fits nowhere now and no look-ahead slot is left (or never fits) */
-    DS_ADMIT_HELD_STARVING, /* the room it could use is reserved by a starving task ahead */
-    DS_ADMIT_HELD_LIMIT,    /* max_concurrent tasks are in flight */
+    DS_ADMIT_RELEASED = 0,    /* fits now; took room on result.node */
+    DS_ADMIT_LOOKAHEAD,       /* fits nowhere now; released to wait in the scheduler's queue */
+    DS_ADMIT_HELD_NO_ROOM,    /* fits nowhere now and no look-ahead slot is left (or never fits) */
+    DS_ADMIT_HELD_STARVING,   /* the room it could use is reserved by a starving task ahead */
+    DS_ADMIT_HELD_LIMIT,      /* max_concurrent tasks are in flight */
+    DS_ADMIT_HELD_FAIR_SHARE, /* its tenant is above its fair share, or would pass its cap */
     DS_ADMIT_VERDICT_N,
 } ds_admit_verdict;
 
-/* "released", "lookahead", "no-room", "behind-starving", "limit"; "unknown" otherwise. */
+/* "released", "lookahead", "no-room", "behind-starving", "limit", "fair-share"; "unknown"
+ * otherwise. */
 const char *ds_admit_verdict_name(ds_admit_verdict v);
 
 /* Is the task released by this verdict (RELEASED or LOOKAHEAD)? */
@@ -100,12 +116,23 @@ typedef struct ds_admit_task {
      * (and max_concurrent allows), it is RELEASED before the tasks in flight take room;
      * otherwise it is decided with the others. */
     bool first;
+    /* With fairness (ds_admit_params.fair): the index of its tenant in fair->tenants. A task in
+     * flight with SIZE_MAX (and every room_only entry) is charged to no tenant. */
+    size_t tenant;
 } ds_admit_task;
+
+/* Fair share across tenants (spec.fairness): the tenants and the cluster's capacity. */
+typedef struct ds_admit_fair {
+    const ds_fair_tenant *tenants; /* use before the round: the requests of running pods */
+    size_t n_tenants;
+    ds_res capacity; /* the sum of the nodes' allocatable */
+} ds_admit_fair;
 
 typedef struct ds_admit_params {
     ds_admit_mode mode;
-    size_t lookahead;      /* tasks released beyond what fits (in flight ones included) */
-    size_t max_concurrent; /* tasks in flight at once, 0: no limit */
+    size_t lookahead;          /* tasks released beyond what fits (in flight ones included) */
+    size_t max_concurrent;     /* tasks in flight at once, 0: no limit */
+    const ds_admit_fair *fair; /* NULL: the order given (fairness off) */
 } ds_admit_params;
 
 typedef struct ds_admit_result {
@@ -120,6 +147,10 @@ typedef struct ds_admit_result {
     bool never_fits;  /* HELD_NO_ROOM: the request exceeds the allocatable of every node it may
                        * use (or it may use none) */
     size_t blocker;   /* HELD_STARVING: index in ready of the starving task; SIZE_MAX otherwise */
+    /* HELD_FAIR_SHARE: the tenant's dominant share when the task was decided (with the task when
+     * over_cap) and its fair share (its cap when over_cap). */
+    bool over_cap;
+    double share, fair_share;
 } ds_admit_result;
 
 typedef struct ds_admit_summary {
@@ -149,9 +180,13 @@ int ds_admit_plan(const ds_admit_params *p, const ds_admit_node *nodes, size_t n
  *   HELD_STARVING   "behind starving task <blocker_name>, which waits for room on node n3"
  *   HELD_LIMIT      "maxConcurrentReleases (<max_concurrent>) tasks released and not yet
  *                    running"
- * node_name: the name of result->node (ignored when SIZE_MAX); blocker_name: the starving task's
- * name. Writes at most bufsize bytes, always NUL-terminated (bufsize > 0). */
+ *   HELD_FAIR_SHARE "tenant <other_name> is above its fair share (dominant share 0.75, fair
+ *                    share 0.50): needs cpu 2; most free room on node n3: cpu 0" (or "...
+ *                    (dominant share 0.30 with this task, cap 0.25)")
+ * node_name: the name of result->node (ignored when SIZE_MAX); other_name: the starving task's
+ * name (HELD_STARVING), the tenant's (HELD_FAIR_SHARE). Writes at most bufsize bytes, always
+ * NUL-terminated (bufsize > 0). */
 void ds_admit_describe(const ds_admit_result *r, const ds_res *request, const char *node_name,
-                       const char *blocker_name, size_t max_concurrent, char *buf, size_t bufsize);
+                       const char *other_name, size_t max_concurrent, char *buf, size_t bufsize);
 
 #endif

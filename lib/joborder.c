@@ -110,18 +110,24 @@ void ds_order_key_from_figures(const ds_order_params *p, const double job[2],
     memset(out, 0, sizeof *out);
     if (p->starvation_s > 0 && task->t_wait_s >= p->starvation_s) {
         out->k[0] = 0;
-        out->k[3] = -task->t_wait_s;
+        out->k[4] = -task->t_wait_s;
         return;
     }
     out->k[0] = 1;
-    out->k[1] = job[0];
-    out->k[2] = job[1];
+    out->k[2] = job[0];
+    out->k[3] = job[1];
     if (p->within_job == DS_WITHIN_CRITICAL_PATH) {
-        out->k[3] = -task->path_s;
-        out->k[4] = -task->priority;
+        out->k[4] = -task->path_s;
+        out->k[5] = -task->priority;
     } else {
-        out->k[3] = -task->priority;
+        out->k[4] = -task->priority;
     }
+}
+
+void ds_order_key_set_tenant(ds_order_key *k, double rank)
+{
+    if (k->k[0] != 0)
+        k->k[1] = rank;
 }
 
 void ds_order_job_figures(const ds_order_params *p, const ds_job_summary *job, double out[2])
@@ -131,8 +137,8 @@ void ds_order_job_figures(const ds_order_params *p, const ds_job_summary *job, d
     ds_task_eval none = {0};
     ds_order_key k;
     ds_order_key_of(&q, job, &none, &k);
-    out[0] = k.k[1];
-    out[1] = k.k[2];
+    out[0] = k.k[2];
+    out[1] = k.k[3];
 }
 
 int ds_jobset_job_figures(const ds_jobset *s, const ds_order_params *p, double now,
@@ -189,6 +195,12 @@ static int cmp_keyed(const void *x, const void *y)
 long ds_jobset_queue_order(const ds_jobset *s, const ds_order_params *p, double now,
                            ds_task_ref *out, size_t cap, ds_err *err)
 {
+    return ds_jobset_queue_order_fair(s, p, now, NULL, out, cap, err);
+}
+
+long ds_jobset_queue_order_fair(const ds_jobset *s, const ds_order_params *p, double now,
+                                const double *job_rank, ds_task_ref *out, size_t cap, ds_err *err)
+{
     if (s == NULL || p == NULL)
         return ds_err_set(err, "queue order: %s is missing", s == NULL ? "job set" : "order");
     if (cap < s->n_waiting || (out == NULL && s->n_waiting > 0))
@@ -213,6 +225,8 @@ long ds_jobset_queue_order(const ds_jobset *s, const ds_order_params *p, double 
         for (size_t t = 0; t < j->dag.n && n < s->n_waiting; t++)
             if (j->status[t].state == DS_TASK_WAITING) {
                 ds_order_key_of(p, &sum, &j->eval[t], &k[n].key);
+                if (job_rank != NULL)
+                    ds_order_key_set_tenant(&k[n].key, job_rank[ji]);
                 k[n].ref = (ds_task_ref){ji, t};
                 n++;
             }

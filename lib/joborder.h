@@ -70,23 +70,29 @@ int ds_job_summarise(const ds_dag *d, const ds_task_status *st, const ds_task_ev
                      double job_deadline, double now, ds_job_summary *out, ds_err *err);
 
 /* Sort key of a waiting task: ascending lexicographic order of k[] is queue order (callers break
- * remaining ties, e.g. by arrival in the queue). k[0]: 0 for starving tasks, 1 otherwise; k[1],
- * k[2]: the job figures (0 under dsp); k[3], k[4]: the task within its job (dsp: minus its DSP
- * priority, 0; criticalPath: minus its remaining path, minus its DSP priority; starving: minus
- * its waiting time, 0). */
-#define DS_ORDER_KEY_N 5
+ * remaining ties, e.g. by arrival in the queue). k[0]: 0 for starving tasks, 1 otherwise; k[1]:
+ * the rank of the job's tenant with fair share across tenants (ds_order_key_set_tenant: its
+ * weighted dominant share, lib/fairshare.h), 0 without; k[2], k[3]: the job figures (0 under
+ * dsp); k[4], k[5]: the task within its job (dsp: minus its DSP priority, 0; criticalPath: minus
+ * its remaining path, minus its DSP priority; starving: minus its waiting time, 0). */
+#define DS_ORDER_KEY_N 6
 typedef struct ds_order_key {
     double k[DS_ORDER_KEY_N];
 } ds_order_key;
 
 /* The key of a waiting task with DSP evaluation `task` (its t_wait_s, priority and path_s) in a
- * job with summary `job`. */
+ * job with summary `job`, tenant rank 0. */
 void ds_order_key_of(const ds_order_params *p, const ds_job_summary *job, const ds_task_eval *task,
                      ds_order_key *out);
 
 /* The same key from the job's figures (ds_order_job_figures) instead of its summary. */
 void ds_order_key_from_figures(const ds_order_params *p, const double job[2],
                                const ds_task_eval *task, ds_order_key *out);
+
+/* Put the rank of the task's tenant in front of its job figures (fair share across tenants): the
+ * tenant furthest below its weighted fair share first. A starving task's key is left as it is:
+ * starving tasks go first whatever their tenant. */
+void ds_order_key_set_tenant(ds_order_key *k, double rank);
 
 /* The job figures of a job's keys (k[1], k[2] of a task that is not starving): the part of the
  * order that is the same for every task of the job. 0, 0 under dsp. */
@@ -113,5 +119,10 @@ typedef struct ds_task_ref {
  * set when cap is too small, on missing arguments or out of memory. */
 long ds_jobset_queue_order(const ds_jobset *s, const ds_order_params *p, double now,
                            ds_task_ref *out, size_t cap, ds_err *err);
+
+/* ds_jobset_queue_order with fair share across tenants: job_rank[j] is the rank of job j's
+ * tenant (ds_order_key_set_tenant; n_jobs entries); NULL: no tenant ranks. */
+long ds_jobset_queue_order_fair(const ds_jobset *s, const ds_order_params *p, double now,
+                                const double *job_rank, ds_task_ref *out, size_t cap, ds_err *err);
 
 #endif

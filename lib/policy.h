@@ -14,6 +14,7 @@
 #include "ds_error.h"
 #include "admit.h"
 #include "dsp.h"
+#include "fairshare.h"
 #include "joborder.h"
 #include "sailfish.h"
 #include "victim.h"
@@ -83,6 +84,12 @@ typedef struct ds_policy {
     size_t max_concurrent_releases;  /* 0 = unlimited (default) */
     ds_admit_mode release_admission; /* default capacity (admit.h) */
     size_t release_lookahead;        /* default 2 */
+
+    /* spec.fairness: fair share across tenants in the release order (lib/fairshare.h) */
+    bool fairness_enabled;               /* default false */
+    char tenant_label[DS_LABEL_KEY_MAX]; /* namespace label naming the tenant; "": the namespace */
+    ds_tenant_map tenant_weights;        /* absent tenants weigh 1 */
+    ds_tenant_map tenant_caps;           /* largest dominant share; absent tenants: no cap */
 } ds_policy;
 
 void ds_policy_defaults(ds_policy *p);

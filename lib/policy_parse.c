@@ -180,7 +180,8 @@ static int store_string(char *dst, size_t size, ds_pf_syntax syn, const char *pa
     return 0;
 }
 
-static int parse_number(const ds_pfield *f, const ds_yaml_node *v, const char *path, ds_policy *p,
+/* A plain decimal number within the field's bounds, into *out. */
+static int number_value(const ds_pfield *f, const ds_yaml_node *v, const char *path, double *out,
                         ds_err *err)
 {
     if (v->kind != DS_YAML_SCALAR || !v->plain || !is_decimal_number(v->text))
@@ -189,8 +190,14 @@ static int parse_number(const ds_pfield *f, const ds_yaml_node *v, const char *p
     char got[SHOW_MAX + 8];
     if (ds_pf_check_range(f, path, d, shown(v, got, sizeof got), err) != 0)
         return -1;
-    *(double *)field_ptr(p, f) = d;
+    *out = d;
     return 0;
+}
+
+static int parse_number(const ds_pfield *f, const ds_yaml_node *v, const char *path, ds_policy *p,
+                        ds_err *err)
+{
+    return number_value(f, v, path, field_ptr(p, f), err);
 }
 
 static int parse_duration(const ds_pfield *f, const ds_yaml_node *v, const char *path, ds_policy *p,
@@ -329,38 +336,65 @@ static int parse_name_list(const ds_pfield *f, const ds_yaml_node *v, const char
     return 0;
 }
 
-static int parse_labels(const ds_pfield *f, const ds_yaml_node *v, const char *path, ds_policy *p,
-                        ds_err *err)
+/* One entry of a mapping field (key i of the mapping; its value val), stored into dst. */
+typedef int (*map_entry_fn)(const ds_pfield *f, void *dst, size_t i, const char *key,
+                            const ds_yaml_node *val, const char *path, const char *epath,
+                            ds_err *err);
+
+/* A mapping field (size bytes at its offset) of at most `max` entries with unique keys, each
+ * stored by `entry`; null clears it. */
+static int parse_map(const ds_pfield *f, const ds_yaml_node *v, const char *path, ds_policy *p,
+                     size_t size, size_t max, map_entry_fn entry, ds_err *err)
 {
-    ds_label_selector *sel = field_ptr(p, f);
+    void *dst = field_ptr(p, f);
     if (ds_yaml_is_null(v)) {
-        memset(sel, 0, sizeof *sel);
+        memset(dst, 0, size);
         return 0;
     }
     if (v->kind != DS_YAML_MAPPING)
         return type_error(path, "a mapping", v, err);
-    if (v->n > DS_POLICY_MAX_LABELS)
-        return ds_err_set(err, "%s: must have at most %d entries (got %zu)", path,
-                          DS_POLICY_MAX_LABELS, v->n);
-    memset(sel, 0, sizeof *sel);
+    if (v->n > max)
+        return ds_err_set(err, "%s: must have at most %zu entries (got %zu)", path, max, v->n);
+    memset(dst, 0, size);
     for (size_t i = 0; i < v->n; i++) {
         const char *key = v->child[2 * i]->text;
         char epath[PATH_MAX_LEN];
         ds_pf_entry(epath, sizeof epath, path, key);
         for (size_t j = 0; j < i; j++)
-            if (strcmp(sel->key[j], key) == 0)
+            if (strcmp(v->child[2 * j]->text, key) == 0)
                 return ds_err_set(err, "%s: duplicate key", epath);
-        if (store_string(sel->key[i], sizeof sel->key[i], DS_SYN_QUALIFIED, path, "key ", key,
-                         err) != 0)
+        if (entry(f, dst, i, key, v->child[2 * i + 1], path, epath, err) != 0)
             return -1;
-        const char *val = string_value(v->child[2 * i + 1], epath, err);
-        if (val == NULL)
-            return -1;
-        if (store_string(sel->value[i], sizeof sel->value[i], DS_SYN_LABEL_VALUE, epath, "", val,
-                         err) != 0)
-            return -1;
-        sel->n = i + 1;
     }
+    return 0;
+}
+
+/* matchLabels: label keys to label values. */
+static int label_entry(const ds_pfield *f, void *dst, size_t i, const char *key,
+                       const ds_yaml_node *val, const char *path, const char *epath, ds_err *err)
+{
+    (void)f;
+    ds_label_selector *sel = dst;
+    if (store_string(sel->key[i], sizeof sel->key[i], DS_SYN_QUALIFIED, path, "key ", key, err) !=
+        0)
+        return -1;
+    const char *s = string_value(val, epath, err);
+    if (s == NULL || store_string(sel->value[i], sizeof sel->value[i], DS_SYN_LABEL_VALUE, epath,
+                                  "", s, err) != 0)
+        return -1;
+    sel->n = i + 1;
+    return 0;
+}
+
+/* spec.fairness.weights and caps: tenant names to numbers within the field's bounds. */
+static int tenant_entry(const ds_pfield *f, void *dst, size_t i, const char *key,
+                        const ds_yaml_node *val, const char *path, const char *epath, ds_err *err)
+{
+    ds_tenant_map *m = dst;
+    if (store_string(m->name[i], sizeof m->name[i], DS_SYN_TENANT, path, "key ", key, err) != 0 ||
+        number_value(f, val, epath, &m->value[i], err) != 0)
+        return -1;
+    m->n = i + 1;
     return 0;
 }
 
@@ -405,7 +439,11 @@ static int parse_field(const ds_pfield *f, const ds_yaml_node *v, const char *pa
     case DS_PF_NAME_LIST:
         return parse_name_list(f, v, path, p, err);
     case DS_PF_LABELS:
-        return parse_labels(f, v, path, p, err);
+        return parse_map(f, v, path, p, sizeof(ds_label_selector), DS_POLICY_MAX_LABELS,
+                         label_entry, err);
+    case DS_PF_TENANT_MAP:
+        return parse_map(f, v, path, p, sizeof(ds_tenant_map), DS_FAIR_MAX_TENANTS, tenant_entry,
+                         err);
     }
     return ds_err_set(err, "%s: unsupported field type", path);
 }

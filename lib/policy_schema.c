@@ -41,6 +41,12 @@
     {                                                                                              \
         .name = n, .type = DS_PF_BOOL, .offset = OFF(member)                                       \
     }
+/* Tenant names to numbers > 0 and <= hi_. */
+#define TENANT_MAP(n, member, hi_)                                                                 \
+    {                                                                                              \
+        .name = n, .type = DS_PF_TENANT_MAP, .flags = DS_PF_LO_OPEN, .offset = OFF(member),        \
+        .lo = 0.0, .hi = (hi_)                                                                     \
+    }
 #define SECTION(n, table, fl)                                                                      \
     {                                                                                              \
         .name = n, .type = DS_PF_SECTION, .flags = (fl), .sub = table                              \
@@ -188,11 +194,28 @@ static const ds_pfield release_fields[] = {
     END,
 };
 
+static const ds_pfield fairness_fields[] = {
+    BOOL("enabled", fairness_enabled),
+    {.name = "tenantLabel",
+     .type = DS_PF_STRING,
+     .offset = OFF(tenant_label),
+     .size = SIZE(tenant_label),
+     .syntax = DS_SYN_OPT_QUALIFIED},
+    TENANT_MAP("weights", tenant_weights, WEIGHT_MAX),
+    TENANT_MAP("caps", tenant_caps, 1.0),
+    END,
+};
+
 static const ds_pfield spec_fields[] = {
-    SECTION("priority", priority_fields, 0),    SECTION("order", order_fields, 0),
-    SECTION("nodeSpeed", node_speed_fields, 0), SECTION("deadlines", deadline_fields, 0),
-    SECTION("packing", packing_fields, 0),      SECTION("preemption", preemption_fields, 0),
-    SECTION("release", release_fields, 0),      END,
+    SECTION("priority", priority_fields, 0),
+    SECTION("order", order_fields, 0),
+    SECTION("nodeSpeed", node_speed_fields, 0),
+    SECTION("deadlines", deadline_fields, 0),
+    SECTION("packing", packing_fields, 0),
+    SECTION("preemption", preemption_fields, 0),
+    SECTION("release", release_fields, 0),
+    SECTION("fairness", fairness_fields, 0),
+    END,
 };
 
 static const ds_pfield root_fields[] = {
@@ -284,6 +307,12 @@ int ds_pf_check_syntax(ds_pf_syntax syn, const char *path, const char *what, con
         break;
     case DS_SYN_EXT_RESOURCE:
         why = ds_check_extended_resource_name(s);
+        break;
+    case DS_SYN_OPT_QUALIFIED:
+        why = s[0] == '\0' ? NULL : ds_check_qualified_name(s);
+        break;
+    case DS_SYN_TENANT:
+        why = s[0] == '\0' ? "must not be empty" : ds_check_label_value(s);
         break;
     }
     if (why == NULL)

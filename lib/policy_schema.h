@@ -29,6 +29,7 @@ typedef enum {
     DS_PF_STRING,       /* char[size], syntax-checked */
     DS_PF_NAME_LIST,    /* ds_name_list, each entry syntax-checked, no duplicates */
     DS_PF_LABELS,       /* ds_label_selector (a matchLabels mapping) */
+    DS_PF_TENANT_MAP,   /* ds_tenant_map: tenant names to numbers within lo, hi */
 } ds_pf_type;
 
 typedef enum {
@@ -37,7 +38,9 @@ typedef enum {
     DS_SYN_DNS_SUBDOMAIN, /* object names */
     DS_SYN_QUALIFIED,     /* label keys */
     DS_SYN_LABEL_VALUE,
-    DS_SYN_EXT_RESOURCE, /* extended resource names */
+    DS_SYN_EXT_RESOURCE,  /* extended resource names */
+    DS_SYN_OPT_QUALIFIED, /* a label key, or "" */
+    DS_SYN_TENANT,        /* a tenant: a namespace or a label value, not empty */
 } ds_pf_syntax;
 
 #define DS_PF_REQUIRED 0x1u /* must be present in the document */

@@ -54,22 +54,53 @@ static int check_name_list(const ds_pfield *f, const ds_name_list *l, const char
     return 0;
 }
 
-static int check_labels(const ds_label_selector *sel, const char *path, ds_err *err)
+/* The keys of a mapping field: at most max, each NUL-terminated, of syntax syn, unique. keys: n
+ * buffers of keysize bytes, one after the other. */
+static int check_keys(const char *keys, size_t keysize, size_t n, size_t max, ds_pf_syntax syn,
+                      const char *path, ds_err *err)
 {
-    if (sel->n > DS_POLICY_MAX_LABELS)
-        return ds_err_set(err, "%s: must have at most %d entries (got %zu)", path,
-                          DS_POLICY_MAX_LABELS, sel->n);
-    for (size_t i = 0; i < sel->n; i++) {
-        if (check_terminated(sel->key[i], sizeof sel->key[i], path, "key ", err) != 0 ||
-            ds_pf_check_syntax(DS_SYN_QUALIFIED, path, "key ", sel->key[i], err) != 0)
+    if (n > max)
+        return ds_err_set(err, "%s: must have at most %zu entries (got %zu)", path, max, n);
+    for (size_t i = 0; i < n; i++) {
+        const char *key = keys + i * keysize;
+        if (check_terminated(key, keysize, path, "key ", err) != 0 ||
+            ds_pf_check_syntax(syn, path, "key ", key, err) != 0)
             return -1;
         char epath[PATH_MAX_LEN];
-        ds_pf_entry(epath, sizeof epath, path, sel->key[i]);
+        ds_pf_entry(epath, sizeof epath, path, key);
         for (size_t j = 0; j < i; j++)
-            if (strcmp(sel->key[j], sel->key[i]) == 0)
+            if (strcmp(keys + j * keysize, key) == 0)
                 return ds_err_set(err, "%s: duplicate key", epath);
+    }
+    return 0;
+}
+
+static int check_labels(const ds_label_selector *sel, const char *path, ds_err *err)
+{
+    if (check_keys(sel->key[0], sizeof sel->key[0], sel->n, DS_POLICY_MAX_LABELS, DS_SYN_QUALIFIED,
+                   path, err) != 0)
+        return -1;
+    for (size_t i = 0; i < sel->n; i++) {
+        char epath[PATH_MAX_LEN];
+        ds_pf_entry(epath, sizeof epath, path, sel->key[i]);
         if (check_terminated(sel->value[i], sizeof sel->value[i], epath, "", err) != 0 ||
             ds_pf_check_syntax(DS_SYN_LABEL_VALUE, epath, "", sel->value[i], err) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int check_tenant_map(const ds_pfield *f, const ds_tenant_map *m, const char *path,
+                            ds_err *err)
+{
+    if (check_keys(m->name[0], sizeof m->name[0], m->n, DS_FAIR_MAX_TENANTS, DS_SYN_TENANT, path,
+                   err) != 0)
+        return -1;
+    for (size_t i = 0; i < m->n; i++) {
+        char epath[PATH_MAX_LEN], got[64];
+        ds_pf_entry(epath, sizeof epath, path, m->name[i]);
+        snprintf(got, sizeof got, "%g", m->value[i]);
+        if (ds_pf_check_range(f, epath, m->value[i], got, err) != 0)
             return -1;
     }
     return 0;
@@ -165,6 +196,10 @@ static int check_field(const ds_policy *p, const ds_pfield *f, const char *paren
         break;
     case DS_PF_LABELS:
         if (check_labels(at, path, err) != 0)
+            return -1;
+        break;
+    case DS_PF_TENANT_MAP:
+        if (check_tenant_map(f, at, path, err) != 0)
             return -1;
         break;
     }

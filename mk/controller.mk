@@ -13,6 +13,7 @@
 # server. The tracker reads decoded API objects (kube/objects.h) but does no I/O.
 
 CTL_CORE_NAMES := view ledger guards preempt reserve release publish tracker outcomes wqueue \
+                  tenants \
                   cadence
 CTL_CORE_SRCS  := $(addprefix controller/,$(addsuffix .c,$(CTL_CORE_NAMES)))
 CTL_IO_SRCS    := $(filter-out $(CTL_CORE_SRCS),$(wildcard controller/*.c))

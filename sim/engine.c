@@ -56,6 +56,9 @@ void sim_result_free(sim_result *r)
     free(r->segs);
     free(r->node_speed);
     free(r->node_alloc);
+    for (size_t i = 0; i < r->n_tenants; i++)
+        free(r->tenants[i]);
+    free(r->tenants);
     memset(r, 0, sizeof *r);
 }
 
@@ -344,6 +347,7 @@ static int start_task(engine *e, uint32_t job, uint32_t task, uint32_t node)
     e->running[e->n_running++] = (running_ref){job, task};
     ds_res_add(&e->nodes[node].used, &t->req);
     ds_res_add(&e->used_total, &t->req);
+    sim_tenant_use(e, j->tenant, &t->req, true);
     prio_add(e, j->priority, 1);
     e->r->starts++;
     double end;
@@ -373,6 +377,7 @@ static void stop_run(engine *e, uint32_t job, uint32_t task)
     etask *t = &j->t[task];
     ds_res_sub(&e->nodes[t->node].used, &t->req);
     ds_res_sub(&e->used_total, &t->req);
+    sim_tenant_use(e, j->tenant, &t->req, false);
     prio_add(e, j->priority, -1);
     j->stale = true;
     e->round_wanted = true;
@@ -387,7 +392,8 @@ static void stop_run(engine *e, uint32_t job, uint32_t task)
     e->pods_freed = true; /* kube-scheduler: AssignedPodDelete */
 }
 
-/* All simulated jobs share one namespace. */
+/* Evictions count in one namespace, whatever the jobs' namespaces (their tenants under
+ * spec.fairness): the preemption pass treats the simulated cluster as one namespace. */
 #define SIM_NAMESPACE "sim"
 
 static int record_eviction(engine *e, const char *node, bool long_task)
@@ -517,6 +523,13 @@ static int arrive(engine *e, uint32_t wi)
         free_job(j);
         return -1;
     }
+    rc = sim_tenant_of(e, def.ns != NULL ? def.ns : SIM_DEFAULT_NAMESPACE, &j->tenant);
+    if (rc != 0) {
+        if (owned)
+            sim_job_def_free(&def);
+        free_job(j);
+        return -1;
+    }
     j->arrival = e->now;
     j->priority = def.priority;
     j->upfront = def.release == SIM_RELEASE_UPFRONT;
@@ -545,6 +558,7 @@ static int arrive(engine *e, uint32_t wi)
     e->r->jobs[wi].arrival = e->now;
     e->r->jobs[wi].deadline = deadline;
     e->r->jobs[wi].n_tasks = (uint32_t)def.n_tasks;
+    e->r->jobs[wi].tenant = j->tenant;
     e->r->n_tasks += def.n_tasks;
     if (owned)
         sim_job_def_free(&def);
@@ -1092,7 +1106,7 @@ static int setup(engine *e)
     e->order = e->c->pol.order;
     sim_wq_init(&e->q, 0x5eed);
     sim_evheap_init(&e->h);
-    if (sim_kq_init(e) != 0)
+    if (sim_kq_init(e) != 0 || sim_tenants_init(e) != 0)
         return -1;
     return sim_gate_init(e);
 }
@@ -1113,6 +1127,7 @@ static void teardown(engine *e)
     sim_evheap_free(&e->h);
     sim_gate_free(e);
     sim_kq_free(e);
+    sim_tenants_free(e);
 }
 
 static int check_config(const sim_config *c, ds_err *err)
@@ -1224,6 +1239,8 @@ int sim_run(const sim_workload *w, const sim_config *c, sim_result *r, ds_err *e
                         "waiting that fit no node, %zu held by the controller)",
                         e.jobs_done, w->n_jobs, sim_wq_size(&e.q), sim_wq_size(&e.gq));
     r->end_time = e.now;
+    if (rc == 0)
+        rc = sim_tenants_result(&e);
     teardown(&e);
     if (rc != 0) {
         sim_result_free(r);

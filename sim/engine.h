@@ -69,6 +69,7 @@ typedef struct sim_segment {
 typedef struct sim_job_result {
     double arrival, completion, deadline; /* deadline INFINITY when none */
     uint32_t n_tasks;
+    uint32_t tenant;        /* its namespace: index into sim_result.tenants */
     uint64_t evictions_for; /* running pods evicted to make room for this job's pods */
 } sim_job_result;
 
@@ -97,6 +98,8 @@ typedef struct sim_result {
     bool segs_truncated;
     double *node_speed; /* [n_nodes] */
     ds_res *node_alloc; /* [n_nodes] */
+    char **tenants;     /* [n_tenants]: the jobs' namespaces, in the order they arrived */
+    size_t n_tenants;
 } sim_result;
 
 /* Run the workload to completion under c. 0 on success; -1 with err set on invalid input, a job

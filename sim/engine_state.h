@@ -23,6 +23,7 @@
 #include "evheap.h"
 #include "evict_budget.h"
 #include "joborder.h"
+#include "strmap.h"
 #include "wqueue.h"
 
 enum { T_BLOCKED = 0, T_QUEUED, T_DELAYED, T_RUNNING, T_DONE, T_GATED, T_RELEASING };
@@ -79,6 +80,7 @@ typedef struct ejob {
     bool stale; /* a task changed state since the job's last evaluation */
     uint32_t n_done;
     uint32_t active_pos;
+    uint32_t tenant; /* its namespace (tenants.c) */
 } ejob;
 
 typedef struct running_ref {
@@ -141,6 +143,12 @@ typedef struct engine {
     bool round_pending; /* a ROUND event is in the heap */
     bool gate_limited;  /* the last round held ready tasks at maxConcurrentReleases */
 
+    /* Tenants (tenants.c): the jobs' namespaces, and the requests of each one's running pods. */
+    char **tenant_name;
+    ds_res *tenant_used;
+    size_t n_tenants, cap_tenants;
+    ds_strmap tenant_ix; /* name -> index; keys are tenant_name's strings */
+
     /* scratch */
     uint32_t *handles;
     size_t cap_handles;
@@ -177,6 +185,16 @@ const ds_dag *sim_view_dag(engine *e, ejob *j);
 /* Is the task unknown to the controller (no pod yet, in an observed view)? */
 bool sim_view_unknown(const engine *e, const ejob *j, uint32_t task);
 void sim_view_free(ejob *j);
+
+/* tenants.c */
+int sim_tenants_init(engine *e);
+void sim_tenants_free(engine *e);
+/* The index of namespace ns among the tenants, added when new. */
+int sim_tenant_of(engine *e, const char *ns, uint32_t *out);
+/* A pod of the tenant starts (add) or stops running. */
+void sim_tenant_use(engine *e, uint32_t tenant, const ds_res *request, bool add);
+/* Copy the tenants' names into the run's result. */
+int sim_tenants_result(engine *e);
 
 /* release.c */
 int sim_gate_init(engine *e);

@@ -668,7 +668,8 @@ static void write_job_rows(FILE *f, const sim_result *r, const char *policy,
             fprintf(f, "%.3f,%d,", j->deadline, j->completion <= j->deadline);
         else
             fprintf(f, ",,");
-        fprintf(f, "%llu\n", (unsigned long long)j->evictions_for);
+        fprintf(f, "%llu,%s\n", (unsigned long long)j->evictions_for,
+                j->tenant < r->n_tenants ? r->tenants[j->tenant] : "");
     }
 }
 
@@ -756,9 +757,9 @@ int main(int argc, char **argv)
             free(runs);
             return 1;
         }
-        fprintf(
-            jobs_f,
-            "policy,seed,job,tasks,arrival_s,completion_s,jct_s,deadline_s,met,evictions_for\n");
+        fprintf(jobs_f,
+                "policy,seed,job,tasks,arrival_s,completion_s,jct_s,deadline_s,met,evictions_for,"
+                "namespace\n");
     }
     char title[SIM_NAME_MAX + 64] = "";
     for (size_t s = 0; s < o.n_seeds && status == 0; s++) {
@@ -837,6 +838,8 @@ int main(int argc, char **argv)
                        (unsigned long long)m->evict_no_deadline, m->lost_run_s,
                        (unsigned long long)m->disorders, m->util_cpu, m->util_memory, m->wall_s,
                        m->peak_rss_kb);
+            if (!o.quiet)
+                sim_metrics_print_tenants(stdout, &r);
             fflush(stdout);
             if (o.gantt_svg != NULL && s == 0) {
                 char path[4096], gt[SIM_NAME_MAX + 64];

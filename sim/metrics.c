@@ -16,6 +16,23 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+void sim_metrics_print_tenants(FILE *f, const sim_result *r)
+{
+    if (r->n_tenants < 2)
+        return;
+    for (size_t t = 0; t < r->n_tenants; t++) {
+        size_t n = 0;
+        double sum = 0;
+        for (size_t i = 0; i < r->n_jobs; i++)
+            if (r->jobs[i].tenant == t) {
+                n++;
+                sum += r->jobs[i].completion - r->jobs[i].arrival;
+            }
+        fprintf(f, "  tenant %s: %zu jobs, jct mean %.0f s\n", r->tenants[t], n,
+                n > 0 ? sum / (double)n : 0.0);
+    }
+}
+
 int sim_metrics_compute(const sim_result *r, sim_metrics *m)
 {
     m->jobs = r->n_jobs;

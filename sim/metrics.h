@@ -49,6 +49,11 @@ typedef struct sim_metrics {
 /* Compute the metrics of a finished run. -1 on allocation failure. */
 int sim_metrics_compute(const sim_result *r, sim_metrics *m);
 
+/* Each tenant's (the jobs' namespaces) number of jobs and mean job completion time, one line per
+ * tenant in the order they arrived ("  tenant flood: 40 jobs, jct mean 1234 s"); nothing when
+ * the run has one tenant. */
+void sim_metrics_print_tenants(FILE *f, const sim_result *r);
+
 void sim_metrics_csv_header(FILE *f);
 void sim_metrics_csv_row(FILE *f, const sim_metrics *m);
 /* A JSON array of runs. */

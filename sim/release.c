@@ -12,6 +12,10 @@
  * it by pod priority, then the time kube-scheduler first saw the pod (its creation: a gated pod
  * waits in the scheduler's unschedulable pool with that timestamp, and ungating keeps it).
  *
+ * With spec.fairness, the rule shares the cluster across tenants (the jobs' namespaces,
+ * tenants.c): the use of each is the requests of its running pods, and the round's ready tasks
+ * are decided in the fair queue's order (lib/fairshare.h), all of them at once.
+ *
  * The extender's criticality is the rank of a waiting task's DSP priority among all waiting
  * tasks (gated, released or queued), as ds_jobset_wait_rank computes it. */
 #include <math.h>
@@ -150,6 +154,7 @@ typedef struct inflight_key {
     double created;
     size_t pos;
     ds_res request;
+    uint32_t tenant;
 } inflight_key;
 
 static int cmp_inflight(const void *pa, const void *pb)
@@ -170,6 +175,7 @@ typedef struct round_buf {
     uint32_t *gated;  /* handles of the first tasks of the gated queue, in order */
     uint32_t *queued; /* handles of kube-scheduler's queue */
     ds_res *bound;    /* per node: free room less what this round released there */
+    ds_fair_tenant *tenants;
 } round_buf;
 
 static void round_buf_free(round_buf *b)
@@ -182,6 +188,7 @@ static void round_buf_free(round_buf *b)
     free(b->gated);
     free(b->queued);
     free(b->bound);
+    free(b->tenants);
 }
 
 /* Would the tasks behind the first n of the gated order be decided alike by a call that included
@@ -270,26 +277,43 @@ static int admit_round(engine *e)
         b.order[i] = (inflight_key){.priority = j->priority,
                                     .created = j->t[ref.task].created_at,
                                     .pos = i,
-                                    .request = j->t[ref.task].req};
+                                    .request = j->t[ref.task].req,
+                                    .tenant = j->tenant};
     }
     qsort(b.order, nf, sizeof *b.order, cmp_inflight);
     for (size_t i = 0; i < nf; i++)
-        b.inflight[i] = (ds_admit_task){.request = b.order[i].request};
+        b.inflight[i] = (ds_admit_task){.request = b.order[i].request, .tenant = b.order[i].tenant};
     const ds_policy *pol = &e->c->pol;
     ds_admit_params ap = {.mode = pol->release_admission,
                           .lookahead = pol->release_lookahead,
                           .max_concurrent = pol->max_concurrent_releases};
+    ds_admit_fair fair = {.n_tenants = e->n_tenants, .capacity = e->r->capacity};
+    if (pol->fairness_enabled) {
+        b.tenants = malloc((e->n_tenants ? e->n_tenants : 1) * sizeof *b.tenants);
+        if (b.tenants == NULL) {
+            rc = sim_eng_oom(e, "controller round");
+            goto out;
+        }
+        for (size_t t = 0; t < e->n_tenants; t++)
+            b.tenants[t] = (ds_fair_tenant){
+                .used = e->tenant_used[t],
+                .weight = ds_tenant_map_get(&pol->tenant_weights, e->tenant_name[t], 1.0),
+                .cap = ds_tenant_map_get(&pol->tenant_caps, e->tenant_name[t], 0.0)};
+        fair.tenants = b.tenants;
+        ap.fair = &fair;
+    }
     /* The rule costs O(ready tasks x nodes) and a long gated queue is often mostly tasks that fit
      * nowhere: decide the head of the order first, and all of it only when the tasks behind could
      * still be released (rest_stays_gated). The decisions are those of one call with every ready
-     * task. */
-    size_t n = ng < ROUND_PREFIX ? ng : ROUND_PREFIX;
+     * task. Not with fairness: the fair queue picks from the whole order. */
+    size_t n = ap.fair != NULL || ng < ROUND_PREFIX ? ng : ROUND_PREFIX;
     for (;;) {
         size_t got = sim_wq_collect_first(&e->gq, b.gated, n);
         for (size_t i = 0; i < got; i++) {
             const sim_wq_node *g = sim_wq_get(&e->gq, b.gated[i]);
             /* ds_order_key: k[0] is 0 for a starving task */
-            b.ready[i] = (ds_admit_task){.request = g->req, .starving = g->key.k[0] == 0};
+            b.ready[i] = (ds_admit_task){
+                .request = g->req, .starving = g->key.k[0] == 0, .tenant = e->jobs[g->job]->tenant};
         }
         ds_admit_summary sum;
         if (ds_admit_plan(&ap, b.nodes, e->n_nodes, b.inflight, nf, b.ready, got, b.out, &sum,

@@ -38,6 +38,7 @@ void sim_job_def_free(sim_job_def *j)
     }
     free(j->tasks);
     free(j->name);
+    free(j->ns);
     memset(j, 0, sizeof *j);
 }
 

@@ -13,10 +13,11 @@
 #include "ds_error.h"
 #include "resources.h"
 
-#define SIM_NAME_MAX    254     /* names of nodes, jobs and the workload (253 + NUL) */
-#define SIM_MAX_NODES   10000   /* bounded input */
-#define SIM_MAX_JOBS    1000000 /* jobs in one workload */
-#define SIM_NODE_PREFIX "node-"
+#define SIM_NAME_MAX          254     /* names of nodes, jobs and the workload (253 + NUL) */
+#define SIM_MAX_NODES         10000   /* bounded input */
+#define SIM_MAX_JOBS          1000000 /* jobs in one workload */
+#define SIM_NODE_PREFIX       "node-"
+#define SIM_DEFAULT_NAMESPACE "default" /* of a job that names none */
 
 typedef struct sim_node_def {
     char name[SIM_NAME_MAX];
@@ -42,6 +43,7 @@ typedef enum {
 
 typedef struct sim_job_def {
     char *name;
+    char *ns; /* its namespace (its tenant under spec.fairness); NULL: SIM_DEFAULT_NAMESPACE */
     double arrival_s;
     double deadline_s;      /* relative to arrival; INFINITY when none is given */
     double deadline_factor; /* > 0 and no deadline_s: deadline = factor * critical path */

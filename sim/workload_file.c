@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "k8s_names.h"
 #include "quantity.h"
 #include "strmap.h"
 #include "strquote.h"
@@ -344,9 +345,9 @@ static int resolve_deps(ctx *c, const ds_yaml_node *tasks, sim_job_def *j)
 
 static int parse_job(ctx *c, const ds_yaml_node *m, sim_job_def *j)
 {
-    static const char *const fields[] = {"name",       "arrival",        "priority",
-                                         "deadline",   "deadlineFactor", "release",
-                                         "checkpoint", "tasks",          NULL};
+    static const char *const fields[] = {
+        "name",           "namespace", "arrival",    "priority", "deadline",
+        "deadlineFactor", "release",   "checkpoint", "tasks",    NULL};
     if (check_fields(c, m, fields) != 0)
         return -1;
     j->deadline_s = INFINITY;
@@ -369,6 +370,14 @@ static int parse_job(ctx *c, const ds_yaml_node *m, sim_job_def *j)
         double num;
         if (strcmp(key, "name") == 0 && get_string(c, v, DS_TASK_NAME_MAX, &j->name) != 0)
             return -1;
+        if (strcmp(key, "namespace") == 0) {
+            if (get_string(c, v, DS_TASK_NAME_MAX, &j->ns) != 0)
+                return -1;
+            const char *why = ds_check_dns_label(j->ns);
+            char q[DS_QUOTE_BUF];
+            if (why != NULL)
+                return fail(c, "%s (got %s)", why, ds_quote(j->ns, 64, q, sizeof q));
+        }
         if (strcmp(key, "arrival") == 0 && get_duration(c, v, &j->arrival_s) != 0)
             return -1;
         if (strcmp(key, "deadline") == 0 && get_duration(c, v, &j->deadline_s) != 0)
@@ -600,6 +609,10 @@ static void write_job(FILE *f, const sim_job_def *j)
 {
     fprintf(f, "  - name: ");
     yaml_str(f, j->name);
+    if (j->ns != NULL) {
+        fprintf(f, "\n    namespace: ");
+        yaml_str(f, j->ns);
+    }
     fprintf(f, "\n    arrival: %.6fs\n    priority: %d\n", j->arrival_s, (int)j->priority);
     if (isfinite(j->deadline_s))
         fprintf(f, "    deadline: %.6fs\n", j->deadline_s);

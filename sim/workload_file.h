@@ -8,7 +8,7 @@
  *   spec:
  *     nodes:    [{name, count, cpu, memory, ephemeralStorage, gpu, speed}]
  *     jobs:
- *     - {name, arrival, priority, deadline | deadlineFactor, release, checkpoint,
+ *     - {name, namespace, arrival, priority, deadline | deadlineFactor, release, checkpoint,
  *        tasks: [{name, runtime, cpu, memory, ephemeralStorage, gpu, dependsOn, checkpoint}]}
  *
  * Unknown fields, wrong types, bad quantities or durations, unknown dependencies and cycles are

@@ -46,6 +46,11 @@
 #   write-queue   with --write-qps 0.05 (one annotation write every 20 s), an urgent task's
 #                 eviction is made and the urgent pod scheduled while DSP annotation writes are
 #                 still queued: decisions never wait behind informational writes
+#   fairness      spec.fairness: one namespace floods the gate with ten jobs and alone fills the
+#                 cluster; another namespace's task, with more work than each of the flood's, is
+#                 released into the first room that frees, before every flood task still held
+#                 when it arrived; the flood's held tasks say their tenant is above its fair
+#                 share, and the metrics show both
 # The binary under test is normally the sanitizer build (make controller-integration-test): every
 # controller runs with AddressSanitizer (leaks checked at its graceful exit) and
 # UndefinedBehaviorSanitizer, and a sanitizer report in any controller's log fails the suite.
@@ -100,12 +105,13 @@ metric() { metric_of "http://127.0.0.1:$1/metrics" "$2"; } # PORT NAME_WITH_LABE
 
 # ---- cluster objects
 policy() { # key=value overrides of spec.preemption (YAML lines), e.g. "rho: 0"; with RELEASE set
-  # (e.g. RELEASE="{lookahead: 0}") also spec.release
+  # (e.g. RELEASE="{lookahead: 0}") also spec.release, with FAIRNESS spec.fairness
   local extra="" l cooldown="cooldown: 60s"
   for l in "$@"; do
     if [[ "$l" == cooldown:* ]]; then cooldown="$l"; else extra+="        $l"$'\n'; fi
   done
   [[ -z "${RELEASE:-}" ]] || extra+="      release: $RELEASE"$'\n'
+  [[ -z "${FAIRNESS:-}" ]] || extra+="      fairness: $FAIRNESS"$'\n'
   apply_policy dagsched-system "      preemption:
         epoch: 2s
         minRunTime: 0s
@@ -845,7 +851,51 @@ scenario_write_queue() {
   cleanup wq
 }
 
-for s in ${CONTROLLER_SCENARIOS:-dag_order urgent owner_retry unsaved rho protections namespace_selector affinity invalid_pod dry_run failover apiserver tenants cascade gated_urgent replacement_failover apiserver_eviction write_queue}; do
+# ------------------------------------------------------------------------------------------------
+fair_reason() { # NS -> the waiting reasons of its pods, one a line
+  K -n "$1" get pods -o jsonpath='{range .items[*]}{.metadata.annotations.dagsched\.io/waiting-reason}{"\n"}{end}' 2>/dev/null
+}
+flood_held_for_share() { fair_reason fl | grep -q '^tenant fl is above its fair share (dominant share 1.00, fair share 0.50)'; }
+released_at() { K -n "$1" get pod "$2" -o jsonpath='{.metadata.annotations.dagsched\.io/released-at}' 2>/dev/null; }
+light_released() { [[ -n "$(released_at li "$(pod_of li light)")" ]]; }
+flood_gated() { K -n fl get pods -o jsonpath='{range .items[?(@.spec.schedulingGates)]}{.metadata.name}{"\n"}{end}' 2>/dev/null; }
+flood_gated_is() { [[ "$(flood_gated | grep -c .)" == "$1" ]]; }
+scenario_fairness() {
+  SCENARIO=fairness
+  fresh_ns fl li
+  # No look-ahead: a release is a task that fits.
+  FAIRNESS="{enabled: true}" RELEASE="{lookahead: 0}" policy
+  start_ctl main --leader-elect=false --metrics-listen 127.0.0.1:18119
+  # Run times 40 s, 45 s, ... 85 s: the four shortest run first (the order across jobs) and end
+  # 5 s apart, so the flood still runs three of them when the first room frees.
+  local i
+  for i in 0 1 2 3 4 5 6 7 8 9; do GATED=1 job fl "flood-$i" 2 "$((40 + 5 * i))s"; done
+  check "the flood alone fills the cluster (work-conserving)" wait_until 60 all_running fl 4
+  check "six flood tasks are held at their gate" wait_until 30 flood_gated_is 6
+  local held
+  held="$(flood_gated)"
+  # 120 s of work: more than any flood job's, so the order across jobs (shortestRemaining) alone
+  # would put it after every flood task.
+  GATED=1 job li light 2 120s
+  check "the flood's held tasks say their tenant is above its fair share" wait_until 30 flood_held_for_share
+  check "the flood's dominant share is 1 in the metrics" \
+    awk -v v="$(metric 18119 'dagsched_controller_tenant_dominant_share{tenant="fl"}')" 'BEGIN { exit !(v == 1) }'
+  check "its held tasks are counted under the reason fair-share" \
+    awk -v v="$(metric 18119 'dagsched_controller_release_queue_length{reason="fair-share"}')" 'BEGIN { exit !(v >= 1) }'
+  check "the light namespace's task is released" wait_until 90 light_released
+  local light_at p at early=""
+  light_at="$(released_at li "$(pod_of li light)")"
+  for p in $held; do
+    at="$(released_at fl "$p")"
+    if [[ -n "$at" && "$at" < "$light_at" ]]; then early+=" $p ($at)"; fi
+  done
+  check "no flood task held when it arrived was released before it (at $light_at)" test -z "$early"
+  [[ -z "$early" ]] || echo "  released before the light task:$early" >&2
+  check "the light task runs" wait_until 60 bash -c "[[ \$($KUBECTL -n li get pod $(pod_of li light) -o jsonpath='{.status.phase}') == Running || \$($KUBECTL -n li get pod $(pod_of li light) -o jsonpath='{.status.phase}') == Succeeded ]]"
+  cleanup fl li
+}
+
+for s in ${CONTROLLER_SCENARIOS:-dag_order urgent owner_retry unsaved rho protections namespace_selector affinity invalid_pod dry_run failover apiserver tenants cascade gated_urgent replacement_failover apiserver_eviction write_queue fairness}; do
   "scenario_$s"
 done
 stop_all

@@ -7,6 +7,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "../common/ds_assert.h"
+
 #include "ctl_test_util.h"
 #include "publish.h"
 #include "release.h"
@@ -552,6 +554,85 @@ static void test_capacity_starvation_guard(void **state)
 
 /* Held tasks say why: upstream tasks not succeeded (named, bounded), maxConcurrentReleases, an
  * invalid job; a suspended Job is admitted on its template's request. */
+/* spec.fairness: the flood namespace uses 3 of the 4 cores (2 bound, 1 released and not bound),
+ * so the light namespace's task, last in the queue order, takes the free core; the flood's ready
+ * tasks wait, above their fair share, with the reason that says so. With a tenant label naming
+ * both namespaces one tenant, the queue order holds again. */
+static void test_capacity_fair_share(void **state)
+{
+    (void)state;
+    ctl_node nodes[1] = {t_node("n1", MILLI(4))};
+    ctl_pod pods[6] = {
+        t_running("flood", "busy", "n1", 0, 9, 1.0, MILLI(2)),
+        ready_pod("in-flight", SIZE_MAX, MILLI(1)),
+        ready_pod("f0", 0, MILLI(1)),
+        ready_pod("f1", 1, MILLI(1)),
+        ready_pod("l0", 2, MILLI(1)),
+        t_pod("other", "finished", CTL_POD_SUCCEEDED),
+    };
+    pods[1].state = CTL_POD_PENDING;
+    for (size_t i = 1; i < 4; i++)
+        pods[i].ns = "flood";
+    pods[4].ns = "light";
+    ctl_fairness fair = {.enabled = false};
+    ctl_release_in in = {
+        .pods = pods, .n_pods = 6, .nodes = nodes, .n_nodes = 1, .fairness = &fair};
+    ctl_release_out out;
+    assert_int_equal(ctl_release_plan(&in, &out, NULL), 0);
+    assert_int_equal(out.n_rel, 1);
+    assert_int_equal(released_idx(&out, 0), 2); /* off: the queue order, f0 */
+    assert_int_equal(out.n_tenants, 0);
+    ctl_release_out_free(&out);
+
+    fair.enabled = true;
+    assert_int_equal(ctl_release_plan(&in, &out, NULL), 0);
+    assert_int_equal(out.n_rel, 1);
+    assert_int_equal(released_idx(&out, 0), 4); /* l0 */
+    assert_int_equal(out.by_reason[CTL_WAIT_FAIR_SHARE], 2);
+    const ctl_wait *w = wait_of(&out, 2);
+    assert_int_equal(w->reason, CTL_WAIT_FAIR_SHARE);
+    assert_string_equal(w->tenant, "flood");
+    char msg[CTL_MSG_MAX];
+    ctl_wait_message(&in, w, msg, sizeof msg);
+    assert_string_equal(msg, "tenant flood is above its fair share (dominant share 0.75, fair "
+                             "share 0.50): needs cpu 1; most free room on node n1: cpu 0");
+    assert_int_equal(ctl_wait_reason_of(msg), CTL_WAIT_FAIR_SHARE);
+    assert_string_equal(ctl_wait_reason_name(CTL_WAIT_FAIR_SHARE), "fair-share");
+    /* The tenants with DAG tasks, by name: their bound pods' shares, the tasks held for them. */
+    const ctl_tenant_share want[2] = {{"flood", 0.5, 1, 2}, {"light", 0, 1, 0}};
+    assert_int_equal(out.n_tenants, 2);
+    for (size_t k = 0; k < 2; k++) {
+        assert_string_equal(out.tenants[k].name, want[k].name);
+        assert_double_near(out.tenants[k].share, want[k].share, 0);
+        assert_double_near(out.tenants[k].weight, want[k].weight, 0);
+        assert_int_equal(out.tenants[k].held, want[k].held);
+    }
+    ctl_release_out_free(&out);
+
+    /* A weight of 4 for flood: its fair share is 0.8 (4 of 5), 0.75 is below it. */
+    ds_tenant_map weights = {.n = 1, .value = {4}};
+    strcpy(weights.name[0], "flood");
+    fair.weights = &weights;
+    assert_int_equal(ctl_release_plan(&in, &out, NULL), 0);
+    assert_int_equal(released_idx(&out, 0), 4); /* light still first: 0 < 0.75 / 4 */
+    assert_int_equal(out.by_reason[CTL_WAIT_FAIR_SHARE], 0);
+    assert_int_equal(out.by_reason[CTL_WAIT_NO_ROOM], 2);
+    ctl_release_out_free(&out);
+    fair.weights = NULL;
+
+    /* One tenant "x" for both namespaces (their label example.com/team). */
+    ctl_kv team = {"example.com/team", "x"};
+    ctl_namespace nss[2] = {{"flood", &team, 1}, {"light", &team, 1}};
+    fair.tenant_label = "example.com/team";
+    in.namespaces = nss;
+    in.n_namespaces = 2;
+    assert_int_equal(ctl_release_plan(&in, &out, NULL), 0);
+    assert_int_equal(released_idx(&out, 0), 2);
+    assert_int_equal(out.n_tenants, 1);
+    assert_string_equal(out.tenants[0].name, "x");
+    ctl_release_out_free(&out);
+}
+
 static void test_wait_reasons(void **state)
 {
     (void)state;
@@ -702,6 +783,7 @@ int main(void)
         cmocka_unit_test(test_capacity_node_constraints),
         cmocka_unit_test(test_capacity_starvation_guard),
         cmocka_unit_test(test_wait_reasons),
+        cmocka_unit_test(test_capacity_fair_share),
         cmocka_unit_test(test_wait_pacing),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

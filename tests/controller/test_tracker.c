@@ -232,6 +232,60 @@ static void test_unknown_namespace(void **state)
     ctl_snapshot_free(&s);
 }
 
+#define NSPOD(ns, name, extra_meta, spec, status, cpu)                                             \
+    "{\"metadata\":{\"name\":\"" name "\",\"namespace\":\"" ns "\",\"uid\":\"u-" name "\","        \
+    "\"resourceVersion\":\"1\",\"creationTimestamp\":\"2026-11-22T10:00:00Z\"" extra_meta "},"     \
+    "\"spec\":{\"containers\":[{\"name\":\"c\",\"resources\":{\"requests\":{\"cpu\":\"" cpu        \
+    "\"}}}]" spec "},\"status\":" status "}"
+#define GATED_TASK(job, runtime)                                                                   \
+    ",\"labels\":{\"dagsched.io/job\":\"" job "\",\"dagsched.io/task\":\"t\"},"                    \
+    "\"annotations\":{\"dagsched.io/runtime\":\"" runtime "\"}"
+
+/* spec.fairness puts the tenant rank in front of the job figures in the queue order: the flood
+ * namespace runs 2 of the 4 cores, so the light namespace's task goes first although its job has
+ * more work left (shortestRemaining puts it second without fairness). With tenantLabel, both
+ * namespaces are one tenant: the order of the job figures again. */
+static void test_fair_queue_order(void **state)
+{
+    (void)state;
+    for (int mode = 0; mode < 3; mode++) {
+        kube_obj_list pods = {0}, nodes = {0}, pdbs = {0}, jobs = {0}, graphs = {0}, nss = {0};
+        add(&pods, obj(KUBE_KIND_POD, NSPOD("flood", "busy", "", ",\"nodeName\":\"n1\"",
+                                            "{\"phase\":\"Running\"}", "2")));
+        add(&pods, obj(KUBE_KIND_POD,
+                       NSPOD("flood", "f", GATED_TASK("f", "60s"),
+                             ",\"schedulingGates\":[{\"name\":\"dagsched.io/dependencies\"}]",
+                             "{\"phase\":\"Pending\"}", "1")));
+        add(&pods, obj(KUBE_KIND_POD,
+                       NSPOD("light", "l", GATED_TASK("l", "600s"),
+                             ",\"schedulingGates\":[{\"name\":\"dagsched.io/dependencies\"}]",
+                             "{\"phase\":\"Pending\"}", "1")));
+        add(&nodes,
+            obj(KUBE_KIND_NODE, "{\"metadata\":{\"name\":\"n1\",\"resourceVersion\":\"1\"},"
+                                "\"status\":{\"allocatable\":{\"cpu\":\"4\",\"memory\":\"8Gi\"},"
+                                "\"conditions\":[{\"type\":\"Ready\",\"status\":\"True\"}]}}"));
+        add(&nss, obj(KUBE_KIND_NAMESPACE, "{\"metadata\":{\"name\":\"flood\",\"resourceVersion\":"
+                                           "\"1\",\"labels\":{\"example.com/team\":\"x\"}}}"));
+        add(&nss, obj(KUBE_KIND_NAMESPACE, "{\"metadata\":{\"name\":\"light\",\"resourceVersion\":"
+                                           "\"1\",\"labels\":{\"example.com/team\":\"x\"}}}"));
+        ds_policy pol;
+        ds_policy_defaults(&pol);
+        pol.fairness_enabled = mode > 0;
+        if (mode == 2)
+            strcpy(pol.tenant_label, "example.com/team");
+        ctl_snapshot s;
+        ds_err err = {{0}};
+        assert_int_equal(ctl_snapshot_build(&pods, &nodes, &pdbs, &jobs, &graphs, &nss, &pol,
+                                            1795341700.0, &s, &err),
+                         0);
+        assert_int_equal(s.pod[1].task.state, DS_TASK_WAITING);
+        assert_int_equal(s.pod[2].task.state, DS_TASK_WAITING);
+        assert_int_equal(s.pod[1].task.queue_pos, mode == 1 ? 1 : 0); /* flood's */
+        assert_int_equal(s.pod[2].task.queue_pos, mode == 1 ? 0 : 1); /* light's */
+        ctl_snapshot_free(&s);
+    }
+}
+
 /* A gated pod whose dagsched annotation is over dagsched's bounds (a 70,000-byte runtime) is in
  * the view, outside any DAG job, with the reason; the release plan removes its gate at once while
  * the other task of its job is unaffected. */
@@ -461,9 +515,13 @@ static void test_workflow_owner_facts(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_snapshot),        cmocka_unit_test(test_unknown_namespace),
-        cmocka_unit_test(test_pod_over_bounds), cmocka_unit_test(test_any_creation_order),
-        cmocka_unit_test(test_owner_facts),     cmocka_unit_test(test_workflow_owner_facts),
+        cmocka_unit_test(test_snapshot),
+        cmocka_unit_test(test_unknown_namespace),
+        cmocka_unit_test(test_fair_queue_order),
+        cmocka_unit_test(test_pod_over_bounds),
+        cmocka_unit_test(test_any_creation_order),
+        cmocka_unit_test(test_owner_facts),
+        cmocka_unit_test(test_workflow_owner_facts),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

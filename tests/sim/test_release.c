@@ -3,8 +3,9 @@
  * that releases it, rounds are at least the round interval apart, capacity admission releases
  * only what fits (plus the look-ahead), kube-scheduler orders released pods by creation time
  * (whatever the controller's order), the upper bound `dsp` orders the queue itself, and
- * critical-path-first within a job. A property over a generated workload: no pod of a gated
- * policy starts before it became ready plus the release latency. */
+ * critical-path-first within a job, fair share across tenants (spec.fairness). A property over
+ * a generated workload: no pod of a gated policy starts before it became ready plus the release
+ * latency. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -15,6 +16,7 @@
 
 #include "engine.h"
 #include "sim_test_util.h"
+#include "workload_file.h"
 #include "workload_gen.h"
 
 static void config(sim_config *c, const char *policy, double latency, double interval)
@@ -288,6 +290,114 @@ static void test_critical_path(void **state)
  * it became ready and starts no earlier; an ungated policy queues it when it becomes ready. A
  * generated workload of pods created up front (the gate holds them until their upstream tasks
  * have succeeded: no disorder). */
+/* n one-task jobs of 1 cpu on one node of 2 cpu: job i named names[i] in namespace ns[i],
+ * arriving at at[i] and running rts[i] s. */
+static void tenant_jobs(sim_workload *w, size_t n, const char *const *names, const char *const *ns,
+                        const double *at, const double *rts)
+{
+    memset(w, 0, sizeof *w);
+    snprintf(w->name, sizeof w->name, "tenants");
+    tu_node(w, 2000, 1.0);
+    const int64_t cpu[1] = {1000};
+    for (size_t i = 0; i < n; i++)
+        tu_job(w, names[i], at[i], 1, &rts[i], cpu, 0)->ns = strdup(ns[i]);
+}
+
+/* dagsched without look-ahead and latency, fairness on or off. */
+static void run_tenants(const sim_workload *w, int fair, sim_result *r)
+{
+    sim_config c;
+    config(&c, "dagsched", 0, 1.0);
+    c.pol.release_lookahead = 0;
+    c.pol.fairness_enabled = fair;
+    run_cfg(w, &c, r);
+}
+
+/* Fair share across tenants, by hand. One node of 2 cpu, no look-ahead. Tenant a: four one-task
+ * jobs of 1 cpu for 100 s at 0; tenant b: one such job at 1 s. Without fairness a's jobs go
+ * first (they waited longer: higher DSP priority): a0, a1 run 0-100, a2, a3 100-200, b 200-300.
+ * With it, at 100 both tenants use nothing: a2 goes first (it comes first in the order) and
+ * counts for a, so b (0 < 0.5) goes next: b runs 100-200, a3 200-300. */
+static void test_fairness_by_hand(void **state)
+{
+    (void)state;
+    sim_workload w;
+    const char *names[5] = {"a0", "a1", "a2", "a3", "b"}, *ns[5] = {"a", "a", "a", "a", "b"};
+    const double at[5] = {0, 0, 0, 0, 1}, rts[5] = {100, 100, 100, 100, 100};
+    tenant_jobs(&w, 5, names, ns, at, rts);
+    for (int fair = 0; fair < 2; fair++) {
+        sim_result r;
+        run_tenants(&w, fair, &r);
+        assert_int_equal(r.n_tenants, 2);
+        assert_string_equal(r.tenants[0], "a");
+        assert_string_equal(r.tenants[1], "b");
+        assert_int_equal(r.jobs[4].tenant, 1);
+        assert_double_near(r.jobs[4].completion, fair ? 200 : 300, 1e-9);
+        assert_double_near(r.jobs[2].completion, 200, 1e-9);
+        assert_double_near(r.jobs[3].completion, fair ? 300 : 200, 1e-9);
+        sim_result_free(&r);
+    }
+    sim_workload_free(&w);
+
+    /* What ran counts no more once it finished. a0 (50 s) and b0 (200 s) start at 0; b1 (ready
+     * at 1) and a1 (at 2) wait. At 50, a0 is done: a uses nothing, b half the node, so a1 goes
+     * first with fairness (50-150, b1 150-250); without it b1 does (it waited longer). */
+    const char *jobs2[4] = {"a0", "b0", "b1", "a1"}, *ns2[4] = {"a", "b", "b", "a"};
+    const double at2[4] = {0, 0, 1, 2}, rts2[4] = {50, 200, 100, 100};
+    tenant_jobs(&w, 4, jobs2, ns2, at2, rts2);
+    for (int fair = 0; fair < 2; fair++) {
+        sim_result r;
+        run_tenants(&w, fair, &r);
+        assert_double_near(r.jobs[3].completion, fair ? 150 : 250, 1e-9); /* a1 */
+        assert_double_near(r.jobs[2].completion, fair ? 250 : 150, 1e-9); /* b1 */
+        sim_result_free(&r);
+    }
+    sim_workload_free(&w);
+}
+
+/* Mean job completion time of a tenant's jobs. */
+static double tenant_jct(const sim_result *r, const char *tenant)
+{
+    double sum = 0;
+    size_t n = 0;
+    for (size_t i = 0; i < r->n_jobs; i++)
+        if (strcmp(r->tenants[r->jobs[i].tenant], tenant) == 0) {
+            sum += r->jobs[i].completion - r->jobs[i].arrival;
+            n++;
+        }
+    assert_true(n > 0);
+    return sum / (double)n;
+}
+
+/* The two-tenant workload of docs/simulator.md: one tenant floods the queue with small jobs, the
+ * other submits four larger DAGs. Fairness more than halves the light tenant's mean completion
+ * time (its jobs no longer wait behind the flood's) and costs the flood less than a third; the
+ * cluster is no worse used. */
+static void test_fairness_two_tenants(void **state)
+{
+    (void)state;
+    sim_workload w = {0};
+    ds_err err = {{0}};
+    if (sim_workload_load("tests/sim/data/two-tenants.yaml", &w, &err) != 0)
+        fail_msg("%s", err.msg);
+    double light[2], flood[2], makespan[2];
+    for (int fair = 0; fair < 2; fair++) {
+        sim_config c;
+        config(&c, "dagsched", SIM_DEFAULT_RELEASE_LATENCY_S, 1.0);
+        c.pol.fairness_enabled = fair;
+        sim_result r;
+        run_cfg(&w, &c, &r);
+        light[fair] = tenant_jct(&r, "light");
+        flood[fair] = tenant_jct(&r, "flood");
+        makespan[fair] = r.end_time - r.first_arrival;
+        sim_result_free(&r);
+    }
+    if (!(light[1] < light[0] / 2 && flood[1] < flood[0] * 4 / 3 && makespan[1] <= makespan[0]))
+        fail_msg("light %g -> %g s, flood %g -> %g s, makespan %g -> %g s", light[0], light[1],
+                 flood[0], flood[1], makespan[0], makespan[1]);
+    sim_workload_free(&w);
+}
+
 static void test_gate_property(void **state)
 {
     (void)state;
@@ -327,10 +437,11 @@ static void test_gate_property(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_latency_chain),      cmocka_unit_test(test_round_interval),
-        cmocka_unit_test(test_capacity_admission), cmocka_unit_test(test_gated_preemptor),
-        cmocka_unit_test(test_whose_order),        cmocka_unit_test(test_critical_path),
-        cmocka_unit_test(test_gate_property),
+        cmocka_unit_test(test_latency_chain),        cmocka_unit_test(test_round_interval),
+        cmocka_unit_test(test_capacity_admission),   cmocka_unit_test(test_gated_preemptor),
+        cmocka_unit_test(test_whose_order),          cmocka_unit_test(test_critical_path),
+        cmocka_unit_test(test_gate_property),        cmocka_unit_test(test_fairness_by_hand),
+        cmocka_unit_test(test_fairness_two_tenants),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -30,6 +30,7 @@ static const char good[] = "apiVersion: dagsched.io/v1alpha1\n"
                            "    tasks:\n"
                            "    - {name: only, runtime: 1m30s, cpu: 500m, memory: 1Gi}\n"
                            "  - name: etl\n"
+                           "    namespace: team-a\n"
                            "    arrival: 0s\n"
                            "    priority: 100\n"
                            "    deadline: 30m\n"
@@ -44,6 +45,16 @@ static const char good[] = "apiVersion: dagsched.io/v1alpha1\n"
                            "      checkpoint: false\n"
                            "    - {name: load, runtime: 30s, cpu: 250m, memory: 512Mi, "
                            "dependsOn: [transform, extract]}\n";
+
+/* w written to path and read back into *back (zeroed first); the file is removed. */
+static void write_and_load(const sim_workload *w, const char *path, sim_workload *back)
+{
+    ds_err err = {{0}};
+    memset(back, 0, sizeof *back);
+    if (sim_workload_write(path, w, &err) != 0 || sim_workload_load(path, back, &err) != 0)
+        fail_msg("%s", err.msg);
+    remove(path);
+}
 
 static void test_parse(void **state)
 {
@@ -64,6 +75,7 @@ static void test_parse(void **state)
     /* sorted by arrival */
     const sim_job_def *etl = &w.jobs[0];
     assert_string_equal(etl->name, "etl");
+    assert_string_equal(etl->ns, "team-a");
     assert_int_equal(etl->priority, 100);
     assert_double_near(etl->deadline_s, 1800, 1e-9);
     assert_int_equal(etl->release, SIM_RELEASE_ON_UPSTREAM);
@@ -80,7 +92,14 @@ static void test_parse(void **state)
     assert_double_inf(late->deadline_s, 1);
     assert_double_near(late->deadline_factor, 2, 1e-12);
     assert_int_equal(late->release, SIM_RELEASE_UPFRONT);
+    assert_null(late->ns); /* the default namespace */
     assert_int_equal(sim_workload_validate(&w, &err), 0);
+    /* The namespace is written back; a job without one gets none. */
+    sim_workload back;
+    write_and_load(&w, "build/test_workload_namespace.yaml", &back);
+    assert_string_equal(back.jobs[0].ns, "team-a");
+    assert_null(back.jobs[1].ns);
+    sim_workload_free(&back);
     sim_workload_free(&w);
 }
 
@@ -118,6 +137,10 @@ static void test_errors(void **state)
                       "    - {name: a, runtime: 1s}\n",
                  "spec.jobs[0]: deadline and deadlineFactor are mutually exclusive");
     expect_error(HEAD "    tasks: []\n", "spec.jobs[0]: tasks must be a non-empty list");
+    expect_error(HEAD "    namespace: Team-A\n    tasks:\n    - {name: a, runtime: 1s}\n",
+                 "spec.jobs[0].namespace: must be a lowercase RFC 1123 label: at most 63 "
+                 "characters of a-z, 0-9 and '-', starting and ending with an alphanumeric "
+                 "character (got \"Team-A\")");
     expect_error(
         HEAD "    tasks:\n    - {name: a, runtime: 1s, cpu: lots}\n",
         "spec.jobs[0].tasks[0].cpu: quantity \"lots\": unexpected 'l' at offset 0 (expected "
@@ -137,12 +160,8 @@ static void test_round_trip(void **state)
     p.task_scale = 0.05;
     p.seed = 3;
     assert_int_equal(sim_gen_workload(&p, &g, &err), 0);
-    const char *path = "build/test_workload_round_trip.yaml";
-    if (sim_workload_write(path, &g, &err) != 0)
-        fail_msg("%s", err.msg);
-    sim_workload r = {0};
-    if (sim_workload_load(path, &r, &err) != 0)
-        fail_msg("%s", err.msg);
+    sim_workload r;
+    write_and_load(&g, "build/test_workload_round_trip.yaml", &r);
     assert_int_equal(r.n_nodes, 3);
     assert_true(r.nodes[2].speed == 1.5);
     assert_int_equal(r.n_jobs, 4);
@@ -164,7 +183,6 @@ static void test_round_trip(void **state)
         }
         sim_job_def_free(&d);
     }
-    remove(path);
     sim_workload_free(&r);
     sim_workload_free(&g);
 }

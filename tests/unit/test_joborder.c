@@ -182,14 +182,17 @@ static ds_task_eval task(double priority, double t_wait)
     return e;
 }
 
+/* k0: starving or not, k1, k2: the job figures, k3, k4: the task (the tenant rank, k[1], is 0
+ * without fair share). */
 static void assert_key5(const ds_order_key *k, double k0, double k1, double k2, double k3,
                         double k4)
 {
     assert_true(k->k[0] == k0);
-    assert_true(k->k[1] == k1);
-    assert_true(k->k[2] == k2);
-    assert_true(k->k[3] == k3);
-    assert_true(k->k[4] == k4);
+    assert_true(k->k[1] == 0);
+    assert_true(k->k[2] == k1);
+    assert_true(k->k[3] == k2);
+    assert_true(k->k[4] == k3);
+    assert_true(k->k[5] == k4);
 }
 
 static void assert_key(const ds_order_key *k, double k0, double k1, double k2, double k3)

@@ -181,6 +181,17 @@ static void assert_same_settings(const ds_policy *a, const ds_policy *b)
     assert_int_equal(a->max_concurrent_releases, b->max_concurrent_releases);
     assert_int_equal(a->release_admission, b->release_admission);
     assert_int_equal(a->release_lookahead, b->release_lookahead);
+    assert_int_equal(a->fairness_enabled, b->fairness_enabled);
+    assert_string_equal(a->tenant_label, b->tenant_label);
+    const ds_tenant_map *am[2] = {&a->tenant_weights, &a->tenant_caps};
+    const ds_tenant_map *bm[2] = {&b->tenant_weights, &b->tenant_caps};
+    for (int m = 0; m < 2; m++) {
+        assert_int_equal(am[m]->n, bm[m]->n);
+        for (size_t i = 0; i < am[m]->n; i++) {
+            assert_string_equal(am[m]->name[i], bm[m]->name[i]);
+            assert_double_near(am[m]->value[i], bm[m]->value[i], 0);
+        }
+    }
 }
 
 /* ---- defaults ---- */
@@ -1011,47 +1022,44 @@ static void test_long_strings(void **state)
     assert_string_equal(p.opt_in_selector.value[0], value);
 }
 
+/* head (a SPEC(...) line, its newline dropped), n entries of fmt ("k%d: v", i from 0) separated
+ * by ", ", then tail, into doc. */
+static void many_entries(char *doc, size_t size, const char *head, const char *fmt, int n,
+                         const char *tail)
+{
+    size_t pos = (size_t)snprintf(doc, size, "%s", head) - 1;
+    for (int i = 0; i < n; i++) {
+        pos += (size_t)snprintf(doc + pos, size - pos, "%s", i ? ", " : "");
+        pos += (size_t)snprintf(doc + pos, size - pos, fmt, i);
+    }
+    snprintf(doc + pos, size - pos, "%s", tail);
+}
+
 static void test_list_limits(void **state)
 {
     (void)state;
     char doc[4096];
-    size_t pos =
-        (size_t)snprintf(doc, sizeof doc, "%s", SPEC("{preemption: {protectedNamespaces: ["));
-    pos -= 1; /* drop SPEC's newline */
-    for (int i = 0; i < DS_POLICY_MAX_LIST + 1; i++)
-        pos += (size_t)snprintf(doc + pos, sizeof doc - pos, "%sns-%d", i ? ", " : "", i);
-    snprintf(doc + pos, sizeof doc - pos, "]}}\n");
+    const char *ns_list = SPEC("{preemption: {protectedNamespaces: [");
+    many_entries(doc, sizeof doc, ns_list, "ns-%d", DS_POLICY_MAX_LIST + 1, "]}}\n");
     expect_error(doc, "spec.preemption.protectedNamespaces: must have at most 32 entries (got 33)");
     /* Exactly 32 entries is fine. */
-    char *cut = strstr(doc, ", ns-32");
-    assert_non_null(cut);
-    snprintf(cut, sizeof doc - (size_t)(cut - doc), "]}}\n");
+    many_entries(doc, sizeof doc, ns_list, "ns-%d", DS_POLICY_MAX_LIST, "]}}\n");
     ds_policy p;
     parse_ok(doc, &p);
     assert_int_equal(p.protected_namespaces.n, DS_POLICY_MAX_LIST);
     assert_string_equal(p.protected_namespaces.name[31], "ns-31");
 
-    pos =
-        (size_t)snprintf(doc, sizeof doc, "%s", SPEC("{preemption: {podSelector: {matchLabels: {"));
-    pos -= 1;
-    for (int i = 0; i < DS_POLICY_MAX_LABELS + 1; i++)
-        pos += (size_t)snprintf(doc + pos, sizeof doc - pos, "%sk%d: v", i ? ", " : "", i);
-    snprintf(doc + pos, sizeof doc - pos, "}}}}\n");
+    many_entries(doc, sizeof doc, SPEC("{preemption: {podSelector: {matchLabels: {"), "k%d: v",
+                 DS_POLICY_MAX_LABELS + 1, "}}}}\n");
     expect_error(doc, "spec.preemption.podSelector.matchLabels: must have at most 16 entries (got "
                       "17)");
 
-    pos = (size_t)snprintf(doc, sizeof doc, "%s",
-                           SPEC("{preemption: {namespaceSelector: {matchLabels: {"));
-    pos -= 1;
-    for (int i = 0; i < DS_POLICY_MAX_LABELS + 1; i++)
-        pos += (size_t)snprintf(doc + pos, sizeof doc - pos, "%sk%d: v", i ? ", " : "", i);
-    snprintf(doc + pos, sizeof doc - pos, "}}}}\n");
+    const char *ns_sel = SPEC("{preemption: {namespaceSelector: {matchLabels: {");
+    many_entries(doc, sizeof doc, ns_sel, "k%d: v", DS_POLICY_MAX_LABELS + 1, "}}}}\n");
     expect_error(doc, "spec.preemption.namespaceSelector.matchLabels: must have at most 16 entries "
                       "(got 17)");
     /* Exactly 16 entries is fine. */
-    cut = strstr(doc, ", k16: v");
-    assert_non_null(cut);
-    snprintf(cut, sizeof doc - (size_t)(cut - doc), "}}}}\n");
+    many_entries(doc, sizeof doc, ns_sel, "k%d: v", DS_POLICY_MAX_LABELS, "}}}}\n");
     parse_ok(doc, &p);
     assert_int_equal(p.opt_in_namespace_selector.n, DS_POLICY_MAX_LABELS);
     assert_string_equal(p.opt_in_namespace_selector.key[15], "k15");
@@ -1201,6 +1209,88 @@ static void expect_invalid(const ds_policy *p, const char *msg)
     ds_err err = {{0}};
     assert_int_equal(ds_policy_validate(p, &err), -1);
     assert_string_equal(err.msg, msg);
+}
+
+/* spec.fairness: the fields, their defaults, bounds and messages. */
+static void test_fairness(void **state)
+{
+    (void)state;
+    ds_policy p;
+    ds_policy_defaults(&p);
+    assert_false(p.fairness_enabled);
+    assert_string_equal(p.tenant_label, "");
+    assert_int_equal(p.tenant_weights.n, 0);
+    assert_int_equal(p.tenant_caps.n, 0);
+    parse_ok(SPEC("{fairness: {enabled: true, tenantLabel: example.com/team,\n"
+                  "  weights: {team-a: 2, \"ml_batch.1\": 0.5}, caps: {team-b: 0.25}}}"),
+             &p);
+    assert_true(p.fairness_enabled);
+    assert_string_equal(p.tenant_label, "example.com/team");
+    assert_int_equal(p.tenant_weights.n, 2);
+    assert_double_near(ds_tenant_map_get(&p.tenant_weights, "team-a", 1), 2, 0);
+    assert_double_near(ds_tenant_map_get(&p.tenant_weights, "ml_batch.1", 1), 0.5, 0);
+    assert_double_near(ds_tenant_map_get(&p.tenant_weights, "team-b", 1), 1, 0);
+    assert_double_near(ds_tenant_map_get(&p.tenant_caps, "team-b", 0), 0.25, 0);
+    parse_ok(SPEC("{fairness: {weights: null, caps: {t: 1}, tenantLabel: \"\"}}"), &p);
+    assert_int_equal(p.tenant_weights.n, 0);
+    assert_string_equal(p.tenant_label, "");
+
+    expect_error(SPEC("{fairness: {weights: {team-a: 0}}}"),
+                 "spec.fairness.weights[\"team-a\"]: must be > 0 (got 0)");
+    expect_error(SPEC("{fairness: {weights: {team-a: 1001}}}"),
+                 "spec.fairness.weights[\"team-a\"]: must be <= 1000 (got 1001)");
+    expect_error(SPEC("{fairness: {caps: {team-a: 1.5}}}"),
+                 "spec.fairness.caps[\"team-a\"]: must be <= 1 (got 1.5)");
+    expect_error(SPEC("{fairness: {caps: {team-a: 0}}}"),
+                 "spec.fairness.caps[\"team-a\"]: must be > 0 (got 0)");
+    expect_error(SPEC("{fairness: {weights: {team-a: \"2\"}}}"),
+                 "spec.fairness.weights[\"team-a\"]: must be a number (got \"2\")");
+    expect_error(SPEC("{fairness: {weights: {team-a: 2, team-a: 3}}}"),
+                 "spec.fairness.weights[\"team-a\"]: duplicate key");
+    expect_error(SPEC("{fairness: {weights: {\"Team A\": 2}}}"),
+                 "spec.fairness.weights: key " LABEL_VALUE_REASON " (got \"Team A\")");
+    expect_error(SPEC("{fairness: {weights: {"
+                      "a123456789012345678901234567890123456789012345678901234567890123: 2}}}"),
+                 "spec.fairness.weights: key " LABEL_VALUE_REASON " (got \"a12345678901234567890123"
+                 "4567890123456789012345678901234567890123\")");
+    expect_error(SPEC("{fairness: {weights: {\"\": 2}}}"),
+                 "spec.fairness.weights: key must not be empty (got \"\")");
+    expect_error(SPEC("{fairness: {weights: [a]}}"),
+                 "spec.fairness.weights: must be a mapping (got a list)");
+    expect_error(SPEC("{fairness: {tenantLabel: \"a b\"}}"),
+                 "spec.fairness.tenantLabel: " QUALIFIED_NAME_REASON " (got \"a b\")");
+    expect_error(SPEC("{fairness: {enabled: yes}}"),
+                 "spec.fairness.enabled: must be true or false (got \"yes\")");
+    expect_error(SPEC("{fairness: {tenants: {}}}"), "spec.fairness.tenants: unknown field");
+
+    /* At most 64 tenants in a map. */
+    char doc[8192];
+    many_entries(doc, sizeof doc, SPEC("{fairness: {caps: {"), "t%d: 0.5", DS_FAIR_MAX_TENANTS + 1,
+                 "}}}\n");
+    expect_error(doc, "spec.fairness.caps: must have at most 64 entries (got 65)");
+    many_entries(doc, sizeof doc, SPEC("{fairness: {caps: {"), "t%d: 0.5", DS_FAIR_MAX_TENANTS,
+                 "}}}\n");
+    parse_ok(doc, &p);
+    assert_int_equal(p.tenant_caps.n, DS_FAIR_MAX_TENANTS);
+    assert_string_equal(p.tenant_caps.name[63], "t63");
+
+    /* Built in code. */
+    ds_policy_defaults(&p);
+    p.tenant_weights.n = 1;
+    strcpy(p.tenant_weights.name[0], "team-a");
+    p.tenant_weights.value[0] = -1;
+    expect_invalid(&p, "spec.fairness.weights[\"team-a\"]: must be > 0 (got -1)");
+    p.tenant_weights.value[0] = 1;
+    p.tenant_weights.name[0][0] = '\0';
+    expect_invalid(&p, "spec.fairness.weights: key must not be empty (got \"\")");
+    p.tenant_weights.n = DS_FAIR_MAX_TENANTS + 1;
+    expect_invalid(&p, "spec.fairness.weights: must have at most 64 entries (got 65)");
+    ds_policy_defaults(&p);
+    p.tenant_caps.n = 2;
+    strcpy(p.tenant_caps.name[0], "a");
+    strcpy(p.tenant_caps.name[1], "a");
+    p.tenant_caps.value[0] = p.tenant_caps.value[1] = 0.5;
+    expect_invalid(&p, "spec.fairness.caps[\"a\"]: duplicate key");
 }
 
 static void test_validate_code_built(void **state)
@@ -1492,6 +1582,7 @@ int main(void)
         cmocka_unit_test(test_size_and_depth_limits),
         cmocka_unit_test(test_bad_arguments),
         cmocka_unit_test(test_validate_code_built),
+        cmocka_unit_test(test_fairness),
         cmocka_unit_test(test_selector_matches),
         cmocka_unit_test(test_name_list_contains),
         cmocka_unit_test(test_mutations_never_crash),
