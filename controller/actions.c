@@ -51,6 +51,28 @@ void ctl_event_pod(ctl_controller *c, const ctl_pod *pod, const char *type, cons
     post_event(c, &ref, type, reason, message);
 }
 
+void ctl_event_object(ctl_controller *c, const kube_meta *m, const char *type, const char *reason,
+                      const char *message)
+{
+    static const struct {
+        kube_kind kind;
+        const char *api_version, *name;
+    } kinds[] = {{KUBE_KIND_POD, "v1", "Pod"},
+                 {KUBE_KIND_CONFIGMAP, "v1", "ConfigMap"},
+                 {KUBE_KIND_JOB, "batch/v1", "Job"},
+                 {KUBE_KIND_WORKFLOW, "argoproj.io/v1alpha1", "Workflow"}};
+    for (size_t i = 0; m != NULL && i < sizeof kinds / sizeof kinds[0]; i++)
+        if (kinds[i].kind == m->kind) {
+            kube_object_ref ref = {.api_version = kinds[i].api_version,
+                                   .kind = kinds[i].name,
+                                   .ns = m->ns,
+                                   .name = m->name,
+                                   .uid = m->uid};
+            post_event(c, &ref, type, reason, message);
+            return;
+        }
+}
+
 /* Queue an informational write (writer.h): 0 when queued or coalesced. */
 static int queued(ctl_controller *c, const ctl_wq_write *w)
 {

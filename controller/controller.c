@@ -166,8 +166,20 @@ int ctl_metrics_init(ctl_metrics *m, const char *version, const char *git)
         m->reg, METRICS_GAUGE, "dagsched_controller_tenant_dominant_share",
         "spec.fairness: a tenant's dominant share of the schedulable nodes (bound pods' requests)",
         l_tenant, 1, NULL, 0);
+    m->jobs_deferred = metrics_family_new(
+        m->reg, METRICS_COUNTER, "dagsched_controller_jobs_deferred_total",
+        "DAG jobs a round did not evaluate because the tasks of the jobs it evaluated reached "
+        "--max-graph-tasks-per-round (counted once per round and job); they are evaluated in a "
+        "later round, in turn",
+        NULL, 0, NULL, 0);
+    const char *gl[] = {"disposition"};
+    m->graph_tasks =
+        metrics_family_new(m->reg, METRICS_GAUGE, "dagsched_controller_round_graph_tasks",
+                           "Tasks of the DAG jobs the last round evaluated (disposition "
+                           "evaluated) and deferred (disposition deferred)",
+                           gl, 1, NULL, 0);
     if (!m->wq_depth || !m->wq_coalesced || !m->wq_dropped || !m->wq_latency || !m->round_cpu ||
-        !m->unsaved || !m->tenant_share)
+        !m->unsaved || !m->tenant_share || !m->jobs_deferred || !m->graph_tasks)
         return -1;
     if (!m->jobs_done || !m->makespan || !m->lateness || !m->task_wait || !m->build_info ||
         !m->room || !m->preemptor_jobs || !m->preemptor_tasks || !m->reserved || !m->upcoming_kept)

@@ -23,6 +23,7 @@
 #include "publish.h"
 #include "outcomes.h"
 #include "tracker.h"
+#include "workset.h"
 #include "writer.h"
 
 #define CTL_COMPONENT "dagsched-controller"
@@ -47,6 +48,7 @@ typedef struct ctl_options {
     double min_round_interval_s;
     double write_qps;       /* informational pod writes a second (writer.h); <= 0: no limit */
     size_t write_queue_max; /* informational pod writes queued at most */
+    size_t max_graph_tasks; /* tasks of DAG jobs a round evaluates (workset.h); 0: no bound */
 } ctl_options;
 
 typedef struct ctl_metrics {
@@ -88,6 +90,10 @@ typedef struct ctl_metrics {
     metrics_family *wq_latency;   /* histogram {stage}: wait (queued), request (API call) */
     metrics_family *round_cpu;    /* histogram: CPU time of one decision round */
     metrics_family *tenant_share; /* gauge {tenant}: dominant share (spec.fairness) */
+    /* The bound on graph work per round (workset.h). */
+    metrics_family *jobs_deferred; /* counter: jobs deferred, once per round each */
+    metrics_family *graph_tasks;   /* gauge {disposition}: the last round's work, evaluated and
+                                    * deferred */
 } ctl_metrics;
 
 /* Tenants the dominant-share gauge keeps a series for at most (the registry bounds them too). */
@@ -113,6 +119,7 @@ typedef struct ctl_controller {
     ctl_metrics m;
     ctl_memo memo;
     ctl_writer writer; /* informational pod writes, off the decision loop */
+    ctl_workset work;  /* the graph work of rounds: where the next starts, its debt */
 
     pthread_mutex_t mu;
     pthread_cond_t cv;
@@ -175,5 +182,9 @@ int ctl_act_evict(ctl_controller *c, const ctl_snapshot *s, const ds_policy *p,
 /* Post an Event about a pod (best effort). */
 void ctl_event_pod(ctl_controller *c, const ctl_pod *pod, const char *type, const char *reason,
                    const char *message);
+/* Post an Event about a listed object: a pod, a ConfigMap, a batch Job or an Argo Workflow (best
+ * effort; nothing for other kinds). */
+void ctl_event_object(ctl_controller *c, const kube_meta *m, const char *type, const char *reason,
+                      const char *message);
 
 #endif

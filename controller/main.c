@@ -72,6 +72,9 @@ static void usage(FILE *f)
         "  --write-qps Q                  annotation writes a second, made by the write queue's\n"
         "                                 own thread (default 20; 0: no limit)\n"
         "  --write-queue-size N           annotation writes queued at most (default 10000)\n"
+        "  --max-graph-tasks-per-round N  tasks of DAG jobs a round evaluates; the jobs past it\n"
+        "                                 wait for a later round, in turn (default 50000; 0: no\n"
+        "                                 bound)\n"
         "  --min-round-interval D         shortest time between two rounds (default 1s)\n"
         "  --log-format text|json         (default text)\n"
         "  --log-level debug|info|warn|error (default info)\n"
@@ -123,6 +126,7 @@ enum {
     OPT_SCHED_NAME,
     OPT_MAX_ANN,
     OPT_MIN_ROUND,
+    OPT_MAX_GRAPH_TASKS,
     OPT_WRITE_QPS,
     OPT_WRITE_QUEUE,
     OPT_LOG_FORMAT,
@@ -159,6 +163,7 @@ static int parse_flags(int argc, char **argv, flags *f)
         {"scheduler-name", required_argument, NULL, OPT_SCHED_NAME},
         {"max-annotation-updates", required_argument, NULL, OPT_MAX_ANN},
         {"min-round-interval", required_argument, NULL, OPT_MIN_ROUND},
+        {"max-graph-tasks-per-round", required_argument, NULL, OPT_MAX_GRAPH_TASKS},
         {"write-qps", required_argument, NULL, OPT_WRITE_QPS},
         {"write-queue-size", required_argument, NULL, OPT_WRITE_QUEUE},
         {"log-format", required_argument, NULL, OPT_LOG_FORMAT},
@@ -184,6 +189,7 @@ static int parse_flags(int argc, char **argv, flags *f)
     o->min_round_interval_s = 1;
     o->write_qps = 20;
     o->write_queue_max = 10000;
+    o->max_graph_tasks = CTL_MAX_GRAPH_TASKS_DEFAULT;
     f->log_format = "text";
     f->log_level = "info";
     int c;
@@ -260,6 +266,20 @@ static int parse_flags(int argc, char **argv, flags *f)
                 return -1;
             }
             o->max_annotation_updates = (int)v;
+            break;
+        }
+        case OPT_MAX_GRAPH_TASKS: {
+            char *end;
+            errno = 0;
+            long v = strtol(optarg, &end, 10);
+            if (errno || end == optarg || *end || v < 0 || v > 100000000) {
+                fprintf(stderr,
+                        "dagsched-controller: --max-graph-tasks-per-round: must be 0..100000000 "
+                        "(got \"%.32s\")\n",
+                        optarg);
+                return -1;
+            }
+            o->max_graph_tasks = (size_t)v;
             break;
         }
         case OPT_MIN_ROUND:
@@ -561,6 +581,7 @@ int main(int argc, char **argv)
         return 1;
     }
     ctl_memo_init(&c.memo);
+    ctl_workset_init(&c.work);
     kube_policy_state_init(&c.policy);
     if (ctl_metrics_init(&c.m, DAGSCHED_VERSION, DAGSCHED_GIT) != 0) {
         KLOG_ERROR("main", "metrics: out of memory");
@@ -654,6 +675,11 @@ int main(int argc, char **argv)
     }
     KLOG_INFO("main", "write queue: at most %zu annotation writes queued, %g a second%s",
               c.opt.write_queue_max, c.opt.write_qps, c.opt.write_qps > 0 ? "" : " (no limit)");
+    if (c.opt.max_graph_tasks > 0)
+        KLOG_INFO("main", "graph work: at most %zu tasks of DAG jobs evaluated a round",
+                  c.opt.max_graph_tasks);
+    else
+        KLOG_INFO("main", "graph work: every DAG job evaluated every round (no bound)");
     pthread_t sig_thread;
     if (pthread_create(&sig_thread, NULL, signal_watch, &c) != 0) {
         KLOG_ERROR("main", "cannot start the signal thread");
@@ -682,6 +708,7 @@ out:
     ctl_ledger_store_free(&c.ledger);
     ctl_runtime_store_free(&c.runtimes);
     ctl_memo_free(&c.memo);
+    ctl_workset_free(&c.work);
     ctl_outcomes_free(&c.outcomes);
     for (size_t i = 0; i < c.n_tenant_series; i++)
         free(c.tenant_series[i]);

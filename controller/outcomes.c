@@ -106,6 +106,41 @@ static int remember(scan *sc, const char *key)
     return !(sc->o->init && ds_strmap_get(&sc->o->seen, key, len, &v) == 0);
 }
 
+/* A job the round defers (workset.h) is not in its model: what was reported of it and of its
+ * pods is remembered all the same, so that it is not reported again once it is evaluated. */
+static int carry_deferred(scan *sc, const ctl_snapshot *s)
+{
+    if (!sc->o->init || s->work == NULL || s->work->plan.n_deferred == 0)
+        return 0;
+    char key[1024];
+    size_t v;
+    for (size_t i = 0; i < s->n_pod; i++) {
+        const ctl_pod *p = &s->pod[i];
+        if (!p->task.deferred || p->uid[0] == '\0')
+            continue;
+        snprintf(key, sizeof key, "pod/%s", p->uid);
+        if (ds_strmap_get(&sc->o->seen, key, strlen(key), &v) == 0 && remember(sc, key) < 0)
+            return -1;
+    }
+    const ds_strmap *old = &sc->o->seen;
+    for (size_t i = 0; old->slots != NULL && i <= old->mask; i++) {
+        const ds_strmap_slot *sl = &old->slots[i];
+        /* "job/<ns>/<name>/<created>" */
+        if (sl->key == NULL || sl->len < 4 || memcmp(sl->key, "job/", 4) != 0)
+            continue;
+        const char *end = sl->key + sl->len;
+        while (end > sl->key + 4 && end[-1] != '/')
+            end--;
+        if (end > sl->key + 5 &&
+            ctl_work_key_deferred(s->work, sl->key + 4, (size_t)(end - 1 - (sl->key + 4)))) {
+            snprintf(key, sizeof key, "%.*s", (int)sl->len, sl->key);
+            if (remember(sc, key) < 0)
+                return -1;
+        }
+    }
+    return 0;
+}
+
 int ctl_outcomes_scan(ctl_outcomes *o, const ctl_snapshot *s, ctl_outcome_events *out, ds_err *err)
 {
     memset(out, 0, sizeof *out);
@@ -168,6 +203,8 @@ int ctl_outcomes_scan(ctl_outcomes *o, const ctl_snapshot *s, ctl_outcome_events
         t->from_created_s = p->started_at - p->created_at;
         t->from_ready_s = p->started_at - ready_of(s, j, p->task.task, p->created_at);
     }
+    if (carry_deferred(&sc, s) != 0)
+        goto oom;
     free(who);
     if (o->init)
         ds_strmap_free(&o->seen);

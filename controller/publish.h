@@ -25,6 +25,7 @@
 #define CTL_EV_WAITING         "Waiting"                  /* a held task's reason to wait changed */
 #define CTL_EV_JOB_INVALID     DS_EV_INVALID_JOB_GRAPH    /* lib/annotations.h */
 #define CTL_EV_POD_INVALID     DS_EV_INVALID_POD_METADATA /* lib/annotations.h */
+#define CTL_EV_JOB_DEFERRED    DS_EV_JOB_DEFERRED         /* lib/annotations.h */
 
 #define CTL_PUB_VALUE_MAX 48
 #define CTL_MSG_MAX       1024

@@ -201,12 +201,20 @@ static void to_view_node(const admit_ctx *x, ds_admit_result *r)
 static bool outside_dag(const ctl_pod *p)
 {
     return (p->dagsched_error != NULL && p->dagsched_error[0] != '\0') ||
-           (p->task.job == DS_NO_TASK && !p->task.job_invalid);
+           (p->task.job == DS_NO_TASK && !p->task.job_invalid && !p->task.deferred);
 }
 
 static bool pending(const ctl_pod *p)
 {
     return p->state == CTL_POD_PENDING || p->state == CTL_POD_UNSCHEDULABLE;
+}
+
+/* A batch Job released (unsuspended) whose pod does not exist yet: in flight, and its pod takes
+ * room first. A deferred job's counts too, whatever its task's state. */
+static bool job_in_flight(const ctl_batch_job *j)
+{
+    return !j->suspended && !j->has_pods &&
+           (j->task.deferred || (j->task.job != DS_NO_TASK && j->task.state == DS_TASK_WAITING));
 }
 
 /* Decide the ready tasks c[0..nc) (in queue order) with the rule of lib/admit.h; res[i] for c[i]
@@ -226,8 +234,7 @@ static int decide(const ctl_release_in *in, const cand *c, size_t nc, ds_admit_r
         if (pending(&in->pods[i]) && !in->pods[i].terminating && !in->pods[i].other_gates)
             nq++;
     for (size_t i = 0; i < in->n_jobs; i++)
-        if (in->jobs[i].task.job != DS_NO_TASK && !in->jobs[i].suspended &&
-            in->jobs[i].task.state == DS_TASK_WAITING && !in->jobs[i].has_pods)
+        if (job_in_flight(&in->jobs[i]))
             nq++;
     /* Every constrained pod gets its own mask; the others share the plain one. */
     size_t n_masks = 0;
@@ -258,8 +265,7 @@ static int decide(const ctl_release_in *in, const cand *c, size_t nc, ds_admit_r
     }
     for (size_t i = 0; i < in->n_jobs; i++) {
         const ctl_batch_job *j = &in->jobs[i];
-        if (j->task.job != DS_NO_TASK && !j->suspended && j->task.state == DS_TASK_WAITING &&
-            !j->has_pods)
+        if (job_in_flight(j))
             q[k++] = (queued){SIZE_MAX, i, 0, j->created_at, true};
     }
     qsort(q, nq, sizeof *q, cmp_queued);
@@ -447,6 +453,12 @@ int ctl_release_plan(const ctl_release_in *in, ctl_release_out *out, ds_err *err
         const ctl_pod *p = &in->pods[i];
         if (p->foreign)
             continue; /* another scheduler's pod: never released, held or nudged */
+        /* Its job waits for a later round (ctl_task_info.deferred): left as it is. */
+        if (p->task.deferred) {
+            if (pending(p) && !p->terminating)
+                out->in_flight++;
+            continue;
+        }
         /* A gated pod outside every DAG job (unusable dagsched metadata, no dagsched.io/job label,
          * a pod error) has no upstream tasks to wait for: the gate (written by its author or by
          * the admission webhook) is removed at once, never held. A task of a job that is invalid
@@ -487,13 +499,10 @@ int ctl_release_plan(const ctl_release_in *in, ctl_release_out *out, ds_err *err
     }
     for (size_t i = 0; i < in->n_jobs; i++) {
         const ctl_batch_job *j = &in->jobs[i];
-        if (j->task.job == DS_NO_TASK)
+        if (job_in_flight(j))
+            out->in_flight++;
+        if (j->task.job == DS_NO_TASK || !j->suspended)
             continue;
-        if (!j->suspended) {
-            if (j->task.state == DS_TASK_WAITING && !j->has_pods)
-                out->in_flight++;
-            continue;
-        }
         if (j->task.state == DS_TASK_WAITING)
             c[nc++] = (cand){CTL_RELEASE_JOB, i,     prio_of(&j->task), j->task.queue_pos,
                              j->created_at,   j->ns, j->name,           false,

@@ -35,7 +35,10 @@
  * A pod outside every valid DAG job (its dagsched metadata cannot be used, ctl_pod.dagsched_error;
  * or it has no task in a valid job: no dagsched.io/job label, a pod error, an invalid job) is
  * never held: when it carries the gate (its author's or the admission webhook's, which gates every
- * pod of the dagsched scheduler), the gate is removed at once (ungate).
+ * pod of the dagsched scheduler), the gate is removed at once (ungate). A task whose job the
+ * round defers (ctl_task_info.deferred: --max-graph-tasks-per-round) is left as it is: neither
+ * released, held with a reason, ungated nor nudged; released and not yet bound, it counts in
+ * flight.
  *
  * A pod that kube-scheduler found unschedulable (the extender rejects pods whose upstream tasks
  * have not succeeded) and whose upstream tasks have all succeeded since is nudged once per

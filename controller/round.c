@@ -94,35 +94,41 @@ static void refresh_policy(ctl_controller *c)
     kube_obj_list_free(&l);
 }
 
-static int take_snapshot(ctl_controller *c, const ds_policy *pol, ctl_snapshot *s, ds_err *err)
+/* Free the lists of a snapshot not taken. */
+static void free_lists(kube_obj_list *lists, size_t n)
 {
-    kube_obj_list pods = {0}, nodes = {0}, pdbs = {0}, jobs = {0}, graphs = {0}, nss = {0};
-    if (kube_informer_list(c->pods, &pods) != 0 || kube_informer_list(c->nodes, &nodes) != 0 ||
-        kube_informer_list(c->pdbs, &pdbs) != 0 || kube_informer_list(c->jobs, &jobs) != 0 ||
-        kube_informer_list(c->graphs, &graphs) != 0 ||
-        kube_informer_list(c->namespaces, &nss) != 0) {
-        kube_obj_list_free(&pods);
-        kube_obj_list_free(&nodes);
-        kube_obj_list_free(&pdbs);
-        kube_obj_list_free(&jobs);
-        kube_obj_list_free(&graphs);
-        kube_obj_list_free(&nss);
+    for (size_t i = 0; i < n; i++)
+        kube_obj_list_free(&lists[i]);
+}
+
+static int take_snapshot(ctl_controller *c, const ds_policy *pol, ctl_work_round *work,
+                         ctl_snapshot *s, ds_err *err)
+{
+    enum { PODS, NODES, PDBS, JOBS, GRAPHS, NSS, N_LISTS };
+    kube_obj_list l[N_LISTS] = {{0}};
+    kube_informer *from[N_LISTS] = {c->pods, c->nodes, c->pdbs, c->jobs, c->graphs, c->namespaces};
+    for (size_t i = 0; i < N_LISTS; i++)
+        if (kube_informer_list(from[i], &l[i]) != 0) {
+            free_lists(l, N_LISTS);
+            return ds_err_set(err, "snapshot: out of memory");
+        }
+    /* Argo Workflows declare whole jobs, as JobGraphs do: the snapshot takes both in one list. */
+    if (c->workflows != NULL && ctl_list_append_informer(&l[GRAPHS], c->workflows) != 0) {
+        free_lists(l, N_LISTS);
         return ds_err_set(err, "snapshot: out of memory");
     }
-    /* Argo Workflows declare whole jobs, as JobGraphs do: the snapshot takes both in one list. */
-    if (c->workflows != NULL && ctl_list_append_informer(&graphs, c->workflows) != 0) {
-        kube_obj_list_free(&pods);
-        kube_obj_list_free(&nodes);
-        kube_obj_list_free(&pdbs);
-        kube_obj_list_free(&jobs);
-        kube_obj_list_free(&graphs);
-        kube_obj_list_free(&nss);
-        return ds_err_set(err, "snapshot: out of memory");
+    /* Which jobs this round evaluates (--max-graph-tasks-per-round); the others wait. */
+    if (ctl_workset_plan(&c->work, &l[PODS], &l[JOBS], &l[GRAPHS], c->opt.max_graph_tasks, work,
+                         err) != 0) {
+        free_lists(l, N_LISTS);
+        return -1;
     }
     ds_rt_history *learned = c->runtimes.loaded ? &c->runtimes.history : NULL;
-    if (ctl_snapshot_build_learned(&pods, &nodes, &pdbs, &jobs, &graphs, &nss, pol, learned,
-                                   rt_wall_now(), s, err) != 0)
+    if (ctl_snapshot_build_work(&l[PODS], &l[NODES], &l[PDBS], &l[JOBS], &l[GRAPHS], &l[NSS], pol,
+                                learned, work, rt_wall_now(), s, err) != 0) {
+        ctl_work_round_free(work);
         return -1;
+    }
     ctl_mark_foreign(s, c->opt.scheduler_name);
     return 0;
 }
@@ -201,6 +207,49 @@ static const ctl_pod *event_pod(const ctl_snapshot *s, const ds_job *job)
             best = p;
     }
     return best;
+}
+
+/* The jobs this round deferred for the bound on graph work (workset.h): counted, and one Warning
+ * Event JobDeferred per job and CTL_DEFER_EVENT_EVERY_S on its JobGraph ConfigMap (else its
+ * Workflow, else one of its pods). */
+#define CTL_DEFER_EVENT_EVERY_S 600.0
+static void report_deferred(ctl_controller *c, const ctl_snapshot *s, const ctl_work_round *w)
+{
+    const ds_work_plan *p = &w->plan;
+    const char *ev[] = {"evaluated"}, *de[] = {"deferred"};
+    size_t evaluated = p->tasks_evaluated;
+    if (w->bound == 0) /* no bound: the tasks of the model */
+        for (size_t i = 0; i < s->js.n_jobs; i++)
+            evaluated += s->js.jobs[i].dag.n;
+    metrics_set(c->m.graph_tasks, ev, (double)evaluated);
+    metrics_set(c->m.graph_tasks, de, (double)p->tasks_deferred);
+    if (p->n_deferred == 0)
+        return;
+    metrics_add(c->m.jobs_deferred, NULL, (double)p->n_deferred);
+    KLOG_INFO("jobs",
+              "graph work: %zu job(s) evaluated (%zu tasks), %zu deferred to a later round (%zu "
+              "tasks); --max-graph-tasks-per-round %zu",
+              p->n_evaluated, p->tasks_evaluated, p->n_deferred, p->tasks_deferred, w->bound);
+    for (size_t i = 0; i < w->n_jobs; i++) {
+        const ctl_work_job *j = &w->jobs[i];
+        /* A JobGraph that declares no job ("ns/#graph:NAME") has InvalidJobGraph when read. */
+        if (!j->deferred || j->target == NULL || strstr(j->key, "/#") != NULL)
+            continue;
+        char key[700];
+        snprintf(key, sizeof key, "deferred/%.600s", j->key);
+        double last = ctl_memo_get(&c->memo, key);
+        if (last >= 0 && s->now - last < CTL_DEFER_EVENT_EVERY_S)
+            continue;
+        char msg[CTL_MSG_MAX];
+        snprintf(msg, sizeof msg,
+                 "Job %.600s (%zu tasks) waits for a later round: the controller evaluates at most "
+                 "%zu tasks of DAG jobs a round (--max-graph-tasks-per-round) and takes the jobs "
+                 "in turn; none of its tasks is released or evicted for until then",
+                 j->key, j->tasks, w->bound);
+        ctl_event_object(c, j->target, "Warning", CTL_EV_JOB_DEFERRED, msg);
+        KLOG_INFO("jobs", "job %s: %s", j->key, msg);
+        ctl_memo_put(&c->memo, key, s->now);
+    }
 }
 
 /* Jobs that cannot run as they are: one Warning Event InvalidJobGraph per job and distinct reason,
@@ -832,12 +881,14 @@ void ctl_round(ctl_controller *c)
         }
     }
     ctl_snapshot s;
+    ctl_work_round work;
     ds_err err = {{0}};
-    if (take_snapshot(c, &pol, &s, &err) != 0) {
+    if (take_snapshot(c, &pol, &work, &s, &err) != 0) {
         KLOG_ERROR("loop", "%s", err.msg);
         count_round(c, "error");
         return;
     }
+    report_deferred(c, &s, &work);
     report_invalid_jobs(c, &s);
     report_invalid_pods(c, &s);
     report_invalid_affinity(c, &s);
@@ -857,6 +908,7 @@ void ctl_round(ctl_controller *c)
     save_runtimes(c, &s);
     ctl_memo_prune(&c->memo, s.now - (pol.cooldown_s > 3600 ? pol.cooldown_s : 3600));
     ctl_snapshot_free(&s);
+    ctl_work_round_free(&work);
     count_round(c, "acted");
     metrics_observe(c->m.duration, NULL, rt_mono_now() - t0);
     double cpu = thread_cpu_now() - cpu0;

@@ -83,6 +83,13 @@ static bool is_dag_job(const kube_job *j)
            kube_meta_label(&j->meta, DS_LABEL_TASK) != NULL;
 }
 
+/* The job a batch Job names (its labels), or NULL. */
+static const char *batch_job_key(const kube_job *j)
+{
+    return ds_job_label_value(kube_meta_label(&j->meta, DS_LABEL_JOB),
+                              kube_meta_label(&j->meta, DS_LABEL_ARGO_WORKFLOW), NULL);
+}
+
 /* A batch Job that is a task stands for its pod when it has none: suspended or not started yet
  * (pending), or finished with its pods gone (succeeded or failed). */
 static bool job_obs(const kube_job *j, ds_pod_obs *o)
@@ -169,6 +176,7 @@ static void fill_task(const ctl_snapshot *s, size_t obs, ctl_task_info *t, bool 
     t->job_invalid = false;
     t->invalid_why = NULL;
     t->unlisted = false;
+    t->deferred = false;
     if (obs == DS_NONE || obs >= s->js.n_pods)
         return;
     const ds_pod_result *r = &s->js.pods[obs];
@@ -313,6 +321,7 @@ static void fill_pod(ctl_snapshot *s, size_t i, size_t *kv_used, size_t *tol_use
     p->has_runtime = kube_meta_annotation(m, DS_ANN_RUNTIME) != NULL;
     p->waiting_reason = or_empty(kube_meta_annotation(m, DS_ANN_WAITING_REASON));
     fill_task(s, i, &p->task, p->state == CTL_POD_GATED);
+    p->task.deferred = ctl_work_deferred(s->work, m->ns, kp->job_key);
     if (p->state == CTL_POD_BOUND && p->task.job != DS_NO_TASK)
         pdb_facts(s, kp, p);
 }
@@ -414,16 +423,18 @@ static void fill_batch_job(ctl_snapshot *s, size_t i)
     j->task.queue_pos = SIZE_MAX;
     j->task.order[0] = j->task.order[1] = NAN;
     j->task.job_slack_s = j->task.job_path_s = NAN;
+    j->task.deferred = false;
     if (s->job_obs[i] != DS_NONE) {
         fill_task(s, s->job_obs[i], &j->task, true);
         return;
     }
     if (!is_dag_job(kj))
         return;
+    j->task.deferred = ctl_work_deferred(s->work, j->ns, batch_job_key(kj));
+    if (j->task.deferred)
+        return;
     /* Started: the task is represented by its pods; look it up by job key and task name. */
-    const char *key = ds_job_label_value(kube_meta_label(&kj->meta, DS_LABEL_JOB),
-                                         kube_meta_label(&kj->meta, DS_LABEL_ARGO_WORKFLOW), NULL);
-    const ds_job *job = ds_jobset_find_job(&s->js, j->ns, key);
+    const ds_job *job = ds_jobset_find_job(&s->js, j->ns, batch_job_key(kj));
     size_t t;
     if (job == NULL || !job->valid ||
         ds_dag_find(&job->dag, kube_meta_label(&kj->meta, DS_LABEL_TASK), &t) != 0)
@@ -441,6 +452,15 @@ static void fill_batch_job(ctl_snapshot *s, size_t i)
     j->task.job_path_s = s->job_sum[j->task.job].remaining_path_s;
 }
 
+/* An observation without its DAG labels and annotations: in the model, a pod outside any job
+ * (its index stays the pod's, as the view needs). */
+static void leave_out(ds_pod_obs *o)
+{
+    o->job_label = o->argo_workflow = o->task = NULL;
+    o->depends_on = o->runtime = o->deadline = o->deadline_after = NULL;
+    o->argo_node_id = o->argo_node_name = NULL;
+}
+
 static int build_jobset(ctl_snapshot *s, const ds_policy *pol, const node_speed *speeds,
                         ds_rt_history *learned, ds_err *err)
 {
@@ -456,11 +476,14 @@ static int build_jobset(ctl_snapshot *s, const ds_policy *pol, const node_speed 
         const kube_pod *kp = (const kube_pod *)s->pods.items[i];
         const node_speed *sp = find_speed(speeds, s->nodes.n, kp->node_name);
         kube_pod_obs(kp, sp ? sp->speed : 1.0, &obs[i]);
+        if (ctl_work_deferred(s->work, kp->meta.ns, kp->job_key))
+            leave_out(&obs[i]); /* its job is deferred: a pod outside any job, for the model */
     }
     size_t n = s->pods.n;
     for (size_t i = 0; i < s->jobs.n; i++) {
+        const kube_job *kj = (const kube_job *)s->jobs.items[i];
         s->job_obs[i] = DS_NONE;
-        if (job_obs((const kube_job *)s->jobs.items[i], &obs[n]))
+        if (!ctl_work_deferred(s->work, kj->meta.ns, batch_job_key(kj)) && job_obs(kj, &obs[n]))
             s->job_obs[i] = n++;
     }
     /* The graphs list holds JobGraph ConfigMaps and Argo Workflows. */
@@ -473,6 +496,8 @@ static int build_jobset(ctl_snapshot *s, const ds_policy *pol, const node_speed 
     }
     for (size_t i = 0; i < s->graphs.n; i++) {
         const kube_meta *m = s->graphs.items[i];
+        if (s->work != NULL && i < s->work->n_graphs && s->work->graph_deferred[i])
+            continue;
         if (m->kind == KUBE_KIND_WORKFLOW)
             kube_workflow_obs((const kube_workflow *)m, &wobs[nw++]);
         else
@@ -586,8 +611,18 @@ int ctl_snapshot_build_learned(kube_obj_list *pods, kube_obj_list *nodes, kube_o
                                kube_obj_list *namespaces, const ds_policy *policy,
                                ds_rt_history *learned, double now, ctl_snapshot *out, ds_err *err)
 {
+    return ctl_snapshot_build_work(pods, nodes, pdbs, jobs, graphs, namespaces, policy, learned,
+                                   NULL, now, out, err);
+}
+
+int ctl_snapshot_build_work(kube_obj_list *pods, kube_obj_list *nodes, kube_obj_list *pdbs,
+                            kube_obj_list *jobs, kube_obj_list *graphs, kube_obj_list *namespaces,
+                            const ds_policy *policy, ds_rt_history *learned,
+                            const ctl_work_round *work, double now, ctl_snapshot *out, ds_err *err)
+{
     memset(out, 0, sizeof *out);
     out->now = now;
+    out->work = work;
     take_list(&out->pods, pods);
     take_list(&out->nodes, nodes);
     take_list(&out->pdbs, pdbs);

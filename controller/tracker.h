@@ -27,6 +27,7 @@
 #include "objects.h"
 #include "policy.h"
 #include "view.h"
+#include "workset.h"
 
 typedef struct ctl_snapshot {
     double now;
@@ -55,6 +56,10 @@ typedef struct ctl_snapshot {
     ctl_toleration *tol;
     ctl_taint *taint;
     size_t n_learned; /* runs recorded into the learned run times while building */
+    /* The round's graph work (workset.h), borrowed; NULL: every job evaluated. The objects of the
+     * jobs it defers are left out of the job model; their pods and batch Jobs are marked
+     * (ctl_task_info.deferred). */
+    const ctl_work_round *work;
 } ctl_snapshot;
 
 /* Build from the lists (ownership of their references passes to the snapshot, also on error;
@@ -71,6 +76,13 @@ int ctl_snapshot_build_learned(kube_obj_list *pods, kube_obj_list *nodes, kube_o
                                kube_obj_list *jobs, kube_obj_list *graphs,
                                kube_obj_list *namespaces, const ds_policy *policy,
                                ds_rt_history *learned, double now, ctl_snapshot *out, ds_err *err);
+
+/* ctl_snapshot_build_learned for one round's graph work (NULL: every job evaluated): the jobs
+ * `work` defers are left out of the job model (see ctl_snapshot.work). */
+int ctl_snapshot_build_work(kube_obj_list *pods, kube_obj_list *nodes, kube_obj_list *pdbs,
+                            kube_obj_list *jobs, kube_obj_list *graphs, kube_obj_list *namespaces,
+                            const ds_policy *policy, ds_rt_history *learned,
+                            const ctl_work_round *work, double now, ctl_snapshot *out, ds_err *err);
 
 /* Mark the pods whose schedulerName is not scheduler_name as foreign (ctl_pod.foreign): they did
  * not opt in to dagsched, which then never acts on them. A pod's empty schedulerName is the API

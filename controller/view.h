@@ -80,6 +80,11 @@ typedef struct ctl_task_info {
     /* An Argo pod whose node its Workflow does not list yet (ds_pod_result.unlisted): it waits
      * like a task of an invalid job, with its own reason; invalid_why says it. */
     bool unlisted;
+    /* Its job is deferred this round (--max-graph-tasks-per-round, workset.h): it is outside the
+     * round's job model (job is DS_NO_TASK) and left as it is: a gated pod keeps its gate and its
+     * waiting reason, a suspended Job stays suspended; one released and not yet bound still
+     * counts in flight. */
+    bool deferred;
 } ctl_task_info;
 
 typedef struct ctl_pod {

@@ -42,6 +42,9 @@
 #define DS_EV_INVALID_JOB_GRAPH "InvalidJobGraph" /* the job's DAG cannot be built */
 #define DS_EV_INVALID_POD_METADATA                                                                 \
     "InvalidPodMetadata" /* the pod's dagsched metadata is beyond the bounds */
+/* A Warning Event of the controller: the job was left for a later round, its tasks past the bound
+ * on graph work a round (--max-graph-tasks-per-round). */
+#define DS_EV_JOB_DEFERRED "JobDeferred"
 
 #define DS_NAME_VALUE_MAX     63                /* a label value: job keys and task names */
 #define DS_DURATION_ANN_MAX_S (8760.0 * 3600.0) /* dagsched.io/runtime, deadline-after: 8760h */

@@ -8,13 +8,13 @@
 #   make bench-scale                            the controller and the extender at 1,000 nodes
 #                                               and 20,000 pods
 #
-# The decision modules (view, ledger, guards, preempt, release, publish, tracker) are pure and
-# linked into the unit tests; the rest (actions, round, ledger_store, main...) talks to the API
+# The decision modules (view, ledger, guards, preempt, release, publish, tracker, workset) are pure
+# and linked into the unit tests; the rest (actions, round, ledger_store, main...) talks to the API
 # server. The tracker reads decoded API objects (kube/objects.h) but does no I/O.
 
 CTL_CORE_NAMES := view ledger guards preempt reserve release publish tracker outcomes wqueue \
                   tenants \
-                  cadence
+                  cadence workset
 CTL_CORE_SRCS  := $(addprefix controller/,$(addsuffix .c,$(CTL_CORE_NAMES)))
 CTL_IO_SRCS    := $(filter-out $(CTL_CORE_SRCS),$(wildcard controller/*.c))
 CTL_TEST_SRCS  := $(wildcard tests/controller/test_*.c)
@@ -102,6 +102,22 @@ INTEGRATION_TESTS += controller-integration-test
 .PHONY: bench-scale
 bench-scale: $(BIN)/dagsched-controller $(BIN)/dagsched-extender
 	@tests/controller/bench_scale.sh $(BIN)/dagsched-controller $(BIN)/dagsched-extender
+
+# The bound on graph work per round (controller/workset.h): the CPU time of the controller's
+# snapshot with JobGraphs of 41,000 tasks, without a bound and with --max-graph-tasks-per-round's
+# default (bench/bench_graph_work.c). No cluster.
+BENCH_GRAPH_WORK := $(BUILD)/rel/bench/bench_graph_work
+
+$(BENCH_GRAPH_WORK): bench/bench_graph_work.c $(BUILD)/rel/libdsctl.a $(BUILD)/rel/libdskube.a \
+		$(BUILD)/rel/libdsruntime.a $(BUILD)/rel/libdagsched.a
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_BASE) $(OPT_FLAGS) $(CTL_CFLAGS) $< -o $@ $(BUILD)/rel/libdsctl.a \
+		$(BUILD)/rel/libdskube.a $(BUILD)/rel/libdsruntime.a $(BUILD)/rel/libdagsched.a \
+		$(CTL_CORE_LIBS) -lpthread
+
+.PHONY: bench-graph-work
+bench-graph-work: $(BENCH_GRAPH_WORK)
+	$(BENCH_GRAPH_WORK)
 
 # Dependency order whatever the order in which pods are created, with the admission webhook up and
 # down, and jobs whose graph is invalid (tests/order/integration.sh). About four minutes.

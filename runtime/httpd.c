@@ -21,16 +21,17 @@
 #include <sys/stat.h>
 #include <time.h>
 
-/* Response bytes written per writable callback, and the receive buffer: extender answers for
- * thousands of nodes are a few hundred KiB, so large chunks save event-loop round trips. */
+/* Response bytes written per writable callback: extender answers for thousands of nodes are a
+ * few hundred KiB, so large chunks save event-loop round trips. */
 #define CHUNK 65536
 /* A request buffer of this size or more, once freed, makes the server give free heap memory back
  * to the system (rt_malloc_release) TRIM_DELAY_MS later, once for a burst of such frees: a client
  * that made the process buffer hundreds of MiB leaves no resident memory behind. */
 #define TRIM_AFTER_BYTES (1u << 20)
 #define TRIM_DELAY_MS    200
-#define SERV_BUF         (128 * 1024)
-#define MAX_CERT_FILE    (1024 * 1024)
+/* lws's per-thread buffer, into which it reads: one read of a connection is at most this. */
+#define SERV_BUF      (128 * 1024)
+#define MAX_CERT_FILE (1024 * 1024)
 
 /* Defaults of httpd_opts: connections before their first request byte, at most, per server; and
  * the time a connection has for its TLS handshake, and again from then to its first byte. */
@@ -263,11 +264,13 @@ static void record(httpd *h, conn *c)
     metrics_observe(h->m_latency, lv, rt_mono_now() - c->t0);
 }
 
-/* The most bytes a connection buffers: one request of the largest allowed size plus one read. */
+/* The most bytes a connection buffers: one request of the largest allowed size plus one read.
+ * The connection is read only while its buffer holds no complete request (advance), so this is
+ * never exceeded, whatever the client pipelines. */
 static size_t in_limit(const httpd *h)
 {
     return 2 * HTTP1_MAX_LEADING_EMPTY_LINES + HTTPD_MAX_REQUEST_LINE + 2 + HTTPD_MAX_HEADER_BYTES +
-           2 + h->max_body + CHUNK;
+           2 + h->max_body + SERV_BUF;
 }
 
 /* Drop the first n bytes of the input; free the buffer once it is empty, give most of a large

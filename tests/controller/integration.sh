@@ -831,6 +831,68 @@ scenario_apiserver_eviction() {
 }
 
 # ------------------------------------------------------------------------------------------------
+# Two JobGraph jobs of three chained tasks each under a bound of 4 tasks a round: one job a round,
+# in turn; both run in dependency order, and the deferred one is told why.
+gw_graph() { # JOB
+  cat <<EOF
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: g-$1
+  labels: {dagsched.io/kind: JobGraph}
+data:
+  graph.yaml: |
+    apiVersion: dagsched.io/v1alpha1
+    kind: JobGraph
+    metadata: {name: $1}
+    spec:
+      tasks:
+        - {name: x1, runtime: 3s}
+        - {name: x2, runtime: 3s, dependsOn: [x1]}
+        - {name: x3, runtime: 3s, dependsOn: [x2]}
+EOF
+  local t gate
+  for t in x1 x2 x3; do
+    gate=""
+    [[ "$t" == x1 ]] || gate="schedulingGates: [{name: dagsched.io/dependencies}]"
+    cat <<EOF
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: $1-$t
+  labels: {dagsched.io/job: $1, dagsched.io/task: $t}
+  annotations: {dagsched.io/runtime: "3s"}
+spec:
+  restartPolicy: Never
+  $gate
+  containers: [{name: main, image: busybox, resources: {requests: {cpu: 100m}}}]
+EOF
+  done
+}
+gw_done() { [[ "$(K -n gw get pods --field-selector=status.phase=Succeeded -o name | wc -l)" -eq 6 ]]; }
+gw_deferred_event() { # read whole first: grep -q would end the pipe early (pipefail)
+  local all
+  all="$(events gw JobDeferred)"
+  grep -q $'^g-\\(alpha\\|beta\\)\tJob gw/\\(alpha\\|beta\\) (3 tasks) waits for a later round: the controller evaluates at most 4 tasks' <<<"$all" ||
+    { echo "  JobDeferred Events: ${all:-none}" >&2 && return 1; }
+}
+scenario_graph_work() {
+  SCENARIO=graph-work
+  fresh_ns gw
+  policy
+  start_ctl main --leader-elect=false --metrics-listen 127.0.0.1:18119 --max-graph-tasks-per-round 4
+  { gw_graph alpha; echo ---; gw_graph beta; } | K -n gw apply -f - >/dev/null
+  check "both jobs' six tasks succeed, one job a round" wait_until 120 gw_done
+  check "a deferred job gets the Event JobDeferred on its JobGraph ConfigMap" gw_deferred_event
+  check "... once per job" test "$(event_count gw JobDeferred)" -le 2
+  check "deferrals are counted" test "$(metric 18119 dagsched_controller_jobs_deferred_total)" -ge 2
+  check "the last round evaluated one job's 3 tasks and deferred the other's 3" \
+    test "$(metric 18119 'dagsched_controller_round_graph_tasks{disposition="evaluated"}'):$(metric 18119 'dagsched_controller_round_graph_tasks{disposition="deferred"}')" = 3:3
+  cleanup gw
+}
+
+# ------------------------------------------------------------------------------------------------
 wq_depth() { metric 18116 dagsched_controller_write_queue_depth; }
 scenario_write_queue() {
   SCENARIO=write-queue
@@ -895,7 +957,7 @@ scenario_fairness() {
   cleanup fl li
 }
 
-for s in ${CONTROLLER_SCENARIOS:-dag_order urgent owner_retry unsaved rho protections namespace_selector affinity invalid_pod dry_run failover apiserver tenants cascade gated_urgent replacement_failover apiserver_eviction write_queue fairness}; do
+for s in ${CONTROLLER_SCENARIOS:-dag_order urgent owner_retry unsaved rho protections namespace_selector affinity invalid_pod dry_run failover apiserver tenants cascade gated_urgent replacement_failover apiserver_eviction write_queue fairness graph_work}; do
   "scenario_$s"
 done
 stop_all

@@ -15,6 +15,10 @@
 #   - GET /healthz answers 200 within 2 s;
 #   - SIGTERM ends it within 10 s, with exit status 0 (the extender under test is the sanitizer
 #     build: a memory error, undefined behaviour or a leak at its exit fails this).
+# Before that, on each binary, a deep pipeline (tests/runtime/deep_pipeline.py): 256 KiB of
+# pipelined GET /healthz (every 100th GET /metrics) written on one connection without reading
+# until the connection takes no more, then read: every request must be answered, in order, with
+# no reset.
 # Then the TLS handshake flood (tests/runtime/handshake_flood.py) on the extender's sanitizer build
 # serving HTTPS with the webhook on its own listener: for FLOOD_SECONDS (default 15), 12 clients
 # connect to the webhook port and close again as fast as they can (after a full handshake, after
@@ -197,6 +201,18 @@ if wants pipelining; then
   wait_healthy extender "$ext_port"
   wait_healthy controller "$ctl_port"
   log "extender on :$ext_port, controller on :$ctl_port"
+
+  # deep_pipeline NAME PORT: far more pipelined requests than a connection buffers.
+  deep_pipeline() {
+    local out rc=0
+    out="$(python3 "$ROOT/tests/runtime/deep_pipeline.py" --port "$2" --path /healthz \
+      --bytes 262144 --every 100)" || rc=$?
+    log "$1: deep pipeline: $out"
+    ((rc != 2)) || fail "the deep pipeline on $1 could not be run: $out"
+    ((rc == 0)) || bad "$1: 256 KiB of pipelined requests were not all answered in order: $out"
+  }
+  deep_pipeline extender "$ext_port"
+  deep_pipeline controller "$ctl_port"
 
   replay extender "$ext_port" /filter "$LOGDIR/replay-extender.log"
   replay controller "$ctl_port" /healthz "$LOGDIR/replay-controller.log"
