@@ -223,17 +223,27 @@ class TestJobs(unittest.TestCase):
     def test_gantt_terminal(self):
         for b, rc, out, err in self.each("gantt", "hello", "-n", NS, "--width", "80"):
             self.assertEqual(rc, 0, err)
-            self.assertRegex(out, r"^Job hello/hello: \S+ shown, deadline in ")
-            rows = [ln for ln in out.splitlines() if ln.split() and
+            self.assertRegex(out, r"^Job hello/hello: \S+ from its creation to now \(running\); "
+                                  r"deadline \+10:00 \(in \d+m\d\ds\)\n")
+            lines = out.splitlines()
+            head = next(ln for ln in lines if ln.startswith("TASK"))
+            self.assertRegex(head, r"^TASK\s+NODE\s+0s\s+\d+s\s+\d+s")  # seconds since creation
+            rows = [ln for ln in lines if ln.split() and
                     ln.split()[0] in ("fetch", "greet", "report")]
             self.assertEqual([r.split()[0] for r in rows], ["fetch", "greet", "report"])
-            bars = {r.split()[0]: r[24 + 1 + 14 + 1:] for r in rows}
-            self.assertTrue(all(len(v) == 80 for v in bars.values()), bars)
+            bars = {r.split()[0]: r[-80:] for r in rows}
+            self.assertTrue(all(r[-81] == " " for r in rows), rows)
             self.assertIn("#", bars["fetch"])
             self.assertNotIn(".", bars["fetch"].split("#")[-1])  # nothing after it finished
             self.assertNotIn("#", bars["greet"])
             self.assertIn(".", bars["greet"])  # gated since its creation
-            self.assertIn("|", out)  # the deadline column
+            # The axis spans the job so far, not up to its deadline: fetch's 5 s run is more
+            # than a column wide, and the deadline (minutes later, past the axis while the
+            # job is younger than 8 minutes) is named at the right edge, within the width.
+            self.assertGreaterEqual(bars["fetch"].count("#"), 2, out)
+            self.assertRegex(lines[-1], r"(deadline \+10:00 is after the chart's end >|"
+                                        r"deadline \+10:00 \^|\^ deadline \+10:00)$")
+            self.assertLessEqual(len(lines[-1]), len(rows[0]), out)
 
     def test_gantt_svg(self):
         import xml.etree.ElementTree as ET
