@@ -9,7 +9,8 @@
 #                               shell completion (bash, zsh, and kubectl's). The plugin on Argo
 #                               Workflows (live and after podGC) runs against the real Argo
 #                               controller: the plugin scenario of make argo-integration-test
-#   make cli-cluster-test       get jobs, describe job, gantt, explain pod and policy apply against a
+#   make cli-cluster-test       get jobs, describe job (the ETA's wait for room against real
+#                               running tasks), gantt, explain pod and policy apply against a
 #                               local control plane, both builds; job and pod name completion
 #                               (bash, kubectl's, zsh)
 
@@ -58,25 +59,25 @@ $(BUILD)/asan/tests/cli/test_term: tests/cli/test_term.c $(BUILD)/asan/cli/term.
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_BASE) $(SAN_FLAGS) -Icli $^ -o $@ $(CMOCKA_LIBS)
 
-$(BUILD)/rel/tests/cli/test_outlook: tests/cli/test_outlook.c $(BUILD)/rel/cli/outlook.o \
-		$(BUILD)/rel/cli/fmt.o
-	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_BASE) $(OPT_FLAGS) -Icli $^ -o $@ $(CMOCKA_LIBS) -lm
+# The unit tests of the modules that write times (fmt.o), over the core library (lib/room.h,
+# lib/xml_escape.h): test_outlook of outlook.o, test_gantt of gantt_chart.o.
+CLI_FMT_TESTS := test_outlook test_gantt
+$(BUILD)/rel/tests/cli/test_outlook: $(BUILD)/rel/cli/outlook.o
+$(BUILD)/asan/tests/cli/test_outlook: $(BUILD)/asan/cli/outlook.o
+$(BUILD)/rel/tests/cli/test_gantt: $(BUILD)/rel/cli/gantt_chart.o
+$(BUILD)/asan/tests/cli/test_gantt: $(BUILD)/asan/cli/gantt_chart.o
 
-$(BUILD)/asan/tests/cli/test_outlook: tests/cli/test_outlook.c $(BUILD)/asan/cli/outlook.o \
-		$(BUILD)/asan/cli/fmt.o
-	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_BASE) $(SAN_FLAGS) -Icli $^ -o $@ $(CMOCKA_LIBS) -lm
-
-$(BUILD)/rel/tests/cli/test_gantt: tests/cli/test_gantt.c $(BUILD)/rel/cli/gantt_chart.o \
+$(addprefix $(BUILD)/rel/tests/cli/,$(CLI_FMT_TESTS)): $(BUILD)/rel/tests/cli/%: tests/cli/%.c \
 		$(BUILD)/rel/cli/fmt.o $(BUILD)/rel/libdagsched.a
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_BASE) $(OPT_FLAGS) -Icli $^ -o $@ $(CMOCKA_LIBS) -lm
+	$(CC) $(CFLAGS_BASE) $(OPT_FLAGS) -Icli $(filter %.c,$^) $(filter %.o,$^) $(filter %.a,$^) \
+		-o $@ $(CMOCKA_LIBS) -lm
 
-$(BUILD)/asan/tests/cli/test_gantt: tests/cli/test_gantt.c $(BUILD)/asan/cli/gantt_chart.o \
+$(addprefix $(BUILD)/asan/tests/cli/,$(CLI_FMT_TESTS)): $(BUILD)/asan/tests/cli/%: tests/cli/%.c \
 		$(BUILD)/asan/cli/fmt.o $(BUILD)/asan/libdagsched.a
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_BASE) $(SAN_FLAGS) -Icli $^ -o $@ $(CMOCKA_LIBS) -lm
+	$(CC) $(CFLAGS_BASE) $(SAN_FLAGS) -Icli $(filter %.c,$^) $(filter %.o,$^) $(filter %.a,$^) \
+		-o $@ $(CMOCKA_LIBS) -lm
 
 .PHONY: cli-test
 cli-test: $(BIN)/kubectl-dagsched $(BUILD)/asan/bin/kubectl-dagsched $(BIN)/kubectl_complete-dagsched \
