@@ -129,8 +129,9 @@ int cli_client_open(const cli_view_opts *o, kube_client **out, char *ns, size_t 
 
 /* The Argo Workflows of ns (NULL: every namespace), appended to graphs, where the snapshot takes
  * them as the controller does (controller/tracker.h). Where Argo is not served, or the Workflows
- * cannot be listed, a warning (once) and the jobs are read as without Argo. */
-static int add_workflows(kube_client *c, const char *ns, const kube_decode_opts *dec,
+ * cannot be listed, a warning (once) and the jobs are read as without Argo; strict: Workflows
+ * that are served but cannot be listed are an error instead (err set), without a warning. */
+static int add_workflows(kube_client *c, const char *ns, const kube_decode_opts *dec, bool strict,
                          kube_obj_list *graphs, ds_err *err)
 {
     bool served = false;
@@ -148,6 +149,8 @@ static int add_workflows(kube_client *c, const char *ns, const kube_decode_opts 
     }
     kube_obj_list wfs = {0};
     if (cli_list_kind(c, KUBE_KIND_WORKFLOW, ns, NULL, dec, &wfs, &werr) != 0) {
+        if (strict)
+            return ds_err_set(err, "%s", werr.msg);
         fprintf(stderr, "kubectl-dagsched: warning: %s (Argo Workflows not read)\n",
                 cli_oneline(werr.msg, line, sizeof line));
         return 0;
@@ -157,6 +160,54 @@ static int add_workflows(kube_client *c, const char *ns, const kube_decode_opts 
         return ds_err_set(err, "listing workflows: out of memory");
     }
     return 0;
+}
+
+/* What the job model is built from, in ns (NULL: every namespace). */
+typedef struct job_inputs {
+    kube_obj_list pods, jobs, graphs;
+} job_inputs;
+
+static void job_inputs_free(job_inputs *in)
+{
+    kube_obj_list_free(&in->pods);
+    kube_obj_list_free(&in->jobs);
+    kube_obj_list_free(&in->graphs);
+}
+
+static int list_job_inputs(kube_client *c, const char *ns, const kube_decode_opts *dec, bool strict,
+                           job_inputs *in, ds_err *err)
+{
+    memset(in, 0, sizeof *in);
+    int rc = cli_list_kind(c, KUBE_KIND_POD, ns, NULL, dec, &in->pods, err);
+    if (rc == 0)
+        rc = cli_list_kind(c, KUBE_KIND_JOB, ns, DS_LABEL_TASK, dec, &in->jobs, err);
+    if (rc == 0)
+        rc = cli_list_kind(c, KUBE_KIND_CONFIGMAP, ns, DS_SELECTOR_JOBGRAPH, dec, &in->graphs, err);
+    if (rc == 0)
+        rc = add_workflows(c, ns, dec, strict, &in->graphs, err);
+    if (rc != 0)
+        job_inputs_free(in);
+    return rc;
+}
+
+/* The job inputs of ns, or of every namespace when o->wide and they can be listed (else those of
+ * ns, with v->wide_note saying why). */
+static int read_job_inputs(kube_client *c, const cli_view_opts *o, const char *ns,
+                           const kube_decode_opts *dec, cli_view *v, job_inputs *in, ds_err *err)
+{
+    v->wide = ns == NULL;
+    if (ns != NULL && o->wide) {
+        ds_err werr = {{0}};
+        char line[DS_ERR_MAX * 2];
+        if (list_job_inputs(c, NULL, dec, true, in, &werr) == 0) {
+            v->wide = true;
+            return 0;
+        }
+        snprintf(v->wide_note, sizeof v->wide_note,
+                 "only namespace %.63s is read (every namespace cannot be: %.300s)", ns,
+                 cli_oneline(werr.msg, line, sizeof line));
+    }
+    return list_job_inputs(c, ns, dec, false, in, err);
 }
 
 /* The controller's learned run times; a user who may not read them gets the defaults. */
@@ -189,36 +240,29 @@ int cli_view_load(const cli_view_opts *o, cli_view *out, ds_err *err)
     const char *gpu[DS_POLICY_MAX_LIST];
     kube_decode_opts dec = {.gpu_names = gpu};
     dec.n_gpu_names = ds_name_list_ptrs(&out->policy.policy.gpu_resource_names, gpu);
-    kube_obj_list pods = {0}, nodes = {0}, pdbs = {0}, jobs = {0}, graphs = {0};
+    kube_obj_list nodes = {0}, pdbs = {0};
+    job_inputs in = {0};
     if (ds_rt_history_init(&out->learned, DS_RT_MAX_KEYS, err) != 0) {
         kube_client_free(c);
         return -1;
     }
     load_learned(c, o, &out->learned);
-    rc = cli_list_kind(c, KUBE_KIND_POD, ns, NULL, &dec, &pods, err);
-    if (rc == 0)
-        rc = cli_list_kind(c, KUBE_KIND_JOB, ns, DS_LABEL_TASK, &dec, &jobs, err);
-    if (rc == 0)
-        rc = cli_list_kind(c, KUBE_KIND_CONFIGMAP, ns, DS_SELECTOR_JOBGRAPH, &dec, &graphs, err);
-    if (rc == 0)
-        rc = add_workflows(c, ns, &dec, &graphs, err);
+    rc = read_job_inputs(c, o, ns, &dec, out, &in, err);
     if (rc == 0) {
         /* Node speeds only change priorities of running tasks; a user who may not list nodes
          * still gets every job (speeds count as 1). */
         ds_err nerr = {{0}};
-        if (cli_list_kind(c, KUBE_KIND_NODE, NULL, NULL, &dec, &nodes, &nerr) != 0)
+        out->nodes_listed = cli_list_kind(c, KUBE_KIND_NODE, NULL, NULL, &dec, &nodes, &nerr) == 0;
+        if (!out->nodes_listed)
             fprintf(stderr, "kubectl-dagsched: warning: %s (node speeds taken as 1)\n", nerr.msg);
     }
     kube_client_free(c);
     if (rc != 0) {
-        kube_obj_list_free(&pods);
         kube_obj_list_free(&nodes);
-        kube_obj_list_free(&jobs);
-        kube_obj_list_free(&graphs);
         return -1;
     }
     /* The view records nothing anywhere: a copy of the history learns this view's runs. */
-    return ctl_snapshot_build_learned(&pods, &nodes, &pdbs, &jobs, &graphs, NULL,
+    return ctl_snapshot_build_learned(&in.pods, &nodes, &pdbs, &in.jobs, &in.graphs, NULL,
                                       &out->policy.policy, &out->learned, rt_wall_now(), &out->snap,
                                       err);
 }
@@ -274,6 +318,11 @@ void cli_view_task_times(const ctl_snapshot *s, const ds_job *j, size_t t, cli_t
     }
     if (!isfinite(out->finished) && ended)
         out->finished = n->finished_at;
+}
+
+bool cli_view_shows(const cli_view *v, const ds_job *j)
+{
+    return v->ns[0] == '\0' || strcmp(j->ns, v->ns) == 0;
 }
 
 const ds_job *cli_view_find_job(const ctl_snapshot *s, const char *ns, const char *name)

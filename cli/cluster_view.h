@@ -14,7 +14,10 @@
  *
  * With a namespace, only that namespace's pods, Jobs and JobGraphs are listed: jobs are per
  * namespace, so each job's model is complete, but queue positions are then among that namespace's
- * waiting tasks only. */
+ * waiting tasks only. With `wide` (get jobs, describe job), every namespace's are listed where the
+ * user may (the release queue and the room the controller sees: queue positions and the room
+ * forecast of the ETA, cli/eta_inputs.h), and the commands show only the namespace's jobs
+ * (cli_view_shows); where they may not, the namespace's alone, with wide_note saying so. */
 #ifndef DAGSCHED_CLI_CLUSTER_VIEW_H
 #define DAGSCHED_CLI_CLUSTER_VIEW_H
 
@@ -32,13 +35,17 @@ typedef struct cli_view_opts {
     const char *policy_ns; /* namespace of the policy ConfigMaps (default dagsched-system) */
     const char *policy_name;
     double timeout_s; /* for each list */
+    bool wide;        /* list every namespace where allowed (see above) */
 } cli_view_opts;
 
 typedef struct cli_view {
     ctl_snapshot snap;
     kube_policy_state policy;
     char policy_note[256]; /* "" or why the built-in defaults are used */
-    char ns[254];          /* the namespace listed; "" for every namespace */
+    char ns[254];          /* the namespace shown; "" for every namespace */
+    bool wide;             /* every namespace's pods, Jobs, JobGraphs and Workflows were listed */
+    char wide_note[512];   /* "" or why only the namespace's were (opts.wide) */
+    bool nodes_listed;     /* the nodes could be listed */
     /* The run times the controller learned (ConfigMap dagsched-runtime-history in the policy
      * namespace, lib/runtime_history.h); empty when it cannot be read. */
     ds_rt_history learned;
@@ -84,6 +91,9 @@ typedef struct cli_task_times {
  * times of its node in status.nodes (startedAt as creation, and as start once the node runs or
  * ran), and a finish the pod lacks from its finished node. */
 void cli_view_task_times(const ctl_snapshot *s, const ds_job *j, size_t t, cli_task_times *out);
+
+/* Whether job j is one the command shows: of the namespace shown (every one for ""). */
+bool cli_view_shows(const cli_view *v, const ds_job *j);
 
 /* The job named `name` in namespace ns ("" for any), or NULL. */
 const ds_job *cli_view_find_job(const ctl_snapshot *s, const char *ns, const char *name);

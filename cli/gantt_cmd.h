@@ -1,7 +1,8 @@
 /* gantt_cmd.h: `kubectl dagsched gantt JOB`: where and when each task of a DAG job ran, as a chart
- * in the terminal or an SVG file. One row per task in dependency order: its wait from the pod's
- * creation to its start ('.'), its run ('#' running or succeeded, 'x' failed), the node it ran on,
- * and the job deadline as a '|' column. Read with the controller's own snapshot code
+ * in the terminal or an SVG file (gantt_chart.h). One row per task in dependency order: its wait
+ * from the pod's creation to its start ('.'), its run ('#' running or succeeded, 'x' failed), the
+ * node it ran on; a time axis in seconds from the job's creation, spanning the job; the job
+ * deadline as a '|' column and a label. Read with the controller's own snapshot code
  * (cluster_view.h). */
 #ifndef DAGSCHED_CLI_GANTT_CMD_H
 #define DAGSCHED_CLI_GANTT_CMD_H

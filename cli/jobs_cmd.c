@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cluster_view.h"
+#include "eta_inputs.h"
 #include "fmt.h"
 #include "outlook.h"
 #include "task_facts.h"
@@ -28,10 +29,11 @@ void jobs_cmd_usage(FILE *f)
 {
     fprintf(f, "  get jobs [-n NS | -A] [-o wide|json]\n"
                "                                DAG jobs: tasks per state, deadline, slack,\n"
-               "                                evictions\n"
+               "                                ETA, evictions\n"
                "  describe job NAME [-n NS] [-o json]\n"
                "                                every task of a job: state, pod, node, priority,\n"
-               "                                level deadline, slack, and why it waits\n");
+               "                                level deadline, slack, and why it waits; the\n"
+               "                                job's ETA and what it is based on\n");
 }
 
 /* ---- formatting */
@@ -192,20 +194,48 @@ static void job_span(const ctl_snapshot *s, const ds_job *j, double *started, do
         *finished = NAN;
 }
 
-/* The job's outlook (outlook.h): finished with its makespan and deadline margin, or its ETA;
- * finished as job_span gives it. */
-static void job_outlook(const ctl_snapshot *s, const ds_job *j, const job_stats *st,
-                        double finished, cli_outlook *out)
+/* The job's outlook (outlook.h): finished with its makespan and deadline margin, or its ETA and
+ * what it is based on (eta: the room and the release queue); finished as job_span gives it. 0, or
+ * -1 with the error printed (out of memory). */
+static int job_outlook(const cli_view *v, const cli_eta_inputs *eta, const ds_job *j,
+                       const job_stats *st, double finished, cli_outlook *out)
 {
     bool ended = j->valid && st->n[DS_TASK_SUCCEEDED] + st->n[DS_TASK_FAILED] == j->dag.n;
     if (ended && isnan(finished))
         finished = INFINITY; /* ended, when not known */
-    cli_outlook_of(j->created_at, finished, j->deadline, s->now,
-                   st->summarised ? st->sum.remaining_path_s : NAN, out);
+    cli_eta basis;
+    bool known = !ended && st->summarised;
+    ds_err err = {{0}};
+    if (known && cli_eta_of_job(eta, v, j, st->sum.remaining_path_s, &basis, &err) != 0) {
+        fprintf(stderr, "kubectl-dagsched: %s\n", err.msg);
+        return -1;
+    }
+    cli_outlook_of(j->created_at, finished, j->deadline, v->snap.now, known ? &basis : NULL, out);
+    return 0;
 }
 
-static json_t *job_json(const ctl_snapshot *s, const ds_job *j, const job_stats *st)
+/* What the ETA is based on, for -o json. */
+static json_t *eta_basis_json(const cli_outlook *ol, double now)
 {
+    const cli_eta *b = &ol->basis;
+    char text[1024];
+    cli_outlook_text(ol, now, text, sizeof text);
+    return json_pack("{s:o,s:o,s:i,s:o,s:o,s:o,s:b,s:o,s:s}", "remainingCriticalPathSeconds",
+                     json_num(b->path_s), "roomDelaySeconds", json_num(b->delay_s), "readyTasks",
+                     (json_int_t)b->n_ready, "waitingTask",
+                     b->wait_task != NULL ? json_string(b->wait_task) : json_null(),
+                     "roomWaitSeconds", b->wait_task != NULL ? json_num(b->wait_s) : json_null(),
+                     "tasksBefore",
+                     b->wait_task != NULL ? json_integer((json_int_t)b->wait_ahead) : json_null(),
+                     "lowerBound", b->lower_bound, "notForecast",
+                     b->lower_bound ? json_string(b->why) : json_null(), "text", text);
+}
+
+/* The job as -o json gives it; NULL on allocation failure. */
+static json_t *job_json(const cli_view *v, const cli_eta_inputs *eta, const ds_job *j,
+                        const job_stats *st)
+{
+    const ctl_snapshot *s = &v->snap;
     json_t *o = json_object();
     if (o == NULL)
         return NULL;
@@ -236,17 +266,21 @@ static json_t *job_json(const ctl_snapshot *s, const ds_job *j, const job_stats 
         json_object_set_new(o, "remainingCriticalPathSeconds",
                             json_num(st->summarised ? st->sum.remaining_path_s : NAN));
         cli_outlook ol;
-        job_outlook(s, j, st, finished, &ol);
+        if (job_outlook(v, eta, j, st, finished, &ol) != 0) {
+            json_decref(o);
+            return NULL;
+        }
         json_object_set_new(o, "eta", json_time(ol.eta));
+        json_object_set_new(o, "etaBasis",
+                            isfinite(ol.eta) ? eta_basis_json(&ol, s->now) : json_null());
         json_object_set_new(o, "makespanSeconds", json_num(ol.makespan_s));
         json_object_set_new(o, "deadlineMarginSeconds", json_num(ol.margin_s));
     }
     json_object_set_new(o, "evictions", json_integer((json_int_t)st->evictions));
-    (void)s;
     return o;
 }
 
-static int get_jobs(const cmd_opts *o, const cli_view *v)
+static int get_jobs(const cmd_opts *o, const cli_view *v, const cli_eta_inputs *eta)
 {
     char line[1024];
     const ctl_snapshot *s = &v->snap;
@@ -254,9 +288,11 @@ static int get_jobs(const cmd_opts *o, const cli_view *v)
     if (o->out == OUT_JSON) {
         json_t *items = json_array();
         for (size_t i = 0; items != NULL && i < s->js.n_jobs; i++) {
+            if (!cli_view_shows(v, &s->js.jobs[i]))
+                continue;
             job_stats st;
             stats_of(s, &s->js.jobs[i], &st);
-            json_t *jo = job_json(s, &s->js.jobs[i], &st);
+            json_t *jo = job_json(v, eta, &s->js.jobs[i], &st);
             if (jo == NULL || json_array_append_new(items, jo) != 0) {
                 json_decref(items);
                 items = NULL;
@@ -272,7 +308,10 @@ static int get_jobs(const cmd_opts *o, const cli_view *v)
             json_object_set_new(doc, "policy", json_string(v->policy.source));
         return print_doc(doc);
     }
-    if (s->js.n_jobs == 0) {
+    size_t shown = 0;
+    for (size_t i = 0; i < s->js.n_jobs; i++)
+        shown += cli_view_shows(v, &s->js.jobs[i]);
+    if (shown == 0) {
         if (all)
             fprintf(stderr, "No DAG jobs found.\n");
         else
@@ -281,39 +320,48 @@ static int get_jobs(const cmd_opts *o, const cli_view *v)
     }
     if (all)
         printf("%-20s ", "NAMESPACE");
-    printf("%-28s %-10s %5s %5s %7s %7s %7s %6s %-18s %-9s %s\n", "JOB", "STATUS", "TASKS", "DONE",
-           "RUNNING", "WAITING", "BLOCKED", "FAILED", "DEADLINE", "SLACK", "EVICTIONS");
+    printf("%-28s %-10s %5s %5s %7s %7s %7s %6s %-18s %-9s %-9s %s\n", "JOB", "STATUS", "TASKS",
+           "DONE", "RUNNING", "WAITING", "BLOCKED", "FAILED", "DEADLINE", "SLACK", "ETA",
+           "EVICTIONS");
     for (size_t i = 0; i < s->js.n_jobs; i++) {
         const ds_job *j = &s->js.jobs[i];
+        if (!cli_view_shows(v, j))
+            continue;
         job_stats st;
         stats_of(s, j, &st);
         if (all)
             printf("%-20s ", j->ns);
-        char dl[48] = "-", sl[32] = "-";
+        char dl[48] = "-", sl[32] = "-", at[48] = "-";
         if (j->valid) {
             cli_fmt_until(j->deadline, s->now, dl, sizeof dl);
             if (st.summarised && st.status[0] == 'R')
                 cli_fmt_dur(st.sum.slack_s, sl, sizeof sl);
-            printf("%-28s %-10s %5zu %5zu %7zu %7zu %7zu %6zu %-18s %-9s %zu\n", j->name, st.status,
-                   j->dag.n, st.n[DS_TASK_SUCCEEDED], st.n[DS_TASK_RUNNING], st.n[DS_TASK_WAITING],
-                   st.n[DS_TASK_BLOCKED], st.n[DS_TASK_FAILED], dl, sl, st.evictions);
+            double started, finished;
+            job_span(s, j, &started, &finished);
+            cli_outlook ol;
+            if (job_outlook(v, eta, j, &st, finished, &ol) != 0)
+                return 1;
+            cli_outlook_eta_cell(&ol, s->now, at, sizeof at);
+            printf("%-28s %-10s %5zu %5zu %7zu %7zu %7zu %6zu %-18s %-9s %-9s %zu\n", j->name,
+                   st.status, j->dag.n, st.n[DS_TASK_SUCCEEDED], st.n[DS_TASK_RUNNING],
+                   st.n[DS_TASK_WAITING], st.n[DS_TASK_BLOCKED], st.n[DS_TASK_FAILED], dl, sl, at,
+                   st.evictions);
         } else {
-            printf("%-28s %-10s %5s %5s %7s %7s %7s %6s %-18s %-9s %zu\n", j->name, st.status, "-",
-                   "-", "-", "-", "-", "-", "-", "-", st.evictions);
+            printf("%-28s %-10s %5s %5s %7s %7s %7s %6s %-18s %-9s %-9s %zu\n", j->name, st.status,
+                   "-", "-", "-", "-", "-", "-", "-", "-", "-", st.evictions);
         }
         if (o->out == OUT_WIDE && !j->valid)
             printf("    error: %s\n", cli_oneline(j->error, line, sizeof line));
         else if (o->out == OUT_WIDE && j->stalled != NULL)
             printf("    stalled: %s\n", cli_oneline(j->stalled, line, sizeof line));
     }
-    if (v->policy_note[0] != '\0')
-        fprintf(stderr, "note: %s\n", v->policy_note);
     return 0;
 }
 
 /* ---- describe job */
 
-static int describe_job(const cmd_opts *o, const cli_view *v, const char *name)
+static int describe_job(const cmd_opts *o, const cli_view *v, const cli_eta_inputs *eta,
+                        const char *name)
 {
     char line[1024];
     const ctl_snapshot *s = &v->snap;
@@ -326,7 +374,7 @@ static int describe_job(const cmd_opts *o, const cli_view *v, const char *name)
     job_stats st;
     stats_of(s, j, &st);
     if (o->out == OUT_JSON) {
-        json_t *doc = job_json(s, j, &st);
+        json_t *doc = job_json(v, eta, j, &st);
         json_t *tasks = json_array();
         if (doc == NULL || tasks == NULL) {
             json_decref(doc);
@@ -377,8 +425,9 @@ static int describe_job(const cmd_opts *o, const cli_view *v, const char *name)
     double started, finished;
     job_span(s, j, &started, &finished);
     cli_outlook ol;
-    job_outlook(s, j, &st, finished, &ol);
-    char olt[320];
+    if (job_outlook(v, eta, j, &st, finished, &ol) != 0)
+        return 1;
+    char olt[1024];
     cli_outlook_text(&ol, s->now, olt, sizeof olt);
     printf("Deadline:    %s\n", dl);
     if (ol.ended) {
@@ -414,8 +463,6 @@ static int describe_job(const cmd_opts *o, const cli_view *v, const char *name)
     }
     cli_print_runtimes(v, j);
     cli_print_task_times(v, j);
-    if (v->policy_note[0] != '\0')
-        fprintf(stderr, "note: %s\n", v->policy_note);
     return 0;
 }
 
@@ -441,10 +488,29 @@ int jobs_cmd(int argc, char **argv)
         fprintf(stderr, "usage: kubectl dagsched describe job NAME [-n NS] [-o json]\n");
         return 2;
     }
+    /* Every namespace where allowed: the release queue and the room the ETA counts. */
+    o.v.wide = true;
     cli_view v;
     if (cli_view_load_or_report(&o.v, &v) != 0)
         return 1;
-    int rc = get ? get_jobs(&o, &v) : describe_job(&o, &v, name);
+    char missing[480] = "";
+    if (!v.nodes_listed)
+        snprintf(missing, sizeof missing, "the nodes cannot be listed");
+    else if (!v.wide)
+        snprintf(missing, sizeof missing, "the pods of other namespaces cannot be listed");
+    cli_eta_inputs eta;
+    ds_err err = {{0}};
+    if (cli_eta_inputs_build(&v, missing[0] ? missing : NULL, &eta, &err) != 0) {
+        fprintf(stderr, "kubectl-dagsched: %s\n", err.msg);
+        cli_view_free(&v);
+        return 1;
+    }
+    int rc = get ? get_jobs(&o, &v, &eta) : describe_job(&o, &v, &eta, name);
+    if (o.out != OUT_JSON && v.policy_note[0] != '\0')
+        fprintf(stderr, "note: %s\n", v.policy_note);
+    if (o.out != OUT_JSON && v.wide_note[0] != '\0')
+        fprintf(stderr, "note: %s\n", v.wide_note);
+    cli_eta_inputs_free(&eta);
     cli_view_free(&v);
     return rc;
 }

@@ -3,12 +3,14 @@
 #   make bin/kubectl-dagsched   the plugin (put bin/ on PATH to call it as `kubectl dagsched`), and
 #                               bin/kubectl_complete-dagsched, which kubectl >= 1.26 runs to complete it
 #   make cli-test               its terminal rule (tests/cli/test_term.c); a job's outlook, ETA
-#                               and finish (tests/cli/test_outlook.c); its policy commands on the
+#                               and finish (tests/cli/test_outlook.c); the gantt chart's axis,
+#                               bars and deadline label (tests/cli/test_gantt.c); its policy commands on the
 #                               shipped policies and on bad input; optimised and under ASan+UBSan;
 #                               shell completion (bash, zsh, and kubectl's). The plugin on Argo
 #                               Workflows (live and after podGC) runs against the real Argo
 #                               controller: the plugin scenario of make argo-integration-test
-#   make cli-cluster-test       get jobs, describe job, gantt, explain pod and policy apply against a
+#   make cli-cluster-test       get jobs, describe job (the ETA's wait for room against real
+#                               running tasks), gantt, explain pod and policy apply against a
 #                               local control plane, both builds; job and pod name completion
 #                               (bash, kubectl's, zsh)
 
@@ -57,25 +59,38 @@ $(BUILD)/asan/tests/cli/test_term: tests/cli/test_term.c $(BUILD)/asan/cli/term.
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_BASE) $(SAN_FLAGS) -Icli $^ -o $@ $(CMOCKA_LIBS)
 
-$(BUILD)/rel/tests/cli/test_outlook: tests/cli/test_outlook.c $(BUILD)/rel/cli/outlook.o \
-		$(BUILD)/rel/cli/fmt.o
-	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_BASE) $(OPT_FLAGS) -Icli $^ -o $@ $(CMOCKA_LIBS) -lm
+# The unit tests of the modules that write times (fmt.o), over the core library (lib/room.h,
+# lib/xml_escape.h): test_outlook of outlook.o, test_gantt of gantt_chart.o.
+CLI_FMT_TESTS := test_outlook test_gantt
+$(BUILD)/rel/tests/cli/test_outlook: $(BUILD)/rel/cli/outlook.o
+$(BUILD)/asan/tests/cli/test_outlook: $(BUILD)/asan/cli/outlook.o
+$(BUILD)/rel/tests/cli/test_gantt: $(BUILD)/rel/cli/gantt_chart.o
+$(BUILD)/asan/tests/cli/test_gantt: $(BUILD)/asan/cli/gantt_chart.o
 
-$(BUILD)/asan/tests/cli/test_outlook: tests/cli/test_outlook.c $(BUILD)/asan/cli/outlook.o \
-		$(BUILD)/asan/cli/fmt.o
+$(addprefix $(BUILD)/rel/tests/cli/,$(CLI_FMT_TESTS)): $(BUILD)/rel/tests/cli/%: tests/cli/%.c \
+		$(BUILD)/rel/cli/fmt.o $(BUILD)/rel/libdagsched.a
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_BASE) $(SAN_FLAGS) -Icli $^ -o $@ $(CMOCKA_LIBS) -lm
+	$(CC) $(CFLAGS_BASE) $(OPT_FLAGS) -Icli $(filter %.c,$^) $(filter %.o,$^) $(filter %.a,$^) \
+		-o $@ $(CMOCKA_LIBS) -lm
+
+$(addprefix $(BUILD)/asan/tests/cli/,$(CLI_FMT_TESTS)): $(BUILD)/asan/tests/cli/%: tests/cli/%.c \
+		$(BUILD)/asan/cli/fmt.o $(BUILD)/asan/libdagsched.a
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_BASE) $(SAN_FLAGS) -Icli $(filter %.c,$^) $(filter %.o,$^) $(filter %.a,$^) \
+		-o $@ $(CMOCKA_LIBS) -lm
 
 .PHONY: cli-test
 cli-test: $(BIN)/kubectl-dagsched $(BUILD)/asan/bin/kubectl-dagsched $(BIN)/kubectl_complete-dagsched \
 		$(BUILD)/asan/bin/kubectl_complete-dagsched $(BUILD)/rel/tests/cli/test_term \
 		$(BUILD)/asan/tests/cli/test_term $(BUILD)/rel/tests/cli/test_outlook \
-		$(BUILD)/asan/tests/cli/test_outlook
+		$(BUILD)/asan/tests/cli/test_outlook $(BUILD)/rel/tests/cli/test_gantt \
+		$(BUILD)/asan/tests/cli/test_gantt
 	@$(BUILD)/rel/tests/cli/test_term
 	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 $(BUILD)/asan/tests/cli/test_term
 	@$(BUILD)/rel/tests/cli/test_outlook
 	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 $(BUILD)/asan/tests/cli/test_outlook
+	@$(BUILD)/rel/tests/cli/test_gantt
+	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 $(BUILD)/asan/tests/cli/test_gantt
 	@python3 tests/cli/test_policy_cmd.py $(BIN)/kubectl-dagsched
 	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 python3 tests/cli/test_policy_cmd.py $(BUILD)/asan/bin/kubectl-dagsched
 	@DAGSCHED_EXTRA_PACKAGES="zsh" hack/install-deps.sh

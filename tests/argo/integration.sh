@@ -258,8 +258,8 @@ check "get jobs on the live Workflow: Running, 2 tasks, 1 done, 1 running" \
   wait_until 120 shows '^show +Running +2 +1 +1 ' get jobs -n "$NS"
 check "describe job on the live Workflow: first succeeded, second running on its pod" \
   shows '^second +2 +running +show-' describe job show -n "$NS"
-check "describe job on the live Workflow gives its ETA (now + remaining critical path)" \
-  shows '^ETA: +in [0-9hms]+ \(now \+ remaining critical path' describe job show -n "$NS"
+check "describe job on the live Workflow gives its ETA (second runs: now + remaining critical path)" \
+  shows '^ETA: +in [0-9hms]+, at [0-9:]+ \(remaining critical path [0-9hms]+\)' describe job show -n "$NS"
 check "gantt of the live Workflow draws second running" \
   shows '^second .*#' gantt show -n "$NS" --width 60
 check "the plugin's Workflow runs to Succeeded" wait_until 120 wf_done show

@@ -7,12 +7,15 @@ The job is examples/hello-dag.yaml (fetch -> greet -> report, deadline 10 minute
 schedulerName default-scheduler and no dagsched controller running: fetch runs (kwok) and
 succeeds, greet stays gated (its gate is never removed here), report is blocked behind greet. A
 second namespace holds a job that is invalid for dagsched (a task that depends on itself) and a
-job whose upstream task has no pod yet. Times in
+job whose upstream task has no pod yet. A third holds the ETA's wait for room: job busy runs a
+1-core task of 60 minutes on each 16-core node (placed by spec.nodeName), and job wide's only
+task needs 16 cores: it fits no node until the first of them ends. Times in
 the table are relative to now, so they are checked by pattern.
 
 Usage: test_jobs_cmd.py PATH/TO/kubectl-dagsched [more binaries: run the same tests on each]
 """
 
+import datetime
 import json
 import os
 import re
@@ -28,7 +31,7 @@ TOOLS = subprocess.run([os.path.join(REPO, "hack", "install-helm.sh")], capture_
                        text=True, check=True).stdout.strip().splitlines()[-1]
 KUBECTL = os.path.join(TOOLS, "kubectl")
 BINS = []
-NS, BAD_NS = "hello", "broken"
+NS, BAD_NS, ROOM_NS = "hello", "broken", "room"
 # Sets the terminal's title, rings its bell, returns the carriage and forges a table row; C1 CSI.
 HOSTILE = "\x1b]0;pwned\x07held\r\nb  2  blocked  forged\u009b31m"
 POLICY_NS = "dagsched-system"
@@ -86,6 +89,25 @@ def setUpModule():
     evil["metadata"]["annotations"] = {"dagsched.io/runtime": "5s",
                                        "dagsched.io/waiting-reason": HOSTILE}
     kubectl("create", "-f", "-", stdin=json.dumps(evil))
+    kubectl("create", "namespace", ROOM_NS)
+    nodes = json.loads(kubectl("get", "nodes", "-o", "json"))["items"]
+    big = [n["metadata"]["name"] for n in nodes if n["status"]["allocatable"]["cpu"] == "16"]
+    assert len(big) >= 2, big
+    for i, node in enumerate(big):
+        kubectl("apply", "-f", "-", stdin=json.dumps(task_pod(
+            f"busy-w{i}", "busy", f"w{i}", "60m", "1", {"nodeName": node})))
+    kubectl("apply", "-f", "-", stdin=json.dumps(task_pod(
+        "wide-big", "wide", "big", "1m", "16",
+        {"schedulingGates": [{"name": "dagsched.io/dependencies"}]}, deadline_after="40m")))
+    end = time.time() + 120
+    while time.time() < end:
+        phases = kubectl("get", "pods", "-n", ROOM_NS, "-l", "dagsched.io/job=busy", "-o",
+                         "jsonpath={.items[*].status.phase}").split()
+        if phases == ["Running"] * len(big):
+            break
+        time.sleep(1)
+    else:
+        raise RuntimeError(f"the busy pods are not all running within 120 s: {phases}")
     # fetch runs 5 s (kwok) and succeeds; the tests start once every binary sees greet waiting
     # (the pod's phase and its Job's status are written one after the other).
     end = time.time() + 120
@@ -96,6 +118,22 @@ def setUpModule():
             return
         time.sleep(1)
     raise RuntimeError("fetch did not succeed (greet not waiting) within 120 s")
+
+
+def task_pod(name, job, task, runtime, cpu, spec, deadline_after=None):
+    ann = {"dagsched.io/runtime": runtime}
+    if deadline_after:
+        ann["dagsched.io/deadline-after"] = deadline_after
+    return {"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": name, "namespace": ROOM_NS, "annotations": ann,
+                         "labels": {"dagsched.io/job": job, "dagsched.io/task": task}},
+            "spec": dict(spec, restartPolicy="Never",
+                         containers=[{"name": "c", "image": "busybox",
+                                      "resources": {"requests": {"cpu": cpu}}}])}
+
+
+def rfc3339(t):
+    return datetime.datetime.fromisoformat(t.replace("Z", "+00:00")).timestamp()
 
 
 def greet_state(binary):
@@ -115,12 +153,12 @@ class TestJobs(unittest.TestCase):
         for b, rc, out, err in self.each("get", "jobs", "-n", NS):
             self.assertEqual(rc, 0, err)
             lines = out.splitlines()
-            self.assertEqual(lines[0].split()[:10],
+            self.assertEqual(lines[0].split(),
                              ["JOB", "STATUS", "TASKS", "DONE", "RUNNING", "WAITING", "BLOCKED",
-                              "FAILED", "DEADLINE", "SLACK"])
-            self.assertEqual(len(lines), 2, out)
+                              "FAILED", "DEADLINE", "SLACK", "ETA", "EVICTIONS"])
+            self.assertEqual(len(lines), 2, out)  # the namespace's job only
             self.assertRegex(lines[1], r"^hello\s+Running\s+3\s+1\s+0\s+1\s+1\s+0\s+in \d+m\d\ds"
-                                       r"\s+\d+m\d\ds\s+0$")
+                                       r"\s+\d+m\d\ds\s+\d\d:\d\d:\d\d\s+0$")
             self.assertIn("built-in defaults", err)
 
     def test_get_jobs_all_namespaces(self):
@@ -146,6 +184,13 @@ class TestJobs(unittest.TestCase):
             self.assertLess(job["slackSeconds"], 600)
             self.assertRegex(job["deadline"], r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$")
             self.assertRegex(job["eta"], r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$")
+            basis = job["etaBasis"]
+            # greet (100m) fits a node now: the ETA is now + greet and report (5 s each).
+            self.assertEqual((basis["remainingCriticalPathSeconds"], basis["roomDelaySeconds"],
+                              basis["readyTasks"], basis["waitingTask"], basis["lowerBound"]),
+                             (10, 0, 1, None, False))
+            self.assertIn("remaining critical path 10s; room free now for its 1 ready task(s)",
+                          basis["text"])
             self.assertIsNone(job["makespanSeconds"])  # running: no makespan yet
             self.assertGreater(job["deadlineMarginSeconds"], 0)
 
@@ -154,18 +199,50 @@ class TestJobs(unittest.TestCase):
             self.assertEqual(rc, 0, err)
             self.assertRegex(out, r"Name:\s+hello\n")
             self.assertRegex(out, r"Tasks:\s+3 \(1 succeeded, 0 running, 1 waiting, 1 blocked")
-            self.assertRegex(out, r"\nETA:\s+in \S+ \(now \+ remaining critical path; the wait "
-                                  r"for room not counted\); deadline met with \S+ to spare at "
-                                  r"that pace\n")
+            self.assertRegex(out, r"\nETA:\s+in 10s, at \d\d:\d\d:\d\d \(remaining critical path "
+                                  r"10s; room free now for its 1 ready task\(s\)\); deadline met "
+                                  r"with \S+ to spare at that pace\n")
             rows = {ln.split()[0]: ln for ln in out.splitlines()
                     if ln.split() and ln.split()[0] in ("fetch", "greet", "report")}
             self.assertRegex(rows["fetch"], r"^fetch\s+1\s+succeeded\s+hello-fetch-\S+\s+\S+")
+            # Among the ready tasks of every namespace (greet, evil's a, learn's solo, wide's
+            # big), as the controller orders them.
             self.assertRegex(rows["greet"],
-                             r"gated: position 1 of 1 in the release queue$")
+                             r"gated: position [1-4] of 4 in the release queue$")
             self.assertRegex(rows["report"], r"blocked .*waiting for upstream tasks: greet$")
             order = [ln.split()[0] for ln in out.splitlines() if ln.split() and
                      ln.split()[0] in ("fetch", "greet", "report")]
             self.assertEqual(order, ["fetch", "greet", "report"])
+
+    def test_eta_waits_for_room(self):
+        """wide's big (16 cores) fits no node until the first busy task ends: on a node of speed
+        2 its 60 minutes take 30 from its start. Its ETA is that end plus its own minute."""
+        pods = json.loads(kubectl("get", "pods", "-n", ROOM_NS, "-l", "dagsched.io/job=busy",
+                                  "-o", "json"))["items"]
+        speed = {n["metadata"]["name"]: float(n["metadata"]["labels"].get("dagsched.io/speed", 1))
+                 for n in json.loads(kubectl("get", "nodes", "-o", "json"))["items"]}
+        first_end = min(rfc3339(p["status"]["startTime"]) + 3600 / speed[p["spec"]["nodeName"]]
+                        for p in pods)
+        for b, rc, out, err in self.each("describe", "job", "wide", "-n", ROOM_NS, "-o", "json"):
+            self.assertEqual(rc, 0, err)
+            doc = json.loads(out)
+            basis = doc["etaBasis"]
+            self.assertEqual((basis["waitingTask"], basis["lowerBound"], basis["readyTasks"]),
+                             ("big", False, 1), basis)
+            self.assertEqual(basis["remainingCriticalPathSeconds"], 60)
+            self.assertAlmostEqual(rfc3339(doc["eta"]), first_end + 60, delta=2)
+            self.assertAlmostEqual(basis["roomDelaySeconds"], basis["roomWaitSeconds"], delta=0.01)
+            self.assertGreater(doc["deadlineMarginSeconds"], 0)  # 40 minutes
+        for b, rc, out, err in self.each("describe", "job", "wide", "-n", ROOM_NS):
+            self.assertEqual(rc, 0, err)
+            self.assertRegex(out, r"\nETA:\s+in \d+m\d\ds, at \d\d:\d\d:\d\d \(remaining critical "
+                                  r"path 1m00s \+ wait for room \d+m\d\ds \(big, \d task\(s\) before "
+                                  r"it in the release order\)\); deadline met with \S+ to spare at "
+                                  r"that pace\n")
+        for b, rc, out, err in self.each("get", "jobs", "-n", ROOM_NS):
+            self.assertEqual(rc, 0, err)
+            self.assertRegex(out, r"\nwide\s+Running\s+1\s+0\s+0\s+1\s+0\s+0\s+in \S+\s+\S+\s+"
+                                  r"\d\d:\d\d:\d\d\s+0\n")
 
     def test_describe_json(self):
         for b, rc, out, err in self.each("describe", "job", "hello", "-n", NS, "-o", "json"):
@@ -223,17 +300,27 @@ class TestJobs(unittest.TestCase):
     def test_gantt_terminal(self):
         for b, rc, out, err in self.each("gantt", "hello", "-n", NS, "--width", "80"):
             self.assertEqual(rc, 0, err)
-            self.assertRegex(out, r"^Job hello/hello: \S+ shown, deadline in ")
-            rows = [ln for ln in out.splitlines() if ln.split() and
+            self.assertRegex(out, r"^Job hello/hello: \S+ from its creation to now \(running\); "
+                                  r"deadline \+10:00 \(in \d+m\d\ds\)\n")
+            lines = out.splitlines()
+            head = next(ln for ln in lines if ln.startswith("TASK"))
+            self.assertRegex(head, r"^TASK\s+NODE\s+0s\s+\d+s\s+\d+s")  # seconds since creation
+            rows = [ln for ln in lines if ln.split() and
                     ln.split()[0] in ("fetch", "greet", "report")]
             self.assertEqual([r.split()[0] for r in rows], ["fetch", "greet", "report"])
-            bars = {r.split()[0]: r[24 + 1 + 14 + 1:] for r in rows}
-            self.assertTrue(all(len(v) == 80 for v in bars.values()), bars)
+            bars = {r.split()[0]: r[-80:] for r in rows}
+            self.assertTrue(all(r[-81] == " " for r in rows), rows)
             self.assertIn("#", bars["fetch"])
             self.assertNotIn(".", bars["fetch"].split("#")[-1])  # nothing after it finished
             self.assertNotIn("#", bars["greet"])
             self.assertIn(".", bars["greet"])  # gated since its creation
-            self.assertIn("|", out)  # the deadline column
+            # The axis spans the job so far, not up to its deadline: fetch's 5 s run is more
+            # than a column wide, and the deadline (minutes later, past the axis while the
+            # job is younger than 8 minutes) is named at the right edge, within the width.
+            self.assertGreaterEqual(bars["fetch"].count("#"), 2, out)
+            self.assertRegex(lines[-1], r"(deadline \+10:00 is after the chart's end >|"
+                                        r"deadline \+10:00 \^|\^ deadline \+10:00)$")
+            self.assertLessEqual(len(lines[-1]), len(rows[0]), out)
 
     def test_gantt_svg(self):
         import xml.etree.ElementTree as ET
