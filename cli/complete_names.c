@@ -10,6 +10,7 @@
 #include "annotations.h"
 #include "argo_discovery.h"
 #include "cluster_view.h"
+#include "grow.h"
 #include "k8s_names.h"
 #include "kutil.h"
 #include "list.h"
@@ -30,12 +31,10 @@ static int add_name(names *ns, const char *s, ds_err *err)
     if (s == NULL || strncmp(s, ns->prefix, ns->prefix_len) != 0 || ns->n >= NAMES_MAX)
         return 0;
     if (ns->n == ns->cap) {
-        size_t cap = ns->cap ? ns->cap * 2 : 64;
-        char **v = realloc(ns->v, cap * sizeof *v);
+        char **v = ds_grow(ns->v, &ns->cap, sizeof *v, 64);
         if (v == NULL)
             return ds_err_set(err, "out of memory");
         ns->v = v;
-        ns->cap = cap;
     }
     if ((ns->v[ns->n] = strdup(s)) == NULL)
         return ds_err_set(err, "out of memory");

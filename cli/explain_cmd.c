@@ -298,11 +298,13 @@ int explain_cmd(int argc, char **argv)
 {
     cli_flags o;
     int first;
-    if (cli_parse_view_flags(argc, argv, CLI_F_OUTPUT | CLI_F_POLICY, &o, &first) != 0)
-        return 2;
+    static const char usage[] = "usage: kubectl dagsched explain pod NAME [-n NS] [-o json]\n";
+    int rc = cli_parse_view_flags(argc, argv, CLI_F_OUTPUT | CLI_F_POLICY, usage, &o, &first);
+    if (rc != RT_FLAGS_RUN)
+        return rc;
     if (argc - first != 2 || strcmp(argv[first], "pod") != 0) {
-        fprintf(stderr, "usage: kubectl dagsched explain pod NAME [-n NS] [-o json]\n");
-        return 2;
+        fputs(usage, stderr);
+        return RT_EXIT_USAGE;
     }
     kube_client *c = NULL;
     char ns[254];
@@ -311,7 +313,7 @@ int explain_cmd(int argc, char **argv)
         fprintf(stderr, "kubectl-dagsched: %s\n", err.msg);
         return 1;
     }
-    int rc = explain(&o, c, ns, argv[first + 1]);
+    rc = explain(&o, c, ns, argv[first + 1]);
     kube_client_free(c);
     return rc;
 }

@@ -65,17 +65,21 @@ int gantt_cmd(int argc, char **argv)
 {
     cli_flags o;
     int first;
-    if (cli_parse_view_flags(argc, argv, CLI_F_SVG | CLI_F_WIDTH | CLI_F_POLICY, &o, &first) != 0)
-        return 2;
+    static const char usage[] =
+        "usage: kubectl dagsched gantt JOB [-n NS] [--width N] [--svg FILE]\n";
+    int rc =
+        cli_parse_view_flags(argc, argv, CLI_F_SVG | CLI_F_WIDTH | CLI_F_POLICY, usage, &o, &first);
+    if (rc != RT_FLAGS_RUN)
+        return rc;
     if (argc - first != 1) {
-        fprintf(stderr, "usage: kubectl dagsched gantt JOB [-n NS] [--width N] [--svg FILE]\n");
-        return 2;
+        fputs(usage, stderr);
+        return RT_EXIT_USAGE;
     }
     const char *name = argv[first];
     cli_view v;
     if (cli_view_load_or_report(&o.v, &v) != 0)
         return 1;
-    int rc = 0;
+    rc = 0;
     const ds_job *j = cli_view_find_job(&v.snap, v.ns, name);
     cli_gantt c = {0};
     cli_gantt_row *rows = NULL;

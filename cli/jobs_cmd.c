@@ -471,22 +471,22 @@ int jobs_cmd(int argc, char **argv)
     bool get = strcmp(argv[0], "get") == 0;
     cmd_opts o;
     int first;
+    const char *usage = get ? "usage: kubectl dagsched get jobs [-n NS | -A] [-o wide|json]\n"
+                            : "usage: kubectl dagsched describe job NAME [-n NS] [-o json]\n";
     /* getopt permutes: the resource and NAME may come before or after the flags. */
-    if (cli_parse_view_flags(argc, argv,
-                             CLI_F_POLICY | (get ? CLI_F_ALL_NS | CLI_F_OUTPUT : CLI_F_OUTPUT), &o,
-                             &first) != 0)
-        return 2;
+    int rc = cli_parse_view_flags(argc, argv,
+                                  CLI_F_POLICY | (get ? CLI_F_ALL_NS | CLI_F_OUTPUT : CLI_F_OUTPUT),
+                                  usage, &o, &first);
+    if (rc != RT_FLAGS_RUN)
+        return rc;
     int npos = argc - first;
     const char *what = npos >= 1 ? argv[first] : NULL;
     const char *name = npos >= 2 ? argv[first + 1] : NULL;
-    if (get &&
-        (what == NULL || npos != 1 || (strcmp(what, "jobs") != 0 && strcmp(what, "job") != 0))) {
-        fprintf(stderr, "usage: kubectl dagsched get jobs [-n NS | -A] [-o wide|json]\n");
-        return 2;
-    }
-    if (!get && (what == NULL || strcmp(what, "job") != 0 || npos != 2)) {
-        fprintf(stderr, "usage: kubectl dagsched describe job NAME [-n NS] [-o json]\n");
-        return 2;
+    if ((get &&
+         (what == NULL || npos != 1 || (strcmp(what, "jobs") != 0 && strcmp(what, "job") != 0))) ||
+        (!get && (what == NULL || strcmp(what, "job") != 0 || npos != 2))) {
+        fputs(usage, stderr);
+        return RT_EXIT_USAGE;
     }
     /* Every namespace where allowed: the release queue and the room the ETA counts. */
     o.v.wide = true;
@@ -505,7 +505,7 @@ int jobs_cmd(int argc, char **argv)
         cli_view_free(&v);
         return 1;
     }
-    int rc = get ? get_jobs(&o, &v, &eta) : describe_job(&o, &v, &eta, name);
+    rc = get ? get_jobs(&o, &v, &eta) : describe_job(&o, &v, &eta, name);
     if (o.out != OUT_JSON && v.policy_note[0] != '\0')
         fprintf(stderr, "note: %s\n", v.policy_note);
     if (o.out != OUT_JSON && v.wide_note[0] != '\0')

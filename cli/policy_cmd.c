@@ -175,11 +175,13 @@ static int cmd_apply(int argc, char **argv)
 {
     cli_flags o;
     int first;
-    if (cli_parse_view_flags(argc, argv, 0, &o, &first) != 0)
-        return 2;
+    static const char usage[] = "usage: kubectl dagsched policy apply FILE [-n NS]\n";
+    int rc = cli_parse_view_flags(argc, argv, 0, usage, &o, &first);
+    if (rc != RT_FLAGS_RUN)
+        return rc;
     if (argc - first != 1) {
-        fprintf(stderr, "usage: kubectl dagsched policy apply FILE [-n NS]\n");
-        return 2;
+        fputs(usage, stderr);
+        return RT_EXIT_USAGE;
     }
     const char *path = argv[first];
     const char *ns = o.v.ns != NULL ? o.v.ns : DEFAULT_NAMESPACE;
@@ -192,7 +194,7 @@ static int cmd_apply(int argc, char **argv)
     char cns[254];
     ds_err err = {{0}};
     kube_apply_result res = KUBE_APPLY_UNCHANGED;
-    int rc = cli_client_open(&o.v, &c, cns, sizeof cns, &err);
+    rc = cli_client_open(&o.v, &c, cns, sizeof cns, &err);
     if (rc == 0)
         rc = kube_apply_configmap(c, cm, &res, &err);
     if (rc == 0)

@@ -16,8 +16,7 @@ int version_cmd(int argc, char **argv)
         return 2;
     }
     (void)argv;
-    if (printf("kubectl-dagsched %s (git %s)\n", DAGSCHED_VERSION, DAGSCHED_GIT) < 0 ||
-        fflush(stdout) != 0)
+    if (printf("%s\n", DAGSCHED_VERSION_LINE("kubectl-dagsched")) < 0 || fflush(stdout) != 0)
         return 1;
     return 0;
 }

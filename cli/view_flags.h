@@ -6,6 +6,7 @@
 #define DAGSCHED_CLI_VIEW_FLAGS_H
 
 #include "cluster_view.h"
+#include "flags.h"
 
 typedef enum { CLI_OUT_TABLE = 0, CLI_OUT_WIDE, CLI_OUT_JSON } cli_out_fmt;
 
@@ -24,10 +25,13 @@ typedef struct cli_flags {
     int width;       /* default 60 */
 } cli_flags;
 
-/* Parse argv[1..] (argv[0] is the verb). `allowed` is a set of CLI_F_*; others are refused with
- * a message on stderr. On success returns 0 and sets *first to the index of the first positional
- * argument (getopt moves them to the end); -1 on a bad flag. */
-int cli_parse_view_flags(int argc, char **argv, unsigned allowed, cli_flags *f, int *first);
+/* Parse argv[1..] (argv[0] is the verb) with the flags layer (runtime/flags.h). `allowed` is a
+ * set of CLI_F_*; the others are refused with a message on stderr. `usage` opens the help that
+ * --help prints (the command's usage line). RT_FLAGS_RUN with *first the index of the first
+ * positional argument (getopt moves them to the end); else the exit status: 0 after --help,
+ * RT_EXIT_USAGE after a bad flag (its message printed). */
+int cli_parse_view_flags(int argc, char **argv, unsigned allowed, const char *usage, cli_flags *f,
+                         int *first);
 
 /* The common flags' lines of the usage text. */
 void cli_view_flags_usage(FILE *f);

@@ -302,33 +302,29 @@ static void count_eviction(ctl_controller *c, const char *result, ds_preempt_rea
     metrics_add(c->m.evictions, lv, 1);
 }
 
-/* Re-read a pod; "" reason when it is still as planned. */
+/* Re-read a pod (kube/writes.h decodes it); "" reason when it is still as planned. */
 static int recheck(ctl_controller *c, const ctl_pod *p, bool want_bound, char *why, size_t size)
 {
-    json_t *obj = NULL;
+    const kube_pod *pod = NULL;
     long status = 0;
     ds_err err = {{0}};
-    int rc = kube_get_named(c->client, "/api/v1", p->ns, "pods", p->name, &obj, &status, &err);
-    if (rc != 0) {
+    if (kube_get_pod(c->client, p->ns, p->name, NULL, &pod, &status, &err) != 0) {
         snprintf(why, size, "%s", status == 404 ? "it no longer exists" : err.msg);
         return status == 404 ? 1 : -1;
     }
-    const json_t *meta = json_object_get(obj, "metadata");
-    const char *uid = json_string_value(json_object_get(meta, "uid"));
-    const char *node = json_string_value(json_object_get(json_object_get(obj, "spec"), "nodeName"));
-    const char *phase = json_string_value(json_object_get(json_object_get(obj, "status"), "phase"));
+    const char *uid = pod->meta.uid, *node = pod->node_name;
     why[0] = '\0';
     if (uid == NULL || strcmp(uid, p->uid) != 0)
         snprintf(why, size, "it was replaced by another pod of the same name");
-    else if (json_object_get(meta, "deletionTimestamp") != NULL)
+    else if (pod->meta.deleting)
         snprintf(why, size, "it is already being deleted");
     else if (want_bound && (node == NULL || strcmp(node, p->node) != 0))
         snprintf(why, size, "it no longer runs on node %s", p->node);
     else if (!want_bound && node != NULL && node[0] != '\0')
         snprintf(why, size, "it has been scheduled to node %s meanwhile", node);
-    else if (phase != NULL && (strcmp(phase, "Succeeded") == 0 || strcmp(phase, "Failed") == 0))
+    else if (pod->phase == KUBE_POD_SUCCEEDED || pod->phase == KUBE_POD_FAILED)
         snprintf(why, size, "it has finished");
-    json_decref(obj);
+    kube_obj_unref(&pod->meta);
     return why[0] ? 1 : 0;
 }
 

@@ -102,15 +102,15 @@ int ctl_ledger_add(ctl_ledger *l, const ctl_ledger_entry *e, ds_err *err)
         memmove(&l->e[0], &l->e[1], (l->n - 1) * sizeof l->e[0]);
         l->n--;
     }
+    /* Doubling from 16 reaches CTL_LEDGER_MAX exactly: never past it. */
+    _Static_assert(CTL_LEDGER_MAX % 16 == 0 &&
+                       ((CTL_LEDGER_MAX / 16) & (CTL_LEDGER_MAX / 16 - 1)) == 0,
+                   "CTL_LEDGER_MAX is 16 times a power of two");
     if (l->n == l->cap) {
-        size_t cap = l->cap ? l->cap * 2 : 16;
-        if (cap > CTL_LEDGER_MAX)
-            cap = CTL_LEDGER_MAX;
-        ctl_ledger_entry *ne = realloc(l->e, cap * sizeof *ne);
+        ctl_ledger_entry *ne = ds_grow(l->e, &l->cap, sizeof *ne, 16);
         if (ne == NULL)
             return ds_err_set(err, "eviction ledger: out of memory");
         l->e = ne;
-        l->cap = cap;
     }
     /* Keep the list ordered by time even if clocks of successive leaders differ slightly. */
     size_t pos = l->n;

@@ -1,7 +1,5 @@
 /* main.c: bin/dagsched-controller: flags, logging, signals, the watches, leader election, the
  * /healthz /readyz /metrics server, and the decision loop (round.c). See docs/controller.md. */
-#include <errno.h>
-#include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +9,7 @@
 #include "controller.h"
 #include "workflows.h"
 #include "clock.h"
+#include "flags.h"
 #include "httpd.h"
 #include "malloc_setup.h"
 #include "kutil.h"
@@ -27,151 +26,23 @@ static void on_signal(int sig)
     g_signal = sig;
 }
 
-static void usage(FILE *f)
-{
-    fprintf(
-        f,
-        "Usage: dagsched-controller [flags]\n"
-        "       dagsched-controller uninstall [flags]   (see uninstall --help)\n"
-        "       dagsched-controller probe --url URL...  (see probe --help)\n"
-        "\n"
-        "Releases DAG tasks when their upstream tasks succeed and evicts low-priority pods\n"
-        "for urgent deadline tasks (DSP). See docs/controller.md.\n"
-        "\n"
-        "Flags:\n"
-        "  --kubeconfig PATH              kubeconfig file (default: $KUBECONFIG, ~/.kube/config,\n"
-        "                                 else the in-cluster service account)\n"
-        "  --context NAME                 kubeconfig context (default: current-context)\n"
-        "  --policy-namespace NS          namespace of the SchedulingPolicy ConfigMaps, the\n"
-        "                                 eviction ledger and the Lease (default dagsched-system)\n"
-        "  --policy-name NAME             SchedulingPolicy to apply (default \"default\")\n"
-        "  --dry-run                      decide, log and post Events, but evict, release and\n"
-        "                                 annotate nothing\n"
-        "  --leader-elect BOOL            elect a leader on a Lease; only the leader writes\n"
-        "                                 (default true)\n"
-        "  --leader-elect-lease-name NAME Lease name (default dagsched-controller)\n"
-        "  --leader-elect-namespace NS    Lease namespace (default: --policy-namespace)\n"
-        "  --leader-elect-identity ID     this process's identity (default hostname_pid)\n"
-        "  --leader-elect-lease-duration D   (default 15s)\n"
-        "  --leader-elect-renew-deadline D   (default 10s)\n"
-        "  --leader-elect-retry-period D     (default 2s)\n"
-        "  --metrics-listen HOST:PORT     serve /healthz, /readyz and /metrics (default\n"
-        "                                 0.0.0.0:10271; \"\" disables)\n"
-        "  --cache-max-age D              act only while every watch was in contact with the\n"
-        "                                 API server within D (default 30s)\n"
-        "  --ledger-name NAME             ConfigMap of the eviction ledger (default\n"
-        "                                 dagsched-controller-evictions)\n"
-        "  --runtime-history-name NAME    ConfigMap of the run times learned from earlier runs\n"
-        "                                 (default dagsched-runtime-history)\n"
-        "  --scheduler-name NAME          the pods dagsched acts on: spec.schedulerName NAME\n"
-        "                                 (default dagsched); others are never released,\n"
-        "                                 annotated or evicted. Empty: every scheduler's pods\n"
-        "                                 (the controller alone beside the default scheduler)\n"
-        "  --max-annotation-updates N     pod annotation updates queued per round (waiting\n"
-        "                                 reasons, then DSP values; default 100)\n"
-        "  --write-qps Q                  annotation writes a second, made by the write queue's\n"
-        "                                 own thread (default 20; 0: no limit)\n"
-        "  --write-queue-size N           annotation writes queued at most (default 10000)\n"
-        "  --max-graph-tasks-per-round N  tasks of DAG jobs a round evaluates; the jobs past it\n"
-        "                                 wait for a later round, in turn (default 50000; 0: no\n"
-        "                                 bound)\n"
-        "  --min-round-interval D         shortest time between two rounds (default 1s)\n"
-        "  --log-format text|json         (default text)\n"
-        "  --log-level debug|info|warn|error (default info)\n"
-        "  --help                         this text\n"
-        "  --version                      print the version\n");
-}
-
-static int parse_duration_flag(const char *name, const char *v, double *out)
-{
-    ds_err err = {{0}};
-    if (ds_duration_parse(v, out, &err) != 0) {
-        fprintf(stderr, "dagsched-controller: --%s: %s\n", name, err.msg);
-        return -1;
-    }
-    return 0;
-}
-
-static int parse_bool_flag(const char *name, const char *v, bool *out)
-{
-    if (v == NULL || strcmp(v, "true") == 0 || strcmp(v, "1") == 0) {
-        *out = true;
-        return 0;
-    }
-    if (strcmp(v, "false") == 0 || strcmp(v, "0") == 0) {
-        *out = false;
-        return 0;
-    }
-    fprintf(stderr, "dagsched-controller: --%s: must be true or false (got \"%.32s\")\n", name, v);
-    return -1;
-}
-
-enum {
-    OPT_KUBECONFIG = 1000,
-    OPT_CONTEXT,
-    OPT_POLICY_NS,
-    OPT_POLICY_NAME,
-    OPT_DRY_RUN,
-    OPT_LEADER_ELECT,
-    OPT_LEASE_NAME,
-    OPT_LEASE_NS,
-    OPT_IDENTITY,
-    OPT_LEASE_DURATION,
-    OPT_RENEW_DEADLINE,
-    OPT_RETRY_PERIOD,
-    OPT_METRICS,
-    OPT_CACHE_AGE,
-    OPT_LEDGER,
-    OPT_RT_HISTORY,
-    OPT_SCHED_NAME,
-    OPT_MAX_ANN,
-    OPT_MIN_ROUND,
-    OPT_MAX_GRAPH_TASKS,
-    OPT_WRITE_QPS,
-    OPT_WRITE_QUEUE,
-    OPT_LOG_FORMAT,
-    OPT_LOG_LEVEL,
-    OPT_HELP,
-    OPT_VERSION,
-};
+#define USAGE                                                                                      \
+    "Usage: dagsched-controller [flags]\n"                                                         \
+    "       dagsched-controller uninstall [flags]   (see uninstall --help)\n"                      \
+    "       dagsched-controller probe --url URL...  (see probe --help)\n"                          \
+    "\n"                                                                                           \
+    "Releases DAG tasks when their upstream tasks succeed and evicts low-priority pods\n"          \
+    "for urgent deadline tasks (DSP). See docs/controller.md.\n"
 
 typedef struct flags {
     ctl_options o;
-    const char *log_format, *log_level;
+    int log_format, log_level; /* kube_log_format, kube_log_level */
     char identity[300];
 } flags;
 
+/* RT_FLAGS_RUN, or the exit status (runtime/flags.h). */
 static int parse_flags(int argc, char **argv, flags *f)
 {
-    static const struct option opts[] = {
-        {"kubeconfig", required_argument, NULL, OPT_KUBECONFIG},
-        {"context", required_argument, NULL, OPT_CONTEXT},
-        {"policy-namespace", required_argument, NULL, OPT_POLICY_NS},
-        {"policy-name", required_argument, NULL, OPT_POLICY_NAME},
-        {"dry-run", optional_argument, NULL, OPT_DRY_RUN},
-        {"leader-elect", optional_argument, NULL, OPT_LEADER_ELECT},
-        {"leader-elect-lease-name", required_argument, NULL, OPT_LEASE_NAME},
-        {"leader-elect-namespace", required_argument, NULL, OPT_LEASE_NS},
-        {"leader-elect-identity", required_argument, NULL, OPT_IDENTITY},
-        {"leader-elect-lease-duration", required_argument, NULL, OPT_LEASE_DURATION},
-        {"leader-elect-renew-deadline", required_argument, NULL, OPT_RENEW_DEADLINE},
-        {"leader-elect-retry-period", required_argument, NULL, OPT_RETRY_PERIOD},
-        {"metrics-listen", required_argument, NULL, OPT_METRICS},
-        {"cache-max-age", required_argument, NULL, OPT_CACHE_AGE},
-        {"ledger-name", required_argument, NULL, OPT_LEDGER},
-        {"runtime-history-name", required_argument, NULL, OPT_RT_HISTORY},
-        {"scheduler-name", required_argument, NULL, OPT_SCHED_NAME},
-        {"max-annotation-updates", required_argument, NULL, OPT_MAX_ANN},
-        {"min-round-interval", required_argument, NULL, OPT_MIN_ROUND},
-        {"max-graph-tasks-per-round", required_argument, NULL, OPT_MAX_GRAPH_TASKS},
-        {"write-qps", required_argument, NULL, OPT_WRITE_QPS},
-        {"write-queue-size", required_argument, NULL, OPT_WRITE_QUEUE},
-        {"log-format", required_argument, NULL, OPT_LOG_FORMAT},
-        {"log-level", required_argument, NULL, OPT_LOG_LEVEL},
-        {"help", no_argument, NULL, OPT_HELP},
-        {"version", no_argument, NULL, OPT_VERSION},
-        {NULL, 0, NULL, 0},
-    };
     ctl_options *o = &f->o;
     o->policy_namespace = "dagsched-system";
     o->policy_name = "default";
@@ -190,152 +61,75 @@ static int parse_flags(int argc, char **argv, flags *f)
     o->write_qps = 20;
     o->write_queue_max = 10000;
     o->max_graph_tasks = CTL_MAX_GRAPH_TASKS_DEFAULT;
-    f->log_format = "text";
-    f->log_level = "info";
-    int c;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        const char *name = optind > 0 && optind <= argc ? argv[optind - 1] : "?";
-        switch (c) {
-        case OPT_KUBECONFIG:
-            o->kubeconfig = optarg;
-            break;
-        case OPT_CONTEXT:
-            o->context = optarg;
-            break;
-        case OPT_POLICY_NS:
-            o->policy_namespace = optarg;
-            break;
-        case OPT_POLICY_NAME:
-            o->policy_name = optarg;
-            break;
-        case OPT_DRY_RUN:
-            if (parse_bool_flag("dry-run", optarg, &o->dry_run))
-                return -1;
-            break;
-        case OPT_LEADER_ELECT:
-            if (parse_bool_flag("leader-elect", optarg, &o->leader_elect))
-                return -1;
-            break;
-        case OPT_LEASE_NAME:
-            o->lease_name = optarg;
-            break;
-        case OPT_LEASE_NS:
-            o->lease_namespace = optarg;
-            break;
-        case OPT_IDENTITY:
-            o->identity = optarg;
-            break;
-        case OPT_LEASE_DURATION:
-            if (parse_duration_flag("leader-elect-lease-duration", optarg, &o->lease_duration_s))
-                return -1;
-            break;
-        case OPT_RENEW_DEADLINE:
-            if (parse_duration_flag("leader-elect-renew-deadline", optarg, &o->renew_deadline_s))
-                return -1;
-            break;
-        case OPT_RETRY_PERIOD:
-            if (parse_duration_flag("leader-elect-retry-period", optarg, &o->retry_period_s))
-                return -1;
-            break;
-        case OPT_METRICS:
-            o->metrics_listen = optarg;
-            break;
-        case OPT_CACHE_AGE:
-            if (parse_duration_flag("cache-max-age", optarg, &o->cache_max_age_s))
-                return -1;
-            break;
-        case OPT_LEDGER:
-            o->ledger_name = optarg;
-            break;
-        case OPT_RT_HISTORY:
-            o->runtime_history_name = optarg;
-            break;
-        case OPT_SCHED_NAME:
-            o->scheduler_name = optarg;
-            break;
-        case OPT_MAX_ANN: {
-            char *end;
-            errno = 0;
-            long v = strtol(optarg, &end, 10);
-            if (errno || *end || v < 0 || v > 100000) {
-                fprintf(stderr,
-                        "dagsched-controller: --max-annotation-updates: must be 0..100000 (got "
-                        "\"%.32s\")\n",
-                        optarg);
-                return -1;
-            }
-            o->max_annotation_updates = (int)v;
-            break;
-        }
-        case OPT_MAX_GRAPH_TASKS: {
-            char *end;
-            errno = 0;
-            long v = strtol(optarg, &end, 10);
-            if (errno || end == optarg || *end || v < 0 || v > 100000000) {
-                fprintf(stderr,
-                        "dagsched-controller: --max-graph-tasks-per-round: must be 0..100000000 "
-                        "(got \"%.32s\")\n",
-                        optarg);
-                return -1;
-            }
-            o->max_graph_tasks = (size_t)v;
-            break;
-        }
-        case OPT_MIN_ROUND:
-            if (parse_duration_flag("min-round-interval", optarg, &o->min_round_interval_s))
-                return -1;
-            break;
-        case OPT_WRITE_QPS: {
-            char *end;
-            errno = 0;
-            double v = strtod(optarg, &end);
-            if (errno || end == optarg || *end || !(v >= 0 && v <= 100000)) {
-                fprintf(stderr,
-                        "dagsched-controller: --write-qps: must be 0..100000 (got \"%.32s\")\n",
-                        optarg);
-                return -1;
-            }
-            o->write_qps = v;
-            break;
-        }
-        case OPT_WRITE_QUEUE: {
-            char *end;
-            errno = 0;
-            long v = strtol(optarg, &end, 10);
-            if (errno || end == optarg || *end || v < 1 || v > 1000000) {
-                fprintf(stderr,
-                        "dagsched-controller: --write-queue-size: must be 1..1000000 (got "
-                        "\"%.32s\")\n",
-                        optarg);
-                return -1;
-            }
-            o->write_queue_max = (size_t)v;
-            break;
-        }
-        case OPT_LOG_FORMAT:
-            f->log_format = optarg;
-            break;
-        case OPT_LOG_LEVEL:
-            f->log_level = optarg;
-            break;
-        case OPT_HELP:
-            usage(stdout);
-            exit(0);
-        case OPT_VERSION:
-            printf("dagsched-controller %s (git %s)\n", DAGSCHED_VERSION, DAGSCHED_GIT);
-            exit(0);
-        default:
-            fprintf(stderr, "dagsched-controller: unknown or incomplete flag %s (see --help)\n",
-                    name);
-            return -1;
-        }
-    }
-    if (optind < argc) {
-        fprintf(stderr, "dagsched-controller: unexpected argument \"%.64s\" (see --help)\n",
-                argv[optind]);
-        return -1;
-    }
+    f->log_format = KUBE_LOG_TEXT;
+    f->log_level = KUBE_LOG_INFO;
+    const rt_flag table[] = {
+        RT_FLAG_STRING("kubeconfig", "PATH", &o->kubeconfig,
+                       "kubeconfig file (default: $KUBECONFIG, ~/.kube/config,\n"
+                       "else the in-cluster service account)"),
+        RT_FLAG_STRING("context", "NAME", &o->context,
+                       "kubeconfig context (default: current-context)"),
+        RT_FLAG_STRING("policy-namespace", "NS", &o->policy_namespace,
+                       "namespace of the SchedulingPolicy ConfigMaps, the\n"
+                       "eviction ledger and the Lease (default dagsched-system)"),
+        RT_FLAG_STRING("policy-name", "NAME", &o->policy_name,
+                       "SchedulingPolicy to apply (default \"default\")"),
+        RT_FLAG_BOOL("dry-run", &o->dry_run,
+                     "decide, log and post Events, but evict, release and\nannotate nothing"),
+        RT_FLAG_BOOL("leader-elect", &o->leader_elect,
+                     "elect a leader on a Lease; only the leader writes\n(default true)"),
+        RT_FLAG_STRING("leader-elect-lease-name", "NAME", &o->lease_name,
+                       "Lease name (default dagsched-controller)"),
+        RT_FLAG_STRING("leader-elect-namespace", "NS", &o->lease_namespace,
+                       "Lease namespace (default: --policy-namespace)"),
+        RT_FLAG_STRING("leader-elect-identity", "ID", &o->identity,
+                       "this process's identity (default hostname_pid)"),
+        RT_FLAG_DURATION("leader-elect-lease-duration", &o->lease_duration_s, 1, 3600,
+                         "(default 15s)"),
+        RT_FLAG_DURATION("leader-elect-renew-deadline", &o->renew_deadline_s, 0.1, 3600,
+                         "(default 10s)"),
+        RT_FLAG_DURATION("leader-elect-retry-period", &o->retry_period_s, 0.1, 3600,
+                         "(default 2s)"),
+        RT_FLAG_STRING("metrics-listen", "HOST:PORT", &o->metrics_listen,
+                       "serve /healthz, /readyz and /metrics (default\n"
+                       "0.0.0.0:10271; \"\" disables)"),
+        RT_FLAG_DURATION("cache-max-age", &o->cache_max_age_s, 1, 3600,
+                         "act only while every watch was in contact with the\n"
+                         "API server within D (default 30s)"),
+        RT_FLAG_STRING("ledger-name", "NAME", &o->ledger_name,
+                       "ConfigMap of the eviction ledger (default\n"
+                       "dagsched-controller-evictions)"),
+        RT_FLAG_STRING("runtime-history-name", "NAME", &o->runtime_history_name,
+                       "ConfigMap of the run times learned from earlier runs\n"
+                       "(default dagsched-runtime-history)"),
+        RT_FLAG_STRING("scheduler-name", "NAME", &o->scheduler_name,
+                       "the pods dagsched acts on: spec.schedulerName NAME\n"
+                       "(default dagsched); others are never released,\n"
+                       "annotated or evicted. Empty: every scheduler's pods\n"
+                       "(the controller alone beside the default scheduler)"),
+        RT_FLAG_INT("max-annotation-updates", "N", &o->max_annotation_updates, 0, 100000,
+                    "pod annotation updates queued per round (waiting\n"
+                    "reasons, then DSP values; default 100)"),
+        RT_FLAG_DOUBLE("write-qps", "Q", &o->write_qps, 0, 100000,
+                       "annotation writes a second, made by the write queue's\n"
+                       "own thread (default 20; 0: no limit)"),
+        RT_FLAG_SIZE("write-queue-size", "N", &o->write_queue_max, 1, 1000000,
+                     "annotation writes queued at most (default 10000)"),
+        RT_FLAG_SIZE("max-graph-tasks-per-round", "N", &o->max_graph_tasks, 0, 100000000,
+                     "tasks of DAG jobs a round evaluates; the jobs past it\n"
+                     "wait for a later round, in turn (default 50000; 0: no\n"
+                     "bound)"),
+        RT_FLAG_DURATION("min-round-interval", &o->min_round_interval_s, 0.1, 3600,
+                         "shortest time between two rounds (default 1s)"),
+        KUBE_LOG_FLAGS(&f->log_format, &f->log_level),
+    };
+    const rt_flags spec = {.prog = "dagsched-controller",
+                           .usage = USAGE,
+                           .version = DAGSCHED_VERSION_LINE("dagsched-controller"),
+                           RT_FLAGS_TABLE(table)};
+    int rc = rt_flags_parse(&spec, argc, argv, NULL);
+    if (rc != RT_FLAGS_RUN)
+        return rc;
     if (o->lease_namespace == NULL)
         o->lease_namespace = o->policy_namespace;
     if (o->identity == NULL) {
@@ -345,16 +139,10 @@ static int parse_flags(int argc, char **argv, flags *f)
         o->identity = f->identity;
     }
     if (!(o->renew_deadline_s < o->lease_duration_s) ||
-        !(o->renew_deadline_s > 1.2 * o->retry_period_s)) {
-        fprintf(stderr, "dagsched-controller: leader election needs retry-period * 1.2 < "
-                        "renew-deadline < lease-duration\n");
-        return -1;
-    }
-    if (o->min_round_interval_s < 0.1) {
-        fprintf(stderr, "dagsched-controller: --min-round-interval: at least 100ms\n");
-        return -1;
-    }
-    return 0;
+        !(o->renew_deadline_s > 1.2 * o->retry_period_s))
+        return rt_flags_error(&spec, "leader election needs retry-period * 1.2 < renew-deadline "
+                                     "< lease-duration");
+    return RT_FLAGS_RUN;
 }
 
 /* ---- informer callbacks ---- */
@@ -556,22 +344,12 @@ int main(int argc, char **argv)
         return ctl_probe_main(argc - 1, argv + 1);
     flags f;
     memset(&f, 0, sizeof f);
-    if (parse_flags(argc, argv, &f) != 0)
-        return 2;
+    int rc = parse_flags(argc, argv, &f);
+    if (rc != RT_FLAGS_RUN)
+        return rc;
     if (rt_malloc_setup(RT_MALLOC_CONTROLLER) != 0)
         fprintf(stderr, "dagsched-controller: warning: malloc settings refused\n");
-    kube_log_level level;
-    kube_log_format format;
-    if (kube_log_level_parse(f.log_level, &level) != 0) {
-        fprintf(stderr, "dagsched-controller: --log-level: unknown level \"%.32s\"\n", f.log_level);
-        return 2;
-    }
-    if (kube_log_format_parse(f.log_format, &format) != 0) {
-        fprintf(stderr, "dagsched-controller: --log-format: must be text or json (got \"%.32s\")\n",
-                f.log_format);
-        return 2;
-    }
-    kube_log_setup(level, format, NULL);
+    kube_log_setup((kube_log_level)f.log_level, (kube_log_format)f.log_format, NULL);
 
     static ctl_controller c; /* large (the memo): not on the stack */
     c.opt = f.o;
@@ -622,7 +400,7 @@ int main(int argc, char **argv)
     atomic_store(&c.need_runtimes, true);
 
     httpd *http = NULL;
-    int rc = 1;
+    rc = 1;
     kube_informer_callbacks pod_cb = {kick_add, pod_update, kick_add, NULL, &c};
     kube_informer_callbacks node_cb = {kick_add, node_update, kick_add, NULL, &c};
     kube_informer_callbacks all_cb = {kick_add, kick_update, kick_add, NULL, &c};

@@ -2,10 +2,11 @@
 #include "probe.h"
 
 #include <curl/curl.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "flags.h"
 
 #define MAX_URLS   8
 #define BODY_BYTES 512
@@ -27,12 +28,31 @@ static size_t on_body(char *p, size_t size, size_t n, void *user)
     return len; /* the rest is read and dropped */
 }
 
-static void usage(FILE *f)
+#define USAGE                                                                                      \
+    "Usage: dagsched-controller probe --url URL [--url URL...] [--cacert FILE]\n"                  \
+    "                                [--connect-to HOST:PORT] [--timeout SECONDS]\n"               \
+    "\n"                                                                                           \
+    "GET each URL; exit 0 when every one answers 200 (the chart's `helm test`).\n"
+
+typedef struct url_list {
+    const char *v[MAX_URLS];
+    size_t n;
+} url_list;
+
+/* --url: appends to the list (a flag's conversion, runtime/flags.h). */
+static int add_url(void *dest, const char *url, char *why, size_t size)
 {
-    fprintf(f, "Usage: dagsched-controller probe --url URL [--url URL...] [--cacert FILE]\n"
-               "                                [--connect-to HOST:PORT] [--timeout SECONDS]\n"
-               "\n"
-               "GET each URL; exit 0 when every one answers 200 (the chart's `helm test`).\n");
+    url_list *l = dest;
+    if (strncmp(url, "http://", 7) != 0 && strncmp(url, "https://", 8) != 0) {
+        snprintf(why, size, "expected a URL starting with http:// or https://");
+        return -1;
+    }
+    if (l->n == MAX_URLS) {
+        snprintf(why, size, "given more than %d times", MAX_URLS);
+        return -1;
+    }
+    l->v[l->n++] = url;
+    return 0;
 }
 
 static int probe_one(const char *url, const char *cacert, const char *connect_to, long timeout_s)
@@ -80,67 +100,31 @@ static int probe_one(const char *url, const char *cacert, const char *connect_to
 
 int ctl_probe_main(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"url", required_argument, NULL, 'u'},
-        {"cacert", required_argument, NULL, 'c'},
-        {"connect-to", required_argument, NULL, 't'},
-        {"timeout", required_argument, NULL, 'T'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
+    url_list urls = {.n = 0};
+    const char *cacert = NULL, *connect_to = NULL;
+    int timeout_s = 10;
+    const rt_flag table[] = {
+        RT_FLAG_FUNC("url", "URL", add_url, &urls, "GET this URL (repeatable)"),
+        RT_FLAG_STRING("cacert", "FILE", &cacert, "CA certificates (PEM) to verify HTTPS with"),
+        RT_FLAG_STRING("connect-to", "HOST:PORT", &connect_to,
+                       "connect there whatever the URL's host and port"),
+        RT_FLAG_INT("timeout", "SECONDS", &timeout_s, 1, 300,
+                    "give up on a URL after this long (default 10)"),
     };
-    const char *urls[MAX_URLS], *cacert = NULL, *connect_to = NULL;
-    size_t n = 0;
-    long timeout_s = 10;
-    opterr = 0;
-    optind = 1;
-    int c;
-    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        switch (c) {
-        case 'u':
-            if (n == MAX_URLS) {
-                fprintf(stderr, "probe: at most %d --url\n", MAX_URLS);
-                return 2;
-            }
-            if (strncmp(optarg, "http://", 7) != 0 && strncmp(optarg, "https://", 8) != 0) {
-                fprintf(stderr, "probe: --url must start with http:// or https://\n");
-                return 2;
-            }
-            urls[n++] = optarg;
-            break;
-        case 'c':
-            cacert = optarg;
-            break;
-        case 't':
-            connect_to = optarg;
-            break;
-        case 'T': {
-            char *end;
-            timeout_s = strtol(optarg, &end, 10);
-            if (*end || timeout_s < 1 || timeout_s > 300) {
-                fprintf(stderr, "probe: --timeout: whole seconds, 1 to 300\n");
-                return 2;
-            }
-            break;
-        }
-        case 'h':
-            usage(stdout);
-            return 0;
-        default:
-            usage(stderr);
-            return 2;
-        }
-    }
-    if (n == 0 || optind < argc) {
-        usage(stderr);
-        return 2;
-    }
+    const rt_flags spec = {
+        .prog = "dagsched-controller probe", .usage = USAGE, RT_FLAGS_TABLE(table)};
+    int rc = rt_flags_parse(&spec, argc, argv, NULL);
+    if (rc != RT_FLAGS_RUN)
+        return rc;
+    if (urls.n == 0)
+        return rt_flags_error(&spec, "--url: expected at least one (see --help)");
     if (curl_global_init(CURL_GLOBAL_DEFAULT) != 0) {
         fprintf(stderr, "probe: cannot initialise libcurl\n");
         return 1;
     }
     int failed = 0;
-    for (size_t i = 0; i < n; i++)
-        failed |= probe_one(urls[i], cacert, connect_to, timeout_s);
+    for (size_t i = 0; i < urls.n; i++)
+        failed |= probe_one(urls.v[i], cacert, connect_to, timeout_s);
     curl_global_cleanup();
     return failed ? 1 : 0;
 }

@@ -4,7 +4,6 @@
 #include "uninstall.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <jansson.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -15,6 +14,7 @@
 #include "client.h"
 #include "clock.h"
 #include "config.h"
+#include "flags.h"
 #include "k8s_names.h"
 #include "kutil.h"
 #include "list.h"
@@ -30,11 +30,11 @@ typedef struct uninstall_opts {
     const char *kubeconfig, *context;
     const char *webhook;        /* MutatingWebhookConfiguration to delete; NULL: none */
     const char *scheduler_name; /* pods of this scheduler are reported as left waiting */
-    const char *log_format, *log_level;
-    bool objects_only;         /* no webhook, no gates: only the steps below */
-    const char *ns;            /* namespace of the objects below; NULL: none given */
-    const char *wait_selector; /* wait until no pod of ns matches it; NULL: no wait */
-    double wait_timeout_s;     /* for that wait */
+    int log_format, log_level;  /* kube_log_format, kube_log_level */
+    bool objects_only;          /* no webhook, no gates: only the steps below */
+    const char *ns;             /* namespace of the objects below; NULL: none given */
+    const char *wait_selector;  /* wait until no pod of ns matches it; NULL: no wait */
+    double wait_timeout_s;      /* for that wait */
     const char *configmaps[UNINSTALL_MAX_OBJECTS]; /* ConfigMaps of ns to delete */
     size_t n_configmaps;
     const char *leases[UNINSTALL_MAX_OBJECTS]; /* Leases of ns to delete */
@@ -47,184 +47,94 @@ typedef struct tally {
     size_t suspended_jobs;
 } tally;
 
-static void usage(FILE *f)
-{
-    fprintf(
-        f, "Usage: dagsched-controller uninstall [flags]\n"
-           "\n"
-           "Run by the Helm chart's pre-delete hook: deletes the admission webhook configuration,\n"
-           "then removes the " DS_GATE_DEPENDENCIES " scheduling gate from every pod so that\n"
-           "no pod is stranded once dagsched is gone. With --objects-only (the post-delete\n"
-           "hook): waits for the release's pods to go, then deletes the ConfigMaps and Leases\n"
-           "they wrote. See docs/admission.md (Uninstall).\n"
-           "\n"
-           "Flags:\n"
-           "  --kubeconfig PATH              kubeconfig file (default: $KUBECONFIG,\n"
-           "                                 ~/.kube/config, else the in-cluster service account)\n"
-           "  --context NAME                 kubeconfig context\n"
-           "  --webhook-configuration NAME   MutatingWebhookConfiguration to delete first\n"
-           "  --scheduler-name NAME          dagsched's scheduler name, for the report of pods\n"
-           "                                 left waiting for it (default dagsched)\n"
-           "  --namespace NS                 namespace of the ConfigMaps, Leases and pods below\n"
-           "  --delete-configmap NAME        delete this ConfigMap of NS last (repeatable; one\n"
-           "                                 already gone is fine)\n"
-           "  --delete-lease NAME            delete this Lease of NS last (repeatable)\n"
-           "  --wait-for-pods SELECTOR       before those deletions, wait until no pod of NS\n"
-           "                                 matches the label selector (the pods that would\n"
-           "                                 write them again)\n"
-           "  --wait-timeout D               the longest wait (default 2m); then exit 1\n"
-           "  --objects-only                 only the four flags above: no webhook, no gates\n"
-           "                                 (the chart's post-delete hook)\n"
-           "  --log-format text|json         (default text)\n"
-           "  --log-level debug|info|warn|error (default info)\n"
-           "  --help                         this text\n");
-}
+#define USAGE                                                                                      \
+    "Usage: dagsched-controller uninstall [flags]\n"                                               \
+    "\n"                                                                                           \
+    "Run by the Helm chart's pre-delete hook: deletes the admission webhook configuration,\n"      \
+    "then removes the " DS_GATE_DEPENDENCIES " scheduling gate from every pod so that\n"           \
+    "no pod is stranded once dagsched is gone. With --objects-only (the post-delete\n"             \
+    "hook): waits for the release's pods to go, then deletes the ConfigMaps and Leases\n"          \
+    "they wrote. See docs/admission.md (Uninstall).\n"
 
-enum {
-    O_KUBECONFIG = 1000,
-    O_CONTEXT,
-    O_WEBHOOK,
-    O_SCHED,
-    O_NAMESPACE,
-    O_DELETE_CM,
-    O_DELETE_LEASE,
-    O_WAIT_PODS,
-    O_WAIT_TIMEOUT,
-    O_OBJECTS_ONLY,
-    O_LOG_FORMAT,
-    O_LOG_LEVEL,
-    O_HELP
-};
+/* Appends a ConfigMap or Lease name to its list (at most UNINSTALL_MAX_OBJECTS), a flag's
+ * conversion (runtime/flags.h). */
+typedef struct name_list {
+    const char **v;
+    size_t *n;
+} name_list;
 
-/* Appends name to list (at most UNINSTALL_MAX_OBJECTS); -1 with a message when it does not fit
- * or is not an object name. */
-static int add_name(const char **list, size_t *n, const char *flag, const char *name)
+static int add_name(void *dest, const char *name, char *why, size_t size)
 {
-    const char *why = ds_check_dns_subdomain(name);
-    if (why != NULL) {
-        fprintf(stderr, "dagsched-controller uninstall: --%s \"%.64s\": %s\n", flag, name, why);
+    name_list *l = dest;
+    const char *bad = ds_check_dns_subdomain(name);
+    if (bad != NULL) {
+        snprintf(why, size, "%s", bad);
         return -1;
     }
-    if (*n == UNINSTALL_MAX_OBJECTS) {
-        fprintf(stderr, "dagsched-controller uninstall: --%s: at most %d\n", flag,
-                UNINSTALL_MAX_OBJECTS);
+    if (*l->n == UNINSTALL_MAX_OBJECTS) {
+        snprintf(why, size, "given more than %d times", UNINSTALL_MAX_OBJECTS);
         return -1;
     }
-    list[(*n)++] = name;
+    l->v[(*l->n)++] = name;
     return 0;
 }
 
+/* RT_FLAGS_RUN, or the exit status (runtime/flags.h). */
 static int parse(int argc, char **argv, uninstall_opts *o)
 {
-    static const struct option opts[] = {
-        {"kubeconfig", required_argument, NULL, O_KUBECONFIG},
-        {"context", required_argument, NULL, O_CONTEXT},
-        {"webhook-configuration", required_argument, NULL, O_WEBHOOK},
-        {"scheduler-name", required_argument, NULL, O_SCHED},
-        {"namespace", required_argument, NULL, O_NAMESPACE},
-        {"delete-configmap", required_argument, NULL, O_DELETE_CM},
-        {"delete-lease", required_argument, NULL, O_DELETE_LEASE},
-        {"wait-for-pods", required_argument, NULL, O_WAIT_PODS},
-        {"wait-timeout", required_argument, NULL, O_WAIT_TIMEOUT},
-        {"objects-only", no_argument, NULL, O_OBJECTS_ONLY},
-        {"log-format", required_argument, NULL, O_LOG_FORMAT},
-        {"log-level", required_argument, NULL, O_LOG_LEVEL},
-        {"help", no_argument, NULL, O_HELP},
-        {NULL, 0, NULL, 0},
-    };
     memset(o, 0, sizeof *o);
     o->scheduler_name = "dagsched";
-    o->log_format = "text";
-    o->log_level = "info";
+    o->log_format = KUBE_LOG_TEXT;
+    o->log_level = KUBE_LOG_INFO;
     o->wait_timeout_s = 120;
-    opterr = 0;
-    optind = 1;
-    int c;
-    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        switch (c) {
-        case O_KUBECONFIG:
-            o->kubeconfig = optarg;
-            break;
-        case O_CONTEXT:
-            o->context = optarg;
-            break;
-        case O_WEBHOOK:
-            o->webhook = optarg;
-            break;
-        case O_SCHED:
-            o->scheduler_name = optarg;
-            break;
-        case O_NAMESPACE:
-            o->ns = optarg;
-            break;
-        case O_DELETE_CM:
-            if (add_name(o->configmaps, &o->n_configmaps, "delete-configmap", optarg) != 0)
-                return -1;
-            break;
-        case O_DELETE_LEASE:
-            if (add_name(o->leases, &o->n_leases, "delete-lease", optarg) != 0)
-                return -1;
-            break;
-        case O_WAIT_PODS:
-            o->wait_selector = optarg;
-            break;
-        case O_WAIT_TIMEOUT: {
-            ds_err derr = {{0}};
-            if (ds_duration_parse(optarg, &o->wait_timeout_s, &derr) != 0) {
-                fprintf(stderr, "dagsched-controller uninstall: --wait-timeout: %s\n", derr.msg);
-                return -1;
-            }
-            break;
-        }
-        case O_OBJECTS_ONLY:
-            o->objects_only = true;
-            break;
-        case O_LOG_FORMAT:
-            o->log_format = optarg;
-            break;
-        case O_LOG_LEVEL:
-            o->log_level = optarg;
-            break;
-        case O_HELP:
-            usage(stdout);
-            exit(0);
-        default:
-            fprintf(stderr, "dagsched-controller uninstall: unknown or incomplete flag %s\n",
-                    optind > 0 && optind <= argc ? argv[optind - 1] : "?");
-            return -1;
-        }
-    }
-    if (optind < argc) {
-        fprintf(stderr, "dagsched-controller uninstall: unexpected argument \"%.64s\"\n",
-                argv[optind]);
-        return -1;
-    }
+    name_list cms = {o->configmaps, &o->n_configmaps}, leases = {o->leases, &o->n_leases};
+    const rt_flag table[] = {
+        RT_FLAG_STRING("kubeconfig", "PATH", &o->kubeconfig,
+                       "kubeconfig file (default: $KUBECONFIG,\n"
+                       "~/.kube/config, else the in-cluster service account)"),
+        RT_FLAG_STRING("context", "NAME", &o->context, "kubeconfig context"),
+        RT_FLAG_STRING("webhook-configuration", "NAME", &o->webhook,
+                       "MutatingWebhookConfiguration to delete first"),
+        RT_FLAG_STRING("scheduler-name", "NAME", &o->scheduler_name,
+                       "dagsched's scheduler name, for the report of pods\n"
+                       "left waiting for it (default dagsched)"),
+        RT_FLAG_STRING("namespace", "NS", &o->ns,
+                       "namespace of the ConfigMaps, Leases and pods below"),
+        RT_FLAG_FUNC("delete-configmap", "NAME", add_name, &cms,
+                     "delete this ConfigMap of NS last (repeatable; one\nalready gone is fine)"),
+        RT_FLAG_FUNC("delete-lease", "NAME", add_name, &leases,
+                     "delete this Lease of NS last (repeatable)"),
+        RT_FLAG_STRING("wait-for-pods", "SELECTOR", &o->wait_selector,
+                       "before those deletions, wait until no pod of NS\n"
+                       "matches the label selector (the pods that would\n"
+                       "write them again)"),
+        RT_FLAG_DURATION("wait-timeout", &o->wait_timeout_s, 0, 86400,
+                         "the longest wait (default 2m); then exit 1"),
+        RT_FLAG_SET("objects-only", &o->objects_only,
+                    "only the four flags above: no webhook, no gates\n"
+                    "(the chart's post-delete hook)"),
+        KUBE_LOG_FLAGS(&o->log_format, &o->log_level),
+    };
+    const rt_flags spec = {
+        .prog = "dagsched-controller uninstall", .usage = USAGE, RT_FLAGS_TABLE(table)};
+    int rc = rt_flags_parse(&spec, argc, argv, NULL);
+    if (rc != RT_FLAGS_RUN)
+        return rc;
     const char *why;
-    if (o->webhook != NULL && (why = ds_check_dns_subdomain(o->webhook)) != NULL) {
-        fprintf(stderr, "dagsched-controller uninstall: --webhook-configuration: %s\n", why);
-        return -1;
-    }
+    if (o->webhook != NULL && (why = ds_check_dns_subdomain(o->webhook)) != NULL)
+        return rt_flags_error(&spec, "--webhook-configuration: %s", why);
     bool in_ns = o->n_configmaps > 0 || o->n_leases > 0 || o->wait_selector != NULL;
-    if (in_ns && o->ns == NULL) {
-        fprintf(stderr, "dagsched-controller uninstall: --delete-configmap, --delete-lease and "
-                        "--wait-for-pods need --namespace\n");
-        return -1;
-    }
-    if (o->ns != NULL && (why = ds_check_dns_label(o->ns)) != NULL) {
-        fprintf(stderr, "dagsched-controller uninstall: --namespace: %s\n", why);
-        return -1;
-    }
+    if (in_ns && o->ns == NULL)
+        return rt_flags_error(&spec, "--delete-configmap, --delete-lease and --wait-for-pods "
+                                     "need --namespace");
+    if (o->ns != NULL && (why = ds_check_dns_label(o->ns)) != NULL)
+        return rt_flags_error(&spec, "--namespace: %s", why);
     if (o->wait_selector != NULL &&
-        (o->wait_selector[0] == '\0' || strlen(o->wait_selector) > 1024)) {
-        fprintf(stderr, "dagsched-controller uninstall: --wait-for-pods: 1 to 1024 bytes\n");
-        return -1;
-    }
-    if (o->objects_only && o->webhook != NULL) {
-        fprintf(stderr, "dagsched-controller uninstall: --objects-only deletes no webhook "
-                        "configuration\n");
-        return -1;
-    }
-    return 0;
+        (o->wait_selector[0] == '\0' || strlen(o->wait_selector) > 1024))
+        return rt_flags_error(&spec, "--wait-for-pods: 1 to 1024 bytes");
+    if (o->objects_only && o->webhook != NULL)
+        return rt_flags_error(&spec, "--objects-only deletes no webhook configuration");
+    return RT_FLAGS_RUN;
 }
 
 static bool has_gate(const json_t *pod)
@@ -483,16 +393,10 @@ static int run(kube_client *c, const uninstall_opts *o)
 int ctl_uninstall_main(int argc, char **argv)
 {
     uninstall_opts o;
-    if (parse(argc, argv, &o) != 0)
-        return 2;
-    kube_log_level level;
-    kube_log_format format;
-    if (kube_log_level_parse(o.log_level, &level) != 0 ||
-        kube_log_format_parse(o.log_format, &format) != 0) {
-        fprintf(stderr, "dagsched-controller uninstall: bad --log-level or --log-format\n");
-        return 2;
-    }
-    kube_log_setup(level, format, NULL);
+    int rc = parse(argc, argv, &o);
+    if (rc != RT_FLAGS_RUN)
+        return rc;
+    kube_log_setup((kube_log_level)o.log_level, (kube_log_format)o.log_format, NULL);
     kube_config_opts co = {.kubeconfig = o.kubeconfig, .context = o.context};
     kube_config *cfg = NULL;
     ds_err err = {{0}};
@@ -502,7 +406,7 @@ int ctl_uninstall_main(int argc, char **argv)
     }
     kube_client_opts clo = {.user_agent = "dagsched-controller-uninstall"};
     kube_client *c = NULL;
-    int rc = kube_client_new(cfg, &clo, &c, &err);
+    rc = kube_client_new(cfg, &clo, &c, &err);
     kube_config_free(cfg);
     if (rc != 0) {
         KLOG_ERROR("uninstall", "%s", err.msg);

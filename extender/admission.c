@@ -238,21 +238,21 @@ static void read_pod(const review *r, ext_adm_reply *out, ext_adm_pod *p, char *
 
 static void emit(ext_adm_reply *out, const char *patch_b64)
 {
-    ext_buf b;
-    ext_buf_init(&b, 256 + (patch_b64 != NULL ? strlen(patch_b64) : 0));
-    ext_buf_lit(&b, "{\"apiVersion\":\"admission.k8s.io/v1\",\"kind\":\"AdmissionReview\","
-                    "\"response\":{\"uid\":");
-    ext_buf_put_json_string(&b, out->uid);
-    ext_buf_lit(&b, ",\"allowed\":true");
+    ds_bytebuf b;
+    ext_out_init(&b, 256 + (patch_b64 != NULL ? strlen(patch_b64) : 0));
+    DS_BYTEBUF_LIT(&b, "{\"apiVersion\":\"admission.k8s.io/v1\",\"kind\":\"AdmissionReview\","
+                       "\"response\":{\"uid\":");
+    ext_put_json_string(&b, out->uid);
+    DS_BYTEBUF_LIT(&b, ",\"allowed\":true");
     if (patch_b64 != NULL) {
-        ext_buf_lit(&b, ",\"patchType\":\"JSONPatch\",\"patch\":\"");
-        ext_buf_puts(&b, patch_b64);
-        ext_buf_lit(&b, "\"");
+        DS_BYTEBUF_LIT(&b, ",\"patchType\":\"JSONPatch\",\"patch\":\"");
+        ds_bytebuf_append(&b, patch_b64, strlen(patch_b64));
+        DS_BYTEBUF_LIT(&b, "\"");
     }
-    ext_buf_lit(&b, "}}");
+    DS_BYTEBUF_LIT(&b, "}}");
     out->status = 200;
     out->json = true;
-    out->body = ext_buf_take(&b, &out->len);
+    out->body = ds_bytebuf_take(&b, &out->len);
 }
 
 static void emit_error(ext_adm_reply *out)

@@ -26,10 +26,10 @@ void ext_outcome_clear(ext_outcome *o)
     o->pod = NULL;
 }
 
-static void reply_take(ext_reply *r, int status, ext_buf *b)
+static void reply_take(ext_reply *r, int status, ds_bytebuf *b)
 {
     size_t len;
-    char *s = ext_buf_take(b, &len);
+    char *s = ds_bytebuf_take(b, &len);
     if (s == NULL) {
         r->status = 500;
         r->body = NULL;
@@ -46,8 +46,8 @@ static void reply_error(ext_reply *r, ext_outcome *o, ext_result_kind kind, int 
 {
     o->kind = kind;
     snprintf(o->error, sizeof o->error, "%s", msg);
-    ext_buf b;
-    ext_buf_init(&b, strlen(msg) + 32);
+    ds_bytebuf b;
+    ext_out_init(&b, strlen(msg) + 32);
     ext_emit_error(&b, msg);
     reply_take(r, status, &b);
 }
@@ -579,8 +579,8 @@ void ext_handle_filter(const ext_ctx *c, const ext_snapshot *s, const char *body
         refuse_held_room(s, &pc, views, n, now, res, msgs, &m, o);
         o->n_passed -= m - before;
     }
-    ext_buf b;
-    ext_buf_init(&b, 64 + n * 32);
+    ds_bytebuf b;
+    ext_out_init(&b, 64 + n * 32);
     ext_emit_filter(&b, &a, res, NULL);
     reply_take(r, 200, &b);
 out:
@@ -614,8 +614,8 @@ void ext_handle_prioritize(const ext_ctx *c, const ext_snapshot *s, const char *
             if (views[i] == NULL)
                 o->n_unknown++;
         o->n_passed = n;
-        ext_buf b;
-        ext_buf_init(&b, 16 + n * 40);
+        ds_bytebuf b;
+        ext_out_init(&b, 16 + n * 40);
         ext_emit_priorities(&b, &a, scores);
         reply_take(r, 200, &b);
     }
@@ -854,8 +854,8 @@ void ext_handle_preempt(const ext_ctx *c, const ext_snapshot *s, const char *bod
             o->n_victims_kept += (size_t)nk;
         }
     }
-    ext_buf b;
-    ext_buf_init(&b, 64 + total * 48);
+    ds_bytebuf b;
+    ext_out_init(&b, 64 + total * 48);
     ext_emit_preemption(&b, &a, keep, (const bool *const *)kept);
     reply_take(r, 200, &b);
 out:
@@ -891,8 +891,8 @@ static void floor_answer(const ext_ctx *c, const char *body, size_t len, bool fi
         ext_args_free(&a);
         return;
     }
-    ext_buf b;
-    ext_buf_init(&b, 64 + n * 40);
+    ds_bytebuf b;
+    ext_out_init(&b, 64 + n * 40);
     for (size_t i = 0; i < n; i++) {
         if (filter)
             res[i].pass = true;

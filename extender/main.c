@@ -1,7 +1,6 @@
 /* main.c: bin/dagsched-extender: command-line flags, signals, and the wiring of the Kubernetes
  * client, the informer-backed state and the HTTP(S) server. See docs/extender.md. */
 #include <errno.h>
-#include <getopt.h>
 #include <limits.h>
 #include <pthread.h>
 #include <signal.h>
@@ -11,6 +10,7 @@
 
 #include "client.h"
 #include "config.h"
+#include "flags.h"
 #include "log.h"
 #include "malloc_setup.h"
 #include "metrics.h"
@@ -29,8 +29,7 @@ typedef struct flags {
     const char *tls_cert, *tls_key;
     const char *policy_namespace;
     const char *policy_name;
-    kube_log_format log_format;
-    kube_log_level log_level;
+    int log_format, log_level; /* kube_log_format, kube_log_level */
     size_t max_body;
     size_t adm_max_body;
     size_t max_conns;
@@ -44,142 +43,68 @@ typedef struct flags {
     bool adm_set_scheduler_name;
 } flags;
 
-static void usage(FILE *f)
-{
-    fprintf(f,
-            "Usage: dagsched-extender [flags]\n"
-            "\n"
-            "The dagsched scheduler extender: kube-scheduler calls it to filter, prioritize and\n"
-            "preempt for the pods of its dagsched profile (DAG dependencies, DSP priorities and\n"
-            "deadlines, Sailfish packing). See docs/extender.md.\n"
-            "\n"
-            "Flags:\n"
-            "  --kubeconfig PATH         kubeconfig file (default: $KUBECONFIG, ~/.kube/config,\n"
-            "                            else the in-cluster service account)\n"
-            "  --context NAME            kubeconfig context (default: current-context)\n"
-            "  --listen HOST:PORT        address to serve on (default 0.0.0.0:8888)\n"
-            "  --tls-cert PATH           serve HTTPS with this certificate (PEM); reloaded when\n"
-            "  --tls-key PATH            the files change. Both or neither.\n"
-            "  --policy-namespace NS     namespace of the SchedulingPolicy ConfigMaps (default:\n"
-            "                            the client's namespace)\n"
-            "  --policy-name NAME        policy to use (ConfigMap NAME or dagsched-policy-NAME,\n"
-            "                            or metadata.name NAME; default \"default\")\n"
-            "  --log-format text|json    log format (default text)\n"
-            "  --log-level LEVEL         debug, info, warn, error (default info)\n"
-            "  --max-body-bytes N        largest request body (default 67108864); larger: 413\n"
-            "  --admission-max-body-bytes N  largest AdmissionReview on --admission-listen\n"
-            "                            (default 4194304: the API server sends at most ~3 MiB)\n"
-            "  --max-connections N       connections open at once on both listeners together\n"
-            "                            (default 1024; 0: no limit); more: 503 and closed\n"
-            "  --max-buffered-bytes N    request bytes received and not yet answered on both\n"
-            "                            listeners together (default 268435456; 0: no limit);\n"
-            "                            the request that would pass it: 503 and closed\n"
-            "  --max-nodes N             most nodes or victim nodes per request (default 20000)\n"
-            "  --refresh SECONDS         rebuild the snapshot at least this often (default 5)\n"
-            "  --admission-listen HOST:PORT  serve the admission webhook (POST /mutate-pods) on\n"
-            "                            a listener of its own, with the same certificate\n"
-            "                            (default: on --listen)\n"
-            "  --admission-scheduler-name NAME  pods of this scheduler are gated, and are the\n"
-            "                            only ones the verbs treat as DAG tasks (default\n"
-            "                            dagsched)\n"
-            "  --admission-install-namespace NS  never gate pods of NS (default: the client's\n"
-            "                            namespace); kube-system is never gated either\n"
-            "  --admission-set-scheduler-name  also serve POST /mutate-pods/set-scheduler-name,\n"
-            "                            which sets an empty or default-scheduler schedulerName\n"
-            "                            to --admission-scheduler-name before gating\n"
-            "  --help                    print this help and exit\n"
-            "  --version                 print the version and exit\n");
-}
+#define USAGE                                                                                      \
+    "Usage: dagsched-extender [flags]\n"                                                           \
+    "\n"                                                                                           \
+    "The dagsched scheduler extender: kube-scheduler calls it to filter, prioritize and\n"         \
+    "preempt for the pods of its dagsched profile (DAG dependencies, DSP priorities and\n"         \
+    "deadlines, Sailfish packing). See docs/extender.md.\n"
 
-static int parse_size(const char *s, size_t min, size_t max, size_t *out)
+/* HOST:PORT with a port 1..65535, into a listen_addr (a flag's conversion, runtime/flags.h). */
+typedef struct listen_addr {
+    char *host; /* 256 bytes */
+    int *port;
+} listen_addr;
+
+static int parse_listen(void *dest, const char *s, char *why, size_t size)
 {
+    listen_addr *a = dest;
+    const char *colon = strrchr(s, ':');
     char *end;
     errno = 0;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (errno != 0 || end == s || *end != '\0' || s[0] == '-' || v < min || v > max)
+    long port = colon != NULL ? strtol(colon + 1, &end, 10) : 0;
+    if (colon == NULL || colon == s || (size_t)(colon - s) >= 256 || colon[1] == '\0' ||
+        colon[1] == '-' || errno != 0 || *end != '\0' || port < 1 || port > 65535) {
+        snprintf(why, size, "expected HOST:PORT with a port 1..65535");
         return -1;
-    *out = (size_t)v;
-    return 0;
-}
-
-static int parse_listen(const char *s, char host[256], int *port_out)
-{
-    const char *colon = strrchr(s, ':');
-    if (colon == NULL || colon == s || (size_t)(colon - s) >= 256)
-        return -1;
-    size_t port;
-    if (parse_size(colon + 1, 1, 65535, &port) != 0)
-        return -1;
-    memcpy(host, s, (size_t)(colon - s));
-    host[colon - s] = '\0';
-    *port_out = (int)port;
+    }
+    memcpy(a->host, s, (size_t)(colon - s));
+    a->host[colon - s] = '\0';
+    *a->port = (int)port;
     return 0;
 }
 
 /* A DNS-1123 subdomain (what the API server accepts as a scheduler name or namespace). */
-static bool dns_name(const char *s)
+static int parse_dns_name(void *dest, const char *s, char *why, size_t size)
 {
     size_t n = strlen(s);
-    if (n == 0 || n > 253)
-        return false;
-    for (size_t i = 0; i < n; i++) {
-        char c = s[i];
-        if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '.'))
-            return false;
+    bool ok = n > 0 && n <= 253;
+    for (size_t i = 0; ok && i < n; i++)
+        ok = (s[i] >= 'a' && s[i] <= 'z') || (s[i] >= '0' && s[i] <= '9') || s[i] == '-' ||
+             s[i] == '.';
+    if (!ok) {
+        snprintf(why, size,
+                 "expected a DNS name (lower-case letters, digits, '-', '.'; 1 to 253 "
+                 "characters)");
+        return -1;
     }
-    return true;
+    *(const char **)dest = s;
+    return 0;
 }
 
-/* 0: run; 1: exit 0 (help, version); 2: usage error (message printed). */
+static int parse_policy_name(void *dest, const char *s, char *why, size_t size)
+{
+    if (s[0] == '\0' || strlen(s) > 253) {
+        snprintf(why, size, "expected 1 to 253 characters");
+        return -1;
+    }
+    *(const char **)dest = s;
+    return 0;
+}
+
+/* RT_FLAGS_RUN, or the exit status (runtime/flags.h). */
 static int parse_flags(int argc, char **argv, flags *f)
 {
-    enum {
-        O_KUBECONFIG = 256,
-        O_CONTEXT,
-        O_LISTEN,
-        O_TLS_CERT,
-        O_TLS_KEY,
-        O_POLICY_NS,
-        O_POLICY_NAME,
-        O_LOG_FORMAT,
-        O_LOG_LEVEL,
-        O_MAX_BODY,
-        O_ADM_MAX_BODY,
-        O_MAX_CONNS,
-        O_MAX_BUFFERED,
-        O_MAX_NODES,
-        O_REFRESH,
-        O_ADM_LISTEN,
-        O_ADM_SCHED,
-        O_ADM_NS,
-        O_ADM_SET_SCHED,
-        O_HELP,
-        O_VERSION,
-    };
-    static const struct option opts[] = {
-        {"kubeconfig", required_argument, NULL, O_KUBECONFIG},
-        {"context", required_argument, NULL, O_CONTEXT},
-        {"listen", required_argument, NULL, O_LISTEN},
-        {"tls-cert", required_argument, NULL, O_TLS_CERT},
-        {"tls-key", required_argument, NULL, O_TLS_KEY},
-        {"policy-namespace", required_argument, NULL, O_POLICY_NS},
-        {"policy-name", required_argument, NULL, O_POLICY_NAME},
-        {"log-format", required_argument, NULL, O_LOG_FORMAT},
-        {"log-level", required_argument, NULL, O_LOG_LEVEL},
-        {"max-body-bytes", required_argument, NULL, O_MAX_BODY},
-        {"admission-max-body-bytes", required_argument, NULL, O_ADM_MAX_BODY},
-        {"max-connections", required_argument, NULL, O_MAX_CONNS},
-        {"max-buffered-bytes", required_argument, NULL, O_MAX_BUFFERED},
-        {"max-nodes", required_argument, NULL, O_MAX_NODES},
-        {"refresh", required_argument, NULL, O_REFRESH},
-        {"admission-listen", required_argument, NULL, O_ADM_LISTEN},
-        {"admission-scheduler-name", required_argument, NULL, O_ADM_SCHED},
-        {"admission-install-namespace", required_argument, NULL, O_ADM_NS},
-        {"admission-set-scheduler-name", no_argument, NULL, O_ADM_SET_SCHED},
-        {"help", no_argument, NULL, O_HELP},
-        {"version", no_argument, NULL, O_VERSION},
-        {NULL, 0, NULL, 0},
-    };
     memset(f, 0, sizeof *f);
     snprintf(f->host, sizeof f->host, "0.0.0.0");
     f->port = 8888;
@@ -193,171 +118,67 @@ static int parse_flags(int argc, char **argv, flags *f)
     f->max_nodes = 20000;
     f->refresh_s = 5;
     f->adm_scheduler_name = "dagsched";
-    opterr = 0;
-    int c;
-    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        size_t v;
-        switch (c) {
-        case O_KUBECONFIG:
-            f->kubeconfig = optarg;
-            break;
-        case O_CONTEXT:
-            f->context = optarg;
-            break;
-        case O_LISTEN:
-            if (parse_listen(optarg, f->host, &f->port) != 0) {
-                fprintf(stderr,
-                        "dagsched-extender: --listen: expected HOST:PORT with a port "
-                        "1..65535 (got \"%s\")\n",
-                        optarg);
-                return 2;
-            }
-            break;
-        case O_TLS_CERT:
-            f->tls_cert = optarg;
-            break;
-        case O_TLS_KEY:
-            f->tls_key = optarg;
-            break;
-        case O_POLICY_NS:
-            f->policy_namespace = optarg;
-            break;
-        case O_POLICY_NAME:
-            if (optarg[0] == '\0' || strlen(optarg) > 253) {
-                fprintf(stderr, "dagsched-extender: --policy-name: 1 to 253 characters\n");
-                return 2;
-            }
-            f->policy_name = optarg;
-            break;
-        case O_LOG_FORMAT:
-            if (kube_log_format_parse(optarg, &f->log_format) != 0) {
-                fprintf(stderr,
-                        "dagsched-extender: --log-format: expected text or json (got \"%s\")\n",
-                        optarg);
-                return 2;
-            }
-            break;
-        case O_LOG_LEVEL:
-            if (kube_log_level_parse(optarg, &f->log_level) != 0) {
-                fprintf(stderr,
-                        "dagsched-extender: --log-level: expected debug, info, warn, error or "
-                        "off (got \"%s\")\n",
-                        optarg);
-                return 2;
-            }
-            break;
-        case O_MAX_BODY:
-            if (parse_size(optarg, 1024, (size_t)1 << 30, &v) != 0) {
-                fprintf(stderr,
-                        "dagsched-extender: --max-body-bytes: expected 1024..1073741824 (got "
-                        "\"%s\")\n",
-                        optarg);
-                return 2;
-            }
-            f->max_body = v;
-            break;
-        case O_ADM_MAX_BODY:
-            if (parse_size(optarg, 1024, (size_t)1 << 30, &v) != 0) {
-                fprintf(stderr,
-                        "dagsched-extender: --admission-max-body-bytes: expected "
-                        "1024..1073741824 (got \"%s\")\n",
-                        optarg);
-                return 2;
-            }
-            f->adm_max_body = v;
-            break;
-        case O_MAX_CONNS:
-            if (parse_size(optarg, 0, 1000000, &v) != 0) {
-                fprintf(stderr,
-                        "dagsched-extender: --max-connections: expected 0..1000000 (got "
-                        "\"%s\")\n",
-                        optarg);
-                return 2;
-            }
-            f->max_conns = v;
-            break;
-        case O_MAX_BUFFERED:
-            if (parse_size(optarg, 0, (size_t)1 << 40, &v) != 0) {
-                fprintf(stderr,
-                        "dagsched-extender: --max-buffered-bytes: expected 0..1099511627776 (got "
-                        "\"%s\")\n",
-                        optarg);
-                return 2;
-            }
-            f->max_buffered = v;
-            break;
-        case O_MAX_NODES:
-            if (parse_size(optarg, 1, 1000000, &v) != 0) {
-                fprintf(stderr,
-                        "dagsched-extender: --max-nodes: expected 1..1000000 (got \"%s\")\n",
-                        optarg);
-                return 2;
-            }
-            f->max_nodes = v;
-            break;
-        case O_REFRESH: {
-            char *end;
-            double d = strtod(optarg, &end);
-            if (end == optarg || *end != '\0' || !(d >= 0.1 && d <= 3600)) {
-                fprintf(stderr,
-                        "dagsched-extender: --refresh: expected seconds in 0.1..3600 (got "
-                        "\"%s\")\n",
-                        optarg);
-                return 2;
-            }
-            f->refresh_s = d;
-            break;
-        }
-        case O_ADM_LISTEN:
-            if (parse_listen(optarg, f->adm_host, &f->adm_port) != 0) {
-                fprintf(stderr,
-                        "dagsched-extender: --admission-listen: expected HOST:PORT with a port "
-                        "1..65535 (got \"%s\")\n",
-                        optarg);
-                return 2;
-            }
-            break;
-        case O_ADM_SCHED:
-        case O_ADM_NS:
-            if (!dns_name(optarg)) {
-                fprintf(stderr,
-                        "dagsched-extender: --%s: expected a DNS name (lower-case letters, "
-                        "digits, '-', '.'; 1 to 253 characters) (got \"%s\")\n",
-                        c == O_ADM_SCHED ? "admission-scheduler-name"
-                                         : "admission-install-namespace",
-                        optarg);
-                return 2;
-            }
-            if (c == O_ADM_SCHED)
-                f->adm_scheduler_name = optarg;
-            else
-                f->adm_install_namespace = optarg;
-            break;
-        case O_ADM_SET_SCHED:
-            f->adm_set_scheduler_name = true;
-            break;
-        case O_HELP:
-            usage(stdout);
-            return 1;
-        case O_VERSION:
-            printf("dagsched-extender %s (git %s)\n", DAGSCHED_VERSION, DAGSCHED_GIT);
-            return 1;
-        default:
-            fprintf(stderr, "dagsched-extender: unknown flag or missing value: %s\n",
-                    argv[optind - 1]);
-            usage(stderr);
-            return 2;
-        }
-    }
-    if (optind < argc) {
-        fprintf(stderr, "dagsched-extender: unexpected argument \"%s\"\n", argv[optind]);
-        return 2;
-    }
-    if ((f->tls_cert == NULL) != (f->tls_key == NULL)) {
-        fprintf(stderr, "dagsched-extender: --tls-cert and --tls-key must be given together\n");
-        return 2;
-    }
-    return 0;
+    listen_addr listen = {f->host, &f->port}, adm_listen = {f->adm_host, &f->adm_port};
+    const rt_flag table[] = {
+        RT_FLAG_STRING("kubeconfig", "PATH", &f->kubeconfig,
+                       "kubeconfig file (default: $KUBECONFIG, ~/.kube/config,\n"
+                       "else the in-cluster service account)"),
+        RT_FLAG_STRING("context", "NAME", &f->context,
+                       "kubeconfig context (default: current-context)"),
+        RT_FLAG_FUNC("listen", "HOST:PORT", parse_listen, &listen,
+                     "address to serve on (default 0.0.0.0:8888)"),
+        RT_FLAG_STRING("tls-cert", "PATH", &f->tls_cert,
+                       "serve HTTPS with this certificate (PEM); reloaded when"),
+        RT_FLAG_STRING("tls-key", "PATH", &f->tls_key, "the files change. Both or neither."),
+        RT_FLAG_STRING("policy-namespace", "NS", &f->policy_namespace,
+                       "namespace of the SchedulingPolicy ConfigMaps (default:\n"
+                       "the client's namespace)"),
+        RT_FLAG_FUNC("policy-name", "NAME", parse_policy_name, &f->policy_name,
+                     "policy to use (ConfigMap NAME or dagsched-policy-NAME,\n"
+                     "or metadata.name NAME; default \"default\")"),
+        KUBE_LOG_FLAGS(&f->log_format, &f->log_level),
+        RT_FLAG_SIZE("max-body-bytes", "N", &f->max_body, 1024, 1ll << 30,
+                     "largest request body (default 67108864); larger: 413"),
+        RT_FLAG_SIZE("admission-max-body-bytes", "N", &f->adm_max_body, 1024, 1ll << 30,
+                     "largest AdmissionReview on --admission-listen\n"
+                     "(default 4194304: the API server sends at most ~3 MiB)"),
+        RT_FLAG_SIZE("max-connections", "N", &f->max_conns, 0, 1000000,
+                     "connections open at once on both listeners together\n"
+                     "(default 1024; 0: no limit); more: 503 and closed"),
+        RT_FLAG_SIZE("max-buffered-bytes", "N", &f->max_buffered, 0, 1ll << 40,
+                     "request bytes received and not yet answered on both\n"
+                     "listeners together (default 268435456; 0: no limit);\n"
+                     "the request that would pass it: 503 and closed"),
+        RT_FLAG_SIZE("max-nodes", "N", &f->max_nodes, 1, 1000000,
+                     "most nodes or victim nodes per request (default 20000)"),
+        RT_FLAG_DOUBLE("refresh", "SECONDS", &f->refresh_s, 0.1, 3600,
+                       "rebuild the snapshot at least this often (default 5)"),
+        RT_FLAG_FUNC("admission-listen", "HOST:PORT", parse_listen, &adm_listen,
+                     "serve the admission webhook (POST /mutate-pods) on\n"
+                     "a listener of its own, with the same certificate\n"
+                     "(default: on --listen)"),
+        RT_FLAG_FUNC("admission-scheduler-name", "NAME", parse_dns_name, &f->adm_scheduler_name,
+                     "pods of this scheduler are gated, and are the\n"
+                     "only ones the verbs treat as DAG tasks (default\n"
+                     "dagsched)"),
+        RT_FLAG_FUNC("admission-install-namespace", "NS", parse_dns_name, &f->adm_install_namespace,
+                     "never gate pods of NS (default: the client's\n"
+                     "namespace); kube-system is never gated either"),
+        RT_FLAG_SET("admission-set-scheduler-name", &f->adm_set_scheduler_name,
+                    "also serve POST /mutate-pods/set-scheduler-name,\n"
+                    "which sets an empty or default-scheduler schedulerName\n"
+                    "to --admission-scheduler-name before gating"),
+    };
+    const rt_flags spec = {.prog = "dagsched-extender",
+                           .usage = USAGE,
+                           .version = DAGSCHED_VERSION_LINE("dagsched-extender"),
+                           RT_FLAGS_TABLE(table)};
+    int rc = rt_flags_parse(&spec, argc, argv, NULL);
+    if (rc != RT_FLAGS_RUN)
+        return rc;
+    if ((f->tls_cert == NULL) != (f->tls_key == NULL))
+        return rt_flags_error(&spec, "--tls-cert and --tls-key must be given together");
+    return RT_FLAGS_RUN;
 }
 
 static const ext_snapshot *source_acquire(void *user)
@@ -379,13 +200,11 @@ int main(int argc, char **argv)
 {
     flags f;
     int rc = parse_flags(argc, argv, &f);
-    if (rc == 1)
-        return 0;
-    if (rc == 2)
-        return 2;
+    if (rc != RT_FLAGS_RUN)
+        return rc;
     if (rt_malloc_setup(RT_MALLOC_EXTENDER) != 0)
         fprintf(stderr, "dagsched-extender: warning: malloc settings refused\n");
-    kube_log_setup(f.log_level, f.log_format, NULL);
+    kube_log_setup((kube_log_level)f.log_level, (kube_log_format)f.log_format, NULL);
 
     /* Signals are taken by sigwait below; every thread created from here on blocks them. */
     sigset_t sigs;

@@ -368,69 +368,21 @@ void ext_preempt_args_free(ext_preempt_args *a)
 
 /* ---- output ---- */
 
-void ext_buf_init(ext_buf *b, size_t hint)
+void ext_out_init(ds_bytebuf *b, size_t hint)
 {
-    memset(b, 0, sizeof *b);
-    b->cap = hint < 256 ? 256 : hint;
-    b->s = malloc(b->cap);
-    if (b->s == NULL) {
-        b->cap = 0;
-        b->oom = true;
-    }
-}
-
-void ext_buf_free(ext_buf *b)
-{
-    free(b->s);
-    memset(b, 0, sizeof *b);
-}
-
-static bool reserve(ext_buf *b, size_t n)
-{
-    if (b->oom)
-        return false;
-    if (b->len + n + 1 <= b->cap)
-        return true;
-    size_t cap = b->cap ? b->cap : 256;
-    while (cap < b->len + n + 1) {
-        if (cap > SIZE_MAX / 2) {
-            b->oom = true;
-            return false;
-        }
-        cap *= 2;
-    }
-    char *ns = realloc(b->s, cap);
-    if (ns == NULL) {
-        b->oom = true;
-        return false;
-    }
-    b->s = ns;
-    b->cap = cap;
-    return true;
-}
-
-void ext_buf_put(ext_buf *b, const char *s, size_t n)
-{
-    if (!reserve(b, n))
-        return;
-    memcpy(b->s + b->len, s, n);
-    b->len += n;
-    b->s[b->len] = '\0';
-}
-
-void ext_buf_puts(ext_buf *b, const char *s)
-{
-    ext_buf_put(b, s, strlen(s));
+    ds_bytebuf_init(b, DS_BYTEBUF_UNLIMITED);
+    /* A refusal fails the buffer: ds_bytebuf_take then says so. */
+    (void)ds_bytebuf_room(b, hint < 256 ? 256 : hint);
 }
 
 /* Escapes quotes, backslashes and control characters; invalid UTF-8 becomes U+FFFD, as Go's
  * encoder does, so the output is always valid JSON. */
-void ext_buf_put_json_string(ext_buf *b, const char *s)
+void ext_put_json_string(ds_bytebuf *b, const char *s)
 {
-    ext_buf_put_json_string_n(b, s, strlen(s));
+    ext_put_json_string_n(b, s, strlen(s));
 }
 
-void ext_buf_put_json_string_n(ext_buf *b, const char *s, size_t n)
+void ext_put_json_string_n(ds_bytebuf *b, const char *s, size_t n)
 {
     const unsigned char *u = (const unsigned char *)s;
     /* Fast path (node names, UIDs): printable ASCII without quotes or backslashes. */
@@ -438,19 +390,19 @@ void ext_buf_put_json_string_n(ext_buf *b, const char *s, size_t n)
     while (plain < n && u[plain] >= 0x20 && u[plain] < 0x80 && u[plain] != '"' && u[plain] != '\\')
         plain++;
     if (plain == n) {
-        if (!reserve(b, n + 2))
+        char *o = ds_bytebuf_room(b, n + 2);
+        if (o == NULL)
             return;
-        char *o = b->s + b->len;
         o[0] = '"';
         memcpy(o + 1, s, n);
         o[n + 1] = '"';
-        b->len += n + 2;
-        b->s[b->len] = '\0';
+        ds_bytebuf_commit(b, n + 2);
         return;
     }
-    if (!reserve(b, n * 6 + 2))
+    char *start = ds_bytebuf_room(b, n * 6 + 2);
+    if (start == NULL)
         return;
-    char *o = b->s + b->len;
+    char *o = start;
     *o++ = '"';
     for (size_t i = 0; i < n;) {
         unsigned char c = u[i];
@@ -484,8 +436,7 @@ void ext_buf_put_json_string_n(ext_buf *b, const char *s, size_t n)
         }
     }
     *o++ = '"';
-    b->len = (size_t)(o - b->s);
-    b->s[b->len] = '\0';
+    ds_bytebuf_commit(b, (size_t)(o - start));
 }
 
 #define INT_DIGITS_MAX 24
@@ -504,83 +455,76 @@ static size_t format_int(long long v, char tmp[INT_DIGITS_MAX])
     return i;
 }
 
-void ext_buf_put_int(ext_buf *b, long long v)
+void ext_put_int(ds_bytebuf *b, long long v)
 {
     char tmp[INT_DIGITS_MAX];
     size_t i = format_int(v, tmp);
-    ext_buf_put(b, tmp + i, INT_DIGITS_MAX - i);
+    ds_bytebuf_append(b, tmp + i, INT_DIGITS_MAX - i);
 }
 
-char *ext_buf_take(ext_buf *b, size_t *len)
+static void emit_failed(ds_bytebuf *b, const ext_args *a, const ext_node_result *r, bool unres)
 {
-    if (b->oom) {
-        ext_buf_free(b);
-        *len = 0;
-        return NULL;
-    }
-    char *s = b->s;
-    *len = b->len;
-    memset(b, 0, sizeof *b);
-    return s;
-}
-
-static void emit_failed(ext_buf *b, const ext_args *a, const ext_node_result *r, bool unres)
-{
-    ext_buf_lit(b, "{");
+    DS_BYTEBUF_LIT(b, "{");
     bool first = true;
     for (size_t i = 0; i < a->n_nodes; i++) {
         if (r[i].pass || r[i].unresolvable != unres)
             continue;
         if (!first)
-            ext_buf_lit(b, ",");
+            DS_BYTEBUF_LIT(b, ",");
         first = false;
-        ext_buf_put_json_string_n(b, a->names[i], a->name_lens[i]);
-        ext_buf_lit(b, ":");
-        ext_buf_put_json_string(b, r[i].message != NULL ? r[i].message : "dagsched: rejected");
+        ext_put_json_string_n(b, a->names[i], a->name_lens[i]);
+        DS_BYTEBUF_LIT(b, ":");
+        ext_put_json_string(b, r[i].message != NULL ? r[i].message : "dagsched: rejected");
     }
-    ext_buf_lit(b, "}");
+    DS_BYTEBUF_LIT(b, "}");
 }
 
-void ext_emit_filter(ext_buf *b, const ext_args *a, const ext_node_result *r, const char *error)
+void ext_emit_filter(ds_bytebuf *b, const ext_args *a, const ext_node_result *r, const char *error)
 {
     /* The nodes that pass, in the form the request used: whole Node objects or names. */
     bool list = a->kind == EXT_NODES_LIST;
-    ext_buf_puts(b, list ? "{\"Nodes\":{\"metadata\":{},\"items\":["
-                         : "{\"Nodes\":null,\"NodeNames\":[");
+    if (list)
+        DS_BYTEBUF_LIT(b, "{\"Nodes\":{\"metadata\":{},\"items\":[");
+    else
+        DS_BYTEBUF_LIT(b, "{\"Nodes\":null,\"NodeNames\":[");
     size_t written = 0;
     for (size_t i = 0; i < a->n_nodes; i++) {
         if (!r[i].pass)
             continue;
         if (written++ > 0)
-            ext_buf_lit(b, ",");
+            DS_BYTEBUF_LIT(b, ",");
         if (list) {
             const js_tok *t = &a->doc.t[a->items[i]];
-            ext_buf_put(b, a->doc.buf + t->start, t->end - t->start);
+            ds_bytebuf_append(b, a->doc.buf + t->start, t->end - t->start);
         } else {
-            ext_buf_put_json_string_n(b, a->names[i], a->name_lens[i]);
+            ext_put_json_string_n(b, a->names[i], a->name_lens[i]);
         }
     }
-    ext_buf_puts(b, list ? "]},\"NodeNames\":null" : "]");
-    ext_buf_lit(b, ",\"FailedNodes\":");
+    if (list)
+        DS_BYTEBUF_LIT(b, "]},\"NodeNames\":null");
+    else
+        DS_BYTEBUF_LIT(b, "]");
+    DS_BYTEBUF_LIT(b, ",\"FailedNodes\":");
     emit_failed(b, a, r, false);
-    ext_buf_lit(b, ",\"FailedAndUnresolvableNodes\":");
+    DS_BYTEBUF_LIT(b, ",\"FailedAndUnresolvableNodes\":");
     emit_failed(b, a, r, true);
-    ext_buf_lit(b, ",\"Error\":");
-    ext_buf_put_json_string(b, error != NULL ? error : "");
-    ext_buf_lit(b, "}");
+    DS_BYTEBUF_LIT(b, ",\"Error\":");
+    ext_put_json_string(b, error != NULL ? error : "");
+    DS_BYTEBUF_LIT(b, "}");
 }
 
 /* Hot path (one entry per candidate node): node names need no escaping (checked when parsed),
  * so each entry is written with a few memcpy into space reserved once. */
-void ext_emit_priorities(ext_buf *b, const ext_args *a, const int *scores)
+void ext_emit_priorities(ds_bytebuf *b, const ext_args *a, const int *scores)
 {
     static const char head[] = "{\"Host\":\"", mid[] = "\",\"Score\":";
     size_t need = 2;
     for (size_t i = 0; i < a->n_nodes; i++)
         need += sizeof head + sizeof mid + a->name_lens[i] + INT_DIGITS_MAX;
-    if (!reserve(b, need))
+    char *start = ds_bytebuf_room(b, need);
+    if (start == NULL)
         return;
-    char *o = b->s + b->len;
+    char *o = start;
     *o++ = '[';
     for (size_t i = 0; i < a->n_nodes; i++) {
         if (i > 0)
@@ -598,48 +542,47 @@ void ext_emit_priorities(ext_buf *b, const ext_args *a, const int *scores)
         *o++ = '}';
     }
     *o++ = ']';
-    b->len = (size_t)(o - b->s);
-    b->s[b->len] = '\0';
+    ds_bytebuf_commit(b, (size_t)(o - start));
 }
 
-void ext_emit_preemption(ext_buf *b, const ext_preempt_args *a, const bool *keep,
+void ext_emit_preemption(ds_bytebuf *b, const ext_preempt_args *a, const bool *keep,
                          const bool *const *kept)
 {
-    ext_buf_lit(b, "{\"NodeNameToMetaVictims\":{");
+    DS_BYTEBUF_LIT(b, "{\"NodeNameToMetaVictims\":{");
     bool first = true;
     for (size_t i = 0; i < a->n_nodes; i++) {
         if (!keep[i])
             continue;
         const ext_victim_node *vn = &a->nodes[i];
         if (!first)
-            ext_buf_lit(b, ",");
+            DS_BYTEBUF_LIT(b, ",");
         first = false;
-        ext_buf_put_json_string(b, vn->node);
-        ext_buf_lit(b, ":{\"Pods\":[");
+        ext_put_json_string(b, vn->node);
+        DS_BYTEBUF_LIT(b, ":{\"Pods\":[");
         size_t n_kept = 0;
         for (size_t j = 0; j < vn->n_pods; j++) {
             if (!kept[i][j])
                 continue;
             if (n_kept++ > 0)
-                ext_buf_lit(b, ",");
-            ext_buf_lit(b, "{\"UID\":");
-            ext_buf_put_json_string(b, vn->uids[j]);
-            ext_buf_lit(b, "}");
+                DS_BYTEBUF_LIT(b, ",");
+            DS_BYTEBUF_LIT(b, "{\"UID\":");
+            ext_put_json_string(b, vn->uids[j]);
+            DS_BYTEBUF_LIT(b, "}");
         }
         /* Victims only leave the list, so violations can only drop: at most one per victim. */
         int64_t pdb = vn->pdb_violations;
         if ((size_t)pdb > n_kept)
             pdb = (int64_t)n_kept;
-        ext_buf_lit(b, "],\"NumPDBViolations\":");
-        ext_buf_put_int(b, (long long)pdb);
-        ext_buf_lit(b, "}");
+        DS_BYTEBUF_LIT(b, "],\"NumPDBViolations\":");
+        ext_put_int(b, (long long)pdb);
+        DS_BYTEBUF_LIT(b, "}");
     }
-    ext_buf_lit(b, "}}");
+    DS_BYTEBUF_LIT(b, "}}");
 }
 
-void ext_emit_error(ext_buf *b, const char *message)
+void ext_emit_error(ds_bytebuf *b, const char *message)
 {
-    ext_buf_lit(b, "{\"Error\":");
-    ext_buf_put_json_string(b, message);
-    ext_buf_lit(b, "}");
+    DS_BYTEBUF_LIT(b, "{\"Error\":");
+    ext_put_json_string(b, message);
+    DS_BYTEBUF_LIT(b, "}");
 }

@@ -17,6 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "bytebuf.h"
 #include "jscan.h"
 
 #define EXT_NAME_MAX  253 /* a node name (DNS subdomain) */
@@ -81,24 +82,14 @@ int ext_parse_preempt_args(const char *body, size_t len, const ext_limits *lim,
                            ext_preempt_args *out, char err[EXT_ERR_MAX]);
 void ext_preempt_args_free(ext_preempt_args *a);
 
-/* A growable output buffer. */
-typedef struct ext_buf {
-    char *s;
-    size_t len, cap;
-    bool oom; /* an append failed: the content is incomplete */
-} ext_buf;
-
-void ext_buf_init(ext_buf *b, size_t hint);
-void ext_buf_free(ext_buf *b);
-void ext_buf_put(ext_buf *b, const char *s, size_t n);
-void ext_buf_puts(ext_buf *b, const char *s);
-void ext_buf_put_json_string(ext_buf *b, const char *s); /* quoted and escaped */
-void ext_buf_put_json_string_n(ext_buf *b, const char *s, size_t n);
-/* Append a string literal (its length known at compile time). */
-#define ext_buf_lit(b, lit) ext_buf_put((b), (lit), sizeof(lit) - 1)
-void ext_buf_put_int(ext_buf *b, long long v);
-/* Hand the buffer's memory to the caller (NUL-terminated); NULL after an allocation failure. */
-char *ext_buf_take(ext_buf *b, size_t *len);
+/* Answers are written into a ds_bytebuf (lib/bytebuf.h) without a limit of their own (their
+ * size follows the request's, which is bounded), checked once when taken (ds_bytebuf_take: NULL
+ * after an allocation failure). ext_out_init allocates hint bytes ahead. */
+void ext_out_init(ds_bytebuf *b, size_t hint);
+/* A JSON string, quoted and escaped: invalid UTF-8 becomes U+FFFD, as Go's encoder does. */
+void ext_put_json_string(ds_bytebuf *b, const char *s);
+void ext_put_json_string_n(ds_bytebuf *b, const char *s, size_t n);
+void ext_put_int(ds_bytebuf *b, long long v);
 
 /* The filter verdict of one input node. */
 typedef struct ext_node_result {
@@ -109,16 +100,16 @@ typedef struct ext_node_result {
 
 /* ExtenderFilterResult: passing nodes as NodeNames or, for EXT_NODES_LIST, as a NodeList of the
  * input Node objects, failing ones in FailedNodes / FailedAndUnresolvableNodes, and Error. */
-void ext_emit_filter(ext_buf *b, const ext_args *a, const ext_node_result *r, const char *error);
+void ext_emit_filter(ds_bytebuf *b, const ext_args *a, const ext_node_result *r, const char *error);
 
 /* HostPriorityList: [{"Host": name, "Score": score}] in input order. */
-void ext_emit_priorities(ext_buf *b, const ext_args *a, const int *scores);
+void ext_emit_priorities(ds_bytebuf *b, const ext_args *a, const int *scores);
 
 /* ExtenderPreemptionResult: for every node with keep[i], the victims with kept[i][j]. */
-void ext_emit_preemption(ext_buf *b, const ext_preempt_args *a, const bool *keep,
+void ext_emit_preemption(ds_bytebuf *b, const ext_preempt_args *a, const bool *keep,
                          const bool *const *kept);
 
 /* {"Error": message} for error responses. */
-void ext_emit_error(ext_buf *b, const char *message);
+void ext_emit_error(ds_bytebuf *b, const char *message);
 
 #endif

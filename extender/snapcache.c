@@ -8,6 +8,7 @@
 
 #include "annotations.h"
 #include "clock.h"
+#include "grow.h"
 #include "hash.h"
 #include "jobgraph.h"
 #include "model_input.h"
@@ -217,12 +218,10 @@ static group *group_get(ext_snapcache *c, const char *key)
     if (ds_strmap_get(&c->index, key, len, &idx) == 0)
         return c->groups[idx];
     if (c->n_groups == c->cap_groups) {
-        size_t cap = c->cap_groups ? 2 * c->cap_groups : 64;
-        group **g = realloc(c->groups, cap * sizeof *g);
+        group **g = ds_grow(c->groups, &c->cap_groups, sizeof *g, 64);
         if (g == NULL)
             return NULL;
         c->groups = g;
-        c->cap_groups = cap;
     }
     if (c->index.n >= c->index.max && ds_strmap_reserve(&c->index, 2 * c->index.max) != 0)
         return NULL;
@@ -268,12 +267,10 @@ static int objvec_add(objvec *v, const kube_meta *m, bool fresh)
     if (!fresh)
         objvec_remove(v, m);
     if (v->n == v->cap) {
-        size_t cap = v->cap ? 2 * v->cap : 4;
-        const kube_meta **n = realloc(v->v, cap * sizeof *n);
+        const kube_meta **n = ds_grow(v->v, &v->cap, sizeof *n, 4);
         if (n == NULL)
             return -1;
         v->v = n;
-        v->cap = cap;
     }
     v->v[v->n++] = kube_obj_ref(m);
     return 1;

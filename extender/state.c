@@ -14,6 +14,7 @@
 #include "annotations.h"
 #include "argo_discovery.h"
 #include "clock.h"
+#include "grow.h"
 #include "hash.h"
 #include "informer.h"
 #include "kutil.h"
@@ -330,15 +331,16 @@ static void queue_change(ext_state *st, int inf, const kube_meta *old, const kub
 {
     pthread_mutex_lock(&st->mu);
     if (!st->reset && st->n_pending == st->cap_pending) {
-        size_t cap = st->cap_pending ? 2 * st->cap_pending : 256;
-        pending_change *p = cap <= PENDING_MAX ? realloc(st->pending, cap * sizeof *p) : NULL;
+        /* Doubled, never past PENDING_MAX. */
+        pending_change *p = st->cap_pending <= PENDING_MAX / 2
+                                ? ds_grow(st->pending, &st->cap_pending, sizeof *p, 256)
+                                : NULL;
         if (p == NULL) {
             drop_pending(st->pending, st->n_pending);
             st->n_pending = 0;
             st->reset = true;
         } else {
             st->pending = p;
-            st->cap_pending = cap;
         }
     }
     if (!st->reset)

@@ -692,8 +692,7 @@ int kube_request_ex(kube_client *c, const kube_request_opts *ro, const char *met
             ds_bytebuf_free(&x.body);
         } else {
             free(resp->body);
-            resp->body = x.body.data != NULL ? x.body.data : kutil_strdup("");
-            resp->body_len = x.body.len;
+            resp->body = ds_bytebuf_take(&x.body, &resp->body_len);
             resp->status = status;
             if (resp->body == NULL) {
                 ds_err_set(err, "out of memory");
@@ -792,9 +791,7 @@ int kube_stream(kube_client *c, const char *path, double timeout_s, double idle_
         if (!x.stream_ok)
             resp->status = 0;
     } else {
-        resp->body = x.body.data;
-        resp->body_len = x.body.len;
-        x.body.data = NULL;
+        resp->body = ds_bytebuf_take(&x.body, &resp->body_len);
         kube_status_parse(resp->body, resp->body_len, &resp->st);
         set_http_error("GET", path, status, &resp->st, err);
     }

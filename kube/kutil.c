@@ -13,6 +13,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "bytebuf.h"
+
 int kutil_read_file(const char *path, size_t max_bytes, char **out, size_t *len, ds_err *err)
 {
     *out = NULL;
@@ -35,49 +37,39 @@ int kutil_read_file(const char *path, size_t max_bytes, char **out, size_t *len,
         return ds_err_set(err, "%s: file too large (got %lld bytes, limit %zu)", path,
                           (long long)st.st_size, max_bytes);
     }
-    size_t cap = (size_t)st.st_size + 1;
-    char *buf = malloc(cap);
-    if (buf == NULL) {
-        close(fd);
-        return ds_err_set(err, "%s: out of memory", path);
-    }
-    size_t n = 0;
+    /* One byte past the limit says the file grew too large while it was read. */
+    ds_bytebuf b;
+    ds_bytebuf_init(&b, max_bytes < SIZE_MAX ? max_bytes + 1 : max_bytes);
+    size_t want = (size_t)st.st_size + 1; /* the announced size, and one to see the end */
+    int rc = 0;
     for (;;) {
-        if (n + 1 >= cap) {
-            /* The file grew while reading: allow up to the limit. */
-            if (cap > max_bytes) {
-                free(buf);
-                close(fd);
-                return ds_err_set(err, "%s: file too large (limit %zu bytes)", path, max_bytes);
-            }
-            size_t ncap = cap * 2 > max_bytes + 1 ? max_bytes + 1 : cap * 2;
-            char *nb = realloc(buf, ncap);
-            if (nb == NULL) {
-                free(buf);
-                close(fd);
-                return ds_err_set(err, "%s: out of memory", path);
-            }
-            buf = nb;
-            cap = ncap;
+        if (b.len > max_bytes) {
+            rc = ds_err_set(err, "%s: file too large (limit %zu bytes)", path, max_bytes);
+            break;
         }
-        ssize_t r = read(fd, buf + n, cap - 1 - n);
+        size_t n = want < b.limit - b.len ? want : b.limit - b.len;
+        char *room = ds_bytebuf_room(&b, n);
+        if (room == NULL) {
+            rc = ds_err_set(err, "%s: out of memory", path);
+            break;
+        }
+        ssize_t r = read(fd, room, n);
+        if (r < 0 && errno == EINTR)
+            continue;
         if (r < 0) {
-            if (errno == EINTR)
-                continue;
-            int e = errno;
-            free(buf);
-            close(fd);
-            return ds_err_set(err, "%s: %s", path, strerror(e));
+            rc = ds_err_set(err, "%s: %s", path, strerror(errno));
+            break;
         }
+        ds_bytebuf_commit(&b, (size_t)r);
         if (r == 0)
             break;
-        n += (size_t)r;
+        want = b.len; /* the file grew: read as much again */
     }
     close(fd);
-    buf[n] = '\0';
-    *out = buf;
-    *len = n;
-    return 0;
+    if (rc == 0 && (*out = ds_bytebuf_take(&b, len)) == NULL)
+        rc = ds_err_set(err, "%s: out of memory", path);
+    ds_bytebuf_free(&b);
+    return rc;
 }
 
 static bool b64_char(unsigned char c)

@@ -13,7 +13,8 @@ static atomic_int log_format = KUBE_LOG_TEXT;
 static FILE *_Atomic log_sink = NULL;
 static pthread_mutex_t log_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static const char *const level_names[] = {"debug", "info", "warn", "error", "off"};
+const char *const kube_log_level_names[] = {"debug", "info", "warn", "error", "off", NULL};
+const char *const kube_log_format_names[] = {"text", "json", NULL};
 static const char *const level_text[] = {"DEBUG", "INFO ", "WARN ", "ERROR", "OFF  "};
 
 void kube_log_setup(kube_log_level min_level, kube_log_format format, FILE *sink)
@@ -28,7 +29,7 @@ int kube_log_level_parse(const char *s, kube_log_level *out)
     if (s == NULL)
         return -1;
     for (int i = 0; i <= KUBE_LOG_OFF; i++) {
-        if (strcmp(s, level_names[i]) == 0) {
+        if (strcmp(s, kube_log_level_names[i]) == 0) {
             *out = (kube_log_level)i;
             return 0;
         }
@@ -38,15 +39,13 @@ int kube_log_level_parse(const char *s, kube_log_level *out)
 
 int kube_log_format_parse(const char *s, kube_log_format *out)
 {
-    if (s == NULL)
-        return -1;
-    if (strcmp(s, "text") == 0)
-        *out = KUBE_LOG_TEXT;
-    else if (strcmp(s, "json") == 0)
-        *out = KUBE_LOG_JSON;
-    else
-        return -1;
-    return 0;
+    for (int i = 0; s != NULL && kube_log_format_names[i] != NULL; i++) {
+        if (strcmp(s, kube_log_format_names[i]) == 0) {
+            *out = (kube_log_format)i;
+            return 0;
+        }
+    }
+    return -1;
 }
 
 int kube_log_enabled(kube_log_level level)
@@ -199,7 +198,7 @@ static void log_line(kube_log_level level, const char *component, const kube_log
         len = append_str(line, len, sizeof line, "{\"ts\":\"");
         len = append_str(line, len, sizeof line, when);
         len = append_str(line, len, sizeof line, "\",\"level\":\"");
-        len = append_str(line, len, sizeof line, level_names[level]);
+        len = append_str(line, len, sizeof line, kube_log_level_names[level]);
         len = append_str(line, len, sizeof line, "\",\"component\":\"");
         len = json_escape_budget(line, len, sizeof line, 256, component);
         len = append_str(line, len, sizeof line, "\",\"msg\":\"");

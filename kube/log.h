@@ -16,6 +16,8 @@
 
 #include <stdio.h>
 
+#include "flags.h"
+
 #define KUBE_LOG_MAX_MSG   4096
 #define KUBE_LOG_MAX_FIELD 1024
 
@@ -31,6 +33,19 @@ typedef enum { KUBE_LOG_TEXT = 0, KUBE_LOG_JSON = 1 } kube_log_format;
 
 /* Minimum level written, output format and sink (NULL = stderr). Defaults: info, text, stderr. */
 void kube_log_setup(kube_log_level min_level, kube_log_format format, FILE *sink);
+
+/* The names of the levels ("debug" "info" "warn" "error" "off") and of the formats ("text"
+ * "json"), each list in the order of its enum and NULL-terminated: the binaries' --log-level and
+ * --log-format choices (runtime/flags.h). */
+extern const char *const kube_log_level_names[];
+extern const char *const kube_log_format_names[];
+
+/* The table entries (runtime/flags.h) of --log-format and --log-level, into two ints that hold a
+ * kube_log_format and a kube_log_level. */
+#define KUBE_LOG_FLAGS(format, level)                                                              \
+    RT_FLAG_CHOICE("log-format", "text|json", format, kube_log_format_names, "(default text)"),    \
+        RT_FLAG_CHOICE("log-level", "LEVEL", level, kube_log_level_names,                          \
+                       "debug, info, warn, error or off (default info)")
 
 /* "debug" "info" "warn" "error" "off" -> level; 0 on success, -1 on an unknown name. */
 int kube_log_level_parse(const char *s, kube_log_level *out);

@@ -481,6 +481,21 @@ int kube_get_named(kube_client *c, const char *api_prefix, const char *ns, const
     return rc;
 }
 
+int kube_get_pod(kube_client *c, const char *ns, const char *name, const kube_decode_opts *opts,
+                 const kube_pod **out, long *status, ds_err *err)
+{
+    *out = NULL;
+    json_t *obj = NULL;
+    if (kube_get_named(c, "/api/v1", ns, "pods", name, &obj, status, err) != 0)
+        return -1;
+    kube_meta *m = NULL;
+    int rc = kube_obj_decode(KUBE_KIND_POD, obj, opts, &m, err);
+    json_decref(obj);
+    if (rc == 0)
+        *out = (const kube_pod *)m;
+    return rc;
+}
+
 int kube_create_configmap(kube_client *c, const char *ns, const json_t *obj, json_t **out,
                           ds_err *err)
 {

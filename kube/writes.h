@@ -1,9 +1,10 @@
 /* writes.h: the changes dagsched makes to the cluster: patches (merge, JSON, strategic), created
  * objects and Events, evictions (policy/v1), scheduling-gate removal, Job suspension, pod
  * annotations and nominations, and the ConfigMaps the controller keeps; and the read of one named
- * object before such a change. Every call goes through the request layer (retries on connection
- * errors, 429 throttling and 5xx; Status messages in errors). Names are checked before they go
- * into a URL: every path that holds a namespace or an object name is built here. */
+ * object before such a change (a pod decoded as the informers decode it, kube/objects.h). Every
+ * call goes through the request layer (retries on connection errors, 429 throttling and 5xx; Status
+ * messages in errors). Names are checked before they go into a URL: every path that holds a
+ * namespace or an object name is built here. */
 #ifndef DAGSCHED_KUBE_WRITES_H
 #define DAGSCHED_KUBE_WRITES_H
 
@@ -11,6 +12,7 @@
 #include <stdbool.h>
 
 #include "client.h"
+#include "objects.h"
 
 /* Whether s is a valid object name or namespace for a URL path: 1..253 of [a-z0-9.-], starting
  * and ending with an alphanumeric character. */
@@ -85,6 +87,11 @@ int kube_nominate_node(kube_client *c, const char *ns, const char *pod, const ch
  * <name>". *out receives it; *status (may be NULL) the HTTP status (404: not there). */
 int kube_get_named(kube_client *c, const char *api_prefix, const char *ns, const char *resource,
                    const char *name, json_t **out, long *status, ds_err *err);
+/* GET one pod and decode it (kube/objects.h; opts may be NULL: no extended resource counted as
+ * gpu): *out holds one reference (kube_obj_unref). *status (may be NULL) the HTTP status (404:
+ * not there). A pod the decoder refuses is an error naming the field. */
+int kube_get_pod(kube_client *c, const char *ns, const char *name, const kube_decode_opts *opts,
+                 const kube_pod **out, long *status, ds_err *err);
 /* Create a core/v1 ConfigMap in ns (obj: the whole object); *out (may be NULL) the created one. */
 int kube_create_configmap(kube_client *c, const char *ns, const json_t *obj, json_t **out,
                           ds_err *err);

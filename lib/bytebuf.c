@@ -89,6 +89,42 @@ int ds_bytebuf_printf(ds_bytebuf *b, const char *fmt, ...)
     return 0;
 }
 
+char *ds_bytebuf_room(ds_bytebuf *b, size_t n)
+{
+    return reserve(b, n) == 0 ? b->data + b->len : NULL;
+}
+
+void ds_bytebuf_commit(ds_bytebuf *b, size_t n)
+{
+    if (b->data == NULL) {
+        b->failed = true;
+        return;
+    }
+    if (b->failed || n > b->cap - 1 - b->len) {
+        b->failed = true;
+        n = 0;
+    }
+    b->len += n;
+    b->data[b->len] = '\0'; /* the room's writes may have covered it */
+}
+
+char *ds_bytebuf_take(ds_bytebuf *b, size_t *len)
+{
+    char *s = NULL;
+    *len = 0;
+    if (!b->failed) {
+        s = b->data != NULL ? b->data : calloc(1, 1);
+        if (s != NULL) {
+            *len = b->len;
+            b->data = NULL;
+        }
+    }
+    ds_bytebuf_free(b);
+    b->overflow = false;
+    b->failed = false;
+    return s;
+}
+
 void ds_bytebuf_consume(ds_bytebuf *b, size_t n)
 {
     if (b->data == NULL)

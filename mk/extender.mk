@@ -94,10 +94,10 @@ fuzz-deps:
 		hack/install-deps.sh
 
 $(BUILD)/fuzz/fuzz_protocol: tests/extender/fuzz_protocol.c extender/jscan.c extender/protocol.c \
-		extender/admission.c $(wildcard extender/*.h tests/extender/*.h)
+		extender/admission.c lib/bytebuf.c $(wildcard extender/*.h lib/bytebuf.h tests/extender/*.h)
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(FUZZ_FLAGS) $< extender/jscan.c extender/protocol.c extender/admission.c -o $@ \
-		-ljansson -lcrypto
+	$(FUZZ_CC) $(FUZZ_FLAGS) $< extender/jscan.c extender/protocol.c extender/admission.c \
+		lib/bytebuf.c -o $@ -ljansson -lcrypto
 
 $(BUILD)/fuzz/fuzz_handlers: tests/extender/fuzz_handlers.c $(FUZZ_LIB_SRCS) \
 		$(wildcard extender/*.h lib/*.h kube/*.h tests/extender/*.h)

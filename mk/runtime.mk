@@ -1,5 +1,10 @@
-# mk/runtime.mk: runtime support shared by the binaries (HTTP(S) server, metrics registry, clocks), built
-# into $(BUILD)/<variant>/libdsruntime.a, and its tests (real servers on loopback, driven by libcurl).
+# mk/runtime.mk: runtime support shared by the binaries (HTTP(S) server, metrics registry, clocks,
+# command-line flags), built into $(BUILD)/<variant>/libdsruntime.a, and its tests (real servers on
+# loopback, driven by libcurl).
+#
+#   make runtime-test         tests/runtime/test_*.c (cmocka);  make runtime-test-asan  under ASan+UBSan
+#   make runtime-flags-test   every binary's flags through runtime/flags.h: the same usage errors,
+#                             exit 2 (tests/runtime/flags_binaries.sh, the built binaries, no cluster)
 
 RUNTIME_SRCS  := $(wildcard runtime/*.c)
 RUNTIME_TESTS := $(patsubst tests/runtime/%.c,%,$(wildcard tests/runtime/test_*.c))
@@ -40,6 +45,13 @@ runtime-test-asan: $(addprefix $(BUILD)/asan/tests/runtime/,$(RUNTIME_TESTS)) $(
 		DAGSCHED_TEST_CERTS=$(BUILD)/testcerts ASAN_OPTIONS=detect_leaks=1 $$t; done
 
 INTEGRATION_TESTS += runtime-test runtime-test-asan
+
+.PHONY: runtime-flags-test
+runtime-flags-test: $(BIN)/dagsched-extender $(BIN)/dagsched-controller $(BIN)/dagsched-sim \
+		$(BIN)/kubectl-dagsched
+	@tests/runtime/flags_binaries.sh $^
+
+INTEGRATION_TESTS += runtime-flags-test
 
 # libFuzzer target over the server's request framing (tests/runtime/fuzz_httpd.c): a real server
 # in the fuzzer's process, the input cut into writes at fuzzer-chosen points. `make fuzz-httpd`

@@ -10,4 +10,7 @@
 #define DAGSCHED_GIT "unknown"
 #endif
 
+/* What --version prints: "NAME VERSION (git COMMIT)" (make version-test checks it). */
+#define DAGSCHED_VERSION_LINE(name) name " " DAGSCHED_VERSION " (git " DAGSCHED_GIT ")"
+
 #endif

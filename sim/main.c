@@ -2,7 +2,6 @@
  * requested policy on it for each seed, prints one line per run and writes CSV / JSON metrics,
  * comparison tables and SVG plots. Run `dagsched-sim --help` for the options. */
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +9,7 @@
 #include <sys/resource.h>
 
 #include "engine.h"
+#include "flags.h"
 #include "metrics.h"
 #include "policies.h"
 #include "policy.h"
@@ -40,501 +40,304 @@ typedef struct opts {
     int graph_observed;
     const char *csv, *json, *jobs_csv, *bars_svg, *gantt_svg, *write_workload;
     size_t gantt_nodes;
-    int table, quiet;
+    bool table, quiet;
 } opts;
 
-static void usage(FILE *f)
-{
-    fprintf(
-        f,
-        "usage: dagsched-sim [options]\n"
-        "Simulates DAG jobs on a cluster under scheduling policies that call the dagsched core "
-        "library.\n\n"
-        "Workload (default: the DSP-style generator):\n"
-        "  --workload FILE          Workload YAML file (docs/simulator.md)\n"
-        "  --alibaba FILE           Alibaba cluster-trace-v2018 batch_task.csv\n"
-        "  --alibaba-machine-memory Q  memory of a trace machine (plan_mem 100), default 512Gi\n"
-        "  --alibaba-instances N    pods per task: min(instance_num, N), default 1\n"
-        "  --alibaba-max-jobs N     load at most N jobs (0 = all)\n"
-        "  --nodes SPEC             COUNTxCPU:MEMORY[:SPEED],... (default " DEFAULT_NODES ";\n"
-        "                           Alibaba: " ALIBABA_NODES "; a workload file's own nodes "
-        "otherwise)\n"
-        "Generator (DSP Table II):\n"
-        "  --jobs N (150)  --task-scale F (1)  --small MIN:MAX (100:500)  --medium N (1000)\n"
-        "  --large N (2000)  --arrival-rate LO:HI jobs/min (2:5)  --levels N (5)  --fanout N "
-        "(15)\n"
-        "  --runtime DIST (lognormal:30,1,1,3600 s)  --cpu DIST (lognormal:0.25,0.8,0.01,8 "
-        "cores)\n"
-        "  --memory DIST (lognormal:512Mi,1,16Mi,16Gi)  DIST = const:V | uniform:A,B[,MIN,MAX] "
-        "|\n"
-        "                           lognormal:MEDIAN,SIGMA[,MIN,MAX]\n"
-        "  --deadline-factor LO:HI (1.5:3)  --high-priority F (0)  --checkpoint F (0)\n"
-        "  --release onUpstream|upfront (onUpstream)\n"
-        "  --mix S:M:L (1:1:1)      job classes repeat as S small, M medium, L large jobs\n"
-        "  --batch-large            large jobs have no deadline (batch beside deadline jobs)\n"
-        "  --large-runtime DIST     run times of large jobs' tasks (default: --runtime)\n"
-        "Runs:\n"
-        "  --policy LIST            comma-separated or 'all': default,tetris,dsp-nopp,dsp,"
-        "sailfish,dagsched\n"
-        "  --policy-file FILE       SchedulingPolicy YAML (default: built-in defaults)\n"
-        "  --seeds LIST | --seed N  generator seeds (default 1)\n"
-        "  --restart-delay S (1)  --disorder-fail S (5)  --extender-weight W (5)\n"
-        "  --release-latency S      dagsched: a released pod enters kube-scheduler's queue S "
-        "seconds\n"
-        "                           after the controller's round (default %g; see\n"
-        "                           docs/simulator.md)\n"
-        "  --round-interval S (1)   dagsched: shortest time between two controller rounds\n"
-        "  --create-latency S (0)   onUpstream: a task's pod is created S seconds after its\n"
-        "                           upstream tasks succeeded (a workflow engine's reaction)\n"
-        "  --start-latency S (0)    a bound pod starts running S seconds after binding and\n"
-        "                           holds its resources meanwhile\n"
-        "  --graph declared|observed (declared)\n"
-        "                           dagsched, onUpstream jobs: the controller knows each job's\n"
-        "                           whole DAG (a JobGraph, an Argo Workflow), or only the tasks\n"
-        "                           whose pods were created so far\n"
-        "kube-scheduler's queue after a failed scheduling attempt (its defaults):\n"
-        "  --pod-initial-backoff S (1)  --pod-max-backoff S (10)\n"
-        "                           back-off S * 2^(attempts-1), at most the max\n"
-        "  --backoff-flush S (1)    back-off queue flushed every S seconds (0: at once)\n"
-        "  --max-unschedulable S (300)  a pod leaves the unschedulable pool after S seconds\n"
-        "                           without a pod leaving a node\n"
-        "Output:\n"
-        "  --csv FILE  --json FILE  --table  --bars-svg FILE\n"
-        "  --jobs-csv FILE          one row per job and run (arrival, completion, deadline)\n"
-        "  --gantt-svg PATTERN      Gantt chart per policy ('%%s' = policy name)\n"
-        "  --gantt-nodes N          lanes drawn (default 16)\n"
-        "  --write-workload FILE    write the (first seed's) workload as YAML and exit\n"
-        "  --quiet  --help\n",
-        SIM_DEFAULT_RELEASE_LATENCY_S);
-}
+#define USAGE                                                                                      \
+    "usage: dagsched-sim [options]\n"                                                              \
+    "Simulates DAG jobs on a cluster under scheduling policies that call the dagsched core "       \
+    "library.\n"
 
-static int parse_size(const char *s, const char *opt, size_t lo, size_t hi, size_t *out)
-{
-    char *end = NULL;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (end == s || *end != '\0' || errno != 0 || v < lo || v > hi || s[0] == '-') {
-        fprintf(stderr, "dagsched-sim: %s: must be an integer in [%zu, %zu] (got \"%s\")\n", opt,
-                lo, hi, s);
-        return -1;
-    }
-    *out = (size_t)v;
-    return 0;
-}
+/* The flags' own conversions (runtime/flags.h): 0, or -1 with what was expected in why. */
 
-static int parse_double(const char *s, const char *opt, double lo, double hi, double *out)
+/* A number in [lo, hi]; NULL why: no message. */
+static int number_in(const char *s, double lo, double hi, double *out)
 {
     char *end = NULL;
     double v = strtod(s, &end);
-    if (end == s || *end != '\0' || !(v >= lo && v <= hi)) {
-        fprintf(stderr, "dagsched-sim: %s: must be a number in [%g, %g] (got \"%s\")\n", opt, lo,
-                hi, s);
+    if (end == s || *end != '\0' || !(v >= lo && v <= hi))
         return -1;
-    }
     *out = v;
     return 0;
 }
 
-static int parse_pair(const char *s, const char *opt, double lo, double hi, double *a, double *b)
+/* "LO:HI", both in [lo, hi], LO <= HI. */
+static int pair_in(const char *s, double lo, double hi, double *a, double *b, char *why,
+                   size_t size)
 {
     char buf[128];
     const char *colon = strchr(s, ':');
-    if (colon == NULL || (size_t)(colon - s) >= sizeof buf) {
-        fprintf(stderr, "dagsched-sim: %s: expected LO:HI (got \"%s\")\n", opt, s);
-        return -1;
-    }
+    double x, y;
+    if (colon == NULL || (size_t)(colon - s) >= sizeof buf)
+        goto bad;
     memcpy(buf, s, (size_t)(colon - s));
     buf[colon - s] = '\0';
-    if (parse_double(buf, opt, lo, hi, a) != 0 || parse_double(colon + 1, opt, lo, hi, b) != 0)
+    if (number_in(buf, lo, hi, &x) != 0 || number_in(colon + 1, lo, hi, &y) != 0 || y < x)
+        goto bad;
+    *a = x;
+    *b = y;
+    return 0;
+bad:
+    snprintf(why, size, "expected LO:HI, numbers in %g..%g with LO <= HI", lo, hi);
+    return -1;
+}
+
+static int flag_small(void *dest, const char *s, char *why, size_t size)
+{
+    sim_gen_params *g = dest;
+    double a, b;
+    if (pair_in(s, 1, DS_DAG_MAX_TASKS, &a, &b, why, size) != 0)
         return -1;
-    if (*b < *a) {
-        fprintf(stderr, "dagsched-sim: %s: LO must be <= HI (got \"%s\")\n", opt, s);
-        return -1;
-    }
+    g->small_min = (size_t)a;
+    g->small_max = (size_t)b;
     return 0;
 }
 
-/* "S:M:L": job classes repeat as S small, M medium, L large jobs. */
-static int parse_mix(const char *s, unsigned mix[3])
+static int flag_rate(void *dest, const char *s, char *why, size_t size)
 {
+    sim_gen_params *g = dest;
+    return pair_in(s, 1e-6, 1e6, &g->rate_min, &g->rate_max, why, size);
+}
+
+static int flag_deadline(void *dest, const char *s, char *why, size_t size)
+{
+    sim_gen_params *g = dest;
+    return pair_in(s, 0, 1e6, &g->deadline_factor_min, &g->deadline_factor_max, why, size);
+}
+
+/* "S:M:L": job classes repeat as S small, M medium, L large jobs. */
+static int flag_mix(void *dest, const char *s, char *why, size_t size)
+{
+    unsigned *mix = dest, m[3];
     const char *p = s;
     for (int k = 0; k < 3; k++) {
         char *end = NULL;
         errno = 0;
         unsigned long v = strtoul(p, &end, 10);
         if (end == p || errno != 0 || v > 1000 || *p == '-' || *end != (k < 2 ? ':' : '\0')) {
-            fprintf(stderr, "dagsched-sim: --mix: expected S:M:L, integers <= 1000 (got \"%s\")\n",
-                    s);
+            snprintf(why, size, "expected S:M:L, integers <= 1000");
             return -1;
         }
-        mix[k] = (unsigned)v;
+        m[k] = (unsigned)v;
         p = end + 1;
     }
-    if (mix[0] + mix[1] + mix[2] == 0) {
-        fprintf(stderr, "dagsched-sim: --mix: one count must be > 0 (got \"%s\")\n", s);
+    if (m[0] + m[1] + m[2] == 0) {
+        snprintf(why, size, "expected S:M:L with one count > 0");
         return -1;
     }
+    memcpy(mix, m, sizeof m);
     return 0;
 }
 
-static int parse_seeds(const char *s, opts *o)
+static int flag_seeds(void *dest, const char *s, char *why, size_t size)
 {
+    opts *o = dest;
     char buf[1024];
     if (strlen(s) >= sizeof buf) {
-        fprintf(stderr, "dagsched-sim: --seeds: list too long\n");
+        snprintf(why, size, "expected a list shorter than %zu bytes", sizeof buf);
         return -1;
     }
     strcpy(buf, s);
-    o->n_seeds = 0;
+    size_t n = 0;
     char *save = NULL;
     for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-        size_t v;
-        if (o->n_seeds == MAX_SEEDS) {
-            fprintf(stderr, "dagsched-sim: --seeds: at most %d seeds\n", MAX_SEEDS);
+        char *end = NULL;
+        errno = 0;
+        unsigned long long v = strtoull(t, &end, 10);
+        if (n == MAX_SEEDS || end == t || *end != '\0' || errno != 0 || t[0] == '-') {
+            snprintf(why, size, "expected at most %d comma-separated integers >= 0", MAX_SEEDS);
             return -1;
         }
-        if (parse_size(t, "--seeds", 0, SIZE_MAX, &v) != 0)
-            return -1;
-        o->seeds[o->n_seeds++] = v;
+        o->seeds[n++] = v;
     }
-    if (o->n_seeds == 0) {
-        fprintf(stderr, "dagsched-sim: --seeds: empty list\n");
+    if (n == 0) {
+        snprintf(why, size, "expected a non-empty list");
         return -1;
     }
+    o->n_seeds = n;
     return 0;
 }
 
-static int parse_dist(const char *s, const char *opt, bool quantities, sim_dist *d)
+static int dist(const char *s, bool quantities, sim_dist *d, char *why, size_t size)
 {
     ds_err err = {{0}};
     if (sim_dist_parse(s, quantities, d, &err) != 0) {
-        fprintf(stderr, "dagsched-sim: %s: %s\n", opt, err.msg);
+        /* The flags layer quotes the value itself. */
+        char *got = strstr(err.msg, " (got \"");
+        snprintf(why, size, "%.*s", got != NULL ? (int)(got - err.msg) : (int)strlen(err.msg),
+                 err.msg);
         return -1;
     }
     return 0;
 }
 
-enum {
-    O_POLICY = 256,
-    O_POLICY_FILE,
-    O_SEEDS,
-    O_SEED,
-    O_WORKLOAD,
-    O_ALIBABA,
-    O_ALI_MEM,
-    O_ALI_INST,
-    O_ALI_MAX,
-    O_NODES,
-    O_JOBS,
-    O_TASK_SCALE,
-    O_SMALL,
-    O_MEDIUM,
-    O_LARGE,
-    O_RATE,
-    O_LEVELS,
-    O_FANOUT,
-    O_RUNTIME,
-    O_CPU,
-    O_MEMORY,
-    O_DEADLINE,
-    O_HIGH,
-    O_CHECKPOINT,
-    O_MIX,
-    O_BATCH_LARGE,
-    O_LARGE_RUNTIME,
-    O_RELEASE,
-    O_RESTART,
-    O_DISORDER,
-    O_EXT_WEIGHT,
-    O_CREATE_LATENCY,
-    O_START_LATENCY,
-    O_RELEASE_LATENCY,
-    O_ROUND_INTERVAL,
-    O_GRAPH,
-    O_POD_INITIAL_BACKOFF,
-    O_POD_MAX_BACKOFF,
-    O_BACKOFF_FLUSH,
-    O_MAX_UNSCHED,
-    O_CSV,
-    O_JSON,
-    O_JOBS_CSV,
-    O_TABLE,
-    O_BARS,
-    O_GANTT,
-    O_GANTT_NODES,
-    O_WRITE,
-    O_QUIET,
-    O_HELP,
-};
+static int flag_seconds_dist(void *dest, const char *s, char *why, size_t size)
+{
+    return dist(s, false, dest, why, size);
+}
 
+static int flag_bytes_dist(void *dest, const char *s, char *why, size_t size)
+{
+    return dist(s, true, dest, why, size);
+}
+
+static int flag_large_runtime(void *dest, const char *s, char *why, size_t size)
+{
+    sim_gen_params *g = dest;
+    if (dist(s, false, &g->large_runtime_s, why, size) != 0)
+        return -1;
+    g->large_runtime_set = true;
+    return 0;
+}
+
+static int flag_machine_memory(void *dest, const char *s, char *why, size_t size)
+{
+    int64_t v = 0;
+    ds_err err = {{0}};
+    if (ds_quantity_parse_value(s, &v, &err) != 0) {
+        snprintf(why, size, "%s", err.msg);
+        return -1;
+    }
+    if (v <= 0) {
+        snprintf(why, size, "expected a quantity > 0");
+        return -1;
+    }
+    *(double *)dest = (double)v;
+    return 0;
+}
+
+static const char *const release_names[] = {"onUpstream", "upfront", NULL}; /* sim_release */
+static const char *const graph_names[] = {"declared", "observed", NULL};
+
+/* RT_FLAGS_RUN, or the exit status (runtime/flags.h). */
 static int parse_args(int argc, char **argv, opts *o)
 {
-    static const struct option longopts[] = {
-        {"policy", required_argument, NULL, O_POLICY},
-        {"policy-file", required_argument, NULL, O_POLICY_FILE},
-        {"seeds", required_argument, NULL, O_SEEDS},
-        {"seed", required_argument, NULL, O_SEED},
-        {"workload", required_argument, NULL, O_WORKLOAD},
-        {"alibaba", required_argument, NULL, O_ALIBABA},
-        {"alibaba-machine-memory", required_argument, NULL, O_ALI_MEM},
-        {"alibaba-instances", required_argument, NULL, O_ALI_INST},
-        {"alibaba-max-jobs", required_argument, NULL, O_ALI_MAX},
-        {"nodes", required_argument, NULL, O_NODES},
-        {"jobs", required_argument, NULL, O_JOBS},
-        {"task-scale", required_argument, NULL, O_TASK_SCALE},
-        {"small", required_argument, NULL, O_SMALL},
-        {"medium", required_argument, NULL, O_MEDIUM},
-        {"large", required_argument, NULL, O_LARGE},
-        {"arrival-rate", required_argument, NULL, O_RATE},
-        {"levels", required_argument, NULL, O_LEVELS},
-        {"fanout", required_argument, NULL, O_FANOUT},
-        {"runtime", required_argument, NULL, O_RUNTIME},
-        {"cpu", required_argument, NULL, O_CPU},
-        {"memory", required_argument, NULL, O_MEMORY},
-        {"deadline-factor", required_argument, NULL, O_DEADLINE},
-        {"high-priority", required_argument, NULL, O_HIGH},
-        {"checkpoint", required_argument, NULL, O_CHECKPOINT},
-        {"mix", required_argument, NULL, O_MIX},
-        {"batch-large", no_argument, NULL, O_BATCH_LARGE},
-        {"large-runtime", required_argument, NULL, O_LARGE_RUNTIME},
-        {"release", required_argument, NULL, O_RELEASE},
-        {"restart-delay", required_argument, NULL, O_RESTART},
-        {"disorder-fail", required_argument, NULL, O_DISORDER},
-        {"extender-weight", required_argument, NULL, O_EXT_WEIGHT},
-        {"create-latency", required_argument, NULL, O_CREATE_LATENCY},
-        {"start-latency", required_argument, NULL, O_START_LATENCY},
-        {"release-latency", required_argument, NULL, O_RELEASE_LATENCY},
-        {"round-interval", required_argument, NULL, O_ROUND_INTERVAL},
-        {"graph", required_argument, NULL, O_GRAPH},
-        {"pod-initial-backoff", required_argument, NULL, O_POD_INITIAL_BACKOFF},
-        {"pod-max-backoff", required_argument, NULL, O_POD_MAX_BACKOFF},
-        {"backoff-flush", required_argument, NULL, O_BACKOFF_FLUSH},
-        {"max-unschedulable", required_argument, NULL, O_MAX_UNSCHED},
-        {"csv", required_argument, NULL, O_CSV},
-        {"json", required_argument, NULL, O_JSON},
-        {"jobs-csv", required_argument, NULL, O_JOBS_CSV},
-        {"table", no_argument, NULL, O_TABLE},
-        {"bars-svg", required_argument, NULL, O_BARS},
-        {"gantt-svg", required_argument, NULL, O_GANTT},
-        {"gantt-nodes", required_argument, NULL, O_GANTT_NODES},
-        {"write-workload", required_argument, NULL, O_WRITE},
-        {"quiet", no_argument, NULL, O_QUIET},
-        {"help", no_argument, NULL, O_HELP},
-        {NULL, 0, NULL, 0},
+    char release_latency_help[200];
+    snprintf(release_latency_help, sizeof release_latency_help,
+             "dagsched: a released pod enters kube-scheduler's queue S seconds\n"
+             "after the controller's round (default %g; see docs/simulator.md)",
+             SIM_DEFAULT_RELEASE_LATENCY_S);
+    int release = (int)o->gen.release;
+    sim_gen_params *g = &o->gen;
+    const rt_flag table[] = {
+        RT_FLAG_SECTION("Workload (default: the DSP-style generator)"),
+        RT_FLAG_STRING("workload", "FILE", &o->workload_file,
+                       "Workload YAML file (docs/simulator.md)"),
+        RT_FLAG_STRING("alibaba", "FILE", &o->alibaba_file,
+                       "Alibaba cluster-trace-v2018 batch_task.csv"),
+        RT_FLAG_FUNC("alibaba-machine-memory", "Q", flag_machine_memory,
+                     &o->ali.machine_memory_bytes,
+                     "memory of a trace machine (plan_mem 100), default 512Gi"),
+        RT_FLAG_SIZE("alibaba-instances", "N", &o->ali.max_instances, 1, 10000,
+                     "pods per task: min(instance_num, N), default 1"),
+        RT_FLAG_SIZE("alibaba-max-jobs", "N", &o->ali.max_jobs, 0, SIM_MAX_JOBS,
+                     "load at most N jobs (0 = all)"),
+        RT_FLAG_STRING("nodes", "SPEC", &o->nodes,
+                       "COUNTxCPU:MEMORY[:SPEED],... (default " DEFAULT_NODES ";\n"
+                       "Alibaba: " ALIBABA_NODES "; a workload file's own nodes otherwise)"),
+        RT_FLAG_SECTION("Generator (DSP Table II)"),
+        RT_FLAG_SIZE("jobs", "N", &g->n_jobs, 1, SIM_MAX_JOBS, "jobs (150)"),
+        RT_FLAG_DOUBLE("task-scale", "F", &g->task_scale, 1e-6, 1000,
+                       "tasks of every job times F (1)"),
+        RT_FLAG_FUNC("small", "MIN:MAX", flag_small, g, "tasks of a small job (100:500)"),
+        RT_FLAG_SIZE("medium", "N", &g->medium_tasks, 1, DS_DAG_MAX_TASKS,
+                     "tasks of a medium job (1000)"),
+        RT_FLAG_SIZE("large", "N", &g->large_tasks, 1, DS_DAG_MAX_TASKS,
+                     "tasks of a large job (2000)"),
+        RT_FLAG_FUNC("arrival-rate", "LO:HI", flag_rate, g, "jobs a minute (2:5)"),
+        RT_FLAG_INT("levels", "N", &g->max_levels, 1, 64, "DAG depth (5)"),
+        RT_FLAG_INT("fanout", "N", &g->max_fanout, 1, 10000, "dependents of a task (15)"),
+        RT_FLAG_FUNC("runtime", "DIST", flag_seconds_dist, &g->runtime_s,
+                     "run times, seconds (lognormal:30,1,1,3600)"),
+        RT_FLAG_FUNC("cpu", "DIST", flag_seconds_dist, &g->cpu_cores,
+                     "cores (lognormal:0.25,0.8,0.01,8)\n"
+                     "DIST = const:V | uniform:A,B[,MIN,MAX] |\n"
+                     "lognormal:MEDIAN,SIGMA[,MIN,MAX]"),
+        RT_FLAG_FUNC("memory", "DIST", flag_bytes_dist, &g->memory_bytes,
+                     "memory (lognormal:512Mi,1,16Mi,16Gi)"),
+        RT_FLAG_FUNC("deadline-factor", "LO:HI", flag_deadline, g,
+                     "deadline over the critical path (1.5:3)"),
+        RT_FLAG_DOUBLE("high-priority", "F", &g->high_priority_fraction, 0, 1,
+                       "fraction of high-priority jobs (0)"),
+        RT_FLAG_DOUBLE("checkpoint", "F", &g->checkpoint_fraction, 0, 1,
+                       "fraction of checkpointing tasks (0)"),
+        RT_FLAG_CHOICE("release", "onUpstream|upfront", &release, release_names,
+                       "when a job's pods are created (onUpstream)"),
+        RT_FLAG_FUNC("mix", "S:M:L", flag_mix, g->mix,
+                     "job classes repeat as S small, M medium, L large jobs\n(1:1:1)"),
+        RT_FLAG_SET("batch-large", &g->large_no_deadline,
+                    "large jobs have no deadline (batch beside deadline jobs)"),
+        RT_FLAG_FUNC("large-runtime", "DIST", flag_large_runtime, g,
+                     "run times of large jobs' tasks (default: --runtime)"),
+        RT_FLAG_SECTION("Runs"),
+        RT_FLAG_STRING("policy", "LIST", &o->policies,
+                       "comma-separated or 'all': default,tetris,dsp-nopp,dsp,\n"
+                       "sailfish,dagsched"),
+        RT_FLAG_STRING("policy-file", "FILE", &o->policy_file,
+                       "SchedulingPolicy YAML (default: built-in defaults)"),
+        RT_FLAG_FUNC("seeds", "LIST", flag_seeds, o, "generator seeds (default 1)"),
+        RT_FLAG_FUNC("seed", "N", flag_seeds, o, "one generator seed"),
+        RT_FLAG_DOUBLE("restart-delay", "S", &o->restart_delay_s, 0, 86400, "(1)"),
+        RT_FLAG_DOUBLE("disorder-fail", "S", &o->disorder_fail_s, 0.001, 86400, "(5)"),
+        RT_FLAG_DOUBLE("extender-weight", "W", &o->extender_weight, 0, 1000, "(5)"),
+        RT_FLAG_DOUBLE("release-latency", "S", &o->release_latency_s, 0, 3600,
+                       release_latency_help),
+        RT_FLAG_DOUBLE("round-interval", "S", &o->round_interval_s, 0, 3600,
+                       "dagsched: shortest time between two controller rounds (1)"),
+        RT_FLAG_DOUBLE("create-latency", "S", &o->create_latency_s, 0, 86400,
+                       "onUpstream: a task's pod is created S seconds after its\n"
+                       "upstream tasks succeeded (a workflow engine's reaction; 0)"),
+        RT_FLAG_DOUBLE("start-latency", "S", &o->start_latency_s, 0, 86400,
+                       "a bound pod starts running S seconds after binding and\n"
+                       "holds its resources meanwhile (0)"),
+        RT_FLAG_CHOICE("graph", "declared|observed", &o->graph_observed, graph_names,
+                       "dagsched, onUpstream jobs: the controller knows each job's\n"
+                       "whole DAG (a JobGraph, an Argo Workflow), or only the tasks\n"
+                       "whose pods were created so far (declared)"),
+        RT_FLAG_SECTION("kube-scheduler's queue after a failed scheduling attempt (its defaults)"),
+        RT_FLAG_DOUBLE("pod-initial-backoff", "S", &o->pod_initial_backoff_s, 0, 3600,
+                       "back-off S * 2^(attempts-1) (1)"),
+        RT_FLAG_DOUBLE("pod-max-backoff", "S", &o->pod_max_backoff_s, 0, 3600, "at most S (10)"),
+        RT_FLAG_DOUBLE("backoff-flush", "S", &o->backoff_flush_s, 0, 3600,
+                       "back-off queue flushed every S seconds (1; 0: at once)"),
+        RT_FLAG_DOUBLE("max-unschedulable", "S", &o->max_unschedulable_s, 1, 86400,
+                       "a pod leaves the unschedulable pool after S seconds\n"
+                       "without a pod leaving a node (300)"),
+        RT_FLAG_SECTION("Output"),
+        RT_FLAG_STRING("csv", "FILE", &o->csv, "one row per run"),
+        RT_FLAG_STRING("json", "FILE", &o->json, "the runs' metrics"),
+        RT_FLAG_STRING("jobs-csv", "FILE", &o->jobs_csv,
+                       "one row per job and run (arrival, completion, deadline)"),
+        RT_FLAG_SET("table", &o->table, "comparison tables"),
+        RT_FLAG_STRING("bars-svg", "FILE", &o->bars_svg, "bar charts"),
+        RT_FLAG_STRING("gantt-svg", "PATTERN", &o->gantt_svg,
+                       "Gantt chart per policy ('%s' = policy name)"),
+        RT_FLAG_SIZE("gantt-nodes", "N", &o->gantt_nodes, 1, SIM_MAX_NODES,
+                     "lanes drawn (default 16)"),
+        RT_FLAG_STRING("write-workload", "FILE", &o->write_workload,
+                       "write the (first seed's) workload as YAML and exit"),
+        RT_FLAG_SET("quiet", &o->quiet, "no line per run"),
     };
-    int c;
-    size_t z;
-    double a, b;
-    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-        int rc = 0;
-        switch (c) {
-        case O_POLICY:
-            o->policies = optarg;
-            break;
-        case O_POLICY_FILE:
-            o->policy_file = optarg;
-            break;
-        case O_SEEDS:
-        case O_SEED:
-            rc = parse_seeds(optarg, o);
-            break;
-        case O_WORKLOAD:
-            o->workload_file = optarg;
-            break;
-        case O_ALIBABA:
-            o->alibaba_file = optarg;
-            break;
-        case O_ALI_MEM: {
-            int64_t v;
-            ds_err err = {{0}};
-            if (ds_quantity_parse_value(optarg, &v, &err) != 0 || v <= 0) {
-                fprintf(stderr, "dagsched-sim: --alibaba-machine-memory: %s\n",
-                        v <= 0 ? "must be > 0" : err.msg);
-                rc = -1;
-            }
-            o->ali.machine_memory_bytes = (double)v;
-            break;
-        }
-        case O_ALI_INST:
-            rc = parse_size(optarg, "--alibaba-instances", 1, 10000, &o->ali.max_instances);
-            break;
-        case O_ALI_MAX:
-            rc = parse_size(optarg, "--alibaba-max-jobs", 0, SIM_MAX_JOBS, &o->ali.max_jobs);
-            break;
-        case O_NODES:
-            o->nodes = optarg;
-            break;
-        case O_JOBS:
-            rc = parse_size(optarg, "--jobs", 1, SIM_MAX_JOBS, &o->gen.n_jobs);
-            break;
-        case O_TASK_SCALE:
-            rc = parse_double(optarg, "--task-scale", 1e-6, 1000, &o->gen.task_scale);
-            break;
-        case O_SMALL:
-            rc = parse_pair(optarg, "--small", 1, DS_DAG_MAX_TASKS, &a, &b);
-            o->gen.small_min = (size_t)a;
-            o->gen.small_max = (size_t)b;
-            break;
-        case O_MEDIUM:
-            rc = parse_size(optarg, "--medium", 1, DS_DAG_MAX_TASKS, &o->gen.medium_tasks);
-            break;
-        case O_LARGE:
-            rc = parse_size(optarg, "--large", 1, DS_DAG_MAX_TASKS, &o->gen.large_tasks);
-            break;
-        case O_RATE:
-            rc =
-                parse_pair(optarg, "--arrival-rate", 1e-6, 1e6, &o->gen.rate_min, &o->gen.rate_max);
-            break;
-        case O_LEVELS:
-            rc = parse_size(optarg, "--levels", 1, 64, &z);
-            o->gen.max_levels = (int)z;
-            break;
-        case O_FANOUT:
-            rc = parse_size(optarg, "--fanout", 1, 10000, &z);
-            o->gen.max_fanout = (int)z;
-            break;
-        case O_RUNTIME:
-            rc = parse_dist(optarg, "--runtime", false, &o->gen.runtime_s);
-            break;
-        case O_CPU:
-            rc = parse_dist(optarg, "--cpu", false, &o->gen.cpu_cores);
-            break;
-        case O_MEMORY:
-            rc = parse_dist(optarg, "--memory", true, &o->gen.memory_bytes);
-            break;
-        case O_DEADLINE:
-            rc = parse_pair(optarg, "--deadline-factor", 0, 1e6, &o->gen.deadline_factor_min,
-                            &o->gen.deadline_factor_max);
-            o->ali.deadline_factor_min = o->gen.deadline_factor_min;
-            o->ali.deadline_factor_max = o->gen.deadline_factor_max;
-            break;
-        case O_HIGH:
-            rc = parse_double(optarg, "--high-priority", 0, 1, &o->gen.high_priority_fraction);
-            break;
-        case O_CHECKPOINT:
-            rc = parse_double(optarg, "--checkpoint", 0, 1, &o->gen.checkpoint_fraction);
-            break;
-        case O_MIX:
-            rc = parse_mix(optarg, o->gen.mix);
-            break;
-        case O_BATCH_LARGE:
-            o->gen.large_no_deadline = true;
-            break;
-        case O_LARGE_RUNTIME:
-            rc = parse_dist(optarg, "--large-runtime", false, &o->gen.large_runtime_s);
-            o->gen.large_runtime_set = true;
-            break;
-        case O_RELEASE:
-            if (strcmp(optarg, "onUpstream") == 0) {
-                o->gen.release = SIM_RELEASE_ON_UPSTREAM;
-            } else if (strcmp(optarg, "upfront") == 0) {
-                o->gen.release = SIM_RELEASE_UPFRONT;
-            } else {
-                fprintf(stderr,
-                        "dagsched-sim: --release: must be onUpstream or upfront (got \"%s\")\n",
-                        optarg);
-                rc = -1;
-            }
-            break;
-        case O_RESTART:
-            rc = parse_double(optarg, "--restart-delay", 0, 86400, &o->restart_delay_s);
-            break;
-        case O_DISORDER:
-            rc = parse_double(optarg, "--disorder-fail", 0.001, 86400, &o->disorder_fail_s);
-            break;
-        case O_EXT_WEIGHT:
-            rc = parse_double(optarg, "--extender-weight", 0, 1000, &o->extender_weight);
-            break;
-        case O_CREATE_LATENCY:
-            rc = parse_double(optarg, "--create-latency", 0, 86400, &o->create_latency_s);
-            break;
-        case O_START_LATENCY:
-            rc = parse_double(optarg, "--start-latency", 0, 86400, &o->start_latency_s);
-            break;
-        case O_RELEASE_LATENCY:
-            rc = parse_double(optarg, "--release-latency", 0, 3600, &o->release_latency_s);
-            break;
-        case O_ROUND_INTERVAL:
-            rc = parse_double(optarg, "--round-interval", 0, 3600, &o->round_interval_s);
-            break;
-        case O_GRAPH:
-            if (strcmp(optarg, "declared") == 0 || strcmp(optarg, "observed") == 0) {
-                o->graph_observed = strcmp(optarg, "observed") == 0;
-            } else {
-                fprintf(stderr,
-                        "dagsched-sim: --graph: expected declared or observed (got \"%s\")\n",
-                        optarg);
-                rc = -1;
-            }
-            break;
-        case O_POD_INITIAL_BACKOFF:
-            rc = parse_double(optarg, "--pod-initial-backoff", 0, 3600, &o->pod_initial_backoff_s);
-            break;
-        case O_POD_MAX_BACKOFF:
-            rc = parse_double(optarg, "--pod-max-backoff", 0, 3600, &o->pod_max_backoff_s);
-            break;
-        case O_BACKOFF_FLUSH:
-            rc = parse_double(optarg, "--backoff-flush", 0, 3600, &o->backoff_flush_s);
-            break;
-        case O_MAX_UNSCHED:
-            rc = parse_double(optarg, "--max-unschedulable", 1, 86400, &o->max_unschedulable_s);
-            break;
-        case O_CSV:
-            o->csv = optarg;
-            break;
-        case O_JSON:
-            o->json = optarg;
-            break;
-        case O_JOBS_CSV:
-            o->jobs_csv = optarg;
-            break;
-        case O_TABLE:
-            o->table = 1;
-            break;
-        case O_BARS:
-            o->bars_svg = optarg;
-            break;
-        case O_GANTT:
-            o->gantt_svg = optarg;
-            break;
-        case O_GANTT_NODES:
-            rc = parse_size(optarg, "--gantt-nodes", 1, SIM_MAX_NODES, &o->gantt_nodes);
-            break;
-        case O_WRITE:
-            o->write_workload = optarg;
-            break;
-        case O_QUIET:
-            o->quiet = 1;
-            break;
-        case O_HELP:
-            usage(stdout);
-            exit(0);
-        default:
-            usage(stderr);
-            return -1;
-        }
-        if (rc != 0)
-            return -1;
-    }
-    if (optind < argc) {
-        fprintf(stderr, "dagsched-sim: unexpected argument \"%s\"\n", argv[optind]);
-        return -1;
-    }
-    if (o->workload_file && o->alibaba_file) {
-        fprintf(stderr, "dagsched-sim: --workload and --alibaba are exclusive\n");
-        return -1;
-    }
+    const rt_flags spec = {.prog = "dagsched-sim", .usage = USAGE, RT_FLAGS_TABLE(table)};
+    int rc = rt_flags_parse(&spec, argc, argv, NULL);
+    if (rc != RT_FLAGS_RUN)
+        return rc;
+    o->gen.release = (sim_release)release;
+    o->ali.deadline_factor_min = o->gen.deadline_factor_min;
+    o->ali.deadline_factor_max = o->gen.deadline_factor_max;
+    if (o->workload_file && o->alibaba_file)
+        return rt_flags_error(&spec, "--workload and --alibaba are exclusive");
     if (o->gantt_svg != NULL) {
         const char *p = strstr(o->gantt_svg, "%s");
-        if (p == NULL || strchr(p + 2, '%') != NULL || strchr(o->gantt_svg, '%') != p) {
-            fprintf(stderr,
-                    "dagsched-sim: --gantt-svg: the pattern needs exactly one %%s (got "
-                    "\"%s\")\n",
-                    o->gantt_svg);
-            return -1;
-        }
+        if (p == NULL || strchr(p + 2, '%') != NULL || strchr(o->gantt_svg, '%') != p)
+            return rt_flags_error(&spec,
+                                  "--gantt-svg: expected a pattern with exactly one %%s (got "
+                                  "\"%s\")",
+                                  o->gantt_svg);
     }
-    return 0;
+    if (o->pod_max_backoff_s < o->pod_initial_backoff_s)
+        return rt_flags_error(&spec, "--pod-max-backoff must be >= --pod-initial-backoff");
+    return RT_FLAGS_RUN;
 }
 
 static int load_policy_file(const char *path, ds_policy *pol)
@@ -678,8 +481,6 @@ int main(int argc, char **argv)
     opts o = {0};
     sim_gen_defaults(&o.gen);
     sim_alibaba_defaults(&o.ali);
-    o.ali.deadline_factor_min = o.gen.deadline_factor_min;
-    o.ali.deadline_factor_max = o.gen.deadline_factor_max;
     o.policies = "all";
     o.seeds[0] = 1;
     o.n_seeds = 1;
@@ -693,12 +494,9 @@ int main(int argc, char **argv)
     o.backoff_flush_s = 1.0;
     o.max_unschedulable_s = 300.0;
     o.gantt_nodes = 16;
-    if (parse_args(argc, argv, &o) != 0)
-        return 2;
-    if (o.pod_max_backoff_s < o.pod_initial_backoff_s) {
-        fprintf(stderr, "dagsched-sim: --pod-max-backoff must be >= --pod-initial-backoff\n");
-        return 2;
-    }
+    int rc = parse_args(argc, argv, &o);
+    if (rc != RT_FLAGS_RUN)
+        return rc;
 
     ds_policy pol;
     ds_policy_defaults(&pol);

@@ -359,7 +359,7 @@ class TestJobs(unittest.TestCase):
             self.assertEqual(rc, 2)
         for b, rc, out, err in self.each("get", "jobs", "-o", "yaml"):
             self.assertEqual(rc, 2)
-            self.assertIn("-o: must be wide or json", err)
+            self.assertIn("-o: expected wide or json (got \"yaml\")", err)
         for b, rc, out, err in self.each("get", "jobs", "-n", "empty-ns"):
             self.assertEqual(rc, 0, err)
             self.assertIn("No DAG jobs found in empty-ns namespace.", err)

@@ -13,10 +13,10 @@
 #include "fuzz_json.h"
 #include "protocol.h"
 
-static void check_json(ext_buf *b)
+static void check_json(ds_bytebuf *b)
 {
     size_t n;
-    char *out = ext_buf_take(b, &n);
+    char *out = ds_bytebuf_take(b, &n);
     if (out == NULL)
         return; /* allocation failure is reported, not a crash */
     fuzz_check_json("fuzz_protocol", out, n);
@@ -74,11 +74,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 r[i].message = a.names[i];
                 scores[i] = (int)(i % 11);
             }
-            ext_buf b;
-            ext_buf_init(&b, 0);
+            ds_bytebuf b;
+            ext_out_init(&b, 0);
             ext_emit_filter(&b, &a, r, "\xff error");
             check_json(&b);
-            ext_buf_init(&b, 0);
+            ext_out_init(&b, 0);
             ext_emit_priorities(&b, &a, scores);
             check_json(&b);
         }
@@ -101,8 +101,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 keep[i] = (i % 2) == 0;
                 kept[i] = all;
             }
-            ext_buf b;
-            ext_buf_init(&b, 0);
+            ds_bytebuf b;
+            ext_out_init(&b, 0);
             ext_emit_preemption(&b, &p, keep, kept);
             check_json(&b);
         }

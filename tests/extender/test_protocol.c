@@ -204,11 +204,11 @@ static void test_filter_result_names(void **state)
                              .unresolvable = true,
                              .message = "dagsched: waiting for upstream tasks: extract, clean"},
                             {.pass = false, .message = "dagsched: insufficient \"cpu\""}};
-    ext_buf b;
-    ext_buf_init(&b, 0);
+    ds_bytebuf b;
+    ext_out_init(&b, 0);
     ext_emit_filter(&b, &a, r, NULL);
     size_t n;
-    char *out = ext_buf_take(&b, &n);
+    char *out = ds_bytebuf_take(&b, &n);
     assert_string_equal(out, "{\"Nodes\":null,\"NodeNames\":[\"kwok-node-0\"],"
                              "\"FailedNodes\":{\"kwok-node-2\":\"dagsched: insufficient "
                              "\\\"cpu\\\"\"},\"FailedAndUnresolvableNodes\":{\"kwok-node-1\":"
@@ -218,9 +218,9 @@ static void test_filter_result_names(void **state)
     free(out);
 
     int scores[3] = {10, 0, 7};
-    ext_buf_init(&b, 0);
+    ext_out_init(&b, 0);
     ext_emit_priorities(&b, &a, scores);
-    out = ext_buf_take(&b, &n);
+    out = ds_bytebuf_take(&b, &n);
     assert_string_equal(out, "[{\"Host\":\"kwok-node-0\",\"Score\":10},{\"Host\":\"kwok-node-1\","
                              "\"Score\":0},{\"Host\":\"kwok-node-2\",\"Score\":7}]");
     free(out);
@@ -239,17 +239,17 @@ static void test_empty_node_list(void **state)
     assert_int_equal(ext_parse_args(body, len, &l, &a, err), 0);
     assert_int_equal(a.kind, EXT_NODES_NAMES);
     assert_int_equal(a.n_nodes, 0);
-    ext_buf b;
-    ext_buf_init(&b, 0);
+    ds_bytebuf b;
+    ext_out_init(&b, 0);
     ext_emit_filter(&b, &a, NULL, NULL);
     size_t n;
-    char *out = ext_buf_take(&b, &n);
+    char *out = ds_bytebuf_take(&b, &n);
     assert_string_equal(out, "{\"Nodes\":null,\"NodeNames\":[],\"FailedNodes\":{},"
                              "\"FailedAndUnresolvableNodes\":{},\"Error\":\"\"}");
     free(out);
-    ext_buf_init(&b, 0);
+    ext_out_init(&b, 0);
     ext_emit_priorities(&b, &a, NULL);
-    out = ext_buf_take(&b, &n);
+    out = ds_bytebuf_take(&b, &n);
     assert_string_equal(out, "[]");
     free(out);
     ext_args_free(&a);
@@ -279,11 +279,11 @@ static void test_node_list_mode(void **state)
 
     /* The passing Node is echoed verbatim in a NodeList. */
     ext_node_result r[2] = {{.pass = false, .message = "dagsched: too slow"}, {.pass = true}};
-    ext_buf b;
-    ext_buf_init(&b, 0);
+    ds_bytebuf b;
+    ext_out_init(&b, 0);
     ext_emit_filter(&b, &a, r, NULL);
     size_t n;
-    char *out = ext_buf_take(&b, &n);
+    char *out = ds_bytebuf_take(&b, &n);
     json_error_t je;
     json_t *res = json_loadb(out, n, 0, &je);
     assert_non_null(res);
@@ -411,18 +411,18 @@ static void test_preempt_meta(void **state)
     bool keep[2] = {true, false};
     bool k0[2] = {false, true}, k1[1] = {true};
     const bool *kept[2] = {k0, k1};
-    ext_buf b;
-    ext_buf_init(&b, 0);
+    ds_bytebuf b;
+    ext_out_init(&b, 0);
     ext_emit_preemption(&b, &a, keep, kept);
     size_t n;
-    char *out = ext_buf_take(&b, &n);
+    char *out = ds_bytebuf_take(&b, &n);
     assert_string_equal(out, "{\"NodeNameToMetaVictims\":{\"kwok-node-0\":{\"Pods\":[{\"UID\":"
                              "\"uid-victim-b\"}],\"NumPDBViolations\":1}}}");
     free(out);
     keep[0] = false;
-    ext_buf_init(&b, 0);
+    ext_out_init(&b, 0);
     ext_emit_preemption(&b, &a, keep, kept);
-    out = ext_buf_take(&b, &n);
+    out = ds_bytebuf_take(&b, &n);
     assert_string_equal(out, "{\"NodeNameToMetaVictims\":{}}");
     free(out);
     ext_preempt_args_free(&a);
@@ -531,11 +531,11 @@ static void test_recorded_bodies(void **state)
     assert_string_equal(a.names[1], "dag-2");
     /* dag-1 fails: the result's NodeList holds dag-2's Node exactly as received. */
     ext_node_result r[2] = {{.pass = false, .message = "no"}, {.pass = true}};
-    ext_buf b;
-    ext_buf_init(&b, 0);
+    ds_bytebuf b;
+    ext_out_init(&b, 0);
     ext_emit_filter(&b, &a, r, NULL);
     size_t n;
-    char *out = ext_buf_take(&b, &n);
+    char *out = ds_bytebuf_take(&b, &n);
     json_t *res = json_loadb(out, n, 0, &je);
     json_t *in = json_loadb(body, len, 0, &je);
     assert_non_null(res);
@@ -570,12 +570,12 @@ static void test_recorded_bodies(void **state)
 static void test_json_string_escaping(void **state)
 {
     (void)state;
-    ext_buf b;
-    ext_buf_init(&b, 0);
-    ext_buf_put_json_string(&b, "a\"b\\c\n\x01\xc3\xa9\xff\xed\xa0\x80");
+    ds_bytebuf b;
+    ext_out_init(&b, 0);
+    ext_put_json_string(&b, "a\"b\\c\n\x01\xc3\xa9\xff\xed\xa0\x80");
     ext_emit_error(&b, "x");
     size_t n;
-    char *out = ext_buf_take(&b, &n);
+    char *out = ds_bytebuf_take(&b, &n);
     /* \xff and the encoded surrogate \xed\xa0\x80 (3 bytes) are invalid UTF-8: U+FFFD each
      * byte that cannot start a valid sequence. */
     assert_string_equal(out,

@@ -8,7 +8,8 @@
  *                         changed meanwhile (CMD restarts the API server if its watch cache
  *                         still reaches back to resourceVersion 1)
  *   evict-pdb             an eviction blocked by a PodDisruptionBudget is reported as such; an
- *                         allowed one succeeds; a missing pod is "not found"
+ *                         allowed one succeeds; a missing pod is "not found"; a pod read back
+ *                         one by one (kube_get_pod) is decoded, a missing one is 404
  *   tls-wrong-ca CA.pem   a server certificate not signed by the configured CA is refused */
 #include <pthread.h>
 #include <stdarg.h>
@@ -480,12 +481,23 @@ static void scenario_evict_pdb(kube_client *c)
           "eviction with another pod's uid is refused as not found "
           "(got %s: %s)",
           kube_evict_result_name(r), err.msg);
-    json_t *p3 = NULL;
-    snprintf(path, sizeof path, "/api/v1/namespaces/%s/pods/p3", ns);
-    bool alive = kube_get_json(c, path, &p3, NULL, &err) == 0 &&
-                 json_object_get(json_object_get(p3, "metadata"), "deletionTimestamp") == NULL;
-    json_decref(p3);
-    CHECK(alive, "and p3 is not being deleted");
+    const kube_pod *p3 = NULL;
+    long status = 0;
+    err.msg[0] = '\0';
+    CHECK(kube_get_pod(c, ns, "p3", NULL, &p3, &status, &err) == 0 && status == 200,
+          "p3 read back and decoded (HTTP %ld: %s)", status, err.msg);
+    CHECK(p3 != NULL && !p3->meta.deleting && strcmp(p3->meta.name, "p3") == 0 &&
+              strcmp(p3->meta.ns, ns) == 0 && p3->meta.uid != NULL && p3->meta.uid[0] != '\0' &&
+              p3->node_name != NULL && p3->phase == KUBE_POD_RUNNING,
+          "and p3 is running on a node, not being deleted (node %s, phase %s)",
+          p3 != NULL && p3->node_name != NULL ? p3->node_name : "none",
+          p3 != NULL ? kube_pod_phase_name(p3->phase) : "-");
+    if (p3 != NULL)
+        kube_obj_unref(&p3->meta);
+    const kube_pod *gone = NULL;
+    CHECK(kube_get_pod(c, ns, "nope", NULL, &gone, &status, &err) == -1 && status == 404 &&
+              gone == NULL,
+          "a missing pod read back: 404 (got HTTP %ld)", status);
     err.msg[0] = '\0';
     kube_object_ref ref = {"v1", "Pod", ns, "p1", NULL};
     CHECK(kube_create_event(c, &ref, "Warning", "EvictionBlocked", "blocked by budget",

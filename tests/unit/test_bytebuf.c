@@ -1,10 +1,12 @@
 /* test_bytebuf.c: unit tests of ds_bytebuf: growth past the first allocation, the limit (exact
  * fit, one byte over, printf over it), the failed state and reset, out of memory (a request no
- * allocator grants), consume and shrink. */
+ * allocator grants), consume and shrink, room written in place and committed, the contents
+ * handed over (take). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 
@@ -158,12 +160,97 @@ static void test_consume_and_shrink(void **state)
     ds_bytebuf_free(&b);
 }
 
+static void test_room_and_commit(void **state)
+{
+    (void)state;
+    ds_bytebuf b;
+    ds_bytebuf_init(&b, 8);
+    char *r = ds_bytebuf_room(&b, 0); /* an empty buffer: allocated, nothing held */
+    assert_non_null(r);
+    assert_ptr_equal(r, b.data);
+    assert_string_equal(b.data, "");
+    r = ds_bytebuf_room(&b, 5);
+    memcpy(r, "hello", 5);
+    assert_int_equal(b.len, 0); /* written, not yet counted */
+    ds_bytebuf_commit(&b, 3);
+    assert_int_equal(b.len, 3);
+    assert_string_equal(b.data, "hel");
+    assert_int_equal(DS_BYTEBUF_LIT(&b, "ab"), 0);
+    assert_string_equal(b.data, "helab");
+    /* Past the limit: refused as an append would be. */
+    assert_null(ds_bytebuf_room(&b, 4));
+    assert_true(b.overflow);
+    assert_true(b.failed);
+    assert_string_equal(b.data, "helab");
+    ds_bytebuf_reset(&b);
+    r = ds_bytebuf_room(&b, 2);
+    memcpy(r, "xy", 2);
+    /* More than the room: the buffer fails, its contents unchanged. */
+    ds_bytebuf_commit(&b, b.cap);
+    assert_true(b.failed);
+    assert_false(b.overflow);
+    assert_int_equal(b.len, 0);
+    assert_string_equal(b.data, "");
+    assert_null(ds_bytebuf_room(&b, 1)); /* failed: no room either */
+    b.data[0] = 'q';                     /* a writer that wrote anyway */
+    ds_bytebuf_commit(&b, 1);            /* refused too, the NUL back */
+    assert_int_equal(b.len, 0);
+    assert_string_equal(b.data, "");
+    ds_bytebuf_free(&b);
+    /* Room as allocation ahead: later appends within it never move the data. */
+    ds_bytebuf_init(&b, DS_BYTEBUF_UNLIMITED);
+    assert_non_null(ds_bytebuf_room(&b, 1000));
+    assert_true(b.cap >= 1001);
+    const char *at = b.data;
+    char chunk[100];
+    memset(chunk, 'z', sizeof chunk);
+    for (int i = 0; i < 10; i++)
+        assert_int_equal(ds_bytebuf_append(&b, chunk, sizeof chunk), 0);
+    assert_ptr_equal(b.data, at);
+    assert_int_equal(b.len, 1000);
+    ds_bytebuf_free(&b);
+}
+
+static void test_take(void **state)
+{
+    (void)state;
+    ds_bytebuf b;
+    ds_bytebuf_init(&b, 16);
+    size_t len = 99;
+    char *s = ds_bytebuf_take(&b, &len); /* nothing appended: "" of its own */
+    assert_non_null(s);
+    assert_string_equal(s, "");
+    assert_int_equal(len, 0);
+    free(s);
+    assert_int_equal(ds_bytebuf_printf(&b, "%s-%d", "abc", 12), 0);
+    s = ds_bytebuf_take(&b, &len);
+    assert_string_equal(s, "abc-12");
+    assert_int_equal(len, 6);
+    assert_null(b.data); /* handed over: the buffer is empty, with its limit */
+    assert_int_equal(b.len, 0);
+    assert_int_equal(b.cap, 0);
+    assert_int_equal(b.limit, 16);
+    free(s);
+    assert_int_equal(ds_bytebuf_append(&b, "0123456789abcdefX", 17), -1);
+    s = ds_bytebuf_take(&b, &len); /* failed: nothing to hand over, the memory freed */
+    assert_null(s);
+    assert_int_equal(len, 0);
+    assert_null(b.data);
+    assert_false(b.failed);
+    assert_false(b.overflow);
+    assert_int_equal(ds_bytebuf_append(&b, "again", 5), 0);
+    s = ds_bytebuf_take(&b, &len);
+    assert_string_equal(s, "again");
+    free(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_append_and_grow), cmocka_unit_test(test_printf_grows_past_room),
         cmocka_unit_test(test_limit),           cmocka_unit_test(test_limit_zero),
         cmocka_unit_test(test_out_of_memory),   cmocka_unit_test(test_consume_and_shrink),
+        cmocka_unit_test(test_room_and_commit), cmocka_unit_test(test_take),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
