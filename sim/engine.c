@@ -1224,6 +1224,7 @@ int sim_run(const sim_workload *w, const sim_config *c, sim_result *r, ds_err *e
                         "waiting that fit no node, %zu held by the controller)",
                         e.jobs_done, w->n_jobs, sim_wq_size(&e.q), sim_wq_size(&e.gq));
     r->end_time = e.now;
+    r->peak_events = e.h.peak;
     teardown(&e);
     if (rc != 0) {
         sim_result_free(r);

@@ -826,7 +826,7 @@ int main(int argc, char **argv)
                        "p95 %.0f s, deadlines met %.3f, preemptions %llu (urgent %llu, priority "
                        "%llu, starvation %llu, kube %llu), eviction yield %.3f (%llu of %llu; "
                        "%llu for jobs without a deadline), lost %.0f node s, disorders %llu, "
-                       "util cpu %.3f mem %.3f | run %.2f s, peak rss %ld KiB\n",
+                       "util cpu %.3f mem %.3f | run %.2f s, peak rss %ld KiB, peak events %zu\n",
                        sim_policy_label(m->policy), (unsigned long long)m->seed, m->jobs, m->tasks,
                        m->makespan_s, m->jct_mean_s, m->jct_p95_s, m->deadline_met_ratio,
                        (unsigned long long)m->preemptions, (unsigned long long)m->preempt_urgent,
@@ -836,7 +836,7 @@ int main(int argc, char **argv)
                        (unsigned long long)m->evict_met, (unsigned long long)m->evict_deadline,
                        (unsigned long long)m->evict_no_deadline, m->lost_run_s,
                        (unsigned long long)m->disorders, m->util_cpu, m->util_memory, m->wall_s,
-                       m->peak_rss_kb);
+                       m->peak_rss_kb, m->peak_events);
             fflush(stdout);
             if (o.gantt_svg != NULL && s == 0) {
                 char path[4096], gt[SIM_NAME_MAX + 64];
