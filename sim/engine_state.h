@@ -61,6 +61,8 @@ typedef struct etask {
     double evict_for_deadline;
     uint8_t state;
     uint8_t sq; /* SQ_*, while QUEUED */
+    /* While QUEUED: its pod has an UNSCHED_TIMEOUT event in the heap (kqueue.c: at most one) */
+    uint8_t timeout_pending;
     uint8_t flags;
     size_t seg; /* open segment */
 } etask;

@@ -23,7 +23,13 @@
  *
  * The parked pods (unschedulable or backing off) stay in engine.q, parked (wqueue.h), so that
  * everything else that looks at the pods in kube-scheduler's queue (the controller's in-flight
- * pods, DSP preemption) still sees them. */
+ * pods, DSP preemption) still sees them.
+ *
+ * The event heap holds at most one timeout event per pod in the queue (timeout_pending): a pod
+ * that fails again before its event is due keeps that event, which, when due, finds the later
+ * failure and moves itself to the first check 30 s after max_unschedulable_s from it, the time an
+ * event per failure would have had. So the heap grows with the pods, not with the attempts (with
+ * back-off disabled, every pod end retries every parked pod). */
 #include <math.h>
 #include <stdlib.h>
 
@@ -74,6 +80,23 @@ void sim_kq_entered(engine *e, etask *t)
     t->sq = SQ_ACTIVE;
     t->failed_at = -INFINITY;
     t->uh = NONE32;
+    t->timeout_pending = 0; /* an event of the pod's earlier life is stale (its gen) */
+}
+
+/* The pod's timeout: the first check at or after max_unschedulable_s from its last failure;
+ * none when that check is now or past (the check of the event being handled). */
+static int push_timeout(engine *e, uint32_t job, uint32_t task)
+{
+    etask *t = &e->jobs[job]->t[task];
+    if (!isfinite(e->c->max_unschedulable_s))
+        return 0;
+    double at = flush_at(t->failed_at + e->c->max_unschedulable_s, UNSCHED_FLUSH_S);
+    if (!(at > e->now))
+        return 0;
+    if (sim_evheap_push(&e->h, at, SIM_EV_UNSCHED_TIMEOUT, job, task, t->gen) != 0)
+        return sim_eng_oom(e, "events");
+    t->timeout_pending = 1;
+    return 0;
 }
 
 static void unsched_remove(engine *e, etask *t)
@@ -124,11 +147,9 @@ int sim_kq_failed(engine *e, uint32_t job, uint32_t task)
     t->uh = (uint32_t)e->n_unsched;
     e->unsched[e->n_unsched++] = (running_ref){job, task};
     t->sq = SQ_UNSCHED;
-    if (isfinite(e->c->max_unschedulable_s) &&
-        sim_evheap_push(&e->h, flush_at(e->now + e->c->max_unschedulable_s, UNSCHED_FLUSH_S),
-                        SIM_EV_UNSCHED_TIMEOUT, job, task, t->gen) != 0)
-        return sim_eng_oom(e, "events");
-    return 0;
+    if (t->timeout_pending) /* due earlier: it moves itself (sim_kq_unsched_timeout) */
+        return 0;
+    return push_timeout(e, job, task);
 }
 
 /* Out of the unschedulable pool: backing off until its back-off ends, else active. */
@@ -184,8 +205,16 @@ int sim_kq_backoff_done(engine *e, const sim_event *ev)
 
 int sim_kq_unsched_timeout(engine *e, const sim_event *ev)
 {
-    etask *t = event_pod(e, ev, SQ_UNSCHED);
-    if (t == NULL || !(e->now - t->failed_at > e->c->max_unschedulable_s - TIME_EPS))
-        return 0; /* failed again since: a later event */
+    ejob *j = e->jobs[ev->a];
+    if (j == NULL)
+        return 0;
+    etask *t = &j->t[ev->b];
+    if (t->state != T_QUEUED || t->gen != ev->gen)
+        return 0; /* the pod was bound or is gone: its next life clears timeout_pending */
+    t->timeout_pending = 0;
+    if (t->sq != SQ_UNSCHED)
+        return 0; /* it left the pool: its next failure pushes a new event */
+    if (!(e->now - t->failed_at > e->c->max_unschedulable_s - TIME_EPS))
+        return push_timeout(e, ev->a, ev->b); /* it failed again since */
     return requeue(e, ev->a, ev->b);
 }
