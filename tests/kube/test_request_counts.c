@@ -1,7 +1,8 @@
 /* test_request_counts.c: the client counts the requests it sends by HTTP method, every attempt
  * (kube_client_requests). The server is a loopback port bound but not listening: every attempt
  * is refused by the kernel, so each request is made 1 + max_retries times; a request refused
- * before it is sent (an invalid name) counts nothing. */
+ * before it is sent (an invalid name) counts nothing. A release (kube_release_pod: the gate
+ * removed and annotations set) is one request. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -81,10 +82,23 @@ static void test_counts_by_method(void **state)
     want[KUBE_METHOD_OTHER] = 1;
     assert_counts(c, want);
 
+    /* A release, the gate and annotations together, is one request too (3 attempts). */
+    const char *kv[] = {"dagsched.io/released-at", "2026-11-29T10:00:00.000000Z",
+                        "dagsched.io/waiting-reason", NULL};
+    assert_int_equal(kube_release_pod(c, "ns", "p", "dagsched.io/dependencies", kv, 2, &err), -1);
+    want[KUBE_METHOD_PATCH] = 6;
+    assert_counts(c, want);
+
     /* Refused before a request is sent: nothing counted. */
     assert_int_equal(kube_remove_scheduling_gate(c, "ns", "P/x", "dagsched.io/dependencies", &err),
                      -1);
     assert_string_equal(err.msg, "invalid name \"P/x\"");
+    const char *bad_key[] = {"", "v"};
+    assert_int_equal(kube_release_pod(c, "ns", "p", "dagsched.io/dependencies", bad_key, 1, &err),
+                     -1);
+    assert_string_equal(err.msg, "invalid annotation key");
+    assert_int_equal(kube_release_pod(c, "ns", "p", "", kv, 1, &err), -1);
+    assert_string_equal(err.msg, "invalid scheduling gate name");
     assert_counts(c, want);
 
     assert_string_equal(kube_method_name(KUBE_METHOD_PATCH), "PATCH");
