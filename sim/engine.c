@@ -343,6 +343,7 @@ static int start_task(engine *e, uint32_t job, uint32_t task, uint32_t node)
     t->run_idx = (uint32_t)e->n_running;
     e->running[e->n_running++] = (running_ref){job, task};
     ds_res_add(&e->nodes[node].used, &t->req);
+    e->free_max_stale = true;
     ds_res_add(&e->used_total, &t->req);
     prio_add(e, j->priority, 1);
     e->r->starts++;
@@ -372,6 +373,7 @@ static void stop_run(engine *e, uint32_t job, uint32_t task)
     ejob *j = e->jobs[job];
     etask *t = &j->t[task];
     ds_res_sub(&e->nodes[t->node].used, &t->req);
+    e->free_max_stale = true;
     ds_res_sub(&e->used_total, &t->req);
     prio_add(e, j->priority, -1);
     j->stale = true;
@@ -672,8 +674,23 @@ static int place(engine *e, uint32_t h)
     return start_task(e, job, task, (uint32_t)node);
 }
 
-static bool fits_some_node(const engine *e, const ds_res *req)
+static bool fits_some_node(engine *e, const ds_res *req)
 {
+    /* A request above the largest free room of some kind fits no node: with back-off disabled,
+     * every pod end retries every parked pod, and in a full cluster most fail here. */
+    if (e->free_max_stale) {
+        for (int k = 0; k < DS_RES_N; k++)
+            e->free_max.v[k] = INT64_MIN;
+        for (size_t n = 0; n < e->n_nodes; n++) {
+            ds_res f = node_free(e, n);
+            for (int k = 0; k < DS_RES_N; k++)
+                if (f.v[k] > e->free_max.v[k])
+                    e->free_max.v[k] = f.v[k];
+        }
+        e->free_max_stale = false;
+    }
+    if (!ds_res_fits(req, &e->free_max))
+        return false;
     for (size_t n = 0; n < e->n_nodes; n++) {
         ds_res f = node_free(e, n);
         if (ds_res_fits(req, &f))
@@ -1090,6 +1107,7 @@ static int setup(engine *e)
         r->node_alloc[n] = nd->allocatable;
     }
     e->order = e->c->pol.order;
+    e->free_max_stale = true;
     sim_wq_init(&e->q, 0x5eed);
     sim_evheap_init(&e->h);
     if (sim_kq_init(e) != 0)

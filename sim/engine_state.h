@@ -101,6 +101,10 @@ typedef struct engine {
 
     size_t n_nodes;
     sim_node_state *nodes;
+    /* Component-wise maximum of the nodes' free room (a request above it fits no node), kept
+     * while no pod starts or stops (free_max_stale). */
+    ds_res free_max;
+    bool free_max_stale;
     unsigned char *allowed;
     double max_speed;
     ds_res used_total;
@@ -120,6 +124,8 @@ typedef struct engine {
     /* Its unschedulable pool (kqueue.c) and whether a pod left a node since the last move. */
     running_ref *unsched;
     size_t n_unsched, cap_unsched;
+    uint32_t *unpark; /* scratch of sim_kq_pods_freed: queue handles, cap_unpark of them */
+    size_t cap_unpark;
     bool pods_freed;
     sim_evheap h;
     uint64_t seq;

@@ -43,15 +43,18 @@
 int sim_kq_init(engine *e)
 {
     e->unsched = NULL;
-    e->n_unsched = e->cap_unsched = 0;
+    e->unpark = NULL;
+    e->n_unsched = e->cap_unsched = e->cap_unpark = 0;
     return 0;
 }
 
 void sim_kq_free(engine *e)
 {
     free(e->unsched);
+    free(e->unpark);
     e->unsched = NULL;
-    e->n_unsched = e->cap_unsched = 0;
+    e->unpark = NULL;
+    e->n_unsched = e->cap_unsched = e->cap_unpark = 0;
 }
 
 double sim_kq_backoff(const sim_config *c, unsigned attempts)
@@ -133,11 +136,11 @@ int sim_kq_failed(engine *e, uint32_t job, uint32_t task)
         sim_qkey k = sim_wq_get(&e->q, t->qh)->key;
         k.k[1] = e->now;
         k.seq = e->seq++;
-        sim_wq_remove(&e->q, t->qh);
-        if (sim_wq_insert(&e->q, k, job, task, &t->req, &t->qh) != 0)
+        if (sim_wq_reinsert(&e->q, &t->qh, k, 1) != 0)
             return sim_eng_oom(e, "waiting queue");
+    } else {
+        sim_wq_set_parked(&e->q, t->qh, 1);
     }
-    sim_wq_set_parked(&e->q, t->qh, 1);
     if (e->n_unsched == e->cap_unsched) {
         running_ref *g = ds_grow(e->unsched, &e->cap_unsched, sizeof *g, 256);
         if (g == NULL)
@@ -152,8 +155,9 @@ int sim_kq_failed(engine *e, uint32_t job, uint32_t task)
     return push_timeout(e, job, task);
 }
 
-/* Out of the unschedulable pool: backing off until its back-off ends, else active. */
-static int requeue(engine *e, uint32_t job, uint32_t task)
+/* Out of the unschedulable pool: backing off until its back-off ends (-> 0), else active (-> 1:
+ * the caller unparks it). -1 on allocation failure. */
+static int leave_pool(engine *e, uint32_t job, uint32_t task)
 {
     etask *t = &e->jobs[job]->t[task];
     unsched_remove(e, t);
@@ -166,18 +170,38 @@ static int requeue(engine *e, uint32_t job, uint32_t task)
         return 0;
     }
     t->sq = SQ_ACTIVE;
-    sim_wq_set_parked(&e->q, t->qh, 0);
-    return 0;
+    return 1;
+}
+
+static int requeue(engine *e, uint32_t job, uint32_t task)
+{
+    int rc = leave_pool(e, job, task);
+    if (rc > 0)
+        sim_wq_set_parked(&e->q, e->jobs[job]->t[task].qh, 0);
+    return rc < 0 ? -1 : 0;
 }
 
 int sim_kq_pods_freed(engine *e)
 {
     e->pods_freed = false;
+    /* Every pod of the pool leaves it; those that become active are unparked together. */
+    if (e->n_unsched > e->cap_unpark) {
+        uint32_t *g = realloc(e->unpark, e->cap_unsched * sizeof *g);
+        if (g == NULL)
+            return sim_eng_oom(e, "unschedulable pods");
+        e->unpark = g;
+        e->cap_unpark = e->cap_unsched;
+    }
+    size_t n = 0;
     while (e->n_unsched > 0) {
         running_ref ref = e->unsched[e->n_unsched - 1];
-        if (requeue(e, ref.job, ref.task) != 0)
+        int rc = leave_pool(e, ref.job, ref.task);
+        if (rc < 0)
             return -1;
+        if (rc > 0)
+            e->unpark[n++] = e->jobs[ref.job]->t[ref.task].qh;
     }
+    sim_wq_set_parked_many(&e->q, e->unpark, n, 0);
     return 0;
 }
 
