@@ -1155,6 +1155,15 @@ static int check_config(const sim_config *c, ds_err *err)
         !(c->backoff_flush_s >= 0) || !(c->max_unschedulable_s > 0))
         return ds_err_set(err, "simulator: kube-scheduler back-off: initial must be >= 0 and <= "
                                "max, flush interval >= 0, unschedulable time > 0");
+    /* A flush grid finer than the engine's instants is not modelled, and a denormal one puts
+     * every flush at infinity: the back-off queue is never flushed and the run cannot finish. */
+    if (c->backoff_flush_s > 0 && c->backoff_flush_s < SIM_TIME_EPS)
+        return ds_err_set(err,
+                          "simulator: kube-scheduler back-off: flush interval must be 0 (at the "
+                          "end of each back-off) or at least %g s, the simulator's time "
+                          "resolution (got %g): below it a flush can fall at infinity and the run "
+                          "cannot finish",
+                          SIM_TIME_EPS, c->backoff_flush_s);
     if (uses_dsp(&(engine){.p = c->policy}) && !(c->pol.preemption.epoch_s > 0))
         return ds_err_set(err, "simulator: spec.preemption.epoch must be > 0 (got %g)",
                           c->pol.preemption.epoch_s);

@@ -29,6 +29,9 @@ enum { T_BLOCKED = 0, T_QUEUED, T_DELAYED, T_RUNNING, T_DONE, T_GATED, T_RELEASI
 enum { F_CHECKPOINT = 1, F_DISORDER_RUN = 2, F_KNOWN = 4 }; /* F_KNOWN: its pod was created */
 enum { SQ_ACTIVE = 0, SQ_UNSCHED, SQ_BACKOFF }; /* a QUEUED pod in kube-scheduler's queue */
 
+/* Instants closer than this are one (kube-scheduler's back-off and flush grids, kqueue.c). */
+#define SIM_TIME_EPS 1e-9
+
 #define NONE32          UINT32_MAX
 #define SEG_NONE        SIZE_MAX
 #define MAX_PRIO_LEVELS 64

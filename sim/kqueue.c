@@ -38,7 +38,6 @@
 
 /* kube-scheduler checks the unschedulable pool for pods that stayed too long every 30 s. */
 #define UNSCHED_FLUSH_S 30.0
-#define TIME_EPS        1e-9
 
 int sim_kq_init(engine *e)
 {
@@ -73,7 +72,7 @@ static double flush_at(double t, double period)
 {
     if (!(period > 0))
         return t;
-    return ceil(t / period - TIME_EPS) * period;
+    return ceil(t / period - SIM_TIME_EPS) * period;
 }
 
 void sim_kq_entered(engine *e, etask *t)
@@ -162,7 +161,7 @@ static int leave_pool(engine *e, uint32_t job, uint32_t task)
     etask *t = &e->jobs[job]->t[task];
     unsched_remove(e, t);
     double until = t->failed_at + sim_kq_backoff(e->c, t->attempts);
-    if (e->now < until - TIME_EPS) {
+    if (e->now < until - SIM_TIME_EPS) {
         t->sq = SQ_BACKOFF;
         if (sim_evheap_push(&e->h, flush_at(until, e->c->backoff_flush_s), SIM_EV_BACKOFF, job,
                             task, t->gen) != 0)
@@ -220,7 +219,7 @@ static etask *event_pod(engine *e, const sim_event *ev, uint8_t sq)
 int sim_kq_backoff_done(engine *e, const sim_event *ev)
 {
     etask *t = event_pod(e, ev, SQ_BACKOFF);
-    if (t == NULL || e->now < t->failed_at + sim_kq_backoff(e->c, t->attempts) - TIME_EPS)
+    if (t == NULL || e->now < t->failed_at + sim_kq_backoff(e->c, t->attempts) - SIM_TIME_EPS)
         return 0; /* a later back-off of the same pod has its own event */
     t->sq = SQ_ACTIVE;
     sim_wq_set_parked(&e->q, t->qh, 0);
@@ -238,7 +237,7 @@ int sim_kq_unsched_timeout(engine *e, const sim_event *ev)
     t->timeout_pending = 0;
     if (t->sq != SQ_UNSCHED)
         return 0; /* it left the pool: its next failure pushes a new event */
-    if (!(e->now - t->failed_at > e->c->max_unschedulable_s - TIME_EPS))
+    if (!(e->now - t->failed_at > e->c->max_unschedulable_s - SIM_TIME_EPS))
         return push_timeout(e, ev->a, ev->b); /* it failed again since */
     return requeue(e, ev->a, ev->b);
 }

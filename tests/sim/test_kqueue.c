@@ -266,6 +266,35 @@ static void test_bad_parameters(void **state)
     sim_workload_free(&w);
 }
 
+/* A flush interval finer than the simulator's time resolution is refused: a denormal one put
+ * every flush at infinity, and a pod that backed off was never retried ("simulated time passed
+ * the limit of 1e+09 s with 1 of 2 jobs done"). 1e-9 s is accepted and behaves as 0: "b" starts
+ * when its back-off ends (test_first_backoff). */
+static void test_flush_below_resolution(void **state)
+{
+    (void)state;
+    sim_workload w = {0};
+    snprintf(w.name, sizeof w.name, "fine-flush");
+    tu_node(&w, 1000, 1.0);
+    one_task_job(&w, "a", 0, 0.8, 1000);
+    one_task_job(&w, "b", 0.5, 1, 1000);
+    sim_config c;
+    config(&c, "default");
+    sim_result r;
+    ds_err err = {{0}};
+    c.backoff_flush_s = 1e-320;
+    assert_int_equal(sim_run(&w, &c, &r, &err), -1);
+    assert_string_equal(err.msg, "simulator: kube-scheduler back-off: flush interval must be 0 (at "
+                                 "the end of each back-off) or at least 1e-09 s, the simulator's "
+                                 "time resolution (got 9.99989e-321): below it a flush can fall at "
+                                 "infinity and the run cannot finish");
+    c.backoff_flush_s = 1e-9;
+    run_ok(&w, &c, &r);
+    assert_double_near(start_of(&r, 1), 1.5, 1e-9);
+    sim_result_free(&r);
+    sim_workload_free(&w);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -276,6 +305,7 @@ int main(void)
         cmocka_unit_test(test_unschedulable_timeout_counts_from_last_failure),
         cmocka_unit_test(test_backoff_disabled_heap_bounded),
         cmocka_unit_test(test_bad_parameters),
+        cmocka_unit_test(test_flush_below_resolution),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
