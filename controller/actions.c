@@ -166,20 +166,22 @@ void ctl_act_release_pod(ctl_controller *c, const ctl_snapshot *s, size_t i, con
     const ctl_pod *p = &s->pod[i];
     /* A waiting reason still queued must not land after the release removes it. */
     ctl_writer_cancel(&c->writer, p->ns, p->name, CTL_WQ_KIND_WAITING);
+    /* One request: the gate goes, the release time is recorded and the waiting reason cleared. */
+    char ts[40];
+    now_rfc3339(ts, sizeof ts);
+    const char *kv[] = {DS_ANN_RELEASED_AT, ts, DS_ANN_WAITING_REASON, NULL};
+    size_t n_kv = p->waiting_reason[0] != '\0' ? 2 : 1;
     ds_err err = {{0}};
-    if (kube_remove_scheduling_gate(c->client, p->ns, p->name, DS_GATE_DEPENDENCIES, &err) != 0) {
+    int rc = kube_release_pod(c->client, p->ns, p->name, DS_GATE_DEPENDENCIES, kv, n_kv, &err);
+    if (rc < 0) {
         KLOG_WARN("release", "pod %s/%s: removing gate %s: %s", p->ns, p->name,
                   DS_GATE_DEPENDENCIES, err.msg);
         api_error(c, "release");
         return;
     }
-    char ts[40];
-    now_rfc3339(ts, sizeof ts);
-    const char *kv[] = {DS_ANN_RELEASED_AT, ts, DS_ANN_WAITING_REASON, NULL};
-    size_t n_kv = p->waiting_reason[0] != '\0' ? 2 : 1;
-    if (kube_annotate_pod_pairs(c->client, p->ns, p->name, kv, n_kv, &err) != 0)
-        KLOG_WARN("release", "pod %s/%s: annotation %s: %s", p->ns, p->name, DS_ANN_RELEASED_AT,
-                  err.msg);
+    if (rc > 0)
+        KLOG_WARN("release", "pod %s/%s: released without annotation %s: %s", p->ns, p->name,
+                  DS_ANN_RELEASED_AT, err.msg);
     kube_object_ref ref = pod_ref(p);
     report_release(c, s, &p->task, &ref, "pod", "released", how, p->created_at);
 }

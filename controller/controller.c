@@ -67,6 +67,12 @@ int ctl_metrics_init(ctl_metrics *m, const char *version, const char *git)
     m->api_errors =
         metrics_family_new(m->reg, METRICS_COUNTER, "dagsched_controller_api_errors_total",
                            "Failed writes to the API server by action", l_action, 1, NULL, 0);
+    static const char *const l_verb[] = {"verb"};
+    m->api_requests = metrics_family_new(
+        m->reg, METRICS_COUNTER, "dagsched_controller_api_requests_total",
+        "Requests sent to the API server by HTTP method (GET, POST, PUT, PATCH, DELETE, other): "
+        "every attempt, retries and watches included",
+        l_verb, 1, NULL, 0);
     m->guards = metrics_family_new(m->reg, METRICS_GAUGE, "dagsched_controller_guarded_tasks",
                                    "Running DAG tasks by the first eviction guard they fail "
                                    "(ok: evictable)",
@@ -186,7 +192,8 @@ int ctl_metrics_init(ctl_metrics *m, const char *version, const char *git)
         return -1;
     if (!m->release_latency || !m->queue || !m->policy_dups || !m->evictions || !m->releases ||
         !m->nudges || !m->urgent || !m->duration || !m->leader || !m->rounds || !m->urgent_rounds ||
-        !m->healthy || !m->tasks || !m->annotations || !m->api_errors || !m->guards)
+        !m->healthy || !m->tasks || !m->annotations || !m->api_errors || !m->api_requests ||
+        !m->guards)
         return -1;
     return 0;
 }

@@ -271,6 +271,10 @@ static void h_metrics(void *ctx, const httpd_request *req, httpd_response *resp)
 {
     ctl_controller *c = ctx;
     metrics_set(c->m.leader, NULL, ctl_may_write(c) ? 1 : 0);
+    for (int m = 0; m < KUBE_METHOD_N; m++) {
+        const char *lv[] = {kube_method_name((kube_method)m)};
+        metrics_set_total(c->m.api_requests, lv, (double)kube_client_requests(c->client, m));
+    }
     httpd_handle_metrics(c->m.reg, req, resp);
 }
 

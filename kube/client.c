@@ -40,6 +40,7 @@ struct kube_client {
     char *token;                /* current bearer token (static or read from token_file) */
     double token_read_at;
     struct stat token_stat;
+    atomic_uint_fast64_t requests[KUBE_METHOD_N]; /* sent, by method (kube_client_requests) */
 };
 
 static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
@@ -142,6 +143,8 @@ int kube_client_new(const kube_config *cfg, const kube_client_opts *opts, kube_c
     pthread_mutex_init(&c->lock, NULL);
     pthread_mutex_init(&c->token_lock, NULL);
     atomic_init(&c->shutdown, false);
+    for (int m = 0; m < KUBE_METHOD_N; m++)
+        atomic_init(&c->requests[m], 0);
     c->rng = (uint64_t)(rt_wall_now() * 1e6) ^ (uint64_t)(uintptr_t)c;
 
     char host[512];
@@ -221,6 +224,28 @@ void kube_client_shutdown(kube_client *c)
     atomic_store(&c->shutdown, true);
     pthread_cond_broadcast(&c->wake);
     pthread_mutex_unlock(&c->lock);
+}
+
+const char *kube_method_name(kube_method m)
+{
+    static const char *const names[KUBE_METHOD_N] = {"GET",   "POST",   "PUT",
+                                                     "PATCH", "DELETE", "other"};
+    return (unsigned)m < KUBE_METHOD_N ? names[m] : "other";
+}
+
+static kube_method method_of(const char *method)
+{
+    for (int m = 0; m < KUBE_METHOD_OTHER; m++)
+        if (strcmp(method, kube_method_name((kube_method)m)) == 0)
+            return (kube_method)m;
+    return KUBE_METHOD_OTHER;
+}
+
+uint64_t kube_client_requests(kube_client *c, kube_method m)
+{
+    if ((unsigned)m >= KUBE_METHOD_N)
+        return 0;
+    return (uint64_t)atomic_load(&c->requests[m]);
 }
 
 bool kube_client_is_shutdown(kube_client *c)
@@ -572,6 +597,7 @@ static CURLcode perform(kube_client *c, xfer *x, const char *method, const char 
         ds_err_set(err, "cannot configure the request");
         return CURLE_FAILED_INIT;
     }
+    atomic_fetch_add(&c->requests[method_of(method)], 1);
     CURLcode rc = curl_easy_perform(h);
     curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, status);
     /* Do not keep pointers to this call's data in a pooled handle. */

@@ -13,6 +13,8 @@
  *  - Response bodies are bounded (max_body_bytes); a larger body fails the request.
  *  - Bearer tokens read from a file are re-read whenever the file changes (and at least every
  *    minute), so rotated service account tokens keep working.
+ *  - It counts the requests it sends by HTTP method (every attempt, retries and watches
+ *    included): kube_client_requests.
  * The client is thread-safe: any number of threads may issue requests at once. */
 #ifndef DAGSCHED_KUBE_CLIENT_H
 #define DAGSCHED_KUBE_CLIENT_H
@@ -21,6 +23,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "config.h"
 #include "ds_error.h"
@@ -94,6 +97,23 @@ typedef int (*kube_stream_cb)(void *user, const char *data, size_t len);
 int kube_stream(kube_client *c, const char *path, double timeout_s, double idle_timeout_s,
                 const atomic_bool *cancel, kube_stream_cb on_data, void *user, kube_response *resp,
                 ds_err *err);
+
+/* The HTTP methods the client counts; KUBE_METHOD_OTHER: any other. */
+typedef enum {
+    KUBE_METHOD_GET = 0,
+    KUBE_METHOD_POST,
+    KUBE_METHOD_PUT,
+    KUBE_METHOD_PATCH,
+    KUBE_METHOD_DELETE,
+    KUBE_METHOD_OTHER,
+    KUBE_METHOD_N
+} kube_method;
+
+/* "GET", "POST", "PUT", "PATCH", "DELETE", "other". */
+const char *kube_method_name(kube_method m);
+/* Requests sent with method m since the client was created: every attempt that reached the
+ * transfer (a retry counts again; a watch is a GET). */
+uint64_t kube_client_requests(kube_client *c, kube_method m);
 
 /* Sleep up to seconds; returns early (non-zero) on client shutdown or when *cancel becomes true. */
 int kube_client_sleep(kube_client *c, double seconds, const atomic_bool *cancel);

@@ -85,12 +85,15 @@ int kube_patch_json(kube_client *c, const char *path, const json_t *ops, json_t 
 }
 
 /* PATCH (of patch_type) to the path fmt formats, with names the caller has checked; frees patch.
- * A NULL patch (json_pack out of memory) fails without a request. */
-static int send_patch(kube_client *c, const char *patch_type, json_t *patch, ds_err *err,
-                      const char *fmt, ...) __attribute__((format(printf, 5, 6)));
-static int send_patch(kube_client *c, const char *patch_type, json_t *patch, ds_err *err,
-                      const char *fmt, ...)
+ * A NULL patch (json_pack out of memory) fails without a request. *status (may be NULL): the
+ * answer's HTTP status (0: none). */
+static int send_patch(kube_client *c, const char *patch_type, json_t *patch, long *status,
+                      ds_err *err, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+static int send_patch(kube_client *c, const char *patch_type, json_t *patch, long *status,
+                      ds_err *err, const char *fmt, ...)
 {
+    if (status != NULL)
+        *status = 0;
     if (patch == NULL)
         return ds_err_set(err, "out of memory");
     char path[800];
@@ -98,8 +101,16 @@ static int send_patch(kube_client *c, const char *patch_type, json_t *patch, ds_
     va_start(ap, fmt);
     int n = vsnprintf(path, sizeof path, fmt, ap);
     va_end(ap);
-    int rc = n < 0 || (size_t)n >= sizeof path ? ds_err_set(err, "PATCH: request path too long")
-                                               : kube_patch(c, path, patch_type, patch, NULL, err);
+    int rc;
+    if (n < 0 || (size_t)n >= sizeof path) {
+        rc = ds_err_set(err, "PATCH: request path too long");
+    } else {
+        kube_response resp;
+        rc = send_json(c, NULL, "PATCH", path, patch_type, patch, NULL, &resp, err);
+        if (status != NULL)
+            *status = resp.status;
+        kube_response_free(&resp);
+    }
     json_decref(patch);
     return rc;
 }
@@ -364,25 +375,13 @@ kube_evict_result kube_evict(kube_client *c, const char *ns, const char *name, c
     return result;
 }
 
-int kube_remove_scheduling_gate(kube_client *c, const char *ns, const char *pod, const char *gate,
-                                ds_err *err)
-{
-    if (check_names(ns, pod, err) != 0)
-        return -1;
-    if (gate == NULL || gate[0] == '\0' || strlen(gate) > 317)
-        return ds_err_set(err, "invalid scheduling gate name");
-    json_t *patch = json_pack("{s:{s:[{s:s, s:s}]}}", "spec", "schedulingGates", "$patch", "delete",
-                              "name", gate);
-    return send_patch(c, "application/strategic-merge-patch+json", patch, err,
-                      "/api/v1/namespaces/%s/pods/%s", ns, pod);
-}
-
 int kube_set_job_suspend(kube_client *c, const char *ns, const char *job, bool suspend, ds_err *err)
 {
     if (check_names(ns, job, err) != 0)
         return -1;
     json_t *patch = json_pack("{s:{s:b}}", "spec", "suspend", suspend);
-    return send_patch(c, MERGE_PATCH, patch, err, "/apis/batch/v1/namespaces/%s/jobs/%s", ns, job);
+    return send_patch(c, MERGE_PATCH, patch, NULL, err, "/apis/batch/v1/namespaces/%s/jobs/%s", ns,
+                      job);
 }
 
 /* An annotation key: 1..317 bytes (a qualified name with a DNS subdomain prefix). */
@@ -391,30 +390,92 @@ static bool valid_annotation_key(const char *key)
     return key != NULL && key[0] != '\0' && strlen(key) <= 317;
 }
 
-int kube_annotate_pod_pairs(kube_client *c, const char *ns, const char *pod, const char *const *kv,
-                            size_t n, ds_err *err)
+/* {"metadata": {"annotations": {key: value or null, ...}}} for n pairs of kv; NULL with err set
+ * on a bad key or value or out of memory. */
+static json_t *annotations_patch(const char *ns, const char *pod, const char *const *kv, size_t n,
+                                 ds_err *err)
 {
-    if (check_names(ns, pod, err) != 0)
-        return -1;
     json_t *ann = json_object();
     json_t *patch = json_pack("{s:{s:o}}", "metadata", "annotations", ann);
     if (ann == NULL || patch == NULL) {
         json_decref(patch);
-        return ds_err_set(err, "annotate %s/%s: out of memory", ns, pod);
+        return ds_err_set(err, "annotate %s/%s: out of memory", ns, pod), NULL;
     }
     for (size_t i = 0; i < n; i++) {
         const char *key = kv[2 * i], *value = kv[2 * i + 1];
         if (!valid_annotation_key(key)) {
             json_decref(patch);
-            return ds_err_set(err, "invalid annotation key");
+            return ds_err_set(err, "invalid annotation key"), NULL;
         }
         json_t *v = value != NULL ? json_string(value) : json_null();
         if (v == NULL || json_object_set_new(ann, key, v) != 0) {
             json_decref(patch);
-            return ds_err_set(err, "annotation %s: value is not valid UTF-8 or out of memory", key);
+            return ds_err_set(err, "annotation %s: value is not valid UTF-8 or out of memory", key),
+                   NULL;
         }
     }
-    return send_patch(c, MERGE_PATCH, patch, err, "/api/v1/namespaces/%s/pods/%s", ns, pod);
+    return patch;
+}
+
+int kube_annotate_pod_pairs(kube_client *c, const char *ns, const char *pod, const char *const *kv,
+                            size_t n, ds_err *err)
+{
+    if (check_names(ns, pod, err) != 0)
+        return -1;
+    json_t *patch = annotations_patch(ns, pod, kv, n, err);
+    if (patch == NULL)
+        return -1;
+    return send_patch(c, MERGE_PATCH, patch, NULL, err, "/api/v1/namespaces/%s/pods/%s", ns, pod);
+}
+
+/* {"spec": {"schedulingGates": [{"$patch": "delete", "name": gate}]}} merged into patch (a new
+ * object when patch is NULL); NULL on allocation failure (patch freed). */
+static json_t *gate_removal(json_t *patch, const char *gate)
+{
+    if (patch == NULL && (patch = json_object()) == NULL)
+        return NULL;
+    json_t *spec =
+        json_pack("{s:[{s:s, s:s}]}", "schedulingGates", "$patch", "delete", "name", gate);
+    if (spec == NULL || json_object_set_new(patch, "spec", spec) != 0) {
+        json_decref(patch);
+        return NULL;
+    }
+    return patch;
+}
+
+#define STRATEGIC_MERGE_PATCH "application/strategic-merge-patch+json"
+
+int kube_release_pod(kube_client *c, const char *ns, const char *pod, const char *gate,
+                     const char *const *kv, size_t n, ds_err *err)
+{
+    if (check_names(ns, pod, err) != 0)
+        return -1;
+    if (gate == NULL || gate[0] == '\0' || strlen(gate) > 317)
+        return ds_err_set(err, "invalid scheduling gate name");
+    json_t *ann = NULL;
+    if (n > 0 && (ann = annotations_patch(ns, pod, kv, n, err)) == NULL)
+        return -1;
+    /* A strategic merge patch: it deletes the list item whose merge key (name) is the gate's and
+     * merges the annotations (null removes one). */
+    long status = 0;
+    int rc = send_patch(c, STRATEGIC_MERGE_PATCH, gate_removal(ann, gate), &status, err,
+                        "/api/v1/namespaces/%s/pods/%s", ns, pod);
+    if (rc == 0 || n == 0 || status != 422)
+        return rc;
+    /* 422: the pod refuses the annotations (its annotations' total size at the API server's
+     * limit): the release does not depend on its record. */
+    ds_err why = *err;
+    if (send_patch(c, STRATEGIC_MERGE_PATCH, gate_removal(NULL, gate), NULL, err,
+                   "/api/v1/namespaces/%s/pods/%s", ns, pod) != 0)
+        return -1;
+    *err = why;
+    return 1;
+}
+
+int kube_remove_scheduling_gate(kube_client *c, const char *ns, const char *pod, const char *gate,
+                                ds_err *err)
+{
+    return kube_release_pod(c, ns, pod, gate, NULL, 0, err);
 }
 
 int kube_annotate_pod(kube_client *c, const char *ns, const char *pod, const char *key,
@@ -433,7 +494,8 @@ int kube_nominate_node(kube_client *c, const char *ns, const char *pod, const ch
         return ds_err_set(err, "invalid node name \"%.64s\"", node);
     json_t *patch = node != NULL ? json_pack("{s:{s:s}}", "status", "nominatedNodeName", node)
                                  : json_pack("{s:{s:n}}", "status", "nominatedNodeName");
-    return send_patch(c, MERGE_PATCH, patch, err, "/api/v1/namespaces/%s/pods/%s/status", ns, pod);
+    return send_patch(c, MERGE_PATCH, patch, NULL, err, "/api/v1/namespaces/%s/pods/%s/status", ns,
+                      pod);
 }
 
 /* A resource name in a path: 1..63 of [a-z0-9]. */

@@ -67,6 +67,14 @@ const char *kube_evict_result_name(kube_evict_result r);
  * removing a gate that is not there succeeds). */
 int kube_remove_scheduling_gate(kube_client *c, const char *ns, const char *pod, const char *gate,
                                 ds_err *err);
+/* Release a gated pod in one request: remove the scheduling gate and set (value != NULL) or remove
+ * (value == NULL) the n annotation pairs of kv (key, value) in the same strategic merge patch, so
+ * the pod is never seen ungated without them. n 0: the gate only (kube_remove_scheduling_gate).
+ * Returns 0 when done; 1 when the API server refused the annotations (422 Invalid: the pod's
+ * annotations at their size limit) and a second request removed the gate alone (err says why the
+ * first failed); -1 when the gate is still there (err says why). */
+int kube_release_pod(kube_client *c, const char *ns, const char *pod, const char *gate,
+                     const char *const *kv, size_t n, ds_err *err);
 /* Set spec.suspend of a batch/v1 Job. */
 int kube_set_job_suspend(kube_client *c, const char *ns, const char *job, bool suspend,
                          ds_err *err);

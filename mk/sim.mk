@@ -7,6 +7,8 @@
 #   make bench-sim-scale      DSP's largest setting (2,500 jobs, up to 2,000 tasks each)
 #   make bench-preemption     does preemption pay? dagsched with preemption as shipped, off, the
 #                             paper's rule and one rule changed at a time, on six shapes
+#   make bench-sim-nobackoff  the medium workload with kube-scheduler's back-off and without: run
+#                             time and event heap of both, and their ratios
 
 SIM_SRCS       := $(wildcard sim/*.c)
 SIM_LIB_SRCS   := $(filter-out sim/main.c,$(SIM_SRCS))
@@ -44,7 +46,7 @@ $(BIN)/dagsched-sim: $(BUILD)/rel/sim/main.o $(BUILD)/rel/libdagsched-sim.a $(BU
 SIM_TEST_REL  := $(addprefix $(BUILD)/rel/tests/sim/,$(SIM_TEST_NAMES))
 SIM_TEST_ASAN := $(addprefix $(BUILD)/asan/tests/sim/,$(SIM_TEST_NAMES))
 
-.PHONY: sim-test sim-test-asan bench-outcomes bench-sim-scale bench-preemption
+.PHONY: sim-test sim-test-asan bench-outcomes bench-sim-scale bench-preemption bench-sim-nobackoff
 
 # Run from the repository root: the tests read tests/sim/data.
 sim-test: $(SIM_TEST_REL)
@@ -102,3 +104,21 @@ BENCH_PREEMPT_SEEDS ?= 1,2,3,4,5,6,7,8
 bench-preemption: $(BIN)/dagsched-sim
 	sh sim/bench-preemption.sh $(BIN)/dagsched-sim policies/default.yaml $(BENCH_DIR) \
 		$(BENCH_PREEMPT_SEEDS)
+
+# The medium workload's default policy, seed 1, with kube-scheduler's back-off and with back-off
+# disabled (every pod end then retries every parked pod: the heap stays bounded, the work does
+# not). Prints each run's time and heap peak and the ratios disabled / back-off. About 8 minutes.
+BENCH_NOBACKOFF_ARGS ?= --policy default --jobs 150 --seed 1 --nodes 40x12:48Gi:1,10x24:96Gi:1.5
+bench-sim-nobackoff: $(BIN)/dagsched-sim
+	@mkdir -p $(BENCH_DIR)
+	$(BIN)/dagsched-sim $(BENCH_NOBACKOFF_ARGS) --quiet --csv $(BENCH_DIR)/backoff.csv
+	$(BIN)/dagsched-sim $(BENCH_NOBACKOFF_ARGS) --pod-initial-backoff 0 --pod-max-backoff 0 \
+		--backoff-flush 0 --quiet --csv $(BENCH_DIR)/nobackoff.csv
+	@awk -F, 'FNR == 1 { for (i = 1; i <= NF; i++) col[$$i] = i; next } \
+		{ w[FILENAME] = $$col["wall_s"]; p[FILENAME] = $$col["peak_events"]; \
+		  m[FILENAME] = $$col["makespan_s"] } \
+		END { b = "$(BENCH_DIR)/backoff.csv"; n = "$(BENCH_DIR)/nobackoff.csv"; \
+		  printf "back-off:          run %.2f s, heap peak %d events, makespan %.0f s\n", w[b], p[b], m[b]; \
+		  printf "back-off disabled: run %.2f s, heap peak %d events, makespan %.0f s\n", w[n], p[n], m[n]; \
+		  printf "disabled / back-off: run time x%.1f, heap peak x%.2f\n", w[n] / w[b], p[n] / p[b] }' \
+		$(BENCH_DIR)/backoff.csv $(BENCH_DIR)/nobackoff.csv

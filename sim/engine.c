@@ -346,6 +346,7 @@ static int start_task(engine *e, uint32_t job, uint32_t task, uint32_t node)
     t->run_idx = (uint32_t)e->n_running;
     e->running[e->n_running++] = (running_ref){job, task};
     ds_res_add(&e->nodes[node].used, &t->req);
+    e->free_max_stale = true;
     ds_res_add(&e->used_total, &t->req);
     sim_tenant_use(e, j->tenant, &t->req, true);
     prio_add(e, j->priority, 1);
@@ -376,6 +377,7 @@ static void stop_run(engine *e, uint32_t job, uint32_t task)
     ejob *j = e->jobs[job];
     etask *t = &j->t[task];
     ds_res_sub(&e->nodes[t->node].used, &t->req);
+    e->free_max_stale = true;
     ds_res_sub(&e->used_total, &t->req);
     sim_tenant_use(e, j->tenant, &t->req, false);
     prio_add(e, j->priority, -1);
@@ -686,8 +688,23 @@ static int place(engine *e, uint32_t h)
     return start_task(e, job, task, (uint32_t)node);
 }
 
-static bool fits_some_node(const engine *e, const ds_res *req)
+static bool fits_some_node(engine *e, const ds_res *req)
 {
+    /* A request above the largest free room of some kind fits no node: with back-off disabled,
+     * every pod end retries every parked pod, and in a full cluster most fail here. */
+    if (e->free_max_stale) {
+        for (int k = 0; k < DS_RES_N; k++)
+            e->free_max.v[k] = INT64_MIN;
+        for (size_t n = 0; n < e->n_nodes; n++) {
+            ds_res f = node_free(e, n);
+            for (int k = 0; k < DS_RES_N; k++)
+                if (f.v[k] > e->free_max.v[k])
+                    e->free_max.v[k] = f.v[k];
+        }
+        e->free_max_stale = false;
+    }
+    if (!ds_res_fits(req, &e->free_max))
+        return false;
     for (size_t n = 0; n < e->n_nodes; n++) {
         ds_res f = node_free(e, n);
         if (ds_res_fits(req, &f))
@@ -1104,6 +1121,7 @@ static int setup(engine *e)
         r->node_alloc[n] = nd->allocatable;
     }
     e->order = e->c->pol.order;
+    e->free_max_stale = true;
     sim_wq_init(&e->q, 0x5eed);
     sim_evheap_init(&e->h);
     if (sim_kq_init(e) != 0 || sim_tenants_init(e) != 0)
@@ -1152,6 +1170,15 @@ static int check_config(const sim_config *c, ds_err *err)
         !(c->backoff_flush_s >= 0) || !(c->max_unschedulable_s > 0))
         return ds_err_set(err, "simulator: kube-scheduler back-off: initial must be >= 0 and <= "
                                "max, flush interval >= 0, unschedulable time > 0");
+    /* A flush grid finer than the engine's instants is not modelled, and a denormal one puts
+     * every flush at infinity: the back-off queue is never flushed and the run cannot finish. */
+    if (c->backoff_flush_s > 0 && c->backoff_flush_s < SIM_TIME_EPS)
+        return ds_err_set(err,
+                          "simulator: kube-scheduler back-off: flush interval must be 0 (at the "
+                          "end of each back-off) or at least %g s, the simulator's time "
+                          "resolution (got %g): below it a flush can fall at infinity and the run "
+                          "cannot finish",
+                          SIM_TIME_EPS, c->backoff_flush_s);
     if (uses_dsp(&(engine){.p = c->policy}) && !(c->pol.preemption.epoch_s > 0))
         return ds_err_set(err, "simulator: spec.preemption.epoch must be > 0 (got %g)",
                           c->pol.preemption.epoch_s);
@@ -1239,6 +1266,7 @@ int sim_run(const sim_workload *w, const sim_config *c, sim_result *r, ds_err *e
                         "waiting that fit no node, %zu held by the controller)",
                         e.jobs_done, w->n_jobs, sim_wq_size(&e.q), sim_wq_size(&e.gq));
     r->end_time = e.now;
+    r->peak_events = e.h.peak;
     if (rc == 0)
         rc = sim_tenants_result(&e);
     teardown(&e);

@@ -90,6 +90,7 @@ typedef struct sim_result {
     ds_res capacity;            /* sum of allocatable */
     size_t peak_waiting;        /* most tasks waiting at once (ready, not running) */
     size_t peak_queued;         /* most pods in kube-scheduler's queue at once */
+    size_t peak_events;         /* most events in the event heap at once (the engine's memory) */
     uint64_t rounds, releases;  /* gated policies: controller rounds, tasks released */
     uint64_t sched_failures;    /* kube-scheduler's failed scheduling attempts */
     uint64_t sched_failed_pods; /* pods with at least one failed attempt */

@@ -30,6 +30,9 @@ enum { T_BLOCKED = 0, T_QUEUED, T_DELAYED, T_RUNNING, T_DONE, T_GATED, T_RELEASI
 enum { F_CHECKPOINT = 1, F_DISORDER_RUN = 2, F_KNOWN = 4 }; /* F_KNOWN: its pod was created */
 enum { SQ_ACTIVE = 0, SQ_UNSCHED, SQ_BACKOFF }; /* a QUEUED pod in kube-scheduler's queue */
 
+/* Instants closer than this are one (kube-scheduler's back-off and flush grids, kqueue.c). */
+#define SIM_TIME_EPS 1e-9
+
 #define NONE32          UINT32_MAX
 #define SEG_NONE        SIZE_MAX
 #define MAX_PRIO_LEVELS 64
@@ -62,6 +65,8 @@ typedef struct etask {
     double evict_for_deadline;
     uint8_t state;
     uint8_t sq; /* SQ_*, while QUEUED */
+    /* While QUEUED: its pod has an UNSCHED_TIMEOUT event in the heap (kqueue.c: at most one) */
+    uint8_t timeout_pending;
     uint8_t flags;
     size_t seg; /* open segment */
 } etask;
@@ -101,6 +106,10 @@ typedef struct engine {
 
     size_t n_nodes;
     sim_node_state *nodes;
+    /* Component-wise maximum of the nodes' free room (a request above it fits no node), kept
+     * while no pod starts or stops (free_max_stale). */
+    ds_res free_max;
+    bool free_max_stale;
     unsigned char *allowed;
     double max_speed;
     ds_res used_total;
@@ -120,6 +129,8 @@ typedef struct engine {
     /* Its unschedulable pool (kqueue.c) and whether a pod left a node since the last move. */
     running_ref *unsched;
     size_t n_unsched, cap_unsched;
+    uint32_t *unpark; /* scratch of sim_kq_pods_freed: queue handles, cap_unpark of them */
+    size_t cap_unpark;
     bool pods_freed;
     sim_evheap h;
     uint64_t seq;

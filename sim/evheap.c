@@ -42,6 +42,8 @@ int sim_evheap_push(sim_evheap *h, double t, sim_ev_type type, uint32_t a, uint3
         i = p;
     }
     h->ev[i] = e;
+    if (h->n > h->peak)
+        h->peak = h->n;
     return 0;
 }
 

@@ -27,6 +27,7 @@ typedef struct sim_event {
 typedef struct sim_evheap {
     sim_event *ev;
     size_t n, cap;
+    size_t peak; /* most events held at once */
     uint64_t next_seq;
 } sim_evheap;
 

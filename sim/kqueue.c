@@ -23,7 +23,13 @@
  *
  * The parked pods (unschedulable or backing off) stay in engine.q, parked (wqueue.h), so that
  * everything else that looks at the pods in kube-scheduler's queue (the controller's in-flight
- * pods, DSP preemption) still sees them. */
+ * pods, DSP preemption) still sees them.
+ *
+ * The event heap holds at most one timeout event per pod in the queue (timeout_pending): a pod
+ * that fails again before its event is due keeps that event, which, when due, finds the later
+ * failure and moves itself to the first check 30 s after max_unschedulable_s from it, the time an
+ * event per failure would have had. So the heap grows with the pods, not with the attempts (with
+ * back-off disabled, every pod end retries every parked pod). */
 #include <math.h>
 #include <stdlib.h>
 
@@ -32,20 +38,22 @@
 
 /* kube-scheduler checks the unschedulable pool for pods that stayed too long every 30 s. */
 #define UNSCHED_FLUSH_S 30.0
-#define TIME_EPS        1e-9
 
 int sim_kq_init(engine *e)
 {
     e->unsched = NULL;
-    e->n_unsched = e->cap_unsched = 0;
+    e->unpark = NULL;
+    e->n_unsched = e->cap_unsched = e->cap_unpark = 0;
     return 0;
 }
 
 void sim_kq_free(engine *e)
 {
     free(e->unsched);
+    free(e->unpark);
     e->unsched = NULL;
-    e->n_unsched = e->cap_unsched = 0;
+    e->unpark = NULL;
+    e->n_unsched = e->cap_unsched = e->cap_unpark = 0;
 }
 
 double sim_kq_backoff(const sim_config *c, unsigned attempts)
@@ -64,7 +72,7 @@ static double flush_at(double t, double period)
 {
     if (!(period > 0))
         return t;
-    return ceil(t / period - TIME_EPS) * period;
+    return ceil(t / period - SIM_TIME_EPS) * period;
 }
 
 void sim_kq_entered(engine *e, etask *t)
@@ -74,6 +82,23 @@ void sim_kq_entered(engine *e, etask *t)
     t->sq = SQ_ACTIVE;
     t->failed_at = -INFINITY;
     t->uh = NONE32;
+    t->timeout_pending = 0; /* an event of the pod's earlier life is stale (its gen) */
+}
+
+/* The pod's timeout: the first check at or after max_unschedulable_s from its last failure;
+ * none when that check is now or past (the check of the event being handled). */
+static int push_timeout(engine *e, uint32_t job, uint32_t task)
+{
+    etask *t = &e->jobs[job]->t[task];
+    if (!isfinite(e->c->max_unschedulable_s))
+        return 0;
+    double at = flush_at(t->failed_at + e->c->max_unschedulable_s, UNSCHED_FLUSH_S);
+    if (!(at > e->now))
+        return 0;
+    if (sim_evheap_push(&e->h, at, SIM_EV_UNSCHED_TIMEOUT, job, task, t->gen) != 0)
+        return sim_eng_oom(e, "events");
+    t->timeout_pending = 1;
+    return 0;
 }
 
 static void unsched_remove(engine *e, etask *t)
@@ -110,11 +135,11 @@ int sim_kq_failed(engine *e, uint32_t job, uint32_t task)
         sim_qkey k = sim_wq_get(&e->q, t->qh)->key;
         k.k[1] = e->now;
         k.seq = e->seq++;
-        sim_wq_remove(&e->q, t->qh);
-        if (sim_wq_insert(&e->q, k, job, task, &t->req, &t->qh) != 0)
+        if (sim_wq_reinsert(&e->q, &t->qh, k, 1) != 0)
             return sim_eng_oom(e, "waiting queue");
+    } else {
+        sim_wq_set_parked(&e->q, t->qh, 1);
     }
-    sim_wq_set_parked(&e->q, t->qh, 1);
     if (e->n_unsched == e->cap_unsched) {
         running_ref *g = ds_grow(e->unsched, &e->cap_unsched, sizeof *g, 256);
         if (g == NULL)
@@ -124,20 +149,19 @@ int sim_kq_failed(engine *e, uint32_t job, uint32_t task)
     t->uh = (uint32_t)e->n_unsched;
     e->unsched[e->n_unsched++] = (running_ref){job, task};
     t->sq = SQ_UNSCHED;
-    if (isfinite(e->c->max_unschedulable_s) &&
-        sim_evheap_push(&e->h, flush_at(e->now + e->c->max_unschedulable_s, UNSCHED_FLUSH_S),
-                        SIM_EV_UNSCHED_TIMEOUT, job, task, t->gen) != 0)
-        return sim_eng_oom(e, "events");
-    return 0;
+    if (t->timeout_pending) /* due earlier: it moves itself (sim_kq_unsched_timeout) */
+        return 0;
+    return push_timeout(e, job, task);
 }
 
-/* Out of the unschedulable pool: backing off until its back-off ends, else active. */
-static int requeue(engine *e, uint32_t job, uint32_t task)
+/* Out of the unschedulable pool: backing off until its back-off ends (-> 0), else active (-> 1:
+ * the caller unparks it). -1 on allocation failure. */
+static int leave_pool(engine *e, uint32_t job, uint32_t task)
 {
     etask *t = &e->jobs[job]->t[task];
     unsched_remove(e, t);
     double until = t->failed_at + sim_kq_backoff(e->c, t->attempts);
-    if (e->now < until - TIME_EPS) {
+    if (e->now < until - SIM_TIME_EPS) {
         t->sq = SQ_BACKOFF;
         if (sim_evheap_push(&e->h, flush_at(until, e->c->backoff_flush_s), SIM_EV_BACKOFF, job,
                             task, t->gen) != 0)
@@ -145,18 +169,38 @@ static int requeue(engine *e, uint32_t job, uint32_t task)
         return 0;
     }
     t->sq = SQ_ACTIVE;
-    sim_wq_set_parked(&e->q, t->qh, 0);
-    return 0;
+    return 1;
+}
+
+static int requeue(engine *e, uint32_t job, uint32_t task)
+{
+    int rc = leave_pool(e, job, task);
+    if (rc > 0)
+        sim_wq_set_parked(&e->q, e->jobs[job]->t[task].qh, 0);
+    return rc < 0 ? -1 : 0;
 }
 
 int sim_kq_pods_freed(engine *e)
 {
     e->pods_freed = false;
+    /* Every pod of the pool leaves it; those that become active are unparked together. */
+    if (e->n_unsched > e->cap_unpark) {
+        uint32_t *g = realloc(e->unpark, e->cap_unsched * sizeof *g);
+        if (g == NULL)
+            return sim_eng_oom(e, "unschedulable pods");
+        e->unpark = g;
+        e->cap_unpark = e->cap_unsched;
+    }
+    size_t n = 0;
     while (e->n_unsched > 0) {
         running_ref ref = e->unsched[e->n_unsched - 1];
-        if (requeue(e, ref.job, ref.task) != 0)
+        int rc = leave_pool(e, ref.job, ref.task);
+        if (rc < 0)
             return -1;
+        if (rc > 0)
+            e->unpark[n++] = e->jobs[ref.job]->t[ref.task].qh;
     }
+    sim_wq_set_parked_many(&e->q, e->unpark, n, 0);
     return 0;
 }
 
@@ -175,7 +219,7 @@ static etask *event_pod(engine *e, const sim_event *ev, uint8_t sq)
 int sim_kq_backoff_done(engine *e, const sim_event *ev)
 {
     etask *t = event_pod(e, ev, SQ_BACKOFF);
-    if (t == NULL || e->now < t->failed_at + sim_kq_backoff(e->c, t->attempts) - TIME_EPS)
+    if (t == NULL || e->now < t->failed_at + sim_kq_backoff(e->c, t->attempts) - SIM_TIME_EPS)
         return 0; /* a later back-off of the same pod has its own event */
     t->sq = SQ_ACTIVE;
     sim_wq_set_parked(&e->q, t->qh, 0);
@@ -184,8 +228,16 @@ int sim_kq_backoff_done(engine *e, const sim_event *ev)
 
 int sim_kq_unsched_timeout(engine *e, const sim_event *ev)
 {
-    etask *t = event_pod(e, ev, SQ_UNSCHED);
-    if (t == NULL || !(e->now - t->failed_at > e->c->max_unschedulable_s - TIME_EPS))
-        return 0; /* failed again since: a later event */
+    ejob *j = e->jobs[ev->a];
+    if (j == NULL)
+        return 0;
+    etask *t = &j->t[ev->b];
+    if (t->state != T_QUEUED || t->gen != ev->gen)
+        return 0; /* the pod was bound or is gone: its next life clears timeout_pending */
+    t->timeout_pending = 0;
+    if (t->sq != SQ_UNSCHED)
+        return 0; /* it left the pool: its next failure pushes a new event */
+    if (!(e->now - t->failed_at > e->c->max_unschedulable_s - SIM_TIME_EPS))
+        return push_timeout(e, ev->a, ev->b); /* it failed again since */
     return requeue(e, ev->a, ev->b);
 }

@@ -299,7 +299,7 @@ static int parse_args(int argc, char **argv, opts *o)
                        "back-off S * 2^(attempts-1) (1)"),
         RT_FLAG_DOUBLE("pod-max-backoff", "S", &o->pod_max_backoff_s, 0, 3600, "at most S (10)"),
         RT_FLAG_DOUBLE("backoff-flush", "S", &o->backoff_flush_s, 0, 3600,
-                       "back-off queue flushed every S seconds (1; 0: at once)"),
+                       "back-off queue flushed every S seconds (1; 0: at once;\nelse at least 1e-9)"),
         RT_FLAG_DOUBLE("max-unschedulable", "S", &o->max_unschedulable_s, 1, 86400,
                        "a pod leaves the unschedulable pool after S seconds\n"
                        "without a pod leaving a node (300)"),
@@ -625,7 +625,7 @@ int main(int argc, char **argv)
                        "p95 %.0f s, deadlines met %.3f, preemptions %llu (urgent %llu, priority "
                        "%llu, starvation %llu, kube %llu), eviction yield %.3f (%llu of %llu; "
                        "%llu for jobs without a deadline), lost %.0f node s, disorders %llu, "
-                       "util cpu %.3f mem %.3f | run %.2f s, peak rss %ld KiB\n",
+                       "util cpu %.3f mem %.3f | run %.2f s, peak rss %ld KiB, peak events %zu\n",
                        sim_policy_label(m->policy), (unsigned long long)m->seed, m->jobs, m->tasks,
                        m->makespan_s, m->jct_mean_s, m->jct_p95_s, m->deadline_met_ratio,
                        (unsigned long long)m->preemptions, (unsigned long long)m->preempt_urgent,
@@ -635,7 +635,7 @@ int main(int argc, char **argv)
                        (unsigned long long)m->evict_met, (unsigned long long)m->evict_deadline,
                        (unsigned long long)m->evict_no_deadline, m->lost_run_s,
                        (unsigned long long)m->disorders, m->util_cpu, m->util_memory, m->wall_s,
-                       m->peak_rss_kb);
+                       m->peak_rss_kb, m->peak_events);
             if (!o.quiet)
                 sim_metrics_print_tenants(stdout, &r);
             fflush(stdout);

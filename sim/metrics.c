@@ -101,6 +101,7 @@ int sim_metrics_compute(const sim_result *r, sim_metrics *m)
     m->starts = r->starts;
     m->peak_waiting = r->peak_waiting;
     m->events = r->events;
+    m->peak_events = r->peak_events;
     return 0;
 }
 
@@ -148,26 +149,27 @@ void sim_metrics_csv_header(FILE *f)
             "preempt_kube,disorders,util_cpu,util_memory,lost_work_s,"
             "failures,starts,peak_waiting,events,wall_s,peak_rss_kb,lost_run_s,"
             "evict_deadline,evict_met,evict_no_deadline,eviction_yield,deadline_jobs,deadline_met,"
-            "evict_task_deadline,evict_task_met,evict_task_yield\n");
+            "evict_task_deadline,evict_task_met,evict_task_yield,peak_events\n");
 }
 
 void sim_metrics_csv_row(FILE *f, const sim_metrics *m)
 {
-    fprintf(f,
-            "%s,%llu,%s,%zu,%zu,%zu,%.3f,%.3f,%.3f,%.6f,%llu,%llu,%llu,%llu,%llu,%llu,%.6f,%.6f,"
-            "%.3f,%llu,%llu,%zu,%llu,%.3f,%ld,%.3f,%llu,%llu,%llu,%.6f,%zu,%zu,%llu,%llu,%.6f\n",
-            m->workload, (unsigned long long)m->seed, m->policy, m->jobs, m->tasks, m->nodes,
-            m->makespan_s, m->jct_mean_s, m->jct_p95_s, m->deadline_met_ratio,
-            (unsigned long long)m->preemptions, (unsigned long long)m->preempt_urgent,
-            (unsigned long long)m->preempt_priority, (unsigned long long)m->preempt_starvation,
-            (unsigned long long)m->preempt_kube, (unsigned long long)m->disorders, m->util_cpu,
-            m->util_memory, m->lost_work_s, (unsigned long long)m->failures,
-            (unsigned long long)m->starts, m->peak_waiting, (unsigned long long)m->events,
-            m->wall_s, m->peak_rss_kb, m->lost_run_s, (unsigned long long)m->evict_deadline,
-            (unsigned long long)m->evict_met, (unsigned long long)m->evict_no_deadline,
-            m->eviction_yield, m->deadline_jobs, m->deadline_met,
-            (unsigned long long)m->evict_task_deadline, (unsigned long long)m->evict_task_met,
-            m->evict_task_yield);
+    fprintf(
+        f,
+        "%s,%llu,%s,%zu,%zu,%zu,%.3f,%.3f,%.3f,%.6f,%llu,%llu,%llu,%llu,%llu,%llu,%.6f,%.6f,"
+        "%.3f,%llu,%llu,%zu,%llu,%.3f,%ld,%.3f,%llu,%llu,%llu,%.6f,%zu,%zu,%llu,%llu,%.6f,%zu\n",
+        m->workload, (unsigned long long)m->seed, m->policy, m->jobs, m->tasks, m->nodes,
+        m->makespan_s, m->jct_mean_s, m->jct_p95_s, m->deadline_met_ratio,
+        (unsigned long long)m->preemptions, (unsigned long long)m->preempt_urgent,
+        (unsigned long long)m->preempt_priority, (unsigned long long)m->preempt_starvation,
+        (unsigned long long)m->preempt_kube, (unsigned long long)m->disorders, m->util_cpu,
+        m->util_memory, m->lost_work_s, (unsigned long long)m->failures,
+        (unsigned long long)m->starts, m->peak_waiting, (unsigned long long)m->events, m->wall_s,
+        m->peak_rss_kb, m->lost_run_s, (unsigned long long)m->evict_deadline,
+        (unsigned long long)m->evict_met, (unsigned long long)m->evict_no_deadline,
+        m->eviction_yield, m->deadline_jobs, m->deadline_met,
+        (unsigned long long)m->evict_task_deadline, (unsigned long long)m->evict_task_met,
+        m->evict_task_yield, m->peak_events);
 }
 
 static void json_num(FILE *f, const char *key, double v, int last)
@@ -218,9 +220,10 @@ void sim_metrics_json(FILE *f, const sim_metrics *runs, size_t n)
         json_num(f, "util_memory", m->util_memory, 0);
         json_num(f, "lost_work_s", m->lost_work_s, 0);
         fprintf(f,
-                "\"failures\": %llu, \"starts\": %llu, \"peak_waiting\": %zu, \"events\": %llu, ",
+                "\"failures\": %llu, \"starts\": %llu, \"peak_waiting\": %zu, \"events\": %llu, "
+                "\"peak_events\": %zu, ",
                 (unsigned long long)m->failures, (unsigned long long)m->starts, m->peak_waiting,
-                (unsigned long long)m->events);
+                (unsigned long long)m->events, m->peak_events);
         fprintf(f, "\"sched_failures\": %llu, \"sched_failed_pods\": %llu, ",
                 (unsigned long long)m->sched_failures, (unsigned long long)m->sched_failed_pods);
         json_num(f, "wall_s", m->wall_s, 0);

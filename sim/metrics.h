@@ -42,8 +42,9 @@ typedef struct sim_metrics {
     uint64_t sched_failed_pods; /* pods with at least one */
     size_t peak_waiting;
     uint64_t events;
-    double wall_s;    /* run time of the simulation */
-    long peak_rss_kb; /* process peak resident set after the run (getrusage) */
+    size_t peak_events; /* most events in the engine's event heap at once */
+    double wall_s;      /* run time of the simulation */
+    long peak_rss_kb;   /* process peak resident set after the run (getrusage) */
 } sim_metrics;
 
 /* Compute the metrics of a finished run. -1 on allocation failure. */

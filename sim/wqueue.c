@@ -99,8 +99,8 @@ static uint32_t merge(sim_wqueue *q, uint32_t a, uint32_t b)
     return b;
 }
 
-int sim_wq_insert(sim_wqueue *q, sim_qkey key, uint32_t job, uint32_t task, const ds_res *req,
-                  uint32_t *handle)
+static int insert_node(sim_wqueue *q, sim_qkey key, uint32_t job, uint32_t task, const ds_res *req,
+                       int parked, uint32_t *handle)
 {
     uint32_t n;
     if (q->free_head != NIL) {
@@ -127,7 +127,7 @@ int sim_wq_insert(sim_wqueue *q, sim_qkey key, uint32_t job, uint32_t task, cons
     x->job = job;
     x->task = task;
     x->live = 1;
-    x->parked = 0;
+    x->parked = parked ? 1 : 0;
     pull(q, n);
     uint32_t l, r;
     split(q, q->root, &key, &l, &r);
@@ -135,6 +135,12 @@ int sim_wq_insert(sim_wqueue *q, sim_qkey key, uint32_t job, uint32_t task, cons
     q->count++;
     *handle = n;
     return 0;
+}
+
+int sim_wq_insert(sim_wqueue *q, sim_qkey key, uint32_t job, uint32_t task, const ds_res *req,
+                  uint32_t *handle)
+{
+    return insert_node(q, key, job, task, req, 0, handle);
 }
 
 static uint32_t remove_rec(sim_wqueue *q, uint32_t t, uint32_t target)
@@ -182,6 +188,35 @@ void sim_wq_set_parked(sim_wqueue *q, uint32_t handle, int parked)
     if (handle >= q->used || !q->nodes[handle].live || q->nodes[handle].parked == (parked != 0))
         return;
     set_parked_rec(q, q->root, handle, parked);
+}
+
+int sim_wq_reinsert(sim_wqueue *q, uint32_t *handle, sim_qkey key, int parked)
+{
+    const sim_wq_node *x = &q->nodes[*handle];
+    uint32_t job = x->job, task = x->task;
+    ds_res req = x->req;
+    sim_wq_remove(q, *handle);
+    return insert_node(q, key, job, task, &req, parked, handle);
+}
+
+static void post_pull(sim_wqueue *q, uint32_t t);
+
+void sim_wq_set_parked_many(sim_wqueue *q, const uint32_t *handles, size_t n, int parked)
+{
+    /* One entry costs a path from the root (about 2 log2(size) nodes in a treap); past
+     * size / path entries, setting the flags and pulling the whole tree once costs less. */
+    size_t path = 2;
+    for (size_t s = q->count; s > 1; s >>= 1)
+        path += 2;
+    if (n * path < q->count) {
+        for (size_t i = 0; i < n; i++)
+            sim_wq_set_parked(q, handles[i], parked);
+        return;
+    }
+    for (size_t i = 0; i < n; i++)
+        if (handles[i] < q->used && q->nodes[handles[i]].live)
+            q->nodes[handles[i]].parked = parked ? 1 : 0;
+    post_pull(q, q->root);
 }
 
 uint32_t sim_wq_first_active(const sim_wqueue *q)

@@ -58,6 +58,11 @@ void sim_wq_remove(sim_wqueue *q, uint32_t handle);
  * fit queries and sim_wq_first_active skip it (kube-scheduler's pods backing off or in the
  * unschedulable pool). Entries are inserted unparked. O(log n) expected. */
 void sim_wq_set_parked(sim_wqueue *q, uint32_t handle, int parked);
+/* The same for n entries at once: O(n log size), or O(size) when that is less. */
+void sim_wq_set_parked_many(sim_wqueue *q, const uint32_t *handles, size_t n, int parked);
+/* Move the entry to a new key, parked or not (a remove and an insert); *handle is updated. -1 on
+ * allocation failure. */
+int sim_wq_reinsert(sim_wqueue *q, uint32_t *handle, sim_qkey key, int parked);
 /* First entry in queue order that is not parked, or SIM_WQ_NONE. */
 uint32_t sim_wq_first_active(const sim_wqueue *q);
 /* Entries that are not parked. */

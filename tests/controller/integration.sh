@@ -6,6 +6,10 @@
 # Scenarios, each in namespaces of its own, with the controller started for it:
 #   dag-order     a three-level DAG job runs to completion in dependency order: no task starts
 #                 before its upstream tasks succeeded, and each release is reported by an Event
+#   release-writes  each release is one PATCH request (the gate removed and dagsched.io/released-at
+#                 set together), counted by the controller's own request metric; a pod whose
+#                 annotations are at the API server's 256 KiB limit, which refuses released-at,
+#                 is released all the same by a second request, the gate alone
 #   urgent        a full cluster of low-priority Job pods and an urgent deadline Job: exactly the
 #                 lowest-priority pod is evicted, the urgent pod is then scheduled, Events explain
 #                 both, and the ledger, annotations and metrics record it
@@ -213,6 +217,57 @@ scenario_dag_order() {
     awk -v r="$(metric 18101 process_resident_memory_bytes)" -v f="$(metric 18101 process_open_fds)" \
     -v c="$(metric 18101 process_cpu_seconds_total)" 'BEGIN { exit !(r > 1e6 && f >= 3 && c > 0) }'
   cleanup dag
+}
+
+# ------------------------------------------------------------------------------------------------
+# A DAG job "full" of two pods: a (1 s), then b, gated, whose annotations total 262,134 bytes: 10
+# under the API server's limit (262,144, keys and values), 50 short of what dagsched.io/released-at
+# (23 bytes of key, 27 of value) needs.
+full_job() { # NS
+  python3 - "$1" <<'PY'
+import json, sys
+ns = sys.argv[1]
+def pod(task, ann, gated):
+    spec = {"restartPolicy": "Never",
+            "containers": [{"name": "main", "image": "busybox", "resources": {"requests": {"cpu": "1"}}}]}
+    if gated:
+        spec["schedulingGates"] = [{"name": "dagsched.io/dependencies"}]
+    return {"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": "full-" + task, "namespace": ns,
+                         "labels": {"dagsched.io/job": "full", "dagsched.io/task": task},
+                         "annotations": ann}, "spec": spec}
+ann = {"dagsched.io/runtime": "1s", "dagsched.io/depends-on": "a"}
+used = sum(len(k) + len(v) for k, v in ann.items()) + len("example.com/filler")
+ann["example.com/filler"] = "x" * (262144 - 10 - used)
+assert sum(len(k) + len(v) for k, v in ann.items()) == 262134
+print(json.dumps({"apiVersion": "v1", "kind": "List",
+                  "items": [pod("a", {"dagsched.io/runtime": "1s"}, False), pod("b", ann, True)]}))
+PY
+}
+scenario_release_writes() {
+  SCENARIO=release-writes
+  fresh_ns rw
+  policy
+  # No waiting-reason or DSP annotation writes: the controller's only PATCH requests are releases.
+  start_ctl main --leader-elect=false --metrics-listen 127.0.0.1:18119 --max-annotation-updates 0
+  K -n rw create -f "$HERE/manifests/dag-3-levels.yaml" >/dev/null
+  rw_done() { [[ "$(K -n rw get pods --field-selector=status.phase=Succeeded -o name | wc -l)" -eq "$1" ]]; }
+  check "the four tasks succeed" wait_until 90 rw_done 4
+  local patches
+  patches="$(metric 18119 'dagsched_controller_api_requests_total{verb="PATCH"}')"
+  check "three releases, one PATCH request each: the gate and released-at in one (got $patches)" \
+    test "$(metric 18119 'dagsched_controller_releases_total{kind="pod"}'):$patches" = 3:3
+  check "... and the pods carry released-at" \
+    test -n "$(K -n rw get pod etl-report -o jsonpath='{.metadata.annotations.dagsched\.io/released-at}')"
+  full_job rw | K create -f - >/dev/null
+  full_bound() { [[ -n "$(K -n rw get pod full-b -o jsonpath='{.spec.nodeName}' 2>/dev/null)" ]]; }
+  check "a pod whose annotations cannot take released-at is released all the same" wait_until 60 full_bound
+  patches="$(metric 18119 'dagsched_controller_api_requests_total{verb="PATCH"}')"
+  check "... by two requests: the refused one, then the gate alone (PATCH requests $patches)" \
+    test "$(metric 18119 'dagsched_controller_releases_total{kind="pod"}'):$patches" = 4:5
+  check "... without the annotation, and the log says why" \
+    bash -c "[[ -z \"\$($KUBECTL -n rw get pod full-b -o jsonpath='{.metadata.annotations.dagsched\.io/released-at}')\" ]] && grep -q 'full-b: released without annotation dagsched.io/released-at: .*422' '$LOGDIR/main.log'"
+  cleanup rw
 }
 
 # ------------------------------------------------------------------------------------------------
@@ -957,7 +1012,7 @@ scenario_fairness() {
   cleanup fl li
 }
 
-for s in ${CONTROLLER_SCENARIOS:-dag_order urgent owner_retry unsaved rho protections namespace_selector affinity invalid_pod dry_run failover apiserver tenants cascade gated_urgent replacement_failover apiserver_eviction write_queue fairness graph_work}; do
+for s in ${CONTROLLER_SCENARIOS:-dag_order release_writes urgent owner_retry unsaved rho protections namespace_selector affinity invalid_pod dry_run failover apiserver tenants cascade gated_urgent replacement_failover apiserver_eviction write_queue fairness graph_work}; do
   "scenario_$s"
 done
 stop_all

@@ -167,6 +167,83 @@ static void test_unschedulable_waits_for_event(void **state)
         }
 }
 
+/* "a" holds node 0 (1 core) 0..100; "d" holds node 1 (0.5 core) 0.1..25; "b" (1 core, fits only
+ * on node 0) arrives at 0.5 and fails; the end of "d" moves "b", which fails again at 25. With
+ * max_unschedulable_s 20 (checked every 30 s), the check at 30 finds "b" 5 s after its last
+ * failure and leaves it; the one at 60 moves it (third failure), the one at 90 again (fourth);
+ * the end of "a" at 100 moves it and it starts. With the default 300 s only the two failures. */
+static void test_unschedulable_timeout_counts_from_last_failure(void **state)
+{
+    (void)state;
+    for (size_t p = 0; p < N_POLICIES; p++)
+        for (int timeout = 0; timeout < 2; timeout++) {
+            sim_workload w = {0};
+            snprintf(w.name, sizeof w.name, "last-failure");
+            tu_node(&w, 1000, 1.0);
+            tu_node(&w, 500, 1.0);
+            one_task_job(&w, "a", 0, 100, 1000);
+            one_task_job(&w, "d", 0.1, 24.9, 500);
+            one_task_job(&w, "b", 0.5, 1, 1000);
+            sim_config c;
+            config(&c, policies[p]);
+            if (timeout)
+                c.max_unschedulable_s = 20;
+            sim_result r;
+            run_ok(&w, &c, &r);
+            if (fabs(start_of(&r, 2) - 100) > 1e-9)
+                fail_msg("%s: b started at %g, want 100", policies[p], start_of(&r, 2));
+            if (r.sched_failures != (uint64_t)(timeout ? 4 : 2))
+                fail_msg("%s, timeout %d: %llu failed attempts, want %d", policies[p], timeout,
+                         (unsigned long long)r.sched_failures, timeout ? 4 : 2);
+            sim_result_free(&r);
+            sim_workload_free(&w);
+        }
+}
+
+/* Back-off disabled (initial and maximum 0, flush 0): 200 pods of 1 core and 1 s arrive at 0 on
+ * one 1-core node. The first is bound and the 199 others fail; every pod end moves every parked
+ * pod, the first is bound and the rest fail again: 199 + 198 + ... + 1 = 19,900 failed attempts
+ * (kube order and DSP order alike: the pods are alike), the last pod ending at 200. The event heap
+ * holds at most one timeout per pod, not one per failed attempt: at most 2 events per pod at
+ * once (it held about 100 per pod when each failed attempt kept its own 300 s event). dagsched
+ * releases the pod that fits and two that do not yet (spec.release.lookahead 2): at 0 both of
+ * those fail; at each pod end from 1 to 197 the older is bound, the younger fails again and the
+ * pod released in its place fails once; at 198 the last one fails once: 2 + 2 x 197 + 1 = 397. */
+static void test_backoff_disabled_heap_bounded(void **state)
+{
+    (void)state;
+    enum { N = 200 };
+    sim_workload w = {0};
+    snprintf(w.name, sizeof w.name, "no-backoff");
+    tu_node(&w, 1000, 1.0);
+    for (int i = 0; i < N; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "p%03d", i);
+        one_task_job(&w, name, 0, 1, 1000);
+    }
+    for (size_t p = 0; p < N_POLICIES; p++) {
+        sim_config c;
+        config(&c, policies[p]);
+        c.pod_initial_backoff_s = 0;
+        c.pod_max_backoff_s = 0;
+        c.backoff_flush_s = 0;
+        c.record_segments = false;
+        sim_result r;
+        run_ok(&w, &c, &r);
+        assert_double_near(r.end_time, N, 1e-9);
+        uint64_t want =
+            strcmp(policies[p], "dagsched") == 0 ? 2 * (N - 1) - 1 : (uint64_t)N * (N - 1) / 2;
+        if (r.sched_failures != want)
+            fail_msg("%s: %llu failed attempts, want %llu", policies[p],
+                     (unsigned long long)r.sched_failures, (unsigned long long)want);
+        if (r.peak_events > 2 * (size_t)N)
+            fail_msg("%s: %zu events in the heap at once, want at most %d", policies[p],
+                     r.peak_events, 2 * N);
+        sim_result_free(&r);
+    }
+    sim_workload_free(&w);
+}
+
 /* Bad parameters are refused. */
 static void test_bad_parameters(void **state)
 {
@@ -189,6 +266,35 @@ static void test_bad_parameters(void **state)
     sim_workload_free(&w);
 }
 
+/* A flush interval finer than the simulator's time resolution is refused: a denormal one put
+ * every flush at infinity, and a pod that backed off was never retried ("simulated time passed
+ * the limit of 1e+09 s with 1 of 2 jobs done"). 1e-9 s is accepted and behaves as 0: "b" starts
+ * when its back-off ends (test_first_backoff). */
+static void test_flush_below_resolution(void **state)
+{
+    (void)state;
+    sim_workload w = {0};
+    snprintf(w.name, sizeof w.name, "fine-flush");
+    tu_node(&w, 1000, 1.0);
+    one_task_job(&w, "a", 0, 0.8, 1000);
+    one_task_job(&w, "b", 0.5, 1, 1000);
+    sim_config c;
+    config(&c, "default");
+    sim_result r;
+    ds_err err = {{0}};
+    c.backoff_flush_s = 1e-320;
+    assert_int_equal(sim_run(&w, &c, &r, &err), -1);
+    assert_string_equal(err.msg, "simulator: kube-scheduler back-off: flush interval must be 0 (at "
+                                 "the end of each back-off) or at least 1e-09 s, the simulator's "
+                                 "time resolution (got 9.99989e-321): below it a flush can fall at "
+                                 "infinity and the run cannot finish");
+    c.backoff_flush_s = 1e-9;
+    run_ok(&w, &c, &r);
+    assert_double_near(start_of(&r, 1), 1.5, 1e-9);
+    sim_result_free(&r);
+    sim_workload_free(&w);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -196,7 +302,10 @@ int main(void)
         cmocka_unit_test(test_second_backoff_and_cap),
         cmocka_unit_test(test_backoff_formula),
         cmocka_unit_test(test_unschedulable_waits_for_event),
+        cmocka_unit_test(test_unschedulable_timeout_counts_from_last_failure),
+        cmocka_unit_test(test_backoff_disabled_heap_bounded),
         cmocka_unit_test(test_bad_parameters),
+        cmocka_unit_test(test_flush_below_resolution),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

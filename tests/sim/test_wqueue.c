@@ -119,7 +119,7 @@ static void test_random_ops(void **state)
     size_t n = 0;
     uint64_t seq = 0;
     for (int step = 0; step < 3000; step++) {
-        uint64_t op = sim_rng_below(&rng, 10);
+        uint64_t op = sim_rng_below(&rng, 13);
         if (op < 6 && n < N_MAX) {
             ref *x = &r[n++];
             x->live = 1;
@@ -145,6 +145,27 @@ static void test_random_ops(void **state)
                 r[i].parked = !r[i].parked;
                 sim_wq_set_parked(&q, r[i].h, r[i].parked);
             }
+        } else if (op == 10 && n > 0) {
+            /* a failed attempt: a new key, parked (sim_wq_reinsert) */
+            size_t i = (size_t)sim_rng_below(&rng, n);
+            if (r[i].live) {
+                r[i].key.k[1] = (double)sim_rng_below(&rng, 50);
+                r[i].key.seq = seq++;
+                r[i].parked = (int)sim_rng_below(&rng, 2);
+                assert_int_equal(sim_wq_reinsert(&q, &r[i].h, r[i].key, r[i].parked), 0);
+            }
+        } else if (op >= 11 && op <= 12) {
+            /* park or unpark a few entries (one path each) or most of them (the whole tree) */
+            uint32_t hs[N_MAX];
+            size_t k = 0;
+            int parked = (int)sim_rng_below(&rng, 2);
+            uint64_t keep = op == 11 ? 64 : 1; /* one live entry in `keep` */
+            for (size_t i = 0; i < n; i++)
+                if (r[i].live && sim_rng_below(&rng, keep) == 0) {
+                    r[i].parked = parked;
+                    hs[k++] = r[i].h;
+                }
+            sim_wq_set_parked_many(&q, hs, k, parked);
         } else {
             /* re-key every live entry and rebuild */
             for (size_t i = 0; i < n; i++)
