@@ -298,8 +298,9 @@ static int parse_args(int argc, char **argv, opts *o)
         RT_FLAG_DOUBLE("pod-initial-backoff", "S", &o->pod_initial_backoff_s, 0, 3600,
                        "back-off S * 2^(attempts-1) (1)"),
         RT_FLAG_DOUBLE("pod-max-backoff", "S", &o->pod_max_backoff_s, 0, 3600, "at most S (10)"),
-        RT_FLAG_DOUBLE("backoff-flush", "S", &o->backoff_flush_s, 0, 3600,
-                       "back-off queue flushed every S seconds (1; 0: at once;\nelse at least 1e-9)"),
+        RT_FLAG_DOUBLE(
+            "backoff-flush", "S", &o->backoff_flush_s, 0, 3600,
+            "back-off queue flushed every S seconds (1; 0: at once;\nelse at least 1e-9)"),
         RT_FLAG_DOUBLE("max-unschedulable", "S", &o->max_unschedulable_s, 1, 86400,
                        "a pod leaves the unschedulable pool after S seconds\n"
                        "without a pod leaving a node (300)"),
