@@ -40,6 +40,8 @@ void sim_config_defaults(sim_config *c, const sim_policy_desc *policy)
     c->kube_preempt_backoff_s = 10.0;
     c->release_latency_s = SIM_DEFAULT_RELEASE_LATENCY_S;
     c->round_interval_s = 1.0;
+    c->release_cost_s = 0;
+    c->release_concurrency = 1;
     c->pod_initial_backoff_s = 1.0;
     c->pod_max_backoff_s = 10.0;
     c->backoff_flush_s = 1.0;
@@ -1166,6 +1168,11 @@ static int check_config(const sim_config *c, ds_err *err)
                           c->policy->name);
     if (!(c->release_latency_s >= 0) || !(c->round_interval_s >= 0))
         return ds_err_set(err, "simulator: release latency and round interval must be >= 0");
+    if (!(c->release_cost_s >= 0 && c->release_cost_s <= 3600) || c->release_concurrency < 1)
+        return ds_err_set(err,
+                          "simulator: release cost must be 0..3600 s and release "
+                          "concurrency at least 1 (got %g s, %u)",
+                          c->release_cost_s, c->release_concurrency);
     if (!(c->pod_initial_backoff_s >= 0) || !(c->pod_max_backoff_s >= c->pod_initial_backoff_s) ||
         !(c->backoff_flush_s >= 0) || !(c->max_unschedulable_s > 0))
         return ds_err_set(err, "simulator: kube-scheduler back-off: initial must be >= 0 and <= "

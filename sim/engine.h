@@ -36,6 +36,13 @@ typedef struct sim_config {
      * most once per round_interval_s (the controller's --min-round-interval, default 1 s). */
     double release_latency_s;
     double round_interval_s;
+    /* What a release costs the controller: each release is one API request of release_cost_s,
+     * made at most release_concurrency at a time. A round's releases then reach kube-scheduler's
+     * queue batch after batch (the k-th, from 1, ceil(k / concurrency) * cost after the round,
+     * before the release latency), and the next round starts no sooner than the round's writes
+     * are done. 0 (the default): releases are free, all leave with the round. */
+    double release_cost_s;
+    unsigned release_concurrency;
     /* Jobs whose pods a workflow engine creates (onUpstream): false, the controller knows each
      * job's whole DAG (a JobGraph, an Argo Workflow); true, only the tasks whose pods were
      * created so far (jobview.c; dagsched-sim --graph observed). */

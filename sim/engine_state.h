@@ -150,6 +150,7 @@ typedef struct engine {
     running_ref *inflight; /* RELEASING tasks, in the order they were released */
     size_t n_inflight, cap_inflight;
     double last_round;  /* time of the last controller round */
+    double writes_done; /* when the last round's release writes are done (release_cost_s) */
     bool round_wanted;  /* something changed since the last round */
     bool round_pending; /* a ROUND event is in the heap */
     bool gate_limited;  /* the last round held ready tasks at maxConcurrentReleases */

@@ -36,6 +36,8 @@ typedef struct opts {
     sim_alibaba_params ali;
     double restart_delay_s, disorder_fail_s, extender_weight;
     double release_latency_s, round_interval_s, create_latency_s, start_latency_s;
+    double release_cost_s;
+    size_t release_concurrency;
     double pod_initial_backoff_s, pod_max_backoff_s, backoff_flush_s, max_unschedulable_s;
     int graph_observed;
     const char *csv, *json, *jobs_csv, *bars_svg, *gantt_svg, *write_workload;
@@ -284,6 +286,12 @@ static int parse_args(int argc, char **argv, opts *o)
                        release_latency_help),
         RT_FLAG_DOUBLE("round-interval", "S", &o->round_interval_s, 0, 3600,
                        "dagsched: shortest time between two controller rounds (1)"),
+        RT_FLAG_DOUBLE("release-cost", "S", &o->release_cost_s, 0, 3600,
+                       "dagsched: each release is an API request of S seconds;\n"
+                       "a round's releases leave batch after batch and the next\n"
+                       "round waits for them (0: free)"),
+        RT_FLAG_SIZE("release-concurrency", "N", &o->release_concurrency, 1, 10000,
+                     "dagsched: release requests made at once (1)"),
         RT_FLAG_DOUBLE("create-latency", "S", &o->create_latency_s, 0, 86400,
                        "onUpstream: a task's pod is created S seconds after its\n"
                        "upstream tasks succeeded (a workflow engine's reaction; 0)"),
@@ -490,6 +498,7 @@ int main(int argc, char **argv)
     o.extender_weight = 5.0;
     o.release_latency_s = SIM_DEFAULT_RELEASE_LATENCY_S;
     o.round_interval_s = 1.0;
+    o.release_concurrency = 1;
     o.pod_initial_backoff_s = 1.0;
     o.pod_max_backoff_s = 10.0;
     o.backoff_flush_s = 1.0;
@@ -596,6 +605,8 @@ int main(int argc, char **argv)
             cfg.start_latency_s = o.start_latency_s;
             cfg.release_latency_s = o.release_latency_s;
             cfg.round_interval_s = o.round_interval_s;
+            cfg.release_cost_s = o.release_cost_s;
+            cfg.release_concurrency = (unsigned)o.release_concurrency;
             cfg.graph_observed = o.graph_observed != 0;
             cfg.pod_initial_backoff_s = o.pod_initial_backoff_s;
             cfg.pod_max_backoff_s = o.pod_max_backoff_s;

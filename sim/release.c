@@ -34,6 +34,7 @@ int sim_gate_init(engine *e)
     sim_wq_init(&e->gq, 0x9a7e);
     sim_wq_init(&e->rq, 0x7a2c);
     e->last_round = -INFINITY;
+    e->writes_done = -INFINITY;
     return 0;
 }
 
@@ -141,6 +142,8 @@ int sim_gate_schedule_round(engine *e)
     if (!e->p->gated || !e->round_wanted || e->round_pending || sim_wq_size(&e->gq) == 0)
         return 0;
     double at = e->last_round + e->c->round_interval_s;
+    if (at < e->writes_done)
+        at = e->writes_done;
     if (!(at > e->now))
         at = e->now;
     if (sim_evheap_push(&e->h, at, SIM_EV_ROUND, 0, 0, 0) != 0)
@@ -217,7 +220,16 @@ static bool rest_stays_gated(engine *e, const ds_admit_params *ap, const ds_admi
     return true;
 }
 
-static int release_task(engine *e, uint32_t job, uint32_t task)
+/* The write of the k-th release of a round (k from 1) is done this long after the round. */
+static double write_delay(const engine *e, size_t k)
+{
+    if (!(e->c->release_cost_s > 0) || k == 0)
+        return 0;
+    size_t batches = (k + e->c->release_concurrency - 1) / e->c->release_concurrency;
+    return (double)batches * e->c->release_cost_s;
+}
+
+static int release_task(engine *e, uint32_t job, uint32_t task, double write_s)
 {
     etask *t = &e->jobs[job]->t[task];
     sim_wq_remove(&e->gq, t->gh);
@@ -233,8 +245,8 @@ static int release_task(engine *e, uint32_t job, uint32_t task)
     t->state = T_RELEASING;
     t->gen++;
     e->r->releases++;
-    if (sim_evheap_push(&e->h, e->now + e->c->release_latency_s, SIM_EV_RELEASE, job, task,
-                        t->gen) != 0)
+    if (sim_evheap_push(&e->h, e->now + write_s + e->c->release_latency_s, SIM_EV_RELEASE, job,
+                        task, t->gen) != 0)
         return sim_eng_oom(e, "events");
     return 0;
 }
@@ -327,13 +339,15 @@ static int admit_round(engine *e)
             break;
         n = ng;
     }
-    size_t decided = n;
+    size_t decided = n, written = 0;
     for (size_t i = 0; i < decided && rc == 0; i++) {
         if (!ds_admit_verdict_releases(b.out[i].verdict))
             continue;
         const sim_wq_node *g = sim_wq_get(&e->gq, b.gated[i]);
-        rc = release_task(e, g->job, g->task);
+        rc = release_task(e, g->job, g->task, write_delay(e, ++written));
     }
+    if (written > 0)
+        e->writes_done = e->now + write_delay(e, written);
 out:
     round_buf_free(&b);
     return rc;

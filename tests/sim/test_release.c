@@ -12,6 +12,9 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <stdlib.h>
+#include <string.h>
+
 #include "../common/ds_assert.h"
 
 #include "engine.h"
@@ -160,6 +163,58 @@ static void test_capacity_admission(void **state)
     run_cfg(&w, &c, &r);
     assert_int_equal(r.peak_queued, 6);
     sim_result_free(&r);
+    sim_workload_free(&w);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* What releases cost (--release-cost, --release-concurrency): six independent 1-core tasks on six
+ * 1-core nodes, all released by the round at 0, latency 0. Free: all queued at 0. At 0.5 s a
+ * request one at a time: queued 0.5, 1.0, ... 3.0; two at a time: 0.5, 0.5, 1.0, 1.0, 1.5, 1.5.
+ * Job b (one task) arrives at 0.25 with no round interval: its round waits for the first round's
+ * writes, at 3.0 (one at a time) or 1.5 (two), and its release takes one request more. */
+static void test_release_cost(void **state)
+{
+    (void)state;
+    sim_workload w = {0};
+    snprintf(w.name, sizeof w.name, "cost");
+    for (int k = 0; k < 7; k++)
+        tu_node(&w, 1000, 1.0);
+    double rt[6] = {10, 10, 10, 10, 10, 10};
+    int64_t cpu[6] = {1000, 1000, 1000, 1000, 1000, 1000};
+    tu_job(&w, "wide", 0, 6, rt, cpu, 0);
+    tu_job(&w, "b", 0.25, 1, rt, cpu, 0);
+    const double want[3][6] = {
+        {0, 0, 0, 0, 0, 0}, {0.5, 1.0, 1.5, 2.0, 2.5, 3.0}, {0.5, 0.5, 1.0, 1.0, 1.5, 1.5}};
+    const double want_b[3] = {0.25, 3.5, 2.0};
+    for (int k = 0; k < 3; k++) {
+        sim_config c;
+        config(&c, "dagsched", 0, 0);
+        c.pol.release_admission = DS_ADMIT_ALL;
+        c.release_cost_s = k == 0 ? 0 : 0.5;
+        c.release_concurrency = k == 2 ? 2 : 1;
+        sim_result r;
+        run_cfg(&w, &c, &r);
+        double q[6];
+        for (uint32_t t = 0; t < 6; t++)
+            q[t] = seg_of(&r, 0, t)->queued;
+        qsort(q, 6, sizeof q[0], cmp_double);
+        for (int t = 0; t < 6; t++)
+            assert_double_near(q[t], want[k][t], 1e-9);
+        assert_double_near(seg_of(&r, 1, 0)->queued, want_b[k], 1e-9);
+        sim_result_free(&r);
+    }
+    sim_config c;
+    config(&c, "dagsched", 0, 0);
+    c.release_concurrency = 0;
+    sim_result r;
+    ds_err err = {{0}};
+    assert_int_not_equal(sim_run(&w, &c, &r, &err), 0);
+    assert_non_null(strstr(err.msg, "release concurrency at least 1"));
     sim_workload_free(&w);
 }
 
@@ -441,7 +496,7 @@ int main(void)
         cmocka_unit_test(test_capacity_admission),   cmocka_unit_test(test_gated_preemptor),
         cmocka_unit_test(test_whose_order),          cmocka_unit_test(test_critical_path),
         cmocka_unit_test(test_gate_property),        cmocka_unit_test(test_fairness_by_hand),
-        cmocka_unit_test(test_fairness_two_tenants),
+        cmocka_unit_test(test_fairness_two_tenants), cmocka_unit_test(test_release_cost),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
