@@ -8,11 +8,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "annotations.h"
 #include "argo_discovery.h"
 #include "bytebuf.h"
 #include "client.h"
 #include "clock.h"
 #include "config.h"
+#include "configmaps.h"
 #include "kutil.h"
 #include "term.h"
 #include "list.h"
@@ -213,17 +215,16 @@ static int read_job_inputs(kube_client *c, const cli_view_opts *o, const char *n
 /* The controller's learned run times; a user who may not read them gets the defaults. */
 static void load_learned(kube_client *c, const cli_view_opts *o, ds_rt_history *h)
 {
-    json_t *cm = NULL;
+    const kube_configmap *cm = NULL;
     long status = 0;
     ds_err err = {{0}};
-    if (o->policy_ns == NULL || kube_get_named(c, "/api/v1", o->policy_ns, "configmaps",
-                                               CLI_RT_HISTORY_NAME, &cm, &status, &err) != 0)
+    if (o->policy_ns == NULL ||
+        kube_get_configmap(c, o->policy_ns, DS_RUNTIME_HISTORY_NAME, &cm, &status, &err) != 0)
         return;
-    const char *text =
-        json_string_value(json_object_get(json_object_get(cm, "data"), "history.tsv"));
+    const char *text = kube_cm_value(cm, DS_RUNTIME_HISTORY_DATA_KEY);
     if (text != NULL)
         ds_rt_history_decode(h, text, strlen(text), NULL, &err);
-    json_decref(cm);
+    kube_obj_unref(&cm->meta);
 }
 
 int cli_view_load(const cli_view_opts *o, cli_view *out, ds_err *err)

@@ -51,8 +51,6 @@ typedef struct cli_view {
     ds_rt_history learned;
 } cli_view;
 
-#define CLI_RT_HISTORY_NAME "dagsched-runtime-history"
-
 /* A client of the API server for o's kubeconfig and context (each request bounded by
  * o->timeout_s); ns receives the namespace to use: o->ns, else the context's, else "default".
  * 0 on success; -1 with err set (a kubeconfig problem). */

@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "annotations.h"
+#include "configmaps.h"
 #include "k8s_names.h"
 #include "policy.h"
 #include "policy_source.h"
@@ -106,10 +108,13 @@ static json_t *configmap(const ds_policy *pol, const char *text, const char *ns)
 {
     char name[DS_POLICY_NAME_MAX + sizeof KUBE_POLICY_CM_PREFIX];
     snprintf(name, sizeof name, "%s%s", KUBE_POLICY_CM_PREFIX, pol->name);
-    return json_pack("{s:s, s:s, s:{s:s, s:s, s:{s:s, s:s}}, s:{s:s}}", "apiVersion", "v1", "kind",
-                     "ConfigMap", "metadata", "name", name, "namespace", ns, "labels",
-                     "dagsched.io/kind", "SchedulingPolicy", "app.kubernetes.io/name", "dagsched",
-                     "data", KUBE_POLICY_DATA_KEY, text);
+    const char *const labels[] = {DS_LABEL_KIND, DS_POLICY_KIND, "app.kubernetes.io/name",
+                                  "dagsched"};
+    const char *const data[] = {KUBE_POLICY_DATA_KEY, text};
+    kube_cm_spec spec = {
+        .ns = ns, .name = name, .labels = labels, .n_labels = 2, .data = data, .n_data = 1};
+    ds_err err = {{0}};
+    return kube_cm_object(&spec, &err);
 }
 
 /* The labelled ConfigMap of the policy in FILE for namespace ns: 0 and *out set; 2 for a bad
@@ -137,26 +142,23 @@ static int policy_configmap(const char *path, const char *ns, json_t **out)
 
 static int cmd_configmap(int argc, char **argv)
 {
-    const char *ns = DEFAULT_NAMESPACE, *path = NULL;
-    for (int i = 0; i < argc; i++) {
-        if ((strcmp(argv[i], "-n") == 0 || strcmp(argv[i], "--namespace") == 0) && i + 1 < argc)
-            ns = argv[++i];
-        else if (strncmp(argv[i], "--namespace=", 12) == 0)
-            ns = argv[i] + 12;
-        else if (argv[i][0] == '-' && strcmp(argv[i], "-") != 0) {
-            fprintf(stderr, "kubectl-dagsched policy configmap: unknown option \"%s\"\n", argv[i]);
-            return 2;
-        } else if (path == NULL)
-            path = argv[i];
-        else {
-            fprintf(stderr, "kubectl-dagsched policy configmap: one FILE only\n");
-            return 2;
-        }
-    }
-    if (path == NULL) {
-        fprintf(stderr, "kubectl-dagsched policy configmap: expected a FILE\n");
-        return 2;
-    }
+    const char *ns = DEFAULT_NAMESPACE;
+    rt_flag table[] = {
+        RT_FLAG_STRING("namespace", "NS", &ns,
+                       "namespace of the ConfigMap (default " DEFAULT_NAMESPACE ")"),
+    };
+    table[0].short_name = 'n';
+    const rt_flags spec = {.prog = "kubectl-dagsched policy configmap",
+                           .usage = "usage: kubectl dagsched policy configmap FILE [-n NS]\n",
+                           RT_FLAGS_TABLE(table),
+                           .arguments = true};
+    int first = argc;
+    int parsed = rt_flags_parse(&spec, argc, argv, &first);
+    if (parsed != RT_FLAGS_RUN)
+        return parsed;
+    if (argc - first != 1)
+        return rt_flags_error(&spec, argc - first == 0 ? "expected a FILE" : "one FILE only");
+    const char *path = argv[first];
     json_t *cm = NULL;
     int built = policy_configmap(path, ns, &cm);
     if (built != 0)
@@ -230,7 +232,7 @@ int policy_cmd(int argc, char **argv)
     if (strcmp(argv[0], "validate") == 0)
         return cmd_validate(argc - 1, argv + 1);
     if (strcmp(argv[0], "configmap") == 0)
-        return cmd_configmap(argc - 1, argv + 1);
+        return cmd_configmap(argc, argv);
     if (strcmp(argv[0], "apply") == 0)
         return cmd_apply(argc, argv);
     fprintf(stderr, "kubectl-dagsched policy: unknown command \"%s\"\n", argv[0]);

@@ -1,11 +1,11 @@
 /* ledger_store.c: the eviction ledger's ConfigMap (see ledger_store.h). */
 #include "ledger_store.h"
 
-#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "configmaps.h"
 #include "log.h"
 #include "writes.h"
 
@@ -23,43 +23,23 @@ void ctl_ledger_store_free(ctl_ledger_store *s)
     ctl_ledger_free(&s->ledger);
 }
 
-static int take_version(ctl_ledger_store *s, const json_t *cm, ds_err *err)
-{
-    const char *rv =
-        json_string_value(json_object_get(json_object_get(cm, "metadata"), "resourceVersion"));
-    if (rv == NULL || strlen(rv) >= sizeof s->resource_version)
-        return ds_err_set(err, "ledger configmap %s/%s: no usable metadata.resourceVersion", s->ns,
-                          s->name);
-    snprintf(s->resource_version, sizeof s->resource_version, "%s", rv);
-    return 0;
-}
+static const char *const MANAGED[] = {"app.kubernetes.io/managed-by", "dagsched-controller"};
 
 static int create_empty(ctl_ledger_store *s, ds_err *err)
 {
-    json_t *cm = json_pack("{s:s, s:s, s:{s:s, s:s, s:{s:s}}, s:{s:s}}", "apiVersion", "v1", "kind",
-                           "ConfigMap", "metadata", "name", s->name, "namespace", s->ns, "labels",
-                           "app.kubernetes.io/managed-by", "dagsched-controller", "data",
-                           CTL_LEDGER_KEY, "[]");
-    if (cm == NULL)
-        return ds_err_set(err, "ledger: out of memory");
-    json_t *out = NULL;
-    int rc = kube_create_configmap(s->client, s->ns, cm, &out, err);
-    json_decref(cm);
-    if (rc == 0) {
-        rc = take_version(s, out, err);
-        ctl_ledger_clear(&s->ledger);
-    }
-    json_decref(out);
-    return rc;
+    const char *const data[] = {CTL_LEDGER_KEY, ""};
+    kube_cm_spec spec = {
+        .ns = s->ns, .name = s->name, .labels = MANAGED, .n_labels = 1, .data = data, .n_data = 1};
+    return kube_cm_create(s->client, &spec, s->resource_version, sizeof s->resource_version, err);
 }
 
 int ctl_ledger_store_load(ctl_ledger_store *s, ds_err *err)
 {
     if (!kube_valid_name(s->ns) || !kube_valid_name(s->name))
         return ds_err_set(err, "ledger configmap: invalid name %s/%s", s->ns, s->name);
-    json_t *cm = NULL;
+    const kube_configmap *cm = NULL;
     long status = 0;
-    int rc = kube_get_named(s->client, "/api/v1", s->ns, "configmaps", s->name, &cm, &status, err);
+    int rc = kube_get_configmap(s->client, s->ns, s->name, &cm, &status, err);
     if (rc != 0 && status == 404) {
         rc = create_empty(s, err);
         s->loaded = rc == 0;
@@ -67,24 +47,26 @@ int ctl_ledger_store_load(ctl_ledger_store *s, ds_err *err)
     }
     if (rc != 0)
         return -1;
-    json_t *data = json_object_get(cm, "data");
-    const char *text = json_string_value(json_object_get(data, CTL_LEDGER_KEY));
-    const char *tasks = json_string_value(json_object_get(data, CTL_LEDGER_TASKS_KEY));
+    const char *text = kube_cm_value(cm, CTL_LEDGER_KEY);
+    const char *tasks = kube_cm_value(cm, CTL_LEDGER_TASKS_KEY);
+    const char *rv = cm->meta.resource_version;
     ctl_ledger tmp;
     ctl_ledger_init(&tmp);
     if ((text != NULL && ctl_ledger_decode(text, strlen(text), &tmp, err) != 0) ||
         (tasks != NULL && ctl_ledger_decode_tasks(tasks, strlen(tasks), &tmp, err) != 0)) {
         ds_err_prefix(err, "ledger configmap %s/%s", s->ns, s->name);
         ctl_ledger_free(&tmp);
-        json_decref(cm);
+        kube_obj_unref(&cm->meta);
         return -1;
     }
-    if (take_version(s, cm, err) != 0) {
+    if (rv == NULL || rv[0] == '\0' || strlen(rv) >= sizeof s->resource_version) {
         ctl_ledger_free(&tmp);
-        json_decref(cm);
-        return -1;
+        kube_obj_unref(&cm->meta);
+        return ds_err_set(err, "ledger configmap %s/%s: no usable metadata.resourceVersion", s->ns,
+                          s->name);
     }
-    json_decref(cm);
+    snprintf(s->resource_version, sizeof s->resource_version, "%s", rv);
+    kube_obj_unref(&cm->meta);
     ctl_ledger_free(&s->ledger);
     s->ledger = tmp;
     s->loaded = true;
@@ -103,22 +85,19 @@ int ctl_ledger_store_save(ctl_ledger_store *s, double now, double keep_s, ds_err
         free(tasks);
         return ds_err_set(err, "ledger: out of memory");
     }
-    json_t *cm =
-        json_pack("{s:s, s:s, s:{s:s, s:s, s:s, s:{s:s}}, s:{s:s, s:s}}", "apiVersion", "v1",
-                  "kind", "ConfigMap", "metadata", "name", s->name, "namespace", s->ns,
-                  "resourceVersion", s->resource_version, "labels", "app.kubernetes.io/managed-by",
-                  "dagsched-controller", "data", CTL_LEDGER_KEY, text, CTL_LEDGER_TASKS_KEY, tasks);
+    const char *const data[] = {CTL_LEDGER_KEY, text, CTL_LEDGER_TASKS_KEY, tasks};
+    kube_cm_spec spec = {.ns = s->ns,
+                         .name = s->name,
+                         .resource_version = s->resource_version,
+                         .labels = MANAGED,
+                         .n_labels = 1,
+                         .data = data,
+                         .n_data = 2};
+    long status = 0;
+    int rc = kube_cm_replace(s->client, &spec, s->resource_version, sizeof s->resource_version,
+                             &status, err);
     free(text);
     free(tasks);
-    if (cm == NULL)
-        return ds_err_set(err, "ledger: out of memory");
-    json_t *out = NULL;
-    long status = 0;
-    int rc = kube_replace_configmap(s->client, s->ns, s->name, cm, &out, &status, err);
-    json_decref(cm);
-    if (rc == 0)
-        rc = take_version(s, out, err);
-    json_decref(out);
     if (rc != 0 && status == 409) {
         KLOG_WARN("ledger", "configmap %s/%s changed meanwhile; reloading it", s->ns, s->name);
         ds_err keep = *err;

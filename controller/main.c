@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "annotations.h"
 #include "controller.h"
 #include "workflows.h"
 #include "clock.h"
@@ -54,7 +55,7 @@ static int parse_flags(int argc, char **argv, flags *f)
     o->metrics_listen = "0.0.0.0:10271";
     o->cache_max_age_s = 30;
     o->ledger_name = "dagsched-controller-evictions";
-    o->runtime_history_name = "dagsched-runtime-history";
+    o->runtime_history_name = DS_RUNTIME_HISTORY_NAME;
     o->scheduler_name = "dagsched";
     o->max_annotation_updates = 100;
     o->min_round_interval_s = 1;

@@ -1,11 +1,11 @@
 /* runtime_store.c: the learned run times' ConfigMap (see runtime_store.h). */
 #include "runtime_store.h"
 
-#include <jansson.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "annotations.h"
+#include "configmaps.h"
 #include "log.h"
 #include "writes.h"
 
@@ -28,21 +28,20 @@ int ctl_runtime_store_load(ctl_runtime_store *s, ds_err *err)
 {
     if (!kube_valid_name(s->ns) || !kube_valid_name(s->name))
         return ds_err_set(err, "run-time history configmap: invalid name %s/%s", s->ns, s->name);
-    json_t *cm = NULL;
+    const kube_configmap *cm = NULL;
     long status = 0;
-    int rc = kube_get_named(s->client, "/api/v1", s->ns, "configmaps", s->name, &cm, &status, err);
+    int rc = kube_get_configmap(s->client, s->ns, s->name, &cm, &status, err);
     if (rc != 0 && status == 404) {
         s->loaded = true;
         return ds_rt_history_decode(&s->history, "", 0, NULL, err);
     }
     if (rc != 0)
         return -1;
-    const char *text =
-        json_string_value(json_object_get(json_object_get(cm, "data"), CTL_RT_DATA_KEY));
+    const char *text = kube_cm_value(cm, DS_RUNTIME_HISTORY_DATA_KEY);
     size_t skipped = 0;
     rc = ds_rt_history_decode(&s->history, text != NULL ? text : "", text ? strlen(text) : 0,
                               &skipped, err);
-    json_decref(cm);
+    kube_obj_unref(&cm->meta);
     if (rc != 0)
         return -1;
     if (skipped > 0)
@@ -62,17 +61,14 @@ int ctl_runtime_store_save(ctl_runtime_store *s, double now, ds_err *err)
         ds_bytebuf_free(&b);
         return -1;
     }
-    json_t *cm =
-        json_pack("{s:s, s:s, s:{s:s, s:s, s:{s:s, s:s}}, s:{s:s}}", "apiVersion", "v1", "kind",
-                  "ConfigMap", "metadata", "name", s->name, "namespace", s->ns, "labels",
-                  "app.kubernetes.io/managed-by", "dagsched-controller", DS_LABEL_KIND,
-                  DS_KIND_RUNTIME_HISTORY, "data", CTL_RT_DATA_KEY, b.data != NULL ? b.data : "");
-    ds_bytebuf_free(&b);
-    if (cm == NULL)
-        return ds_err_set(err, "run-time history: out of memory");
+    const char *const labels[] = {"app.kubernetes.io/managed-by", "dagsched-controller",
+                                  DS_LABEL_KIND, DS_KIND_RUNTIME_HISTORY};
+    const char *const data[] = {DS_RUNTIME_HISTORY_DATA_KEY, b.data != NULL ? b.data : ""};
+    kube_cm_spec spec = {
+        .ns = s->ns, .name = s->name, .labels = labels, .n_labels = 2, .data = data, .n_data = 1};
     kube_apply_result res;
-    int rc = kube_apply_configmap(s->client, cm, &res, err);
-    json_decref(cm);
+    int rc = kube_cm_apply(s->client, &spec, &res, err);
+    ds_bytebuf_free(&b);
     if (rc != 0) {
         s->history.dirty = true; /* try again later */
         return -1;

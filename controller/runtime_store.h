@@ -13,7 +13,6 @@
 #include "runtime_history.h"
 
 #define CTL_RT_SAVE_EVERY_S 15.0
-#define CTL_RT_DATA_KEY     "history.tsv"
 
 typedef struct ctl_runtime_store {
     kube_client *client;

@@ -27,6 +27,8 @@
 #define DS_SELECTOR_JOBGRAPH        DS_LABEL_KIND "=" DS_KIND_JOBGRAPH
 #define DS_KIND_RUNTIME_HISTORY     "RuntimeHistory" /* the controller's learned run times */
 #define DS_SELECTOR_RUNTIME_HISTORY DS_LABEL_KIND "=" DS_KIND_RUNTIME_HISTORY
+#define DS_RUNTIME_HISTORY_NAME     "dagsched-runtime-history" /* its ConfigMap, by default */
+#define DS_RUNTIME_HISTORY_DATA_KEY "history.tsv"
 
 /* What the controller writes on the pods it schedules (docs/controller.md). */
 #define DS_ANN_PRIORITY              "dagsched.io/priority"

@@ -108,6 +108,17 @@ class TestPolicyConfigMap(unittest.TestCase):
         with open(path) as f:
             self.assertEqual(cm["data"], {"policy.yaml": f.read()})
 
+    def test_flags_as_every_command_takes_them(self):
+        # The same flag layer as every other command: --help, --namespace=NS, a prefix of it.
+        rc, out, _ = run("policy", "configmap", "--help")
+        self.assertEqual(rc, 0)
+        self.assertIn("--namespace", out)
+        path = os.path.join(REPO, "policies", "default.yaml")
+        for flag in (["--namespace=ops"], ["--namesp", "ops"], ["-nops"]):
+            rc, out, err = run("policy", "configmap", *flag, path)
+            self.assertEqual((rc, err), (0, ""), flag)
+            self.assertEqual(json.loads(out)["metadata"]["namespace"], "ops", flag)
+
     def test_default_namespace_and_invalid_policy(self):
         rc, out, _ = run("policy", "configmap", os.path.join(REPO, "policies", "default.yaml"))
         self.assertEqual(rc, 0)
