@@ -1,5 +1,6 @@
 /* complete.c: shell completion of kubectl-dagsched (see complete.h). The command tree below is
- * the one place that lists the commands, their subcommands and flags for completion; the bash and
+ * the one place that lists the commands and their subcommands for completion; their flags are
+ * the tables their parsers use (cli/view_flags.h); the bash and
  * zsh scripts and kubectl_complete-dagsched all ask `kubectl-dagsched __complete`. Job and pod
  * names come from the cluster (complete_names.h). */
 #include "complete.h"
@@ -8,67 +9,42 @@
 #include <string.h>
 
 #include "log.h"
+#include "view_flags.h"
 
 /* Cobra's directives (kubectl reads them from kubectl_complete-<plugin>). */
 #define DIR_DEFAULT  0 /* no candidate: the shell may complete file names */
 #define DIR_NO_FILES 4 /* no file names */
 
-/* A flag: its names and what its value is (NULL: takes none; "" a file name or free text;
- * else the values, space-separated). */
-typedef struct flag {
-    const char *shrt, *lng;
-    const char *values;
-    bool files; /* the value is a file name */
-} flag;
+/* Commands without flags of their own (only --help). */
+#define NO_FLAGS (-1)
+/* Any flag a command takes (a flag typed before its command). */
+#define ANY_FLAGS                                                                                  \
+    (CLI_F_ALL_NS | CLI_F_OUTPUT | CLI_F_WIDE | CLI_F_SVG | CLI_F_WIDTH | CLI_F_POLICY)
 
-#define F_KUBECONFIG                                                                               \
-    {                                                                                              \
-        NULL, "--kubeconfig", "", true                                                             \
-    }
-#define F_CONTEXT                                                                                  \
-    {                                                                                              \
-        NULL, "--context", "", false                                                               \
-    }
-#define F_NAMESPACE                                                                                \
-    {                                                                                              \
-        "-n", "--namespace", "", false                                                             \
-    }
-#define F_TIMEOUT                                                                                  \
-    {                                                                                              \
-        NULL, "--request-timeout", "", false                                                       \
-    }
-#define F_POLICY                                                                                   \
-    {NULL, "--policy-namespace", "", false},                                                       \
-    {                                                                                              \
-        NULL, "--policy-name", "", false                                                           \
-    }
-#define F_END                                                                                      \
-    {                                                                                              \
-        NULL, NULL, NULL, false                                                                    \
-    }
+/* The flags of a command: the table its parser uses (cli/view_flags.h). */
+typedef struct flagset {
+    rt_flag t[CLI_VIEW_FLAGS_MAX];
+    size_t n;
+} flagset;
 
-static const flag get_flags[] = {F_KUBECONFIG,
-                                 F_CONTEXT,
-                                 F_NAMESPACE,
-                                 F_TIMEOUT,
-                                 F_POLICY,
-                                 {"-A", "--all-namespaces", NULL, false},
-                                 {"-o", "--output", "wide json", false},
-                                 F_END};
-static const flag describe_flags[] = {F_KUBECONFIG, F_CONTEXT, F_NAMESPACE,
-                                      F_TIMEOUT,    F_POLICY,  {"-o", "--output", "json", false},
-                                      F_END};
-static const flag gantt_flags[] = {F_KUBECONFIG,
-                                   F_CONTEXT,
-                                   F_NAMESPACE,
-                                   F_TIMEOUT,
-                                   F_POLICY,
-                                   {NULL, "--width", "", false},
-                                   {NULL, "--svg", "", true},
-                                   F_END};
-static const flag configmap_flags[] = {F_NAMESPACE, F_END};
-static const flag apply_flags[] = {F_KUBECONFIG, F_CONTEXT, F_NAMESPACE, F_TIMEOUT, F_END};
-static const flag no_flags[] = {F_END};
+static void flags_of(int allowed, flagset *fs)
+{
+    static cli_flags sink;
+    static int out_sink;
+    fs->n =
+        allowed == NO_FLAGS ? 0 : cli_view_flag_table((unsigned)allowed, &sink, &out_sink, fs->t);
+}
+
+/* Whether f takes a value; and whether the value is a file name. */
+static bool takes_value(const rt_flag *f)
+{
+    return f->type != RT_FLAG_T_SET && f->type != RT_FLAG_T_SECTION;
+}
+
+static bool takes_file(const rt_flag *f)
+{
+    return f->arg != NULL && (strcmp(f->arg, "PATH") == 0 || strcmp(f->arg, "FILE") == 0);
+}
 
 /* A command: the words that lead to it, the words that may follow (space-separated; NULL when
  * what follows is a file (files) or a name), the names its argument takes from the cluster, and
@@ -78,37 +54,54 @@ typedef struct command {
     const char *next;
     bool files;
     cli_name_kind names;
-    const flag *flags;
+    int flags; /* the CLI_F_* its parser allows, or NO_FLAGS */
 } command;
 
 static const command commands[] = {
     {"", "get describe gantt explain policy completion version help", false, CLI_NAMES_NONE,
-     no_flags},
-    {"get", "jobs", false, CLI_NAMES_NONE, get_flags},
-    {"get jobs", NULL, false, CLI_NAMES_NONE, get_flags},
-    {"describe", "job", false, CLI_NAMES_NONE, describe_flags},
-    {"describe job", NULL, false, CLI_NAMES_JOBS, describe_flags},
-    {"gantt", NULL, false, CLI_NAMES_JOBS, gantt_flags},
-    {"explain", "pod", false, CLI_NAMES_NONE, describe_flags},
-    {"explain pod", NULL, false, CLI_NAMES_PODS, describe_flags},
-    {"policy", "validate configmap apply", false, CLI_NAMES_NONE, no_flags},
-    {"policy validate", NULL, true, CLI_NAMES_NONE, no_flags},
-    {"policy configmap", NULL, true, CLI_NAMES_NONE, configmap_flags},
-    {"policy apply", NULL, true, CLI_NAMES_NONE, apply_flags},
-    {"completion", "bash zsh", false, CLI_NAMES_NONE, no_flags},
-    {"version", NULL, false, CLI_NAMES_NONE, no_flags},
+     NO_FLAGS},
+    {"get", "jobs", false, CLI_NAMES_NONE, CLI_FLAGS_GET},
+    {"get jobs", NULL, false, CLI_NAMES_NONE, CLI_FLAGS_GET},
+    {"describe", "job", false, CLI_NAMES_NONE, CLI_FLAGS_DESCRIBE},
+    {"describe job", NULL, false, CLI_NAMES_JOBS, CLI_FLAGS_DESCRIBE},
+    {"gantt", NULL, false, CLI_NAMES_JOBS, CLI_FLAGS_GANTT},
+    {"explain", "pod", false, CLI_NAMES_NONE, CLI_FLAGS_EXPLAIN},
+    {"explain pod", NULL, false, CLI_NAMES_PODS, CLI_FLAGS_EXPLAIN},
+    {"policy", "validate configmap apply", false, CLI_NAMES_NONE, NO_FLAGS},
+    {"policy validate", NULL, true, CLI_NAMES_NONE, NO_FLAGS},
+    {"policy configmap", NULL, true, CLI_NAMES_NONE, CLI_FLAGS_POLICY_CONFIGMAP},
+    {"policy apply", NULL, true, CLI_NAMES_NONE, CLI_FLAGS_POLICY_APPLY},
+    {"completion", "bash zsh", false, CLI_NAMES_NONE, NO_FLAGS},
+    {"version", NULL, false, CLI_NAMES_NONE, NO_FLAGS},
 };
 
 #define N_COMMANDS (sizeof commands / sizeof commands[0])
 #define PATH_MAX_W 2 /* commands are at most two words deep */
 
-static const flag *find_flag(const flag *fl, const char *word, size_t len)
+/* The flag of fs named word[0..len) ("-n", "--namespace", or a prefix of a long name that only
+ * one flag has, as the parser takes it); NULL when none. */
+static const rt_flag *find_flag(const flagset *fs, const char *word, size_t len)
 {
-    for (; fl->lng != NULL; fl++)
-        if ((fl->shrt != NULL && strlen(fl->shrt) == len && !strncmp(fl->shrt, word, len)) ||
-            (strlen(fl->lng) == len && !strncmp(fl->lng, word, len)))
-            return fl;
-    return NULL;
+    if (len == 2 && word[0] == '-' && word[1] != '-') {
+        for (size_t i = 0; i < fs->n; i++)
+            if (!fs->t[i].refused && fs->t[i].short_name == word[1])
+                return &fs->t[i];
+        return NULL;
+    }
+    if (len < 3 || strncmp(word, "--", 2) != 0)
+        return NULL;
+    const rt_flag *found = NULL;
+    for (size_t i = 0; i < fs->n; i++) {
+        const rt_flag *f = &fs->t[i];
+        if (f->refused || f->name == NULL || strncmp(f->name, word + 2, len - 2) != 0)
+            continue;
+        if (strlen(f->name) == len - 2)
+            return f;
+        if (found != NULL)
+            return NULL; /* ambiguous */
+        found = f;
+    }
+    return found;
 }
 
 static const command *find_command(const char *const *words, size_t n)
@@ -143,38 +136,45 @@ static void print_matching(FILE *out, const char *list, const char *prefix)
     }
 }
 
-static void print_flags(FILE *out, const flag *fl, const char *prefix)
+static void print_flags(FILE *out, const flagset *fs, const char *prefix)
 {
     size_t pl = strlen(prefix);
-    for (; fl->lng != NULL; fl++) {
-        if (fl->shrt != NULL && strncmp(fl->shrt, prefix, pl) == 0)
-            fprintf(out, "%s\n", fl->shrt);
-        if (strncmp(fl->lng, prefix, pl) == 0)
-            fprintf(out, "%s\n", fl->lng);
+    char name[80];
+    for (size_t i = 0; i < fs->n; i++) {
+        const rt_flag *f = &fs->t[i];
+        if (f->refused || f->name == NULL)
+            continue;
+        if (f->short_name != 0 && pl <= 2 && strncmp((char[]){'-', f->short_name}, prefix, pl) == 0)
+            fprintf(out, "-%c\n", f->short_name);
+        snprintf(name, sizeof name, "--%s", f->name);
+        if (strncmp(name, prefix, pl) == 0)
+            fprintf(out, "%s\n", name);
     }
 }
 
 /* The value of flag f, being typed as cur. */
-static int complete_value(FILE *out, const flag *f, const char *cur)
+static int complete_value(FILE *out, const rt_flag *f, const char *cur)
 {
-    if (f->files)
+    if (takes_file(f))
         return DIR_DEFAULT;
-    if (f->values[0] != '\0')
-        print_matching(out, f->values, cur);
+    size_t cl = strlen(cur);
+    for (const char *const *c = f->type == RT_FLAG_T_CHOICE ? f->choices : NULL; c && *c; c++)
+        if (strncmp(*c, cur, cl) == 0)
+            fprintf(out, "%s\n", *c);
     return DIR_NO_FILES;
 }
 
 /* Remember the value of a flag that says where the names are (--kubeconfig, --context,
  * -n/--namespace, --request-timeout). */
-static void note_conn(cli_names_conn *conn, const flag *f, const char *value)
+static void note_conn(cli_names_conn *conn, const rt_flag *f, const char *value)
 {
-    if (strcmp(f->lng, "--kubeconfig") == 0)
+    if (strcmp(f->name, "kubeconfig") == 0)
         conn->kubeconfig = value;
-    else if (strcmp(f->lng, "--context") == 0)
+    else if (strcmp(f->name, "context") == 0)
         conn->context = value;
-    else if (strcmp(f->lng, "--namespace") == 0)
+    else if (strcmp(f->name, "namespace") == 0)
         conn->ns = value;
-    else if (strcmp(f->lng, "--request-timeout") == 0)
+    else if (strcmp(f->name, "request-timeout") == 0)
         conn->timeout = value;
 }
 
@@ -187,8 +187,11 @@ int complete_words(FILE *out, int n, const char *const *words, complete_names_fn
     size_t npos = 0;
     const command *cmd = &commands[0];
     size_t extra = 0; /* positional arguments after the command (names, files) */
-    const flag *pending = NULL;
+    const rt_flag *pending = NULL;
     cli_names_conn conn = {0};
+    flagset cmd_flags, any_flags;
+    flags_of(cmd->flags, &cmd_flags);
+    flags_of(ANY_FLAGS, &any_flags);
     for (int i = 0; i < n - 1; i++) {
         const char *w = words[i];
         if (pending != NULL) {
@@ -200,14 +203,12 @@ int complete_words(FILE *out, int n, const char *const *words, complete_names_fn
             const char *eq = strchr(w, '=');
             size_t l = eq ? (size_t)(eq - w) : strlen(w);
             /* A flag before its command (`-n ns get jobs`): known by any command. */
-            const flag *f = find_flag(cmd->flags, w, l);
+            const rt_flag *f = find_flag(&cmd_flags, w, l);
             if (f == NULL)
-                f = find_flag(get_flags, w, l);
-            if (f == NULL)
-                f = find_flag(gantt_flags, w, l);
-            if (f != NULL && f->values != NULL && eq == NULL)
+                f = find_flag(&any_flags, w, l);
+            if (f != NULL && takes_value(f) && eq == NULL)
                 pending = f;
-            else if (f != NULL && f->values != NULL)
+            else if (f != NULL && takes_value(f))
                 note_conn(&conn, f, eq + 1);
             continue;
         }
@@ -218,6 +219,7 @@ int complete_words(FILE *out, int n, const char *const *words, complete_names_fn
         }
         if (sub != NULL) {
             cmd = sub;
+            flags_of(cmd->flags, &cmd_flags);
             npos++;
         } else {
             extra++;
@@ -228,10 +230,10 @@ int complete_words(FILE *out, int n, const char *const *words, complete_names_fn
     if (cur[0] == '-') {
         const char *eq = strchr(cur, '=');
         if (eq != NULL) {
-            const flag *f = find_flag(cmd->flags, cur, (size_t)(eq - cur));
-            return f != NULL && f->values != NULL && f->files ? DIR_DEFAULT : DIR_NO_FILES;
+            const rt_flag *f = find_flag(&cmd_flags, cur, (size_t)(eq - cur));
+            return f != NULL && takes_file(f) ? DIR_DEFAULT : DIR_NO_FILES;
         }
-        print_flags(out, cmd->flags, cur);
+        print_flags(out, &cmd_flags, cur);
         return DIR_NO_FILES;
     }
     if (cmd->files)

@@ -299,7 +299,7 @@ int explain_cmd(int argc, char **argv)
     cli_flags o;
     int first;
     static const char usage[] = "usage: kubectl dagsched explain pod NAME [-n NS] [-o json]\n";
-    int rc = cli_parse_view_flags(argc, argv, CLI_F_OUTPUT | CLI_F_POLICY, usage, &o, &first);
+    int rc = cli_parse_view_flags(argc, argv, CLI_FLAGS_EXPLAIN, usage, &o, &first);
     if (rc != RT_FLAGS_RUN)
         return rc;
     if (argc - first != 2 || strcmp(argv[first], "pod") != 0) {

@@ -67,8 +67,7 @@ int gantt_cmd(int argc, char **argv)
     int first;
     static const char usage[] =
         "usage: kubectl dagsched gantt JOB [-n NS] [--width N] [--svg FILE]\n";
-    int rc =
-        cli_parse_view_flags(argc, argv, CLI_F_SVG | CLI_F_WIDTH | CLI_F_POLICY, usage, &o, &first);
+    int rc = cli_parse_view_flags(argc, argv, CLI_FLAGS_GANTT, usage, &o, &first);
     if (rc != RT_FLAGS_RUN)
         return rc;
     if (argc - first != 1) {

@@ -474,9 +474,8 @@ int jobs_cmd(int argc, char **argv)
     const char *usage = get ? "usage: kubectl dagsched get jobs [-n NS | -A] [-o wide|json]\n"
                             : "usage: kubectl dagsched describe job NAME [-n NS] [-o json]\n";
     /* getopt permutes: the resource and NAME may come before or after the flags. */
-    int rc = cli_parse_view_flags(argc, argv,
-                                  CLI_F_POLICY | (get ? CLI_F_ALL_NS | CLI_F_OUTPUT : CLI_F_OUTPUT),
-                                  usage, &o, &first);
+    int rc = cli_parse_view_flags(argc, argv, get ? CLI_FLAGS_GET : CLI_FLAGS_DESCRIBE, usage, &o,
+                                  &first);
     if (rc != RT_FLAGS_RUN)
         return rc;
     int npos = argc - first;

@@ -142,22 +142,18 @@ static int policy_configmap(const char *path, const char *ns, json_t **out)
 
 static int cmd_configmap(int argc, char **argv)
 {
-    const char *ns = DEFAULT_NAMESPACE;
-    rt_flag table[] = {
-        RT_FLAG_STRING("namespace", "NS", &ns,
-                       "namespace of the ConfigMap (default " DEFAULT_NAMESPACE ")"),
-    };
-    table[0].short_name = 'n';
-    const rt_flags spec = {.prog = "kubectl-dagsched policy configmap",
-                           .usage = "usage: kubectl dagsched policy configmap FILE [-n NS]\n",
-                           RT_FLAGS_TABLE(table),
-                           .arguments = true};
-    int first = argc;
-    int parsed = rt_flags_parse(&spec, argc, argv, &first);
+    static const char usage[] = "usage: kubectl dagsched policy configmap FILE [-n NS]\n";
+    cli_flags o;
+    int first;
+    int parsed = cli_parse_view_flags(argc, argv, CLI_FLAGS_POLICY_CONFIGMAP, usage, &o, &first);
     if (parsed != RT_FLAGS_RUN)
         return parsed;
-    if (argc - first != 1)
-        return rt_flags_error(&spec, argc - first == 0 ? "expected a FILE" : "one FILE only");
+    if (argc - first != 1) {
+        fprintf(stderr, "kubectl-dagsched policy configmap: %s\n%s",
+                argc - first == 0 ? "expected a FILE" : "one FILE only", usage);
+        return RT_EXIT_USAGE;
+    }
+    const char *ns = o.v.ns != NULL ? o.v.ns : DEFAULT_NAMESPACE;
     const char *path = argv[first];
     json_t *cm = NULL;
     int built = policy_configmap(path, ns, &cm);
@@ -178,7 +174,7 @@ static int cmd_apply(int argc, char **argv)
     cli_flags o;
     int first;
     static const char usage[] = "usage: kubectl dagsched policy apply FILE [-n NS]\n";
-    int rc = cli_parse_view_flags(argc, argv, 0, usage, &o, &first);
+    int rc = cli_parse_view_flags(argc, argv, CLI_FLAGS_POLICY_APPLY, usage, &o, &first);
     if (rc != RT_FLAGS_RUN)
         return rc;
     if (argc - first != 1) {

@@ -66,6 +66,20 @@ check "policy files" "pol-a.yaml pol-b.yaml" "$(cd "$tmp" && reply policy valida
 check "--svg file" "other.txt" "$(cd "$tmp" && reply gantt hello --svg o)"
 check "no files for a name" "" "$(cd "$tmp" && reply gantt p)"
 
+# Completion reads the tables the parsers use: it offers each command's flags as its --help lists
+# them, and -o values the command accepts.
+for cmd in "get jobs" "describe job" "gantt" "explain pod" "policy configmap" "policy apply"; do
+  # shellcheck disable=SC2086
+  helped=$("$bin" $cmd --help | grep -o -- '--[a-z][a-z-]*' | grep -v -e '^--help$' -e '^--version$' | sort -u | xargs)
+  # shellcheck disable=SC2086
+  offered=$(reply $cmd x -- | tr ' ' '\n' | sort -u | xargs)
+  check "flags of $cmd: completion = --help" "$helped" "$offered"
+done
+set +e
+KUBECONFIG=/nonexistent "$bin" describe job x -o wide >/dev/null 2>&1
+check "describe refuses -o wide, which completion does not offer" "2" "$?"
+set -e
+
 zsh_head=$("$bin" completion zsh | head -1)
 check "zsh script" "#compdef kubectl-dagsched" "$zsh_head"
 here=$(cd "$(dirname "$0")" && pwd)
