@@ -9,12 +9,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "annotations.h"
 #include "configmaps.h"
 #include "k8s_names.h"
 #include "policy.h"
 #include "policy_source.h"
+#include "readfile.h"
 #include "view_flags.h"
 #include "writes.h"
 
@@ -24,40 +26,20 @@
 /* Read a whole file of at most DS_POLICY_MAX_BYTES into a NUL-terminated buffer ("-" = stdin). */
 static char *read_policy_file(const char *path, size_t *len)
 {
-    FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
-    if (f == NULL) {
-        fprintf(stderr, "kubectl-dagsched: %s: %s\n", path, strerror(errno));
+    char *buf = NULL;
+    ds_err err = {{0}};
+    int rc = strcmp(path, "-") == 0
+                 ? rt_read_fd(STDIN_FILENO, "-", DS_POLICY_MAX_BYTES, &buf, len, &err)
+                 : rt_read_file(path, DS_POLICY_MAX_BYTES, &buf, len, &err);
+    if (rc != 0) {
+        fprintf(stderr, "kubectl-dagsched: %s\n", err.msg);
         return NULL;
     }
-    char *buf = malloc(DS_POLICY_MAX_BYTES + 2);
-    size_t n = 0;
-    int bad = 0;
-    if (buf != NULL) {
-        n = fread(buf, 1, DS_POLICY_MAX_BYTES + 1, f);
-        bad = ferror(f);
-    }
-    if (f != stdin)
-        fclose(f);
-    if (buf == NULL) {
-        fprintf(stderr, "kubectl-dagsched: out of memory\n");
-        return NULL;
-    }
-    if (bad || n > DS_POLICY_MAX_BYTES) {
-        if (bad)
-            fprintf(stderr, "kubectl-dagsched: %s: read error\n", path);
-        else
-            fprintf(stderr, "kubectl-dagsched: %s: larger than the policy limit of %d bytes\n",
-                    path, DS_POLICY_MAX_BYTES);
-        free(buf);
-        return NULL;
-    }
-    buf[n] = '\0';
-    if (memchr(buf, '\0', n) != NULL) {
+    if (memchr(buf, '\0', *len) != NULL) {
         fprintf(stderr, "kubectl-dagsched: %s: holds a NUL byte (not a YAML document)\n", path);
         free(buf);
         return NULL;
     }
-    *len = n;
     return buf;
 }
 

@@ -15,6 +15,7 @@
 #include "bytebuf.h"
 #include "clock.h"
 #include "kutil.h"
+#include "readfile.h"
 #include "log.h"
 
 #define POOL_MAX        8
@@ -320,7 +321,7 @@ static int auth_header(kube_client *c, char **hdr, ds_err *err)
             char *t;
             size_t n;
             ds_err e;
-            if (kutil_read_file(c->cfg->token_file, TOKEN_MAX_BYTES, &t, &n, &e) != 0) {
+            if (rt_read_file(c->cfg->token_file, TOKEN_MAX_BYTES, &t, &n, &e) != 0) {
                 if (c->token == NULL) {
                     pthread_mutex_unlock(&c->token_lock);
                     return ds_err_set(err, "token file: %s", e.msg);

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "kutil.h"
+#include "readfile.h"
 #include "log.h"
 #include "yaml_tree.h"
 
@@ -358,7 +359,7 @@ static int load_kubeconfig_file(const char *path, const char *context, kube_conf
 {
     char *text;
     size_t len;
-    if (kutil_read_file(path, KUBE_CONFIG_MAX_FILE, &text, &len, err) != 0) {
+    if (rt_read_file(path, KUBE_CONFIG_MAX_FILE, &text, &len, err) != 0) {
         ds_err_prefix(err, "kubeconfig");
         return -1;
     }
@@ -407,7 +408,7 @@ int kube_config_in_cluster(const char *sa_dir, kube_config **out, ds_err *err)
     snprintf(buf, sizeof buf, "%s/namespace", sa_dir);
     char *ns = NULL;
     size_t nl = 0;
-    if (kutil_read_file(buf, 256, &ns, &nl, NULL) == 0) {
+    if (rt_read_file(buf, 256, &ns, &nl, NULL) == 0) {
         while (nl > 0 && (ns[nl - 1] == '\n' || ns[nl - 1] == ' '))
             ns[--nl] = '\0';
         if (nl > 0) {

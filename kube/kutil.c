@@ -15,63 +15,6 @@
 
 #include "bytebuf.h"
 
-int kutil_read_file(const char *path, size_t max_bytes, char **out, size_t *len, ds_err *err)
-{
-    *out = NULL;
-    *len = 0;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return ds_err_set(err, "%s: %s", path, strerror(errno));
-    struct stat st;
-    if (fstat(fd, &st) != 0) {
-        int e = errno;
-        close(fd);
-        return ds_err_set(err, "%s: %s", path, strerror(e));
-    }
-    if (!S_ISREG(st.st_mode)) {
-        close(fd);
-        return ds_err_set(err, "%s: not a regular file", path);
-    }
-    if ((uint64_t)st.st_size > max_bytes) {
-        close(fd);
-        return ds_err_set(err, "%s: file too large (got %lld bytes, limit %zu)", path,
-                          (long long)st.st_size, max_bytes);
-    }
-    /* One byte past the limit says the file grew too large while it was read. */
-    ds_bytebuf b;
-    ds_bytebuf_init(&b, max_bytes < SIZE_MAX ? max_bytes + 1 : max_bytes);
-    size_t want = (size_t)st.st_size + 1; /* the announced size, and one to see the end */
-    int rc = 0;
-    for (;;) {
-        if (b.len > max_bytes) {
-            rc = ds_err_set(err, "%s: file too large (limit %zu bytes)", path, max_bytes);
-            break;
-        }
-        size_t n = want < b.limit - b.len ? want : b.limit - b.len;
-        char *room = ds_bytebuf_room(&b, n);
-        if (room == NULL) {
-            rc = ds_err_set(err, "%s: out of memory", path);
-            break;
-        }
-        ssize_t r = read(fd, room, n);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r < 0) {
-            rc = ds_err_set(err, "%s: %s", path, strerror(errno));
-            break;
-        }
-        ds_bytebuf_commit(&b, (size_t)r);
-        if (r == 0)
-            break;
-        want = b.len; /* the file grew: read as much again */
-    }
-    close(fd);
-    if (rc == 0 && (*out = ds_bytebuf_take(&b, len)) == NULL)
-        rc = ds_err_set(err, "%s: out of memory", path);
-    ds_bytebuf_free(&b);
-    return rc;
-}
-
 static bool b64_char(unsigned char c)
 {
     return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '+' ||

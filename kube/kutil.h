@@ -1,4 +1,4 @@
-/* kutil.h: small helpers shared by the Kubernetes client modules: bounded file reading, base64,
+/* kutil.h: small helpers shared by the Kubernetes client modules: base64,
  * checked string duplication and URL query escaping. */
 #ifndef DAGSCHED_KUBE_KUTIL_H
 #define DAGSCHED_KUBE_KUTIL_H
@@ -7,10 +7,6 @@
 #include <stdint.h>
 
 #include "ds_error.h"
-
-/* Read a whole file of at most max_bytes into a NUL-terminated buffer (*len excludes the NUL).
- * Errors name the path: "/x/y: No such file or directory". */
-int kutil_read_file(const char *path, size_t max_bytes, char **out, size_t *len, ds_err *err);
 
 /* Decode standard base64 (padding optional, whitespace ignored) with OpenSSL's EVP_DecodeBlock.
  * Output NUL-terminated. Errors: "invalid base64 at offset N" (a character outside the alphabet,

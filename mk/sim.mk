@@ -29,10 +29,11 @@ $(BUILD)/$(1)/libdagsched-sim.a: $$(patsubst sim/%.c,$(BUILD)/$(1)/sim/%.o,$$(SI
 	rm -f $$@
 	ar rcs $$@ $$^
 
-$(BUILD)/$(1)/tests/sim/%: tests/sim/%.c $(BUILD)/$(1)/libdagsched-sim.a $(BUILD)/$(1)/libdagsched.a
+$(BUILD)/$(1)/tests/sim/%: tests/sim/%.c $(BUILD)/$(1)/libdagsched-sim.a $(BUILD)/$(1)/libdsruntime.a \
+		$(BUILD)/$(1)/libdagsched.a
 	@mkdir -p $$(@D)
-	$$(CC) $$(CFLAGS_BASE) $(2) -Isim -Itests/sim $$< -o $$@ $(BUILD)/$(1)/libdagsched-sim.a \
-		$(BUILD)/$(1)/libdagsched.a $$(SIM_LIBS) $$(CMOCKA_LIBS)
+	$$(CC) $$(CFLAGS_BASE) $(2) -Isim -Iruntime -Itests/sim $$< -o $$@ $(BUILD)/$(1)/libdagsched-sim.a \
+		$(BUILD)/$(1)/libdsruntime.a $(BUILD)/$(1)/libdagsched.a $$(SIM_LIBS) $$(CMOCKA_LIBS)
 endef
 
 $(eval $(call sim_variant,rel,$(OPT_FLAGS)))

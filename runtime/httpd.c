@@ -3,6 +3,7 @@
  * TLS (its raw-socket role); the listening socket and its accept batches are httpd_listen.c's,
  * request framing is http1.c's, and connections are answered here. */
 #include "httpd.h"
+#include "readfile.h"
 
 #include "bytebuf.h"
 #include "clock.h"
@@ -563,20 +564,16 @@ static int listen_callback(struct lws *wsi, enum lws_callback_reasons reason, vo
     return lws_callback_http_dummy(wsi, reason, user, in, len);
 }
 
+/* A certificate or key file: NULL when unreadable, empty or over MAX_CERT_FILE. */
 static char *read_file(const char *path, size_t *len)
 {
-    FILE *f = fopen(path, "rb");
-    if (f == NULL)
+    char *buf = NULL;
+    if (rt_read_file(path, MAX_CERT_FILE, &buf, len, NULL) != 0)
         return NULL;
-    char *buf = malloc(MAX_CERT_FILE + 1);
-    size_t n = buf != NULL ? fread(buf, 1, MAX_CERT_FILE + 1, f) : 0;
-    fclose(f);
-    if (buf == NULL || n == 0 || n > MAX_CERT_FILE) {
+    if (*len == 0) {
         free(buf);
         return NULL;
     }
-    buf[n] = '\0';
-    *len = n;
     return buf;
 }
 

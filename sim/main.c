@@ -10,6 +10,7 @@
 
 #include "engine.h"
 #include "flags.h"
+#include "readfile.h"
 #include "metrics.h"
 #include "policies.h"
 #include "policy.h"
@@ -351,32 +352,16 @@ static int parse_args(int argc, char **argv, opts *o)
 
 static int load_policy_file(const char *path, ds_policy *pol)
 {
-    FILE *f = fopen(path, "rb");
-    if (f == NULL) {
-        fprintf(stderr, "dagsched-sim: %s: %s\n", path, strerror(errno));
-        return -1;
-    }
-    char *buf = malloc(DS_POLICY_MAX_BYTES + 1);
-    if (buf == NULL) {
-        fclose(f);
-        fprintf(stderr, "dagsched-sim: out of memory\n");
-        return -1;
-    }
-    size_t n = fread(buf, 1, DS_POLICY_MAX_BYTES + 1, f);
-    int bad = ferror(f);
-    fclose(f);
-    int rc = 0;
+    char *buf = NULL;
+    size_t n = 0;
     ds_err err = {{0}};
-    if (bad) {
-        fprintf(stderr, "dagsched-sim: %s: read error\n", path);
-        rc = -1;
-    } else if (n > DS_POLICY_MAX_BYTES) {
-        fprintf(stderr, "dagsched-sim: %s: larger than %d bytes\n", path, DS_POLICY_MAX_BYTES);
-        rc = -1;
-    } else if (ds_policy_parse(buf, n, pol, &err) != 0) {
-        fprintf(stderr, "dagsched-sim: %s: %s\n", path, err.msg);
+    int rc = rt_read_file(path, DS_POLICY_MAX_BYTES, &buf, &n, &err);
+    if (rc == 0 && ds_policy_parse(buf, n, pol, &err) != 0) {
+        ds_err_prefix(&err, "%s", path);
         rc = -1;
     }
+    if (rc != 0)
+        fprintf(stderr, "dagsched-sim: %s\n", err.msg);
     free(buf);
     return rc;
 }

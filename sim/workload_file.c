@@ -9,6 +9,7 @@
 
 #include "k8s_names.h"
 #include "quantity.h"
+#include "readfile.h"
 #include "strmap.h"
 #include "strquote.h"
 #include "timefmt.h"
@@ -543,36 +544,9 @@ int sim_workload_parse(const char *buf, size_t len, sim_workload *w, ds_err *err
 
 int sim_workload_load(const char *path, sim_workload *w, ds_err *err)
 {
-    FILE *f = fopen(path, "rb");
-    if (f == NULL)
-        return ds_err_set(err, "%s: cannot open: %s", path, strerror(errno));
     char *buf = NULL;
-    size_t len = 0, cap = 0;
-    int rc = 0;
-    for (;;) {
-        if (len == cap) {
-            if (cap >= SIM_WORKLOAD_MAX_BYTES) {
-                rc = ds_err_set(err, "%s: larger than %zu bytes", path, SIM_WORKLOAD_MAX_BYTES);
-                break;
-            }
-            size_t ncap = cap ? cap * 2 : 65536;
-            char *g = realloc(buf, ncap + 1);
-            if (g == NULL) {
-                rc = ds_err_set(err, "%s: out of memory", path);
-                break;
-            }
-            buf = g;
-            cap = ncap;
-        }
-        size_t got = fread(buf + len, 1, cap - len, f);
-        len += got;
-        if (got == 0) {
-            if (ferror(f))
-                rc = ds_err_set(err, "%s: read error: %s", path, strerror(errno));
-            break;
-        }
-    }
-    fclose(f);
+    size_t len = 0;
+    int rc = rt_read_file(path, SIM_WORKLOAD_MAX_BYTES, &buf, &len, err);
     if (rc == 0 && sim_workload_parse(buf, len, w, err) != 0) {
         ds_err_prefix(err, "%s", path);
         rc = -1;

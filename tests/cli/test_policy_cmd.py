@@ -78,7 +78,7 @@ class TestPolicyValidate(unittest.TestCase):
         self.assertIn("kind", err)
         rc, _, err = run("policy", "validate", "-", stdin="#" * (300 * 1024))
         self.assertEqual(rc, 1)
-        self.assertIn("larger than the policy limit", err)
+        self.assertIn("file too large", err)
 
     def test_usage_errors_exit_2(self):
         for args in ([], ["policy"], ["policy", "validate"], ["policy", "frobnicate"], ["nope"],

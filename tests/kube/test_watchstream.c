@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "kutil.h"
+#include "readfile.h"
 #include "watchstream.h"
 
 #define FIXTURE "tests/kube/data/watch_pods.stream"
@@ -68,7 +69,7 @@ static int load_fixture(void **state)
 {
     (void)state;
     ds_err err;
-    if (kutil_read_file(FIXTURE, 1 << 20, &fixture, &fixture_len, &err) != 0) {
+    if (rt_read_file(FIXTURE, 1 << 20, &fixture, &fixture_len, &err) != 0) {
         fprintf(stderr, "%s\n", err.msg);
         return -1;
     }
