@@ -338,6 +338,7 @@ static bool pays(vctx *c, const ds_waiting_task *a, const ds_running_task *b, si
                        .t_rem_s = a->t_rem_s,
                        .job_slack_s = a->job_known ? a->job_slack_s : NAN,
                        .job_path_s = a->job_known ? a->job_path_s : NAN,
+                       .job_steps = a->job_steps,
                        .max_speed = max_speed,
                        .start_s = c->p->start_latency_s};
     double slack = ds_preemptor_afford(&u, c->nodes[n].speed);
@@ -765,6 +766,7 @@ long ref_select_victims(const ds_waiting_task *waiting, size_t n_waiting,
                            .t_rem_s = a->t_rem_s,
                            .job_slack_s = a->job_known ? a->job_slack_s : NAN,
                            .job_path_s = a->job_known ? a->job_path_s : NAN,
+                           .job_steps = a->job_steps,
                            .max_speed = max_speed,
                            .start_s = p->start_latency_s,
                            .epsilon_s = p->epsilon_s,

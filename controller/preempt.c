@@ -504,6 +504,7 @@ static int build_tasks(plan_state *s, const ctl_budget *b, ds_err *err)
         w->job_known = !isnan(p->task.job_slack_s) && !isnan(p->task.job_path_s);
         w->job_slack_s = p->task.job_slack_s;
         w->job_path_s = p->task.job_path_s;
+        w->job_steps = p->task.job_steps;
         s->wait_pod[s->n_wait++] = i;
     }
     s->out->n_waiting = s->n_wait;

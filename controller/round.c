@@ -608,10 +608,11 @@ static void log_unplanned(ctl_controller *c, const ctl_snapshot *s, const ctl_pr
         if (planned || (last >= 0 && s->now - last < GUARD_LOG_INTERVAL_S))
             continue;
         KLOG_DEBUG_F("preempt", CTL_POD_FIELDS(p, NULL, "no-eviction"),
-                     "no eviction for %s/%s: slack %.1fs, job slack %.1fs over a path of %.1fs, "
-                     "run time %.1fs, queue position %zu, %zu node selector term(s)",
+                     "no eviction for %s/%s: slack %.1fs, job slack %.1fs over a path of %.1fs "
+                     "(%zu task(s)), run time %.1fs, queue position %zu, %zu node selector "
+                     "term(s)",
                      p->ns, p->name, p->task.eval.t_allow_s, p->task.job_slack_s,
-                     p->task.job_path_s, p->task.eval.t_rem_s, p->task.queue_pos,
+                     p->task.job_path_s, p->task.job_steps, p->task.eval.t_rem_s, p->task.queue_pos,
                      p->n_node_selector);
         ctl_memo_put(&c->memo, key, s->now);
     }

@@ -202,6 +202,7 @@ static void fill_task(const ctl_snapshot *s, size_t obs, ctl_task_info *t, bool 
     t->order[1] = s->job_order[r->job][1];
     t->job_slack_s = s->job_sum[r->job].slack_s;
     t->job_path_s = s->job_sum[r->job].remaining_path_s;
+    t->job_steps = s->job_sum[r->job].remaining_steps;
     t->job_name = j->name;
     t->task_name = j->dag.tasks[r->task].name;
 }
@@ -450,6 +451,7 @@ static void fill_batch_job(ctl_snapshot *s, size_t i)
     j->task.order[1] = s->job_order[j->task.job][1];
     j->task.job_slack_s = s->job_sum[j->task.job].slack_s;
     j->task.job_path_s = s->job_sum[j->task.job].remaining_path_s;
+    j->task.job_steps = s->job_sum[j->task.job].remaining_steps;
 }
 
 /* An observation without its DAG labels and annotations: in the model, a pod outside any job

@@ -67,6 +67,7 @@ typedef struct ctl_task_info {
                          * queue-order rule of preemption; NAN outside a DAG */
     double job_slack_s; /* its job's slack and remaining critical path (ds_job_summary), for */
     double job_path_s;  /* the job deadline rule of preemption; NAN outside a DAG */
+    size_t job_steps;   /* the tasks on that path */
     /* The job's and the task's names in the job model (borrowed like the pod's strings), NULL
      * outside a DAG: the identity that cooldowns follow across replacement pods. */
     const char *job_name, *task_name;

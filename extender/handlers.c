@@ -653,6 +653,7 @@ static void preemptor_view(const ext_snapshot *s, const pod_ctx *pc, ds_place_pr
     a->task.order[1] = s->job_order[pc->job_idx][1];
     a->task.job_slack_s = s->job_sum[pc->job_idx].slack_s;
     a->task.job_path_s = s->job_sum[pc->job_idx].remaining_path_s;
+    a->task.job_steps = s->job_sum[pc->job_idx].remaining_steps;
     a->task.job_known = !isnan(a->task.job_slack_s) && !isnan(a->task.job_path_s);
     a->fastest_speed = s->max_speed;
     ds_err err;

@@ -68,19 +68,44 @@ int ds_job_summarise(const ds_dag *d, const ds_task_status *st, const ds_task_ev
                           job_deadline);
     memset(out, 0, sizeof *out);
     double *path = d->n > 0 ? malloc(d->n * sizeof *path) : NULL;
-    if (d->n > 0 && path == NULL)
+    size_t *steps = d->n > 0 ? malloc(d->n * sizeof *steps) : NULL;
+    if (d->n > 0 && (path == NULL || steps == NULL)) {
+        free(path);
+        free(steps);
         return ds_err_set(err, "job summary: out of memory for %zu tasks", d->n);
+    }
     ds_remaining_paths(d, st, ev, path);
+    /* The unfinished tasks on each task's longest remaining chain, dependents first. */
+    for (size_t k = d->n; k-- > 0;) {
+        size_t i = d->topo[k];
+        const ds_dag_task *t = &d->tasks[i];
+        size_t below = 0;
+        double below_path = -1;
+        for (size_t c = 0; c < t->n_down; c++) {
+            size_t dn = t->down[c];
+            if (path[dn] > below_path || (path[dn] == below_path && steps[dn] > below)) {
+                below_path = path[dn];
+                below = steps[dn];
+            }
+        }
+        steps[i] = (finished(&st[i]) ? 0 : 1) + below;
+    }
     double longest = 0;
+    size_t longest_steps = 0;
     for (size_t i = 0; i < d->n; i++) {
         if (!finished(&st[i])) {
             out->remaining_work_s += ev[i].t_rem_s > 0 ? ev[i].t_rem_s : 0;
             out->unfinished++;
         }
-        longest = fmax(longest, path[i]);
+        if (path[i] > longest || (path[i] == longest && steps[i] > longest_steps)) {
+            longest = path[i];
+            longest_steps = steps[i];
+        }
     }
     free(path);
+    free(steps);
     out->remaining_path_s = longest;
+    out->remaining_steps = longest_steps;
     out->slack_s = job_deadline == INFINITY ? INFINITY : job_deadline - now - longest;
     return 0;
 }

@@ -60,6 +60,8 @@ typedef struct ds_job_summary {
     double remaining_work_s; /* sum of t_rem over tasks not SUCCEEDED or FAILED */
     double remaining_path_s; /* longest chain of t_rem through tasks not SUCCEEDED or FAILED */
     double slack_s;          /* deadline - now - remaining_path_s; INFINITY without a deadline */
+    size_t remaining_steps;  /* tasks not SUCCEEDED or FAILED on that chain (the most of the
+                              * chains as long): each is released, scheduled and started */
     size_t unfinished;       /* tasks not SUCCEEDED or FAILED */
 } ds_job_summary;
 

@@ -94,6 +94,7 @@ ds_preemptor_mode ds_place_preemptor_mode(const ds_place_preemptor *a, const ds_
                        .t_rem_s = a->task.t_rem_s,
                        .job_slack_s = a->task.job_known ? a->task.job_slack_s : NAN,
                        .job_path_s = a->task.job_known ? a->task.job_path_s : NAN,
+                       .job_steps = a->task.job_steps,
                        .max_speed = a->fastest_speed,
                        .start_s = p->start_latency_s,
                        .epsilon_s = p->epsilon_s,
@@ -224,6 +225,7 @@ long ds_place_preempt_node(const ds_place_preemptor *a, ds_preemptor_mode mode,
                        .t_rem_s = a->task.t_rem_s,
                        .job_slack_s = a->task.job_known ? a->task.job_slack_s : NAN,
                        .job_path_s = a->task.job_known ? a->task.job_path_s : NAN,
+                       .job_steps = a->task.job_steps,
                        .max_speed = a->fastest_speed,
                        .start_s = p->start_latency_s};
     double afford = ds_preemptor_afford(&u, node->speed);

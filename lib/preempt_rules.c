@@ -63,7 +63,9 @@ double ds_preemptor_afford(const ds_urgency_in *u, double node_speed)
 {
     double afford = ds_preemptor_slack_on(u->t_allow_s, u->t_rem_s, node_speed, u->start_s);
     if (!isnan(u->job_slack_s) && !isnan(u->job_path_s)) {
-        double job = ds_preemptor_slack_on(u->job_slack_s, u->job_path_s, u->max_speed, u->start_s);
+        double steps = u->job_steps > 1 ? (double)u->job_steps : 1.0;
+        double start = u->start_s > 0 && isfinite(u->start_s) ? u->start_s * steps : u->start_s;
+        double job = ds_preemptor_slack_on(u->job_slack_s, u->job_path_s, u->max_speed, start);
         if (job < afford || isnan(job))
             afford = job;
     }

@@ -68,12 +68,15 @@ bool ds_eviction_pays(double preemptor_slack_s, bool preemptor_has_deadline, dou
  * not a number when not forecast: not judged) is longer than what it can afford, the smaller
  * of its own slack on the fastest node (ds_preemptor_slack_on with t_rem_s, max_speed, start_s)
  * and, when its job is known (job_slack_s and job_path_s numbers), its job's slack with the
- * remaining critical path run on the fastest node. So urgency starts at the round where the
+ * remaining critical path run on the fastest node, each of the job_steps tasks on that path
+ * paying start_s (released, scheduled, started, and created by its engine once its upstream
+ * task ended: 0 counts as 1). So urgency starts at the round where the
  * deadline becomes at risk, not when the slack has shrunk to epsilon. The callers forecast with
  * spec.preemption.payoff only; without it (the paper's rule) urgency is epsilon alone. */
 typedef struct ds_urgency_in {
     double t_allow_s, t_rem_s;
     double job_slack_s, job_path_s; /* NaN: the job is not known */
+    size_t job_steps;               /* tasks on the job's remaining critical path */
     double max_speed, start_s, epsilon_s;
     double wait_s;
 } ds_urgency_in;

@@ -561,6 +561,7 @@ static ds_urgency_in urgency_of(const vctx *c, const ds_waiting_task *a)
                            .t_rem_s = a->t_rem_s,
                            .job_slack_s = a->job_known ? a->job_slack_s : NAN,
                            .job_path_s = a->job_known ? a->job_path_s : NAN,
+                           .job_steps = a->job_steps,
                            .max_speed = c->max_speed,
                            .start_s = c->p->start_latency_s,
                            .epsilon_s = c->p->epsilon_s,

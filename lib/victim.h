@@ -90,6 +90,7 @@ typedef struct ds_waiting_task {
     bool job_known;
     double job_slack_s;
     double job_path_s;
+    size_t job_steps; /* the tasks on that path (ds_job_summary.remaining_steps) */
 } ds_waiting_task;
 
 typedef struct ds_running_task {

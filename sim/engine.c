@@ -938,6 +938,7 @@ static int dsp_preemption(engine *e)
         wt[i].job_known = e->p->gated; /* the job summary is kept for gated policies */
         wt[i].job_slack_s = j->sum.slack_s;
         wt[i].job_path_s = j->sum.remaining_path_s;
+        wt[i].job_steps = j->sum.remaining_steps;
         wt[i].ahead = ahead;
         wt[i].ahead_gated = ahead_gated;
         ds_res_add(&ahead, &wt[i].request);

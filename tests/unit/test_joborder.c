@@ -62,6 +62,7 @@ static void test_summary(void **state)
     assert_double_near(s.remaining_path_s, 260, 1e-9);
     assert_double_near(s.slack_s, 340, 1e-9);
     assert_int_equal(s.unfinished, 6);
+    assert_int_equal(s.remaining_steps, 2); /* T2, T5: T1 has succeeded */
 
     /* Without a deadline the slack is infinite; the rest is the same. */
     evaluate(&d, st, ev, INFINITY);
@@ -82,6 +83,7 @@ static void test_summary(void **state)
     assert_double_near(s.remaining_path_s, 380, 1e-12);
     assert_double_near(s.slack_s, 220, 1e-12);
     assert_int_equal(s.unfinished, 7);
+    assert_int_equal(s.remaining_steps, 3); /* T1, T2, T5 */
 
     /* A job without tasks: nothing left, the whole time to the deadline is slack. */
     ds_dag empty;
@@ -91,6 +93,7 @@ static void test_summary(void **state)
     assert_double_near(s.remaining_path_s, 0, 0);
     assert_double_near(s.slack_s, 600, 0);
     assert_int_equal(s.unfinished, 0);
+    assert_int_equal(s.remaining_steps, 0);
     ds_dag_free(&empty);
 
     /* T2 finished and T5 failed: work = 30 + 10 + 40 + 50 = 130; T5 counts 0 but T2's path is

@@ -137,6 +137,20 @@ static void test_task_urgent(void **state)
     assert_true(ds_task_urgent(&u));
     u.max_speed = 1.5;
     assert_false(ds_task_urgent(&u));
+    /* Each task on the job's remaining path starts start_s after its upstream task: an urgent
+     * Workflow prep -> compute -> publish (3 x 4 s) with 47.7 s of job slack, room in 38 s. Once
+     * (5 s) it looks in time (38 < 42.7); three starts (15 s) make it late (38 > 32.7). */
+    u = urgency(200, 38);
+    u.job_slack_s = 47.7;
+    u.job_path_s = 12;
+    u.job_steps = 1;
+    assert_false(ds_task_urgent(&u));
+    u.job_steps = 0; /* not known: one start */
+    assert_false(ds_task_urgent(&u));
+    u.job_steps = 3;
+    assert_true(ds_task_urgent(&u));
+    u.wait_s = 32;
+    assert_false(ds_task_urgent(&u));
     /* Never without a deadline, nor for a slack that is not a number; NULL is not urgent. */
     u = urgency(INFINITY, 1e9);
     assert_false(ds_task_urgent(&u));
