@@ -18,6 +18,7 @@
 #include "hash.h"
 #include "informer.h"
 #include "kutil.h"
+#include "list.h"
 #include "log.h"
 #include "policy_source.h"
 #include "protocol.h"
@@ -69,6 +70,8 @@ typedef struct event_item {
 typedef struct api_check {
     char key[512]; /* "ns/job" */
     double at;     /* monotonic time of the read; 0 = empty or failed */
+    bool pending;  /* a read of key is in flight (api_mu is not held across it) */
+    uint64_t gen;  /* which read owns the slot: a reused slot is not written by an older one */
     size_t n_items;
     char done[API_CHECK_TASKS][DS_NAME_VALUE_MAX + 1]; /* tasks with a Succeeded pod */
     size_t n_done;
@@ -119,6 +122,8 @@ struct ext_state {
     pthread_mutex_t api_mu;
     api_check api_checks[API_CHECK_SLOTS];
     size_t api_next;
+    uint64_t api_gen;
+    pthread_cond_t api_cv; /* a pending read ended */
 
     metrics_family *m_objects, *m_jobs, *m_build, *m_builds, *m_built_at, *m_policy_gen,
         *m_policy_info, *m_policy_reloads, *m_events, *m_inf_healthy, *m_dsp_tasks, *m_policy_dups,
@@ -700,8 +705,9 @@ int ext_state_start(kube_client *client, const ext_state_opts *opts, ext_state *
     int cv_rc = rt_cond_init(&st->cv);
     pthread_mutex_init(&st->ev_mu, NULL);
     pthread_mutex_init(&st->api_mu, NULL);
+    int api_cv_rc = rt_cond_init(&st->api_cv);
     pthread_cond_init(&st->ev_cv, NULL);
-    if (cv_rc != 0 || st->policy_namespace == NULL || st->policy_name == NULL ||
+    if (cv_rc != 0 || api_cv_rc != 0 || st->policy_namespace == NULL || st->policy_name == NULL ||
         st->component == NULL) {
         ext_state_free(st);
         return ds_err_set(err, "extender state: out of memory");
@@ -810,6 +816,7 @@ void ext_state_free(ext_state *st)
     pthread_cond_destroy(&st->cv);
     pthread_mutex_destroy(&st->ev_mu);
     pthread_mutex_destroy(&st->api_mu);
+    pthread_cond_destroy(&st->api_cv);
     pthread_cond_destroy(&st->ev_cv);
     free(st->policy_namespace);
     free(st->policy_name);
@@ -855,64 +862,98 @@ static bool cached_tasks_done(const kube_obj_list *l, const char *const *tasks, 
 #define API_CHECK_TTL_S   0.25
 #define API_CHECK_TIMEOUT 2.0
 
+/* kube_list_pods_once's callback: the tasks with a Succeeded pod. */
+static int note_succeeded(void *user, const kube_pod *p)
+{
+    api_check *r = user;
+    r->n_items++;
+    if (p->phase == KUBE_POD_SUCCEEDED && p->task_name != NULL && r->n_done < API_CHECK_TASKS)
+        snprintf(r->done[r->n_done++], sizeof r->done[0], "%s", p->task_name);
+    return 0;
+}
+
+/* Read the job's pods from the API server into r (no lock held): the dagsched job label first,
+ * else the Argo workflow label. r->at stays 0 when a read failed. */
+static void api_read(ext_state *st, const char *ns, const char *job, const char *key, api_check *r)
+{
+    const char *labels[] = {DS_LABEL_JOB, DS_LABEL_ARGO_WORKFLOW};
+    kube_request_opts ro = {.no_retry = true, .timeout_s = API_CHECK_TIMEOUT};
+    for (int li = 0; li < 2 && r->n_items == 0; li++) {
+        char sel[512];
+        snprintf(sel, sizeof sel, "%s=%s", labels[li], job);
+        ds_err err = {{0}};
+        if (kube_list_pods_once(st->client, &ro, ns, sel, 5000, note_succeeded, r, &err) != 0) {
+            KLOG_WARN(COMPONENT, "checking upstream tasks of job %s: %s", key, err.msg);
+            r->at = 0;
+            return;
+        }
+        r->at = mono_now();
+    }
+}
+
 static bool api_tasks_done(ext_state *st, const char *ns, const char *job, const char *const *tasks,
                            size_t n)
 {
     char key[512];
     if (kube_pod_job_index_key(ns, job, key, sizeof key) != 0 || !kube_valid_name(ns))
         return false;
-    double now = mono_now();
     pthread_mutex_lock(&st->api_mu);
     api_check *hit = NULL;
-    for (size_t i = 0; i < API_CHECK_SLOTS; i++)
-        if (st->api_checks[i].at > 0 && now - st->api_checks[i].at < API_CHECK_TTL_S &&
-            strcmp(st->api_checks[i].key, key) == 0)
-            hit = &st->api_checks[i];
+    for (;;) {
+        double now = mono_now();
+        api_check *pending = NULL;
+        for (size_t i = 0; i < API_CHECK_SLOTS; i++) {
+            api_check *c = &st->api_checks[i];
+            if (strcmp(c->key, key) != 0)
+                continue;
+            if (c->pending)
+                pending = c;
+            else if (c->at > 0 && now - c->at < API_CHECK_TTL_S)
+                hit = c;
+        }
+        if (hit != NULL || pending == NULL)
+            break;
+        /* Another request reads this job's pods: its answer serves this one too. */
+        uint64_t gen = pending->gen;
+        while (pending->pending && pending->gen == gen)
+            if (rt_cond_wait_s(&st->api_cv, &st->api_mu, API_CHECK_TIMEOUT + 0.5) != 0)
+                break;
+        if (pending->pending && pending->gen == gen)
+            break; /* still reading: read on our own */
+    }
     if (hit == NULL) {
-        /* Fetch: the dagsched label first, else the Argo workflow label. */
+        /* Claim a slot and read without the lock: other jobs' checks and cache hits go on. */
         api_check *slot = &st->api_checks[st->api_next++ % API_CHECK_SLOTS];
+        uint64_t gen = ++st->api_gen;
         memset(slot, 0, sizeof *slot);
         snprintf(slot->key, sizeof slot->key, "%s", key);
-        slot->at = now;
-        const char *labels[] = {DS_LABEL_JOB, DS_LABEL_ARGO_WORKFLOW};
-        for (int li = 0; li < 2 && slot->n_items == 0; li++) {
-            char sel[512];
-            snprintf(sel, sizeof sel, "%s=%s", labels[li], job);
-            char *esc = kutil_query_escape(sel);
-            if (esc == NULL)
-                break;
-            char path[1024];
-            snprintf(path, sizeof path, "/api/v1/namespaces/%s/pods?labelSelector=%s", ns, esc);
-            free(esc);
-            kube_request_opts ro = {.no_retry = true, .timeout_s = API_CHECK_TIMEOUT};
-            kube_response resp;
-            ds_err err;
-            json_t *list = NULL;
-            if (kube_request_ex(st->client, &ro, "GET", path, NULL, NULL, &resp, &err) != 0 ||
-                kube_response_json(&resp, path, &list, &err) != 0) {
-                KLOG_WARN(COMPONENT, "checking upstream tasks of job %s: %s", key, err.msg);
-                kube_response_free(&resp);
-                slot->at = 0; /* not cached */
-                break;
+        slot->pending = true;
+        slot->gen = gen;
+        pthread_mutex_unlock(&st->api_mu);
+        api_check *r = calloc(1, sizeof *r);
+        if (r != NULL)
+            api_read(st, ns, job, key, r);
+        pthread_mutex_lock(&st->api_mu);
+        if (slot->gen == gen) {
+            if (r != NULL) {
+                memcpy(slot->done, r->done, sizeof r->done);
+                slot->n_done = r->n_done;
+                slot->n_items = r->n_items;
+                slot->at = r->at;
             }
-            kube_response_free(&resp);
-            size_t i;
-            json_t *item;
-            json_array_foreach(json_object_get(list, "items"), i, item)
-            {
-                slot->n_items++;
-                const char *task = json_string_value(json_object_get(
-                    json_object_get(json_object_get(item, "metadata"), "labels"), DS_LABEL_TASK));
-                const char *phase =
-                    json_string_value(json_object_get(json_object_get(item, "status"), "phase"));
-                if (task == NULL || phase == NULL || strcmp(phase, "Succeeded") != 0 ||
-                    slot->n_done == API_CHECK_TASKS)
-                    continue;
-                snprintf(slot->done[slot->n_done++], sizeof slot->done[0], "%s", task);
-            }
-            json_decref(list);
+            slot->pending = false;
         }
-        hit = slot;
+        pthread_cond_broadcast(&st->api_cv);
+        bool all = r != NULL && r->at > 0;
+        for (size_t t = 0; t < n && all; t++) {
+            bool found = false;
+            for (size_t k = 0; k < r->n_done && !found; k++)
+                found = strcmp(r->done[k], tasks[t]) == 0;
+            all = found;
+        }
+        pthread_mutex_unlock(&st->api_mu);
+        free(r);
+        return all;
     }
     bool all = hit->at > 0;
     for (size_t t = 0; t < n && all; t++) {

@@ -6,6 +6,7 @@
 
 #include "bytebuf.h"
 #include "kutil.h"
+#include "writes.h"
 
 int kube_list_each(kube_client *c, const char *path, int page_size, kube_list_item_fn fn,
                    void *user, ds_err *err)
@@ -57,4 +58,48 @@ int kube_list_each(kube_client *c, const char *path, int page_size, kube_list_it
     } while (rc == 0 && cont != NULL);
     free(cont);
     return rc;
+}
+
+int kube_list_pods_once(kube_client *c, const kube_request_opts *ro, const char *ns,
+                        const char *selector, int limit, kube_pod_fn fn, void *user, ds_err *err)
+{
+    if (ns == NULL || !kube_valid_name(ns) || selector == NULL || fn == NULL || limit < 1 ||
+        limit > 5000)
+        return ds_err_set(err, "listing pods: bad arguments");
+    char *esc = kutil_query_escape(selector);
+    if (esc == NULL)
+        return ds_err_set(err, "listing pods of %s: out of memory", ns);
+    ds_bytebuf path;
+    ds_bytebuf_init(&path, 8192);
+    int prc = ds_bytebuf_printf(&path, "/api/v1/namespaces/%s/pods?labelSelector=%s&limit=%d", ns,
+                                esc, limit);
+    free(esc);
+    if (prc != 0) {
+        ds_bytebuf_free(&path);
+        return ds_err_set(err, "listing pods of %s: selector too long", ns);
+    }
+    kube_response resp;
+    json_t *list = NULL;
+    ds_err e = {{0}};
+    int rc = kube_request_ex(c, ro, "GET", path.data, NULL, NULL, &resp, &e);
+    if (rc == 0)
+        rc = kube_response_json(&resp, path.data, &list, &e);
+    kube_response_free(&resp);
+    ds_bytebuf_free(&path);
+    if (rc != 0)
+        return ds_err_set(err, "listing pods of %s: %s", ns, e.msg);
+    size_t i;
+    json_t *item;
+    json_array_foreach(json_object_get(list, "items"), i, item)
+    {
+        kube_meta *m = NULL;
+        if (kube_obj_decode(KUBE_KIND_POD, item, NULL, &m, &e) != 0)
+            continue;
+        int stop = fn(user, (const kube_pod *)m);
+        kube_obj_unref(m);
+        if (stop != 0)
+            break;
+    }
+    json_decref(list);
+    return 0;
 }
