@@ -1,7 +1,7 @@
 /* itest_util.h: what the Kubernetes client's integration programs (tests/kube/prog_*_itest.c)
  * share: CHECK lines ("ok"/"FAIL" and what was checked), the cluster's configuration (KUBECONFIG)
- * with the server address replaced by a fault proxy's, clients, a namespace of their own, and
- * waiting for a condition. */
+ * and a copy whose server is a fault proxy in front of the API server, clients, a namespace of
+ * their own, objects created and read, the log captured. */
 #ifndef DAGSCHED_KUBE_ITEST_UTIL_H
 #define DAGSCHED_KUBE_ITEST_UTIL_H
 
@@ -14,7 +14,9 @@
 #include "client.h"
 #include "clock.h"
 #include "config.h"
+#include "fault_proxy.h"
 #include "kutil.h"
+#include "log.h"
 #include "writes.h"
 
 static int itest_failures;
@@ -72,6 +74,42 @@ static inline void itest_set_port(kube_config *cfg, int port)
         printf("FAIL  out of memory\n");
         exit(1);
     }
+}
+
+/* *cfg: the cluster's configuration; *pcfg: the same through px, a fault proxy started in front
+ * of its API server. Exits on failure. */
+static inline void itest_proxied(fproxy *px, kube_config **cfg, kube_config **pcfg)
+{
+    *cfg = itest_config();
+    if (fproxy_start(px, itest_server_port(*cfg)) != 0) {
+        printf("FAIL  the fault proxy did not start\n");
+        exit(1);
+    }
+    *pcfg = itest_config();
+    itest_set_port(*pcfg, px->port);
+}
+
+/* Log at level info into a temporary file from now on; itest_log_end reads it back. */
+static inline FILE *itest_log_begin(void)
+{
+    FILE *f = tmpfile();
+    if (f == NULL) {
+        printf("FAIL  tmpfile\n");
+        exit(1);
+    }
+    kube_log_setup(KUBE_LOG_INFO, KUBE_LOG_TEXT, f);
+    return f;
+}
+
+/* What was logged since itest_log_begin, NUL-terminated in buf; errors only, on stderr, again. */
+static inline void itest_log_end(FILE *f, char *buf, size_t size)
+{
+    fflush(f);
+    rewind(f);
+    size_t n = fread(buf, 1, size - 1, f);
+    buf[n] = '\0';
+    kube_log_setup(KUBE_LOG_ERROR, KUBE_LOG_TEXT, NULL);
+    fclose(f);
 }
 
 static inline kube_client *itest_client(const kube_config *cfg, const kube_client_opts *o)

@@ -474,14 +474,9 @@ int main(void)
 {
     kube_log_setup(KUBE_LOG_ERROR, KUBE_LOG_TEXT, NULL);
     printf("== client\n");
-    kube_config *cfg = itest_config();
+    kube_config *cfg, *pcfg;
     fproxy px;
-    if (fproxy_start(&px, itest_server_port(cfg)) != 0) {
-        printf("FAIL  the fault proxy did not start\n");
-        return 1;
-    }
-    kube_config *pcfg = itest_config();
-    itest_set_port(pcfg, px.port);
+    itest_proxied(&px, &cfg, &pcfg);
     kube_client *admin = itest_client(cfg, &retrying);
     char ns[64];
     itest_namespace(admin, ns, sizeof ns, "itest-cl");

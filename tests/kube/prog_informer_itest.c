@@ -305,12 +305,7 @@ static int count_lines(const char *log, const char *s)
 
 static void check_shutdown(const kube_config *pcfg, fproxy *px, fproxy *dead, const char *ns)
 {
-    FILE *logf = tmpfile();
-    if (logf == NULL) {
-        printf("FAIL  tmpfile\n");
-        exit(1);
-    }
-    kube_log_setup(KUBE_LOG_INFO, KUBE_LOG_TEXT, logf);
+    FILE *logf = itest_log_begin();
     kube_client_opts co = {.max_retries = 0, .backoff_initial_s = 0.05, .backoff_max_s = 0.1};
     kube_client *c = itest_client(pcfg, &co);
     kube_config *dcfg = itest_config();
@@ -366,12 +361,7 @@ static void check_shutdown(const kube_config *pcfg, fproxy *px, fproxy *dead, co
     kube_client_free(cd);
     kube_config_free(dcfg);
     static char logged[1 << 16];
-    fflush(logf);
-    rewind(logf);
-    size_t n = fread(logged, 1, sizeof logged - 1, logf);
-    logged[n] = '\0';
-    kube_log_setup(KUBE_LOG_ERROR, KUBE_LOG_TEXT, NULL);
-    fclose(logf);
+    itest_log_end(logf, logged, sizeof logged);
     char want[160];
     snprintf(want, sizeof want, "pods in %s: the API client is shut down; the watch stops\n", ns);
     CHECK(count_lines(logged, "cancelled") == 0 && count_lines(logged, want) == 1 &&
@@ -383,15 +373,13 @@ int main(void)
 {
     kube_log_setup(KUBE_LOG_ERROR, KUBE_LOG_TEXT, NULL);
     printf("== informer\n");
-    kube_config *cfg = itest_config();
+    kube_config *cfg, *pcfg;
     fproxy px, dead;
-    if (fproxy_start(&px, itest_server_port(cfg)) != 0 ||
-        fproxy_start(&dead, itest_server_port(cfg)) != 0) {
-        printf("FAIL  the fault proxies did not start\n");
+    itest_proxied(&px, &cfg, &pcfg);
+    if (fproxy_start(&dead, itest_server_port(cfg)) != 0) {
+        printf("FAIL  the second fault proxy did not start\n");
         return 1;
     }
-    kube_config *pcfg = itest_config();
-    itest_set_port(pcfg, px.port);
     kube_client_opts o = {.max_retries = 3, .backoff_initial_s = 0.05, .backoff_max_s = 0.2};
     kube_client *admin = itest_client(cfg, &o);
     char ns[64];

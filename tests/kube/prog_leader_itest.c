@@ -182,12 +182,7 @@ static void check_silent_holder(kube_client *admin, const char *ns)
 
 static void check_shutdown(kube_client *admin, const kube_config *pcfg, fproxy *px, const char *ns)
 {
-    FILE *logf = tmpfile();
-    if (logf == NULL) {
-        printf("FAIL  tmpfile\n");
-        exit(1);
-    }
-    kube_log_setup(KUBE_LOG_INFO, KUBE_LOG_TEXT, logf);
+    FILE *logf = itest_log_begin();
     kube_client *c = itest_client(pcfg, NULL);
     candidate a, b;
     candidate_start(&a, c, ns, "shut", "a");
@@ -215,12 +210,7 @@ static void check_shutdown(kube_client *admin, const kube_config *pcfg, fproxy *
     CHECK(atomic_load(&b.started) == 0, "the other candidate never led");
     kube_client_free(c);
     char logged[8192];
-    fflush(logf);
-    rewind(logf);
-    size_t n = fread(logged, 1, sizeof logged - 1, logf);
-    logged[n] = '\0';
-    kube_log_setup(KUBE_LOG_ERROR, KUBE_LOG_TEXT, NULL);
-    fclose(logf);
+    itest_log_end(logf, logged, sizeof logged);
     char want[160];
     snprintf(want, sizeof want, "lease %s/shut: a stops leading: the API client is shut down\n",
              ns);
@@ -233,14 +223,9 @@ int main(void)
 {
     kube_log_setup(KUBE_LOG_ERROR, KUBE_LOG_TEXT, NULL);
     printf("== leader\n");
-    kube_config *cfg = itest_config();
+    kube_config *cfg, *pcfg;
     fproxy px;
-    if (fproxy_start(&px, itest_server_port(cfg)) != 0) {
-        printf("FAIL  the fault proxy did not start\n");
-        return 1;
-    }
-    kube_config *pcfg = itest_config();
-    itest_set_port(pcfg, px.port);
+    itest_proxied(&px, &cfg, &pcfg);
     kube_client *admin = itest_client(cfg, NULL);
     char ns[64];
     itest_namespace(admin, ns, sizeof ns, "itest-le");
