@@ -1083,6 +1083,7 @@ c["users"] = [{"name": "cleanup", "user": {"token": os.environ["TOKEN"]}}]
 c["contexts"][0]["context"]["user"] = "cleanup"
 print(yaml.safe_dump(c))' >"$LOGDIR/uninstall.kubeconfig"
   local log="$LOGDIR/uninstall.log"
+  : >"$log"
   un() { env "${SANITIZER_ENV[@]}" "$BIN" uninstall --kubeconfig "$LOGDIR/uninstall.kubeconfig" "$@" >>"$log" 2>&1; }
   exits() { # STATUS COMMAND...: COMMAND exits with STATUS
     local want="$1" rc=0
@@ -1150,7 +1151,8 @@ spec:
       containers: [{name: c, image: busybox}]
 YAML
   rc=0
-  env "${SANITIZER_ENV[@]}" "$BIN" uninstall --kubeconfig "$KUBECONFIG" >>"$log" 2>&1 || rc=$?
+  log="$LOGDIR/uninstall-gates.log"
+  env "${SANITIZER_ENV[@]}" "$BIN" uninstall --kubeconfig "$KUBECONFIG" >"$log" 2>&1 || rc=$?
   check "without --objects-only it removes the gates and exits 0 (got $rc)" test "$rc" = 0
   check "... g1 has no gate left" test -z "$(K -n un get pod g1 -o jsonpath='{.spec.schedulingGates}')"
   check "... g2 keeps its other gate" test "$(K -n un get pod g2 -o jsonpath='{.spec.schedulingGates[*].name}')" = example.com/hold

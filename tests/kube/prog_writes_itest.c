@@ -200,6 +200,21 @@ static void check_configmaps(kube_client *c, const char *ns)
     json_decref(cm);
 }
 
+/* Waits until the pod runs (kube-scheduler binds it, kwok starts it): the API server ignores
+ * disruption budgets for a pending pod. */
+static bool wait_running(kube_client *c, const char *ns, const char *name)
+{
+    double end = rt_mono_now() + 60;
+    for (;;) {
+        json_t *pod = get_pod(c, ns, name);
+        bool running = strcmp(itest_str(pod, "status", "phase"), "Running") == 0;
+        json_decref(pod);
+        if (running || rt_mono_now() > end)
+            return running;
+        usleep(200000);
+    }
+}
+
 static void check_evictions(kube_client *c, const char *ns)
 {
     char path[256];
@@ -214,7 +229,6 @@ static void check_evictions(kube_client *c, const char *ns)
     json_decref(pod);
     ds_err err = {{0}};
     kube_evict_result r = kube_evict(c, ns, "e1", uid, false, &err);
-    long status = 0;
     pod = get_pod(c, ns, "e1");
     bool going = pod == NULL ||
                  json_object_get(json_object_get(pod, "metadata"), "deletionTimestamp") != NULL;
@@ -239,6 +253,7 @@ static void check_evictions(kube_client *c, const char *ns)
                  i);
         itest_create(c, path, text, NULL);
     }
+    CHECK(wait_running(c, ns, "e2"), "pod e2 runs");
     double t0 = rt_mono_now();
     err.msg[0] = '\0';
     r = kube_evict(c, ns, "e2", NULL, false, &err);
@@ -251,7 +266,6 @@ static void check_evictions(kube_client *c, const char *ns)
               json_object_get(json_object_get(pod, "metadata"), "deletionTimestamp") == NULL,
           "and the pod is not evicted");
     json_decref(pod);
-    (void)status;
 }
 
 int main(void)
