@@ -19,6 +19,7 @@
 #include "kutil.h"
 #include "list.h"
 #include "log.h"
+#include "objects.h"
 #include "timefmt.h"
 #include "view.h"
 #include "writes.h"
@@ -137,24 +138,20 @@ static int parse(int argc, char **argv, uninstall_opts *o)
     return RT_FLAGS_RUN;
 }
 
-static bool has_gate(const json_t *pod)
+static bool has_gate(const kube_pod *pod)
 {
-    const json_t *gates = json_object_get(json_object_get(pod, "spec"), "schedulingGates");
-    size_t i;
-    const json_t *g;
-    json_array_foreach(gates, i, g)
-    {
-        const char *name = json_string_value(json_object_get(g, "name"));
-        if (name != NULL && strcmp(name, DS_GATE_DEPENDENCIES) == 0)
+    for (size_t i = 0; i < pod->n_gates; i++)
+        if (strcmp(pod->gates[i], DS_GATE_DEPENDENCIES) == 0)
             return true;
-    }
     return false;
 }
 
-typedef int (*item_fn)(kube_client *c, const json_t *item, const uninstall_opts *o, tally *t);
+/* Called with each decoded object of a list (a kube_pod or a kube_job, by the list's kind). */
+typedef int (*item_fn)(kube_client *c, const kube_meta *item, const uninstall_opts *o, tally *t);
 
 typedef struct lister {
     kube_client *c;
+    kube_kind kind;
     item_fn fn;
     const uninstall_opts *o;
     tally *t;
@@ -165,16 +162,26 @@ static int on_item(void *user, const json_t *item, ds_err *err)
 {
     (void)err;
     lister *l = user;
-    if (l->fn(l->c, item, l->o, l->t) != 0)
+    kube_meta *m = NULL;
+    ds_err derr = {{0}};
+    if (kube_obj_decode(l->kind, item, NULL, &m, &derr) != 0) {
+        /* Not identified well enough to act on: said, and the run fails. */
+        KLOG_ERROR("uninstall", "%s", derr.msg);
+        l->failed = 1;
+        return 0;
+    }
+    if (l->fn(l->c, m, l->o, l->t) != 0)
         l->failed = 1; /* go on: one pod's failure must not keep the others gated */
+    kube_obj_unref(m);
     return 0;
 }
 
-/* Every item of collection (paginated), fn on each; -1 when the list or an item failed. */
-static int list_all(kube_client *c, const char *collection, item_fn fn, const uninstall_opts *o,
-                    tally *t)
+/* Every object of collection (paginated, decoded as kind), fn on each; -1 when the list, a
+ * decoding or an item failed. */
+static int list_all(kube_client *c, const char *collection, kube_kind kind, item_fn fn,
+                    const uninstall_opts *o, tally *t)
 {
-    lister l = {.c = c, .fn = fn, .o = o, .t = t};
+    lister l = {.c = c, .kind = kind, .fn = fn, .o = o, .t = t};
     ds_err err = {{0}};
     if (kube_list_each(c, collection, LIST_PAGE, on_item, &l, &err) != 0) {
         KLOG_ERROR("uninstall", "%s", err.msg);
@@ -183,63 +190,54 @@ static int list_all(kube_client *c, const char *collection, item_fn fn, const un
     return l.failed ? -1 : 0;
 }
 
-static const char *meta_str(const json_t *obj, const char *key)
-{
-    const char *s = json_string_value(json_object_get(json_object_get(obj, "metadata"), key));
-    return s != NULL ? s : "";
-}
-
-static int ungate_pod(kube_client *c, const json_t *pod, const uninstall_opts *o, tally *t)
+static int ungate_pod(kube_client *c, const kube_meta *m, const uninstall_opts *o, tally *t)
 {
     (void)o;
-    bool gated = has_gate(pod);
-    const char *ns = meta_str(pod, "namespace"), *name = meta_str(pod, "name");
-    if (gated) {
-        t->gated_seen++;
-        ds_err err = {{0}};
-        if (kube_remove_scheduling_gate(c, ns, name, DS_GATE_DEPENDENCIES, &err) != 0) {
-            /* A pod deleted meanwhile is not stranded. */
-            if (strstr(err.msg, "404") == NULL && strstr(err.msg, "not found") == NULL) {
-                t->failed++;
-                KLOG_ERROR("uninstall", "pod %s/%s: removing the gate: %s", ns, name, err.msg);
-                return -1;
-            }
-            return 0;
+    const kube_pod *pod = (const kube_pod *)m;
+    if (!has_gate(pod))
+        return 0;
+    t->gated_seen++;
+    ds_err err = {{0}};
+    if (kube_remove_scheduling_gate(c, m->ns, m->name, DS_GATE_DEPENDENCIES, &err) != 0) {
+        /* A pod deleted meanwhile is not stranded. */
+        if (strstr(err.msg, "404") == NULL && strstr(err.msg, "not found") == NULL) {
+            t->failed++;
+            KLOG_ERROR("uninstall", "pod %s/%s: removing the gate: %s", m->ns, m->name, err.msg);
+            return -1;
         }
-        t->ungated++;
-        KLOG_INFO("uninstall", "pod %s/%s: gate %s removed", ns, name, DS_GATE_DEPENDENCIES);
+        return 0;
     }
+    t->ungated++;
+    KLOG_INFO("uninstall", "pod %s/%s: gate %s removed", m->ns, m->name, DS_GATE_DEPENDENCIES);
     return 0;
 }
 
-static int report_pod(kube_client *c, const json_t *pod, const uninstall_opts *o, tally *t)
+static int report_pod(kube_client *c, const kube_meta *m, const uninstall_opts *o, tally *t)
 {
     (void)c;
-    const char *sched =
-        json_string_value(json_object_get(json_object_get(pod, "spec"), "schedulerName"));
+    const char *sched = ((const kube_pod *)m)->scheduler_name;
     if (sched == NULL || strcmp(sched, o->scheduler_name) != 0)
         return 0;
     if (t->waiting_for_scheduler < REPORT_FIRST)
         KLOG_WARN("uninstall",
                   "pod %s/%s is pending with schedulerName %s: it waits for a scheduler of that "
                   "name (delete it, or recreate it for another scheduler)",
-                  meta_str(pod, "namespace"), meta_str(pod, "name"), o->scheduler_name);
+                  m->ns, m->name, o->scheduler_name);
     t->waiting_for_scheduler++;
     return 0;
 }
 
-static int report_job(kube_client *c, const json_t *job, const uninstall_opts *o, tally *t)
+static int report_job(kube_client *c, const kube_meta *m, const uninstall_opts *o, tally *t)
 {
     (void)c;
     (void)o;
-    if (!json_is_true(json_object_get(json_object_get(job, "spec"), "suspend")))
+    if (!((const kube_job *)m)->suspend)
         return 0;
     if (t->suspended_jobs < REPORT_FIRST)
         KLOG_WARN("uninstall",
                   "Job %s/%s (a DAG task) is suspended and stays so: resume it with `kubectl "
                   "patch job -n %s %s -p '{\"spec\":{\"suspend\":false}}'` if it should run",
-                  meta_str(job, "namespace"), meta_str(job, "name"), meta_str(job, "namespace"),
-                  meta_str(job, "name"));
+                  m->ns, m->name, m->ns, m->name);
     t->suspended_jobs++;
     return 0;
 }
@@ -267,8 +265,14 @@ static int count_pod(void *user, const json_t *item, ds_err *err)
 {
     (void)err;
     pod_count *pc = user;
+    /* A pod that does not decode is still a pod of the release: counted, named "?". */
+    kube_meta *m = NULL;
+    ds_err derr = {{0}};
+    bool decoded = kube_obj_decode(KUBE_KIND_POD, item, NULL, &m, &derr) == 0;
     if (pc->n++ == 0)
-        snprintf(pc->first, sizeof pc->first, "%s", meta_str(item, "name"));
+        snprintf(pc->first, sizeof pc->first, "%s", decoded ? m->name : "?");
+    if (decoded)
+        kube_obj_unref(m);
     return 0;
 }
 
@@ -366,8 +370,8 @@ static int run(kube_client *c, const uninstall_opts *o)
     bool clean = false;
     for (int pass = 1; pass <= UNINSTALL_MAX_PASSES && !clean; pass++) {
         tally p = {0};
-        int rc =
-            list_all(c, "/api/v1/pods?fieldSelector=status.phase%3DPending", ungate_pod, o, &p);
+        int rc = list_all(c, "/api/v1/pods?fieldSelector=status.phase%3DPending", KUBE_KIND_POD,
+                          ungate_pod, o, &p);
         total += p.ungated;
         KLOG_INFO("uninstall", "pass %d: %zu gated pods found, %zu gates removed, %zu failures",
                   pass, p.gated_seen, p.ungated, p.failed);
@@ -375,9 +379,11 @@ static int run(kube_client *c, const uninstall_opts *o)
             return 1;
         clean = p.gated_seen == 0;
     }
-    if (list_all(c, "/api/v1/pods?fieldSelector=status.phase%3DPending", report_pod, o, &t) != 0)
+    if (list_all(c, "/api/v1/pods?fieldSelector=status.phase%3DPending", KUBE_KIND_POD, report_pod,
+                 o, &t) != 0)
         KLOG_WARN("uninstall", "could not list the pending pods for the report");
-    if (list_all(c, "/apis/batch/v1/jobs?labelSelector=" DS_LABEL_TASK, report_job, o, &t) != 0)
+    if (list_all(c, "/apis/batch/v1/jobs?labelSelector=" DS_LABEL_TASK, KUBE_KIND_JOB, report_job,
+                 o, &t) != 0)
         KLOG_WARN("uninstall", "could not list the Jobs of DAG tasks (not needed to finish)");
     KLOG_INFO("uninstall",
               "done: %zu gates removed; %zu pending pods wait for scheduler %s; %zu suspended DAG "

@@ -42,8 +42,9 @@ $(BUILD)/$(1)/tests/controller/%: tests/controller/%.c $(wildcard tests/controll
 		$(BUILD)/$(1)/libdagsched.a \
 		$$(CTL_TEST_LIBS) $$(CTL_CORE_LIBS) -lpthread $$(CMOCKA_LIBS)
 
-# test_uninstall runs `dagsched-controller uninstall` (an I/O module, linked in with the
-# Kubernetes client's libraries) against a loopback server.
+# test_uninstall checks the flags of `dagsched-controller uninstall` (an I/O module, linked in with
+# the Kubernetes client's libraries); no server: what it does on a cluster is the integration
+# suite's uninstall scenario.
 $(BUILD)/$(1)/tests/controller/test_uninstall: $(BUILD)/$(1)/controller/uninstall.o
 $(BUILD)/$(1)/tests/controller/test_uninstall: CTL_TEST_LIBS = $$(KUBE_LIBS) $$(RUNTIME_LIBS)
 endef

@@ -2,8 +2,13 @@
 #
 #   $(BUILD)/rel/libdskube.a, $(BUILD)/asan/libdskube.a   the library, per variant (link it before
 #       libdsruntime.a and libdagsched.a, then $(KUBE_LIBS))
-#   make kube-unit-test / kube-unit-test-asan   unit tests in tests/kube/test_*.c (cmocka)
-#   make kube-integration-test                  suites against a fresh local control plane
+#   make kube-unit-test / kube-unit-test-asan   unit tests in tests/kube/test_*.c (cmocka): what
+#                                               needs no server (decoders, parsers, paths, flags)
+#   make kube-integration-test                  tests/kube/prog_*_itest programs against one fresh
+#                                               local control plane (tests/kube/integration-run.sh):
+#                                               every request, write, informer and election check,
+#                                               transport faults through a byte-forwarding proxy
+#                                               in front of the real kube-apiserver
 #   make kube-bench                             memory per cached object (bytes per pod)
 
 KUBE_SRCS       := $(wildcard kube/*.c)

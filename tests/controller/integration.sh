@@ -50,6 +50,11 @@
 #   write-queue   with --write-qps 0.05 (one annotation write every 20 s), an urgent task's
 #                 eviction is made and the urgent pod scheduled while DSP annotation writes are
 #                 still queued: decisions never wait behind informational writes
+#   uninstall     `dagsched-controller uninstall`: --objects-only waits for the release's pods,
+#                 then deletes the named ConfigMaps and Leases (one never created is fine), deletes
+#                 nothing while a pod stays, and exits 1 on a deletion its ServiceAccount may not
+#                 make while still making the others; without it, removes dagsched's gate (other
+#                 gates kept) and reports the pods and suspended Jobs it leaves
 #   fairness      spec.fairness: one namespace floods the gate with ten jobs and alone fills the
 #                 cluster; another namespace's task, with more work than each of the flood's, is
 #                 released into the first room that frees, before every flood task still held
@@ -1012,7 +1017,154 @@ scenario_fairness() {
   cleanup fl li
 }
 
-for s in ${CONTROLLER_SCENARIOS:-dag_order release_writes urgent owner_retry unsaved rho protections namespace_selector affinity invalid_pod dry_run failover apiserver tenants cascade gated_urgent replacement_failover apiserver_eviction write_queue fairness graph_work}; do
+# `dagsched-controller uninstall` (the chart's hooks), on pods, ConfigMaps and Leases of its own
+# namespace: --objects-only waits for the release's pods, then deletes the objects named (one
+# that never existed is fine), and deletes nothing while a pod stays; a deletion its
+# ServiceAccount may not make fails the run, the others are still made; without --objects-only
+# it removes dagsched's gate (other gates stay) and reports pods left for dagsched's scheduler and
+# suspended DAG Jobs.
+scenario_uninstall() {
+  SCENARIO=uninstall
+  fresh_ns un
+  local sel="app.kubernetes.io/instance=dagsched,app.kubernetes.io/component in (controller,scheduler)"
+  K apply -f - >/dev/null <<YAML
+apiVersion: v1
+kind: Pod
+metadata:
+  name: rel-controller
+  namespace: un
+  labels: {app.kubernetes.io/instance: dagsched, app.kubernetes.io/component: controller}
+spec: {containers: [{name: c, image: busybox}]}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: cm-a, namespace: un}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: cm-b, namespace: un}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: cm-c, namespace: un}
+---
+apiVersion: coordination.k8s.io/v1
+kind: Lease
+metadata: {name: l-a, namespace: un}
+spec: {holderIdentity: x}
+---
+apiVersion: coordination.k8s.io/v1
+kind: Lease
+metadata: {name: l-b, namespace: un}
+spec: {holderIdentity: x}
+---
+apiVersion: v1
+kind: ServiceAccount
+metadata: {name: cleanup, namespace: un}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: Role
+metadata: {name: cleanup, namespace: un}
+rules:
+- {apiGroups: [""], resources: [pods], verbs: [list]}
+- {apiGroups: [""], resources: [configmaps], resourceNames: [cm-b, cm-c, cm-gone], verbs: [delete]}
+- {apiGroups: [coordination.k8s.io], resources: [leases], resourceNames: [l-a, l-b], verbs: [delete]}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata: {name: cleanup, namespace: un}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: cleanup}
+subjects: [{kind: ServiceAccount, name: cleanup, namespace: un}]
+YAML
+  K config view --raw --minify | TOKEN="$(K -n un create token cleanup)" python3 -c '
+import os, sys, yaml
+c = yaml.safe_load(sys.stdin)
+c["users"] = [{"name": "cleanup", "user": {"token": os.environ["TOKEN"]}}]
+c["contexts"][0]["context"]["user"] = "cleanup"
+print(yaml.safe_dump(c))' >"$LOGDIR/uninstall.kubeconfig"
+  local log="$LOGDIR/uninstall.log"
+  : >"$log"
+  un() { env "${SANITIZER_ENV[@]}" "$BIN" uninstall --kubeconfig "$LOGDIR/uninstall.kubeconfig" "$@" >>"$log" 2>&1; }
+  exits() { # STATUS COMMAND...: COMMAND exits with STATUS
+    local want="$1" rc=0
+    shift
+    "$@" || rc=$?
+    [[ "$rc" == "$want" ]]
+  }
+  present() { K -n un get "$@" -o name >/dev/null 2>&1; }
+  gone() { ! K -n un get "$1" "$2" >/dev/null 2>&1; }
+
+  check "while a pod of the release stays, --objects-only waits, then exits 1" \
+    exits 1 un --objects-only --namespace un --wait-for-pods "$sel" --wait-timeout 2s \
+    --delete-configmap cm-b --delete-lease l-a
+  check "... and deletes nothing (the pod would write it again)" present configmap/cm-b lease/l-a
+
+  un --objects-only --namespace un --wait-for-pods "$sel" --wait-timeout 60s --delete-configmap cm-b \
+    --delete-configmap cm-gone --delete-lease l-a --delete-lease l-b </dev/null &
+  local pid=$! rc=0
+  check "it waits for the release's pod" wait_until 30 grep -q "waiting for 1 pods of un matching" "$log"
+  K -n un delete pod rel-controller --grace-period=0 --force --wait >/dev/null 2>&1
+  wait "$pid" || rc=$?
+  check "once the pod is gone it deletes the objects and exits 0 (got $rc)" test "$rc" = 0
+  check "... ConfigMap cm-b and Leases l-a and l-b are gone" \
+    bash -c "! $KUBECTL -n un get configmap cm-b 2>/dev/null && ! $KUBECTL -n un get lease l-a 2>/dev/null && ! $KUBECTL -n un get lease l-b 2>/dev/null"
+  check "... a ConfigMap that never existed is fine" grep -q "ConfigMap un/cm-gone deleted (or already gone)" "$log"
+  check "... another ConfigMap is kept" present configmap/cm-a
+
+  check "a deletion its ServiceAccount may not make: exit 1" \
+    exits 1 un --objects-only --namespace un --delete-configmap cm-a --delete-configmap cm-c
+  check "... with the server's refusal in the log" grep -q "deleting ConfigMap un/cm-a: .*403 Forbidden" "$log"
+  check "... cm-a is kept, cm-c is deleted all the same" \
+    bash -c "$KUBECTL -n un get configmap cm-a >/dev/null && ! $KUBECTL -n un get configmap cm-c 2>/dev/null"
+
+  # Gates, with the admin's kubeconfig: the pre-delete hook's own run.
+  K apply -f - >/dev/null <<YAML
+apiVersion: v1
+kind: Pod
+metadata: {name: g1, namespace: un}
+spec:
+  schedulingGates: [{name: dagsched.io/dependencies}]
+  containers: [{name: c, image: busybox}]
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: g2, namespace: un}
+spec:
+  schedulingGates: [{name: dagsched.io/dependencies}, {name: example.com/hold}]
+  containers: [{name: c, image: busybox}]
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: waits, namespace: un}
+spec:
+  schedulerName: dagsched
+  containers: [{name: c, image: busybox}]
+---
+apiVersion: batch/v1
+kind: Job
+metadata: {name: held, namespace: un, labels: {dagsched.io/task: t}}
+spec:
+  suspend: true
+  template:
+    spec:
+      restartPolicy: Never
+      containers: [{name: c, image: busybox}]
+YAML
+  rc=0
+  log="$LOGDIR/uninstall-gates.log"
+  env "${SANITIZER_ENV[@]}" "$BIN" uninstall --kubeconfig "$KUBECONFIG" >"$log" 2>&1 || rc=$?
+  check "without --objects-only it removes the gates and exits 0 (got $rc)" test "$rc" = 0
+  check "... g1 has no gate left" test -z "$(K -n un get pod g1 -o jsonpath='{.spec.schedulingGates}')"
+  check "... g2 keeps its other gate" test "$(K -n un get pod g2 -o jsonpath='{.spec.schedulingGates[*].name}')" = example.com/hold
+  check "... it reports the pod left for dagsched's scheduler" \
+    grep -q "pod un/waits is pending with schedulerName dagsched" "$log"
+  check "... and the suspended DAG Job" grep -q "Job un/held (a DAG task) is suspended and stays so" "$log"
+  check "... done: 2 gates removed, 1 pending pod, 1 suspended Job" \
+    grep -q "done: 2 gates removed; 1 pending pods wait for scheduler dagsched; 1 suspended DAG Jobs left suspended" "$log"
+  K delete namespace un --ignore-not-found --wait=true >/dev/null 2>&1 || true
+}
+
+for s in ${CONTROLLER_SCENARIOS:-dag_order release_writes urgent owner_retry unsaved rho protections namespace_selector affinity invalid_pod dry_run failover apiserver tenants cascade gated_urgent replacement_failover apiserver_eviction write_queue fairness graph_work uninstall}; do
   "scenario_$s"
 done
 stop_all

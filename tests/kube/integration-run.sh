@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # integration-run.sh: the Kubernetes client's integration scenarios, run against the cluster that
 # KUBECONFIG and CLUSTER_DIR point at (see integration.sh): list+watch order, watch across an API
-# server restart, relist after 410, eviction against a PodDisruptionBudget, TLS with a wrong CA,
-# and two processes contending for a Lease. Ends with "N passed, M failed".
+# server restart, relist after 410, eviction against a PodDisruptionBudget, the request layer
+# (Status answers, retries, connection reuse, body limits, token files, streams) and the writes
+# read back, the informer and leader election under transport faults (a byte-forwarding proxy in
+# front of the real API server: tests/kube/fault_proxy.h), TLS with a wrong CA, and two processes
+# contending for a Lease. Ends with "N passed, M failed".
 # Usage: integration-run.sh PROGRAM_DIR
 set -uo pipefail
 progs="${1:?usage: integration-run.sh PROGRAM_DIR}"
@@ -35,6 +38,11 @@ run list-watch "$progs/prog_kube_itest" list-watch
 run evict-pdb "$progs/prog_kube_itest" evict-pdb
 run relist "$progs/prog_kube_itest" relist "${restart[@]}"
 run restart "$progs/prog_kube_itest" restart "${restart[@]}"
+# After the restarts: a watch from resourceVersion 1 is answered 410 (prog_client_itest).
+run client "$progs/prog_client_itest"
+run writes "$progs/prog_writes_itest"
+run informer "$progs/prog_informer_itest"
+run leader "$progs/prog_leader_itest"
 
 # TLS: a CA that did not sign the server's certificate.
 if openssl req -x509 -newkey rsa:2048 -nodes -keyout "$work/wrong.key" -out "$work/wrong-ca.pem" \

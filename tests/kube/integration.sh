@@ -1,8 +1,7 @@
 #!/usr/bin/env bash
 # integration.sh: runs the Kubernetes client's integration suite (tests/kube/integration-run.sh)
 # against a fresh local control plane started by hack/cluster/with-cluster.sh.
-# Usage: integration.sh PROGRAM_DIR   (the directory holding prog_kube_itest and
-#        prog_lease_contender)
+# Usage: integration.sh PROGRAM_DIR   (the directory holding the prog_* programs of tests/kube)
 set -euo pipefail
 progs="$(cd "${1:?usage: integration.sh PROGRAM_DIR}" && pwd)"
 root="$(cd "$(dirname "$0")/../.." && pwd)"

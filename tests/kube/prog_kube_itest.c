@@ -23,54 +23,23 @@
 #include "clock.h"
 #include "config.h"
 #include "informer.h"
+#include "itest_util.h"
 #include "kutil.h"
 #include "log.h"
 #include "writes.h"
-
-static int failures;
-
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        if (cond) {                                                                                \
-            printf("ok    ");                                                                      \
-        } else {                                                                                   \
-            printf("FAIL  ");                                                                      \
-            failures++;                                                                            \
-        }                                                                                          \
-        printf(__VA_ARGS__);                                                                       \
-        printf("\n");                                                                              \
-        fflush(stdout);                                                                            \
-    } while (0)
-
-static void die(const char *what, const ds_err *err)
-{
-    printf("FAIL  %s: %s\n", what, err->msg);
-    exit(1);
-}
 
 static kube_client *connect_client(void)
 {
     kube_config *cfg;
     ds_err err = {{0}};
     if (kube_config_load(NULL, &cfg, &err) != 0)
-        die("load kubeconfig", &err);
+        itest_die("load kubeconfig", &err);
     kube_client *c;
     kube_client_opts o = {.max_retries = 3, .backoff_max_s = 2};
     if (kube_client_new(cfg, &o, &c, &err) != 0)
-        die("client", &err);
+        itest_die("client", &err);
     kube_config_free(cfg);
     return c;
-}
-
-static void make_namespace(kube_client *c, char *ns, size_t size, const char *prefix)
-{
-    snprintf(ns, size, "%s-%d", prefix, (int)getpid());
-    json_t *obj = json_pack("{s:s, s:s, s:{s:s}}", "apiVersion", "v1", "kind", "Namespace",
-                            "metadata", "name", ns);
-    ds_err err = {{0}};
-    if (kube_create(c, "/api/v1/namespaces", obj, NULL, &err) != 0)
-        die("create namespace", &err);
-    json_decref(obj);
 }
 
 /* ---- event recording ---- */
@@ -158,7 +127,7 @@ static kube_informer *cm_informer(kube_client *c, const char *ns, recorder *r)
     kube_informer *inf;
     ds_err err = {{0}};
     if (kube_informer_new(c, &o, &inf, &err) != 0 || kube_informer_start(inf, &err) != 0)
-        die("informer", &err);
+        itest_die("informer", &err);
     if (!kube_informer_wait_synced(inf, 30)) {
         printf("FAIL  informer did not sync\n");
         exit(1);
@@ -176,13 +145,13 @@ static void cm_put(kube_client *c, const char *ns, const char *name, const char 
                               "v", v);
         snprintf(path, sizeof path, "/api/v1/namespaces/%s/configmaps", ns);
         if (kube_create(c, path, o, NULL, &err) != 0)
-            die("create configmap", &err);
+            itest_die("create configmap", &err);
         json_decref(o);
     } else {
         json_t *p = json_pack("{s:{s:s}}", "data", "v", v);
         snprintf(path, sizeof path, "/api/v1/namespaces/%s/configmaps/%s", ns, name);
         if (kube_patch_merge(c, path, p, NULL, &err) != 0)
-            die("patch configmap", &err);
+            itest_die("patch configmap", &err);
         json_decref(p);
     }
 }
@@ -193,16 +162,7 @@ static void cm_delete(kube_client *c, const char *ns, const char *name)
     ds_err err = {{0}};
     snprintf(path, sizeof path, "/api/v1/namespaces/%s/configmaps/%s", ns, name);
     if (kube_delete(c, path, false, &err) != 0)
-        die("delete configmap", &err);
-}
-
-static void delete_namespace(kube_client *c, const char *ns)
-{
-    char path[512];
-    ds_err err = {{0}};
-    snprintf(path, sizeof path, "/api/v1/namespaces/%s", ns);
-    if (kube_delete(c, path, true, &err) != 0)
-        printf("note  cannot delete namespace %s: %s\n", ns, err.msg);
+        itest_die("delete configmap", &err);
 }
 
 /* ---- scenarios ---- */
@@ -212,7 +172,7 @@ static int run_command(char **cmd);
 static void scenario_list_watch(kube_client *c)
 {
     char ns[64];
-    make_namespace(c, ns, sizeof ns, "itest-lw");
+    itest_namespace(c, ns, sizeof ns, "itest-lw");
     cm_put(c, ns, "pre1", "0", true);
     cm_put(c, ns, "pre2", "0", true);
     cm_put(c, ns, "pre3", "0", true);
@@ -246,13 +206,13 @@ static void scenario_list_watch(kube_client *c)
     kube_obj_list_free(&l);
     CHECK(kube_informer_healthy(inf, 60), "informer healthy");
     kube_informer_free(inf);
-    delete_namespace(c, ns);
+    itest_delete_namespace(c, ns);
 }
 
 static void scenario_restart(kube_client *c, char **cmd)
 {
     char ns[64];
-    make_namespace(c, ns, sizeof ns, "itest-rs");
+    itest_namespace(c, ns, sizeof ns, "itest-rs");
     recorder r = {.n = 0};
     pthread_mutex_init(&r.lock, NULL);
     cm_put(c, ns, "x1", "1", true);
@@ -299,7 +259,7 @@ static void scenario_restart(kube_client *c, char **cmd)
           "x3: caught up (got \"%s\")", h3);
     CHECK(kube_informer_healthy(inf, 60), "informer healthy after the restart");
     kube_informer_free(inf);
-    delete_namespace(c, ns);
+    itest_delete_namespace(c, ns);
 }
 
 static int collect_chunk(void *user, const char *data, size_t len)
@@ -347,7 +307,7 @@ static void scenario_relist(kube_client *c, char **restart_cmd)
         CHECK(rv1_too_old(c), "a watch from resourceVersion 1 is now answered with 410");
     }
     char ns[64];
-    make_namespace(c, ns, sizeof ns, "itest-rl");
+    itest_namespace(c, ns, sizeof ns, "itest-rl");
     recorder r = {.n = 0};
     pthread_mutex_init(&r.lock, NULL);
     cm_put(c, ns, "y0", "1", true);
@@ -377,7 +337,7 @@ static void scenario_relist(kube_client *c, char **restart_cmd)
           (unsigned long long)st.relists_gone);
     CHECK(st.lists >= 2, "lists: %llu", (unsigned long long)st.lists);
     kube_informer_free(inf);
-    delete_namespace(c, ns);
+    itest_delete_namespace(c, ns);
 }
 
 static void create_pod(kube_client *c, const char *ns, const char *name)
@@ -395,7 +355,7 @@ static void create_pod(kube_client *c, const char *ns, const char *name)
     double end = rt_mono_now() + 60;
     while (kube_create(c, path, pod, NULL, &err) != 0) {
         if (strstr(err.msg, "serviceaccount") == NULL || rt_mono_now() > end)
-            die("create pod", &err);
+            itest_die("create pod", &err);
         usleep(250000);
     }
     json_decref(pod);
@@ -439,7 +399,7 @@ static bool wait_pdb(kube_client *c, const char *ns, int healthy, int allowed, d
 static void scenario_evict_pdb(kube_client *c)
 {
     char ns[64];
-    make_namespace(c, ns, sizeof ns, "itest-ev");
+    itest_namespace(c, ns, sizeof ns, "itest-ev");
     create_pod(c, ns, "p1");
     json_t *pdb = json_pack("{s:s, s:s, s:{s:s}, s:{s:i, s:{s:{s:s}}}}", "apiVersion", "policy/v1",
                             "kind", "PodDisruptionBudget", "metadata", "name", "budget", "spec",
@@ -448,7 +408,7 @@ static void scenario_evict_pdb(kube_client *c)
     ds_err err = {{0}};
     snprintf(path, sizeof path, "/apis/policy/v1/namespaces/%s/poddisruptionbudgets", ns);
     if (kube_create(c, path, pdb, NULL, &err) != 0)
-        die("create pdb", &err);
+        itest_die("create pdb", &err);
     json_decref(pdb);
     char seen[160];
     CHECK(wait_pdb(c, ns, 1, 0, 120, seen, sizeof seen),
@@ -505,7 +465,7 @@ static void scenario_evict_pdb(kube_client *c)
           "event created (%s)", err.msg);
     CHECK(kube_annotate_pod(c, ns, "p1", "dagsched.io/note", "x", &err) == 0, "pod annotated (%s)",
           err.msg);
-    delete_namespace(c, ns);
+    itest_delete_namespace(c, ns);
 }
 
 static void scenario_tls_wrong_ca(const char *ca_path)
@@ -513,10 +473,10 @@ static void scenario_tls_wrong_ca(const char *ca_path)
     kube_config *cfg;
     ds_err err = {{0}};
     if (kube_config_load(NULL, &cfg, &err) != 0)
-        die("load kubeconfig", &err);
+        itest_die("load kubeconfig", &err);
     kube_client *good;
     if (kube_client_new(cfg, NULL, &good, &err) != 0)
-        die("client", &err);
+        itest_die("client", &err);
     kube_response resp;
     CHECK(kube_request(good, "GET", "/version", NULL, NULL, &resp, &err) == 0,
           "the configured CA verifies the server (%s)", resp.status ? "200" : err.msg);
@@ -529,7 +489,7 @@ static void scenario_tls_wrong_ca(const char *ca_path)
     cfg->ca_file = kutil_strdup(ca_path);
     kube_client *bad;
     if (kube_client_new(cfg, NULL, &bad, &err) != 0)
-        die("client", &err);
+        itest_die("client", &err);
     int rc = kube_request(bad, "GET", "/version", NULL, NULL, &resp, &err);
     CHECK(rc == -1 && resp.status == 0, "a server not signed by the configured CA is refused");
     CHECK(resp.attempts == 1, "a verification failure is not retried (attempts %d)", resp.attempts);
@@ -574,6 +534,6 @@ int main(int argc, char **argv)
         }
         kube_client_free(c);
     }
-    printf("== %s: %s\n", s, failures ? "FAILED" : "passed");
-    return failures ? 1 : 0;
+    printf("== %s: %s\n", s, itest_failures ? "FAILED" : "passed");
+    return itest_failures ? 1 : 0;
 }
