@@ -225,6 +225,11 @@ check("uninstall hook off: no Job", "kind: Job" not in p.stdout)
 # time (the controller's ledger and learned run times, the leader-election Leases) and nothing else
 CTL_MAIN = open(os.path.join(ROOT, "controller", "main.c")).read()
 CTL_DEFAULT = dict(re.findall(r'o->(ledger_name|runtime_history_name) = "([^"]+)";', CTL_MAIN))
+# A default that names a constant of lib/annotations.h is read from there.
+with open(os.path.join(ROOT, "lib", "annotations.h")) as f:
+    _ANN = dict(re.findall(r'#define (DS_[A-Z_]+)\s+"([^"]+)"', f.read()))
+for _k, _c in re.findall(r'o->(ledger_name|runtime_history_name) = (DS_[A-Z_]+);', CTL_MAIN):
+    CTL_DEFAULT[_k] = _ANN[_c]
 
 
 def cleanup(objs_, prefix="dagsched"):
