@@ -62,7 +62,7 @@ INTEGRATION_TESTS += runtime-flags-test
 RT_FUZZ_FLAGS := $(CSTD) $(WARN) -g -O1 -Ilib -Iruntime \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 RT_FUZZ_SRCS  := runtime/httpd.c runtime/httpd_listen.c runtime/http1.c runtime/metrics.c runtime/clock.c \
-	runtime/malloc_setup.c lib/bytebuf.c lib/ds_error.c
+	runtime/malloc_setup.c runtime/readfile.c lib/bytebuf.c lib/ds_error.c
 FUZZ_HTTPD_SHORT_RUNS ?= 6000
 
 $(BUILD)/fuzz/fuzz_httpd: tests/runtime/fuzz_httpd.c $(RT_FUZZ_SRCS) $(wildcard runtime/*.h lib/*.h)
