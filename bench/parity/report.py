@@ -33,7 +33,9 @@
       less its --release-latency, from REAL.json) to its binding. Distributions side by side (n,
       p10, p50, p90, max, mean) for every pod, the pods of batch jobs (no deadline) and the pods of
       DAG jobs with a deadline; then the DAG pods' median wait by when they were created (20 s
-      bins from the first job's arrival). OUT receives the samples, one pod a line.
+      bins from the first job's arrival); then the scheduling attempts on both sides
+      (kube-scheduler's metrics, kept as DIR/scheduler-metrics.txt; --sim-json POLICY=FILE, the
+      simulator's --json). OUT receives the samples, one pod a line.
 
 Delays, each the mean over the run's pods (creationTimestamp has whole seconds: half a second is
 added to it, its expected truncation; the other times have milliseconds or better):
@@ -605,6 +607,59 @@ def waits_lines(real, sim):
     return out
 
 
+def scheduler_metrics(path):
+    """kube-scheduler's counts from its metrics page (run.sh keeps it as scheduler-metrics.txt):
+    {attempts: {result: n}, cycle_s: {result: mean seconds}, incoming: {(queue, event): n}}, or
+    None when the file is missing."""
+    import re
+    try:
+        with open(path) as f:
+            text = f.read()
+    except OSError:
+        return None
+    sample = re.compile(r'^(\w+)\{([^}]*)\} ([0-9.eE+-]+)$')
+    label = re.compile(r'(\w+)="([^"]*)"')
+    attempts, dsum, dcount, incoming = {}, {}, {}, {}
+    for line in text.splitlines():
+        m = sample.match(line)
+        if not m:
+            continue
+        name, labels, v = m.group(1), dict(label.findall(m.group(2))), float(m.group(3))
+        if name == "scheduler_schedule_attempts_total":
+            attempts[labels.get("result")] = attempts.get(labels.get("result"), 0) + v
+        elif name == "scheduler_scheduling_attempt_duration_seconds_sum":
+            dsum[labels.get("result")] = dsum.get(labels.get("result"), 0) + v
+        elif name == "scheduler_scheduling_attempt_duration_seconds_count":
+            dcount[labels.get("result")] = dcount.get(labels.get("result"), 0) + v
+        elif name == "scheduler_queue_incoming_pods_total":
+            k = (labels.get("queue"), labels.get("event"))
+            incoming[k] = incoming.get(k, 0) + v
+    return {"attempts": attempts, "cycle_s": {r: dsum[r] / dcount[r] for r in dsum if dcount.get(r)},
+            "incoming": incoming}
+
+
+def attempts_lines(metrics_of, sim_json_of):
+    """Scheduling attempts per policy: kube-scheduler's counts and mean cycle time on the cluster,
+    the simulator's bindings and failed attempts."""
+    out = ["scheduling attempts: cluster (kube-scheduler's metrics: scheduled, unschedulable, mean "
+           "cycle ms of each) | simulator (bound, failed)"]
+    for p in POLICIES:
+        m = metrics_of.get(p)
+        cl = "-"
+        if m is not None:
+            a, c = m["attempts"], m["cycle_s"]
+            cl = (f"{a.get('scheduled', 0):.0f}, {a.get('unschedulable', 0):.0f} "
+                  f"({1000 * c.get('scheduled', 0):.1f}, {1000 * c.get('unschedulable', 0):.1f} ms)")
+            if a.get("error"):
+                cl += f", {a['error']:.0f} errors"
+        sm = "-"
+        r = sim_json_of.get(p)
+        if r is not None:
+            sm = f"{r.get('starts', 0)}, {r.get('sched_failures', 0)}"
+        out.append(f"  {p}: {cl} | {sm}")
+    return out
+
+
 def cmd_waits(a):
     try:
         tasks, _ = workload.load(a.workload)
@@ -634,6 +689,21 @@ def cmd_waits(a):
             die(f"--sim must be POLICY=FILE (got {spec!r})")
         sim[name] = sim_pod_times(path, name, deadline_jobs, latency)
     print("\n".join(waits_lines(real, sim)))
+    metrics_of = {}
+    for spec in a.run:
+        name, _, d = spec.partition("=")
+        m = scheduler_metrics(os.path.join(d, "scheduler-metrics.txt"))
+        if m is not None:
+            metrics_of[name] = m
+    sim_json_of = {}
+    for spec in a.sim_json:
+        name, _, path = spec.partition("=")
+        r = [x for x in load_json(path) if x.get("policy") == name]
+        if r:
+            sim_json_of[name] = r[0]
+    if metrics_of or sim_json_of:
+        print()
+        print("\n".join(attempts_lines(metrics_of, sim_json_of)))
     if a.csv:
         tmp = a.csv + ".tmp"
         with open(tmp, "w") as f:
@@ -678,6 +748,7 @@ def main(argv):
     w.add_argument("--run", action="append", required=True)
     w.add_argument("--sim", action="append", required=True)
     w.add_argument("--real")
+    w.add_argument("--sim-json", action="append", default=[], help="POLICY=FILE: dagsched-sim --json")
     w.add_argument("--csv")
     a = ap.parse_args(argv)
     return {"real": cmd_real, "sim-args": cmd_sim_args, "table": cmd_table, "pool": cmd_pool,

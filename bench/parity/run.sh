@@ -120,6 +120,13 @@ inside() {
   mkdir -p "$dir/result"
   for k in pods jobs events; do K -n "$NS" get "$k" -o json >"$dir/result/$k.json"; done
   K get nodes -o json >"$dir/result/nodes.json"
+  # kube-scheduler's own counts (scheduling attempts by result and their duration, pods entering
+  # its queues by event), read with the admin certificate.
+  local sport
+  sport="$(sed -n 's/^SCHEDULER_PORT=//p' "$CLUSTER_DIR/cluster.env")"
+  curl -sk --max-time 10 --cert "$CLUSTER_DIR/pki/admin.crt" --key "$CLUSTER_DIR/pki/admin.key" \
+    "https://127.0.0.1:$sport/metrics" >"$dir/result/scheduler-metrics.txt" 2>/dev/null ||
+    say "$run: kube-scheduler's metrics could not be read"
   stop_all
   python3 "$ROOT/tests/common/check_edges.py" --pods "$dir/result/pods.json" 2>&1 |
     sed "s/^/$run: /" || die "$run: a dependency edge was violated (above)"
@@ -209,6 +216,7 @@ echo
 python3 "$TOOLS/report.py" waits --workload "$OUT/workload/workload.yaml" --real "$OUT/real.json" \
   --run "dagsched=$OUT/dagsched/result" --run "default=$OUT/default/result" \
   --sim "dagsched=$OUT/sim-dagsched-pods.csv" --sim "default=$OUT/sim-default-pods.csv" \
+  --sim-json "dagsched=$OUT/sim-dagsched.json" --sim-json "default=$OUT/sim-default.json" \
   --csv "$OUT/waits.csv" | tee "$OUT/waits.txt"
 echo
 say "done in $((SECONDS - T_START)) s; report in ${OUT#"$ROOT"/}/report.txt"

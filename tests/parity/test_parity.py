@@ -445,6 +445,22 @@ class Waits(unittest.TestCase):
         self.assertRegex(out, r"dagsched +created->bound +dag +1 +4\.0 +4\.0 +4\.0 +4\.0 +4\.0 +1 +10\.0 +10\.0")
         self.assertRegex(out, r"dagsched +released->bound +dag +1 +3\.5 .* +1 +9\.0")
         self.assertIn("dagsched: 0s: 4.0/10.0 (1/1)", out)
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "scheduler-metrics.txt")
+            with open(path, "w") as f:
+                f.write('# HELP scheduler_schedule_attempts_total x\n'
+                        'scheduler_schedule_attempts_total{profile="default-scheduler",result="scheduled"} 300\n'
+                        'scheduler_schedule_attempts_total{profile="default-scheduler",result="unschedulable"} 1200\n'
+                        'scheduler_scheduling_attempt_duration_seconds_sum{profile="default-scheduler",result="unschedulable"} 6\n'
+                        'scheduler_scheduling_attempt_duration_seconds_count{profile="default-scheduler",result="unschedulable"} 1200\n'
+                        'scheduler_queue_incoming_pods_total{event="AssignedPodDelete",queue="backoff"} 50\n')
+            m = report.scheduler_metrics(path)
+            self.assertIsNone(report.scheduler_metrics(os.path.join(d, "missing.txt")))
+        self.assertEqual(m["attempts"], {"scheduled": 300, "unschedulable": 1200})
+        self.assertAlmostEqual(m["cycle_s"]["unschedulable"], 0.005)
+        self.assertEqual(m["incoming"], {("backoff", "AssignedPodDelete"): 50})
+        lines = report.attempts_lines({"default": m}, {"default": {"starts": 290, "sched_failures": 900}})
+        self.assertIn("  default: 300, 1200 (0.0, 5.0 ms) | 290, 900", lines)
         q = report.quantiles([5.0, 1.0, 3.0, 2.0, 4.0, 6.0, 7.0, 8.0, 9.0, 10.0])
         self.assertEqual((q["p10"], q["p50"], q["p90"], q["max"]), (2.0, 6.0, 10.0, 10.0))
         self.assertAlmostEqual(q["mean"], 5.5)
