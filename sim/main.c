@@ -39,6 +39,7 @@ typedef struct opts {
     double release_cost_s;
     size_t release_concurrency;
     double pod_initial_backoff_s, pod_max_backoff_s, backoff_flush_s, max_unschedulable_s;
+    double sched_cycle_s, sched_cycle_failed_s; /* failed < 0: as sched_cycle_s */
     int graph_observed;
     const char *csv, *json, *jobs_csv, *pods_csv, *bars_svg, *gantt_svg, *write_workload;
     size_t gantt_nodes;
@@ -312,6 +313,11 @@ static int parse_args(int argc, char **argv, opts *o)
         RT_FLAG_DOUBLE("max-unschedulable", "S", &o->max_unschedulable_s, 1, 86400,
                        "a pod leaves the unschedulable pool after S seconds\n"
                        "without a pod leaving a node (300)"),
+        RT_FLAG_DOUBLE("sched-cycle", "S", &o->sched_cycle_s, 0, 60,
+                       "a scheduling attempt that binds keeps kube-scheduler\n"
+                       "busy S seconds before its next attempt (0: instantaneous)"),
+        RT_FLAG_DOUBLE("sched-cycle-failed", "S", &o->sched_cycle_failed_s, 0, 60,
+                       "one that fails, S seconds (default: --sched-cycle)"),
         RT_FLAG_SECTION("Output"),
         RT_FLAG_STRING("csv", "FILE", &o->csv, "one row per run"),
         RT_FLAG_STRING("json", "FILE", &o->json, "the runs' metrics"),
@@ -532,6 +538,7 @@ int main(int argc, char **argv)
     o.pod_max_backoff_s = 10.0;
     o.backoff_flush_s = 1.0;
     o.max_unschedulable_s = 300.0;
+    o.sched_cycle_failed_s = -1;
     o.gantt_nodes = 16;
     int rc = parse_args(argc, argv, &o);
     if (rc != RT_FLAGS_RUN)
@@ -655,6 +662,9 @@ int main(int argc, char **argv)
             cfg.pod_max_backoff_s = o.pod_max_backoff_s;
             cfg.backoff_flush_s = o.backoff_flush_s;
             cfg.max_unschedulable_s = o.max_unschedulable_s;
+            cfg.sched_cycle_s = o.sched_cycle_s;
+            cfg.sched_cycle_failed_s =
+                o.sched_cycle_failed_s < 0 ? o.sched_cycle_s : o.sched_cycle_failed_s;
             cfg.record_segments = o.gantt_svg != NULL || o.pods_csv != NULL;
             sim_result r;
             double t0 = rt_mono_now();
