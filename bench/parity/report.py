@@ -251,6 +251,14 @@ def mean_of(d, key):
 
 
 ROUND_INTERVAL_S = 1.0  # the controller's --min-round-interval, the simulator's --round-interval
+# kube-scheduler's timing on the local control plane (docs/simulator.md, "Parity with the real
+# control plane": measured from the Events of a backlog run): a scheduling cycle that binds takes
+# about 0.5 ms before the next pod is popped (the binding itself runs on its own goroutine), one
+# that fails 0.75 ms (190 failed attempts in 0.147 s); the back-off queue is flushed every
+# 1 s plus the flush's own run (wait.Until slides: the ticks drift by 0.85 ms a second).
+KUBE_CYCLE_BOUND_S = 0.0005
+KUBE_CYCLE_FAILED_S = 0.00075
+KUBE_FLUSH_PERIOD_S = 1.00085
 
 
 def sim_args(run_name, run):
@@ -259,10 +267,13 @@ def sim_args(run_name, run):
     --round-interval and lets a released pod enter kube-scheduler's queue --release-latency after
     the round decided it; the measured release (creation to released-at, pods not held) also holds
     the wait for the next round, at most an interval and half of one on average under load, which
-    is taken off."""
+    is taken off. kube-scheduler's cycle times and back-off flush period are this control plane's
+    (KUBE_*)."""
     d = run["delays"]
     args = ["--create-latency", f"{max(mean_of(d, 'create') or 0.0, 0.0):.3f}",
-            "--start-latency", f"{max(mean_of(d, 'start') or 0.0, 0.0):.3f}"]
+            "--start-latency", f"{max(mean_of(d, 'start') or 0.0, 0.0):.3f}",
+            "--sched-cycle", f"{KUBE_CYCLE_BOUND_S}", "--sched-cycle-failed", f"{KUBE_CYCLE_FAILED_S}",
+            "--backoff-flush", f"{KUBE_FLUSH_PERIOD_S}"]
     if run_name == "dagsched" and mean_of(d, "release") is not None:
         args += ["--release-latency", f"{max(mean_of(d, 'release') - ROUND_INTERVAL_S / 2, 0.0):.3f}"]
     if mean_of(d, "restart") is not None:
@@ -662,7 +673,7 @@ def attempts_lines(metrics_of, sim_json_of):
 
 def cmd_waits(a):
     try:
-        tasks, _ = workload.load(a.workload)
+        tasks, _ = workload.load([a.workload])
     except workload.WorkloadError as e:
         die(str(e))
     deadline_jobs = {t.job for t in tasks if ANN_DEADLINE in task_annotations(t)}

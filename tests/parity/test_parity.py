@@ -397,7 +397,10 @@ class Comparison(unittest.TestCase):
         # the wait for the next round (half the 1 s round interval) is the simulator's own
         self.assertAlmostEqual(float(args[args.index("--release-latency") + 1]), d["release"]["mean"] - 0.5, places=3)
         self.assertAlmostEqual(float(args[args.index("--start-latency") + 1]), d["start"]["mean"], places=3)
+        for opt, v in (("--sched-cycle", 0.0005), ("--sched-cycle-failed", 0.00075), ("--backoff-flush", 1.00085)):
+            self.assertAlmostEqual(float(args[args.index(opt) + 1]), v, places=9, msg=opt)
         args = report.sim_args("default", self.real["default"])
+        self.assertIn("--sched-cycle-failed", args)
         self.assertNotIn("--release-latency", args)
         self.assertAlmostEqual(float(args[args.index("--create-latency") + 1]),
                                self.real["default"]["delays"]["create"]["mean"], places=3)
