@@ -194,10 +194,16 @@ class Shapes(unittest.TestCase):
             self.fail(f"{SIM} is missing: make bin/dagsched-sim")
         for shape, (out, tasks, _) in self.out.items():
             res = os.path.join(out, "sim.json")
+            pods = os.path.join(out, "sim-pods.csv")
             subprocess.run([SIM, "--workload", os.path.join(out, "sim-workload.yaml"), "--policy", "default",
-                            "--json", res, "--quiet"], check=True)
+                            "--json", res, "--pods-csv", pods, "--quiet"], check=True)
             with open(res) as f:
                 self.assertEqual(json.load(f)[0]["tasks"], len(tasks), shape)
+            # one row per pod run (no evictions under default): every task once, bound after created
+            rows = report.sim_pod_times(pods, "default", set(), 0.0)
+            self.assertEqual(sorted((r["job"], r["task"]) for r in rows),
+                             sorted((t.job, t.name) for t in tasks), shape)
+            self.assertTrue(all(r["bound"] >= r["created"] for r in rows), shape)
 
 
 class Arrivals(unittest.TestCase):
