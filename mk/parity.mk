@@ -6,7 +6,9 @@
 #                       (extender, admission webhook, controller) and under the default
 #                       kube-scheduler, then through bin/dagsched-sim with the delays measured on
 #                       the clusters; prints both sides, the ratios dagsched/default and their
-#                       agreement (bench/parity/run.sh; about 7 minutes). It starts local
+#                       agreement, then pod by pod the wait in kube-scheduler's queue on both
+#                       sides (bench/parity/run.sh; about 7 minutes; PARITY_REUSE=DIR simulates a
+#                       recorded run again without a cluster). It starts local
 #                       clusters: run it as  flock /tmp/dagsched-cluster.lock make bench-parity
 #   make bench-parity-all   bench-parity on every workload shape (PARITY_SHAPES: generator,
 #                       backlog, long-backlog, wide, urgent) and seed (PARITY_SEEDS, default

@@ -786,18 +786,31 @@ out:
 /* kube-scheduler's scheduling cycles: it takes the first active pod in queue order (kqueue.c:
  * pods whose last attempt failed are parked until an event or their back-off moves them) and
  * binds it to the node the policy scores best, or, when it fits no node and cannot preempt,
- * fails it (unschedulable); until no active pod is left. */
+ * fails it (unschedulable); until no active pod is left. With a cycle time (sched_cycle_s) each
+ * attempt keeps the scheduler busy: the pass stops and a SCHED event resumes it when the cycle
+ * is over, and whatever happened meanwhile (pod ends, back-off flushes, new pods) is in the
+ * queue by then (scheduleOne pops one pod per cycle). */
 static int schedule_pass(engine *e)
 {
     for (;;) {
         uint32_t h = sim_wq_first_active(&e->q);
         if (h == SIM_WQ_NONE)
             return 0;
+        if (e->now < e->sched_free_at - SIM_TIME_EPS) {
+            if (!e->sched_pending) {
+                if (sim_evheap_push(&e->h, e->sched_free_at, SIM_EV_SCHED, 0, 0, 0) != 0)
+                    return oom(e, "events");
+                e->sched_pending = true;
+            }
+            return 0;
+        }
         const sim_wq_node *qn = sim_wq_get(&e->q, h);
         uint32_t job = qn->job, task = qn->task;
         if (fits_some_node(e, &e->jobs[job]->t[task].req)) {
             if (place(e, h) != 0)
                 return -1;
+            if (e->c->sched_cycle_s > 0)
+                e->sched_free_at = e->now + e->c->sched_cycle_s;
             continue;
         }
         bool started = false;
@@ -805,6 +818,9 @@ static int schedule_pass(engine *e)
             return -1;
         if (!started && sim_kq_failed(e, job, task) != 0)
             return -1;
+        double cycle = started ? e->c->sched_cycle_s : e->c->sched_cycle_failed_s;
+        if (cycle > 0)
+            e->sched_free_at = e->now + cycle;
         /* evictions free nodes: kube-scheduler hears of them (AssignedPodDelete) */
         if (e->pods_freed && sim_kq_pods_freed(e) != 0)
             return -1;
@@ -1129,6 +1145,7 @@ static int setup(engine *e)
     sim_evheap_init(&e->h);
     if (sim_kq_init(e) != 0 || sim_tenants_init(e) != 0)
         return -1;
+    e->sched_free_at = -INFINITY;
     return sim_gate_init(e);
 }
 
@@ -1187,6 +1204,12 @@ static int check_config(const sim_config *c, ds_err *err)
                           "resolution (got %g): below it a flush can fall at infinity and the run "
                           "cannot finish",
                           SIM_TIME_EPS, c->backoff_flush_s);
+    if (!(c->sched_cycle_s >= 0 && c->sched_cycle_s <= 60) ||
+        !(c->sched_cycle_failed_s >= 0 && c->sched_cycle_failed_s <= 60))
+        return ds_err_set(err,
+                          "simulator: kube-scheduler's scheduling cycle must be 0..60 s (got %g "
+                          "s binding, %g s failing)",
+                          c->sched_cycle_s, c->sched_cycle_failed_s);
     if (uses_dsp(&(engine){.p = c->policy}) && !(c->pol.preemption.epoch_s > 0))
         return ds_err_set(err, "simulator: spec.preemption.epoch must be > 0 (got %g)",
                           c->pol.preemption.epoch_s);
@@ -1255,6 +1278,9 @@ int sim_run(const sim_workload *w, const sim_config *c, sim_result *r, ds_err *e
             break;
         case SIM_EV_UNSCHED_TIMEOUT:
             rc = sim_kq_unsched_timeout(&e, &ev);
+            break;
+        case SIM_EV_SCHED:
+            e.sched_pending = false;
             break;
         default:
             break;

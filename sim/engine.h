@@ -56,6 +56,11 @@ typedef struct sim_config {
     double pod_max_backoff_s;
     double backoff_flush_s;
     double max_unschedulable_s;
+    /* kube-scheduler's scheduling cycles take time: it tries one pod at a time, and an attempt
+     * that binds keeps it busy sched_cycle_s, one that fails sched_cycle_failed_s, before it pops
+     * the next pod (0, the default: attempts are instantaneous). */
+    double sched_cycle_s;
+    double sched_cycle_failed_s;
     bool record_segments; /* keep task runs for the Gantt chart */
     size_t max_segments;  /* cap on recorded runs; default 200000 */
 } sim_config;

@@ -132,6 +132,10 @@ typedef struct engine {
     uint32_t *unpark; /* scratch of sim_kq_pods_freed: queue handles, cap_unpark of them */
     size_t cap_unpark;
     bool pods_freed;
+    /* kube-scheduler's scheduling cycle (sched_cycle_s): busy until sched_free_at; a SCHED event
+     * is in the heap for it. */
+    double sched_free_at;
+    bool sched_pending;
     sim_evheap h;
     uint64_t seq;
     double now, last_t;

@@ -15,6 +15,7 @@ typedef enum {
     SIM_EV_RELEASE,         /* a release takes effect: a = job slot, b = task, gen as above */
     SIM_EV_BACKOFF,         /* kube-scheduler's back-off flush for a pod (kqueue.c): a, b, gen */
     SIM_EV_UNSCHED_TIMEOUT, /* a pod's time in the unschedulable pool is up (kqueue.c) */
+    SIM_EV_SCHED,           /* kube-scheduler's scheduling cycle is over: the next attempt */
 } sim_ev_type;
 
 typedef struct sim_event {

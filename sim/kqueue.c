@@ -1,5 +1,5 @@
 /* kqueue.c: what kube-scheduler's scheduling queue does with a pod whose scheduling attempt
- * failed, in the simulation (kube-scheduler v1.32, pkg/scheduler/internal/queue; the defaults of
+ * failed, in the simulation (kube-scheduler v1.32, pkg/scheduler/backend/queue; the defaults of
  * KubeSchedulerConfiguration). The order of the queue is engine.c's (queue_key); this file keeps
  * the rest, for the pods of every policy once they are in kube-scheduler's queue:
  *

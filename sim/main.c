@@ -40,8 +40,9 @@ typedef struct opts {
     double release_cost_s;
     size_t release_concurrency;
     double pod_initial_backoff_s, pod_max_backoff_s, backoff_flush_s, max_unschedulable_s;
+    double sched_cycle_s, sched_cycle_failed_s; /* failed < 0: as sched_cycle_s */
     int graph_observed;
-    const char *csv, *json, *jobs_csv, *bars_svg, *gantt_svg, *write_workload;
+    const char *csv, *json, *jobs_csv, *pods_csv, *bars_svg, *gantt_svg, *write_workload;
     size_t gantt_nodes;
     bool table, quiet;
 } opts;
@@ -313,11 +314,19 @@ static int parse_args(int argc, char **argv, opts *o)
         RT_FLAG_DOUBLE("max-unschedulable", "S", &o->max_unschedulable_s, 1, 86400,
                        "a pod leaves the unschedulable pool after S seconds\n"
                        "without a pod leaving a node (300)"),
+        RT_FLAG_DOUBLE("sched-cycle", "S", &o->sched_cycle_s, 0, 60,
+                       "a scheduling attempt that binds keeps kube-scheduler\n"
+                       "busy S seconds before its next attempt (0: instantaneous)"),
+        RT_FLAG_DOUBLE("sched-cycle-failed", "S", &o->sched_cycle_failed_s, 0, 60,
+                       "one that fails, S seconds (default: --sched-cycle)"),
         RT_FLAG_SECTION("Output"),
         RT_FLAG_STRING("csv", "FILE", &o->csv, "one row per run"),
         RT_FLAG_STRING("json", "FILE", &o->json, "the runs' metrics"),
         RT_FLAG_STRING("jobs-csv", "FILE", &o->jobs_csv,
                        "one row per job and run (arrival, completion, deadline)"),
+        RT_FLAG_STRING("pods-csv", "FILE", &o->pods_csv,
+                       "one row per pod run and policy (created, queued, bound,\n"
+                       "end; the first seed)"),
         RT_FLAG_SET("table", &o->table, "comparison tables"),
         RT_FLAG_STRING("bars-svg", "FILE", &o->bars_svg, "bar charts"),
         RT_FLAG_STRING("gantt-svg", "PATTERN", &o->gantt_svg,
@@ -470,6 +479,32 @@ static void write_job_rows(FILE *f, const sim_result *r, const char *policy,
     }
 }
 
+/* One row per recorded pod run: the times of the pod's life in the simulation (seconds): created
+ * (its pod created, or its task runnable again after an eviction), queued (entered kube-scheduler's
+ * queue: a gated pod when its release arrives), bound, end; names from an explicit workload, else
+ * the job's and task's indexes. 0, or -1 when the runs were not all recorded. */
+static int write_pod_rows(FILE *f, const sim_workload *w, const sim_result *r, const char *policy,
+                          unsigned long long seed)
+{
+    static const char *const outcome[] = {"done", "evicted", "failed"};
+    if (r->segs_truncated) {
+        fprintf(stderr, "dagsched-sim: --pods-csv: more than %zu pod runs, not all recorded\n",
+                r->n_segs);
+        return -1;
+    }
+    for (size_t i = 0; i < r->n_segs; i++) {
+        const sim_segment *g = &r->segs[i];
+        const sim_job_def *j = w->jobs != NULL && g->job < w->n_jobs ? &w->jobs[g->job] : NULL;
+        if (j != NULL && g->task < j->n_tasks)
+            fprintf(f, "%s,%llu,%s,%s,", policy, seed, j->name, j->tasks[g->task].name);
+        else
+            fprintf(f, "%s,%llu,%u,%u,", policy, seed, g->job, g->task);
+        fprintf(f, "%s,%.6f,%.6f,%.6f,%.6f,%s\n", w->nodes[g->node].name, g->ready, g->queued,
+                g->start, g->end, g->outcome <= SIM_SEG_FAILED ? outcome[g->outcome] : "?");
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     opts o = {0};
@@ -488,6 +523,7 @@ int main(int argc, char **argv)
     o.pod_max_backoff_s = 10.0;
     o.backoff_flush_s = 1.0;
     o.max_unschedulable_s = 300.0;
+    o.sched_cycle_failed_s = -1;
     o.gantt_nodes = 16;
     int rc = parse_args(argc, argv, &o);
     if (rc != RT_FLAGS_RUN)
@@ -554,6 +590,18 @@ int main(int argc, char **argv)
                 "policy,seed,job,tasks,arrival_s,completion_s,jct_s,deadline_s,met,evictions_for,"
                 "namespace\n");
     }
+    FILE *pods_f = NULL;
+    if (o.pods_csv != NULL) {
+        pods_f = fopen(o.pods_csv, "w");
+        if (pods_f == NULL) {
+            fprintf(stderr, "dagsched-sim: %s: %s\n", o.pods_csv, strerror(errno));
+            if (jobs_f != NULL)
+                fclose(jobs_f);
+            free(runs);
+            return 1;
+        }
+        fprintf(pods_f, "policy,seed,job,task,node,created_s,queued_s,bound_s,end_s,outcome\n");
+    }
     char title[SIM_NAME_MAX + 64] = "";
     for (size_t s = 0; s < o.n_seeds && status == 0; s++) {
         sim_workload w;
@@ -576,6 +624,8 @@ int main(int argc, char **argv)
             free(runs);
             if (jobs_f != NULL)
                 fclose(jobs_f);
+            if (pods_f != NULL)
+                fclose(pods_f);
             return status;
         }
         snprintf(title, sizeof title, "%s, %zu seed(s)", w.name, o.n_seeds);
@@ -597,7 +647,10 @@ int main(int argc, char **argv)
             cfg.pod_max_backoff_s = o.pod_max_backoff_s;
             cfg.backoff_flush_s = o.backoff_flush_s;
             cfg.max_unschedulable_s = o.max_unschedulable_s;
-            cfg.record_segments = o.gantt_svg != NULL;
+            cfg.sched_cycle_s = o.sched_cycle_s;
+            cfg.sched_cycle_failed_s =
+                o.sched_cycle_failed_s < 0 ? o.sched_cycle_s : o.sched_cycle_failed_s;
+            cfg.record_segments = o.gantt_svg != NULL || o.pods_csv != NULL;
             sim_result r;
             double t0 = rt_mono_now();
             if (sim_run(&w, &cfg, &r, &err) != 0) {
@@ -647,12 +700,19 @@ int main(int argc, char **argv)
             }
             if (jobs_f != NULL)
                 write_job_rows(jobs_f, &r, run[p]->name, (unsigned long long)o.seeds[s]);
+            if (pods_f != NULL && s == 0 &&
+                write_pod_rows(pods_f, &w, &r, run[p]->name, (unsigned long long)o.seeds[s]) != 0)
+                status = 1;
             sim_result_free(&r);
         }
         sim_workload_free(&w);
     }
     if (jobs_f != NULL && fclose(jobs_f) != 0) {
         fprintf(stderr, "dagsched-sim: %s: write failed\n", o.jobs_csv);
+        status = 1;
+    }
+    if (pods_f != NULL && fclose(pods_f) != 0) {
+        fprintf(stderr, "dagsched-sim: %s: write failed\n", o.pods_csv);
         status = 1;
     }
     if (status == 0 && write_outputs(&o, runs, n_runs, names, n_run, title) != 0)

@@ -25,6 +25,18 @@
       each figure; the ratios dagsched/default of the means and their agreement). A deadline that
       the cluster's timing moves across from run to run weighs less in the means than in one run.
 
+  report.py waits --workload FILE --run NAME=DIR ... --sim NAME=PODS.csv ... [--real REAL.json]
+                  [--csv OUT]
+      Pod by pod, the wait in kube-scheduler's queue on the cluster and in the simulator (the
+      --pods-csv of bin/dagsched-sim), per policy: from the pod's creation to its binding, and
+      under dagsched also from its release (dagsched.io/released-at; the simulator's queued time
+      less its --release-latency, from REAL.json) to its binding. Distributions side by side (n,
+      p10, p50, p90, max, mean) for every pod, the pods of batch jobs (no deadline) and the pods of
+      DAG jobs with a deadline; then the DAG pods' median wait by when they were created (20 s
+      bins from the first job's arrival); then the scheduling attempts on both sides
+      (kube-scheduler's metrics, kept as DIR/scheduler-metrics.txt; --sim-json POLICY=FILE, the
+      simulator's --json). OUT receives the samples, one pod a line.
+
 Delays, each the mean over the run's pods (creationTimestamp has whole seconds: half a second is
 added to it, its expected truncation; the other times have milliseconds or better):
 
@@ -57,6 +69,7 @@ TRUNCATION_S = 0.5  # expected truncation of a whole-second timestamp
 ANN_RELEASED_AT = "dagsched.io/released-at"
 ANN_STARTED_MS = "dagsched.io/started-unix-ms"
 ANN_SCALED = "dagsched.io/runtime-scaled"
+ANN_DEADLINE = "dagsched.io/deadline-after"
 REASON_WAITING = "Waiting"  # the controller's Event on a task it holds
 POLICIES = ("dagsched", "default")
 TARGET = 0.10
@@ -238,6 +251,14 @@ def mean_of(d, key):
 
 
 ROUND_INTERVAL_S = 1.0  # the controller's --min-round-interval, the simulator's --round-interval
+# kube-scheduler's timing on the local control plane (docs/simulator.md, "Parity with the real
+# control plane": measured from the Events of a backlog run): a scheduling cycle that binds takes
+# about 0.5 ms before the next pod is popped (the binding itself runs on its own goroutine), one
+# that fails 0.75 ms (190 failed attempts in 0.147 s); the back-off queue is flushed every
+# 1 s plus the flush's own run (wait.Until slides: the ticks drift by 0.85 ms a second).
+KUBE_CYCLE_BOUND_S = 0.0005
+KUBE_CYCLE_FAILED_S = 0.00075
+KUBE_FLUSH_PERIOD_S = 1.00085
 
 
 def sim_args(run_name, run):
@@ -246,10 +267,13 @@ def sim_args(run_name, run):
     --round-interval and lets a released pod enter kube-scheduler's queue --release-latency after
     the round decided it; the measured release (creation to released-at, pods not held) also holds
     the wait for the next round, at most an interval and half of one on average under load, which
-    is taken off."""
+    is taken off. kube-scheduler's cycle times and back-off flush period are this control plane's
+    (KUBE_*)."""
     d = run["delays"]
     args = ["--create-latency", f"{max(mean_of(d, 'create') or 0.0, 0.0):.3f}",
-            "--start-latency", f"{max(mean_of(d, 'start') or 0.0, 0.0):.3f}"]
+            "--start-latency", f"{max(mean_of(d, 'start') or 0.0, 0.0):.3f}",
+            "--sched-cycle", f"{KUBE_CYCLE_BOUND_S}", "--sched-cycle-failed", f"{KUBE_CYCLE_FAILED_S}",
+            "--backoff-flush", f"{KUBE_FLUSH_PERIOD_S}"]
     if run_name == "dagsched" and mean_of(d, "release") is not None:
         args += ["--release-latency", f"{max(mean_of(d, 'release') - ROUND_INTERVAL_S / 2, 0.0):.3f}"]
     if mean_of(d, "restart") is not None:
@@ -464,6 +488,253 @@ def cmd_shapes(a):
     return 0
 
 
+# ---------------------------------------------------------------- waits: pod by pod
+WAIT_BIN_S = 20.0
+
+
+def quantiles(xs):
+    """{n, p10, p50, p90, max, mean} of a list of numbers (None for an empty list): the nearest
+    rank below, as stats()."""
+    if not xs:
+        return None
+    s = sorted(xs)
+
+    def q(p):
+        return s[min(len(s) - 1, int(p * len(s)))]
+
+    return {"n": len(s), "p10": q(0.1), "p50": q(0.5), "p90": q(0.9), "max": s[-1], "mean": sum(s) / len(s)}
+
+
+def cluster_pod_times(pods, jobs, events, deadline_jobs):
+    """[{job, task, batch, created, released, bound}] of one cluster run, times relative to the
+    first Job's creation (the run's first arrival): created and bound as measure_delays takes them,
+    released from dagsched.io/released-at."""
+    recs = [pod_record(p) for p in pods]
+    recs = [r for r in recs if r["job"] and r["task"] and r["created"] is not None]
+    by_name = {r["name"]: r for r in recs}
+    for ev in events:
+        obj = ev.get("involvedObject") or ev.get("regarding") or {}
+        if obj.get("kind") != "Pod" or obj.get("name") not in by_name:
+            continue
+        if ev.get("reason") == "Scheduled" and metrics._ASSIGNED.match(ev.get("message") or ev.get("note") or ""):
+            t = metrics.event_time(ev)
+            if t is not None:
+                by_name[obj["name"]]["bound"] = t
+    t0s = [metrics.parse_time((j.get("metadata") or {}).get("creationTimestamp")) for j in jobs]
+    t0s = [t + TRUNCATION_S for t in t0s if t is not None]
+    t0 = min(t0s) if t0s else min(r["created"] for r in recs)
+    out = []
+    for r in recs:
+        out.append({"job": r["job"], "task": r["task"], "batch": r["job"] not in deadline_jobs,
+                    "created": r["created"] - t0,
+                    "released": None if r["released"] is None else r["released"] - t0,
+                    "bound": None if r["bound"] is None else r["bound"] - t0})
+    return out
+
+
+def sim_pod_times(path, policy, deadline_jobs, release_latency):
+    """The same from a dagsched-sim --pods-csv file (its rows of the policy): released is the
+    simulator's queued time less the release latency (gated pods only)."""
+    import csv
+    out = []
+    try:
+        with open(path, newline="") as f:
+            for row in csv.DictReader(f):
+                if row.get("policy") != policy:
+                    continue
+                created, queued, bound = (float(row[k]) for k in ("created_s", "queued_s", "bound_s"))
+                released = queued - release_latency if policy == "dagsched" else None
+                out.append({"job": row["job"], "task": row["task"], "batch": row["job"] not in deadline_jobs,
+                            "created": created, "released": released, "bound": bound})
+    except (OSError, KeyError, ValueError) as e:
+        die(f"{path}: not a dagsched-sim --pods-csv file ({e})")
+    if not out:
+        die(f"{path}: no pod of policy {policy!r}")
+    return out
+
+
+def wait_samples(recs, group, frm):
+    """Waits (bound - frm) of the pods of a group: all, batch or dag."""
+    xs = []
+    for r in recs:
+        if group == "batch" and not r["batch"] or group == "dag" and r["batch"]:
+            continue
+        if r["bound"] is not None and r[frm] is not None:
+            xs.append(r["bound"] - r[frm])
+    return xs
+
+
+def waits_lines(real, sim):
+    """The lines of `report.py waits` for {policy: [pod times]} of both sides."""
+    out = []
+    cols = ("n", "p10", "p50", "p90", "max", "mean")
+
+    def cells(q):
+        if q is None:
+            return ["-"] * len(cols)
+        return [str(q["n"])] + [f"{q[c]:.1f}" for c in cols[1:]]
+
+    head = ["policy", "wait", "pods"] + [f"cluster {c}" if i == 0 else c for i, c in enumerate(cols)] \
+        + [f"sim {c}" if i == 0 else c for i, c in enumerate(cols)]
+    rows = [head]
+    for p in POLICIES:
+        if p not in real or p not in sim:
+            continue
+        for frm, label in (("created", "created->bound"), ("released", "released->bound")):
+            if frm == "released" and p != "dagsched":
+                continue
+            for g in ("all", "batch", "dag"):
+                qr = quantiles(wait_samples(real[p], g, frm))
+                qs = quantiles(wait_samples(sim[p], g, frm))
+                if qr is None and qs is None:
+                    continue
+                rows.append([p, label, g] + cells(qr) + cells(qs))
+    widths = [max(len(r[i]) for r in rows) for i in range(len(head))]
+    out.append("wait in kube-scheduler's queue, pod by pod (seconds): cluster | simulator")
+    for i, r in enumerate(rows):
+        out.append("  ".join(c.ljust(widths[k]) if k < 3 else c.rjust(widths[k]) for k, c in enumerate(r)).rstrip())
+        if i == 0:
+            out.append("-" * len(out[-1]))
+    out.append("")
+    out.append(f"DAG pods (jobs with a deadline): median wait created->bound by creation time ({WAIT_BIN_S:.0f} s "
+               "bins from the first arrival), cluster / simulator (pods)")
+    for p in POLICIES:
+        if p not in real or p not in sim:
+            continue
+        bins = {}
+        for side, recs in (("real", real[p]), ("sim", sim[p])):
+            for r in recs:
+                if r["batch"] or r["bound"] is None:
+                    continue
+                b = int(r["created"] // WAIT_BIN_S)
+                bins.setdefault(b, {"real": [], "sim": []})[side].append(r["bound"] - r["created"])
+        parts = []
+        for b in sorted(bins):
+            def med(xs):
+                return "-" if not xs else f"{quantiles(xs)['p50']:.1f}"
+            parts.append(f"{int(b * WAIT_BIN_S)}s: {med(bins[b]['real'])}/{med(bins[b]['sim'])} "
+                         f"({len(bins[b]['real'])}/{len(bins[b]['sim'])})")
+        out.append(f"  {p}: " + "; ".join(parts))
+    return out
+
+
+def scheduler_metrics(path):
+    """kube-scheduler's counts from its metrics page (run.sh keeps it as scheduler-metrics.txt):
+    {attempts: {result: n}, cycle_s: {result: mean seconds}, incoming: {(queue, event): n}}, or
+    None when the file is missing."""
+    import re
+    try:
+        with open(path) as f:
+            text = f.read()
+    except OSError:
+        return None
+    sample = re.compile(r'^(\w+)\{([^}]*)\} ([0-9.eE+-]+)$')
+    label = re.compile(r'(\w+)="([^"]*)"')
+    attempts, dsum, dcount, incoming = {}, {}, {}, {}
+    for line in text.splitlines():
+        m = sample.match(line)
+        if not m:
+            continue
+        name, labels, v = m.group(1), dict(label.findall(m.group(2))), float(m.group(3))
+        if name == "scheduler_schedule_attempts_total":
+            attempts[labels.get("result")] = attempts.get(labels.get("result"), 0) + v
+        elif name == "scheduler_scheduling_attempt_duration_seconds_sum":
+            dsum[labels.get("result")] = dsum.get(labels.get("result"), 0) + v
+        elif name == "scheduler_scheduling_attempt_duration_seconds_count":
+            dcount[labels.get("result")] = dcount.get(labels.get("result"), 0) + v
+        elif name == "scheduler_queue_incoming_pods_total":
+            k = (labels.get("queue"), labels.get("event"))
+            incoming[k] = incoming.get(k, 0) + v
+    return {"attempts": attempts, "cycle_s": {r: dsum[r] / dcount[r] for r in dsum if dcount.get(r)},
+            "incoming": incoming}
+
+
+def attempts_lines(metrics_of, sim_json_of):
+    """Scheduling attempts per policy: kube-scheduler's counts and mean cycle time on the cluster,
+    the simulator's bindings and failed attempts."""
+    out = ["scheduling attempts: cluster (kube-scheduler's metrics: scheduled, unschedulable, mean "
+           "cycle ms of each) | simulator (bound, failed)"]
+    for p in POLICIES:
+        m = metrics_of.get(p)
+        cl = "-"
+        if m is not None:
+            a, c = m["attempts"], m["cycle_s"]
+            cl = (f"{a.get('scheduled', 0):.0f}, {a.get('unschedulable', 0):.0f} "
+                  f"({1000 * c.get('scheduled', 0):.1f}, {1000 * c.get('unschedulable', 0):.1f} ms)")
+            if a.get("error"):
+                cl += f", {a['error']:.0f} errors"
+        sm = "-"
+        r = sim_json_of.get(p)
+        if r is not None:
+            sm = f"{r.get('starts', 0)}, {r.get('sched_failures', 0)}"
+        out.append(f"  {p}: {cl} | {sm}")
+    return out
+
+
+def cmd_waits(a):
+    try:
+        tasks, _ = workload.load([a.workload])
+    except workload.WorkloadError as e:
+        die(str(e))
+    deadline_jobs = {t.job for t in tasks if ANN_DEADLINE in task_annotations(t)}
+    latency = 0.0
+    if a.real:
+        run = (load_json(a.real).get("runs") or {}).get("dagsched")
+        if run is not None:
+            for k, v in zip(*[iter(sim_args("dagsched", run))] * 2):
+                if k == "--release-latency":
+                    latency = float(v)
+    real, sim = {}, {}
+    for spec in a.run:
+        name, _, d = spec.partition("=")
+        if not name or not d:
+            die(f"--run must be NAME=DIR (got {spec!r})")
+        try:
+            f = {k: metrics.load_list(os.path.join(d, f"{k}.json")) for k in ("pods", "jobs", "events")}
+        except metrics.MetricsError as e:
+            die(f"run {name}: {e}")
+        real[name] = cluster_pod_times(f["pods"], f["jobs"], f["events"], deadline_jobs)
+    for spec in a.sim:
+        name, _, path = spec.partition("=")
+        if not name or not path:
+            die(f"--sim must be POLICY=FILE (got {spec!r})")
+        sim[name] = sim_pod_times(path, name, deadline_jobs, latency)
+    print("\n".join(waits_lines(real, sim)))
+    metrics_of = {}
+    for spec in a.run:
+        name, _, d = spec.partition("=")
+        m = scheduler_metrics(os.path.join(d, "scheduler-metrics.txt"))
+        if m is not None:
+            metrics_of[name] = m
+    sim_json_of = {}
+    for spec in a.sim_json:
+        name, _, path = spec.partition("=")
+        r = [x for x in load_json(path) if x.get("policy") == name]
+        if r:
+            sim_json_of[name] = r[0]
+    if metrics_of or sim_json_of:
+        print()
+        print("\n".join(attempts_lines(metrics_of, sim_json_of)))
+    if a.csv:
+        tmp = a.csv + ".tmp"
+        with open(tmp, "w") as f:
+            f.write("side,policy,job,task,batch,created_s,released_s,bound_s\n")
+            for side, src in (("cluster", real), ("sim", sim)):
+                for p in sorted(src):
+                    for r in src[p]:
+                        f.write(",".join([side, p, r["job"], r["task"], str(int(r["batch"]))]
+                                         + ["" if r[k] is None else f"{r[k]:.3f}" for k in ("created", "released", "bound")])
+                                + "\n")
+        os.replace(tmp, a.csv)
+    return 0
+
+
+def task_annotations(t):
+    """The pod annotations of a workload task (a Job's template or a Pod)."""
+    m = t.manifest
+    meta = ((m.get("spec") or {}).get("template") or {}).get("metadata") if t.kind == "Job" else m.get("metadata")
+    return (meta or {}).get("annotations") or {}
+
 def main(argv):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sp = ap.add_subparsers(dest="cmd", required=True)
@@ -483,9 +754,16 @@ def main(argv):
     o.add_argument("parity", nargs="+")
     h = sp.add_parser("shapes")
     h.add_argument("parity", nargs="+")
+    w = sp.add_parser("waits")
+    w.add_argument("--workload", required=True)
+    w.add_argument("--run", action="append", required=True)
+    w.add_argument("--sim", action="append", required=True)
+    w.add_argument("--real")
+    w.add_argument("--sim-json", action="append", default=[], help="POLICY=FILE: dagsched-sim --json")
+    w.add_argument("--csv")
     a = ap.parse_args(argv)
     return {"real": cmd_real, "sim-args": cmd_sim_args, "table": cmd_table, "pool": cmd_pool,
-            "shapes": cmd_shapes}[a.cmd](a)
+            "shapes": cmd_shapes, "waits": cmd_waits}[a.cmd](a)
 
 
 if __name__ == "__main__":

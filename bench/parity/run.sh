@@ -20,7 +20,9 @@
 # (tests/common/check_edges.py): a violated edge fails the run. Then it prints per policy
 # makespan, mean job completion time, deadlines met and evictions from the cluster and from the
 # simulator side by side, the ratios dagsched/default of each, and their
-# agreement |sim ratio / real ratio - 1| (report.py table). A benchmark: it prints figures and
+# agreement |sim ratio / real ratio - 1| (report.py table), and pod by pod the wait in
+# kube-scheduler's queue on both sides (report.py waits: waits.txt, the samples in waits.csv; the
+# simulator's pods in sim-POLICY-pods.csv). A benchmark: it prints figures and
 # fails only when a run cannot be carried out or breaks the dependency order. Results and logs
 # stay in .cache/parity/last/
 #
@@ -118,6 +120,13 @@ inside() {
   mkdir -p "$dir/result"
   for k in pods jobs events; do K -n "$NS" get "$k" -o json >"$dir/result/$k.json"; done
   K get nodes -o json >"$dir/result/nodes.json"
+  # kube-scheduler's own counts (scheduling attempts by result and their duration, pods entering
+  # its queues by event), read with the admin certificate.
+  local sport
+  sport="$(sed -n 's/^SCHEDULER_PORT=//p' "$CLUSTER_DIR/cluster.env")"
+  curl -sk --max-time 10 --cert "$CLUSTER_DIR/pki/admin.crt" --key "$CLUSTER_DIR/pki/admin.key" \
+    "https://127.0.0.1:$sport/metrics" >"$dir/result/scheduler-metrics.txt" 2>/dev/null ||
+    say "$run: kube-scheduler's metrics could not be read"
   stop_all
   python3 "$ROOT/tests/common/check_edges.py" --pods "$dir/result/pods.json" 2>&1 |
     sed "s/^/$run: /" || die "$run: a dependency edge was violated (above)"
@@ -197,11 +206,17 @@ for p in dagsched default; do
   mapfile -t args < <(python3 "$TOOLS/report.py" sim-args --real "$OUT/real.json" --run "$p")
   say "sim: bin/dagsched-sim --workload ${OUT#"$ROOT"/}/workload/sim-workload.yaml --policy $p --policy-file ${POLICY#"$ROOT"/} --graph observed ${args[*]}"
   "$SIM" --workload "$OUT/workload/sim-workload.yaml" --policy "$p" --policy-file "$POLICY" \
-    --graph observed "${args[@]}" --json "$OUT/sim-$p.json" --quiet
+    --graph observed "${args[@]}" --json "$OUT/sim-$p.json" --pods-csv "$OUT/sim-$p-pods.csv" --quiet
 done
 echo
 python3 "$TOOLS/report.py" table --real "$OUT/real.json" \
   --sim "dagsched=$OUT/sim-dagsched.json" --sim "default=$OUT/sim-default.json" \
   --json "$OUT/parity.json" --meta "shape=$SHAPE" --meta "seed=$SEED" | tee "$OUT/report.txt"
+echo
+python3 "$TOOLS/report.py" waits --workload "$OUT/workload/workload.yaml" --real "$OUT/real.json" \
+  --run "dagsched=$OUT/dagsched/result" --run "default=$OUT/default/result" \
+  --sim "dagsched=$OUT/sim-dagsched-pods.csv" --sim "default=$OUT/sim-default-pods.csv" \
+  --sim-json "dagsched=$OUT/sim-dagsched.json" --sim-json "default=$OUT/sim-default.json" \
+  --csv "$OUT/waits.csv" | tee "$OUT/waits.txt"
 echo
 say "done in $((SECONDS - T_START)) s; report in ${OUT#"$ROOT"/}/report.txt"

@@ -12,7 +12,8 @@
   here; the comparison's ratios and agreement on a result recorded by `make bench-parity`
   (tests/parity/data), against values computed by hand; the simulator options given per run; the
   pooling of several runs (report.py pool): means per side and policy and their agreement; the
-  table over shapes and seeds (report.py shapes).
+  table over shapes and seeds (report.py shapes); the queue waits pod by pod on both sides
+  (report.py waits).
 - gen.py --shape: every shape's manifests and simulator workload describe the same jobs, batch
   jobs without a deadline; each shape has the size its description promises.
 """
@@ -193,10 +194,16 @@ class Shapes(unittest.TestCase):
             self.fail(f"{SIM} is missing: make bin/dagsched-sim")
         for shape, (out, tasks, _) in self.out.items():
             res = os.path.join(out, "sim.json")
+            pods = os.path.join(out, "sim-pods.csv")
             subprocess.run([SIM, "--workload", os.path.join(out, "sim-workload.yaml"), "--policy", "default",
-                            "--json", res, "--quiet"], check=True)
+                            "--json", res, "--pods-csv", pods, "--quiet"], check=True)
             with open(res) as f:
                 self.assertEqual(json.load(f)[0]["tasks"], len(tasks), shape)
+            # one row per pod run (no evictions under default): every task once, bound after created
+            rows = report.sim_pod_times(pods, "default", set(), 0.0)
+            self.assertEqual(sorted((r["job"], r["task"]) for r in rows),
+                             sorted((t.job, t.name) for t in tasks), shape)
+            self.assertTrue(all(r["bound"] >= r["created"] for r in rows), shape)
 
 
 class Arrivals(unittest.TestCase):
@@ -396,10 +403,77 @@ class Comparison(unittest.TestCase):
         # the wait for the next round (half the 1 s round interval) is the simulator's own
         self.assertAlmostEqual(float(args[args.index("--release-latency") + 1]), d["release"]["mean"] - 0.5, places=3)
         self.assertAlmostEqual(float(args[args.index("--start-latency") + 1]), d["start"]["mean"], places=3)
+        for opt, v in (("--sched-cycle", 0.0005), ("--sched-cycle-failed", 0.00075), ("--backoff-flush", 1.00085)):
+            self.assertAlmostEqual(float(args[args.index(opt) + 1]), v, places=9, msg=opt)
         args = report.sim_args("default", self.real["default"])
+        self.assertIn("--sched-cycle-failed", args)
         self.assertNotIn("--release-latency", args)
         self.assertAlmostEqual(float(args[args.index("--create-latency") + 1]),
                                self.real["default"]["delays"]["create"]["mean"], places=3)
+
+
+class Waits(unittest.TestCase):
+    """report.py waits: pod by pod, the wait in kube-scheduler's queue on both sides."""
+
+    def test_waits_side_by_side(self):
+        # Cluster: batch job b (no deadline), Job created at T0+0 (0.5); its pod created at 1 (1.5),
+        # bound at 2.5 (wait 1.0). DAG job d (deadline): pod created at 10 (10.5), released at 11.0,
+        # bound at 14.5 (waits 4.0 from creation, 3.5 from release).
+        def mk(name, job, task, created, released, deadline):
+            p = pod(name, task, created, released, 0, 1000)
+            p["metadata"]["labels"]["dagsched.io/job"] = job
+            return p
+
+        pods = [mk("b-m0-1", "b", "m0", 1, None, False), mk("d-t0-1", "d", "t0", 10, 11.0, True)]
+        jobs = [{"metadata": {"name": "b-m0", "creationTimestamp": ts_s(T0)}},
+                {"metadata": {"name": "d-t0", "creationTimestamp": ts_s(T0 + 9)}}]
+        events = [scheduled("b-m0-1", 2.5), scheduled("d-t0-1", 14.5)]
+        real = report.cluster_pod_times(pods, jobs, events, {"d"})
+        by = {r["job"]: r for r in real}
+        self.assertTrue(by["b"]["batch"])
+        self.assertFalse(by["d"]["batch"])
+        self.assertAlmostEqual(by["b"]["created"], 1.0, places=6)  # from the first Job (0.5)
+        self.assertAlmostEqual(by["d"]["bound"] - by["d"]["created"], 4.0, places=6)
+        self.assertAlmostEqual(by["d"]["bound"] - by["d"]["released"], 3.5, places=6)
+        with tempfile.TemporaryDirectory() as d:
+            csv_path = os.path.join(d, "pods.csv")
+            with open(csv_path, "w") as f:
+                f.write("policy,seed,job,task,node,created_s,queued_s,bound_s,end_s,outcome\n"
+                        "dagsched,1,b,m0,n1,0.5,1.0,1.5,3.0,done\n"
+                        "dagsched,1,d,t0,n1,10.0,11.5,20.0,25.0,done\n"
+                        "default,1,d,t0,n1,10.0,10.0,12.0,17.0,done\n")
+            sim = report.sim_pod_times(csv_path, "dagsched", {"d"}, 0.5)
+            self.assertEqual(len(sim), 2)
+            sd = [r for r in sim if r["job"] == "d"][0]
+            self.assertAlmostEqual(sd["released"], 11.0, places=6)  # queued less the latency
+            self.assertEqual(report.wait_samples(sim, "dag", "created"), [10.0])
+            self.assertEqual(report.wait_samples(sim, "batch", "released"), [1.0])
+            self.assertIsNone(report.sim_pod_times(csv_path, "default", {"d"}, 0.5)[0]["released"])
+            out = "\n".join(report.waits_lines({"dagsched": real}, {"dagsched": sim}))
+        # dagsched, created->bound, dag: cluster 1 pod waiting 4.0, simulator 1 pod waiting 10.0
+        self.assertRegex(out, r"dagsched +created->bound +dag +1 +4\.0 +4\.0 +4\.0 +4\.0 +4\.0 +1 +10\.0 +10\.0")
+        self.assertRegex(out, r"dagsched +released->bound +dag +1 +3\.5 .* +1 +9\.0")
+        self.assertIn("dagsched: 0s: 4.0/10.0 (1/1)", out)
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "scheduler-metrics.txt")
+            with open(path, "w") as f:
+                f.write('# HELP scheduler_schedule_attempts_total x\n'
+                        'scheduler_schedule_attempts_total{profile="default-scheduler",result="scheduled"} 300\n'
+                        'scheduler_schedule_attempts_total{profile="default-scheduler",result="unschedulable"} 1200\n'
+                        'scheduler_scheduling_attempt_duration_seconds_sum{profile="default-scheduler",result="unschedulable"} 6\n'
+                        'scheduler_scheduling_attempt_duration_seconds_count{profile="default-scheduler",result="unschedulable"} 1200\n'
+                        'scheduler_queue_incoming_pods_total{event="AssignedPodDelete",queue="backoff"} 50\n')
+            m = report.scheduler_metrics(path)
+            self.assertIsNone(report.scheduler_metrics(os.path.join(d, "missing.txt")))
+        self.assertEqual(m["attempts"], {"scheduled": 300, "unschedulable": 1200})
+        self.assertAlmostEqual(m["cycle_s"]["unschedulable"], 0.005)
+        self.assertEqual(m["incoming"], {("backoff", "AssignedPodDelete"): 50})
+        lines = report.attempts_lines({"default": m}, {"default": {"starts": 290, "sched_failures": 900}})
+        self.assertIn("  default: 300, 1200 (0.0, 5.0 ms) | 290, 900", lines)
+        q = report.quantiles([5.0, 1.0, 3.0, 2.0, 4.0, 6.0, 7.0, 8.0, 9.0, 10.0])
+        self.assertEqual((q["p10"], q["p50"], q["p90"], q["max"]), (2.0, 6.0, 10.0, 10.0))
+        self.assertAlmostEqual(q["mean"], 5.5)
+        self.assertIsNone(report.quantiles([]))
 
 
 # (real ratio, sim ratio) dagsched/default of the recorded result, computed by hand.

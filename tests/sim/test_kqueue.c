@@ -244,6 +244,81 @@ static void test_backoff_disabled_heap_bounded(void **state)
     sim_workload_free(&w);
 }
 
+/* kube-scheduler's scheduling cycle takes time (sched_cycle_s, sched_cycle_failed_s): one attempt
+ * at a time, the next when the cycle is over. Three pods of 1 core arriving at 0 on a 3-core node
+ * are bound at 0, 0.25 and 0.5 with a 0.25 s cycle (all at 0 without one). */
+static void test_cycle_binds_one_at_a_time(void **state)
+{
+    (void)state;
+    for (size_t p = 0; p < N_POLICIES; p++) {
+        sim_workload w = {0};
+        snprintf(w.name, sizeof w.name, "cycle");
+        tu_node(&w, 3000, 1.0);
+        one_task_job(&w, "a", 0, 10, 1000);
+        one_task_job(&w, "b", 0, 10, 1000);
+        one_task_job(&w, "c", 0, 10, 1000);
+        for (int with = 0; with < 2; with++) {
+            sim_config c;
+            config(&c, policies[p]);
+            c.sched_cycle_s = with ? 0.25 : 0;
+            c.sched_cycle_failed_s = c.sched_cycle_s;
+            sim_result r;
+            run_ok(&w, &c, &r);
+            for (uint32_t j = 0; j < 3; j++)
+                if (fabs(start_of(&r, j) - (with ? 0.25 * j : 0)) > 1e-9)
+                    fail_msg("%s, cycle %g: job %u bound at %g, want %g", policies[p],
+                             c.sched_cycle_s, j, start_of(&r, j), with ? 0.25 * j : 0.0);
+            assert_int_equal(r.sched_failures, 0);
+            sim_result_free(&r);
+        }
+        sim_workload_free(&w);
+    }
+}
+
+/* A pod that ends during a cycle frees its room for the next attempt, and a failed attempt keeps
+ * the scheduler busy for its own cycle. One 1-core node; "a" (1 core) runs 0..0.3, "b" and "c"
+ * (1 core) arrive at 0; cycles 0.1 s binding, F failing; back-off flushed at its end. "a" is bound
+ * at 0, "b" tried at 0.1 fails (a runs). With F = 0.1, "c" is tried at 0.2 and fails too; the end
+ * of "a" at 0.3 sends both to back-off, "b" until 1.1: it starts at 1.1. With F = 0.3, "c" is
+ * tried at 0.4, after the end of "a": it is bound at 0.4, "b" waits for it. Instantaneous (0 and
+ * 0): "b" and "c" fail at 0 and "b" starts when its back-off ends at 1.0. */
+static void test_cycle_failed_attempt_holds_the_scheduler(void **state)
+{
+    (void)state;
+    static const struct {
+        double bind, fail, b_start, c_start;
+        unsigned failures;
+    } cases[] = {{0.1, 0.1, 1.1, -1, 3}, {0.1, 0.3, -1, 0.4, 2}, {0, 0, 1.0, -1, 3}};
+    for (size_t p = 0; p < N_POLICIES; p++)
+        for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+            sim_workload w = {0};
+            snprintf(w.name, sizeof w.name, "cycle-failed");
+            tu_node(&w, 1000, 1.0);
+            one_task_job(&w, "a", 0, 0.3, 1000);
+            one_task_job(&w, "b", 0, 1, 1000);
+            one_task_job(&w, "c", 0, 1, 1000);
+            sim_config c;
+            config(&c, policies[p]);
+            c.backoff_flush_s = 0;
+            c.sched_cycle_s = cases[k].bind;
+            c.sched_cycle_failed_s = cases[k].fail;
+            sim_result r;
+            run_ok(&w, &c, &r);
+            if (cases[k].b_start >= 0 && fabs(start_of(&r, 1) - cases[k].b_start) > 1e-9)
+                fail_msg("%s, cycles %g/%g: b started at %g, want %g", policies[p], cases[k].bind,
+                         cases[k].fail, start_of(&r, 1), cases[k].b_start);
+            if (cases[k].c_start >= 0 && fabs(start_of(&r, 2) - cases[k].c_start) > 1e-9)
+                fail_msg("%s, cycles %g/%g: c started at %g, want %g", policies[p], cases[k].bind,
+                         cases[k].fail, start_of(&r, 2), cases[k].c_start);
+            if (r.sched_failures != cases[k].failures)
+                fail_msg("%s, cycles %g/%g: %llu failed attempts, want %u", policies[p],
+                         cases[k].bind, cases[k].fail, (unsigned long long)r.sched_failures,
+                         cases[k].failures);
+            sim_result_free(&r);
+            sim_workload_free(&w);
+        }
+}
+
 /* Bad parameters are refused. */
 static void test_bad_parameters(void **state)
 {
@@ -263,6 +338,14 @@ static void test_bad_parameters(void **state)
     config(&c, "default");
     c.backoff_flush_s = -1;
     assert_int_equal(sim_run(&w, &c, &r, &err), -1);
+    const double bad_cycle[] = {-0.1, NAN, INFINITY, 61};
+    for (size_t i = 0; i < sizeof bad_cycle / sizeof bad_cycle[0]; i++)
+        for (int which = 0; which < 2; which++) {
+            config(&c, "default");
+            *(which ? &c.sched_cycle_failed_s : &c.sched_cycle_s) = bad_cycle[i];
+            assert_int_equal(sim_run(&w, &c, &r, &err), -1);
+            assert_non_null(strstr(err.msg, "kube-scheduler's scheduling cycle must be 0..60 s"));
+        }
     sim_workload_free(&w);
 }
 
@@ -304,6 +387,8 @@ int main(void)
         cmocka_unit_test(test_unschedulable_waits_for_event),
         cmocka_unit_test(test_unschedulable_timeout_counts_from_last_failure),
         cmocka_unit_test(test_backoff_disabled_heap_bounded),
+        cmocka_unit_test(test_cycle_binds_one_at_a_time),
+        cmocka_unit_test(test_cycle_failed_attempt_holds_the_scheduler),
         cmocka_unit_test(test_bad_parameters),
         cmocka_unit_test(test_flush_below_resolution),
     };
