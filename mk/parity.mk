@@ -16,7 +16,8 @@
 
 .PHONY: bench-parity bench-parity-all parity-test
 
-bench-parity: $(BIN)/dagsched-sim $(BIN)/dagsched-extender $(BIN)/dagsched-controller
+bench-parity: $(BIN)/dagsched-sim $(BIN)/dagsched-extender $(BIN)/dagsched-controller \
+		$(BIN)/kubectl-dagsched
 	@bench/parity/run.sh
 
 bench-parity-all: $(BIN)/dagsched-sim $(BIN)/dagsched-extender $(BIN)/dagsched-controller
