@@ -10,7 +10,7 @@ object a line to SAMPLES.jsonl:
 
   {"t": 1764441600.25, "took": 0.41, "jobs": [{"name": "j01", "status": "Running", "tasks": 6,
    "created": "...", "finished": null, "eta": "2025-11-29T18:40:12.000000Z", "lowerBound": false,
-   "pathSeconds": 31.0, "roomDelaySeconds": 4.5}, ...]}
+   "pathSeconds": 31.0, "roomDelaySeconds": 4.5, "notForecast": null}, ...]}
 
 t is the wall clock (seconds since the epoch) when the command started, took how long it ran;
 eta, created and finished are the plugin's (RFC 3339, null where it gives none). A command that
@@ -47,6 +47,7 @@ def job_record(o):
         "lowerBound": bool(basis.get("lowerBound", False)),
         "pathSeconds": basis.get("remainingCriticalPathSeconds"),
         "roomDelaySeconds": basis.get("roomDelaySeconds"),
+        "notForecast": basis.get("notForecast"),
     }
 
 

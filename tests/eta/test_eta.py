@@ -167,7 +167,7 @@ print(json.dumps({"kind": "DagJobList", "items": [{"name": "a", "namespace": "ns
       "tasks": 3, "created": "2026-01-01T00:00:00.000000Z", "finished": None,
       "eta": "2026-01-01T00:01:00.000000Z", "evictions": 0, "taskStates": {},
       "etaBasis": {"lowerBound": True, "remainingCriticalPathSeconds": 50.0, "roomDelaySeconds": 10.0,
-                   "text": "..."}}]}))
+                   "notForecast": "t2: its request is not known", "text": "..."}}]}))
 """
 
 
@@ -199,7 +199,8 @@ class Sampler(unittest.TestCase):
         self.assertEqual(recs[0]["jobs"], [{"name": "a", "status": "Running", "tasks": 3,
                                             "created": "2026-01-01T00:00:00.000000Z", "finished": None,
                                             "eta": "2026-01-01T00:01:00.000000Z", "lowerBound": True,
-                                            "pathSeconds": 50.0, "roomDelaySeconds": 10.0}])
+                                            "pathSeconds": 50.0, "roomDelaySeconds": 10.0,
+                                            "notForecast": "t2: its request is not known"}])
         self.assertIn("exit 1: kubectl-dagsched: the API server said no", recs[1]["error"])
         self.assertIn("jobs", recs[2])
         self.assertTrue(all(b["t"] - a["t"] >= 0.19 for a, b in zip(recs, recs[1:])))
