@@ -23,7 +23,8 @@ relative error p50 and p90, the bias (median and mean of E - F), the share of jo
 before their ETA, and the share of ETAs given as lower bounds. Quantiles are nearest-rank: the
 value at index min(n - 1, floor(q n)) of the sorted list. The same again for the samples where
 the plugin already saw every task of the job (its `tasks` equals the job's final task count):
-the ETA's own error, without the tasks a workflow engine had not created yet. Python 3, standard
+the ETA's own error, without the tasks a workflow engine had not created yet. Then why the ETAs
+that are lower bounds are (the plugin's notForecast), most frequent first. Python 3, standard
 library only (and hack/demo/metrics.py for --pods).
 """
 
@@ -190,6 +191,22 @@ def analyse(samples, truth, full_only=False):
     return out
 
 
+def not_forecast(samples, truth):
+    """[(why, samples)]: why the ETAs that are lower bounds are (the plugin's notForecast without
+    the task's name), most frequent first, over the samples of the jobs of truth before they
+    finished."""
+    n = {}
+    for s in samples:
+        for r in s.get("jobs") or []:
+            tr = truth.get(r.get("name"))
+            if tr is None or s["t"] >= tr["finished"] or not r.get("lowerBound") or not r.get("eta"):
+                continue
+            why = r.get("notForecast") or "?"
+            why = why.split(": ", 1)[1] if ": " in why else why
+            n[why] = n.get(why, 0) + 1
+    return sorted(n.items(), key=lambda kv: (-kv[1], kv[0]))
+
+
 def fmt(v, kind):
     if v is None or (isinstance(v, float) and math.isnan(v)):
         return "-"
@@ -245,10 +262,15 @@ def main(argv):
           " bias > 0: the ETA was late; before ETA: jobs that finished before their ETA")
     print(render("every sample of each job:", every))
     print(render("samples where the plugin saw every task of the job:", full))
+    whys = not_forecast(samples, truth)
+    if whys:
+        print("lower bounds, why the wait for room is not forecast:")
+        for why, k in whys[:5]:
+            print(f"  {k:5d}  {why}")
     if a.json:
         with open(a.json + ".tmp", "w") as f:
             json.dump({"jobs": len(truth), "samples": len(samples), "failed": failed, "every": every,
-                       "full_dag": full}, f, indent=1, sort_keys=True)
+                       "full_dag": full, "not_forecast": whys}, f, indent=1, sort_keys=True)
         os.replace(a.json + ".tmp", a.json)
     return 0
 

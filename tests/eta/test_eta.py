@@ -3,11 +3,12 @@
 
 - bench/eta/report.py on a sample file and the pods of a small run written by hand
   (tests/eta/data: jobs a (two tasks, the second created when the first ended), b (one task) and c
-  (still running at the end); a failed sample; a sample where the plugin gives a no ETA): each
+  (still running at the end); a failed sample; a sample where the plugin gives no ETA): each
   job's actual finish and submission from the pods and from the samples, the sample taken at each
   point of a job's life, and every figure (|error|, relative error, bias, share finished before the
   ETA, lower bounds, samples without an ETA) against values computed by hand; the figures over the
-  samples where the plugin saw every task; the command's output and its refusals.
+  samples where the plugin saw every task; why lower bounds are; the command's output and its
+  refusals.
 - bench/eta/sample.py against a stand-in for the plugin: the command it runs, the fields it keeps,
   a failing command recorded and the sampling going on, SIGTERM ending it cleanly.
 """
@@ -117,6 +118,11 @@ class Report(unittest.TestCase):
                                        "bias_p50_s": 2, "bias_mean_s": 2.2, "before_eta": 0.8,
                                        "lower_bound": 0.2})
 
+    def test_why_not_forecast(self):
+        # b's first ETA; c's never count (c did not finish).
+        self.assertEqual(report.not_forecast(self.samples, self.truth),
+                         [("the controller holds it: maxConcurrentReleases tasks released and not yet running", 1)])
+
     def test_no_eta_at_all(self):
         self.assertEqual(report.summarize([(None, 10, False)]),
                          {"samples": 1, "no_eta": 1, "n": 0, "abs_p50_s": None, "abs_p90_s": None,
@@ -138,6 +144,7 @@ class Report(unittest.TestCase):
             self.assertEqual((doc["jobs"], doc["samples"], doc["failed"]), (2, 7, 1))
             self.assertEqual(doc["every"]["50 %"]["bias_mean_s"], 1.5)
             self.assertEqual(doc["full_dag"]["every sample"]["n"], 5)
+            self.assertIn("      1  the controller holds it: maxConcurrentReleases", p.stdout)
             # Without --pods: the same jobs from the samples.
             p = subprocess.run([sys.executable, os.path.join(ROOT, "bench", "eta", "report.py"), "--samples",
                                 SAMPLES], capture_output=True, text=True)
