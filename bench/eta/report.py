@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """report.py: how far the ETA of `kubectl dagsched get jobs` was from when each job finished.
 
-  report.py --samples SAMPLES.jsonl [--pods PODS.json] [--json OUT.json]
+  report.py --samples SAMPLES.jsonl [--pods PODS.json] [--json OUT.json] [--markdown]
 
 SAMPLES.jsonl is what bench/eta/sample.py recorded during a run; PODS.json the pods of the
 workload's namespace after the run (`kubectl get pods -o json`). Each job's actual finish is its
@@ -238,11 +238,25 @@ def render(title, figures):
     return "\n".join(lines)
 
 
+def render_markdown(title, figures):
+    """One table of the figures in Markdown, for the docs."""
+    lines = [f"| {title} | n | no ETA | \\|error\\| p50 / p90 | relative p50 / p90 | bias p50 / mean "
+             "| finished before the ETA | lower bounds |", "|---|--:|--:|--:|--:|--:|--:|--:|"]
+    for label in [p for p, _ in POINTS] + [ALL]:
+        f = figures[label]
+        lines.append(f"| {label} | {f['samples']} | {f['no_eta']} | {fmt(f['abs_p50_s'], 's')} / "
+                     f"{fmt(f['abs_p90_s'], 's')} s | {fmt(f['rel_p50'], '%')} / {fmt(f['rel_p90'], '%')} | "
+                     f"{fmt(f['bias_p50_s'], 'signed')} / {fmt(f['bias_mean_s'], 'signed')} s | "
+                     f"{fmt(f['before_eta'], '%')} | {fmt(f['lower_bound'], '%')} |")
+    return "\n".join(lines)
+
+
 def main(argv):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--samples", required=True)
     ap.add_argument("--pods", default="")
     ap.add_argument("--json", default="")
+    ap.add_argument("--markdown", action="store_true", help="the two tables in Markdown")
     a = ap.parse_args(argv)
     try:
         samples, failed = load_samples(a.samples)
@@ -254,6 +268,11 @@ def main(argv):
         print(f"eta report: nothing to compare ({len(samples)} samples, {len(truth)} finished jobs)", file=sys.stderr)
         return 2
     every, full = analyse(samples, truth), analyse(samples, truth, full_only=True)
+    if a.markdown:
+        print(render_markdown("every sample of each job", every))
+        print()
+        print(render_markdown("where every task existed", full))
+        return 0
     took = sorted(s.get("took", 0) for s in samples)
     span = samples[-1]["t"] - samples[0]["t"]
     print(f"ETA error: {len(truth)} jobs, {len(samples)} samples over {span:.0f} s"

@@ -7,8 +7,8 @@
   job's actual finish and submission from the pods and from the samples, the sample taken at each
   point of a job's life, and every figure (|error|, relative error, bias, share finished before the
   ETA, lower bounds, samples without an ETA) against values computed by hand; the figures over the
-  samples where the plugin saw every task; why lower bounds are; the command's output and its
-  refusals.
+  samples where the plugin saw every task; why lower bounds are; the command's output (text,
+  JSON, Markdown) and its refusals.
 - bench/eta/sample.py against a stand-in for the plugin: the command it runs, the fields it keeps,
   a failing command recorded and the sampling going on, SIGTERM ending it cleanly.
 """
@@ -145,6 +145,12 @@ class Report(unittest.TestCase):
             self.assertEqual(doc["every"]["50 %"]["bias_mean_s"], 1.5)
             self.assertEqual(doc["full_dag"]["every sample"]["n"], 5)
             self.assertIn("      1  the controller holds it: maxConcurrentReleases", p.stdout)
+            p = subprocess.run([sys.executable, os.path.join(ROOT, "bench", "eta", "report.py"), "--samples",
+                                SAMPLES, "--pods", PODS, "--markdown"], capture_output=True, text=True)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            self.assertIn("| every sample | 9 | 1 | 5.0 / 20.0 s | 40 % / 51 % | +1.0 / -5.2 s | 50 % | 12 % |",
+                          p.stdout.splitlines())
+            self.assertIn("| 25 % | 1 | 0 | 1.0 / 1.0 s | 7 % / 7 % | -1.0 / -1.0 s | 0 % | 0 % |", p.stdout.splitlines())
             # Without --pods: the same jobs from the samples.
             p = subprocess.run([sys.executable, os.path.join(ROOT, "bench", "eta", "report.py"), "--samples",
                                 SAMPLES], capture_output=True, text=True)
