@@ -16,11 +16,12 @@ For a sample taken at t of a job that finished at F, with the ETA E:
   relative error   |E - F| / (F - t)
 
 at several points of the job's life (submitted at C, duration D = F - C): its first sample
-(first seen, within a sampling interval of its submission), and the last sample at or before C + 25 %, 50 %, 75 % of D; and over every sample
-taken while it ran. Per point: n (jobs; for every sample: samples), those without an ETA (the plugin showed none, e.g. it
-saw every task created so far ended while more were still to be created), |error| p50 and p90,
-relative error p50 and p90, the bias (median and mean of E - F), the share of jobs that finished
-before their ETA, and the share of ETAs given as lower bounds. Quantiles are nearest-rank: the
+(first seen, within a sampling interval of its submission), the last sample at or before C + 25,
+50 and 75 % of D, and every sample taken while it ran. Per point: n (jobs; for every sample:
+samples), those without an ETA (the plugin showed none, e.g. every task created so far had ended
+while more were still to be created), |error| p50 and p90, relative error p50 and p90, the bias
+(median and mean of E - F), the share of jobs that finished before their ETA, and the share of
+ETAs given as lower bounds. Quantiles are nearest-rank: the
 value at index min(n - 1, floor(q n)) of the sorted list. The same again for the samples where
 the plugin already saw every task of the job (its `tasks` equals the job's final task count):
 the ETA's own error, without the tasks a workflow engine had not created yet. Then why the ETAs
