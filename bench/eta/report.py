@@ -33,6 +33,7 @@ import argparse
 import json
 import math
 import os
+import re
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "hack", "demo"))
@@ -194,8 +195,8 @@ def analyse(samples, truth, full_only=False):
 
 def not_forecast(samples, truth):
     """[(why, samples)]: why the ETAs that are lower bounds are (the plugin's notForecast without
-    the task's name), most frequent first, over the samples of the jobs of truth before they
-    finished."""
+    the task's name, numbers as N), most frequent first, over the samples of the jobs of truth
+    before they finished."""
     n = {}
     for s in samples:
         for r in s.get("jobs") or []:
@@ -204,6 +205,7 @@ def not_forecast(samples, truth):
                 continue
             why = r.get("notForecast") or "?"
             why = why.split(": ", 1)[1] if ": " in why else why
+            why = re.sub(r"\b\d+\b", "N", why)
             n[why] = n.get(why, 0) + 1
     return sorted(n.items(), key=lambda kv: (-kv[1], kv[0]))
 

@@ -123,6 +123,16 @@ class Report(unittest.TestCase):
         self.assertEqual(report.not_forecast(self.samples, self.truth),
                          [("the controller holds it: maxConcurrentReleases tasks released and not yet running", 1)])
 
+    def test_why_not_forecast_without_numbers(self):
+        row = {"name": "a", "eta": "2026-01-01T00:01:00Z", "lowerBound": True,
+               "notForecast": "t4: the running DAG tasks' expected ends free too little room for it and the 16 "
+                              "task(s) before it"}
+        other = dict(row, notForecast=row["notForecast"].replace("16", "3"))
+        got = report.not_forecast([{"t": T0, "jobs": [row]}, {"t": T0 + 1, "jobs": [other]}],
+                                  {"a": {"created": T0, "finished": T0 + 60, "tasks": 5}})
+        self.assertEqual(got, [("the running DAG tasks' expected ends free too little room for it and the N task(s) "
+                                "before it", 2)])
+
     def test_no_eta_at_all(self):
         self.assertEqual(report.summarize([(None, 10, False)]),
                          {"samples": 1, "no_eta": 1, "n": 0, "abs_p50_s": None, "abs_p90_s": None,
