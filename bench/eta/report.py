@@ -24,7 +24,8 @@ while more were still to be created), |error| p50 and p90, relative error p50 an
 ETAs given as lower bounds. Quantiles are nearest-rank: the
 value at index min(n - 1, floor(q n)) of the sorted list. The same again for the samples where
 the plugin already saw every task of the job (its `tasks` equals the job's final task count):
-the ETA's own error, without the tasks a workflow engine had not created yet. Then why the ETAs
+the ETA's own error, without the tasks a workflow engine had not created yet (its first row:
+the first such sample, "first whole"). Then why the ETAs
 that are lower bounds are (the plugin's notForecast), most frequent first. Python 3, standard
 library only (and hack/demo/metrics.py for --pods).
 """
@@ -41,6 +42,7 @@ import metrics  # noqa: E402
 
 POINTS = (("first seen", 0.0), ("25 %", 0.25), ("50 %", 0.50), ("75 %", 0.75))
 ALL = "every sample"
+FIRST_FULL = "first whole"  # the first sample where the plugin saw every task of the job
 FINISHED = ("Succeeded",)
 
 
@@ -226,11 +228,11 @@ HEAD = ("point", "n", "no ETA", "|err| p50", "|err| p90", "rel p50", "rel p90", 
         "before ETA", "lower bound")
 
 
-def render(title, figures):
+def render(title, figures, first=None):
     rows = [HEAD]
     for label in [p for p, _ in POINTS] + [ALL]:
         f = figures[label]
-        rows.append((label, str(f["samples"]), str(f["no_eta"]),
+        rows.append((first if first and label == POINTS[0][0] else label, str(f["samples"]), str(f["no_eta"]),
                      fmt(f["abs_p50_s"], "s"), fmt(f["abs_p90_s"], "s"), fmt(f["rel_p50"], "%"),
                      fmt(f["rel_p90"], "%"), fmt(f["bias_p50_s"], "signed"), fmt(f["bias_mean_s"], "signed"),
                      fmt(f["before_eta"], "%"), fmt(f["lower_bound"], "%")))
@@ -241,13 +243,13 @@ def render(title, figures):
     return "\n".join(lines)
 
 
-def render_markdown(title, figures):
-    """One table of the figures in Markdown, for the docs."""
+def render_markdown(title, figures, first=None):
+    """One table of the figures in Markdown, for the docs (first: the label of the first row)."""
     lines = [f"| {title} | n | no ETA | \\|error\\| p50 / p90 | relative p50 / p90 | bias p50 / mean "
              "| finished before the ETA | lower bounds |", "|---|--:|--:|--:|--:|--:|--:|--:|"]
     for label in [p for p, _ in POINTS] + [ALL]:
         f = figures[label]
-        lines.append(f"| {label} | {f['samples']} | {f['no_eta']} | {fmt(f['abs_p50_s'], 's')} / "
+        lines.append(f"| {first if first and label == POINTS[0][0] else label} | {f['samples']} | {f['no_eta']} | {fmt(f['abs_p50_s'], 's')} / "
                      f"{fmt(f['abs_p90_s'], 's')} s | {fmt(f['rel_p50'], '%')} / {fmt(f['rel_p90'], '%')} | "
                      f"{fmt(f['bias_p50_s'], 'signed')} / {fmt(f['bias_mean_s'], 'signed')} s | "
                      f"{fmt(f['before_eta'], '%')} | {fmt(f['lower_bound'], '%')} |")
@@ -274,7 +276,7 @@ def main(argv):
     if a.markdown:
         print(render_markdown("every sample of each job", every))
         print()
-        print(render_markdown("where every task existed", full))
+        print(render_markdown("where every task existed", full, first=FIRST_FULL))
         return 0
     took = sorted(s.get("took", 0) for s in samples)
     span = samples[-1]["t"] - samples[0]["t"]
@@ -283,7 +285,7 @@ def main(argv):
           " error = ETA - actual finish, in seconds; rel = |error| / time the job still had to run;"
           " bias > 0: the ETA was late; before ETA: jobs that finished before their ETA")
     print(render("every sample of each job:", every))
-    print(render("samples where the plugin saw every task of the job:", full))
+    print(render("samples where the plugin saw every task of the job:", full, first=FIRST_FULL))
     whys = not_forecast(samples, truth)
     if whys:
         print("lower bounds, why the wait for room is not forecast:")
