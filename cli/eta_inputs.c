@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "guards.h"
 #include "release.h"
 #include "strmap.h"
 
@@ -100,9 +101,17 @@ static int build_room(const ctl_snapshot *s, cli_eta_inputs *in, ds_err *err)
         if (!s->node[n].schedulable)
             for (int k = 0; k < DS_RES_N; k++)
                 in->free_[n].v[k] = OUT_OF_REACH;
-    in->room = (cli_room){
+    in->all = (cli_room){
         .free_ = in->free_, .n_nodes = s->n_node, .running = in->running, .n_running = nr};
-    return cli_room_index(&in->room, err);
+    in->plain = calloc(s->n_node ? s->n_node : 1, sizeof *in->plain);
+    in->free_plain = calloc(s->n_node ? s->n_node : 1, sizeof *in->free_plain);
+    if (in->plain == NULL || in->free_plain == NULL)
+        return ds_err_set(err, "ETA: out of memory (%zu nodes)", s->n_node);
+    ctl_pod none;
+    memset(&none, 0, sizeof none);
+    for (size_t n = 0; n < s->n_node; n++)
+        in->plain[n] = ctl_guard_node_eligible(&none, &s->node[n]);
+    return cli_room_only(&in->all, in->plain, in->free_plain, &in->room, err);
 }
 
 int cli_eta_inputs_build(const cli_view *v, const char *missing, cli_eta_inputs *out, ds_err *err)
@@ -130,6 +139,8 @@ void cli_eta_inputs_free(cli_eta_inputs *in)
         cli_room_free(&in->room);
     free(in->free_);
     free(in->running);
+    free(in->plain);
+    free(in->free_plain);
     free(in->q_pos);
     free(in->q_sum);
     memset(in, 0, sizeof *in);
@@ -154,6 +165,34 @@ static const char *held_why(const ctl_pod *p)
     }
 }
 
+/* Whether pod p may be kept off some node a pod without constraints may use (as
+ * controller/release.c judges it). */
+static bool constrained(const ctl_pod *p)
+{
+    return p != NULL &&
+           (p->n_node_selector > 0 || p->has_required_affinity || p->n_tolerations > 0 ||
+            (p->affinity_error != NULL && p->affinity_error[0] != '\0'));
+}
+
+/* The nodes the constrained pod p may use, as the controller's release judges them
+ * (controller/release.c): a required node affinity it could not decode is left to
+ * kube-scheduler. true when they differ from the plain ones. */
+static bool eligible_of(const ctl_snapshot *s, const cli_eta_inputs *in, const ctl_pod *p,
+                        bool *out)
+{
+    ctl_pod judged = *p;
+    if (judged.affinity_error != NULL && judged.affinity_error[0] != '\0') {
+        judged.affinity_error = "";
+        judged.has_required_affinity = false;
+    }
+    bool differs = false;
+    for (size_t n = 0; n < s->n_node; n++) {
+        out[n] = ctl_guard_node_eligible(&judged, &s->node[n]);
+        differs |= out[n] != in->plain[n];
+    }
+    return differs;
+}
+
 int cli_eta_of_job(const cli_eta_inputs *in, const cli_view *v, const ds_job *j, double path_s,
                    cli_eta *out, ds_err *err)
 {
@@ -162,16 +201,47 @@ int cli_eta_of_job(const cli_eta_inputs *in, const cli_view *v, const ds_job *j,
     cli_ready_task *r = calloc(j->dag.n ? j->dag.n : 1, sizeof *r);
     if (r == NULL)
         return ds_err_set(err, "ETA: out of memory (%zu tasks)", j->dag.n);
+    /* The rooms of the ready tasks that may use other nodes than the plain ones. */
+    size_t n_own = 0;
+    cli_room *own = NULL;
+    ds_res **own_free = NULL;
+    bool *mask = NULL;
     size_t n = 0;
+    int rc = 0;
     for (size_t k = 0; k < j->dag.n; k++) {
         size_t t = j->dag.topo[k];
         if (j->status[t].state != DS_TASK_WAITING)
             continue;
         cli_ready_task *rt = &r[n++];
+        const ctl_pod *p = cli_view_task_pod(s, j, t);
         rt->name = j->dag.tasks[t].name;
         rt->path_s = j->eval[t].path_s;
         rt->request_known = waiting_request(s, ji, t, &rt->request);
-        rt->held = held_why(cli_view_task_pod(s, j, t));
+        rt->held = held_why(p);
+        if (in->room_known && constrained(p) && (p->node == NULL || p->node[0] == '\0')) {
+            if (mask == NULL) {
+                mask = calloc(s->n_node ? s->n_node : 1, sizeof *mask);
+                own = calloc(j->dag.n, sizeof *own);
+                own_free = calloc(j->dag.n, sizeof *own_free);
+            }
+            if (mask == NULL || own == NULL || own_free == NULL) {
+                rc = ds_err_set(err, "ETA: out of memory (%zu nodes)", s->n_node);
+                break;
+            }
+            if (eligible_of(s, in, p, mask)) {
+                own_free[n_own] = calloc(s->n_node ? s->n_node : 1, sizeof **own_free);
+                if (own_free[n_own] == NULL) {
+                    rc = ds_err_set(err, "ETA: out of memory (%zu nodes)", s->n_node);
+                    break;
+                }
+                if (cli_room_only(&in->all, mask, own_free[n_own], &own[n_own], err) != 0) {
+                    free(own_free[n_own]);
+                    rc = -1;
+                    break;
+                }
+                rt->room = &own[n_own++];
+            }
+        }
         /* The entries before its place in the queue order. */
         size_t pos = s->queue_pos[s->pos_base[ji] + t], lo = 0, hi = in->n_q;
         while (lo < hi) {
@@ -184,7 +254,15 @@ int cli_eta_of_job(const cli_eta_inputs *in, const cli_view *v, const ds_job *j,
         rt->ahead = in->q_sum[lo];
         rt->n_ahead = lo;
     }
-    cli_eta_of(in->room_known ? &in->room : NULL, in->missing, r, n, path_s, out);
+    if (rc == 0)
+        cli_eta_of(in->room_known ? &in->room : NULL, in->missing, r, n, path_s, out);
+    for (size_t k = 0; k < n_own; k++) {
+        cli_room_free(&own[k]);
+        free(own_free[k]);
+    }
+    free(own);
+    free(own_free);
+    free(mask);
     free(r);
-    return 0;
+    return rc;
 }

@@ -5,7 +5,10 @@
  *    node's free room (allocatable minus the requests of every pod bound to it; a cordoned or
  *    not-ready node is out of reach), and the running DAG tasks, each with its expected remaining
  *    run time on its node (DSP's t_rem) and its request. Pods outside any DAG job take room and
- *    are never counted as ending.
+ *    are never counted as ending. A ready task counts only the nodes it may use, as the
+ *    controller's release judges them (ctl_guard_node_eligible: its node selector, required node
+ *    affinity and the NoSchedule/NoExecute taints it tolerates; a suspended Job's task, one
+ *    without a pod: the nodes without such taints).
  *  - The release order: the waiting tasks of every job by their place in the controller's queue
  *    order, each with its request (its pod's; a suspended batch Job's template; an Argo template
  *    that states one): the tasks before a ready task take the room that frees before it does.
@@ -28,9 +31,12 @@
 typedef struct cli_eta_inputs {
     bool room_known; /* false: missing says why (the nodes, or other namespaces, not read) */
     char missing[480];
-    ds_res *free_; /* [snap.n_node] */
+    ds_res *free_; /* [snap.n_node]: every node's free room */
     ds_room_task *running;
-    cli_room room; /* indexed when room_known */
+    cli_room all;       /* free_ and running, not indexed: the base of a task's own room */
+    bool *plain;        /* [snap.n_node]: the nodes a pod without constraints may use */
+    ds_res *free_plain; /* [snap.n_node]: free_ with the other nodes out of reach */
+    cli_room room;      /* of the plain nodes, indexed when room_known */
     /* The release queue: q_pos ascending, q_sum[k] the requests of entries 0..k-1. */
     size_t *q_pos;
     ds_res *q_sum;

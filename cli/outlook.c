@@ -2,6 +2,7 @@
 #include "outlook.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -17,6 +18,24 @@ void cli_room_free(cli_room *r)
     ds_room_index_free(&r->ix);
 }
 
+#define OUT_OF_REACH (INT64_MIN / 4) /* a node no task can use (lib/room.h) */
+
+int cli_room_only(const cli_room *base, const bool *eligible, ds_res *free_, cli_room *out,
+                  ds_err *err)
+{
+    for (size_t n = 0; n < base->n_nodes; n++) {
+        free_[n] = base->free_[n];
+        if (!eligible[n])
+            for (int k = 0; k < DS_RES_N; k++)
+                free_[n].v[k] = OUT_OF_REACH;
+    }
+    *out = (cli_room){.free_ = free_,
+                      .n_nodes = base->n_nodes,
+                      .running = base->running,
+                      .n_running = base->n_running};
+    return cli_room_index(out, err);
+}
+
 /* Task t's forecast wait for room, or NAN with why set. */
 static double wait_of(const cli_room *room, const char *room_missing, const cli_ready_task *t,
                       char *why, size_t size)
@@ -25,6 +44,8 @@ static double wait_of(const cli_room *room, const char *room_missing, const cli_
         snprintf(why, size, "%s", room_missing != NULL ? room_missing : "the room is not known");
         return NAN;
     }
+    if (t->room != NULL)
+        room = t->room;
     if (!t->request_known) {
         snprintf(why, size, "its request is not known before its pod exists");
         return NAN;

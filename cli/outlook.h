@@ -5,9 +5,10 @@
  * The ETA is now plus the job's remaining critical path (the run times the job model uses), made
  * later by the wait for room of its ready tasks (all upstream tasks succeeded, not started): a
  * ready task starts when the room forecast of lib/room.h says it gets room (ds_room_preemptor_wait:
- * the nodes' free room, the running DAG tasks' expected ends, and the requests of the tasks before
- * it in the release order), and the job ends no sooner than that wait plus the remaining path
- * through the task. The tasks not ready yet are counted without a wait (their room depends on
+ * the free room of the nodes it may use (its node selector, required node affinity and the taints
+ * it tolerates), the running DAG tasks' expected ends, and the requests of the tasks before it in
+ * the release order), and the job ends no sooner than that wait plus the remaining path through
+ * the task. The tasks not ready yet are counted without a wait (their room depends on
  * work to come). Where some ready task's wait cannot be forecast (its request is not known before
  * its pod exists, the known ends never free enough, the controller holds it for another reason,
  * the cluster's room could not be read) the ETA is a lower bound and says why. Pure: no I/O (the
@@ -35,6 +36,14 @@ typedef struct cli_room {
 int cli_room_index(cli_room *r, ds_err *err);
 void cli_room_free(cli_room *r);
 
+/* The room of base's nodes and running tasks where only the nodes a task may use count
+ * (eligible[n]: node n passes its node selector, required node affinity and the taints it
+ * tolerates, as the controller's release judges them); the others are out of reach. free_ (the
+ * caller's, [base->n_nodes], alive as long as out) receives the nodes' free room. out is indexed:
+ * 0, or -1 with err set (out of memory); cli_room_free it. */
+int cli_room_only(const cli_room *base, const bool *eligible, ds_res *free_, cli_room *out,
+                  ds_err *err);
+
 /* A ready task of the job (all its upstream tasks succeeded, not started). */
 typedef struct cli_ready_task {
     const char *name;
@@ -45,6 +54,8 @@ typedef struct cli_ready_task {
     size_t n_ahead;   /* how many they are */
     const char *held; /* NULL, or why the controller holds it besides room ("maxConcurrentReleases
                        * reached", from its dagsched.io/waiting-reason): its wait is then longer */
+    const cli_room *room; /* NULL: the room cli_eta_of is given; else the room of the nodes it
+                           * may use (cli_room_only), when they are not those of that room */
 } cli_ready_task;
 
 /* What a running job's ETA is based on. */

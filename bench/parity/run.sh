@@ -37,6 +37,9 @@
 #   PARITY_REUSE       a previous run directory: take its cluster results, only re-run the
 #                      simulator and the report (e.g. after a change of the simulator)
 #   NODE_PROFILE       node profile (default hack/cluster/nodes/default.tsv)
+#   ETA_SAMPLE         1: during the dagsched run, record the ETA of every job every ETA_INTERVAL
+#                      seconds (default 3; bench/eta/sample.py) and print its error against each
+#                      job's actual finish (bench/eta/report.py; .cache/parity/last/eta.txt)
 # The cluster runs take the local control plane: run it as
 #   flock /tmp/dagsched-cluster.lock make bench-parity
 set -euo pipefail
@@ -108,6 +111,12 @@ inside() {
     --arrivals "$out/workload/arrivals.json" "$out/workload/workload.yaml" >"$dir/driver.log" 2>&1 &
   local driver=$!
   pids+=("$driver")
+  if [[ "$run" == dagsched && "${ETA_SAMPLE:-}" == 1 ]]; then
+    python3 "$ROOT/bench/eta/sample.py" --plugin "$ROOT/bin/kubectl-dagsched" --kubeconfig "$KUBECONFIG" \
+      --namespace "$NS" --policy-name "$policy_name" --interval "${ETA_INTERVAL:-3}" \
+      --out "$dir/eta-samples.jsonl" 2>"$dir/eta-sample.log" &
+    pids+=("$!")
+  fi
   while kill -0 "$driver" 2>/dev/null; do
     sleep 1
     if (((SECONDS - t0) % 30 == 0)); then
@@ -212,6 +221,12 @@ echo
 python3 "$TOOLS/report.py" table --real "$OUT/real.json" \
   --sim "dagsched=$OUT/sim-dagsched.json" --sim "default=$OUT/sim-default.json" \
   --json "$OUT/parity.json" --meta "shape=$SHAPE" --meta "seed=$SEED" | tee "$OUT/report.txt"
+if [[ "${ETA_SAMPLE:-}" == 1 && -f "$OUT/dagsched/eta-samples.jsonl" ]]; then
+  echo
+  python3 "$ROOT/bench/eta/report.py" --samples "$OUT/dagsched/eta-samples.jsonl" \
+    --pods "$OUT/dagsched/result/pods.json" --json "$OUT/eta.json" | tee "$OUT/eta.txt" ||
+    die "the ETA report failed"
+fi
 echo
 python3 "$TOOLS/report.py" waits --workload "$OUT/workload/workload.yaml" --real "$OUT/real.json" \
   --run "dagsched=$OUT/dagsched/result" --run "default=$OUT/default/result" \

@@ -1,9 +1,9 @@
 /* test_outlook.c: unit tests of a job's outlook in kubectl-dagsched (cli/outlook.h): a finished
  * job's makespan and deadline margin, a running job's ETA and the margin at that pace, the wait
  * for room of its ready tasks from the room forecast (lib/room.h) on a built cluster, the cases
- * where a wait cannot be forecast (a lower bound), and the cases where nothing is known. Every
- * wait is computed by hand in the comments. Float checks fail on NaN and infinity unless
- * expected; clock times in UTC. */
+ * where a wait cannot be forecast (a lower bound), a task that may use only some nodes, and the
+ * cases where nothing is known. Every wait is computed by hand in the comments. Float checks fail
+ * on NaN and infinity unless expected; clock times in UTC. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -250,13 +250,66 @@ static void test_wait_not_forecast(void **state)
     near(o.eta, NOW + 100);
 }
 
+/* A ready task counts only the nodes it may use (cli_room_only): the room the others have does
+ * not shorten its wait. */
+static void test_wait_on_its_nodes(void **state)
+{
+    (void)state;
+    cli_room r, own;
+    room_of(&r, RUNNING, 3);
+    /* 400m fits n0 now (500m free). */
+    cli_ready_task t = ready("t3", 100, 0.4, 0, 0);
+    cli_eta b;
+    cli_eta_of(&r, NULL, &t, 1, 100, &b);
+    assert_false(b.lower_bound);
+    assert_null(b.wait_task);
+    near(b.delay_s, 0);
+    /* n0 has a taint it does not tolerate: on n1 it fits when B ends (20 s), n2 stays out of
+     * reach. The job ends at 20 + 100 s. */
+    const bool eligible[3] = {false, true, true};
+    ds_res free_[3];
+    ds_err err = {{0}};
+    assert_int_equal(cli_room_only(&r, eligible, free_, &own, &err), 0);
+    assert_true(free_[0].v[DS_RES_CPU] < -M(1000000)); /* n0 out of reach */
+    assert_true(free_[1].v[DS_RES_CPU] == 0);
+    assert_true(r.free_[0].v[DS_RES_CPU] == M(0.5)); /* the base is left as it was */
+    t.room = &own;
+    cli_eta_of(&r, NULL, &t, 1, 100, &b);
+    assert_false(b.lower_bound);
+    assert_string_equal(b.wait_task, "t3");
+    near(b.wait_s, 20);
+    near(b.delay_s, 20);
+    cli_outlook o;
+    cli_outlook_of(NOW - 60, NAN, INFINITY, NOW, &b, &o);
+    near(o.eta, NOW + 120);
+    char buf[512];
+    cli_outlook_text(&o, NOW, buf, sizeof buf);
+    assert_string_equal(buf, "in 2m00s, at 13:48:40 (remaining critical path 1m40s + wait for room "
+                             "20s (t3, 0 task(s) before it in the release order))");
+    /* Beside it, a task without constraints still fits n0 now. */
+    cli_ready_task both[] = {ready("plain", 100, 0.4, 0, 0), t};
+    cli_eta_of(&r, NULL, both, 2, 100, &b);
+    near(b.delay_s, 20);
+    assert_string_equal(b.wait_task, "t3");
+    cli_room_free(&own);
+    /* No node it may use: its wait is not forecast. */
+    const bool none[3] = {false, false, false};
+    assert_int_equal(cli_room_only(&r, none, free_, &own, &err), 0);
+    t.room = &own;
+    cli_eta_of(&r, NULL, &t, 1, 100, &b);
+    assert_true(b.lower_bound);
+    assert_string_equal(b.why, "t3: the running DAG tasks' expected ends free too little room for "
+                               "it and the 0 task(s) before it");
+    cli_room_free(&own);
+    cli_room_free(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_finished),
-        cmocka_unit_test(test_running),
-        cmocka_unit_test(test_wait_for_room),
-        cmocka_unit_test(test_wait_not_forecast),
+        cmocka_unit_test(test_finished),          cmocka_unit_test(test_running),
+        cmocka_unit_test(test_wait_for_room),     cmocka_unit_test(test_wait_not_forecast),
+        cmocka_unit_test(test_wait_on_its_nodes),
     };
     if (setenv("TZ", "UTC", 1) != 0)
         return 1;
