@@ -8,9 +8,10 @@
  *
  * The members of a gang are the distinct tasks of its job that name it. A gang is:
  *  - INVALID when its members disagree on the size, when it has more members than its size, or
- *    when the job lists all its tasks (a JobGraph, an Argo Workflow) and fewer of them name the
- *    gang than its size: its members are never released, and their waiting reason says why (an
- *    error, never a silent hold);
+ *    when its job lists all its tasks (a JobGraph, an Argo Workflow) and has fewer tasks than the
+ *    size: its members are never released, and their waiting reason says why (an error, never a
+ *    silent hold). A gang whose size exceeds the members that come (a job declared by its pods'
+ *    annotations, where more pods may come) waits: the gang timeout reports it;
  *  - STARTED when one of its members was released before (in flight, running or finished): the
  *    gang started together; a member that comes back (a retried pod) is released as any task;
  *  - WAITING when some members are not ready (upstream tasks not done, pods not created yet): none
@@ -56,7 +57,8 @@ typedef struct ds_gang_count {
     size_t members;   /* distinct tasks naming it */
     size_t ready;     /* members ready and not released (gated, upstream tasks done) */
     size_t started;   /* members released before: in flight, running or finished */
-    bool all_listed;  /* the job lists all its tasks (JobGraph, Workflow): no member is to come */
+    size_t can_exist; /* the most members there can be: its job's tasks when the job lists them
+                       * all (JobGraph, Workflow); SIZE_MAX when more pods may come */
 } ds_gang_count;
 
 typedef enum ds_gang_state {
@@ -76,7 +78,7 @@ ds_gang_state ds_gang_judge(const ds_gang_count *c);
  * NUL-terminated):
  *   WAITING  "gang workers: 5 of 8 members ready" (members not created yet count as not ready)
  *   INVALID  "gang workers is invalid: its members declare different sizes" | "... 9 members,
- *            more than its size 8" | "... its job lists 6 tasks in it, fewer than its size 8"
+ *            more than its size 8" | "... its job has 6 tasks, fewer than its size 8"
  *   READY, STARTED: "" */
 void ds_gang_describe(const char *name, ds_gang_state s, const ds_gang_count *c, char *buf,
                       size_t bufsize);
@@ -84,6 +86,35 @@ void ds_gang_describe(const char *name, ds_gang_state s, const ds_gang_count *c,
 /* "gang workers: room for 3 of 8 members" (the release plan's HELD_GANG for room). */
 void ds_gang_describe_room(const char *name, size_t room_for, size_t size, char *buf,
                            size_t bufsize);
+
+/* One pod of a gang member, as the caller sees it. */
+typedef struct ds_gang_obs {
+    size_t job;       /* its job (an index of the caller's): the gang's scope */
+    const char *name; /* the gang's name (borrowed) */
+    size_t size;      /* the size it declares */
+    size_t task;      /* its task in the job: pods of one task are one member */
+    bool ready;       /* not released, upstream tasks done */
+    bool started;     /* released (in flight, running, finished) */
+    double created;   /* its creation time (NAN: unknown) */
+    size_t can_exist; /* as ds_gang_count.can_exist, for its job */
+} ds_gang_obs;
+
+/* A gang: its scope and name, its members' count and its state. */
+typedef struct ds_gang {
+    size_t job;
+    const char *name;
+    ds_gang_count count;
+    ds_gang_state state;
+    double oldest; /* the oldest creation time of its members' pods (NAN: none known) */
+    size_t first;  /* the observation of its first member (by task) */
+} ds_gang;
+
+/* Group n observations into gangs by (job, name): gangs (room for n entries), *n_gangs, and
+ * gang_of[i], the gang of obs[i]. A member is ready when one of its pods is ready and none
+ * started, started when one of its pods started. Gangs come ordered by job, then name. 0, or -1
+ * with err set on missing arrays or out of memory. */
+int ds_gang_tally(const ds_gang_obs *obs, size_t n, ds_gang *gangs, size_t *n_gangs,
+                  size_t *gang_of, ds_err *err);
 
 /* Has a gang waited past its timeout: timeout_s > 0, the times finite and
  * now - oldest_created >= timeout_s? */

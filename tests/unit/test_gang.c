@@ -83,7 +83,8 @@ static void test_judge_and_describe(void **state)
 {
     (void)state;
     char buf[256];
-    ds_gang_count c = {.size = 8, .sizes_agree = true, .members = 8, .ready = 8};
+    ds_gang_count c = {
+        .size = 8, .sizes_agree = true, .members = 8, .ready = 8, .can_exist = SIZE_MAX};
     assert_int_equal(ds_gang_judge(&c), DS_GANG_READY);
     ds_gang_describe("w", DS_GANG_READY, &c, buf, sizeof buf);
     assert_string_equal(buf, "");
@@ -93,27 +94,105 @@ static void test_judge_and_describe(void **state)
     assert_string_equal(buf, "gang w: 5 of 8 members ready");
     c.members = 6; /* pods still to come: waiting, not invalid */
     assert_int_equal(ds_gang_judge(&c), DS_GANG_WAITING);
-    c.all_listed = true; /* the job lists all its tasks: 6 can never be 8 */
+    c.can_exist = 7; /* the job lists all its tasks: 7 can never be 8 */
     assert_int_equal(ds_gang_judge(&c), DS_GANG_INVALID);
     ds_gang_describe("w", DS_GANG_INVALID, &c, buf, sizeof buf);
-    assert_string_equal(buf,
-                        "gang w is invalid: its job lists 6 tasks in it, fewer than its size 8");
-    c = (ds_gang_count){.size = 8, .sizes_agree = true, .members = 9, .ready = 9};
+    assert_string_equal(buf, "gang w is invalid: its job has 7 tasks, fewer than its size 8");
+    c = (ds_gang_count){
+        .size = 8, .sizes_agree = true, .members = 9, .ready = 9, .can_exist = SIZE_MAX};
     assert_int_equal(ds_gang_judge(&c), DS_GANG_INVALID);
     ds_gang_describe("w", DS_GANG_INVALID, &c, buf, sizeof buf);
     assert_string_equal(buf, "gang w is invalid: 9 members, more than its size 8");
-    c = (ds_gang_count){.size = 8, .sizes_agree = false, .members = 8, .ready = 8};
+    c = (ds_gang_count){
+        .size = 8, .sizes_agree = false, .members = 8, .ready = 8, .can_exist = SIZE_MAX};
     assert_int_equal(ds_gang_judge(&c), DS_GANG_INVALID);
     ds_gang_describe("w", DS_GANG_INVALID, &c, buf, sizeof buf);
     assert_string_equal(buf, "gang w is invalid: its members declare different sizes "
                              "(dagsched.io/gang-size)");
-    c = (ds_gang_count){.size = 8, .sizes_agree = true, .members = 8, .ready = 1, .started = 7};
+    c = (ds_gang_count){
+        .size = 8, .sizes_agree = true, .members = 8, .ready = 1, .started = 7, .can_exist = 8};
     assert_int_equal(ds_gang_judge(&c), DS_GANG_STARTED);
     ds_gang_describe_room("w", 3, 8, buf, sizeof buf);
     assert_string_equal(buf, "gang w: room for 3 of 8 members");
     assert_string_equal(ds_gang_state_name(DS_GANG_INVALID), "invalid");
     assert_string_equal(ds_gang_state_name((ds_gang_state)9), "unknown");
     assert_string_equal(ds_admit_verdict_name(DS_ADMIT_HELD_GANG), "gang");
+}
+
+/* Grouping: by job and name (one name in two jobs: two gangs), pods of one task are one member,
+ * started wins over ready, sizes that disagree, the oldest pod. */
+static void test_tally(void **state)
+{
+    (void)state;
+    ds_gang_obs obs[7] = {
+        {.job = 1,
+         .name = "w",
+         .size = 3,
+         .task = 0,
+         .ready = true,
+         .created = 50,
+         .can_exist = SIZE_MAX},
+        {.job = 0, .name = "w", .size = 2, .task = 4, .ready = true, .created = 10, .can_exist = 5},
+        {.job = 1,
+         .name = "w",
+         .size = 3,
+         .task = 1,
+         .ready = true,
+         .created = 40,
+         .can_exist = SIZE_MAX},
+        {.job = 1,
+         .name = "w",
+         .size = 3,
+         .task = 1,
+         .started = true,
+         .created = 30,
+         .can_exist = SIZE_MAX},
+        {.job = 0,
+         .name = "w",
+         .size = 2,
+         .task = 2,
+         .ready = true,
+         .created = NAN,
+         .can_exist = 5},
+        {.job = 1,
+         .name = "v",
+         .size = 2,
+         .task = 5,
+         .ready = true,
+         .created = 5,
+         .can_exist = SIZE_MAX},
+        {.job = 1,
+         .name = "v",
+         .size = 3,
+         .task = 6,
+         .ready = false,
+         .created = 6,
+         .can_exist = SIZE_MAX},
+    };
+    ds_gang g[7];
+    size_t ng = 0, of[7];
+    ds_err err = {{0}};
+    assert_int_equal(ds_gang_tally(obs, 7, g, &ng, of, &err), 0);
+    assert_int_equal(ng, 3);
+    assert_int_equal(g[0].job, 0);
+    assert_int_equal(g[0].state, DS_GANG_READY);
+    assert_int_equal(g[0].count.members, 2);
+    assert_double_near(g[0].oldest, 10, 0);
+    assert_int_equal(g[1].job, 1);
+    assert_string_equal(g[1].name, "v");
+    assert_int_equal(g[1].state, DS_GANG_INVALID); /* sizes 2 and 3 */
+    assert_string_equal(g[2].name, "w");
+    assert_int_equal(g[2].count.members, 2);
+    assert_int_equal(g[2].count.started, 1);
+    assert_int_equal(g[2].count.ready, 1);
+    assert_int_equal(g[2].state, DS_GANG_STARTED);
+    assert_double_near(g[2].oldest, 30, 0);
+    assert_int_equal(of[0], 2);
+    assert_int_equal(of[1], 0);
+    assert_int_equal(of[5], 1);
+    assert_int_equal(ds_gang_tally(NULL, 0, NULL, &ng, NULL, &err), 0);
+    assert_int_equal(ng, 0);
+    assert_int_equal(ds_gang_tally(NULL, 1, g, &ng, of, &err), -1);
 }
 
 static void test_timeout(void **state)
@@ -370,6 +449,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_parse),
         cmocka_unit_test(test_judge_and_describe),
+        cmocka_unit_test(test_tally),
         cmocka_unit_test(test_timeout),
         cmocka_unit_test(test_all_or_nothing),
         cmocka_unit_test(test_members_missing_and_scope),
