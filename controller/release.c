@@ -440,9 +440,9 @@ static bool gang_pod(const ctl_pod *p)
 }
 
 /* The gangs of the round (out->gangs) and, per pod, its gang (pod_gang[i], SIZE_MAX: none) or
- * the error of its gang labels (bad[i] set, bad_why[i] holds it). */
+ * whether its gang labels are malformed (bad[i]; ctl_wait_message says why). */
 static int gangs_of_round(const ctl_release_in *in, ctl_release_out *out, size_t *pod_gang,
-                          bool *bad, char (*bad_why)[CTL_GANG_WHY_MAX], ds_err *err)
+                          bool *bad, ds_err *err)
 {
     size_t n = 0;
     ds_gang_obs *obs = calloc(in->n_pods ? in->n_pods : 1, sizeof *obs);
@@ -465,10 +465,8 @@ static int gangs_of_round(const ctl_release_in *in, ctl_release_out *out, size_t
         if (name == NULL && size == NULL)
             continue;
         ds_gang_spec spec;
-        ds_err e = {{0}};
-        if (ds_gang_parse(name, size, &spec, &e) != 0) {
+        if (ds_gang_parse(name, size, &spec, NULL) != 0) {
             bad[i] = true;
-            snprintf(bad_why[i], CTL_GANG_WHY_MAX, "gang labels are invalid: %.160s", e.msg);
             continue;
         }
         size_t can_exist = SIZE_MAX;
@@ -545,16 +543,14 @@ int ctl_release_plan(const ctl_release_in *in, ctl_release_out *out, ds_err *err
     size_t np1 = in->n_pods ? in->n_pods : 1;
     size_t *pod_gang = calloc(np1, sizeof *pod_gang);
     bool *bad = calloc(np1, sizeof *bad);
-    char(*bad_why)[CTL_GANG_WHY_MAX] = calloc(np1, sizeof *bad_why);
-    if (blocked == NULL || pod_gang == NULL || bad == NULL || bad_why == NULL ||
-        gangs_of_round(in, out, pod_gang, bad, bad_why, err) != 0) {
-        bool oom = blocked == NULL || pod_gang == NULL || bad == NULL || bad_why == NULL;
+    if (blocked == NULL || pod_gang == NULL || bad == NULL ||
+        gangs_of_round(in, out, pod_gang, bad, err) != 0) {
+        bool oom = blocked == NULL || pod_gang == NULL || bad == NULL;
         free(c);
         free(res);
         free(blocked);
         free(pod_gang);
         free(bad);
-        free(bad_why);
         ctl_release_out_free(out);
         return oom ? ds_err_set(err, "release round: out of memory") : -1;
     }
@@ -592,12 +588,10 @@ int ctl_release_plan(const ctl_release_in *in, ctl_release_out *out, ds_err *err
                                           out->gangs[pod_gang[i]].g.state == DS_GANG_INVALID))) {
                 ctl_wait *b = &blocked[n_blocked++];
                 *b = (ctl_wait){.kind = CTL_RELEASE_POD, .idx = i, .reason = CTL_WAIT_GANG};
-                if (bad[i]) {
-                    memcpy(b->why, bad_why[i], sizeof b->why);
-                } else {
+                if (!bad[i]) {
                     ctl_gang *g = &out->gangs[pod_gang[i]];
-                    ds_gang_describe(g->g.name, g->g.state, &g->g.count, b->why, sizeof b->why);
-                    memcpy(g->why, b->why, sizeof g->why);
+                    b->gang = g;
+                    ds_gang_describe(g->g.name, g->g.state, &g->g.count, g->why, sizeof g->why);
                 }
             } else if (ready)
                 c[nc++] = (cand){CTL_RELEASE_POD, i,       prio_of(&p->task), p->task.queue_pos,
@@ -660,7 +654,6 @@ int ctl_release_plan(const ctl_release_in *in, ctl_release_out *out, ds_err *err
     }
     free(pod_gang);
     free(bad);
-    free(bad_why);
     qsort(c, nc, sizeof *c, cmp_cand);
     ctl_tenants ts;
     bool fair = in->fairness != NULL && in->fairness->enabled;
@@ -697,9 +690,8 @@ int ctl_release_plan(const ctl_release_in *in, ctl_release_out *out, ds_err *err
         add_wait(out, c[i].kind, c[i].idx, reason_of(res[i].verdict));
         ctl_wait *w = &out->wait[out->n_wait - 1];
         w->r = res[i];
-        if (res[i].verdict == DS_ADMIT_HELD_GANG && g != NULL)
-            ds_admit_describe(&res[i], request_of(in, c[i].kind, c[i].idx), NULL, g->g.name,
-                              in->max_concurrent, w->why, sizeof w->why);
+        if (res[i].verdict == DS_ADMIT_HELD_GANG)
+            w->gang = g;
         if (res[i].verdict == DS_ADMIT_HELD_STARVING && res[i].blocker < nc) {
             w->blocker_kind = c[res[i].blocker].kind;
             w->blocker_idx = c[res[i].blocker].idx;
@@ -714,7 +706,7 @@ int ctl_release_plan(const ctl_release_in *in, ctl_release_out *out, ds_err *err
     out->n_held = out->n_ready - out->n_rel;
     for (size_t i = 0; i < n_blocked; i++) {
         add_wait(out, blocked[i].kind, blocked[i].idx, blocked[i].reason);
-        memcpy(out->wait[out->n_wait - 1].why, blocked[i].why, sizeof blocked[i].why);
+        out->wait[out->n_wait - 1].gang = blocked[i].gang;
     }
     free(blocked);
     for (size_t i = 0; i < out->n_gangs; i++)
@@ -805,6 +797,30 @@ static void object_name(const ctl_release_in *in, ctl_release_kind kind, size_t 
     snprintf(buf, size, "%.253s/%.253s", ns, name);
 }
 
+/* The reason of a gang member held: the release rule's (HELD_GANG), its invalid gang's, or the
+ * error of its gang labels. */
+static void gang_message(const ctl_release_in *in, const ctl_wait *w, char *buf, size_t size)
+{
+    const ctl_gang *g = w->gang;
+    if (g != NULL && w->r.verdict == DS_ADMIT_HELD_GANG) {
+        ds_admit_describe(&w->r, request_of(in, w->kind, w->idx), NULL, g->g.name,
+                          in->max_concurrent, buf, size);
+        return;
+    }
+    if (g != NULL) {
+        ds_gang_describe(g->g.name, g->g.state, &g->g.count, buf, size);
+        return;
+    }
+    ds_gang_spec spec;
+    ds_err e = {{0}};
+    const ctl_pod *p = w->kind == CTL_RELEASE_POD && w->idx < in->n_pods ? &in->pods[w->idx] : NULL;
+    if (p == NULL ||
+        ds_gang_parse(label_of(p, DS_LABEL_GANG), label_of(p, DS_LABEL_GANG_SIZE), &spec, &e) == 0)
+        snprintf(buf, size, "gang labels are invalid");
+    else
+        snprintf(buf, size, "gang labels are invalid: %.400s", e.msg);
+}
+
 void ctl_wait_message(const ctl_release_in *in, const ctl_wait *w, char *buf, size_t size)
 {
     if (buf == NULL || size == 0)
@@ -842,7 +858,7 @@ void ctl_wait_message(const ctl_release_in *in, const ctl_wait *w, char *buf, si
                           w->tenant != NULL ? w->tenant : "?", in->max_concurrent, buf, size);
         return;
     case CTL_WAIT_GANG:
-        snprintf(buf, size, "%s", w->why[0] != '\0' ? w->why : "gang: waiting for its members");
+        gang_message(in, w, buf, size);
         return;
     case CTL_WAIT_N:
         break;

@@ -108,8 +108,10 @@ typedef struct ctl_wait {
     ds_admit_result r;             /* NO_ROOM, STARVING, LIMIT, FAIR_SHARE: the rule's result */
     ctl_release_kind blocker_kind; /* STARVING: the starving task */
     size_t blocker_idx;
-    const char *tenant;         /* FAIR_SHARE: its tenant (borrowed from the view) */
-    char why[CTL_GANG_WHY_MAX]; /* GANG: the reason, written by ctl_release_plan */
+    const char *tenant; /* FAIR_SHARE: its tenant (borrowed from the view) */
+    /* GANG: the member's gang (in ctl_release_out.gangs), NULL when its gang labels are
+     * malformed */
+    const struct ctl_gang *gang;
 } ctl_wait;
 
 /* An upcoming task (lib/upcoming.h) as the release rule sees it: with a pod (a gated task whose
@@ -170,12 +172,13 @@ typedef struct ctl_tenant_share {
 
 /* A gang of the round (lib/gang.h): its members' state, the pod of its first member (for the
  * GangTimeout Event), and whether it waits: not started and not released by this round. */
-typedef struct ctl_gang {
+struct ctl_gang {
     ds_gang g;
     size_t pod;
     bool waiting;
     char why[CTL_GANG_WHY_MAX]; /* waiting: the reason of its first member held ("" unknown) */
-} ctl_gang;
+};
+typedef struct ctl_gang ctl_gang;
 
 typedef struct ctl_release_out {
     ctl_release *rel; /* to release now, in order */
