@@ -71,8 +71,8 @@
  * limit (HELD_LIMIT, every member) when the tasks in flight and its members would pass it, unless
  * nothing is in flight (a gang larger than the limit starts alone); while it is held for the
  * limit, the tasks behind it are too, so that the tasks in flight drain for it. Under the tenant
- * cap, the gang's summed request counts (HELD_FAIR_SHARE, every member; the members of a gang
- * are one job's, hence one tenant's: the tenant of the member that comes first is charged). Under
+ * cap, the gang's summed request counts (HELD_FAIR_SHARE, every member; the caller gives the
+ * members of a gang one tenant: they are one job's). Under
  * admission all, a gang needs its members and the limit only.
  *
  * Pure: no I/O, no global state; one allocation of scratch space per call, plus one for gangs.
