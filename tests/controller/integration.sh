@@ -1059,7 +1059,7 @@ scenario_gang() {
   check "... counted under the reason gang" \
     test "$(metric 18120 'dagsched_controller_release_queue_length{reason="gang"}')" = 3
   check "one gang waits in the metrics" test "$(metric 18120 dagsched_controller_gangs_waiting)" = 1
-  check "... and the Waiting Event says it" \
+  check "... and the Waiting Event says it" wait_until 20 \
     bash -c "$(declare -f events); K() { \"$KUBECTL\" \"\$@\"; }; events gg Waiting | grep -q 'gang workers: room for 2 of 3 members'"
   # Until the short pod ends, every member keeps its gate (sampled every second).
   local partial="" n short_pod
