@@ -431,6 +431,21 @@ static const char *label_of(const ctl_pod *p, const char *key)
     return NULL;
 }
 
+/* When a gated pod's task became ready (its upstream tasks succeeded; the job model's
+ * runnable_since, else the pod's creation); NAN for a pod that is not a ready gated task. */
+static double ready_since(const ctl_release_in *in, const ctl_pod *p)
+{
+    if (p->state != CTL_POD_GATED || p->task.state != DS_TASK_WAITING)
+        return NAN;
+    if (in->model != NULL && p->task.job < in->n_model) {
+        const ds_job *j = &in->model[p->task.job];
+        if (j->valid && j->status != NULL && p->task.task < j->dag.n &&
+            isfinite(j->status[p->task.task].runnable_since))
+            return j->status[p->task.task].runnable_since;
+    }
+    return p->created_at;
+}
+
 /* A pod of a DAG task whose gang labels are read: not another scheduler's, in a valid job of the
  * round, not terminating. */
 static bool gang_pod(const ctl_pod *p)
@@ -483,7 +498,7 @@ static int gangs_of_round(const ctl_release_in *in, ctl_release_out *out, size_t
                           .task = p->task.task,
                           .ready = p->state == CTL_POD_GATED && p->task.state == DS_TASK_WAITING,
                           .started = p->state != CTL_POD_GATED,
-                          .created = p->created_at,
+                          .ready_since = ready_since(in, p),
                           .can_exist = can_exist};
     }
     size_t ng = 0;

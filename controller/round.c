@@ -478,7 +478,7 @@ static void report_tenants(ctl_controller *c, const ctl_release_out *out)
     }
 }
 
-/* A gang unreleased longer than spec.gang.timeout (from the creation of its oldest member): one
+/* A gang unreleased longer than spec.gang.timeout (from when its first member became ready): one
  * Warning Event GangTimeout on its first member, then again every CTL_GANG_TIMEOUT_REPEAT_S while
  * it still waits (memo); it keeps waiting. */
 #define CTL_GANG_TIMEOUT_REPEAT_S 3600.0
@@ -489,7 +489,7 @@ static void report_gang_timeouts(ctl_controller *c, const ctl_snapshot *s, const
     for (size_t i = 0; i < out->n_gangs; i++) {
         const ctl_gang *g = &out->gangs[i];
         if (!g->waiting || g->pod >= s->n_pod ||
-            !ds_gang_timed_out(g->g.oldest, s->now, pol->gang_timeout_s))
+            !ds_gang_timed_out(g->g.ready_since, s->now, pol->gang_timeout_s))
             continue;
         const ctl_pod *p = &s->pod[g->pod];
         char key[400];
@@ -503,9 +503,9 @@ static void report_gang_timeouts(ctl_controller *c, const ctl_snapshot *s, const
                  "gang %.64s of job %.100s has waited %.0fs, past spec.gang.timeout (%.0fs), and "
                  "may never fit: %.200s; none of its %zu members is released until all of them "
                  "are ready and fit",
-                 g->g.name, p->task.job_name != NULL ? p->task.job_name : "?", s->now - g->g.oldest,
-                 pol->gang_timeout_s, g->why[0] != '\0' ? g->why : "waiting for its members",
-                 g->g.count.size);
+                 g->g.name, p->task.job_name != NULL ? p->task.job_name : "?",
+                 s->now - g->g.ready_since, pol->gang_timeout_s,
+                 g->why[0] != '\0' ? g->why : "waiting for its members", g->g.count.size);
         ctl_event_pod(c, p, "Warning", DS_EV_GANG_TIMEOUT, msg);
         KLOG_WARN_F("release", CTL_POD_FIELDS(p, NULL, DS_EV_GANG_TIMEOUT), "pod %s/%s: %s", p->ns,
                     p->name, msg);

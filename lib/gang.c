@@ -137,8 +137,9 @@ static void add_member(ds_gang *g, const ds_gang_obs *obs, const obs_key *key, s
         started = started || o->started;
         if (o->size != g->count.size)
             g->count.sizes_agree = false;
-        if (isfinite(o->created) && (isnan(g->oldest) || o->created < g->oldest))
-            g->oldest = o->created;
+        if (o->ready && isfinite(o->ready_since) &&
+            (isnan(g->ready_since) || o->ready_since < g->ready_since))
+            g->ready_since = o->ready_since;
         if (o->can_exist < g->count.can_exist)
             g->count.can_exist = o->can_exist;
     }
@@ -171,7 +172,7 @@ int ds_gang_tally(const ds_gang_obs *obs, size_t n, ds_gang *gangs, size_t *n_ga
         *g = (ds_gang){.job = o->job,
                        .name = o->name,
                        .count = {.size = o->size, .sizes_agree = true, .can_exist = SIZE_MAX},
-                       .oldest = NAN,
+                       .ready_since = NAN,
                        .first = key[j].i};
         size_t end = j;
         while (end < n && key[end].job == o->job && strcmp(key[end].name, o->name) == 0)
@@ -193,9 +194,9 @@ int ds_gang_tally(const ds_gang_obs *obs, size_t n, ds_gang *gangs, size_t *n_ga
     return 0;
 }
 
-bool ds_gang_timed_out(double oldest_created, double now, double timeout_s)
+bool ds_gang_timed_out(double ready_since, double now, double timeout_s)
 {
-    if (!(timeout_s > 0) || !isfinite(timeout_s) || !isfinite(oldest_created) || !isfinite(now))
+    if (!(timeout_s > 0) || !isfinite(timeout_s) || !isfinite(ready_since) || !isfinite(now))
         return false;
-    return now - oldest_created >= timeout_s;
+    return now - ready_since >= timeout_s;
 }

@@ -20,7 +20,9 @@
  *    the same round when the room for all of them is planned, none of them otherwise.
  *
  * A gang that stays unreleased for longer than the policy's gang timeout (spec.gang.timeout, from
- * the creation of its oldest member) is reported by a Warning Event GangTimeout; it keeps waiting.
+ * the time its first member became ready) is reported by a Warning Event GangTimeout; it keeps
+ * waiting. A gang none of whose members is ready waits for upstream tasks, which is no reason to
+ * report it.
  * Pure: no I/O, no global state. */
 #ifndef DAGSCHED_GANG_H
 #define DAGSCHED_GANG_H
@@ -89,14 +91,14 @@ void ds_gang_describe_room(const char *name, size_t room_for, size_t size, char 
 
 /* One pod of a gang member, as the caller sees it. */
 typedef struct ds_gang_obs {
-    size_t job;       /* its job (an index of the caller's): the gang's scope */
-    const char *name; /* the gang's name (borrowed) */
-    size_t size;      /* the size it declares */
-    size_t task;      /* its task in the job: pods of one task are one member */
-    bool ready;       /* not released, upstream tasks done */
-    bool started;     /* released (in flight, running, finished) */
-    double created;   /* its creation time (NAN: unknown) */
-    size_t can_exist; /* as ds_gang_count.can_exist, for its job */
+    size_t job;         /* its job (an index of the caller's): the gang's scope */
+    const char *name;   /* the gang's name (borrowed) */
+    size_t size;        /* the size it declares */
+    size_t task;        /* its task in the job: pods of one task are one member */
+    bool ready;         /* not released, upstream tasks done */
+    bool started;       /* released (in flight, running, finished) */
+    double ready_since; /* ready: when it became ready (upstream tasks done); NAN otherwise */
+    size_t can_exist;   /* as ds_gang_count.can_exist, for its job */
 } ds_gang_obs;
 
 /* A gang: its scope and name, its members' count and its state. */
@@ -105,8 +107,8 @@ typedef struct ds_gang {
     const char *name;
     ds_gang_count count;
     ds_gang_state state;
-    double oldest; /* the oldest creation time of its members' pods (NAN: none known) */
-    size_t first;  /* the observation of its first member (by task) */
+    double ready_since; /* when its first member became ready (NAN: none is ready) */
+    size_t first;       /* the observation of its first member (by task) */
 } ds_gang;
 
 /* Group n observations into gangs by (job, name): gangs (room for n entries), *n_gangs, and
@@ -117,7 +119,7 @@ int ds_gang_tally(const ds_gang_obs *obs, size_t n, ds_gang *gangs, size_t *n_ga
                   size_t *gang_of, ds_err *err);
 
 /* Has a gang waited past its timeout: timeout_s > 0, the times finite and
- * now - oldest_created >= timeout_s? */
-bool ds_gang_timed_out(double oldest_created, double now, double timeout_s);
+ * now - ready_since >= timeout_s? */
+bool ds_gang_timed_out(double ready_since, double now, double timeout_s);
 
 #endif

@@ -120,7 +120,7 @@ static void test_judge_and_describe(void **state)
 }
 
 /* Grouping: by job and name (one name in two jobs: two gangs), pods of one task are one member,
- * started wins over ready, sizes that disagree, the oldest pod. */
+ * started wins over ready, sizes that disagree, the first member ready (ready ones only). */
 static void test_tally(void **state)
 {
     (void)state;
@@ -130,43 +130,49 @@ static void test_tally(void **state)
          .size = 3,
          .task = 0,
          .ready = true,
-         .created = 50,
+         .ready_since = 50,
          .can_exist = SIZE_MAX},
-        {.job = 0, .name = "w", .size = 2, .task = 4, .ready = true, .created = 10, .can_exist = 5},
+        {.job = 0,
+         .name = "w",
+         .size = 2,
+         .task = 4,
+         .ready = true,
+         .ready_since = 10,
+         .can_exist = 5},
         {.job = 1,
          .name = "w",
          .size = 3,
          .task = 1,
          .ready = true,
-         .created = 40,
+         .ready_since = 40,
          .can_exist = SIZE_MAX},
         {.job = 1,
          .name = "w",
          .size = 3,
          .task = 1,
          .started = true,
-         .created = 30,
+         .ready_since = 30,
          .can_exist = SIZE_MAX},
         {.job = 0,
          .name = "w",
          .size = 2,
          .task = 2,
          .ready = true,
-         .created = NAN,
+         .ready_since = NAN,
          .can_exist = 5},
         {.job = 1,
          .name = "v",
          .size = 2,
          .task = 5,
          .ready = true,
-         .created = 5,
+         .ready_since = 5,
          .can_exist = SIZE_MAX},
         {.job = 1,
          .name = "v",
          .size = 3,
          .task = 6,
          .ready = false,
-         .created = 6,
+         .ready_since = 6,
          .can_exist = SIZE_MAX},
     };
     ds_gang g[7];
@@ -177,16 +183,17 @@ static void test_tally(void **state)
     assert_int_equal(g[0].job, 0);
     assert_int_equal(g[0].state, DS_GANG_READY);
     assert_int_equal(g[0].count.members, 2);
-    assert_double_near(g[0].oldest, 10, 0);
+    assert_double_near(g[0].ready_since, 10, 0);
     assert_int_equal(g[1].job, 1);
     assert_string_equal(g[1].name, "v");
     assert_int_equal(g[1].state, DS_GANG_INVALID); /* sizes 2 and 3 */
+    assert_double_near(g[1].ready_since, 5, 0);    /* 6: not ready */
     assert_string_equal(g[2].name, "w");
     assert_int_equal(g[2].count.members, 2);
     assert_int_equal(g[2].count.started, 1);
     assert_int_equal(g[2].count.ready, 1);
     assert_int_equal(g[2].state, DS_GANG_STARTED);
-    assert_double_near(g[2].oldest, 30, 0);
+    assert_double_near(g[2].ready_since, 40, 0); /* 30: a started pod */
     assert_int_equal(of[0], 2);
     assert_int_equal(of[1], 0);
     assert_int_equal(of[5], 1);
