@@ -794,10 +794,10 @@ static void test_capacity_gang(void **state)
     assert_int_equal(out.gangs_waiting, 2);
     assert_int_equal(out.gangs[0].pod, 0);
     assert_string_equal(out.gangs[0].why, "gang workers: room for 2 of 3 members");
-    /* Ready since the pods' creation (no job model here): the timeout counts from then. */
-    assert_double_near(out.gangs[0].g.ready_since, NOW - 1000, 0);
-    assert_true(ds_gang_timed_out(out.gangs[0].g.ready_since, NOW, 600));
-    assert_false(ds_gang_timed_out(out.gangs[0].g.ready_since, NOW, 1200));
+    /* Ready since the pods' creation (at 1; no job model here): the timeout counts from then. */
+    assert_double_near(out.gangs[0].g.ready_since, 1, 0);
+    assert_true(ds_gang_timed_out(out.gangs[0].g.ready_since, 601, 600));
+    assert_false(ds_gang_timed_out(out.gangs[0].g.ready_since, 600, 600));
     ctl_release_out_free(&out);
 
     /* The room frees: the three members go in one round. */
