@@ -1055,23 +1055,36 @@ scenario_gang() {
   job gg long 2 10m
   check "two pods take half the cluster" wait_until 60 all_running gg 2
   gang_pods | K -n gg apply -f - >/dev/null
+  # Every member keeps its gate while the short pod runs (sampled every half second from the
+  # gang's creation until it ends).
+  local partial="" n short_pod
+  short_pod="$(pod_of gg short)"
+  for _ in $(seq 1 10); do
+    n="$(gang_gated)"
+    [[ "$n" == 3 ]] || partial+=" $n"
+    sleep 0.5
+  done
   check "every member says the gang lacks room for all of them" wait_until 30 gang_held_for_room
   check "... counted under the reason gang" \
     test "$(metric 18120 'dagsched_controller_release_queue_length{reason="gang"}')" = 3
   check "one gang waits in the metrics" test "$(metric 18120 dagsched_controller_gangs_waiting)" = 1
   check "... and the Waiting Event says it" wait_until 20 \
     bash -c "$(declare -f events); K() { \"$KUBECTL\" \"\$@\"; }; events gg Waiting | grep -q 'gang workers: room for 2 of 3 members'"
-  # Until the short pod ends, every member keeps its gate (sampled every second).
-  local partial="" n short_pod
-  short_pod="$(pod_of gg short)"
   while [[ "$(phase_of gg "$short_pod")" != Succeeded ]]; do
     n="$(gang_gated)"
     [[ "$n" == 3 ]] || partial+=" $n"
     [[ "$n" != 0 ]] || break
-    sleep 1
+    sleep 0.5
   done
   check "no member is released while the room holds two of three (gated counts seen:${partial:- 3})" test -z "$partial"
   check "once the room holds three, the three are released" wait_until 60 gang_all_released
+  local ended early
+  ended="$(K -n gg get pod "$short_pod" -o jsonpath='{.status.containerStatuses[0].state.terminated.finishedAt}' 2>/dev/null)"
+  early="$(gang_released_at | python3 -c 'import sys, datetime as d
+t = lambda s: d.datetime.fromisoformat(s.strip().replace("Z", "+00:00")).timestamp()
+end = t(sys.argv[1]) if sys.argv[1] else float("inf")
+print(sum(1 for l in sys.stdin if l.strip() and t(l) < end))' "$ended")"
+  check "... none of them before the short pod ended at ${ended:-?} ($early early)" test "$early" = 0
   local spread
   spread="$(gang_released_at | python3 -c 'import sys, datetime as d; t = [d.datetime.fromisoformat(l.strip().replace("Z", "+00:00")).timestamp() for l in sys.stdin if l.strip()]; print(f"{max(t) - min(t):.3f}")')"
   check "... together (released-at within ${spread} s of each other)" awk -v v="$spread" 'BEGIN { exit !(v < 1) }'
