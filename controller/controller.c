@@ -172,6 +172,15 @@ int ctl_metrics_init(ctl_metrics *m, const char *version, const char *git)
         m->reg, METRICS_GAUGE, "dagsched_controller_tenant_dominant_share",
         "spec.fairness: a tenant's dominant share of the schedulable nodes (bound pods' requests)",
         l_tenant, 1, NULL, 0);
+    m->gangs_waiting = metrics_family_new(
+        m->reg, METRICS_GAUGE, "dagsched_controller_gangs_waiting",
+        "Gangs (pods labelled dagsched.io/gang) whose members wait: not started and not released "
+        "by the last round (members missing or not ready, no room for all of them, invalid)",
+        NULL, 0, NULL, 0);
+    m->gang_timeouts = metrics_family_new(
+        m->reg, METRICS_COUNTER, "dagsched_controller_gang_timeouts_total",
+        "GangTimeout Events posted: a gang unreleased longer than spec.gang.timeout", NULL, 0, NULL,
+        0);
     m->jobs_deferred = metrics_family_new(
         m->reg, METRICS_COUNTER, "dagsched_controller_jobs_deferred_total",
         "DAG jobs a round did not evaluate because the tasks of the jobs it evaluated reached "
@@ -185,7 +194,8 @@ int ctl_metrics_init(ctl_metrics *m, const char *version, const char *git)
                            "evaluated) and deferred (disposition deferred)",
                            gl, 1, NULL, 0);
     if (!m->wq_depth || !m->wq_coalesced || !m->wq_dropped || !m->wq_latency || !m->round_cpu ||
-        !m->unsaved || !m->tenant_share || !m->jobs_deferred || !m->graph_tasks)
+        !m->unsaved || !m->tenant_share || !m->jobs_deferred || !m->graph_tasks ||
+        !m->gangs_waiting || !m->gang_timeouts)
         return -1;
     if (!m->jobs_done || !m->makespan || !m->lateness || !m->task_wait || !m->build_info ||
         !m->room || !m->preemptor_jobs || !m->preemptor_tasks || !m->reserved || !m->upcoming_kept)

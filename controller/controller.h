@@ -91,6 +91,8 @@ typedef struct ctl_metrics {
     metrics_family *wq_latency;   /* histogram {stage}: wait (queued), request (API call) */
     metrics_family *round_cpu;    /* histogram: CPU time of one decision round */
     metrics_family *tenant_share; /* gauge {tenant}: dominant share (spec.fairness) */
+    metrics_family *gangs_waiting; /* gauge: gangs not started and not released (lib/gang.h) */
+    metrics_family *gang_timeouts; /* counter: GangTimeout Events posted */
     /* The bound on graph work per round (workset.h). */
     metrics_family *jobs_deferred; /* counter: jobs deferred, once per round each */
     metrics_family *graph_tasks;   /* gauge {disposition}: the last round's work, evaluated and

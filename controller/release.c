@@ -9,9 +9,9 @@
 
 #include "guards.h"
 
-static const char *const wait_names[CTL_WAIT_N] = {"upstream",  "no-room",     "behind-starving",
-                                                   "limit",     "invalid-job", "argo-unlisted",
-                                                   "fair-share"};
+static const char *const wait_names[CTL_WAIT_N] = {"upstream",   "no-room",     "behind-starving",
+                                                   "limit",      "invalid-job", "argo-unlisted",
+                                                   "fair-share", "gang"};
 
 const char *ctl_wait_reason_name(ctl_wait_reason r)
 {
@@ -29,6 +29,7 @@ typedef struct cand {
     const char *ns, *name;
     bool first;    /* a pod of an upcoming task (lib/upcoming.h): decided before those in flight */
     size_t tenant; /* with fairness: its tenant (tenants.h) */
+    size_t gang;   /* its gang (ctl_release_out.gangs) when the rule decides it as one; SIZE_MAX */
 } cand;
 
 static int cmp_cand(const void *pa, const void *pb)
@@ -220,7 +221,7 @@ static bool job_in_flight(const ctl_batch_job *j)
 /* Decide the ready tasks c[0..nc) (in queue order) with the rule of lib/admit.h; res[i] for c[i]
  * (nodes as indexes into in->nodes). ts: the tenants with fairness on, NULL otherwise. */
 static int decide(const ctl_release_in *in, const cand *c, size_t nc, ds_admit_result *res,
-                  ctl_tenants *ts, ds_err *err)
+                  ctl_tenants *ts, const ctl_gang *gangs, ds_err *err)
 {
     ds_admit_params ap = {
         .mode = in->admission, .lookahead = in->lookahead, .max_concurrent = in->max_concurrent};
@@ -291,6 +292,10 @@ static int decide(const ctl_release_in *in, const cand *c, size_t nc, ds_admit_r
         }
         ready[i].first = c[i].first;
         ready[i].tenant = c[i].tenant;
+        if (c[i].gang != SIZE_MAX) {
+            ready[i].gang = c[i].gang;
+            ready[i].gang_size = gangs[c[i].gang].g.count.size;
+        }
         const ctl_pod *p = c[i].kind == CTL_RELEASE_POD ? &in->pods[c[i].idx] : NULL;
         const ctl_task_info *t = p != NULL ? &p->task : &in->jobs[c[i].idx].task;
         ready[i].request = p != NULL ? p->request : in->jobs[c[i].idx].request;
@@ -396,6 +401,8 @@ static ctl_wait_reason reason_of(ds_admit_verdict v)
         return CTL_WAIT_LIMIT;
     case DS_ADMIT_HELD_FAIR_SHARE:
         return CTL_WAIT_FAIR_SHARE;
+    case DS_ADMIT_HELD_GANG:
+        return CTL_WAIT_GANG;
     default:
         return CTL_WAIT_NO_ROOM;
     }
@@ -412,6 +419,110 @@ static void add_wait(ctl_release_out *out, ctl_release_kind kind, size_t idx, ct
     w->r.blocker = SIZE_MAX;
     w->blocker_idx = SIZE_MAX;
     out->by_reason[r]++;
+}
+
+static const ds_res *request_of(const ctl_release_in *in, ctl_release_kind kind, size_t idx);
+
+static const char *label_of(const ctl_pod *p, const char *key)
+{
+    for (size_t k = 0; k < p->n_labels; k++)
+        if (p->labels[k].key != NULL && strcmp(p->labels[k].key, key) == 0)
+            return p->labels[k].value != NULL ? p->labels[k].value : "";
+    return NULL;
+}
+
+/* When a gated pod's task became ready (its upstream tasks succeeded; the job model's
+ * runnable_since, else the pod's creation); NAN for a pod that is not a ready gated task. */
+static double ready_since(const ctl_release_in *in, const ctl_pod *p)
+{
+    if (p->state != CTL_POD_GATED || p->task.state != DS_TASK_WAITING)
+        return NAN;
+    if (in->model != NULL && p->task.job < in->n_model) {
+        const ds_job *j = &in->model[p->task.job];
+        if (j->valid && j->status != NULL && p->task.task < j->dag.n &&
+            isfinite(j->status[p->task.task].runnable_since))
+            return j->status[p->task.task].runnable_since;
+    }
+    return p->created_at;
+}
+
+/* A pod of a DAG task whose gang labels are read: not another scheduler's, in a valid job of the
+ * round, not terminating. */
+static bool gang_pod(const ctl_pod *p)
+{
+    return !p->foreign && !p->task.deferred && !outside_dag(p) && !p->terminating &&
+           p->task.job != DS_NO_TASK;
+}
+
+/* The gangs of the round (out->gangs) and, per pod, its gang (pod_gang[i], SIZE_MAX: none) or
+ * whether its gang labels are malformed (bad[i]; ctl_wait_message says why). */
+static int gangs_of_round(const ctl_release_in *in, ctl_release_out *out, size_t *pod_gang,
+                          bool *bad, ds_err *err)
+{
+    size_t n = 0;
+    ds_gang_obs *obs = calloc(in->n_pods ? in->n_pods : 1, sizeof *obs);
+    size_t *obs_pod = calloc(in->n_pods ? in->n_pods : 1, sizeof *obs_pod);
+    size_t *of = calloc(in->n_pods ? in->n_pods : 1, sizeof *of);
+    ds_gang *g = calloc(in->n_pods ? in->n_pods : 1, sizeof *g);
+    if (obs == NULL || obs_pod == NULL || of == NULL || g == NULL) {
+        free(obs);
+        free(obs_pod);
+        free(of);
+        free(g);
+        return ds_err_set(err, "release round: out of memory for gangs");
+    }
+    for (size_t i = 0; i < in->n_pods; i++) {
+        const ctl_pod *p = &in->pods[i];
+        pod_gang[i] = SIZE_MAX;
+        if (!gang_pod(p))
+            continue;
+        const char *name = label_of(p, DS_LABEL_GANG), *size = label_of(p, DS_LABEL_GANG_SIZE);
+        if (name == NULL && size == NULL)
+            continue;
+        ds_gang_spec spec;
+        if (ds_gang_parse(name, size, &spec, NULL) != 0) {
+            bad[i] = true;
+            continue;
+        }
+        size_t can_exist = SIZE_MAX;
+        if (in->model != NULL && p->task.job < in->n_model) {
+            const ds_job *j = &in->model[p->task.job];
+            if (j->valid && (j->graph != NULL || j->workflow != NULL))
+                can_exist = j->dag.n;
+        }
+        obs_pod[n] = i;
+        obs[n++] =
+            (ds_gang_obs){.job = p->task.job,
+                          .name = name, /* valid: the label value itself */
+                          .size = spec.size,
+                          .task = p->task.task,
+                          .ready = p->state == CTL_POD_GATED && p->task.state == DS_TASK_WAITING,
+                          .started = p->state != CTL_POD_GATED,
+                          .ready_since = ready_since(in, p),
+                          .can_exist = can_exist};
+    }
+    size_t ng = 0;
+    int rc = ds_gang_tally(obs, n, g, &ng, of, err);
+    if (rc == 0 && ng > 0) {
+        out->gangs = calloc(ng, sizeof *out->gangs);
+        if (out->gangs == NULL)
+            rc = ds_err_set(err, "release round: out of memory for gangs");
+    }
+    if (rc == 0) {
+        out->n_gangs = ng;
+        for (size_t k = 0; k < ng; k++) {
+            out->gangs[k].g = g[k];
+            out->gangs[k].pod = obs_pod[g[k].first];
+            out->gangs[k].waiting = g[k].state != DS_GANG_STARTED;
+        }
+        for (size_t k = 0; k < n; k++)
+            pod_gang[obs_pod[k]] = of[k];
+    }
+    free(obs);
+    free(obs_pod);
+    free(of);
+    free(g);
+    return rc;
 }
 
 int ctl_release_plan(const ctl_release_in *in, ctl_release_out *out, ds_err *err)
@@ -443,11 +554,20 @@ int ctl_release_plan(const ctl_release_in *in, ctl_release_out *out, ds_err *err
     /* Held tasks that are not ready, added after the ready ones (kind, idx, reason). */
     size_t n_blocked = 0;
     ctl_wait *blocked = calloc(cap ? cap : 1, sizeof *blocked);
-    if (blocked == NULL) {
+    /* Gangs: each pod's gang, or the error of its gang labels. */
+    size_t np1 = in->n_pods ? in->n_pods : 1;
+    size_t *pod_gang = calloc(np1, sizeof *pod_gang);
+    bool *bad = calloc(np1, sizeof *bad);
+    if (blocked == NULL || pod_gang == NULL || bad == NULL ||
+        gangs_of_round(in, out, pod_gang, bad, err) != 0) {
+        bool oom = blocked == NULL || pod_gang == NULL || bad == NULL;
         free(c);
         free(res);
+        free(blocked);
+        free(pod_gang);
+        free(bad);
         ctl_release_out_free(out);
-        return ds_err_set(err, "release round: out of memory");
+        return oom ? ds_err_set(err, "release round: out of memory") : -1;
     }
     for (size_t i = 0; i < in->n_pods; i++) {
         const ctl_pod *p = &in->pods[i];
@@ -479,10 +599,19 @@ int ctl_release_plan(const ctl_release_in *in, ctl_release_out *out, ds_err *err
                     .kind = CTL_RELEASE_POD,
                     .idx = i,
                     .reason = p->task.unlisted ? CTL_WAIT_UNLISTED : CTL_WAIT_INVALID_JOB};
-            else if (ready)
-                c[nc++] = (cand){CTL_RELEASE_POD, i,     prio_of(&p->task), p->task.queue_pos,
-                                 p->created_at,   p->ns, p->name,           false,
-                                 SIZE_MAX};
+            else if (ready && (bad[i] || (pod_gang[i] != SIZE_MAX &&
+                                          out->gangs[pod_gang[i]].g.state == DS_GANG_INVALID))) {
+                ctl_wait *b = &blocked[n_blocked++];
+                *b = (ctl_wait){.kind = CTL_RELEASE_POD, .idx = i, .reason = CTL_WAIT_GANG};
+                if (!bad[i]) {
+                    ctl_gang *g = &out->gangs[pod_gang[i]];
+                    b->gang = g;
+                    ds_gang_describe(g->g.name, g->g.state, &g->g.count, g->why, sizeof g->why);
+                }
+            } else if (ready)
+                c[nc++] = (cand){CTL_RELEASE_POD, i,       prio_of(&p->task), p->task.queue_pos,
+                                 p->created_at,   p->ns,   p->name,           false,
+                                 SIZE_MAX,        SIZE_MAX};
             else if (p->task.state == DS_TASK_BLOCKED)
                 blocked[n_blocked++] =
                     (ctl_wait){.kind = CTL_RELEASE_POD, .idx = i, .reason = CTL_WAIT_UPSTREAM};
@@ -504,9 +633,9 @@ int ctl_release_plan(const ctl_release_in *in, ctl_release_out *out, ds_err *err
         if (j->task.job == DS_NO_TASK || !j->suspended)
             continue;
         if (j->task.state == DS_TASK_WAITING)
-            c[nc++] = (cand){CTL_RELEASE_JOB, i,     prio_of(&j->task), j->task.queue_pos,
-                             j->created_at,   j->ns, j->name,           false,
-                             SIZE_MAX};
+            c[nc++] = (cand){CTL_RELEASE_JOB, i,       prio_of(&j->task), j->task.queue_pos,
+                             j->created_at,   j->ns,   j->name,           false,
+                             SIZE_MAX,        SIZE_MAX};
         else if (j->task.state == DS_TASK_BLOCKED)
             blocked[n_blocked++] =
                 (ctl_wait){.kind = CTL_RELEASE_JOB, .idx = i, .reason = CTL_WAIT_UPSTREAM};
@@ -528,8 +657,18 @@ int ctl_release_plan(const ctl_release_in *in, ctl_release_out *out, ds_err *err
                          u->ns ? u->ns : "",
                          u->task_name ? u->task_name : "",
                          false,
+                         SIZE_MAX,
                          SIZE_MAX};
     }
+    for (size_t i = 0; i < nc; i++) {
+        size_t g = c[i].kind == CTL_RELEASE_POD ? pod_gang[c[i].idx] : SIZE_MAX;
+        c[i].gang = g != SIZE_MAX && (out->gangs[g].g.state == DS_GANG_READY ||
+                                      out->gangs[g].g.state == DS_GANG_WAITING)
+                        ? g
+                        : SIZE_MAX;
+    }
+    free(pod_gang);
+    free(bad);
     qsort(c, nc, sizeof *c, cmp_cand);
     ctl_tenants ts;
     bool fair = in->fairness != NULL && in->fairness->enabled;
@@ -540,7 +679,7 @@ int ctl_release_plan(const ctl_release_in *in, ctl_release_out *out, ds_err *err
         ctl_release_out_free(out);
         return -1;
     }
-    if (decide(in, c, nc, res, fair ? &ts : NULL, err) != 0 ||
+    if (decide(in, c, nc, res, fair ? &ts : NULL, out->gangs, err) != 0 ||
         (fair && tenant_shares(in, c, nc, res, &ts, out, err) != 0)) {
         if (fair)
             ctl_tenants_free(&ts);
@@ -556,26 +695,37 @@ int ctl_release_plan(const ctl_release_in *in, ctl_release_out *out, ds_err *err
                 out->kept[out->n_kept++] = (ctl_kept){c[i].idx, res[i].node};
             continue;
         }
+        ctl_gang *g = c[i].gang != SIZE_MAX ? &out->gangs[c[i].gang] : NULL;
         if (ds_admit_verdict_releases(res[i].verdict)) {
             out->rel[out->n_rel++] = (ctl_release){c[i].kind, c[i].idx, c[i].priority, res[i]};
+            if (g != NULL)
+                g->waiting = false; /* all its members are released with it */
             continue;
         }
         add_wait(out, c[i].kind, c[i].idx, reason_of(res[i].verdict));
         ctl_wait *w = &out->wait[out->n_wait - 1];
         w->r = res[i];
+        if (res[i].verdict == DS_ADMIT_HELD_GANG)
+            w->gang = g;
         if (res[i].verdict == DS_ADMIT_HELD_STARVING && res[i].blocker < nc) {
             w->blocker_kind = c[res[i].blocker].kind;
             w->blocker_idx = c[res[i].blocker].idx;
         }
         if (fair && c[i].tenant < ts.n)
             w->tenant = ts.name[c[i].tenant];
+        if (g != NULL && g->why[0] == '\0')
+            ctl_wait_message(in, w, g->why, sizeof g->why);
     }
     if (fair)
         ctl_tenants_free(&ts);
     out->n_held = out->n_ready - out->n_rel;
-    for (size_t i = 0; i < n_blocked; i++)
+    for (size_t i = 0; i < n_blocked; i++) {
         add_wait(out, blocked[i].kind, blocked[i].idx, blocked[i].reason);
+        out->wait[out->n_wait - 1].gang = blocked[i].gang;
+    }
     free(blocked);
+    for (size_t i = 0; i < out->n_gangs; i++)
+        out->gangs_waiting += out->gangs[i].waiting ? 1 : 0;
     free(c);
     free(res);
     return 0;
@@ -583,6 +733,7 @@ int ctl_release_plan(const ctl_release_in *in, ctl_release_out *out, ds_err *err
 
 void ctl_release_out_free(ctl_release_out *out)
 {
+    free(out->gangs);
     free(out->tenants);
     free(out->rel);
     free(out->wait);
@@ -661,6 +812,30 @@ static void object_name(const ctl_release_in *in, ctl_release_kind kind, size_t 
     snprintf(buf, size, "%.253s/%.253s", ns, name);
 }
 
+/* The reason of a gang member held: the release rule's (HELD_GANG), its invalid gang's, or the
+ * error of its gang labels. */
+static void gang_message(const ctl_release_in *in, const ctl_wait *w, char *buf, size_t size)
+{
+    const ctl_gang *g = w->gang;
+    if (g != NULL && w->r.verdict == DS_ADMIT_HELD_GANG) {
+        ds_admit_describe(&w->r, request_of(in, w->kind, w->idx), NULL, g->g.name,
+                          in->max_concurrent, buf, size);
+        return;
+    }
+    if (g != NULL) {
+        ds_gang_describe(g->g.name, g->g.state, &g->g.count, buf, size);
+        return;
+    }
+    ds_gang_spec spec;
+    ds_err e = {{0}};
+    const ctl_pod *p = w->kind == CTL_RELEASE_POD && w->idx < in->n_pods ? &in->pods[w->idx] : NULL;
+    if (p == NULL ||
+        ds_gang_parse(label_of(p, DS_LABEL_GANG), label_of(p, DS_LABEL_GANG_SIZE), &spec, &e) == 0)
+        snprintf(buf, size, "gang labels are invalid");
+    else
+        snprintf(buf, size, "gang labels are invalid: %.400s", e.msg);
+}
+
 void ctl_wait_message(const ctl_release_in *in, const ctl_wait *w, char *buf, size_t size)
 {
     if (buf == NULL || size == 0)
@@ -697,6 +872,9 @@ void ctl_wait_message(const ctl_release_in *in, const ctl_wait *w, char *buf, si
         ds_admit_describe(&w->r, request_of(in, w->kind, w->idx), node_name(in, w->r.node),
                           w->tenant != NULL ? w->tenant : "?", in->max_concurrent, buf, size);
         return;
+    case CTL_WAIT_GANG:
+        gang_message(in, w, buf, size);
+        return;
     case CTL_WAIT_N:
         break;
     }
@@ -720,6 +898,8 @@ ctl_wait_reason ctl_wait_reason_of(const char *message)
         return CTL_WAIT_N;
     if (strncmp(message, "tenant ", 7) == 0 && strstr(message, " is above its fair share") != NULL)
         return CTL_WAIT_FAIR_SHARE;
+    if (strncmp(message, "gang ", 5) == 0)
+        return CTL_WAIT_GANG;
     for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
         if (strncmp(message, known[i].prefix, strlen(known[i].prefix)) == 0)
             return known[i].r;

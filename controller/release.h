@@ -28,9 +28,17 @@
  * releases is charged to its tenant at once, and a task whose tenant is above its fair share (or
  * would pass its cap) may wait for that reason.
  *
+ * Gang release (lib/gang.h): the gated pods labelled dagsched.io/gang and dagsched.io/gang-size
+ * are grouped into gangs by job and name (ds_gang_tally; pods of one task are one member). A
+ * gang that has started (a member released before) puts no constraint on its members; the ready
+ * members of the other gangs are decided together by the release rule (all released in this
+ * round, or none); the ready members of an invalid gang, and a pod whose gang labels are
+ * malformed, are held with the reason (gang).
+ *
  * Every gated task that stays held gets a reason (ctl_wait): its upstream tasks have not all
- * succeeded, no room, behind a starving task, maxConcurrentReleases, or its job is invalid right
- * now. ctl_wait_message says it in words for users (dagsched.io/waiting-reason, Event Waiting).
+ * succeeded, no room, behind a starving task, maxConcurrentReleases, its job is invalid right
+ * now, or its gang (members missing, room for some only, invalid). ctl_wait_message says it in
+ * words for users (dagsched.io/waiting-reason, Event Waiting).
  *
  * A pod outside every valid DAG job (its dagsched metadata cannot be used, ctl_pod.dagsched_error;
  * or it has no task in a valid job: no dagsched.io/job label, a pod error, an invalid job) is
@@ -52,6 +60,7 @@
 
 #include "admit.h"
 #include "ds_error.h"
+#include "gang.h"
 #include "jobmodel.h"
 #include "tenants.h"
 #include "view.h"
@@ -82,12 +91,15 @@ typedef enum ctl_wait_reason {
     CTL_WAIT_INVALID_JOB,  /* its job is invalid right now (InvalidJobGraph says why) */
     CTL_WAIT_UNLISTED,     /* an Argo pod whose node the Workflow does not list yet */
     CTL_WAIT_FAIR_SHARE,   /* ready, its tenant is above its fair share or would pass its cap */
+    CTL_WAIT_GANG,         /* ready, its gang lacks members or room for all, or is invalid */
     CTL_WAIT_N,
 } ctl_wait_reason;
 
 /* "upstream", "no-room", "behind-starving", "limit", "invalid-job", "argo-unlisted",
  * "fair-share" (metric labels). */
 const char *ctl_wait_reason_name(ctl_wait_reason r);
+
+#define CTL_GANG_WHY_MAX 200
 
 typedef struct ctl_wait {
     ctl_release_kind kind;
@@ -97,6 +109,9 @@ typedef struct ctl_wait {
     ctl_release_kind blocker_kind; /* STARVING: the starving task */
     size_t blocker_idx;
     const char *tenant; /* FAIR_SHARE: its tenant (borrowed from the view) */
+    /* GANG: the member's gang (in ctl_release_out.gangs), NULL when its gang labels are
+     * malformed */
+    const struct ctl_gang *gang;
 } ctl_wait;
 
 /* An upcoming task (lib/upcoming.h) as the release rule sees it: with a pod (a gated task whose
@@ -155,6 +170,16 @@ typedef struct ctl_tenant_share {
     size_t held; /* its ready tasks held for fair share (CTL_WAIT_FAIR_SHARE) */
 } ctl_tenant_share;
 
+/* A gang of the round (lib/gang.h): its members' state, the pod of its first member (for the
+ * GangTimeout Event), and whether it waits: not started and not released by this round. */
+struct ctl_gang {
+    ds_gang g;
+    size_t pod;
+    bool waiting;
+    char why[CTL_GANG_WHY_MAX]; /* waiting: the reason of its first member held ("" unknown) */
+};
+typedef struct ctl_gang ctl_gang;
+
 typedef struct ctl_release_out {
     ctl_release *rel; /* to release now, in order */
     size_t n_rel;
@@ -172,6 +197,9 @@ typedef struct ctl_release_out {
     size_t n_kept;
     ctl_tenant_share *tenants; /* with fairness: the tenants with DAG tasks, by name */
     size_t n_tenants;
+    ctl_gang *gangs; /* the gangs of the round's pods, by job then name */
+    size_t n_gangs;
+    size_t gangs_waiting;
 } ctl_release_out;
 
 int ctl_release_plan(const ctl_release_in *in, ctl_release_out *out, ds_err *err);
@@ -187,6 +215,8 @@ void ctl_release_out_free(ctl_release_out *out);
  *   invalid-job    "its job is invalid right now (see the InvalidJobGraph Event)"
  *   fair-share     ds_admit_describe's text ("tenant team-a is above its fair share (dominant
  *                  share 0.75, fair share 0.50): needs cpu 1; most free room on node n1: cpu 0")
+ *   gang           "gang workers: 5 of 8 members ready", "gang workers: room for 3 of 8
+ *                  members", "gang workers is invalid: ...", "gang labels are invalid: ..."
  * Always NUL-terminated (size > 0). */
 #define CTL_WAIT_MAX_NAMES 5
 void ctl_wait_message(const ctl_release_in *in, const ctl_wait *w, char *buf, size_t size);

@@ -478,6 +478,42 @@ static void report_tenants(ctl_controller *c, const ctl_release_out *out)
     }
 }
 
+/* A gang unreleased longer than spec.gang.timeout (from when its first member became ready): one
+ * Warning Event GangTimeout on its first member, then again every CTL_GANG_TIMEOUT_REPEAT_S while
+ * it still waits (memo); it keeps waiting. */
+#define CTL_GANG_TIMEOUT_REPEAT_S 3600.0
+
+static void report_gang_timeouts(ctl_controller *c, const ctl_snapshot *s, const ds_policy *pol,
+                                 const ctl_release_out *out)
+{
+    for (size_t i = 0; i < out->n_gangs; i++) {
+        const ctl_gang *g = &out->gangs[i];
+        if (!g->waiting || g->pod >= s->n_pod ||
+            !ds_gang_timed_out(g->g.ready_since, s->now, pol->gang_timeout_s))
+            continue;
+        const ctl_pod *p = &s->pod[g->pod];
+        char key[400];
+        snprintf(key, sizeof key, "gang-timeout/%.100s/%.100s/%.64s", p->ns,
+                 p->task.job_name != NULL ? p->task.job_name : "?", g->g.name);
+        double last = ctl_memo_get(&c->memo, key);
+        if (last >= 0 && s->now - last < CTL_GANG_TIMEOUT_REPEAT_S)
+            continue;
+        char msg[CTL_MSG_MAX];
+        snprintf(msg, sizeof msg,
+                 "gang %.64s of job %.100s has waited %.0fs, past spec.gang.timeout (%.0fs), and "
+                 "may never fit: %.200s; none of its %zu members is released until all of them "
+                 "are ready and fit",
+                 g->g.name, p->task.job_name != NULL ? p->task.job_name : "?",
+                 s->now - g->g.ready_since, pol->gang_timeout_s,
+                 g->why[0] != '\0' ? g->why : "waiting for its members", g->g.count.size);
+        ctl_event_pod(c, p, "Warning", DS_EV_GANG_TIMEOUT, msg);
+        KLOG_WARN_F("release", CTL_POD_FIELDS(p, NULL, DS_EV_GANG_TIMEOUT), "pod %s/%s: %s", p->ns,
+                    p->name, msg);
+        metrics_add(c->m.gang_timeouts, NULL, 1);
+        ctl_memo_put(&c->memo, key, s->now);
+    }
+}
+
 /* Releases, nudges, ungates and the reasons of held tasks; returns the annotation updates made
  * for reasons (counted against --max-annotation-updates). held_for_room (n_pod flags, may be
  * NULL) is set for the gated pods held for lack of room: the preemption round's preemptors. */
@@ -537,6 +573,8 @@ static int do_release(ctl_controller *c, const ctl_snapshot *s, const ds_policy 
              (out.wait[i].reason == CTL_WAIT_FAIR_SHARE && !out.wait[i].r.over_cap)))
             held_for_room[out.wait[i].idx] = true;
     report_tenants(c, &out);
+    metrics_set(c->m.gangs_waiting, NULL, (double)out.gangs_waiting);
+    report_gang_timeouts(c, s, pol, &out);
     for (int r = 0; r < CTL_WAIT_N; r++) {
         const char *lv[] = {ctl_wait_reason_name((ctl_wait_reason)r)};
         metrics_set(c->m.queue, lv, (double)out.by_reason[r]);

@@ -9,7 +9,7 @@
 
 static const char *const mode_names[] = {"capacity", "all"};
 static const char *const verdict_names[DS_ADMIT_VERDICT_N] = {
-    "released", "lookahead", "no-room", "behind-starving", "limit", "fair-share"};
+    "released", "lookahead", "no-room", "behind-starving", "limit", "fair-share", "gang"};
 
 const char *ds_admit_mode_name(ds_admit_mode m)
 {
@@ -153,7 +153,17 @@ typedef struct plan {
     ds_fair_queue *fq; /* fairness: the tenants' shares; NULL without */
     size_t pos;        /* the next ready task in the order given */
     bool starving_done;
+    /* Gangs: the first member of task i's gang (head) and the next member after i (link),
+     * SIZE_MAX: none; NULL without gangs. backup: free_ while a gang is tried. */
+    size_t *gang_head, *gang_link;
+    ds_res *backup;
+    bool limit_held; /* a gang is held for max_concurrent: so are the tasks behind it */
 } plan;
+
+static bool in_gang(const ds_admit_task *t)
+{
+    return t->gang_size > 0 && !t->upcoming;
+}
 
 /* The next ready task to decide in step 2 (and under admission all): the order given; with
  * fairness, the starving tasks in the order given, then the fair queue's order. SIZE_MAX when
@@ -213,7 +223,7 @@ static void decide_early(plan *x)
     for (size_t i = 0; i < x->n_ready; i++) {
         const ds_admit_task *t = &x->ready[i];
         ds_admit_result *r = &x->out[i];
-        if (!t->upcoming && !t->first)
+        if ((!t->upcoming && !t->first) || in_gang(t))
             continue;
         if (!t->upcoming && limit > 0 && x->in_flight >= limit)
             continue; /* decided with the others */
@@ -292,13 +302,96 @@ static void decide_unfit(plan *x, size_t i)
                 x->reserved[n] = i;
 }
 
+/* Every member of the gang of ready task i gets the verdict v (and the gang's counts). */
+static void gang_verdict(plan *x, size_t head, ds_admit_verdict v, size_t n, size_t room)
+{
+    for (size_t m = head; m != SIZE_MAX; m = x->gang_link[m]) {
+        ds_admit_result *r = &x->out[m];
+        r->verdict = v;
+        r->gang_ready = n;
+        r->gang_size = x->ready[head].gang_size;
+        r->gang_room = room;
+        x->sum.count[v]++;
+    }
+}
+
+/* Step 2 for the gang of ready task i: all its members at once, or none. */
+static void decide_gang(plan *x, size_t i)
+{
+    size_t head = x->gang_head[i], n = 0, size = x->ready[i].gang_size;
+    ds_res sum = {{0}};
+    for (size_t m = head; m != SIZE_MAX; m = x->gang_link[m]) {
+        x->done[m] = true;
+        ds_res_add(&sum, &x->ready[m].request);
+        n++;
+    }
+    size_t limit = x->p->max_concurrent;
+    if (n < size) {
+        gang_verdict(x, head, DS_ADMIT_HELD_GANG, n, 0);
+        return;
+    }
+    if (limit > 0 && x->in_flight > 0 && (x->in_flight >= limit || n > limit - x->in_flight)) {
+        gang_verdict(x, head, DS_ADMIT_HELD_LIMIT, n, 0);
+        x->limit_held = true;
+        return;
+    }
+    size_t tenant = x->ready[head].tenant;
+    if (x->fq != NULL && ds_fair_queue_over_cap(x->fq, tenant, &sum)) {
+        ds_res with = x->fq->slot[tenant].t.used;
+        ds_res_add(&with, &sum);
+        double share = ds_dominant_share(&with, &x->fq->capacity);
+        gang_verdict(x, head, DS_ADMIT_HELD_FAIR_SHARE, n, 0);
+        for (size_t m = head; m != SIZE_MAX; m = x->gang_link[m]) {
+            x->out[m].over_cap = true;
+            x->out[m].share = share;
+            x->out[m].fair_share = x->fq->slot[tenant].t.cap;
+        }
+        return;
+    }
+    if (x->p->mode == DS_ADMIT_ALL) {
+        for (size_t m = head; m != SIZE_MAX; m = x->gang_link[m]) {
+            x->in_flight++;
+            charge(x, &x->ready[m]);
+        }
+        gang_verdict(x, head, DS_ADMIT_RELEASED, n, n);
+        return;
+    }
+    memcpy(x->backup, x->free_, x->n_nodes * sizeof *x->free_);
+    size_t room = 0;
+    for (size_t m = head; m != SIZE_MAX; m = x->gang_link[m]) {
+        const ds_admit_task *t = &x->ready[m];
+        size_t k = best_fit(t, x->nodes, x->free_, x->n_nodes, x->reserved);
+        if (k == SIZE_MAX) {
+            set_node(&x->out[m], closest(t, x->nodes, x->free_, x->n_nodes), x->free_);
+            continue;
+        }
+        set_node(&x->out[m], k, x->free_);
+        ds_res_sub(&x->free_[k], &t->request);
+        room++;
+    }
+    if (room < n) {
+        memcpy(x->free_, x->backup, x->n_nodes * sizeof *x->free_);
+        gang_verdict(x, head, DS_ADMIT_HELD_GANG, n, room);
+        return;
+    }
+    for (size_t m = head; m != SIZE_MAX; m = x->gang_link[m]) {
+        x->in_flight++;
+        charge(x, &x->ready[m]);
+    }
+    gang_verdict(x, head, DS_ADMIT_RELEASED, n, n);
+}
+
 /* Step 2 for ready task i. */
 static void decide_ready(plan *x, size_t i)
 {
     const ds_admit_task *t = &x->ready[i];
     ds_admit_result *r = &x->out[i];
     size_t limit = x->p->max_concurrent;
-    if (limit > 0 && x->in_flight >= limit)
+    if (x->gang_head != NULL && in_gang(t) && !x->limit_held) {
+        decide_gang(x, i);
+        return;
+    }
+    if (x->limit_held || (limit > 0 && x->in_flight >= limit))
         r->verdict = DS_ADMIT_HELD_LIMIT;
     else if (held_for_cap(x, i))
         ;
@@ -321,11 +414,61 @@ static void decide_ready(plan *x, size_t i)
     x->sum.count[r->verdict]++;
 }
 
-/* The scratch space is one block that starts at free_. */
+/* The scratch space is one block that starts at free_, and one for gangs at gang_head. */
 static void plan_free(plan *x)
 {
     free(x->free_);
+    free(x->gang_head);
     ds_fair_queue_free(x->fq);
+}
+
+typedef struct gang_key {
+    size_t gang, idx;
+} gang_key;
+
+static int cmp_gang_key(const void *pa, const void *pb)
+{
+    const gang_key *a = pa, *b = pb;
+    if (a->gang != b->gang)
+        return a->gang < b->gang ? -1 : 1;
+    return (a->idx > b->idx) - (a->idx < b->idx);
+}
+
+/* The members of each gang, in the order given (gang_head, gang_link), and the backup room; 0,
+ * or -1 with err set on out of memory. Nothing without gangs. */
+static int gang_init(plan *x, ds_err *err)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < x->n_ready; i++)
+        n += in_gang(&x->ready[i]) ? 1 : 0;
+    if (n == 0)
+        return 0;
+    size_t nn = x->n_nodes ? x->n_nodes : 1;
+    char *block = calloc(2 * x->n_ready * sizeof(size_t) + nn * sizeof(ds_res), 1);
+    gang_key *keys = calloc(n, sizeof *keys);
+    if (block == NULL || keys == NULL) {
+        free(block);
+        free(keys);
+        return ds_err_set(err, "admission: out of memory for %zu gang members", n);
+    }
+    x->gang_head = (size_t *)block;
+    x->gang_link = x->gang_head + x->n_ready;
+    x->backup = (ds_res *)(x->gang_link + x->n_ready);
+    size_t k = 0;
+    for (size_t i = 0; i < x->n_ready; i++) {
+        x->gang_head[i] = x->gang_link[i] = SIZE_MAX;
+        if (in_gang(&x->ready[i]))
+            keys[k++] = (gang_key){x->ready[i].gang, i};
+    }
+    qsort(keys, n, sizeof *keys, cmp_gang_key);
+    for (size_t j = 0; j < n; j++) {
+        bool first = j == 0 || keys[j - 1].gang != keys[j].gang;
+        x->gang_head[keys[j].idx] = first ? keys[j].idx : x->gang_head[keys[j - 1].idx];
+        if (!first)
+            x->gang_link[keys[j - 1].idx] = keys[j].idx;
+    }
+    free(keys);
+    return 0;
 }
 
 /* The fair queue over the ready tasks, with the tasks in flight charged. */
@@ -383,7 +526,8 @@ int ds_admit_plan(const ds_admit_params *p, const ds_admit_node *nodes, size_t n
     x.kept = (bool *)(scratch + words);
     x.done = x.kept + nn;
     ds_fair_queue fq;
-    if (p->fair != NULL && fair_init(&x, &fq, inflight, n_inflight, tenant_of, err) != 0) {
+    if ((p->fair != NULL && fair_init(&x, &fq, inflight, n_inflight, tenant_of, err) != 0) ||
+        gang_init(&x, err) != 0) {
         plan_free(&x);
         return -1;
     }
@@ -454,6 +598,16 @@ void ds_admit_describe(const ds_admit_result *r, const ds_res *request, const ch
         snprintf(buf, bufsize, "maxConcurrentReleases (%zu) tasks released and not yet running",
                  max_concurrent);
         return;
+    case DS_ADMIT_HELD_GANG: {
+        const char *gn = other_name != NULL ? other_name : "?";
+        if (r->gang_ready < r->gang_size)
+            snprintf(buf, bufsize, "gang %.64s: %zu of %zu members ready", gn, r->gang_ready,
+                     r->gang_size);
+        else
+            snprintf(buf, bufsize, "gang %.64s: room for %zu of %zu members", gn, r->gang_room,
+                     r->gang_ready);
+        return;
+    }
     case DS_ADMIT_HELD_FAIR_SHARE: {
         const char *tn = other_name != NULL ? other_name : "?";
         if (r->over_cap)

@@ -58,7 +58,25 @@
  * another tenant has ready tasks: it waits in the gate rather than in kube-scheduler's queue,
  * where it would take the next room that frees before the tenants below their share.
  *
- * Pure: no I/O, no global state; one allocation of scratch space per call. O(tasks * nodes). */
+ * Gang release (lib/gang.h; tasks with gang_size > 0 and the same gang id are one gang): a gang
+ * is decided as one, when its first member comes in the order of step 2 (the fair queue's with
+ * fairness), never in step 0 (its upcoming and first marks are ignored). All its ready members
+ * are RELEASED together when there are at least gang_size of them, max_concurrent allows them
+ * all (see below) and each of them, in the order given, fits the free room left by the members
+ * before it (best fit, the nodes reserved by a starving task ahead skipped); otherwise none of
+ * them is: every member is HELD_GANG, with gang_ready < gang_size (members missing) or the
+ * members the room was found for (gang_room). The room of a gang held is left to the tasks behind
+ * it. Members are never released as look-ahead (their room must be planned), and a starving
+ * member reserves no node. max_concurrent: the members count together; a gang is held for the
+ * limit (HELD_LIMIT, every member) when the tasks in flight and its members would pass it, unless
+ * nothing is in flight (a gang larger than the limit starts alone); while it is held for the
+ * limit, the tasks behind it are too, so that the tasks in flight drain for it. Under the tenant
+ * cap, the gang's summed request counts (HELD_FAIR_SHARE, every member; the caller gives the
+ * members of a gang one tenant: they are one job's). Under
+ * admission all, a gang needs its members and the limit only.
+ *
+ * Pure: no I/O, no global state; one allocation of scratch space per call, plus one for gangs.
+ * O(tasks * nodes + tasks log tasks). */
 #ifndef DAGSCHED_ADMIT_H
 #define DAGSCHED_ADMIT_H
 
@@ -86,10 +104,11 @@ typedef enum ds_admit_verdict {
     DS_ADMIT_HELD_STARVING,   /* the room it could use is reserved by a starving task ahead */
     DS_ADMIT_HELD_LIMIT,      /* max_concurrent tasks are in flight */
     DS_ADMIT_HELD_FAIR_SHARE, /* its tenant is above its fair share, or would pass its cap */
+    DS_ADMIT_HELD_GANG,       /* its gang lacks members, or the room for all of them */
     DS_ADMIT_VERDICT_N,
 } ds_admit_verdict;
 
-/* "released", "lookahead", "no-room", "behind-starving", "limit", "fair-share"; "unknown"
+/* "released", "lookahead", "no-room", "behind-starving", "limit", "fair-share", "gang"; "unknown"
  * otherwise. */
 const char *ds_admit_verdict_name(ds_admit_verdict v);
 
@@ -119,6 +138,10 @@ typedef struct ds_admit_task {
     /* With fairness (ds_admit_params.fair): the index of its tenant in fair->tenants. A task in
      * flight with SIZE_MAX (and every room_only entry) is charged to no tenant. */
     size_t tenant;
+    /* Ready only: a member of a gang of gang_size members (> 0) whose id is gang; 0: no gang. The
+     * ids are the caller's (one per gang, scoped to the job). */
+    size_t gang_size;
+    size_t gang;
 } ds_admit_task;
 
 /* Fair share across tenants (spec.fairness): the tenants and the cluster's capacity. */
@@ -151,6 +174,9 @@ typedef struct ds_admit_result {
      * over_cap) and its fair share (its cap when over_cap). */
     bool over_cap;
     double share, fair_share;
+    /* Members of a gang: its ready members, its size, and (HELD_GANG with all members ready) the
+     * members the room was found for. */
+    size_t gang_ready, gang_size, gang_room;
 } ds_admit_result;
 
 typedef struct ds_admit_summary {
@@ -180,12 +206,14 @@ int ds_admit_plan(const ds_admit_params *p, const ds_admit_node *nodes, size_t n
  *   HELD_STARVING   "behind starving task <blocker_name>, which waits for room on node n3"
  *   HELD_LIMIT      "maxConcurrentReleases (<max_concurrent>) tasks released and not yet
  *                    running"
+ *   HELD_GANG       "gang <other_name>: 5 of 8 members ready" or "gang <other_name>: room for
+ *                    3 of 8 members"
  *   HELD_FAIR_SHARE "tenant <other_name> is above its fair share (dominant share 0.75, fair
  *                    share 0.50): needs cpu 2; most free room on node n3: cpu 0" (or "...
  *                    (dominant share 0.30 with this task, cap 0.25)")
  * node_name: the name of result->node (ignored when SIZE_MAX); other_name: the starving task's
- * name (HELD_STARVING), the tenant's (HELD_FAIR_SHARE). Writes at most bufsize bytes, always
- * NUL-terminated (bufsize > 0). */
+ * name (HELD_STARVING), the tenant's (HELD_FAIR_SHARE), the gang's (HELD_GANG). Writes at most
+ * bufsize bytes, always NUL-terminated (bufsize > 0). */
 void ds_admit_describe(const ds_admit_result *r, const ds_res *request, const char *node_name,
                        const char *other_name, size_t max_concurrent, char *buf, size_t bufsize);
 

@@ -37,6 +37,7 @@ void ds_policy_defaults(ds_policy *p)
      * priority within a job, and CSS's starvation threshold so that large jobs still advance. */
     p->order.job_order = DS_ORDER_SHORTEST_REMAINING;
     p->order.starvation_s = 1200.0;
+    p->gang_timeout_s = 600.0;
     p->order.within_job = DS_WITHIN_DSP;
 
     /* DSP paper, Eq. 1: equal weights of cpu and memory. */

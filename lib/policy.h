@@ -90,6 +90,10 @@ typedef struct ds_policy {
     char tenant_label[DS_LABEL_KEY_MAX]; /* namespace label naming the tenant; "": the namespace */
     ds_tenant_map tenant_weights;        /* absent tenants weigh 1 */
     ds_tenant_map tenant_caps;           /* largest dominant share; absent tenants: no cap */
+
+    /* spec.gang: gang release (lib/gang.h) */
+    double gang_timeout_s; /* a gang unreleased this long gets a GangTimeout Event; 0: never;
+                            * default 600 */
 } ds_policy;
 
 void ds_policy_defaults(ds_policy *p);

@@ -206,6 +206,11 @@ static const ds_pfield fairness_fields[] = {
     END,
 };
 
+static const ds_pfield gang_fields[] = {
+    DURATION("timeout", gang_timeout_s, 0.0, "0s", WEEK, "168h"),
+    END,
+};
+
 static const ds_pfield spec_fields[] = {
     SECTION("priority", priority_fields, 0),
     SECTION("order", order_fields, 0),
@@ -215,6 +220,7 @@ static const ds_pfield spec_fields[] = {
     SECTION("preemption", preemption_fields, 0),
     SECTION("release", release_fields, 0),
     SECTION("fairness", fairness_fields, 0),
+    SECTION("gang", gang_fields, 0),
     END,
 };
 

@@ -558,6 +558,15 @@ static int arrive(engine *e, uint32_t wi)
         t->last_evicted = -INFINITY;
         t->preempt_retry_at = -INFINITY;
         t->seg = SEG_NONE;
+        t->gang = NONE32;
+        if (def.tasks[i].gang != NULL) { /* the index of the first task naming it */
+            size_t k = 0;
+            while (def.tasks[k].gang == NULL || strcmp(def.tasks[k].gang, def.tasks[i].gang) != 0)
+                k++;
+            t->gang = (uint32_t)k;
+            t->gang_size = (uint16_t)def.tasks[i].gang_size;
+            e->has_gangs = true;
+        }
     }
     e->r->jobs[wi].arrival = e->now;
     e->r->jobs[wi].deadline = deadline;

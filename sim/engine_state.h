@@ -68,7 +68,9 @@ typedef struct etask {
     /* While QUEUED: its pod has an UNSCHED_TIMEOUT event in the heap (kqueue.c: at most one) */
     uint8_t timeout_pending;
     uint8_t flags;
-    size_t seg; /* open segment */
+    uint16_t gang_size; /* its gang's members; 0: no gang */
+    uint32_t gang;      /* its gang: an index among the job's gangs; NONE32: none */
+    size_t seg;         /* open segment */
 } etask;
 
 typedef struct ejob {
@@ -158,6 +160,7 @@ typedef struct engine {
     bool round_wanted;  /* something changed since the last round */
     bool round_pending; /* a ROUND event is in the heap */
     bool gate_limited;  /* the last round held ready tasks at maxConcurrentReleases */
+    bool has_gangs;     /* a job with gangs arrived (release.c decides the whole gated queue) */
 
     /* Tenants (tenants.c): the jobs' namespaces, and the requests of each one's running pods. */
     char **tenant_name;

@@ -251,6 +251,16 @@ static int release_task(engine *e, uint32_t job, uint32_t task, double write_s)
     return 0;
 }
 
+/* Has a member of the job's gang been released (lib/gang.h, started): its other members are
+ * released as any task. */
+static bool gang_started(const ejob *j, uint32_t gang)
+{
+    for (size_t k = 0; k < j->dag.n; k++)
+        if (j->t[k].gang == gang && j->t[k].state != T_BLOCKED && j->t[k].state != T_GATED)
+            return true;
+    return false;
+}
+
 static int admit_round(engine *e)
 {
     size_t ng = sim_wq_size(&e->gq);
@@ -318,7 +328,7 @@ static int admit_round(engine *e)
      * nowhere: decide the head of the order first, and all of it only when the tasks behind could
      * still be released (rest_stays_gated). The decisions are those of one call with every ready
      * task. Not with fairness: the fair queue picks from the whole order. */
-    size_t n = ap.fair != NULL || ng < ROUND_PREFIX ? ng : ROUND_PREFIX;
+    size_t n = ap.fair != NULL || e->has_gangs || ng < ROUND_PREFIX ? ng : ROUND_PREFIX;
     for (;;) {
         size_t got = sim_wq_collect_first(&e->gq, b.gated, n);
         for (size_t i = 0; i < got; i++) {
@@ -326,6 +336,11 @@ static int admit_round(engine *e)
             /* ds_order_key: k[0] is 0 for a starving task */
             b.ready[i] = (ds_admit_task){
                 .request = g->req, .starving = g->key.k[0] == 0, .tenant = e->jobs[g->job]->tenant};
+            const etask *t = &e->jobs[g->job]->t[g->task];
+            if (t->gang != NONE32 && !gang_started(e->jobs[g->job], t->gang)) {
+                b.ready[i].gang = ((size_t)g->job << 20) | t->gang; /* tasks < 2^20 a job */
+                b.ready[i].gang_size = t->gang_size;
+            }
         }
         ds_admit_summary sum;
         if (ds_admit_plan(&ap, b.nodes, e->n_nodes, b.inflight, nf, b.ready, got, b.out, &sum,

@@ -35,6 +35,7 @@ void sim_job_def_free(sim_job_def *j)
     for (size_t i = 0; i < j->n_tasks; i++) {
         free(j->tasks[i].name);
         free(j->tasks[i].up);
+        free(j->tasks[i].gang);
     }
     free(j->tasks);
     free(j->name);

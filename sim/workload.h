@@ -33,6 +33,10 @@ typedef struct sim_task_def {
     size_t *up; /* indexes (in the job) of the tasks this one depends on */
     size_t n_up;
     bool checkpoint; /* an evicted run keeps its progress (else it restarts from zero) */
+    /* Gang release (lib/gang.h): the tasks of a job with the same gang name start together;
+     * NULL: no gang. gang_size: its members (the tasks naming it; 1..DS_GANG_SIZE_MAX). */
+    char *gang;
+    size_t gang_size;
 } sim_task_def;
 
 typedef enum {

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "annotations.h"
+#include "gang.h"
 #include "k8s_names.h"
 #include "quantity.h"
 #include "readfile.h"
@@ -254,9 +256,9 @@ static int parse_nodes(ctx *c, const ds_yaml_node *seq, sim_workload *w)
 
 static int parse_task(ctx *c, const ds_yaml_node *m, bool job_checkpoint, sim_task_def *t)
 {
-    static const char *const fields[] = {"name",      "runtime",          "cpu",
-                                         "memory",    "ephemeralStorage", "gpu",
-                                         "dependsOn", "checkpoint",       NULL};
+    static const char *const fields[] = {
+        "name",       "runtime", "cpu",      "memory", "ephemeralStorage", "gpu", "dependsOn",
+        "checkpoint", "gang",    "gangSize", NULL};
     if (check_fields(c, m, fields) != 0)
         return -1;
     t->checkpoint = job_checkpoint;
@@ -277,8 +279,25 @@ static int parse_task(ctx *c, const ds_yaml_node *m, bool job_checkpoint, sim_ta
         }
         if (strcmp(key, "checkpoint") == 0 && get_bool(c, v, &t->checkpoint) != 0)
             return -1;
+        if (strcmp(key, "gang") == 0) {
+            if (get_string(c, v, DS_GANG_NAME_MAX - 1, &t->gang) != 0)
+                return -1;
+            char q[DS_QUOTE_BUF];
+            if (!ds_name_valid(t->gang, strlen(t->gang)))
+                return fail(c, DS_NAME_RULE " (got %s)", ds_quote(t->gang, 64, q, sizeof q), "");
+        }
+        if (strcmp(key, "gangSize") == 0) {
+            double num;
+            if (get_number(c, v, 1.0, DS_GANG_SIZE_MAX, &num) != 0)
+                return -1;
+            if (num != floor(num))
+                return fail(c, "must be a whole number%s", "", "");
+            t->gang_size = (size_t)num;
+        }
         pop(c, s2);
     }
+    if ((t->gang == NULL) != (t->gang_size == 0))
+        return fail(c, "gang and gangSize go together%s", "", "");
     if (t->name == NULL)
         return fail(c, "name is required%s", "", "");
     if (!have_runtime)
@@ -430,6 +449,29 @@ static int parse_job(ctx *c, const ds_yaml_node *m, sim_job_def *j)
     }
     if (resolve_deps(c, tasks, j) != 0)
         return -1;
+    /* A gang's members are the tasks naming it: as many as its size, which they all declare. */
+    for (size_t i = 0; i < j->n_tasks; i++) {
+        const sim_task_def *t = &j->tasks[i];
+        if (t->gang == NULL)
+            continue;
+        size_t members = 0, first = SIZE_MAX;
+        for (size_t k = 0; k < j->n_tasks; k++)
+            if (j->tasks[k].gang != NULL && strcmp(j->tasks[k].gang, t->gang) == 0) {
+                members++;
+                first = first == SIZE_MAX ? k : first;
+                if (j->tasks[k].gang_size != t->gang_size)
+                    return fail(c, "gang %s: its tasks declare different sizes%s", t->gang, "");
+            }
+        char n1[24], n2[24];
+        snprintf(n1, sizeof n1, "%zu", members);
+        snprintf(n2, sizeof n2, "%zu", t->gang_size);
+        if (first == i && members != t->gang_size) {
+            char msg[DS_ERR_MAX];
+            snprintf(msg, sizeof msg, "gang %.64s: %s tasks name it, its size is %s", t->gang, n1,
+                     n2);
+            return fail(c, "%s%s", msg, "");
+        }
+    }
     pop(c, saved);
     ds_dag d;
     if (sim_job_build_dag(j, &d, c->err) != 0) {
@@ -602,6 +644,11 @@ static void write_job(FILE *f, const sim_job_def *j)
         write_resources(f, &t->request);
         if (t->checkpoint)
             fprintf(f, ", checkpoint: true");
+        if (t->gang != NULL) {
+            fprintf(f, ", gang: ");
+            yaml_str(f, t->gang);
+            fprintf(f, ", gangSize: %zu", t->gang_size);
+        }
         if (t->n_up > 0) {
             fprintf(f, ", dependsOn: [");
             for (size_t k = 0; k < t->n_up; k++) {

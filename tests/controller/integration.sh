@@ -60,6 +60,10 @@
 #                 released into the first room that frees, before every flood task still held
 #                 when it arrived; the flood's held tasks say their tenant is above its fair
 #                 share, and the metrics show both
+#   gang          a gang of three gated 2-cpu pods (dagsched.io/gang, dagsched.io/gang-size: 3)
+#                 while the free room holds two of them: none is released, every member keeps its
+#                 gate and says "gang workers: room for 2 of 3 members"; once a running pod ends
+#                 and the room holds three, the three are released in one round and start
 # The binary under test is normally the sanitizer build (make controller-integration-test): every
 # controller runs with AddressSanitizer (leaks checked at its graceful exit) and
 # UndefinedBehaviorSanitizer, and a sanitizer report in any controller's log fails the suite.
@@ -1164,7 +1168,85 @@ YAML
   K delete namespace un --ignore-not-found --wait=true >/dev/null 2>&1 || true
 }
 
-for s in ${CONTROLLER_SCENARIOS:-dag_order release_writes urgent owner_retry unsaved rho protections namespace_selector affinity invalid_pod dry_run failover apiserver tenants cascade gated_urgent replacement_failover apiserver_eviction write_queue fairness graph_work uninstall}; do
+# ------------------------------------------------------------------------------------------------
+gang_pods() { # three gated pods of job "gang", one gang of size 3, 2 cpus each
+  local t
+  for t in w0 w1 w2; do
+    cat <<EOF
+apiVersion: v1
+kind: Pod
+metadata:
+  name: gang-$t
+  labels: {dagsched.io/job: gang, dagsched.io/task: $t, dagsched.io/gang: workers, dagsched.io/gang-size: "3"}
+  annotations: {dagsched.io/runtime: "20s"}
+spec:
+  restartPolicy: Never
+  schedulingGates: [{name: dagsched.io/dependencies}]
+  containers:
+  - name: main
+    image: busybox
+    resources: {requests: {cpu: "2"}}
+---
+EOF
+  done
+}
+gang_gated() { K -n gg get pods -l dagsched.io/gang=workers -o jsonpath='{range .items[?(@.spec.schedulingGates)]}{.metadata.name}{"\n"}{end}' 2>/dev/null | grep -c . || true; }
+gang_reasons() { K -n gg get pods -l dagsched.io/gang=workers -o jsonpath='{range .items[*]}{.metadata.annotations.dagsched\.io/waiting-reason}{"\n"}{end}' 2>/dev/null; }
+gang_held_for_room() { [[ "$(gang_reasons | grep -c '^gang workers: room for 2 of 3 members$')" == 3 ]]; }
+gang_released_at() { K -n gg get pods -l dagsched.io/gang=workers -o jsonpath='{range .items[*]}{.metadata.annotations.dagsched\.io/released-at}{"\n"}{end}' 2>/dev/null; }
+gang_all_released() { [[ "$(gang_released_at | grep -c .)" == 3 ]]; }
+gang_all_started() { [[ "$(K -n gg get pods -l dagsched.io/gang=workers --field-selector=status.phase!=Pending -o name 2>/dev/null | grep -c .)" == 3 ]]; }
+gang_none_waiting() { [[ "$(metric 18120 dagsched_controller_gangs_waiting)" == 0 ]]; }
+scenario_gang() {
+  SCENARIO=gang
+  fresh_ns gg
+  policy
+  start_ctl main --leader-elect=false --metrics-listen 127.0.0.1:18120
+  # 4 of the 8 cpus taken: room for two 2-cpu members of three. The short one frees 2 cpus.
+  job gg short 2 40s
+  job gg long 2 10m
+  check "two pods take half the cluster" wait_until 60 all_running gg 2
+  gang_pods | K -n gg apply -f - >/dev/null
+  # Every member keeps its gate while the short pod runs (sampled every half second from the
+  # gang's creation until it ends).
+  local partial="" n short_pod
+  short_pod="$(pod_of gg short)"
+  for _ in $(seq 1 10); do
+    n="$(gang_gated)"
+    [[ "$n" == 3 ]] || partial+=" $n"
+    sleep 0.5
+  done
+  check "every member says the gang lacks room for all of them" wait_until 30 gang_held_for_room
+  check "... counted under the reason gang" \
+    test "$(metric 18120 'dagsched_controller_release_queue_length{reason="gang"}')" = 3
+  check "one gang waits in the metrics" test "$(metric 18120 dagsched_controller_gangs_waiting)" = 1
+  check "... and the Waiting Event says it" wait_until 20 \
+    bash -c "$(declare -f events); K() { \"$KUBECTL\" \"\$@\"; }; events gg Waiting | grep -q 'gang workers: room for 2 of 3 members'"
+  while [[ "$(phase_of gg "$short_pod")" != Succeeded ]]; do
+    n="$(gang_gated)"
+    [[ "$n" == 3 ]] || partial+=" $n"
+    [[ "$n" != 0 ]] || break
+    sleep 0.5
+  done
+  check "no member is released while the room holds two of three (gated counts seen:${partial:- 3})" test -z "$partial"
+  check "once the room holds three, the three are released" wait_until 60 gang_all_released
+  local ended early
+  ended="$(K -n gg get pod "$short_pod" -o jsonpath='{.status.containerStatuses[0].state.terminated.finishedAt}' 2>/dev/null)"
+  early="$(gang_released_at | python3 -c 'import sys, datetime as d
+t = lambda s: d.datetime.fromisoformat(s.strip().replace("Z", "+00:00")).timestamp()
+end = t(sys.argv[1]) if sys.argv[1] else float("inf")
+print(sum(1 for l in sys.stdin if l.strip() and t(l) < end))' "$ended")"
+  check "... none of them before the short pod ended at ${ended:-?} ($early early)" test "$early" = 0
+  local spread
+  spread="$(gang_released_at | python3 -c 'import sys, datetime as d; t = [d.datetime.fromisoformat(l.strip().replace("Z", "+00:00")).timestamp() for l in sys.stdin if l.strip()]; print(f"{max(t) - min(t):.3f}")')"
+  check "... together (released-at within ${spread} s of each other)" awk -v v="$spread" 'BEGIN { exit !(v < 1) }'
+
+  check "... and they start together" wait_until 60 gang_all_started
+  check "no gang waits any more" wait_until 20 gang_none_waiting
+  cleanup gg
+}
+
+for s in ${CONTROLLER_SCENARIOS:-dag_order release_writes urgent owner_retry unsaved rho protections namespace_selector affinity invalid_pod dry_run failover apiserver tenants cascade gated_urgent replacement_failover apiserver_eviction write_queue fairness gang graph_work uninstall}; do
   "scenario_$s"
 done
 stop_all

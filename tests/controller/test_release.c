@@ -739,6 +739,98 @@ static void test_wait_reasons(void **state)
 
 /* The reason annotation is written when it says something else: at once when the reason
  * changes (with an Event), the details at most every CTL_WAIT_UPDATE_EVERY_S, never when equal. */
+/* A gang member of job `job`, task `task`, with the gang labels given. */
+static ctl_pod gang_pod(const char *name, size_t job, size_t task, ctl_kv *labels, size_t n)
+{
+    ctl_pod p = ready_pod(name, task, MILLI(2));
+    p.task.job = job;
+    p.task.task = task;
+    p.labels = labels;
+    p.n_labels = n;
+    return p;
+}
+
+/* Gang release: room for 2 of 3 members: none is released, each gets the gang's reason, and the
+ * task behind the gang takes the room; room for 3: all in the same round. The same gang name in
+ * another job (another namespace) is another gang. Malformed labels and an invalid gang are
+ * reasons, never releases. */
+static void test_capacity_gang(void **state)
+{
+    (void)state;
+    ctl_kv lab[2] = {{DS_LABEL_GANG, "workers"}, {DS_LABEL_GANG_SIZE, "3"}};
+    ctl_kv bad[1] = {{DS_LABEL_GANG, "workers"}};
+    ctl_node nodes[2] = {t_node("n1", MILLI(4)), t_node("n2", MILLI(2))};
+    ctl_pod pods[6] = {
+        gang_pod("w0", 0, 0, lab, 2),       gang_pod("w1", 0, 1, lab, 2),
+        gang_pod("w2", 0, 2, lab, 2),       ready_pod("single", 3, MILLI(1)),
+        gang_pod("other-ns", 1, 4, lab, 2), gang_pod("bad", 2, 5, bad, 1),
+    };
+    pods[3].task.job = 3;
+    pods[4].ns = "team-b";
+    /* n1 has room for 2 members, n2 (1 core bound) for none. */
+    ctl_pod more[7];
+    memcpy(more, pods, sizeof pods);
+    more[6] = t_running("batch", "bound", "n2", 9, 9, 1.0, MILLI(1));
+    ctl_release_in in = {.pods = more, .n_pods = 7, .nodes = nodes, .n_nodes = 2};
+    ctl_release_out out;
+    assert_int_equal(ctl_release_plan(&in, &out, NULL), 0);
+    assert_int_equal(out.n_rel, 1); /* the single task, in the room the gang could not use */
+    assert_int_equal(released_idx(&out, 0), 3);
+    char msg[CTL_MSG_MAX];
+    for (size_t i = 0; i < 3; i++) {
+        const ctl_wait *w = wait_of(&out, i);
+        assert_int_equal(w->reason, CTL_WAIT_GANG);
+        ctl_wait_message(&in, w, msg, sizeof msg);
+        assert_string_equal(msg, "gang workers: room for 2 of 3 members");
+        assert_int_equal(ctl_wait_reason_of(msg), CTL_WAIT_GANG);
+    }
+    ctl_wait_message(&in, wait_of(&out, 4), msg, sizeof msg);
+    assert_string_equal(msg, "gang workers: 1 of 3 members ready"); /* its own job's gang */
+    ctl_wait_message(&in, wait_of(&out, 5), msg, sizeof msg);
+    assert_string_equal(msg, "gang labels are invalid: label dagsched.io/gang is set without "
+                             "dagsched.io/gang-size");
+    assert_int_equal(out.by_reason[CTL_WAIT_GANG], 5);
+    assert_int_equal(out.n_gangs, 2);
+    assert_int_equal(out.gangs_waiting, 2);
+    assert_int_equal(out.gangs[0].pod, 0);
+    assert_string_equal(out.gangs[0].why, "gang workers: room for 2 of 3 members");
+    /* Ready since the pods' creation (at 1; no job model here): the timeout counts from then. */
+    assert_double_near(out.gangs[0].g.ready_since, 1, 0);
+    assert_true(ds_gang_timed_out(out.gangs[0].g.ready_since, 601, 600));
+    assert_false(ds_gang_timed_out(out.gangs[0].g.ready_since, 600, 600));
+    ctl_release_out_free(&out);
+
+    /* The room frees: the three members go in one round. */
+    more[6].state = CTL_POD_SUCCEEDED;
+    assert_int_equal(ctl_release_plan(&in, &out, NULL), 0);
+    size_t members = 0;
+    for (size_t k = 0; k < out.n_rel; k++)
+        members += out.rel[k].idx < 3 ? 1 : 0;
+    assert_int_equal(members, 3);
+    assert_int_equal(out.gangs_waiting, 1);
+    ctl_release_out_free(&out);
+
+    /* Started: one member released before; the others go as any task. */
+    more[0].state = CTL_POD_PENDING;
+    more[6].state = CTL_POD_BOUND;
+    assert_int_equal(ctl_release_plan(&in, &out, NULL), 0);
+    assert_int_equal(out.gangs[0].g.state, DS_GANG_STARTED);
+    assert_int_equal(released_idx(&out, 0), 1);
+    assert_int_equal(wait_of(&out, 2)->reason, CTL_WAIT_NO_ROOM);
+    ctl_release_out_free(&out);
+
+    /* Four members of a gang of three: invalid, none released. */
+    ctl_pod four[4] = {gang_pod("a", 0, 0, lab, 2), gang_pod("b", 0, 1, lab, 2),
+                       gang_pod("c", 0, 2, lab, 2), gang_pod("d", 0, 3, lab, 2)};
+    ctl_release_in in4 = {
+        .pods = four, .n_pods = 4, .nodes = nodes, .n_nodes = 2, .admission = DS_ADMIT_ALL};
+    assert_int_equal(ctl_release_plan(&in4, &out, NULL), 0);
+    assert_int_equal(out.n_rel, 0);
+    ctl_wait_message(&in4, wait_of(&out, 3), msg, sizeof msg);
+    assert_string_equal(msg, "gang workers is invalid: 4 members, more than its size 3");
+    ctl_release_out_free(&out);
+}
+
 static void test_wait_pacing(void **state)
 {
     (void)state;
@@ -784,6 +876,7 @@ int main(void)
         cmocka_unit_test(test_capacity_starvation_guard),
         cmocka_unit_test(test_wait_reasons),
         cmocka_unit_test(test_capacity_fair_share),
+        cmocka_unit_test(test_capacity_gang),
         cmocka_unit_test(test_wait_pacing),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

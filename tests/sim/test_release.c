@@ -177,6 +177,43 @@ static int cmp_double(const void *a, const void *b)
  * request one at a time: queued 0.5, 1.0, ... 3.0; two at a time: 0.5, 0.5, 1.0, 1.0, 1.5, 1.5.
  * Job b (one task) arrives at 0.25 with no round interval: its round waits for the first round's
  * writes, at 3.0 (one at a time) or 1.5 (two), and its release takes one request more. */
+/* Gang release (lib/gang.h) in the simulator: one 2-core node; job a (one 1-core task, 100 s)
+ * arrives at 0; job g (two 1-core tasks of 10 s, one gang of 2) at 1. The room holds one member
+ * until a ends: neither starts before 100, and both start together. The same workload without
+ * the gang starts one member at once. */
+static void test_gang(void **state)
+{
+    (void)state;
+    sim_workload w = {0};
+    snprintf(w.name, sizeof w.name, "gang");
+    tu_node(&w, 2000, 1.0);
+    double rt_a[1] = {100}, rt_g[2] = {10, 10};
+    int64_t cpu[2] = {1000, 1000};
+    tu_job(&w, "a", 0, 1, rt_a, cpu, 0);
+    sim_job_def *g = tu_job(&w, "g", 1, 2, rt_g, cpu, 0);
+    for (int gang = 1; gang >= 0; gang--) {
+        for (size_t k = 0; k < 2; k++) {
+            free(g->tasks[k].gang);
+            g->tasks[k].gang = gang ? strdup("w") : NULL;
+            g->tasks[k].gang_size = gang ? 2 : 0;
+            assert_true(!gang || g->tasks[k].gang != NULL);
+        }
+        sim_config c;
+        config(&c, "dagsched", 0.5, 1.0);
+        sim_result r;
+        run_cfg(&w, &c, &r);
+        double s0 = seg_of(&r, 1, 0)->start, s1 = seg_of(&r, 1, 1)->start;
+        if (gang) {
+            assert_true(s0 >= 100 && s1 >= 100);
+            assert_double_near(s0, s1, 1e-9);
+        } else {
+            assert_true(s0 < 100 || s1 < 100);
+        }
+        sim_result_free(&r);
+    }
+    sim_workload_free(&w);
+}
+
 static void test_release_cost(void **state)
 {
     (void)state;
@@ -492,11 +529,17 @@ static void test_gate_property(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_latency_chain),        cmocka_unit_test(test_round_interval),
-        cmocka_unit_test(test_capacity_admission),   cmocka_unit_test(test_gated_preemptor),
-        cmocka_unit_test(test_whose_order),          cmocka_unit_test(test_critical_path),
-        cmocka_unit_test(test_gate_property),        cmocka_unit_test(test_fairness_by_hand),
-        cmocka_unit_test(test_fairness_two_tenants), cmocka_unit_test(test_release_cost),
+        cmocka_unit_test(test_latency_chain),
+        cmocka_unit_test(test_round_interval),
+        cmocka_unit_test(test_capacity_admission),
+        cmocka_unit_test(test_gated_preemptor),
+        cmocka_unit_test(test_whose_order),
+        cmocka_unit_test(test_critical_path),
+        cmocka_unit_test(test_gate_property),
+        cmocka_unit_test(test_fairness_by_hand),
+        cmocka_unit_test(test_fairness_two_tenants),
+        cmocka_unit_test(test_release_cost),
+        cmocka_unit_test(test_gang),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

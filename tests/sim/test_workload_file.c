@@ -147,6 +147,45 @@ static void test_errors(void **state)
         "e.g. \"100m\", \"1.5\", \"2Gi\" or \"1e3\")");
 }
 
+/* Gangs: both fields or neither, a valid name, a size from 1 to 1000 that the tasks naming the
+ * gang all declare and match; written out and read back. */
+static void test_gang(void **state)
+{
+    (void)state;
+    const char *doc = "apiVersion: dagsched.io/v1alpha1\nkind: Workload\nspec:\n"
+                      "  nodes:\n  - {cpu: 8, memory: 32Gi}\n  jobs:\n  - name: j\n"
+                      "    tasks:\n"
+                      "    - {name: a, runtime: 1s, gang: w, gangSize: 2}\n"
+                      "    - {name: b, runtime: 1s, gang: w, gangSize: 2}\n"
+                      "    - {name: c, runtime: 1s, dependsOn: [a, b]}\n";
+    sim_workload w = {0};
+    ds_err err = {{0}};
+    assert_int_equal(sim_workload_parse(doc, strlen(doc), &w, &err), 0);
+    assert_string_equal(w.jobs[0].tasks[1].gang, "w");
+    assert_int_equal(w.jobs[0].tasks[1].gang_size, 2);
+    assert_null(w.jobs[0].tasks[2].gang);
+    sim_workload back;
+    write_and_load(&w, "build/test_workload_gang.yaml", &back);
+    assert_string_equal(back.jobs[0].tasks[0].gang, "w");
+    assert_int_equal(back.jobs[0].tasks[0].gang_size, 2);
+    sim_workload_free(&back);
+    sim_workload_free(&w);
+    expect_error(HEAD "    tasks:\n    - {name: a, runtime: 1s, gang: w}\n",
+                 "spec.jobs[0].tasks[0]: gang and gangSize go together");
+    expect_error(HEAD "    tasks:\n    - {name: a, runtime: 1s, gang: w, gangSize: 0}\n",
+                 "spec.jobs[0].tasks[0].gangSize: must be in [1, 1000] (got \"0\")");
+    expect_error(HEAD "    tasks:\n    - {name: a, runtime: 1s, gang: w, gangSize: 1.5}\n",
+                 "spec.jobs[0].tasks[0].gangSize: must be a whole number");
+    expect_error(HEAD "    tasks:\n    - {name: a, runtime: 1s, gang: -w, gangSize: 1}\n",
+                 "spec.jobs[0].tasks[0].gang: must be 1 to 63 letters, digits, '-', '_' or '.', "
+                 "beginning and ending with a letter or digit (got \"-w\")");
+    expect_error(HEAD "    tasks:\n    - {name: a, runtime: 1s, gang: w, gangSize: 2}\n",
+                 "spec.jobs[0].tasks: gang w: 1 tasks name it, its size is 2");
+    expect_error(HEAD "    tasks:\n    - {name: a, runtime: 1s, gang: w, gangSize: 1}\n"
+                      "    - {name: b, runtime: 1s, gang: w, gangSize: 2}\n",
+                 "spec.jobs[0].tasks: gang w: its tasks declare different sizes");
+}
+
 /* A generated workload written out and read back is the same workload. */
 static void test_round_trip(void **state)
 {
@@ -193,6 +232,7 @@ int main(void)
         cmocka_unit_test(test_parse),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_round_trip),
+        cmocka_unit_test(test_gang),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -183,6 +183,7 @@ static void assert_same_settings(const ds_policy *a, const ds_policy *b)
     assert_int_equal(a->release_lookahead, b->release_lookahead);
     assert_int_equal(a->fairness_enabled, b->fairness_enabled);
     assert_string_equal(a->tenant_label, b->tenant_label);
+    assert_double_near(a->gang_timeout_s, b->gang_timeout_s, 0);
     const ds_tenant_map *am[2] = {&a->tenant_weights, &a->tenant_caps};
     const ds_tenant_map *bm[2] = {&b->tenant_weights, &b->tenant_caps};
     for (int m = 0; m < 2; m++) {
@@ -1211,6 +1212,24 @@ static void expect_invalid(const ds_policy *p, const char *msg)
     assert_string_equal(err.msg, msg);
 }
 
+/* spec.gang: the timeout, its default, bounds and messages. */
+static void test_gang(void **state)
+{
+    (void)state;
+    ds_policy p;
+    ds_policy_defaults(&p);
+    assert_double_near(p.gang_timeout_s, 600, 0);
+    parse_ok(SPEC("{gang: {timeout: 90s}}"), &p);
+    assert_double_near(p.gang_timeout_s, 90, 0);
+    parse_ok(SPEC("{gang: {timeout: 0s}}"), &p);
+    assert_double_near(p.gang_timeout_s, 0, 0);
+    expect_error(SPEC("{gang: {timeout: 169h}}"), "spec.gang.timeout: must be <= 168h (got 169h)");
+    expect_error(SPEC("{gang: {timeout: -1s}}"),
+                 "spec.gang.timeout: must be a duration with a unit, such as \"10s\" or \"5m\" "
+                 "(got \"-1s\")");
+    expect_error(SPEC("{gang: {size: 3}}"), "spec.gang.size: unknown field");
+}
+
 /* spec.fairness: the fields, their defaults, bounds and messages. */
 static void test_fairness(void **state)
 {
@@ -1583,6 +1602,7 @@ int main(void)
         cmocka_unit_test(test_bad_arguments),
         cmocka_unit_test(test_validate_code_built),
         cmocka_unit_test(test_fairness),
+        cmocka_unit_test(test_gang),
         cmocka_unit_test(test_selector_matches),
         cmocka_unit_test(test_name_list_contains),
         cmocka_unit_test(test_mutations_never_crash),
