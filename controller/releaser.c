@@ -100,8 +100,7 @@ int ctl_releaser_start(ctl_releaser *r, kube_client *client, const char *gate, s
     for (size_t i = 0; i < window; i++) {
         if (pthread_create(&r->threads[i], NULL, run, r) != 0) {
             ctl_releaser_stop(r);
-            return ds_err_set(err, "release window: cannot start thread %zu of %zu", i + 1,
-                              window);
+            return ds_err_set(err, "release window: cannot start thread %zu of %zu", i + 1, window);
         }
         r->n_threads++;
     }

@@ -44,10 +44,10 @@ typedef struct ctl_releaser {
     ctl_releaser_may may_write;
     void *ud;
     pthread_mutex_t mu;
-    pthread_cond_t work;    /* a release was queued, or stop */
-    pthread_cond_t settled; /* a release ended */
-    ctl_release_req *head, *tail; /* queued, FIFO (under mu) */
-    size_t pending;               /* queued or being sent (under mu) */
+    pthread_cond_t work;             /* a release was queued, or stop */
+    pthread_cond_t settled;          /* a release ended */
+    ctl_release_req *head, *tail;    /* queued, FIFO (under mu) */
+    size_t pending;                  /* queued or being sent (under mu) */
     size_t in_flight, max_in_flight; /* being sent now, and the most at once (under mu) */
     bool stop;                       /* under mu */
     pthread_t threads[CTL_RELEASER_MAX_WINDOW];

@@ -46,6 +46,9 @@ $(BUILD)/$(1)/tests/controller/%: tests/controller/%.c $(wildcard tests/controll
 # Kubernetes client's libraries) against a loopback server.
 $(BUILD)/$(1)/tests/controller/test_uninstall: $(BUILD)/$(1)/controller/uninstall.o
 $(BUILD)/$(1)/tests/controller/test_uninstall: CTL_TEST_LIBS = $$(KUBE_LIBS) $$(RUNTIME_LIBS)
+# test_releaser sends releases through the release window (an I/O module) to a loopback server.
+$(BUILD)/$(1)/tests/controller/test_releaser: $(BUILD)/$(1)/controller/releaser.o
+$(BUILD)/$(1)/tests/controller/test_releaser: CTL_TEST_LIBS = $$(KUBE_LIBS) $$(RUNTIME_LIBS)
 endef
 
 $(eval $(call ctl_variant,rel,$(OPT_FLAGS)))
