@@ -62,8 +62,8 @@ static int parse_flags(int argc, char **argv, flags *f)
     o->write_queue_max = 10000;
     o->max_graph_tasks = CTL_MAX_GRAPH_TASKS_DEFAULT;
     o->release_window = 16;
-    o->kube_api_qps = 200;
-    o->kube_api_burst = 400;
+    o->kube_api_qps = 300;
+    o->kube_api_burst = 600;
     f->log_format = KUBE_LOG_TEXT;
     f->log_level = KUBE_LOG_INFO;
     const rt_flag table[] = {
@@ -127,10 +127,10 @@ static int parse_flags(int argc, char **argv, flags *f)
                      "of their own (default 16; 1: one after the other)"),
         RT_FLAG_DOUBLE("kube-api-qps", "Q", &o->kube_api_qps, 0, 100000,
                        "requests a second to the API server, watches aside\n"
-                       "(default 200; 0: no limit)"),
+                       "(default 300; 0: no limit)"),
         RT_FLAG_DOUBLE("kube-api-burst", "N", &o->kube_api_burst, 0, 100000,
                        "requests sent at once above --kube-api-qps (default\n"
-                       "400)"),
+                       "600)"),
         RT_FLAG_DURATION("min-round-interval", &o->min_round_interval_s, 0.1, 3600,
                          "shortest time between two rounds (default 1s)"),
         KUBE_LOG_FLAGS(&f->log_format, &f->log_level),
