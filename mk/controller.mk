@@ -8,8 +8,9 @@
 #   make bench-scale                            the controller and the extender at 1,000 nodes
 #                                               and 20,000 pods
 #   make bench-release                          the controller's release rate at 1,000 nodes:
-#                                               3,000 gated ready tasks, the rate, rounds, write
-#                                               latency and the API server's own PATCH ceiling
+#                                               2,000 gated ready tasks a run, one release at a
+#                                               time and 16 at once, against the API server's own
+#                                               PATCH ceiling
 #
 # The decision modules (view, ledger, guards, preempt, release, publish, tracker, workset) are pure
 # and linked into the unit tests; the rest (actions, round, ledger_store, main...) talks to the API
@@ -109,13 +110,15 @@ INTEGRATION_TESTS += controller-integration-test
 bench-scale: $(BIN)/dagsched-controller $(BIN)/dagsched-extender
 	@tests/controller/bench_scale.sh $(BIN)/dagsched-controller $(BIN)/dagsched-extender
 
-# Release throughput (issue 33's target: >= 100 releases/s sustained): PODS gated, ready DAG task
-# pods (default 3000) on NODES kwok nodes (default 1000) with room for all, then the controller
-# (release build) started: the sustained release rate from the pods' dagsched.io/released-at, the
-# rounds' duration, each release's PATCH and Event as the controller waited for them and the PATCH
-# at the API server, and, as a baseline, the same number of plain PATCHes sent by curl WINDOW at a
-# time (default 16) and a few one at a time (bench/release/run.sh; CTL_ARGS adds controller flags).
-# A benchmark that prints figures, not part of `make test`; about 5 minutes. It starts a cluster:
+# Release throughput (issue 33's target: >= 100 releases/s sustained), on NODES kwok nodes (default
+# 1000): for each --release-concurrency of RELEASE_CONCURRENCY (default "1 16"), PODS gated ready DAG
+# task pods (default 2000) with room for all, then the controller (release build) started: the
+# sustained release rate from the pods' dagsched.io/released-at, the rounds' duration and CPU time,
+# each release's PATCH and Event as the controller waited for them and the PATCH at the API server;
+# then, as a baseline, the same number of plain PATCHes sent by curl WINDOW at a time (default 16)
+# and SERIAL_N (300) one at a time (bench/release/run.sh; CTL_ARGS adds controller flags,
+# CTL_BEFORE=BINARY a first run of another build). A benchmark that prints figures, not part of
+# `make test`; about 6 minutes. It starts a cluster:
 # `flock /tmp/dagsched-cluster.lock make bench-release` when other clusters may start.
 .PHONY: bench-release
 bench-release: $(BIN)/dagsched-controller
