@@ -36,7 +36,8 @@
 # Usage: bench/release/run.sh CONTROLLER_BINARY
 #        (NODES=1000 PODS=2000 RELEASE_CONCURRENCY="1 16" WINDOW=16 SERIAL_N=300 CTL_ARGS="..."
 #        CTL_BEFORE=...; KEEP=1 keeps the cluster's run directory: the controllers' logs, each
-#        run's samples, metrics and release times, the report)
+#        run's samples, metrics and release times, the report). An item of RELEASE_CONCURRENCY
+#        may add flags of its own run: "16:--kube-api-qps=0,--min-round-interval=2s".
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
 
@@ -59,9 +60,13 @@ if [[ "${1:-}" != "--inside" ]]; then
   # The runs, one batch of PODS pods each: NAME|BINARY|FLAGS
   {
     [[ -z "${CTL_BEFORE:-}" ]] || echo "before|$(cd "$(dirname "$CTL_BEFORE")" && pwd)/$(basename "$CTL_BEFORE")|"
-    for w in ${RELEASE_CONCURRENCY:-1 16}; do
-      [[ "$w" =~ ^[0-9]+$ ]] || die "RELEASE_CONCURRENCY: integers (got '$w')"
-      echo "w$w|$CTL_BIN|--release-concurrency $w ${CTL_ARGS:-}"
+    k=0
+    for item in ${RELEASE_CONCURRENCY:-1 16}; do
+      w="${item%%:*}" extra=""
+      [[ "$item" == *:* ]] && extra="${item#*:}"
+      [[ "$w" =~ ^[0-9]+$ ]] || die "RELEASE_CONCURRENCY: N or N:--FLAG=VALUE items (got '$item')"
+      k=$((k + 1))
+      echo "w$w${extra:+-$k}|$CTL_BIN|--release-concurrency $w ${CTL_ARGS:-} ${extra//,/ }"
     done
   } >"$tmp/runs"
   export CTL_BIN TMPD="$tmp" NODES PODS WINDOW SERIAL_N
