@@ -73,6 +73,10 @@ int ctl_metrics_init(ctl_metrics *m, const char *version, const char *git)
         "Requests sent to the API server by HTTP method (GET, POST, PUT, PATCH, DELETE, other): "
         "every attempt, retries and watches included",
         l_verb, 1, NULL, 0);
+    m->api_throttled = metrics_family_new(
+        m->reg, METRICS_COUNTER, "dagsched_controller_api_throttled_total",
+        "Requests that waited for the client's rate limit (--kube-api-qps, --kube-api-burst)", NULL,
+        0, NULL, 0);
     static const char *const l_request[] = {"request"};
     static const double request_buckets[] = {0.001, 0.0025, 0.005, 0.01, 0.02, 0.03, 0.05, 0.075,
                                              0.1,   0.15,   0.25,  0.5,  1,    2.5,  5,    10};
@@ -202,7 +206,7 @@ int ctl_metrics_init(ctl_metrics *m, const char *version, const char *git)
     if (!m->release_latency || !m->release_request || !m->queue || !m->policy_dups ||
         !m->evictions || !m->releases || !m->nudges || !m->urgent || !m->duration || !m->leader ||
         !m->rounds || !m->urgent_rounds || !m->healthy || !m->tasks || !m->annotations ||
-        !m->api_errors || !m->api_requests || !m->guards)
+        !m->api_errors || !m->api_requests || !m->api_throttled || !m->guards)
         return -1;
     return 0;
 }

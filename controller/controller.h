@@ -71,6 +71,7 @@ typedef struct ctl_metrics {
     metrics_family *policy_dups;     /* gauge: other ConfigMaps claiming the policy's name */
     metrics_family *api_errors;      /* counter {action} */
     metrics_family *api_requests;    /* counter {verb}: requests sent (kube_client_requests) */
+    metrics_family *api_throttled;   /* counter: requests that waited for --kube-api-qps */
     metrics_family *guards;          /* gauge {guard}: running tasks held back by each guard */
     metrics_family *unsaved;         /* counter: urgent tasks left unsaved (owner-would-fail) */
     metrics_family *release_latency; /* histogram {kind}: created -> released, seconds */

@@ -287,6 +287,7 @@ static void h_metrics(void *ctx, const httpd_request *req, httpd_response *resp)
         const char *lv[] = {kube_method_name((kube_method)m)};
         metrics_set_total(c->m.api_requests, lv, (double)kube_client_requests(c->client, m));
     }
+    metrics_set_total(c->m.api_throttled, NULL, (double)kube_client_throttled(c->client));
     httpd_handle_metrics(c->m.reg, req, resp);
 }
 

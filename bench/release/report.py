@@ -195,6 +195,9 @@ def run_figures(d, pods):
              if name == 'dagsched_controller_api_requests_total'}
     fig['verbs'] = (f'{verbs.get("PATCH", 0):.0f} / {verbs.get("POST", 0):.0f} / '
                     f'{verbs.get("GET", 0):.0f}')
+    throttled = [v for name, _, v in m if name == 'dagsched_controller_api_throttled_total']
+    if throttled:
+        fig['throttled'] = f'{throttled[0]:.0f}'
     fig['running'] = f'{read_floats(d + "/running-s"):.1f} s'
     return fig, sustained
 
@@ -212,6 +215,7 @@ ROWS = [
     ('event', 'Released Event POST (controller): same', ''),
     ('server', 'PATCH on pods at the API server: same', ''),
     ('verbs', 'controller requests: PATCH / POST / GET', ''),
+    ('throttled', 'requests that waited for --kube-api-qps', ''),
     ('running', 'then every pod running after', ''),
 ]
 
