@@ -4,7 +4,8 @@
 #   $(BUILD)/<variant>/libdsctl.a               the controller's pure decision modules
 #   make controller-unit-test / -asan           tests/controller/test_*.c (cmocka, no cluster)
 #   make controller-integration-test            tests/controller/integration.sh on a local control
-#                                               plane, with the ASan+UBSan build of the binary
+#                                               plane, with the ASan+UBSan build of the binary and
+#                                               of tests/controller/prog_releaser_itest.c
 #   make bench-scale                            the controller and the extender at 1,000 nodes
 #                                               and 20,000 pods
 #   make bench-release                          the controller's release rate at 1,000 nodes:
@@ -51,9 +52,14 @@ $(BUILD)/$(1)/tests/controller/%: tests/controller/%.c $(wildcard tests/controll
 # suite's uninstall scenario.
 $(BUILD)/$(1)/tests/controller/test_uninstall: $(BUILD)/$(1)/controller/uninstall.o
 $(BUILD)/$(1)/tests/controller/test_uninstall: CTL_TEST_LIBS = $$(KUBE_LIBS) $$(RUNTIME_LIBS)
-# test_releaser sends releases through the release window (an I/O module) to a loopback server.
+# test_releaser checks the release window (an I/O module) where it sends nothing; what it sends
+# is prog_releaser_itest's, a program of the integration suite (scenario releaser) that releases
+# real pods through the real kube-apiserver behind the fault proxy of tests/kube.
 $(BUILD)/$(1)/tests/controller/test_releaser: $(BUILD)/$(1)/controller/releaser.o
 $(BUILD)/$(1)/tests/controller/test_releaser: CTL_TEST_LIBS = $$(KUBE_LIBS) $$(RUNTIME_LIBS)
+$(BUILD)/$(1)/tests/controller/prog_releaser_itest: $(BUILD)/$(1)/controller/releaser.o \
+		tests/kube/itest_util.h tests/kube/fault_proxy.h
+$(BUILD)/$(1)/tests/controller/prog_releaser_itest: CTL_TEST_LIBS = $$(KUBE_LIBS) $$(RUNTIME_LIBS)
 endef
 
 $(eval $(call ctl_variant,rel,$(OPT_FLAGS)))
@@ -94,10 +100,13 @@ $(BUILD)/asan/bin/dagsched-controller: $(patsubst controller/%.c,$(BUILD)/asan/c
 		$(KUBE_LIBS) $(RUNTIME_LIBS) $(CTL_CORE_LIBS)
 
 # The suite runs the sanitizer build: a memory error, undefined behaviour or a leak at a graceful
-# exit fails it (tests/controller/integration.sh checks every controller's log).
-controller-integration-test: $(BUILD)/asan/bin/dagsched-controller
+# exit fails it (tests/controller/integration.sh checks every controller's log), and the release
+# window's program (tests/controller/prog_releaser_itest.c), built the same way.
+controller-integration-test: $(BUILD)/asan/bin/dagsched-controller \
+		$(BUILD)/asan/tests/controller/prog_releaser_itest
 	@DAGSCHED_EXTRA_PACKAGES="jq" hack/install-deps.sh
-	@tests/controller/integration.sh $(BUILD)/asan/bin/dagsched-controller
+	@tests/controller/integration.sh $(BUILD)/asan/bin/dagsched-controller \
+		$(BUILD)/asan/tests/controller/prog_releaser_itest
 
 INTEGRATION_TESTS += controller-integration-test
 
