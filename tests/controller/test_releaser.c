@@ -137,8 +137,9 @@ static void start(fixture *f, size_t window, double qps, double burst)
     f->client = client_for(f, qps, burst);
     assert_non_null(f->client);
     ds_err err = {{0}};
-    assert_int_equal(
-        ctl_releaser_start(&f->r, f->client, GATE, window, on_done, may_write, f, &err), 0);
+    assert_int_equal(ctl_releaser_start(&f->r, f->client, GATE, "dagsched.io/released-at", window,
+                                        on_done, may_write, f, &err),
+                     0);
 }
 
 /* Release pod NAME with one annotation; its payload is the integer v. */
@@ -147,9 +148,8 @@ static void submit(fixture *f, const char *name, int v)
     int *payload = malloc(sizeof *payload);
     assert_non_null(payload);
     *payload = v;
-    const char *kv[] = {"dagsched.io/released-at", "2026-01-02T03:04:05.000000Z",
-                        "dagsched.io/waiting-reason", NULL};
-    assert_int_equal(ctl_releaser_submit(&f->r, "ns1", name, kv, 2, payload), 0);
+    const char *kv[] = {"dagsched.io/waiting-reason", NULL};
+    assert_int_equal(ctl_releaser_submit(&f->r, "ns1", name, kv, 1, payload), 0);
 }
 
 /* 32 releases of 50 ms each through a window of 8: about 0.2 s, not the 1.6 s of one after
@@ -180,7 +180,8 @@ static void test_window(void **state)
     assert_true(conns <= 8);
     size_t most = ctl_releaser_max_in_flight(&f->r);
     assert_true(most > 1 && most <= 8);
-    /* One strategic merge patch: the gate removed, released-at set, waiting-reason removed. */
+    /* One strategic merge patch: the gate removed, released-at set when sent, waiting-reason
+     * removed. */
     assert_string_equal(first.content_type, "application/strategic-merge-patch+json");
     assert_non_null(strstr(first.body, GATE));
     assert_non_null(strstr(first.body, "\"dagsched.io/released-at\""));
@@ -264,13 +265,15 @@ static void test_bad_arguments(void **state)
     f->client = client_for(f, 0, 0);
     assert_non_null(f->client);
     ds_err err = {{0}};
-    assert_int_equal(ctl_releaser_start(&f->r, f->client, GATE, 0, on_done, NULL, f, &err), -1);
+    assert_int_equal(ctl_releaser_start(&f->r, f->client, GATE, NULL, 0, on_done, NULL, f, &err),
+                     -1);
     assert_non_null(strstr(err.msg, "1..256"));
-    assert_int_equal(ctl_releaser_start(&f->r, f->client, GATE, CTL_RELEASER_MAX_WINDOW + 1,
+    assert_int_equal(ctl_releaser_start(&f->r, f->client, GATE, NULL, CTL_RELEASER_MAX_WINDOW + 1,
                                         on_done, NULL, f, &err),
                      -1);
     assert_int_equal(ctl_releaser_submit(&f->r, "ns1", "p", NULL, 0, NULL), -1); /* not started */
-    assert_int_equal(ctl_releaser_start(&f->r, f->client, GATE, 2, on_done, NULL, f, &err), 0);
+    assert_int_equal(ctl_releaser_start(&f->r, f->client, GATE, NULL, 2, on_done, NULL, f, &err),
+                     0);
     const char *kv[2 * (CTL_RELEASER_MAX_KV + 1)] = {0};
     for (size_t i = 0; i < CTL_RELEASER_MAX_KV + 1; i++)
         kv[2 * i] = "k";
