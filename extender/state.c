@@ -891,6 +891,21 @@ static void api_read(ext_state *st, const char *ns, const char *job, const char 
     }
 }
 
+/* Whether the read c succeeded and found a Succeeded pod for each of the n tasks. */
+static bool all_done(const api_check *c, const char *const *tasks, size_t n)
+{
+    if (!(c->at > 0))
+        return false;
+    for (size_t t = 0; t < n; t++) {
+        bool found = false;
+        for (size_t k = 0; k < c->n_done && !found; k++)
+            found = strcmp(c->done[k], tasks[t]) == 0;
+        if (!found)
+            return false;
+    }
+    return true;
+}
+
 static bool api_tasks_done(ext_state *st, const char *ns, const char *job, const char *const *tasks,
                            size_t n)
 {
@@ -944,24 +959,12 @@ static bool api_tasks_done(ext_state *st, const char *ns, const char *job, const
             slot->pending = false;
         }
         pthread_cond_broadcast(&st->api_cv);
-        bool all = r != NULL && r->at > 0;
-        for (size_t t = 0; t < n && all; t++) {
-            bool found = false;
-            for (size_t k = 0; k < r->n_done && !found; k++)
-                found = strcmp(r->done[k], tasks[t]) == 0;
-            all = found;
-        }
+        bool all = r != NULL && all_done(r, tasks, n);
         pthread_mutex_unlock(&st->api_mu);
         free(r);
         return all;
     }
-    bool all = hit->at > 0;
-    for (size_t t = 0; t < n && all; t++) {
-        bool found = false;
-        for (size_t k = 0; k < hit->n_done && !found; k++)
-            found = strcmp(hit->done[k], tasks[t]) == 0;
-        all = found;
-    }
+    bool all = all_done(hit, tasks, n);
     pthread_mutex_unlock(&st->api_mu);
     return all;
 }
