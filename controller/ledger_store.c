@@ -27,10 +27,13 @@ static const char *const MANAGED[] = {"app.kubernetes.io/managed-by", "dagsched-
 
 static int create_empty(ctl_ledger_store *s, ds_err *err)
 {
-    const char *const data[] = {CTL_LEDGER_KEY, ""};
+    const char *const data[] = {CTL_LEDGER_KEY, "[]"}; /* an empty ledger, as decode reads it */
     kube_cm_spec spec = {
         .ns = s->ns, .name = s->name, .labels = MANAGED, .n_labels = 1, .data = data, .n_data = 1};
-    return kube_cm_create(s->client, &spec, s->resource_version, sizeof s->resource_version, err);
+    int rc = kube_cm_create(s->client, &spec, s->resource_version, sizeof s->resource_version, err);
+    if (rc == 0)
+        ctl_ledger_clear(&s->ledger);
+    return rc;
 }
 
 int ctl_ledger_store_load(ctl_ledger_store *s, ds_err *err)
