@@ -490,7 +490,15 @@ class TestExamples(unittest.TestCase):
         jobs = {}
         for t in self.tasks:
             jobs.setdefault(t.job, []).append(t)
-        self.assertEqual(sorted(jobs), ["backfill", "etl", "hello", "ml"])
+        self.assertEqual(sorted(jobs), ["backfill", "etl", "hello", "ml", "train"])
+        # The gang example: prepare -> four workers of one gang of 4 -> evaluate.
+        workers = [t for t in jobs["train"] if t.name.startswith("worker-")]
+        self.assertEqual(len(jobs["train"]), 6)
+        self.assertEqual(len(workers), 4)
+        for t in workers:
+            labels = t.manifest["spec"]["template"]["metadata"]["labels"]
+            self.assertEqual((labels.get("dagsched.io/gang"), labels.get("dagsched.io/gang-size")),
+                             ("workers", "4"), t.where)
         for name, ts_ in jobs.items():
             dls = {t.manifest["spec"]["template"]["metadata"]["annotations"].get("dagsched.io/deadline-after") for t in ts_}
             self.assertEqual(len(dls), 1, f"job {name}: every task states the same deadline")
