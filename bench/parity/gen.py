@@ -238,6 +238,8 @@ def manifests(jobs):
     for j in jobs:
         for t in j["tasks"]:
             labels = {"dagsched.io/job": j["name"], "dagsched.io/task": t["name"]}
+            if t.get("gang"):
+                labels.update({"dagsched.io/gang": t["gang"], "dagsched.io/gang-size": str(t["gang_size"])})
             ann = {"dagsched.io/runtime": f"{t['runtime']}s"}
             if j["deadline"] is not None:
                 ann["dagsched.io/deadline-after"] = f"{j['deadline']}s"
@@ -246,7 +248,8 @@ def manifests(jobs):
             docs.append({
                 "apiVersion": "batch/v1",
                 "kind": "Job",
-                "metadata": {"name": f"{j['name']}-{t['name']}", "labels": dict(labels)},
+                "metadata": {"name": f"{j['name']}-{t['name']}",
+                             "labels": {"dagsched.io/job": j["name"], "dagsched.io/task": t["name"]}},
                 "spec": {
                     "backoffLimit": 6,
                     "template": {
@@ -267,16 +270,27 @@ def manifests(jobs):
     return docs
 
 
+def sim_task(t):
+    """One task of the simulator's Workload file; a gang member names its gang and size."""
+    out = {"name": t["name"], "runtime": f"{t['runtime']}s", "cpu": t["cpu"], "memory": t["memory"]}
+    if t["deps"]:
+        out["dependsOn"] = list(t["deps"])
+    if t.get("gang"):
+        out.update({"gang": t["gang"], "gangSize": t["gang_size"]})
+    return out
+
+
 def sim_job(j):
-    """One job of the simulator's Workload file: the same arrival, deadline (none for batch
-    jobs), run times, requests and dependencies."""
-    out = {"name": j["name"], "arrival": f"{j['arrival']}s"}
+    """One job of the simulator's Workload file: the same namespace (when the job names one),
+    arrival, deadline (none for batch jobs), run times, requests, dependencies and gangs."""
+    out = {"name": j["name"]}
+    if j.get("namespace"):
+        out["namespace"] = j["namespace"]
+    out["arrival"] = f"{j['arrival']}s"
     if j["deadline"] is not None:
         out["deadline"] = f"{j['deadline']}s"
     out["release"] = "onUpstream"
-    out["tasks"] = [dict({"name": t["name"], "runtime": f"{t['runtime']}s", "cpu": t["cpu"], "memory": t["memory"]},
-                         **({"dependsOn": list(t["deps"])} if t["deps"] else {}))
-                    for t in j["tasks"]]
+    out["tasks"] = [sim_task(t) for t in j["tasks"]]
     return out
 
 

@@ -57,7 +57,7 @@ die() {
   printf 'bench-parity: error: %s\n' "$*" >&2
   exit 1
 }
-# wait_until, start_extender, start_controller, register_webhook, probe_gated
+# wait_until, install_dagsched, save_results
 # shellcheck source=tests/common/cluster_suite.sh
 . "$ROOT/tests/common/cluster_suite.sh"
 
@@ -78,26 +78,8 @@ inside() {
   K create namespace "$NS" >/dev/null
   if [[ "$run" == dagsched ]]; then
     policy_name="$(python3 -c 'import sys, yaml; print(yaml.safe_load(open(sys.argv[1]))["metadata"]["name"])' "$POLICY")"
-    K create namespace "$SYSTEM_NS" >/dev/null
-    K -n "$SYSTEM_NS" create configmap "dagsched-policy-$policy_name" --from-file=policy.yaml="$POLICY" >/dev/null
-    K -n "$SYSTEM_NS" label configmap "dagsched-policy-$policy_name" \
-      dagsched.io/kind=SchedulingPolicy app.kubernetes.io/name=dagsched >/dev/null
-    start_extender "$EXTENDER" "$dir/extender.log" "$SYSTEM_NS" \
-      --policy-name "$policy_name" --log-format json
-    pids+=("$EXT_PID")
-    wait_until 60 extender_webhook_ready || die "the extender is not ready after 60 s; see $dir/extender.log"
-    register_webhook dagsched-parity "$SYSTEM_NS"
-    # The API server takes the configuration within a second or so: probe (before the controller
-    # runs, so the probe stays gated) until a throw-away pod comes back gated.
-    K create namespace parity-probe >/dev/null
-    wait_until 30 probe_gated parity-probe ||
-      die "the admission webhook does not gate pods after 30 s; see $dir/extender.log"
-    K delete namespace parity-probe --wait=false >/dev/null
-    start_controller "$CONTROLLER" "$dir/controller.log" "$SYSTEM_NS" \
-      --policy-name "$policy_name" --log-format json
-    pids+=("$CTL_PID")
-    wait_until 60 curl -sf "http://127.0.0.1:$CTL_PORT/healthz" ||
-      die "the controller is not healthy after 60 s; see $dir/controller.log"
+    install_dagsched "$POLICY" "$dir" "$SYSTEM_NS" dagsched-parity parity-probe || die "$run: dagsched could not be installed"
+    pids+=("$EXT_PID" "$CTL_PID")
     sched=dagsched
   else
     sched=default-scheduler
@@ -126,16 +108,7 @@ inside() {
   wait "$driver" || rc=$?
   ((rc == 0)) || die "$run: the driver ended with status $rc (see $dir/driver.log: $(tail -n 1 "$dir/driver.log"))"
   say "$run: all $total tasks succeeded after $((SECONDS - t0)) s"
-  mkdir -p "$dir/result"
-  for k in pods jobs events; do K -n "$NS" get "$k" -o json >"$dir/result/$k.json"; done
-  K get nodes -o json >"$dir/result/nodes.json"
-  # kube-scheduler's own counts (scheduling attempts by result and their duration, pods entering
-  # its queues by event), read with the admin certificate.
-  local sport
-  sport="$(sed -n 's/^SCHEDULER_PORT=//p' "$CLUSTER_DIR/cluster.env")"
-  curl -sk --max-time 10 --cert "$CLUSTER_DIR/pki/admin.crt" --key "$CLUSTER_DIR/pki/admin.key" \
-    "https://127.0.0.1:$sport/metrics" >"$dir/result/scheduler-metrics.txt" 2>/dev/null ||
-    say "$run: kube-scheduler's metrics could not be read"
+  save_results "$dir/result" "$NS"
   stop_all
   python3 "$ROOT/tests/common/check_edges.py" --pods "$dir/result/pods.json" 2>&1 |
     sed "s/^/$run: /" || die "$run: a dependency edge was violated (above)"

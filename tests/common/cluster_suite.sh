@@ -1,7 +1,7 @@
 # shellcheck shell=bash disable=SC2034
 # cluster_suite.sh: helpers shared by the scripts that run against the local control plane
 # (tests/controller/integration.sh, tests/extender/admission_integration.sh,
-# tests/argo/integration.sh, bench/parity/run.sh); sourced, not run.
+# tests/argo/integration.sh, bench/parity/run.sh, bench/fairness/run.sh); sourced, not run.
 #
 # Assertions: a suite sets SUITE (the prefix of its output lines) and may define on_failure
 # (called after each failed check, e.g. to show the tails of its logs); SCENARIO, when set,
@@ -200,4 +200,58 @@ probe_gated() {
     "spec: {schedulerName: dagsched, containers: [{name: main, image: busybox}]}" |
     K -n "$1" create -f - >/dev/null || return 1
   [[ " $(K -n "$1" get pod probe -o jsonpath='{.spec.schedulingGates[*].name}') " == *" dagsched.io/dependencies "* ]]
+}
+
+# ---- a dagsched installation and a run's results (bench/parity/run.sh, bench/fairness/run.sh)
+# install_dagsched POLICY_FILE LOGDIR INSTALL_NS WEBHOOK PROBE_NS: dagsched as the chart installs
+# it, on a cluster whose kube-scheduler already calls the extender on $EXT_PORT: POLICY_FILE as
+# the policy ConfigMap in INSTALL_NS, the extender (LOGDIR/extender.log), the admission webhook
+# WEBHOOK (probed in the throw-away namespace PROBE_NS until a pod comes back gated), then the
+# controller (LOGDIR/controller.log); both with that policy and JSON logs. EXT_PID and CTL_PID are
+# their pids; on failure it says why on stderr and returns 1.
+install_dagsched() {
+  local policy="$1" logdir="$2" ns="$3" webhook="$4" probe_ns="$5" name
+  name="$(python3 -c 'import sys, yaml; print(yaml.safe_load(open(sys.argv[1]))["metadata"]["name"])' "$policy")" ||
+    return 1
+  K create namespace "$ns" >/dev/null
+  K -n "$ns" create configmap "dagsched-policy-$name" --from-file=policy.yaml="$policy" >/dev/null
+  K -n "$ns" label configmap "dagsched-policy-$name" \
+    dagsched.io/kind=SchedulingPolicy app.kubernetes.io/name=dagsched >/dev/null
+  start_extender "$EXTENDER" "$logdir/extender.log" "$ns" --policy-name "$name" --log-format json
+  if ! wait_until 60 extender_webhook_ready; then
+    echo "the extender is not ready after 60 s; see $logdir/extender.log" >&2
+    return 1
+  fi
+  register_webhook "$webhook" "$ns"
+  # The API server takes the configuration within a second or so: probe (before the controller
+  # runs, so the probe stays gated) until a throw-away pod comes back gated.
+  K create namespace "$probe_ns" >/dev/null
+  if ! wait_until 30 probe_gated "$probe_ns"; then
+    echo "the admission webhook does not gate pods after 30 s; see $logdir/extender.log" >&2
+    return 1
+  fi
+  K delete namespace "$probe_ns" --wait=false >/dev/null
+  start_controller "$CONTROLLER" "$logdir/controller.log" "$ns" --policy-name "$name" --log-format json
+  if ! wait_until 60 curl -sf "http://127.0.0.1:$CTL_PORT/healthz"; then
+    echo "the controller is not healthy after 60 s; see $logdir/controller.log" >&2
+    return 1
+  fi
+}
+# save_results DIR NS...: the pods, Jobs and Events of the namespaces NS (one List each:
+# pods.json, jobs.json, events.json), the nodes (nodes.json) and kube-scheduler's metrics page
+# (scheduler-metrics.txt, read with the admin certificate; a note on stderr when it cannot be
+# read) into DIR.
+save_results() {
+  local dir="$1" k ns sport
+  shift
+  mkdir -p "$dir"
+  for k in pods jobs events; do
+    for ns in "$@"; do K -n "$ns" get "$k" -o json; done |
+      jq -s '{apiVersion: "v1", kind: "List", items: (map(.items) | add)}' >"$dir/$k.json"
+  done
+  K get nodes -o json >"$dir/nodes.json"
+  sport="$(sed -n 's/^SCHEDULER_PORT=//p' "$CLUSTER_DIR/cluster.env")"
+  curl -sk --max-time 10 --cert "$CLUSTER_DIR/pki/admin.crt" --key "$CLUSTER_DIR/pki/admin.key" \
+    "https://127.0.0.1:$sport/metrics" >"$dir/scheduler-metrics.txt" 2>/dev/null ||
+    echo "kube-scheduler's metrics could not be read" >&2
 }
