@@ -12,10 +12,11 @@ bench/fairness/fairness.py's.
       The bin/dagsched-sim options that give the simulator the delays measured in run NAME (the
       release latency unless NAME is default), one a line.
 
-  report.py sim --jobs JOBS.json --workload SIM.yaml --run NAME=PODS.csv:POLICY:START_LATENCY ...
+  report.py sim --jobs JOBS.json --workload SIM.yaml --real REAL.json --run NAME=PODS.csv:POLICY ...
                 --json OUT
-      The same figures from dagsched-sim's --pods-csv (the rows of POLICY; a pod starts
-      START_LATENCY seconds after its binding), on the nodes of the simulator's Workload SIM.yaml.
+      The same figures from dagsched-sim's --pods-csv (the rows of POLICY; a pod starts as long
+      after its binding as run NAME's pods did on the cluster, REAL.json), on the nodes of the
+      simulator's Workload SIM.yaml.
 
   report.py table --real REAL.json [--sim SIM.json] [--meta KEY=VALUE ...] [--json OUT]
       One line per run on the cluster (and in the simulator): the light tenant's mean JCT and its
@@ -220,19 +221,19 @@ def sim_runs(meta, path, policy, start_latency):
 
 def cmd_sim(a):
     meta = load_json(a.jobs)
+    real = load_json(a.real).get("runs") or {}
+    cap = sim_capacity(a.workload)
     out = {}
     for spec in a.run:
-        name, rest = split_spec(spec, "NAME=PODS.csv:POLICY:START_LATENCY")
-        parts = rest.rsplit(":", 2)
-        if len(parts) != 3:
-            die(f"--run must be NAME=PODS.csv:POLICY:START_LATENCY (got {spec!r})")
-        try:
-            latency = float(parts[2])
-        except ValueError:
-            die(f"--run {spec!r}: the start latency must be a number")
-        wl = a.workload_light if name == "alone" and a.workload_light else a.workload
-        jobs, runs = sim_runs(meta, parts[0], parts[1], latency)
-        out[name] = fairness.figures(jobs, runs, sim_capacity(wl), SAMPLE_STEP_S, PARTIAL_TOL_S)
+        name, rest = split_spec(spec, "NAME=PODS.csv:POLICY")
+        path, _, policy = rest.rpartition(":")
+        if not path or not policy:
+            die(f"--run must be NAME=PODS.csv:POLICY (got {spec!r})")
+        if name not in real:
+            die(f"{a.real}: no run {name!r}")
+        latency = max(parity_report.mean_of(real[name]["delays"], "start") or 0.0, 0.0)
+        jobs, runs = sim_runs(meta, path, policy, latency)
+        out[name] = fairness.figures(jobs, runs, cap, SAMPLE_STEP_S, PARTIAL_TOL_S)
     write_json(a.json, {"runs": out})
     return 0
 
@@ -385,7 +386,7 @@ def main(argv):
     m = sp.add_parser("sim")
     m.add_argument("--jobs", required=True)
     m.add_argument("--workload", required=True)
-    m.add_argument("--workload-light", help="the Workload of the run alone (default: --workload)")
+    m.add_argument("--real", required=True)
     m.add_argument("--run", action="append", required=True)
     m.add_argument("--json", required=True)
     t = sp.add_parser("table")
