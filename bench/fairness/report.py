@@ -56,6 +56,8 @@ def _parity(name):
 
 parity_gen = _parity("gen")
 parity_report = _parity("report")
+die = parity_report.die
+load_json = parity_report.load_json
 
 LIGHT, FLOOD, GANG = "light", "flood", "gang"
 RUNS = ("alone", "fair", "nofair", "default")
@@ -63,19 +65,6 @@ RUN_LABEL = {"alone": "light alone (dagsched)", "fair": "dagsched, fairness on",
              "nofair": "dagsched, fairness off", "default": "default scheduler"}
 SAMPLE_STEP_S = 1.0
 PARTIAL_TOL_S = 1.0
-
-
-def die(msg):
-    print(f"report: {msg}", file=sys.stderr)
-    sys.exit(2)
-
-
-def load_json(path):
-    try:
-        with open(path) as f:
-            return json.load(f)
-    except (OSError, ValueError) as e:
-        die(f"{path}: {e}")
 
 
 def split_spec(spec, what):
