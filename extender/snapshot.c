@@ -245,10 +245,46 @@ int ext_snapshot_begin(const ext_build_input *in, ext_snapshot **out, ds_err *er
     return 0;
 }
 
+/* The room upcoming task up[i]'s upstream pod `from` freed that is left for it: from's request,
+ * less the requests of the pods of its job's tasks downstream of from's task that are bound to
+ * from's node and not finished (they took it), less what the holds of up[0..i-1] with the same
+ * upstream pod took. `taken` holds, per upcoming task, what its hold took. */
+static ds_res freed_room_left(const ext_snapshot *s, const ds_upcoming *up, size_t i,
+                              const ds_res *taken)
+{
+    const ds_job *j = &s->jobs.jobs[up[i].job];
+    const kube_pod *from = s->pods[up[i].from_pod];
+    ds_res left = from->requests;
+    size_t k = DS_NONE; /* from's task */
+    for (size_t t = 0; t < j->dag.n && k == DS_NONE; t++)
+        if (j->task_pod[t] == up[i].from_pod)
+            k = t;
+    for (size_t t = 0; t < j->dag.n && k != DS_NONE; t++) {
+        const ds_dag_task *dt = &j->dag.tasks[t];
+        size_t pi = j->task_pod[t];
+        bool below = false;
+        for (size_t u = 0; u < dt->n_up && !below; u++)
+            below = dt->up[u] == k;
+        if (!below || pi == DS_NONE || pi >= s->n_pods)
+            continue;
+        const kube_pod *p = s->pods[pi];
+        if (p->node_name != NULL && strcmp(p->node_name, from->node_name) == 0 &&
+            (p->phase == KUBE_POD_PENDING || p->phase == KUBE_POD_RUNNING))
+            ds_res_sub(&left, &p->requests);
+    }
+    for (size_t e = 0; e < i; e++)
+        if (up[e].job == up[i].job && up[e].from_pod == up[i].from_pod)
+            ds_res_sub(&left, &taken[e]);
+    return left;
+}
+
 /* The holds of room: for preemptors, the pending, unbound pods with dagsched.io/reserved-node
  * naming a known node (a malformed value holds nothing); for upcoming tasks (lib/upcoming.h: no
  * pod yet, or an unbound one), the node of an upstream task's pod, for DS_UPCOMING_HOLD_S after
- * the task became ready (none when that pod is gone). */
+ * the task became ready (none when that pod is gone). The upcoming tasks of an upstream pod
+ * share the room it freed: each, in task order, holds what is left of it up to its own request
+ * (freed_room_left), and one that finds none left holds nothing; so a fan-out of three tasks
+ * behind a task that freed room for one holds that room, not three times it. */
 static int build_holds(ext_snapshot *s, ds_err *err)
 {
     size_t n = 0;
@@ -260,8 +296,10 @@ static int build_holds(ext_snapshot *s, ds_err *err)
         return 0;
     s->holds = calloc(n + n_up, sizeof *s->holds);
     ds_upcoming *up = calloc(n_up ? n_up : 1, sizeof *up);
-    if (s->holds == NULL || up == NULL) {
+    ds_res *taken = calloc(n_up ? n_up : 1, sizeof *taken);
+    if (s->holds == NULL || up == NULL || taken == NULL) {
         free(up);
+        free(taken);
         return ds_err_set(err, "snapshot: out of memory (%zu room holds)", n + n_up);
     }
     for (size_t i = 0; i < s->n_pods; i++) {
@@ -294,16 +332,22 @@ static int build_holds(ext_snapshot *s, ds_err *err)
         const kube_pod *own = up[i].pod < s->n_pods ? s->pods[up[i].pod] : NULL;
         if (own != NULL && own->node_name != NULL)
             continue; /* bound already */
-        s->holds[s->n_holds++] =
-            (ds_room_hold){.ns = j->ns,
-                           .uid = own != NULL ? own->meta.uid : NULL,
-                           .job = j->key,
-                           .name = j->dag.tasks[up[i].task].name,
-                           .node = idx,
-                           .request = own != NULL ? own->requests : up[i].request,
-                           .until = up[i].ready_since + DS_UPCOMING_HOLD_S};
+        ds_res request = own != NULL ? own->requests : up[i].request;
+        ds_res left = freed_room_left(s, up, i, taken);
+        for (int d = 0; d < DS_RES_N; d++)
+            taken[i].v[d] = request.v[d] < left.v[d] ? request.v[d] : left.v[d] > 0 ? left.v[d] : 0;
+        if (ds_res_is_zero(&taken[i]))
+            continue; /* the room its upstream task freed went to its siblings */
+        s->holds[s->n_holds++] = (ds_room_hold){.ns = j->ns,
+                                                .uid = own != NULL ? own->meta.uid : NULL,
+                                                .job = j->key,
+                                                .name = j->dag.tasks[up[i].task].name,
+                                                .node = idx,
+                                                .request = taken[i],
+                                                .until = up[i].ready_since + DS_UPCOMING_HOLD_S};
     }
     free(up);
+    free(taken);
     return 0;
 }
 

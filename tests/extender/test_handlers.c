@@ -431,6 +431,81 @@ static void test_filter_held_room(void **state)
     }
 }
 
+/* Upcoming tasks that share an upstream task share the room it freed: job fan (deadline) ran split
+ * (2 cpu) on kwok-node-0, which a 4-cpu pod of another namespace also runs on; a, b and c (2 cpu
+ * each) depend on split and wait, unbound. Split freed 2 cpu, so the holds keep 2 cpu there, not
+ * 6: another job's 2-cpu pod of the namespace fits beside them (4 cpu free). Once a is bound there
+ * it has taken the room split freed, and nothing is held for b and c. */
+static void test_filter_upcoming_siblings_share_the_freed_room(void **state)
+{
+    (void)state;
+    for (int a_bound = 0; a_bound < 2; a_bound++) {
+        world w;
+        world_init(&w, "Running");
+        add_pod(&w, &(fx_pod_spec){.ns = "other",
+                                   .name = "filler",
+                                   .uid = "uid-filler",
+                                   .node = "kwok-node-0",
+                                   .phase = "Running",
+                                   .cpu = a_bound ? "2" : "4",
+                                   .created = "2026-11-22T10:00:00Z",
+                                   .started = "2026-11-22T10:00:01Z"});
+        add_pod(&w, &(fx_pod_spec){.ns = "team",
+                                   .name = "fan-split",
+                                   .uid = "uid-split",
+                                   .job = "fan",
+                                   .task = "split",
+                                   .deadline = DEADLINE,
+                                   .node = "kwok-node-0",
+                                   .phase = "Succeeded",
+                                   .cpu = "2",
+                                   .created = "2026-11-22T10:30:00Z",
+                                   .started = "2026-11-22T10:30:50Z"});
+        const char *tasks[] = {"a", "b", "c"};
+        for (size_t t = 0; t < 3; t++) {
+            char name[16], uid[16];
+            snprintf(name, sizeof name, "fan-%s", tasks[t]);
+            snprintf(uid, sizeof uid, "uid-%s", tasks[t]);
+            bool bound = a_bound && t == 0;
+            add_pod(&w, &(fx_pod_spec){.ns = "team",
+                                       .name = name,
+                                       .uid = uid,
+                                       .job = "fan",
+                                       .task = tasks[t],
+                                       .depends_on = "split",
+                                       .deadline = DEADLINE,
+                                       .node = bound ? "kwok-node-0" : NULL,
+                                       .phase = bound ? "Running" : "Pending",
+                                       .cpu = "2",
+                                       .created = "2026-11-22T10:30:52Z",
+                                       .started = bound ? "2026-11-22T10:30:53Z" : NULL});
+        }
+        double now = at("2026-11-22T10:31:00Z");
+        ext_snapshot *s = snap(&w, now);
+        size_t team_holds = 0;
+        for (size_t h = 0; h < s->n_holds; h++)
+            if (strcmp(s->holds[h].ns, "team") == 0) {
+                team_holds++;
+                assert_string_equal(s->holds[h].name, "a");
+                assert_int_equal(s->holds[h].request.v[DS_RES_CPU], 2000);
+            }
+        assert_int_equal(team_holds, a_bound ? 0 : 1);
+        const char *pod = "{\"metadata\":{\"name\":\"web\",\"namespace\":\"team\",\"uid\":"
+                          "\"u-web\",\"resourceVersion\":\"9\",\"labels\":{\"dagsched.io/job\":"
+                          "\"web\",\"dagsched.io/task\":\"serve\"}},\"spec\":{\"containers\":[{"
+                          "\"name\":\"c\",\"image\":\"x\",\"resources\":{\"requests\":{\"cpu\":"
+                          "\"2\"}}}]}}";
+        char *body = body_for(pod, "\"kwok-node-0\"");
+        ext_outcome o;
+        char *out = run(ext_handle_filter, s, body, strlen(body), now, 200, &o);
+        assert_non_null(strstr(out, "\"NodeNames\":[\"kwok-node-0\"]"));
+        free(out);
+        free(body);
+        ext_snapshot_unref(s);
+        world_free(&w);
+    }
+}
+
 /* An upcoming task (lib/upcoming.h): Workflow u (deadline) ran prep on kwok-node-0, and Argo has
  * not created compute's pod yet. For 15 s after prep ended (10:30:50 as its pod says), the room
  * prep freed there is held for compute (its template requests 7500m) against other jobs' pods of
@@ -1484,6 +1559,7 @@ int main(void)
         cmocka_unit_test(test_preempt_owner),
         cmocka_unit_test(test_filter_held_room),
         cmocka_unit_test(test_filter_upcoming_room),
+        cmocka_unit_test(test_filter_upcoming_siblings_share_the_freed_room),
         cmocka_unit_test(test_other_scheduler_outside_dag),
         cmocka_unit_test(test_preempt_other_scheduler_victim),
         cmocka_unit_test(test_preempt_namespace_selector),
