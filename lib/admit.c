@@ -471,7 +471,10 @@ static int gang_init(plan *x, ds_err *err)
     return 0;
 }
 
-/* The fair queue over the ready tasks, with the tasks in flight charged. */
+/* The fair queue over the ready tasks, with the tasks in flight charged to their tenants, which
+ * take part in the round: a tenant whose tasks all wait in kube-scheduler's queue (released ahead
+ * of room, in back-off there) still has demand, and another tenant's look-ahead release would take
+ * the room that frees before them. */
 static int fair_init(plan *x, ds_fair_queue *fq, const ds_admit_task *inflight, size_t n_inflight,
                      size_t *tenant_of, ds_err *err)
 {
@@ -485,8 +488,10 @@ static int fair_init(plan *x, ds_fair_queue *fq, const ds_admit_task *inflight, 
     }
     x->fq = fq;
     for (size_t i = 0; i < n_inflight; i++)
-        if (!inflight[i].room_only && inflight[i].tenant < f->n_tenants)
+        if (!inflight[i].room_only && inflight[i].tenant < f->n_tenants) {
             ds_fair_queue_charge(fq, inflight[i].tenant, &inflight[i].request);
+            ds_fair_queue_join(fq, inflight[i].tenant);
+        }
     return 0;
 }
 

@@ -61,6 +61,16 @@ void ds_fair_queue_free(ds_fair_queue *q)
     q->pending = SIZE_MAX;
 }
 
+/* Count a tenant among the tenants of the round (once). */
+static void enter_round(ds_fair_queue *q, ds_fair_slot *sl)
+{
+    if (sl->in_round)
+        return;
+    sl->in_round = true;
+    q->active_tenants++;
+    q->active_weight += weight_of(&sl->t);
+}
+
 int ds_fair_queue_init(ds_fair_queue *q, const ds_fair_tenant *tenants, size_t n_tenants,
                        const ds_res *capacity, const size_t *tenant_of, size_t n_tasks, ds_err *err)
 {
@@ -98,15 +108,18 @@ int ds_fair_queue_init(ds_fair_queue *q, const ds_fair_tenant *tenants, size_t n
     /* Each tenant's tasks linked in the order given: walk backwards, pushing onto the heads. */
     for (size_t i = n_tasks; i-- > 0;) {
         ds_fair_slot *sl = &q->slot[tenant_of[i]];
-        if (!sl->in_round) {
-            sl->in_round = true;
-            q->active_tenants++;
-            q->active_weight += weight_of(&sl->t);
-        }
+        enter_round(q, sl);
         q->link[i] = sl->head;
         sl->head = i;
     }
     return 0;
+}
+
+void ds_fair_queue_join(ds_fair_queue *q, size_t tenant)
+{
+    if (q == NULL || tenant >= q->n_tenants || q->started)
+        return;
+    enter_round(q, &q->slot[tenant]);
 }
 
 void ds_fair_queue_charge(ds_fair_queue *q, size_t tenant, const ds_res *request)

@@ -93,14 +93,20 @@ void ds_fair_queue_free(ds_fair_queue *q);
  * wait in the queue at their rank). Out of range: nothing. */
 void ds_fair_queue_charge(ds_fair_queue *q, size_t tenant, const ds_res *request);
 
+/* A tenant with tasks in flight (released, not yet bound: waiting in kube-scheduler's queue)
+ * takes part in the round without tasks to offer: it counts among the tenants of the round for
+ * the fair shares and for ds_fair_queue_above, as a tenant with ready tasks does. Call before the
+ * first ds_fair_queue_next; out of range: nothing. */
+void ds_fair_queue_join(ds_fair_queue *q, size_t tenant);
+
 /* The next task to decide: the first task not yet offered, and not marked in `decided` (NULL:
  * none is), of the tenant with the lowest rank (ties: the tenant whose task comes first).
  * SIZE_MAX when every task was offered. */
 size_t ds_fair_queue_next(ds_fair_queue *q, const bool *decided);
 
 /* A tenant's dominant share now (unweighted), and its fair share: its weight over the weights of
- * the tenants with tasks in the round (1 for a tenant without tasks in it when no other has any;
- * 0 for an index out of range). */
+ * the tenants with tasks in the round (ready, or in flight: ds_fair_queue_join) (1 for a tenant
+ * without tasks in it when no other has any; 0 for an index out of range). */
 double ds_fair_queue_share(const ds_fair_queue *q, size_t tenant);
 double ds_fair_queue_fair_share(const ds_fair_queue *q, size_t tenant);
 

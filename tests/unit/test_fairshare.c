@@ -221,6 +221,15 @@ static void test_fair_share_alone(void **state)
     assert_double_near(ds_fair_queue_fair_share(&q, 1), 0.75, 0);
     assert_true(ds_fair_queue_above(&q, 1)); /* 0.9 > 0.75 */
     ds_fair_queue_free(&q);
+    /* Tenant 1 joins with tasks in flight only: tenant 0 is no longer alone (1 of 4 weights). */
+    assert_int_equal(ds_fair_queue_init(&q, t, 2, &cap, of, 2, &err), 0);
+    ds_fair_queue_join(&q, 1);
+    ds_fair_queue_join(&q, 1); /* once */
+    ds_fair_queue_join(&q, 7); /* out of range: nothing */
+    assert_double_near(ds_fair_queue_fair_share(&q, 0), 0.25, 0);
+    assert_double_near(ds_fair_queue_fair_share(&q, 1), 0.75, 0);
+    assert_true(ds_fair_queue_above(&q, 0)); /* 0.9 > 0.25 */
+    ds_fair_queue_free(&q);
 }
 
 /* A cap bounds a tenant's dominant share, checked with the task; a tenant using nothing may
@@ -324,6 +333,18 @@ static void test_inflight_starving_lookahead(void **state)
     assert_int_equal(out[2].verdict, DS_ADMIT_LOOKAHEAD);
     assert_int_equal(out[1].verdict, DS_ADMIT_HELD_NO_ROOM);
     tenants[0].used = res(3000, 0);
+    /* Tenant 1's task waits in kube-scheduler's queue (in flight, released ahead of room) and it
+     * has none ready: it still takes part in the round, so tenant 0, above its half, gets no
+     * look-ahead slot that would take the next room before it. */
+    ds_admit_task waiting[1] = {{.request = res(1000, GI), .tenant = 1}};
+    assert_int_equal(plan_fair(on, tenants, 2, &node, 1, waiting, 1, r3, 1, out, &sum, &err), 0);
+    assert_int_equal(out[0].verdict, DS_ADMIT_HELD_FAIR_SHARE);
+    assert_double_near(out[0].share, 0.75, 0);
+    assert_double_near(out[0].fair_share, 0.5, 0);
+    /* ... but one whose in-flight entry takes room only (not a DAG task) does not. */
+    waiting[0].room_only = true;
+    assert_int_equal(plan_fair(on, tenants, 2, &node, 1, waiting, 1, r3, 1, out, &sum, &err), 0);
+    assert_int_equal(out[0].verdict, DS_ADMIT_LOOKAHEAD);
     /* Alone in the round, tenant 0 takes the slots (work-conserving). */
     assert_int_equal(plan_fair(on, tenants, 2, &node, 1, NULL, 0, r3, 1, out, &sum, &err), 0);
     assert_int_equal(out[0].verdict, DS_ADMIT_LOOKAHEAD);
