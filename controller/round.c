@@ -536,10 +536,7 @@ static int do_release(ctl_controller *c, const ctl_snapshot *s, const ds_policy 
                          .starvation_s = pol->order.starvation_s,
                          .namespaces = s->ns,
                          .n_namespaces = s->n_ns};
-    ctl_fairness fairness = {.enabled = pol->fairness_enabled,
-                             .tenant_label = pol->tenant_label,
-                             .weights = &pol->tenant_weights,
-                             .caps = &pol->tenant_caps};
+    ctl_fairness fairness = ctl_fairness_of(pol);
     in.fairness = &fairness;
     ctl_upcoming *upcoming = upcoming_tasks(s, &in.n_upcoming);
     in.upcoming = upcoming;
