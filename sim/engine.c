@@ -46,6 +46,7 @@ void sim_config_defaults(sim_config *c, const sim_policy_desc *policy)
     c->pod_max_backoff_s = 10.0;
     c->backoff_flush_s = 1.0;
     c->max_unschedulable_s = 300.0;
+    c->room_holds = true;
     c->record_segments = false;
     c->max_segments = 200000;
 }
@@ -613,7 +614,8 @@ static int finish(engine *e, const sim_event *ev)
         return 0;
     etask *t = &j->t[ev->b];
     if (t->state != T_RUNNING || t->gen != ev->gen)
-        return 0; /* evicted meanwhile */
+        return 0;             /* evicted meanwhile */
+    uint32_t freed = t->node; /* the room the task frees: held for a downstream task */
     stop_run(e, ev->a, ev->b);
     if (t->flags & F_DISORDER_RUN) {
         seg_close(e, t, SIM_SEG_FAILED);
@@ -643,7 +645,8 @@ static int finish(engine *e, const sim_event *ev)
         etask *d = &j->t[dt->down[k]];
         d->n_up_left--;
         if (d->n_up_left == 0 && d->state == T_BLOCKED)
-            if (create_pod(e, ev->a, (uint32_t)dt->down[k]) != 0)
+            if (create_pod(e, ev->a, (uint32_t)dt->down[k]) != 0 ||
+                sim_hold_add(e, ev->a, (uint32_t)dt->down[k], freed) != 0)
                 return -1;
     }
     if (j->n_done == j->dag.n)
@@ -685,13 +688,37 @@ static const unsigned char *deadline_filter(engine *e, const ejob *j, uint32_t t
     return feasible > 0 ? e->allowed : NULL; /* no feasible node: do not filter */
 }
 
+/* The nodes the extender lets a pod of job `job` use: those of `allowed` (NULL: all) where it
+ * does not fit only in room held for another job's task (holds.c); when the deadline filter
+ * leaves none of those with room, the held room alone decides (the filter does not filter when
+ * no node is feasible). NULL when nothing is held against the pod and allowed is NULL. */
+static const unsigned char *hold_mask(engine *e, uint32_t job, const ds_res *req,
+                                      const unsigned char *allowed)
+{
+    if (e->n_holds == 0)
+        return allowed;
+    bool refused = false, any = false;
+    for (size_t n = 0; n < e->n_nodes; n++) {
+        ds_res f = node_free(e, n);
+        bool ok = !sim_hold_refuses(e, (uint32_t)n, job, req, &f);
+        refused |= !ok;
+        e->hold_allowed[n] = ok;
+        any |= ok && (allowed == NULL || allowed[n]) && ds_res_fits(req, &f);
+    }
+    if (!refused)
+        return allowed;
+    for (size_t n = 0; any && allowed != NULL && n < e->n_nodes; n++)
+        e->hold_allowed[n] = e->hold_allowed[n] && allowed[n];
+    return e->hold_allowed;
+}
+
 static int place(engine *e, uint32_t h)
 {
     const sim_wq_node *qn = sim_wq_get(&e->q, h);
     uint32_t job = qn->job, task = qn->task;
     ejob *j = e->jobs[job];
     double crit = e->p->criticality ? sim_gate_criticality(e, j->ev[task].priority) : 0.0;
-    const unsigned char *allowed = deadline_filter(e, j, task);
+    const unsigned char *allowed = hold_mask(e, job, &j->t[task].req, deadline_filter(e, j, task));
     size_t node = sim_policy_pick_node(e->p, &e->c->pol, &j->t[task].req, e->nodes, e->n_nodes,
                                        allowed, crit, e->max_speed, e->c->extender_weight);
     if (node == SIZE_MAX)
@@ -699,8 +726,11 @@ static int place(engine *e, uint32_t h)
     return start_task(e, job, task, (uint32_t)node);
 }
 
-static bool fits_some_node(engine *e, const ds_res *req)
+/* Does a pod of job `job` requesting req fit some node, room held for other jobs' tasks aside
+ * (holds.c)? *held: it fit somewhere only in held room. */
+static bool fits_some_node(engine *e, uint32_t job, const ds_res *req, bool *held)
 {
+    *held = false;
     /* A request above the largest free room of some kind fits no node: with back-off disabled,
      * every pod end retries every parked pod, and in a full cluster most fail here. */
     if (e->free_max_stale) {
@@ -718,8 +748,11 @@ static bool fits_some_node(engine *e, const ds_res *req)
         return false;
     for (size_t n = 0; n < e->n_nodes; n++) {
         ds_res f = node_free(e, n);
-        if (ds_res_fits(req, &f))
+        if (!ds_res_fits(req, &f))
+            continue;
+        if (!sim_hold_refuses(e, (uint32_t)n, job, req, &f))
             return true;
+        *held = true;
     }
     return false;
 }
@@ -815,7 +848,8 @@ static int schedule_pass(engine *e)
         }
         const sim_wq_node *qn = sim_wq_get(&e->q, h);
         uint32_t job = qn->job, task = qn->task;
-        if (fits_some_node(e, &e->jobs[job]->t[task].req)) {
+        bool held = false;
+        if (fits_some_node(e, job, &e->jobs[job]->t[task].req, &held)) {
             if (place(e, h) != 0)
                 return -1;
             if (e->c->sched_cycle_s > 0)
@@ -827,6 +861,7 @@ static int schedule_pass(engine *e)
             return -1;
         if (!started && sim_kq_failed(e, job, task) != 0)
             return -1;
+        e->r->held_refusals += !started && held;
         double cycle = started ? e->c->sched_cycle_s : e->c->sched_cycle_failed_s;
         if (cycle > 0)
             e->sched_free_at = e->now + cycle;
@@ -1116,13 +1151,14 @@ static int setup(engine *e)
     e->n_nodes = w->n_nodes;
     e->nodes = calloc(w->n_nodes, sizeof *e->nodes);
     e->allowed = calloc(w->n_nodes, 1);
+    e->hold_allowed = calloc(w->n_nodes, 1);
     e->jobs = calloc(w->n_jobs, sizeof *e->jobs);
     e->active = calloc(w->n_jobs, sizeof *e->active);
     r->jobs = calloc(w->n_jobs, sizeof *r->jobs);
     r->node_speed = calloc(w->n_nodes, sizeof *r->node_speed);
     r->node_alloc = calloc(w->n_nodes, sizeof *r->node_alloc);
-    if (e->nodes == NULL || e->allowed == NULL || e->jobs == NULL || e->active == NULL ||
-        r->jobs == NULL || r->node_speed == NULL || r->node_alloc == NULL)
+    if (e->nodes == NULL || e->allowed == NULL || e->hold_allowed == NULL || e->jobs == NULL ||
+        e->active == NULL || r->jobs == NULL || r->node_speed == NULL || r->node_alloc == NULL)
         return oom(e, "setup");
     r->n_jobs = w->n_jobs;
     r->n_nodes = w->n_nodes;
@@ -1175,6 +1211,7 @@ static void teardown(engine *e)
     sim_gate_free(e);
     sim_kq_free(e);
     sim_tenants_free(e);
+    sim_holds_free(e);
 }
 
 static int check_config(const sim_config *c, ds_err *err)

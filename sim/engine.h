@@ -61,6 +61,9 @@ typedef struct sim_config {
      * the next pod (0, the default: attempts are instantaneous). */
     double sched_cycle_s;
     double sched_cycle_failed_s;
+    /* Gated policies: the extender holds the room an upstream task freed for its job's next
+     * task (sim/holds.c); true, the default, as shipped; false only to measure what it does. */
+    bool room_holds;
     bool record_segments; /* keep task runs for the Gantt chart */
     size_t max_segments;  /* cap on recorded runs; default 200000 */
 } sim_config;
@@ -106,6 +109,7 @@ typedef struct sim_result {
     uint64_t rounds, releases;  /* gated policies: controller rounds, tasks released */
     uint64_t sched_failures;    /* kube-scheduler's failed scheduling attempts */
     uint64_t sched_failed_pods; /* pods with at least one failed attempt */
+    uint64_t held_refusals;     /* failed attempts of pods that fit only in held room */
     sim_segment *segs;
     size_t n_segs;
     bool segs_truncated;

@@ -99,6 +99,12 @@ typedef struct prio_count {
     uint32_t count;
 } prio_count;
 
+/* Room held for an upcoming task (holds.c): the node its upstream task freed, until when. */
+typedef struct sim_hold {
+    uint32_t job, task, node;
+    double until;
+} sim_hold;
+
 typedef struct engine {
     const sim_workload *w;
     const sim_config *c;
@@ -168,6 +174,12 @@ typedef struct engine {
     size_t n_tenants, cap_tenants;
     ds_strmap tenant_ix; /* name -> index; keys are tenant_name's strings */
 
+    /* Room held for upcoming tasks (holds.c; gated policies), and the nodes a pod may use
+     * beside them (scratch of sim_hold_mask). */
+    sim_hold *holds;
+    size_t n_holds, cap_holds;
+    unsigned char *hold_allowed;
+
     /* scratch */
     uint32_t *handles;
     size_t cap_handles;
@@ -194,6 +206,18 @@ int sim_kq_failed(engine *e, uint32_t job, uint32_t task);
 int sim_kq_pods_freed(engine *e);
 int sim_kq_backoff_done(engine *e, const sim_event *ev);    /* SIM_EV_BACKOFF */
 int sim_kq_unsched_timeout(engine *e, const sim_event *ev); /* SIM_EV_UNSCHED_TIMEOUT */
+
+/* holds.c: room held for upcoming tasks (lib/upcoming.h, lib/room_hold.h) */
+/* Task `task` of job `job` became ready when its upstream task ended on `node`: with a deadline
+ * (and a gated policy), the room there is held for it. 0, or -1 when out of memory. */
+int sim_hold_add(engine *e, uint32_t job, uint32_t task, uint32_t node);
+/* Does the task hold room now (its pod exists, is not bound, its hold has not run out)? */
+bool sim_hold_upcoming(const engine *e, uint32_t job, uint32_t task);
+/* Does the extender refuse `node`, whose free room is free_, to a pod of job `job` requesting
+ * req, because it fits there only in room held for another job's task? */
+bool sim_hold_refuses(engine *e, uint32_t node, uint32_t job, const ds_res *req,
+                      const ds_res *free_);
+void sim_holds_free(engine *e);
 
 /* jobview.c: the DAG of a job as the controller and the extender know it */
 bool sim_view_observed(const engine *e, const ejob *j);

@@ -42,6 +42,7 @@ typedef struct opts {
     double pod_initial_backoff_s, pod_max_backoff_s, backoff_flush_s, max_unschedulable_s;
     double sched_cycle_s, sched_cycle_failed_s; /* failed < 0: as sched_cycle_s */
     int graph_observed;
+    int room_holds; /* index into on_off: 0 on (shipped), 1 off */
     const char *csv, *json, *jobs_csv, *pods_csv, *bars_svg, *gantt_svg, *write_workload;
     size_t gantt_nodes;
     bool table, quiet;
@@ -212,6 +213,7 @@ static int flag_machine_memory(void *dest, const char *s, char *why, size_t size
 
 static const char *const release_names[] = {"onUpstream", "upfront", NULL}; /* sim_release */
 static const char *const graph_names[] = {"declared", "observed", NULL};
+static const char *const on_off[] = {"on", "off", NULL};
 
 /* RT_FLAGS_RUN, or the exit status (runtime/flags.h). */
 static int parse_args(int argc, char **argv, opts *o)
@@ -304,6 +306,11 @@ static int parse_args(int argc, char **argv, opts *o)
                        "dagsched, onUpstream jobs: the controller knows each job's\n"
                        "whole DAG (a JobGraph, an Argo Workflow), or only the tasks\n"
                        "whose pods were created so far (declared)"),
+        RT_FLAG_CHOICE("room-holds", "on|off", &o->room_holds, on_off,
+                       "dagsched: the extender holds the room an upstream task\n"
+                       "freed for its job's next task (deadline jobs, 15 s), and\n"
+                       "the controller releases that task first (on, as shipped;\n"
+                       "off: to measure what it does)"),
         RT_FLAG_SECTION("kube-scheduler's queue after a failed scheduling attempt (its defaults)"),
         RT_FLAG_DOUBLE("pod-initial-backoff", "S", &o->pod_initial_backoff_s, 0, 3600,
                        "back-off S * 2^(attempts-1) (1)"),
@@ -643,6 +650,7 @@ int main(int argc, char **argv)
             cfg.release_cost_s = o.release_cost_s;
             cfg.release_concurrency = (unsigned)o.release_concurrency;
             cfg.graph_observed = o.graph_observed != 0;
+            cfg.room_holds = o.room_holds == 0;
             cfg.pod_initial_backoff_s = o.pod_initial_backoff_s;
             cfg.pod_max_backoff_s = o.pod_max_backoff_s;
             cfg.backoff_flush_s = o.backoff_flush_s;

@@ -83,6 +83,7 @@ int sim_metrics_compute(const sim_result *r, sim_metrics *m)
     m->disorders = r->disorders;
     m->sched_failures = r->sched_failures;
     m->sched_failed_pods = r->sched_failed_pods;
+    m->held_refusals = r->held_refusals;
     double span = m->makespan_s;
     m->util_cpu = span > 0 && r->capacity.v[DS_RES_CPU] > 0
                       ? r->area[DS_RES_CPU] / ((double)r->capacity.v[DS_RES_CPU] * span)
@@ -224,8 +225,10 @@ void sim_metrics_json(FILE *f, const sim_metrics *runs, size_t n)
                 "\"peak_events\": %zu, ",
                 (unsigned long long)m->failures, (unsigned long long)m->starts, m->peak_waiting,
                 (unsigned long long)m->events, m->peak_events);
-        fprintf(f, "\"sched_failures\": %llu, \"sched_failed_pods\": %llu, ",
-                (unsigned long long)m->sched_failures, (unsigned long long)m->sched_failed_pods);
+        fprintf(f,
+                "\"sched_failures\": %llu, \"sched_failed_pods\": %llu, \"held_refusals\": %llu, ",
+                (unsigned long long)m->sched_failures, (unsigned long long)m->sched_failed_pods,
+                (unsigned long long)m->held_refusals);
         json_num(f, "wall_s", m->wall_s, 0);
         json_num(f, "lost_run_s", m->lost_run_s, 0);
         fprintf(f, "\"evict_deadline\": %llu, \"evict_met\": %llu, \"evict_no_deadline\": %llu, ",

@@ -40,6 +40,7 @@ typedef struct sim_metrics {
     uint64_t starts;
     uint64_t sched_failures;    /* kube-scheduler's failed scheduling attempts */
     uint64_t sched_failed_pods; /* pods with at least one */
+    uint64_t held_refusals;     /* failed attempts of pods that fit only in held room */
     size_t peak_waiting;
     uint64_t events;
     size_t peak_events; /* most events in the engine's event heap at once */

@@ -16,6 +16,9 @@
  * tenants.c): the use of each is the requests of its running pods, and the round's ready tasks
  * are decided in the fair queue's order (lib/fairshare.h), all of them at once.
  *
+ * A task that holds the room its upstream task freed (an upcoming task, holds.c) is decided first,
+ * before the pods in flight (ds_admit_task.first), as the controller decides it.
+ *
  * The extender's criticality is the rank of a waiting task's DSP priority among all waiting
  * tasks (gated, released or queued), as ds_jobset_wait_rank computes it. */
 #include <math.h>
@@ -327,15 +330,19 @@ static int admit_round(engine *e)
     /* The rule costs O(ready tasks x nodes) and a long gated queue is often mostly tasks that fit
      * nowhere: decide the head of the order first, and all of it only when the tasks behind could
      * still be released (rest_stays_gated). The decisions are those of one call with every ready
-     * task. Not with fairness: the fair queue picks from the whole order. */
-    size_t n = ap.fair != NULL || e->has_gangs || ng < ROUND_PREFIX ? ng : ROUND_PREFIX;
+     * task. Not with fairness: the fair queue picks from the whole order; nor while room is held
+     * for upcoming tasks (holds.c): the rule decides them first, wherever they are in the order. */
+    size_t n =
+        ap.fair != NULL || e->has_gangs || e->n_holds > 0 || ng < ROUND_PREFIX ? ng : ROUND_PREFIX;
     for (;;) {
         size_t got = sim_wq_collect_first(&e->gq, b.gated, n);
         for (size_t i = 0; i < got; i++) {
             const sim_wq_node *g = sim_wq_get(&e->gq, b.gated[i]);
             /* ds_order_key: k[0] is 0 for a starving task */
-            b.ready[i] = (ds_admit_task){
-                .request = g->req, .starving = g->key.k[0] == 0, .tenant = e->jobs[g->job]->tenant};
+            b.ready[i] = (ds_admit_task){.request = g->req,
+                                         .starving = g->key.k[0] == 0,
+                                         .first = sim_hold_upcoming(e, g->job, g->task),
+                                         .tenant = e->jobs[g->job]->tenant};
             const etask *t = &e->jobs[g->job]->t[g->task];
             if (t->gang != NONE32 && !gang_started(e->jobs[g->job], t->gang)) {
                 b.ready[i].gang = ((size_t)g->job << 20) | t->gang; /* tasks < 2^20 a job */
