@@ -334,8 +334,7 @@ static int build_holds(ext_snapshot *s, ds_err *err)
             continue; /* bound already */
         ds_res request = own != NULL ? own->requests : up[i].request;
         ds_res left = freed_room_left(s, up, i, taken);
-        for (int d = 0; d < DS_RES_N; d++)
-            taken[i].v[d] = request.v[d] < left.v[d] ? request.v[d] : left.v[d] > 0 ? left.v[d] : 0;
+        taken[i] = ds_upcoming_share(&left, &request);
         if (ds_res_is_zero(&taken[i]))
             continue; /* the room its upstream task freed went to its siblings */
         s->holds[s->n_holds++] = (ds_room_hold){.ns = j->ns,

@@ -56,3 +56,13 @@ size_t ds_jobset_upcoming(const ds_jobset *js, const ds_pod_obs *pods, double no
     }
     return n;
 }
+
+ds_res ds_upcoming_share(const ds_res *left, const ds_res *request)
+{
+    ds_res out = {{0}};
+    for (int k = 0; k < DS_RES_N; k++) {
+        int64_t v = request->v[k] < left->v[k] ? request->v[k] : left->v[k];
+        out.v[k] = v > 0 ? v : 0;
+    }
+    return out;
+}

@@ -41,6 +41,13 @@ typedef struct ds_upcoming {
     size_t from_pod;
 } ds_upcoming;
 
+/* What an upcoming task holds of the room its upstream task freed: of `left` (the freed room its
+ * job's tasks have not taken yet: bound downstream tasks, the holds of upcoming tasks before it
+ * with the same upstream pod), kind by kind the smaller of that and its request, never below 0.
+ * The next tasks of one upstream task share the room it freed: a fan-out of three behind a task
+ * that freed room for one holds that room, not three times it. Zero: it holds nothing. */
+ds_res ds_upcoming_share(const ds_res *left, const ds_res *request);
+
 /* The number of upcoming tasks of js at `now`; the first `cap` of them (in job, then task order)
  * written to out (out may be NULL when cap is 0). pods: the pods js was built from (for
  * from_pod's finish times and the requests of tasks with a pod; NULL: from_pod is any upstream

@@ -646,7 +646,7 @@ static int finish(engine *e, const sim_event *ev)
         d->n_up_left--;
         if (d->n_up_left == 0 && d->state == T_BLOCKED)
             if (create_pod(e, ev->a, (uint32_t)dt->down[k]) != 0 ||
-                sim_hold_add(e, ev->a, (uint32_t)dt->down[k], freed) != 0)
+                sim_hold_add(e, ev->a, (uint32_t)dt->down[k], ev->b, freed) != 0)
                 return -1;
     }
     if (j->n_done == j->dag.n)

@@ -99,9 +99,11 @@ typedef struct prio_count {
     uint32_t count;
 } prio_count;
 
-/* Room held for an upcoming task (holds.c): the node its upstream task freed, until when. */
+/* Room held for an upcoming task (holds.c): the node its upstream task `from` freed, its share of
+ * that room (ds_upcoming_share), until when. */
 typedef struct sim_hold {
-    uint32_t job, task, node;
+    uint32_t job, task, from, node;
+    ds_res held;
     double until;
 } sim_hold;
 
@@ -208,9 +210,10 @@ int sim_kq_backoff_done(engine *e, const sim_event *ev);    /* SIM_EV_BACKOFF */
 int sim_kq_unsched_timeout(engine *e, const sim_event *ev); /* SIM_EV_UNSCHED_TIMEOUT */
 
 /* holds.c: room held for upcoming tasks (lib/upcoming.h, lib/room_hold.h) */
-/* Task `task` of job `job` became ready when its upstream task ended on `node`: with a deadline
- * (and a gated policy), the room there is held for it. 0, or -1 when out of memory. */
-int sim_hold_add(engine *e, uint32_t job, uint32_t task, uint32_t node);
+/* Task `task` of job `job` became ready when its upstream task `from` ended on `node`: with a
+ * deadline (and a gated policy), its share of the room `from` freed there is held for it (the
+ * next tasks of `from`, in the order they are added, share it). 0, or -1 when out of memory. */
+int sim_hold_add(engine *e, uint32_t job, uint32_t task, uint32_t from, uint32_t node);
 /* Does the task hold room now (its pod exists, is not bound, its hold has not run out)? */
 bool sim_hold_upcoming(const engine *e, uint32_t job, uint32_t task);
 /* Does the extender refuse `node`, whose free room is free_, to a pod of job `job` requesting

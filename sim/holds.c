@@ -1,7 +1,8 @@
 /* holds.c: room held for upcoming tasks in the simulation (policies with `gated`: what dagsched
  * ships). When a task of a job with a deadline ends and one of its downstream tasks becomes ready,
  * the room it freed on its node is that task's for DS_UPCOMING_HOLD_S (lib/upcoming.h), while the
- * task's pod exists and is not bound:
+ * task's pod exists and is not bound; the next tasks of one upstream task share the room it freed
+ * (ds_upcoming_share, in task order: what a sibling holds is not held again):
  *
  *  - the controller's release rule decides it first, before the pods in kube-scheduler's queue
  *    (ds_admit_task.first, release.c);
@@ -12,7 +13,9 @@
  * As on the cluster, a task whose pod does not exist yet (a workflow engine creates it
  * create_latency_s after the upstream task ends) holds nothing: a batch/v1 Job's request is not
  * known before its pod. Holds for preemptors (dagsched.io/reserved-node) are not modelled: DSP
- * preemption binds its preemptor at once. */
+ * preemption binds its preemptor at once. The extender recomputes the shares from its snapshot
+ * (a sibling bound elsewhere leaves its share to the next one); here each share is fixed when the
+ * task becomes ready. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,20 +53,32 @@ static void prune(engine *e)
     e->n_holds = k;
 }
 
-int sim_hold_add(engine *e, uint32_t job, uint32_t task, uint32_t node)
+int sim_hold_add(engine *e, uint32_t job, uint32_t task, uint32_t from, uint32_t node)
 {
     const ejob *j = e->jobs[job];
     if (!e->p->gated || !e->c->room_holds || j == NULL || !isfinite(j->deadline))
         return 0;
     prune(e);
+    /* The room `from` freed, less the shares of its next tasks held before this one. */
+    ds_res left = j->t[from].req;
+    for (size_t i = 0; i < e->n_holds; i++)
+        if (e->holds[i].job == job && e->holds[i].from == from)
+            ds_res_sub(&left, &e->holds[i].held);
+    ds_res share = ds_upcoming_share(&left, &j->t[task].req);
+    if (ds_res_is_zero(&share))
+        return 0; /* its siblings hold what `from` freed */
     if (e->n_holds == e->cap_holds) {
         sim_hold *g = ds_grow(e->holds, &e->cap_holds, sizeof *g, 64);
         if (g == NULL)
             return sim_eng_oom(e, "room holds");
         e->holds = g;
     }
-    e->holds[e->n_holds++] =
-        (sim_hold){.job = job, .task = task, .node = node, .until = e->now + DS_UPCOMING_HOLD_S};
+    e->holds[e->n_holds++] = (sim_hold){.job = job,
+                                        .task = task,
+                                        .from = from,
+                                        .node = node,
+                                        .held = share,
+                                        .until = e->now + DS_UPCOMING_HOLD_S};
     return 0;
 }
 
@@ -86,7 +101,7 @@ static bool applies(const engine *e, const sim_hold *h, uint32_t job)
     const ds_room_hold rh = {.ns = e->tenant_name[e->jobs[h->job]->tenant],
                              .job = holder,
                              .node = h->node,
-                             .request = e->jobs[h->job]->t[h->task].req,
+                             .request = h->held,
                              .until = h->until};
     return ds_room_hold_applies(&e->c->pol, &rh, e->tenant_name[e->jobs[job]->tenant], NULL,
                                 pod_job, e->now);
@@ -104,7 +119,7 @@ bool sim_hold_refuses(engine *e, uint32_t node, uint32_t job, const ds_res *req,
         const sim_hold *h = &e->holds[i];
         if (h->node != node || !applies(e, h, job))
             continue;
-        ds_res_sub(&room, &e->jobs[h->job]->t[h->task].req);
+        ds_res_sub(&room, &h->held);
         held = true;
     }
     return held && !ds_res_fits(req, &room);

@@ -769,6 +769,30 @@ static void test_retries_left(void **state)
     assert_int_equal(ds_wf_retries_left(&w, "a-2"), 0);
 }
 
+/* The next tasks of one upstream task share the room it freed (ds_upcoming_share): kind by kind
+ * the smaller of what is left and the request; nothing below 0. */
+static void test_upcoming_share(void **state)
+{
+    (void)state;
+    ds_res freed = {.v = {2000, 4LL << 30, 0, 0}};
+    ds_res req = {.v = {1500, 1LL << 30, 0, 0}};
+    ds_res a = ds_upcoming_share(&freed, &req); /* the first sibling: its request */
+    assert_int_equal(a.v[DS_RES_CPU], 1500);
+    assert_int_equal(a.v[DS_RES_MEMORY], 1LL << 30);
+    ds_res left = freed;
+    ds_res_sub(&left, &a);
+    ds_res b = ds_upcoming_share(&left, &req); /* the second: what is left, 500m and 1 GiB */
+    assert_int_equal(b.v[DS_RES_CPU], 500);
+    assert_int_equal(b.v[DS_RES_MEMORY], 1LL << 30);
+    ds_res_sub(&left, &b);
+    ds_res c = ds_upcoming_share(&left, &req); /* the third: no cpu left */
+    assert_int_equal(c.v[DS_RES_CPU], 0);
+    assert_int_equal(c.v[DS_RES_MEMORY], 1LL << 30);
+    ds_res over = {.v = {-300, -1, 0, 0}}; /* taken by more than was freed */
+    ds_res d = ds_upcoming_share(&over, &req);
+    assert_true(ds_res_is_zero(&d));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -787,6 +811,7 @@ int main(void)
         cmocka_unit_test(test_invalid_workflow_and_pods_without_workflow),
         cmocka_unit_test(test_large_fan_out),
         cmocka_unit_test(test_retries_left),
+        cmocka_unit_test(test_upcoming_share),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
