@@ -272,10 +272,9 @@ void ctl_act_release_pod(ctl_controller *c, const ctl_snapshot *s, size_t i, con
     ctl_writer_cancel(&c->writer, p->ns, p->name, CTL_WQ_KIND_WAITING);
     /* One request: the gate goes, the release time is recorded and the waiting reason cleared;
      * sent by the release window (releaser.h), the round going on meanwhile. */
-    char ts[40];
-    now_rfc3339(ts, sizeof ts);
-    const char *kv[] = {DS_ANN_RELEASED_AT, ts, DS_ANN_WAITING_REASON, NULL};
-    size_t n_kv = p->waiting_reason[0] != '\0' ? 2 : 1;
+    /* dagsched.io/released-at: set by the window when it sends the request. */
+    const char *kv[] = {DS_ANN_WAITING_REASON, NULL};
+    size_t n_kv = p->waiting_reason[0] != '\0' ? 1 : 0;
     kube_object_ref ref = pod_ref(p);
     release_note *n = note_new(s, &p->task, &ref, "pod", "released", how, p->created_at);
     if (n == NULL || ctl_releaser_submit(&c->releaser, p->ns, p->name, kv, n_kv, n) != 0) {

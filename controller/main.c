@@ -472,8 +472,9 @@ int main(int argc, char **argv)
     }
     KLOG_INFO("main", "write queue: at most %zu annotation writes queued, %g a second%s",
               c.opt.write_queue_max, c.opt.write_qps, c.opt.write_qps > 0 ? "" : " (no limit)");
-    if (ctl_releaser_start(&c.releaser, c.client, DS_GATE_DEPENDENCIES, c.opt.release_window,
-                           ctl_release_done, ctl_release_may_write, &c, &err) != 0) {
+    if (ctl_releaser_start(&c.releaser, c.client, DS_GATE_DEPENDENCIES, DS_ANN_RELEASED_AT,
+                           c.opt.release_window, ctl_release_done, ctl_release_may_write, &c,
+                           &err) != 0) {
         KLOG_ERROR("main", "%s", err.msg);
         goto out;
     }

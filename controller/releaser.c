@@ -36,12 +36,22 @@ static void send_one(ctl_releaser *r, ctl_release_req *q)
         settle(r, q, CTL_RELEASE_SKIPPED, &none, 0);
         return;
     }
-    const char *kv[2 * CTL_RELEASER_MAX_KV];
-    for (size_t i = 0; i < 2 * q->n_kv; i++)
-        kv[i] = q->kv[i];
+    const char *kv[2 * (CTL_RELEASER_MAX_KV + 1)];
+    size_t n = 0;
+    char ts[40];
+    if (r->stamp_key != NULL) {
+        kube_format_microtime(rt_wall_now(), ts, sizeof ts);
+        kv[0] = r->stamp_key;
+        kv[1] = ts;
+        n = 1;
+    }
+    for (size_t i = 0; i < q->n_kv; i++, n++) {
+        kv[2 * n] = q->kv[2 * i];
+        kv[2 * n + 1] = q->kv[2 * i + 1];
+    }
     ds_err err = {{0}};
     double t0 = rt_mono_now();
-    int rc = kube_release_pod(r->client, q->ns, q->name, r->gate, kv, q->n_kv, &err);
+    int rc = kube_release_pod(r->client, q->ns, q->name, r->gate, kv, n, &err);
     settle(r, q, rc, &err, rt_mono_now() - t0);
 }
 
@@ -71,8 +81,9 @@ static void *run(void *arg)
     return NULL;
 }
 
-int ctl_releaser_start(ctl_releaser *r, kube_client *client, const char *gate, size_t window,
-                       ctl_releaser_done done, ctl_releaser_may may_write, void *ud, ds_err *err)
+int ctl_releaser_start(ctl_releaser *r, kube_client *client, const char *gate,
+                       const char *stamp_key, size_t window, ctl_releaser_done done,
+                       ctl_releaser_may may_write, void *ud, ds_err *err)
 {
     memset(r, 0, sizeof *r);
     if (client == NULL || gate == NULL || done == NULL)
@@ -82,6 +93,7 @@ int ctl_releaser_start(ctl_releaser *r, kube_client *client, const char *gate, s
                           CTL_RELEASER_MAX_WINDOW);
     r->client = client;
     r->gate = gate;
+    r->stamp_key = stamp_key;
     r->done = done;
     r->may_write = may_write;
     r->ud = ud;

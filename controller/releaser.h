@@ -19,7 +19,7 @@
 #include "client.h"
 #include "ds_error.h"
 
-#define CTL_RELEASER_MAX_KV     4   /* annotations set or removed with a release */
+#define CTL_RELEASER_MAX_KV     4   /* annotations set or removed with a release (and the stamp) */
 #define CTL_RELEASER_MAX_WINDOW 256 /* threads at most */
 #define CTL_RELEASE_SKIPPED     (-2)
 
@@ -39,7 +39,8 @@ typedef bool (*ctl_releaser_may)(void *ud);
 
 typedef struct ctl_releaser {
     kube_client *client;
-    const char *gate; /* borrowed: a constant */
+    const char *gate;      /* borrowed: a constant */
+    const char *stamp_key; /* borrowed: an annotation set to the time each request is sent */
     ctl_releaser_done done;
     ctl_releaser_may may_write;
     void *ud;
@@ -55,10 +56,13 @@ typedef struct ctl_releaser {
     bool started;
 } ctl_releaser;
 
-/* window: 1..CTL_RELEASER_MAX_WINDOW threads (releases in flight at most). may_write may be NULL
- * (always). 0, or -1 with err set (no thread started). */
-int ctl_releaser_start(ctl_releaser *r, kube_client *client, const char *gate, size_t window,
-                       ctl_releaser_done done, ctl_releaser_may may_write, void *ud, ds_err *err);
+/* window: 1..CTL_RELEASER_MAX_WINDOW threads (releases in flight at most). stamp_key (a constant,
+ * may be NULL): an annotation every release also sets, to the time its request is sent (RFC 3339,
+ * microseconds), not the time it was queued. may_write may be NULL (always). 0, or -1 with err set
+ * (no thread started). */
+int ctl_releaser_start(ctl_releaser *r, kube_client *client, const char *gate,
+                       const char *stamp_key, size_t window, ctl_releaser_done done,
+                       ctl_releaser_may may_write, void *ud, ds_err *err);
 
 /* Queue the release of pod ns/name with n_kv annotation pairs (copied; a NULL value removes the
  * key) and the caller's payload (handed to done). 0, or -1 (out of memory, too many pairs, not

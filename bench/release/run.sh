@@ -186,7 +186,7 @@ measure() { # NAME BINARY FLAGS
 }
 
 while IFS='|' read -r name bin flags; do
-  [[ -n "$name" ]] && measure "$name" "$bin" "$flags"
+  [[ -n "$name" ]] && measure "$name" "$bin" "$flags" </dev/null
 done <"$TMPD/runs"
 
 # 4. the baseline: the same kind of PATCH on the last run's pods, by curl, WINDOW at once, then

@@ -120,8 +120,9 @@ static int teardown(void **state)
 static void start(fixture *f, size_t window)
 {
     ds_err err = {{0}};
-    assert_int_equal(
-        ctl_releaser_start(&f->r, f->client, GATE, window, on_done, may_write, f, &err), 0);
+    assert_int_equal(ctl_releaser_start(&f->r, f->client, GATE, "dagsched.io/released-at", window,
+                                        on_done, may_write, f, &err),
+                     0);
 }
 
 /* Release pod NAME with two annotations; its payload is the integer v. */
@@ -130,9 +131,8 @@ static void submit(fixture *f, const char *name, int v)
     int *payload = malloc(sizeof *payload);
     assert_non_null(payload);
     *payload = v;
-    const char *kv[] = {"dagsched.io/released-at", "2026-01-02T03:04:05.000000Z",
-                        "dagsched.io/waiting-reason", NULL};
-    assert_int_equal(ctl_releaser_submit(&f->r, "ns1", name, kv, 2, payload), 0);
+    const char *kv[] = {"dagsched.io/waiting-reason", NULL};
+    assert_int_equal(ctl_releaser_submit(&f->r, "ns1", name, kv, 1, payload), 0);
 }
 
 static uint64_t requests_sent(fixture *f)
@@ -199,17 +199,19 @@ static void test_bad_arguments(void **state)
 {
     fixture *f = *state;
     ds_err err = {{0}};
-    assert_int_equal(ctl_releaser_start(&f->r, f->client, GATE, 0, on_done, NULL, f, &err), -1);
+    assert_int_equal(ctl_releaser_start(&f->r, f->client, GATE, NULL, 0, on_done, NULL, f, &err),
+                     -1);
     assert_string_equal(err.msg, "release window: 0 threads (1..256)");
-    assert_int_equal(ctl_releaser_start(&f->r, f->client, GATE, CTL_RELEASER_MAX_WINDOW + 1,
+    assert_int_equal(ctl_releaser_start(&f->r, f->client, GATE, NULL, CTL_RELEASER_MAX_WINDOW + 1,
                                         on_done, NULL, f, &err),
                      -1);
     assert_string_equal(err.msg, "release window: 257 threads (1..256)");
-    assert_int_equal(ctl_releaser_start(&f->r, NULL, GATE, 2, on_done, NULL, f, &err), -1);
+    assert_int_equal(ctl_releaser_start(&f->r, NULL, GATE, NULL, 2, on_done, NULL, f, &err), -1);
     assert_string_equal(err.msg, "release window: missing client, gate or callback");
-    assert_int_equal(ctl_releaser_start(&f->r, f->client, GATE, 2, NULL, NULL, f, &err), -1);
+    assert_int_equal(ctl_releaser_start(&f->r, f->client, GATE, NULL, 2, NULL, NULL, f, &err), -1);
     assert_int_equal(ctl_releaser_submit(&f->r, "ns1", "p", NULL, 0, NULL), -1); /* not started */
-    assert_int_equal(ctl_releaser_start(&f->r, f->client, GATE, 2, on_done, NULL, f, &err), 0);
+    assert_int_equal(ctl_releaser_start(&f->r, f->client, GATE, NULL, 2, on_done, NULL, f, &err),
+                     0);
     const char *kv[2 * (CTL_RELEASER_MAX_KV + 1)] = {0};
     for (size_t i = 0; i < CTL_RELEASER_MAX_KV + 1; i++)
         kv[2 * i] = "k";
