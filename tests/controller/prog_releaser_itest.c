@@ -14,6 +14,7 @@
  *   stop        releases still queued at stop are skipped, each payload handed to the callback,
  *               and only those sent are released
  *   rate        the client's rate limit (50 requests a second, burst 1) paces the releases
+ *   cleanup     the namespace and the pods left gated in it are gone before the program ends
  * Run by the controller's integration suite (tests/controller/integration.sh, scenario releaser),
  * normally as the sanitizer build: payloads are freed in the callback, so a callback that does not
  * fire is a leak. Prints one "ok"/"FAIL" line per check; exits 0 when all passed. */
@@ -380,7 +381,11 @@ int main(void)
     check_not_leading(c, ns, api_port);
     check_stop(c, ns, api_port);
     check_rate(c, ns, api_port);
-    itest_delete_namespace(c, ns);
+    /* The pods left gated (not-leading, stop) must be gone before the program ends: the suite's
+     * next scenario starts a controller that acts on every scheduler's pods, and it would remove
+     * dagsched's gate from each of them (pods outside any DAG job), one PATCH each. */
+    CHECK(itest_delete_namespace_wait(c, ns, 60),
+          "namespace %s deleted and gone, with the gated pods left in it", ns);
     kube_client_free(c);
     kube_config_free(cfg);
     printf("== releaser: %s\n", itest_failures ? "FAILED" : "passed");
