@@ -9,7 +9,9 @@
 #   releaser      the release window (controller/releaser.h) on its own: the program
 #                 tests/controller/prog_releaser_itest.c releases real gated pods through a fault
 #                 proxy that delays every answer by 50 ms: at once and never more than the window in
-#                 flight, one PATCH each (read back), failures, not leading, stop, the rate limit
+#                 flight, one PATCH each (read back), failures, not leading, stop, the rate limit;
+#                 it ends once its namespace is gone with the pods it left gated (the next
+#                 scenario's controller would remove their gates, a PATCH each)
 #   release-writes  each release is one PATCH request (the gate removed and dagsched.io/released-at
 #                 set together), counted by the controller's own request metric; a pod whose
 #                 annotations are at the API server's 256 KiB limit, which refuses released-at,
