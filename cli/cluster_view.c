@@ -241,7 +241,7 @@ int cli_view_load(const cli_view_opts *o, cli_view *out, ds_err *err)
     const char *gpu[DS_POLICY_MAX_LIST];
     kube_decode_opts dec = {.gpu_names = gpu};
     dec.n_gpu_names = ds_name_list_ptrs(&out->policy.policy.gpu_resource_names, gpu);
-    kube_obj_list nodes = {0}, pdbs = {0};
+    kube_obj_list nodes = {0}, pdbs = {0}, namespaces = {0};
     job_inputs in = {0};
     if (ds_rt_history_init(&out->learned, DS_RT_MAX_KEYS, err) != 0) {
         kube_client_free(c);
@@ -256,16 +256,29 @@ int cli_view_load(const cli_view_opts *o, cli_view *out, ds_err *err)
         out->nodes_listed = cli_list_kind(c, KUBE_KIND_NODE, NULL, NULL, &dec, &nodes, &nerr) == 0;
         if (!out->nodes_listed)
             fprintf(stderr, "kubectl-dagsched: warning: %s (node speeds taken as 1)\n", nerr.msg);
+        /* Namespaces are cluster-scoped: a user who may not list them gets the jobs without
+         * their labels (the commands that need them say so). */
+        ds_err serr = {{0}};
+        char line[DS_ERR_MAX * 2];
+        out->namespaces_listed =
+            cli_list_kind(c, KUBE_KIND_NAMESPACE, NULL, NULL, &dec, &namespaces, &serr) == 0;
+        if (!out->namespaces_listed)
+            snprintf(out->namespaces_note, sizeof out->namespaces_note,
+                     "the namespaces cannot be listed: %.250s",
+                     cli_oneline(serr.msg, line, sizeof line));
     }
     kube_client_free(c);
     if (rc != 0) {
         kube_obj_list_free(&nodes);
+        kube_obj_list_free(&namespaces);
         return -1;
     }
     /* The view records nothing anywhere: a copy of the history learns this view's runs. */
-    return ctl_snapshot_build_learned(&in.pods, &nodes, &pdbs, &in.jobs, &in.graphs, NULL,
-                                      &out->policy.policy, &out->learned, rt_wall_now(), &out->snap,
-                                      err);
+    rc = ctl_snapshot_build_learned(
+        &in.pods, &nodes, &pdbs, &in.jobs, &in.graphs, out->namespaces_listed ? &namespaces : NULL,
+        &out->policy.policy, &out->learned, rt_wall_now(), &out->snap, err);
+    kube_obj_list_free(&namespaces); /* emptied when the snapshot took them */
+    return rc;
 }
 
 int cli_view_load_or_report(const cli_view_opts *o, cli_view *out)

@@ -2,7 +2,8 @@
  * kubectl-dagsched.
  *
  * Lists (through the kube client's informers, so decoding and bounds are the components' own)
- * pods, nodes, PodDisruptionBudgets, batch/v1 Jobs of DAG tasks, JobGraph ConfigMaps, Argo
+ * pods, nodes, namespaces (where allowed), PodDisruptionBudgets, batch/v1 Jobs of DAG tasks,
+ * JobGraph ConfigMaps, Argo
  * Workflows (where the API server serves them; else a warning, once) and the SchedulingPolicy
  * ConfigMaps, picks the active policy as the components do (kube/policy_source.h;
  * the built-in defaults when no policy ConfigMap can be read, said in `policy_source`), and builds
@@ -46,6 +47,10 @@ typedef struct cli_view {
     bool wide;             /* every namespace's pods, Jobs, JobGraphs and Workflows were listed */
     char wide_note[512];   /* "" or why only the namespace's were (opts.wide) */
     bool nodes_listed;     /* the nodes could be listed */
+    /* The namespaces could be listed: their labels name tenants (spec.fairness.tenantLabel) and
+     * select namespaces (spec.preemption.namespaceSelector) as the controller reads them. */
+    bool namespaces_listed;
+    char namespaces_note[320]; /* "" or why they could not be */
     /* The run times the controller learned (ConfigMap dagsched-runtime-history in the policy
      * namespace, lib/runtime_history.h); empty when it cannot be read. */
     ds_rt_history learned;

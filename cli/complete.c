@@ -60,8 +60,9 @@ typedef struct command {
 static const command commands[] = {
     {"", "get describe gantt explain policy completion version help", false, CLI_NAMES_NONE,
      NO_FLAGS},
-    {"get", "jobs", false, CLI_NAMES_NONE, CLI_FLAGS_GET},
+    {"get", "jobs tenants", false, CLI_NAMES_NONE, CLI_FLAGS_GET},
     {"get jobs", NULL, false, CLI_NAMES_NONE, CLI_FLAGS_GET},
+    {"get tenants", NULL, false, CLI_NAMES_NONE, CLI_FLAGS_GET},
     {"describe", "job", false, CLI_NAMES_NONE, CLI_FLAGS_DESCRIBE},
     {"describe job", NULL, false, CLI_NAMES_JOBS, CLI_FLAGS_DESCRIBE},
     {"gantt", NULL, false, CLI_NAMES_JOBS, CLI_FLAGS_GANTT},

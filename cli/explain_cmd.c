@@ -14,6 +14,7 @@
 #include "term.h"
 #include "cluster_view.h"
 #include "handlers.h"
+#include "json_out.h"
 #include "kutil.h"
 #include "view_flags.h"
 #include "writes.h"
@@ -155,13 +156,7 @@ static int print_json(const char *ns, const char *name, const ext_outcome *o, co
                                   "namespace", ns, "name", name, "class", class_key(o->pod_class),
                                   "note", o->note, "policy", in->policy.source, "nodes", nodes)
                       : NULL;
-    if (doc == NULL) {
-        fprintf(stderr, "kubectl-dagsched: out of memory\n");
-        return 1;
-    }
-    int rc = json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-    json_decref(doc);
-    return rc == 0 && fputc('\n', stdout) != EOF && fflush(stdout) == 0 ? 0 : 1;
+    return cli_print_json(doc, JSON_PRESERVE_ORDER);
 }
 
 static void print_table(const char *ns, const char *name, const ext_outcome *o, const inputs *in,

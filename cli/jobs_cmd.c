@@ -11,8 +11,10 @@
 #include "cluster_view.h"
 #include "eta_inputs.h"
 #include "fmt.h"
+#include "json_out.h"
 #include "outlook.h"
 #include "task_facts.h"
+#include "tenants_cmd.h"
 #include "term.h"
 #include "view_flags.h"
 #include "joborder.h"
@@ -30,6 +32,10 @@ void jobs_cmd_usage(FILE *f)
     fprintf(f, "  get jobs [-n NS | -A] [-o wide|json]\n"
                "                                DAG jobs: tasks per state, deadline, slack,\n"
                "                                ETA, evictions\n"
+               "  get tenants [-n NS | -A] [-o wide|json]\n"
+               "                                tenants of spec.fairness: weight, cap, dominant\n"
+               "                                and fair share, the jobs waiting for fair share\n"
+               "                                (-n NS: NS's tenant only)\n"
                "  describe job NAME [-n NS] [-o json]\n"
                "                                every task of a job: state, pod, node, priority,\n"
                "                                level deadline, slack, and why it waits; the\n"
@@ -161,18 +167,6 @@ static void why_of(const ctl_snapshot *s, const ds_job *j, size_t t, char *buf, 
 }
 
 /* ---- get jobs */
-
-/* Print doc (consumed) on stdout: 0, or 1 when it cannot be written. */
-static int print_doc(json_t *doc)
-{
-    int rc = json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_SORT_KEYS);
-    json_decref(doc);
-    if (rc != 0 || fputc('\n', stdout) == EOF || fflush(stdout) != 0) {
-        fprintf(stderr, "kubectl-dagsched: cannot write the output\n");
-        return 1;
-    }
-    return 0;
-}
 
 /* The job's first task start and, once every task has ended, its last task finish. */
 static void job_span(const ctl_snapshot *s, const ds_job *j, double *started, double *finished)
@@ -306,7 +300,7 @@ static int get_jobs(const cmd_opts *o, const cli_view *v, const cli_eta_inputs *
         }
         if (v->policy.source[0] != '\0')
             json_object_set_new(doc, "policy", json_string(v->policy.source));
-        return print_doc(doc);
+        return cli_print_json(doc, JSON_SORT_KEYS);
     }
     size_t shown = 0;
     for (size_t i = 0; i < s->js.n_jobs; i++)
@@ -410,7 +404,7 @@ static int describe_job(const cmd_opts *o, const cli_view *v, const cli_eta_inpu
             fprintf(stderr, "kubectl-dagsched: out of memory\n");
             return 1;
         }
-        return print_doc(doc);
+        return cli_print_json(doc, JSON_SORT_KEYS);
     }
     char dl[48] = "-", sl[32] = "-", rp[32] = "-";
     printf("Name:        %s\nNamespace:   %s\nStatus:      %s\n", j->name, j->ns, st.status);
@@ -471,8 +465,9 @@ int jobs_cmd(int argc, char **argv)
     bool get = strcmp(argv[0], "get") == 0;
     cmd_opts o;
     int first;
-    const char *usage = get ? "usage: kubectl dagsched get jobs [-n NS | -A] [-o wide|json]\n"
-                            : "usage: kubectl dagsched describe job NAME [-n NS] [-o json]\n";
+    const char *usage =
+        get ? "usage: kubectl dagsched get jobs|tenants [-n NS | -A] [-o wide|json]\n"
+            : "usage: kubectl dagsched describe job NAME [-n NS] [-o json]\n";
     /* getopt permutes: the resource and NAME may come before or after the flags. */
     int rc = cli_parse_view_flags(argc, argv, get ? CLI_FLAGS_GET : CLI_FLAGS_DESCRIBE, usage, &o,
                                   &first);
@@ -481,6 +476,8 @@ int jobs_cmd(int argc, char **argv)
     int npos = argc - first;
     const char *what = npos >= 1 ? argv[first] : NULL;
     const char *name = npos >= 2 ? argv[first + 1] : NULL;
+    if (get && npos == 1 && (strcmp(what, "tenants") == 0 || strcmp(what, "tenant") == 0))
+        return tenants_cmd_get(&o);
     if ((get &&
          (what == NULL || npos != 1 || (strcmp(what, "jobs") != 0 && strcmp(what, "job") != 0))) ||
         (!get && (what == NULL || strcmp(what, "job") != 0 || npos != 2))) {

@@ -13,6 +13,7 @@
 
 #include "annotations.h"
 #include "configmaps.h"
+#include "json_out.h"
 #include "k8s_names.h"
 #include "policy.h"
 #include "policy_source.h"
@@ -141,13 +142,7 @@ static int cmd_configmap(int argc, char **argv)
     int built = policy_configmap(path, ns, &cm);
     if (built != 0)
         return built;
-    int rc = json_dumpf(cm, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER) == 0 ? 0 : 1;
-    json_decref(cm);
-    if (rc == 0 && (fputc('\n', stdout) == EOF || fflush(stdout) != 0))
-        rc = 1;
-    if (rc != 0)
-        fprintf(stderr, "kubectl-dagsched: writing the ConfigMap failed\n");
-    return rc;
+    return cli_print_json(cm, JSON_PRESERVE_ORDER);
 }
 
 /* `policy apply FILE [-n NS]`: validate, wrap, create or update on the cluster. */

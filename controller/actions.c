@@ -476,9 +476,8 @@ static int evict_dry_run(ctl_controller *c, const ctl_pod *victim, const ctl_pod
     char key[600];
     snprintf(key, sizeof key, "dry-run/%s/%s", victim->uid, pre->uid);
     double now = rt_wall_now();
-    double last = ctl_memo_get(&c->memo, key);
     double every = p->cooldown_s > 60.0 ? p->cooldown_s : 60.0;
-    if (last >= 0 && now - last < every)
+    if (!ctl_memo_due(&c->memo, key, now, every))
         return 0; /* reported already */
     char vmsg[CTL_MSG_MAX], pmsg[CTL_MSG_MAX];
     ctl_victim_message(e, pre, victim, node, p, true, vmsg, sizeof vmsg);

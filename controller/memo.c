@@ -44,6 +44,12 @@ double ctl_memo_get(const ctl_memo *m, const char *key)
 }
 
 /* Forget the oldest entry (a full scan: only reached at the bound). */
+bool ctl_memo_due(const ctl_memo *m, const char *key, double now, double every)
+{
+    double last = ctl_memo_get(m, key);
+    return !(last >= 0 && now - last < every);
+}
+
 static void drop_oldest(ctl_memo *m)
 {
     ctl_memo_entry **victim = NULL;

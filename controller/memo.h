@@ -29,6 +29,10 @@ void ctl_memo_init(ctl_memo *m);
 void ctl_memo_free(ctl_memo *m);
 /* When the key was last recorded, or a negative number when never (or forgotten). */
 double ctl_memo_get(const ctl_memo *m, const char *key);
+/* Is key due at time now: never recorded (or forgotten), or recorded at least `every` seconds
+ * before? The rate limit of "at most once per interval" (an Event, a log line), with
+ * ctl_memo_put once it was done. */
+bool ctl_memo_due(const ctl_memo *m, const char *key, double now, double every);
 /* Record key at time `at`. -1 on allocation failure (nothing recorded). */
 int ctl_memo_put(ctl_memo *m, const char *key, double at);
 /* Forget entries recorded before `before`. */

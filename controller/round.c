@@ -239,8 +239,7 @@ static void report_deferred(ctl_controller *c, const ctl_snapshot *s, const ctl_
             continue;
         char key[700];
         snprintf(key, sizeof key, "deferred/%.600s", j->key);
-        double last = ctl_memo_get(&c->memo, key);
-        if (last >= 0 && s->now - last < CTL_DEFER_EVENT_EVERY_S)
+        if (!ctl_memo_due(&c->memo, key, s->now, CTL_DEFER_EVENT_EVERY_S))
             continue;
         char msg[CTL_MSG_MAX];
         snprintf(msg, sizeof msg,
@@ -497,8 +496,7 @@ static void report_gang_timeouts(ctl_controller *c, const ctl_snapshot *s, const
         char key[400];
         snprintf(key, sizeof key, "gang-timeout/%.100s/%.100s/%.64s", p->ns,
                  p->task.job_name != NULL ? p->task.job_name : "?", g->g.name);
-        double last = ctl_memo_get(&c->memo, key);
-        if (last >= 0 && s->now - last < CTL_GANG_TIMEOUT_REPEAT_S)
+        if (!ctl_memo_due(&c->memo, key, s->now, CTL_GANG_TIMEOUT_REPEAT_S))
             continue;
         char msg[CTL_MSG_MAX];
         snprintf(msg, sizeof msg,
@@ -538,10 +536,7 @@ static int do_release(ctl_controller *c, const ctl_snapshot *s, const ds_policy 
                          .starvation_s = pol->order.starvation_s,
                          .namespaces = s->ns,
                          .n_namespaces = s->n_ns};
-    ctl_fairness fairness = {.enabled = pol->fairness_enabled,
-                             .tenant_label = pol->tenant_label,
-                             .weights = &pol->tenant_weights,
-                             .caps = &pol->tenant_caps};
+    ctl_fairness fairness = ctl_fairness_of(pol);
     in.fairness = &fairness;
     ctl_upcoming *upcoming = upcoming_tasks(s, &in.n_upcoming);
     in.upcoming = upcoming;
@@ -614,8 +609,7 @@ static void log_guarded(ctl_controller *c, const ctl_snapshot *s, const ctl_pree
             continue;
         char key[400];
         snprintf(key, sizeof key, "guard/%.300s/%s", p->uid, ctl_guard_name(g));
-        double last = ctl_memo_get(&c->memo, key);
-        if (last >= 0 && s->now - last < GUARD_LOG_INTERVAL_S)
+        if (!ctl_memo_due(&c->memo, key, s->now, GUARD_LOG_INTERVAL_S))
             continue;
         char why[CTL_MSG_MAX];
         ctl_guard_describe(g, p, why, sizeof why);
@@ -644,8 +638,7 @@ static void log_unplanned(ctl_controller *c, const ctl_snapshot *s, const ctl_pr
             planned = out->ev[k].preemptor == i;
         char key[400];
         snprintf(key, sizeof key, "unplanned/%.300s", p->uid);
-        double last = ctl_memo_get(&c->memo, key);
-        if (planned || (last >= 0 && s->now - last < GUARD_LOG_INTERVAL_S))
+        if (planned || !ctl_memo_due(&c->memo, key, s->now, GUARD_LOG_INTERVAL_S))
             continue;
         KLOG_DEBUG_F("preempt", CTL_POD_FIELDS(p, NULL, "no-eviction"),
                      "no eviction for %s/%s: slack %.1fs, job slack %.1fs over a path of %.1fs "
@@ -713,8 +706,7 @@ static void report_unsaved(ctl_controller *c, const ctl_snapshot *s, const ds_po
             continue;
         char key[300];
         snprintf(key, sizeof key, "unsaved/%s", p->uid);
-        double last = ctl_memo_get(&c->memo, key);
-        if (last >= 0 && s->now - last < pol->cooldown_s)
+        if (!ctl_memo_due(&c->memo, key, s->now, pol->cooldown_s))
             continue;
         char msg[CTL_MSG_MAX];
         snprintf(msg, sizeof msg,

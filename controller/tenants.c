@@ -7,6 +7,14 @@
 
 #include "grow.h"
 
+ctl_fairness ctl_fairness_of(const ds_policy *pol)
+{
+    return (ctl_fairness){.enabled = pol->fairness_enabled,
+                          .tenant_label = pol->tenant_label,
+                          .weights = &pol->tenant_weights,
+                          .caps = &pol->tenant_caps};
+}
+
 int ctl_tenants_init(ctl_tenants *ts, const ctl_fairness *f, const ctl_namespace *ns, size_t n_ns,
                      const ctl_node *nodes, size_t n_nodes, ds_err *err)
 {

@@ -13,6 +13,7 @@
 
 #include "ds_error.h"
 #include "fairshare.h"
+#include "policy.h"
 #include "strmap.h"
 #include "view.h"
 
@@ -22,6 +23,9 @@ typedef struct ctl_fairness {
     const char *tenant_label; /* "" or NULL: a tenant is a namespace */
     const ds_tenant_map *weights, *caps;
 } ctl_fairness;
+
+/* The spec.fairness of policy pol (borrowed from it). */
+ctl_fairness ctl_fairness_of(const ds_policy *pol);
 
 typedef struct ctl_tenants {
     const char **name;    /* [n]: a namespace's name or a label value, borrowed from the view */

@@ -522,10 +522,8 @@ static int build_jobset(ctl_snapshot *s, const ds_policy *pol, const node_speed 
  * the bound pods' requests: rank[j] for job j; NULL on error (err set). */
 static double *tenant_ranks(const ctl_snapshot *s, const ds_policy *pol, ds_err *err)
 {
-    ctl_fairness f = {.enabled = true,
-                      .tenant_label = pol->tenant_label,
-                      .weights = &pol->tenant_weights,
-                      .caps = &pol->tenant_caps};
+    ctl_fairness f = ctl_fairness_of(pol);
+    f.enabled = true;
     ctl_tenants ts;
     if (ctl_tenants_init(&ts, &f, s->ns, s->n_ns, s->node, s->n_node, err) != 0)
         return NULL;

@@ -4,7 +4,8 @@
 #                               bin/kubectl_complete-dagsched, which kubectl >= 1.26 runs to complete it
 #   make cli-test               its terminal rule (tests/cli/test_term.c); a job's outlook, ETA
 #                               and finish (tests/cli/test_outlook.c); the gantt chart's axis,
-#                               bars and deadline label (tests/cli/test_gantt.c); its policy commands on the
+#                               bars and deadline label (tests/cli/test_gantt.c); the tenants of
+#                               get tenants (tests/cli/test_tenant_view.c); its policy commands on the
 #                               shipped policies and on bad input; optimised and under ASan+UBSan;
 #                               shell completion (bash, zsh, and kubectl's). The plugin on Argo
 #                               Workflows (live and after podGC) runs against the real Argo
@@ -79,18 +80,36 @@ $(addprefix $(BUILD)/asan/tests/cli/,$(CLI_FMT_TESTS)): $(BUILD)/asan/tests/cli/
 	$(CC) $(CFLAGS_BASE) $(SAN_FLAGS) -Icli $(filter %.c,$^) $(filter %.o,$^) $(filter %.a,$^) \
 		-o $@ $(CMOCKA_LIBS) -lm
 
+# The tenants of `get tenants` (tenant_view.o) over the controller's tenants and release rule.
+$(BUILD)/rel/tests/cli/test_tenant_view: tests/cli/test_tenant_view.c $(BUILD)/rel/cli/tenant_view.o \
+		$(BUILD)/rel/libdsctl.a $(BUILD)/rel/libdskube.a $(BUILD)/rel/libdsruntime.a \
+		$(BUILD)/rel/libdagsched.a
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_BASE) $(OPT_FLAGS) -Icli -Icontroller -Ikube -Iruntime $(filter %.c,$^) \
+		$(filter %.o,$^) $(filter %.a,$^) -o $@ $(CMOCKA_LIBS) $(CLI_LIBS)
+
+$(BUILD)/asan/tests/cli/test_tenant_view: tests/cli/test_tenant_view.c $(BUILD)/asan/cli/tenant_view.o \
+		$(BUILD)/asan/libdsctl.a $(BUILD)/asan/libdskube.a $(BUILD)/asan/libdsruntime.a \
+		$(BUILD)/asan/libdagsched.a
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_BASE) $(SAN_FLAGS) -Icli -Icontroller -Ikube -Iruntime $(filter %.c,$^) \
+		$(filter %.o,$^) $(filter %.a,$^) -o $@ $(CMOCKA_LIBS) $(CLI_LIBS)
+
 .PHONY: cli-test
 cli-test: $(BIN)/kubectl-dagsched $(BUILD)/asan/bin/kubectl-dagsched $(BIN)/kubectl_complete-dagsched \
 		$(BUILD)/asan/bin/kubectl_complete-dagsched $(BUILD)/rel/tests/cli/test_term \
 		$(BUILD)/asan/tests/cli/test_term $(BUILD)/rel/tests/cli/test_outlook \
 		$(BUILD)/asan/tests/cli/test_outlook $(BUILD)/rel/tests/cli/test_gantt \
-		$(BUILD)/asan/tests/cli/test_gantt
+		$(BUILD)/asan/tests/cli/test_gantt $(BUILD)/rel/tests/cli/test_tenant_view \
+		$(BUILD)/asan/tests/cli/test_tenant_view
 	@$(BUILD)/rel/tests/cli/test_term
 	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 $(BUILD)/asan/tests/cli/test_term
 	@$(BUILD)/rel/tests/cli/test_outlook
 	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 $(BUILD)/asan/tests/cli/test_outlook
 	@$(BUILD)/rel/tests/cli/test_gantt
 	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 $(BUILD)/asan/tests/cli/test_gantt
+	@$(BUILD)/rel/tests/cli/test_tenant_view
+	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 $(BUILD)/asan/tests/cli/test_tenant_view
 	@python3 tests/cli/test_policy_cmd.py $(BIN)/kubectl-dagsched
 	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 python3 tests/cli/test_policy_cmd.py $(BUILD)/asan/bin/kubectl-dagsched
 	@DAGSCHED_EXTRA_PACKAGES="zsh" hack/install-deps.sh

@@ -13,13 +13,13 @@
 #                                               time and 16 at once, against the API server's own
 #                                               PATCH ceiling
 #
-# The decision modules (view, ledger, guards, preempt, release, publish, tracker, workset) are pure
+# The decision modules (view, ledger, guards, preempt, release, publish, tracker, workset, memo) are pure
 # and linked into the unit tests; the rest (actions, round, ledger_store, main...) talks to the API
 # server. The tracker reads decoded API objects (kube/objects.h) but does no I/O.
 
 CTL_CORE_NAMES := view ledger guards preempt reserve release publish tracker outcomes wqueue \
                   tenants \
-                  cadence workset
+                  cadence workset memo
 CTL_CORE_SRCS  := $(addprefix controller/,$(addsuffix .c,$(CTL_CORE_NAMES)))
 CTL_IO_SRCS    := $(filter-out $(CTL_CORE_SRCS),$(wildcard controller/*.c))
 CTL_TEST_SRCS  := $(wildcard tests/controller/test_*.c)

@@ -43,6 +43,7 @@ check "explain: the resource" "pod" "$(reply explain p)"
 check "-o values of explain" "json" "$(reply explain pod x -o "")"
 check "commands by prefix" "get gantt" "$(reply g)"
 check "get: the resource" "jobs" "$(reply get j)"
+check "get: every resource" "jobs tenants" "$(reply get "")"
 check "describe: the resource" "job" "$(reply describe "")"
 check "policy subcommands" "validate configmap apply" "$(reply policy "")"
 check "policy a" "apply" "$(reply policy a)"
@@ -50,7 +51,7 @@ check "get jobs flags" "--all-namespaces" "$(reply get jobs -n x --all)"
 check "flags by prefix" "--policy-namespace --policy-name" "$(reply get jobs --pol)"
 check "-o values of get" "wide json" "$(reply get jobs -o "")"
 check "-o values of describe" "json" "$(reply describe job hello -o "")"
-check "a flag before the command" "jobs" "$(reply -n hello get "")"
+check "a flag before the command" "jobs tenants" "$(reply -n hello get "")"
 check "apply flags" "--kubeconfig --context -n --namespace --request-timeout" \
   "$(reply policy apply f.yaml -)"
 check "no job names without a cluster" "" "$(KUBECONFIG=/nonexistent reply describe job "")"
@@ -68,7 +69,7 @@ check "no files for a name" "" "$(cd "$tmp" && reply gantt p)"
 
 # Completion reads the tables the parsers use: it offers each command's flags as its --help lists
 # them, and -o values the command accepts.
-for cmd in "get jobs" "describe job" "gantt" "explain pod" "policy configmap" "policy apply"; do
+for cmd in "get jobs" "get tenants" "describe job" "gantt" "explain pod" "policy configmap" "policy apply"; do
   # shellcheck disable=SC2086
   helped=$("$bin" $cmd --help | grep -o -- '--[a-z][a-z-]*' | grep -v -e '^--help$' -e '^--version$' | sort -u | xargs)
   # shellcheck disable=SC2086

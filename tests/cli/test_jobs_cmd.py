@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""test_jobs_cmd.py: `kubectl dagsched get jobs`, `describe job`, `gantt`, `explain pod`, `policy apply`
+"""test_jobs_cmd.py: `kubectl dagsched get jobs`, `get tenants`, `describe job`, `gantt`, `explain pod`, `policy apply`
 and the completion of job and pod names against a real control plane (run inside hack/cluster/with-cluster.sh, KUBECONFIG set), as a DAG owner and
 an operator run them.
 
@@ -433,6 +433,127 @@ class TestExplain(unittest.TestCase):
                      ["explain", "pod", "x", "-A"], ["explain", "pod", "a", "b"]):
             for b, rc, out, err in self.each(*args):
                 self.assertEqual(rc, 2, args)
+
+
+FAIR_NS = "fair"
+HELD_REASON = ("tenant fair is above its fair share (dominant share 0.00, fair share 0.25): "
+               "needs cpu 100m")
+
+
+class TestTenants(unittest.TestCase):
+    """`get tenants`: each tenant's weight, cap, dominant share of the schedulable nodes and fair
+    share from a policy with spec.fairness, the tasks it runs, has ready and has held for fair share
+    (the controller's waiting reason, written here as the controller writes it), and the jobs those
+    belong to; a tenant named by a namespace label; -n picks one tenant."""
+
+    @classmethod
+    def setUpClass(cls):
+        import tempfile
+        kubectl("create", "namespace", FAIR_NS)
+        for job, task in (("fj", "a"), ("fj", "b"), ("fk", "a")):
+            p = task_pod(f"{job}-{task}", job, task, "1m", "100m",
+                         {"schedulingGates": [{"name": "dagsched.io/dependencies"}]})
+            p["metadata"]["namespace"] = FAIR_NS
+            p["metadata"]["annotations"]["dagsched.io/waiting-reason"] = HELD_REASON
+            kubectl("create", "-f", "-", stdin=json.dumps(p))
+        with tempfile.TemporaryDirectory() as tmp:
+            for name, extra in (("fair-test", ""),
+                                ("fair-label", "    tenantLabel: example.com/team\n")):
+                path = os.path.join(tmp, name + ".yaml")
+                with open(path, "w") as f:
+                    f.write("apiVersion: dagsched.io/v1alpha1\nkind: SchedulingPolicy\n"
+                            f"metadata:\n  name: {name}\nspec:\n  fairness:\n"
+                            f"    enabled: true\n{extra}    weights: {{{FAIR_NS}: 3, x: 2}}\n"
+                            f"    caps: {{{FAIR_NS}: 0.25}}\n")
+                rc, _, err = run(BINS[0], "policy", "apply", path)
+                assert rc == 0, err
+        nodes = json.loads(kubectl("get", "nodes", "-o", "json"))["items"]
+        cls.cores = sum(parse_cpu(n["status"]["allocatable"]["cpu"]) for n in nodes
+                        if not n["spec"].get("unschedulable")
+                        and any(c["type"] == "Ready" and c["status"] == "True"
+                                for c in n["status"].get("conditions", [])))
+        cls.busy = len([n for n in nodes if n["status"]["allocatable"]["cpu"] == "16"])
+
+    def each(self, *args):
+        for b in BINS:
+            with self.subTest(binary=b):
+                yield (b,) + run(b, *args)
+
+    def test_table_with_fairness_off(self):
+        for b, rc, out, err in self.each("get", "tenants"):
+            self.assertEqual(rc, 0, err)
+            lines = out.splitlines()
+            self.assertEqual(lines[0].split(),
+                             ["TENANT", "WEIGHT", "CAP", "SHARE", "FAIR-SHARE", "ABOVE", "RUNNING",
+                              "READY", "HELD", "JOBS-WAITING-FOR-FAIRNESS"])
+            names = [ln.split()[0] for ln in lines[1:]]
+            self.assertEqual(names, sorted(names))
+            for ns in (NS, BAD_NS, ROOM_NS, FAIR_NS):
+                self.assertIn(ns, names)
+            row = {ln.split()[0]: ln.split() for ln in lines[1:]}
+            self.assertEqual(row[FAIR_NS][1:3] + row[FAIR_NS][5:], ["1", "-", "no", "0", "3", "3",
+                                                                   "fj,", "fk"])
+            share = float(row[ROOM_NS][3])
+            self.assertAlmostEqual(share, self.busy / self.cores, places=3)
+            self.assertEqual(row[ROOM_NS][6:9], [str(self.busy), "1", "0"])
+            self.assertIn("spec.fairness is off", err)
+            self.assertNotIn("\x1b", out)  # evil-a's hostile waiting reason is never shown raw
+
+    def test_json_with_weights_and_caps(self):
+        for b, rc, out, err in self.each("get", "tenants", "-o", "json", "--policy-name",
+                                         "fair-test"):
+            self.assertEqual(rc, 0, err)
+            doc = json.loads(out)
+            self.assertEqual(doc["kind"], "DagTenantList")
+            self.assertEqual(doc["fairness"], {"enabled": True, "tenantLabel": ""})
+            self.assertIn("fair-test", doc["policy"])
+            self.assertEqual(doc["capacity"]["cpu"], round(self.cores * 1000))
+            items = {t["name"]: t for t in doc["items"]}
+            fair = items[FAIR_NS]
+            self.assertEqual((fair["weight"], fair["cap"], fair["dominantShare"],
+                              fair["dominantResource"], fair["aboveFairShare"]),
+                             (3, 0.25, 0, None, False))
+            self.assertEqual(fair["tasks"], {"running": 0, "ready": 3, "heldForFairShare": 3})
+            self.assertEqual(fair["jobsWaitingForFairness"],
+                             [{"namespace": FAIR_NS, "name": "fj"},
+                              {"namespace": FAIR_NS, "name": "fk"}])
+            # Its weight over the weights of the tenants with ready tasks (every other weighs 1).
+            ready = [t for t in doc["items"] if t["tasks"]["ready"] > 0]
+            self.assertIn(fair, ready)
+            self.assertAlmostEqual(fair["fairShare"], 3 / (3 + len(ready) - 1), places=9)
+            room = items[ROOM_NS]
+            self.assertEqual(room["dominantResource"], "cpu")
+            self.assertEqual(room["used"]["cpu"], self.busy * 1000)
+            self.assertEqual(room["weight"], 1)
+            self.assertIsNone(room["cap"])
+
+    def test_tenant_label_and_one_namespace(self):
+        kubectl("label", "namespace", FAIR_NS, ROOM_NS, "example.com/team=x", "--overwrite")
+        try:
+            for b, rc, out, err in self.each("get", "tenants", "-n", ROOM_NS, "-o", "wide",
+                                             "--policy-name", "fair-label"):
+                self.assertEqual(rc, 0, err)
+                lines = out.splitlines()
+                self.assertEqual(len(lines), 2, out)  # the tenant of ROOM_NS only
+                cols = lines[1].split()
+                self.assertEqual(cols[0], "x")
+                self.assertEqual(cols[1], "2")  # weight of tenant x
+                self.assertEqual(cols[6:9], [str(self.busy), "4", "3"])
+                self.assertIn(f"{FAIR_NS}/fj, {FAIR_NS}/fk", lines[1])
+                self.assertNotIn("spec.fairness is off", err)
+        finally:
+            kubectl("label", "namespace", FAIR_NS, ROOM_NS, "example.com/team-")
+
+    def test_errors(self):
+        for b, rc, out, err in self.each("get", "tenants", "extra"):
+            self.assertEqual(rc, 2)
+        for b, rc, out, err in self.each("get", "tenants", "--kubeconfig", "/nonexistent"):
+            self.assertEqual(rc, 1)
+            self.assertIn("/nonexistent", err)
+
+
+def parse_cpu(q):
+    return int(q[:-1]) / 1000 if q.endswith("m") else float(q)
 
 
 def policy_text(name, rho):

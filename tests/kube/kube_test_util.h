@@ -1,4 +1,4 @@
-/* kube_test_util.h: helpers for the Kubernetes client tests: temporary directories and files,
+/* kube_test_util.h: helpers for the Kubernetes client tests (temporary files: test_files.h):
  * decoding objects from JSON text, reading back a captured log. */
 #ifndef DAGSCHED_KUBE_TEST_UTIL_H
 #define DAGSCHED_KUBE_TEST_UTIL_H
@@ -9,38 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../common/test_files.h"
 #include "objects.h"
-
-/* Create a fresh temporary directory; the path is written into buf (size >= 64). */
-static inline int ktest_mkdtemp(char *buf, size_t size)
-{
-    snprintf(buf, size, "/tmp/dskube-test-XXXXXX");
-    return mkdtemp(buf) != NULL ? 0 : -1;
-}
-
-/* Write text to dir/name; returns 0 on success. The full path goes into path (size >= 512). */
-static inline int ktest_write(const char *dir, const char *name, const char *text, char *path,
-                              size_t path_size)
-{
-    snprintf(path, path_size, "%s/%s", dir, name);
-    FILE *f = fopen(path, "w");
-    if (f == NULL)
-        return -1;
-    size_t n = strlen(text);
-    int rc = fwrite(text, 1, n, f) == n ? 0 : -1;
-    if (fclose(f) != 0)
-        rc = -1;
-    return rc;
-}
-
-/* Remove a directory and the files in it (one level). */
-static inline void ktest_rmdir(const char *dir)
-{
-    char cmd[600];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    if (system(cmd) != 0)
-        fprintf(stderr, "cannot remove %s\n", dir);
-}
 
 /* Decode API JSON text into a cached object (no GPU resource names); NULL, with the reason on
  * stderr, when the text or the object is invalid. */

@@ -105,11 +105,11 @@ static void test_files_relative_to_kubeconfig(void **state)
 {
     (void)state;
     char dir[64], path[512], kc[512];
-    assert_int_equal(ktest_mkdtemp(dir, sizeof dir), 0);
-    assert_int_equal(ktest_write(dir, "ca.crt", "ca\n", path, sizeof path), 0);
-    assert_int_equal(ktest_write(dir, "tls.crt", "crt\n", path, sizeof path), 0);
-    assert_int_equal(ktest_write(dir, "tls.key", "key\n", path, sizeof path), 0);
-    assert_int_equal(ktest_write(dir, "token", "tok\n", path, sizeof path), 0);
+    assert_int_equal(ds_test_mkdtemp(dir, sizeof dir), 0);
+    assert_int_equal(ds_test_write(dir, "ca.crt", "ca\n", path, sizeof path), 0);
+    assert_int_equal(ds_test_write(dir, "tls.crt", "crt\n", path, sizeof path), 0);
+    assert_int_equal(ds_test_write(dir, "tls.key", "key\n", path, sizeof path), 0);
+    assert_int_equal(ds_test_write(dir, "token", "tok\n", path, sizeof path), 0);
     const char *text = "current-context: a\n"
                        "clusters: [{name: a, cluster: {server: 'https://h:1', "
                        "certificate-authority: ca.crt}}]\n"
@@ -120,7 +120,7 @@ static void test_files_relative_to_kubeconfig(void **state)
                        "  user: {tokenFile: token}\n"
                        "contexts: [{name: a, context: {cluster: a, user: a}},"
                        " {name: t, context: {cluster: a, user: t}}]\n";
-    assert_int_equal(ktest_write(dir, "config", text, kc, sizeof kc), 0);
+    assert_int_equal(ds_test_write(dir, "config", text, kc, sizeof kc), 0);
 
     kube_config_opts opts = {.kubeconfig = kc};
     kube_config *cfg = NULL;
@@ -157,7 +157,7 @@ static void test_files_relative_to_kubeconfig(void **state)
     snprintf(want, sizeof want, "%s: users[\"t\"].user.tokenFile: %s: No such file or directory",
              kc, path);
     assert_string_equal(err.msg, want);
-    ktest_rmdir(dir);
+    ds_test_rmdir(dir);
 }
 
 static void test_errors_name_file_and_field(void **state)
@@ -256,7 +256,7 @@ static void test_in_cluster(void **state)
 {
     (void)state;
     char dir[64], path[512];
-    assert_int_equal(ktest_mkdtemp(dir, sizeof dir), 0);
+    assert_int_equal(ds_test_mkdtemp(dir, sizeof dir), 0);
     kube_config *cfg = NULL;
     ds_err err = {{0}};
     unsetenv("KUBERNETES_SERVICE_HOST");
@@ -270,9 +270,9 @@ static void test_in_cluster(void **state)
     snprintf(want, sizeof want,
              "in-cluster: service account token %s/token: No such file or directory", dir);
     assert_string_equal(err.msg, want);
-    assert_int_equal(ktest_write(dir, "token", "t0k", path, sizeof path), 0);
-    assert_int_equal(ktest_write(dir, "ca.crt", "ca", path, sizeof path), 0);
-    assert_int_equal(ktest_write(dir, "namespace", "dagsched-system\n", path, sizeof path), 0);
+    assert_int_equal(ds_test_write(dir, "token", "t0k", path, sizeof path), 0);
+    assert_int_equal(ds_test_write(dir, "ca.crt", "ca", path, sizeof path), 0);
+    assert_int_equal(ds_test_write(dir, "namespace", "dagsched-system\n", path, sizeof path), 0);
     assert_int_equal(kube_config_in_cluster(dir, &cfg, &err), 0);
     assert_string_equal(cfg->server, "https://[fd00::1]:443");
     assert_string_equal(cfg->namespace, "dagsched-system");
@@ -294,7 +294,7 @@ static void test_in_cluster(void **state)
     assert_int_equal(kube_config_load(&opts, &cfg, &err), -1);
     assert_string_equal(err.msg, "no kubeconfig: set --kubeconfig or KUBECONFIG, create "
                                  "~/.kube/config, or run in a cluster");
-    ktest_rmdir(dir);
+    ds_test_rmdir(dir);
 }
 
 static void test_base64(void **state)

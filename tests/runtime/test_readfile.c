@@ -12,19 +12,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../common/test_files.h"
 #include "readfile.h"
-
-static int write_file(const char *dir, const char *name, const char *text, char *path,
-                      size_t path_size)
-{
-    snprintf(path, path_size, "%s/%s", dir, name);
-    FILE *f = fopen(path, "w");
-    if (f == NULL)
-        return -1;
-    size_t n = strlen(text);
-    int rc = fwrite(text, 1, n, f) == n ? 0 : -1;
-    return fclose(f) != 0 ? -1 : rc;
-}
 
 /* path read whole with the limit max: its text is want. */
 static void reads(const char *path, size_t max, const char *want)
@@ -57,12 +46,12 @@ static void test_regular_files(void **state)
     (void)state;
     char dir[64] = "/tmp/ds-readfile-XXXXXX", path[512];
     assert_non_null(mkdtemp(dir));
-    assert_int_equal(write_file(dir, "eight", "12345678", path, sizeof path), 0);
+    assert_int_equal(ds_test_write(dir, "eight", "12345678", path, sizeof path), 0);
     reads(path, 8, "12345678");
     refused(path, 7, "file too large (got 8 bytes, limit 7)");
     char eight[512];
     snprintf(eight, sizeof eight, "%s", path);
-    assert_int_equal(write_file(dir, "empty", "", path, sizeof path), 0);
+    assert_int_equal(ds_test_write(dir, "empty", "", path, sizeof path), 0);
     reads(path, 8, "");
     refused(dir, 8, "not a regular file");
     snprintf(path, sizeof path, "%s/missing", dir);
