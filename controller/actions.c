@@ -32,6 +32,12 @@ static void post_event(ctl_controller *c, const kube_object_ref *ref, const char
     }
 }
 
+static void observe_request(ctl_controller *c, const char *request, double t0)
+{
+    const char *lv[] = {request};
+    metrics_observe(c->m.release_request, lv, rt_mono_now() - t0);
+}
+
 static kube_object_ref pod_ref(const ctl_pod *p)
 {
     return (kube_object_ref){
@@ -108,32 +114,100 @@ static void upstream_list(const ctl_snapshot *s, const ctl_task_info *t, char *b
         snprintf(buf, size, "none");
 }
 
-/* A task released: Event "Released" on the object (its message: "Released: its upstream tasks
- * (a, b) have succeeded; DSP priority 0.5; fits on node n3", or "Resumed: ..."), metrics (count,
- * latency since created), log line. what: "pod" or "job" (the metric label); done: "released"
- * or "resumed"; how: the release rule's words, "" for none. */
-static void report_release(ctl_controller *c, const ctl_snapshot *s, const ctl_task_info *t,
-                           const kube_object_ref *ref, const char *what, const char *done,
-                           const char *how, double created_at)
+/* A task released, as reported once its request succeeded (owned copies: a pod's release is
+ * reported by a thread of the release window, after its round's snapshot may be gone). */
+typedef struct release_note {
+    char *ns, *name, *uid, *job, *task, *how, *up;
+    const char *what, *done; /* constants: "pod" or "job", "released" or "resumed" */
+    const char *api_version, *kind;
+    double priority, created_at;
+} release_note;
+
+static void note_free(release_note *n)
 {
-    char up[512], msg[CTL_MSG_MAX];
+    if (n == NULL)
+        return;
+    free(n->ns);
+    free(n->name);
+    free(n->uid);
+    free(n->job);
+    free(n->task);
+    free(n->how);
+    free(n->up);
+    free(n);
+}
+
+static char *dup_or_null(const char *v, bool *ok)
+{
+    if (v == NULL)
+        return NULL;
+    char *d = strdup(v);
+    if (d == NULL)
+        *ok = false;
+    return d;
+}
+
+/* what: "pod" or "job" (the metric label); done: "released" or "resumed"; how: the release rule's
+ * words, "" or NULL for none. NULL when out of memory. */
+static release_note *note_new(const ctl_snapshot *s, const ctl_task_info *t,
+                              const kube_object_ref *ref, const char *what, const char *done,
+                              const char *how, double created_at)
+{
+    release_note *n = calloc(1, sizeof *n);
+    if (n == NULL)
+        return NULL;
+    char up[512];
     upstream_list(s, t, up, sizeof up);
-    bool has_how = how != NULL && how[0] != '\0';
+    bool ok = true;
+    n->ns = dup_or_null(ref->ns, &ok);
+    n->name = dup_or_null(ref->name, &ok);
+    n->uid = dup_or_null(ref->uid, &ok);
+    n->job = dup_or_null(t->job_name, &ok);
+    n->task = dup_or_null(t->task_name, &ok);
+    n->how = dup_or_null(how != NULL ? how : "", &ok);
+    n->up = dup_or_null(up, &ok);
+    if (!ok) {
+        note_free(n);
+        return NULL;
+    }
+    n->what = what;
+    n->done = done;
+    n->api_version = ref->api_version;
+    n->kind = ref->kind;
+    n->priority = t->eval.priority;
+    n->created_at = created_at;
+    return n;
+}
+
+/* Event "Released" on the object (its message: "Released: its upstream tasks (a, b) have
+ * succeeded; DSP priority 0.5; fits on node n3", or "Resumed: ..."), metrics (count, latency since
+ * created), log line. */
+static void note_report(ctl_controller *c, const release_note *n)
+{
+    char msg[CTL_MSG_MAX];
+    bool has_how = n->how[0] != '\0';
     snprintf(msg, sizeof msg,
              "%c%s: its upstream tasks (%s) have succeeded; DSP priority %.3g%s%.600s",
-             toupper((unsigned char)done[0]), done + 1, up, t->eval.priority, has_how ? "; " : "",
-             has_how ? how : "");
-    post_event(c, ref, "Normal", CTL_EV_RELEASED, msg);
-    const char *lv[] = {what};
+             toupper((unsigned char)n->done[0]), n->done + 1, n->up, n->priority,
+             has_how ? "; " : "", n->how);
+    kube_object_ref ref = {.api_version = n->api_version,
+                           .kind = n->kind,
+                           .ns = n->ns,
+                           .name = n->name,
+                           .uid = n->uid};
+    double t0 = rt_mono_now();
+    post_event(c, &ref, "Normal", CTL_EV_RELEASED, msg);
+    observe_request(c, "event", t0);
+    const char *lv[] = {n->what};
     metrics_add(c->m.releases, lv, 1);
     double now = rt_wall_now();
-    if (isfinite(created_at) && now >= created_at)
-        metrics_observe(c->m.release_latency, lv, now - created_at);
+    if (isfinite(n->created_at) && now >= n->created_at)
+        metrics_observe(c->m.release_latency, lv, now - n->created_at);
     KLOG_INFO_F("release",
-                KLOG_FIELDS(.pod = strcmp(what, "pod") == 0 ? ref->name : NULL, .ns = ref->ns,
-                            .job = t->job_name, .task = t->task_name, .reason = how),
-                "%s %s/%s %s (upstream %s succeeded, priority %.3g%s%s)", what, ref->ns, ref->name,
-                done, up, t->eval.priority, has_how ? "; " : "", has_how ? how : "");
+                KLOG_FIELDS(.pod = strcmp(n->what, "pod") == 0 ? n->name : NULL, .ns = n->ns,
+                            .job = n->job, .task = n->task, .reason = n->how),
+                "%s %s/%s %s (upstream %s succeeded, priority %.3g%s%s)", n->what, n->ns, n->name,
+                n->done, n->up, n->priority, has_how ? "; " : "", n->how);
 }
 
 void ctl_act_ungate(ctl_controller *c, const ctl_snapshot *s, size_t i)
@@ -159,6 +233,36 @@ void ctl_act_ungate(ctl_controller *c, const ctl_snapshot *s, size_t i)
                 DS_GATE_DEPENDENCIES, why);
 }
 
+/* The end of a pod's release, on the release window's thread that sent it (releaser.h). */
+void ctl_release_done(void *ud, const ctl_release_req *r, int rc, const ds_err *err, double seconds)
+{
+    ctl_controller *c = ud;
+    release_note *n = r->payload;
+    if (rc == CTL_RELEASE_SKIPPED) { /* not sent: no longer the leader, or stopping */
+        note_free(n);
+        return;
+    }
+    const char *lv[] = {"patch"};
+    metrics_observe(c->m.release_request, lv, seconds);
+    if (rc < 0) {
+        KLOG_WARN("release", "pod %s/%s: removing gate %s: %s", r->ns, r->name,
+                  DS_GATE_DEPENDENCIES, err->msg);
+        api_error(c, "release");
+        note_free(n);
+        return;
+    }
+    if (rc > 0)
+        KLOG_WARN("release", "pod %s/%s: released without annotation %s: %s", r->ns, r->name,
+                  DS_ANN_RELEASED_AT, err->msg);
+    note_report(c, n);
+    note_free(n);
+}
+
+bool ctl_release_may_write(void *ud)
+{
+    return ctl_may_write(ud);
+}
+
 void ctl_act_release_pod(ctl_controller *c, const ctl_snapshot *s, size_t i, const char *how)
 {
     if (!ctl_may_write(c))
@@ -166,24 +270,19 @@ void ctl_act_release_pod(ctl_controller *c, const ctl_snapshot *s, size_t i, con
     const ctl_pod *p = &s->pod[i];
     /* A waiting reason still queued must not land after the release removes it. */
     ctl_writer_cancel(&c->writer, p->ns, p->name, CTL_WQ_KIND_WAITING);
-    /* One request: the gate goes, the release time is recorded and the waiting reason cleared. */
-    char ts[40];
-    now_rfc3339(ts, sizeof ts);
-    const char *kv[] = {DS_ANN_RELEASED_AT, ts, DS_ANN_WAITING_REASON, NULL};
-    size_t n_kv = p->waiting_reason[0] != '\0' ? 2 : 1;
-    ds_err err = {{0}};
-    int rc = kube_release_pod(c->client, p->ns, p->name, DS_GATE_DEPENDENCIES, kv, n_kv, &err);
-    if (rc < 0) {
-        KLOG_WARN("release", "pod %s/%s: removing gate %s: %s", p->ns, p->name,
-                  DS_GATE_DEPENDENCIES, err.msg);
-        api_error(c, "release");
-        return;
-    }
-    if (rc > 0)
-        KLOG_WARN("release", "pod %s/%s: released without annotation %s: %s", p->ns, p->name,
-                  DS_ANN_RELEASED_AT, err.msg);
+    /* One request: the gate goes, the release time is recorded and the waiting reason cleared;
+     * sent by the release window (releaser.h), the round going on meanwhile. */
+    /* dagsched.io/released-at: set by the window when it sends the request. */
+    const char *kv[] = {DS_ANN_WAITING_REASON, NULL};
+    size_t n_kv = p->waiting_reason[0] != '\0' ? 1 : 0;
     kube_object_ref ref = pod_ref(p);
-    report_release(c, s, &p->task, &ref, "pod", "released", how, p->created_at);
+    release_note *n = note_new(s, &p->task, &ref, "pod", "released", how, p->created_at);
+    if (n == NULL || ctl_releaser_submit(&c->releaser, p->ns, p->name, kv, n_kv, n) != 0) {
+        KLOG_ERROR("release", "pod %s/%s: release not sent: out of memory (tried again next round)",
+                   p->ns, p->name);
+        api_error(c, "release");
+        note_free(n);
+    }
 }
 
 int ctl_act_waiting_pod(ctl_controller *c, const ctl_snapshot *s, size_t i, const char *msg,
@@ -228,7 +327,13 @@ void ctl_act_release_job(ctl_controller *c, const ctl_snapshot *s, size_t i, con
         return;
     }
     kube_object_ref ref = job_ref(j);
-    report_release(c, s, &j->task, &ref, "job", "resumed", how, j->created_at);
+    release_note *n = note_new(s, &j->task, &ref, "job", "resumed", how, j->created_at);
+    if (n == NULL) {
+        KLOG_ERROR("release", "job %s/%s resumed; not reported: out of memory", j->ns, j->name);
+        return;
+    }
+    note_report(c, n);
+    note_free(n);
 }
 
 void ctl_act_nudge(ctl_controller *c, const ctl_snapshot *s, size_t i)

@@ -73,6 +73,19 @@ int ctl_metrics_init(ctl_metrics *m, const char *version, const char *git)
         "Requests sent to the API server by HTTP method (GET, POST, PUT, PATCH, DELETE, other): "
         "every attempt, retries and watches included",
         l_verb, 1, NULL, 0);
+    m->api_throttled = metrics_family_new(
+        m->reg, METRICS_COUNTER, "dagsched_controller_api_throttled_total",
+        "Requests that waited for the client's rate limit (--kube-api-qps, --kube-api-burst)", NULL,
+        0, NULL, 0);
+    static const char *const l_request[] = {"request"};
+    static const double request_buckets[] = {0.001, 0.0025, 0.005, 0.01, 0.02, 0.03, 0.05, 0.075,
+                                             0.1,   0.15,   0.25,  0.5,  1,    2.5,  5,    10};
+    m->release_request = metrics_family_new(
+        m->reg, METRICS_HISTOGRAM, "dagsched_controller_release_request_seconds",
+        "The API requests of a pod's release, each as the controller waited for it: the gate's "
+        "removal with dagsched.io/released-at (request=patch) and the Released Event "
+        "(request=event)",
+        l_request, 1, request_buckets, sizeof request_buckets / sizeof request_buckets[0]);
     m->guards = metrics_family_new(m->reg, METRICS_GAUGE, "dagsched_controller_guarded_tasks",
                                    "Running DAG tasks by the first eviction guard they fail "
                                    "(ok: evictable)",
@@ -200,10 +213,10 @@ int ctl_metrics_init(ctl_metrics *m, const char *version, const char *git)
     if (!m->jobs_done || !m->makespan || !m->lateness || !m->task_wait || !m->build_info ||
         !m->room || !m->preemptor_jobs || !m->preemptor_tasks || !m->reserved || !m->upcoming_kept)
         return -1;
-    if (!m->release_latency || !m->queue || !m->policy_dups || !m->evictions || !m->releases ||
-        !m->nudges || !m->urgent || !m->duration || !m->leader || !m->rounds || !m->urgent_rounds ||
-        !m->healthy || !m->tasks || !m->annotations || !m->api_errors || !m->api_requests ||
-        !m->guards)
+    if (!m->release_latency || !m->release_request || !m->queue || !m->policy_dups ||
+        !m->evictions || !m->releases || !m->nudges || !m->urgent || !m->duration || !m->leader ||
+        !m->rounds || !m->urgent_rounds || !m->healthy || !m->tasks || !m->annotations ||
+        !m->api_errors || !m->api_requests || !m->api_throttled || !m->guards)
         return -1;
     return 0;
 }

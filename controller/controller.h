@@ -22,6 +22,7 @@
 #include "preempt.h"
 #include "publish.h"
 #include "outcomes.h"
+#include "releaser.h"
 #include "tracker.h"
 #include "workset.h"
 #include "writer.h"
@@ -49,6 +50,9 @@ typedef struct ctl_options {
     double write_qps;       /* informational pod writes a second (writer.h); <= 0: no limit */
     size_t write_queue_max; /* informational pod writes queued at most */
     size_t max_graph_tasks; /* tasks of DAG jobs a round evaluates (workset.h); 0: no bound */
+    size_t release_window;  /* releases sent at once (releaser.h) */
+    double kube_api_qps;    /* the client's requests a second (kube_client_opts.qps); 0: none */
+    double kube_api_burst;  /* ... and its burst */
 } ctl_options;
 
 typedef struct ctl_metrics {
@@ -67,9 +71,12 @@ typedef struct ctl_metrics {
     metrics_family *policy_dups;     /* gauge: other ConfigMaps claiming the policy's name */
     metrics_family *api_errors;      /* counter {action} */
     metrics_family *api_requests;    /* counter {verb}: requests sent (kube_client_requests) */
+    metrics_family *api_throttled;   /* counter: requests that waited for --kube-api-qps */
     metrics_family *guards;          /* gauge {guard}: running tasks held back by each guard */
     metrics_family *unsaved;         /* counter: urgent tasks left unsaved (owner-would-fail) */
     metrics_family *release_latency; /* histogram {kind}: created -> released, seconds */
+    metrics_family *release_request; /* histogram {request}: a release's API requests (patch,
+                                      * event), seconds */
     metrics_family *queue;           /* gauge {reason}: held tasks by why they wait */
     /* Outcomes (outcomes.h), counted by the leader from the moment it leads. */
     metrics_family *jobs_done;  /* counter {namespace, outcome} */
@@ -121,8 +128,9 @@ typedef struct ctl_controller {
     kube_policy_state policy;
     ctl_metrics m;
     ctl_memo memo;
-    ctl_writer writer; /* informational pod writes, off the decision loop */
-    ctl_workset work;  /* the graph work of rounds: where the next starts, its debt */
+    ctl_writer writer;     /* informational pod writes, off the decision loop */
+    ctl_releaser releaser; /* the release window: the round's releases sent at once */
+    ctl_workset work;      /* the graph work of rounds: where the next starts, its debt */
 
     pthread_mutex_t mu;
     pthread_cond_t cv;
@@ -164,7 +172,8 @@ void ctl_loop(ctl_controller *c);
  * metrics; none retries in a loop. */
 /* Release a task; how: the release rule's words ("fits on node n3", "released ahead of room
  * (look-ahead): ...", "" under admission all), added to the Event and the log line. A released
- * pod gets dagsched.io/released-at and loses dagsched.io/waiting-reason in one patch. */
+ * pod gets dagsched.io/released-at and loses dagsched.io/waiting-reason in one patch, sent by the
+ * release window (releaser.h; ctl_round waits for it before it ends), which then reports it. */
 void ctl_act_release_pod(ctl_controller *c, const ctl_snapshot *s, size_t pod, const char *how);
 void ctl_act_release_job(ctl_controller *c, const ctl_snapshot *s, size_t job, const char *how);
 /* A held pod's reason: queue (writer.h) dagsched.io/waiting-reason = msg and, when changed (the
@@ -182,6 +191,11 @@ int ctl_act_publish(ctl_controller *c, const ctl_snapshot *s, size_t pod, const 
  * could not be written, leadership lost). */
 int ctl_act_evict(ctl_controller *c, const ctl_snapshot *s, const ds_policy *p,
                   const ctl_eviction *e);
+/* The release window's callbacks (releaser.h), ud the controller: a pod's release reported (or
+ * its failure), and whether it may be sent. */
+void ctl_release_done(void *ud, const ctl_release_req *r, int rc, const ds_err *err,
+                      double seconds);
+bool ctl_release_may_write(void *ud);
 /* Post an Event about a pod (best effort). */
 void ctl_event_pod(ctl_controller *c, const ctl_pod *pod, const char *type, const char *reason,
                    const char *message);

@@ -62,6 +62,9 @@ static int parse_flags(int argc, char **argv, flags *f)
     o->write_qps = 20;
     o->write_queue_max = 10000;
     o->max_graph_tasks = CTL_MAX_GRAPH_TASKS_DEFAULT;
+    o->release_window = 16;
+    o->kube_api_qps = 300;
+    o->kube_api_burst = 600;
     f->log_format = KUBE_LOG_TEXT;
     f->log_level = KUBE_LOG_INFO;
     const rt_flag table[] = {
@@ -120,6 +123,15 @@ static int parse_flags(int argc, char **argv, flags *f)
                      "tasks of DAG jobs a round evaluates; the jobs past it\n"
                      "wait for a later round, in turn (default 50000; 0: no\n"
                      "bound)"),
+        RT_FLAG_SIZE("release-concurrency", "N", &o->release_window, 1, CTL_RELEASER_MAX_WINDOW,
+                     "releases sent to the API server at once, by threads\n"
+                     "of their own (default 16; 1: one after the other)"),
+        RT_FLAG_DOUBLE("kube-api-qps", "Q", &o->kube_api_qps, 0, 100000,
+                       "requests a second to the API server, watches aside\n"
+                       "(default 300; 0: no limit)"),
+        RT_FLAG_DOUBLE("kube-api-burst", "N", &o->kube_api_burst, 0, 100000,
+                       "requests sent at once above --kube-api-qps (default\n"
+                       "600)"),
         RT_FLAG_DURATION("min-round-interval", &o->min_round_interval_s, 0.1, 3600,
                          "shortest time between two rounds (default 1s)"),
         KUBE_LOG_FLAGS(&f->log_format, &f->log_level),
@@ -276,6 +288,7 @@ static void h_metrics(void *ctx, const httpd_request *req, httpd_response *resp)
         const char *lv[] = {kube_method_name((kube_method)m)};
         metrics_set_total(c->m.api_requests, lv, (double)kube_client_requests(c->client, m));
     }
+    metrics_set_total(c->m.api_throttled, NULL, (double)kube_client_throttled(c->client));
     httpd_handle_metrics(c->m.reg, req, resp);
 }
 
@@ -384,7 +397,8 @@ int main(int argc, char **argv)
         KLOG_ERROR("main", "%s", err.msg);
         return 1;
     }
-    kube_client_opts clo = {.user_agent = CTL_COMPONENT};
+    kube_client_opts clo = {
+        .user_agent = CTL_COMPONENT, .qps = c.opt.kube_api_qps, .burst = c.opt.kube_api_burst};
     if (kube_client_new(cfg, &clo, &c.client, &err) != 0) {
         KLOG_ERROR("main", "%s", err.msg);
         kube_config_free(cfg);
@@ -458,6 +472,18 @@ int main(int argc, char **argv)
     }
     KLOG_INFO("main", "write queue: at most %zu annotation writes queued, %g a second%s",
               c.opt.write_queue_max, c.opt.write_qps, c.opt.write_qps > 0 ? "" : " (no limit)");
+    if (ctl_releaser_start(&c.releaser, c.client, DS_GATE_DEPENDENCIES, DS_ANN_RELEASED_AT,
+                           c.opt.release_window, ctl_release_done, ctl_release_may_write, &c,
+                           &err) != 0) {
+        KLOG_ERROR("main", "%s", err.msg);
+        goto out;
+    }
+    if (c.opt.kube_api_qps > 0)
+        KLOG_INFO("main", "releases: %zu sent at once; API requests: %g a second, burst %g",
+                  c.opt.release_window, c.opt.kube_api_qps, c.opt.kube_api_burst);
+    else
+        KLOG_INFO("main", "releases: %zu sent at once; API requests: no rate limit",
+                  c.opt.release_window);
     if (c.opt.max_graph_tasks > 0)
         KLOG_INFO("main", "graph work: at most %zu tasks of DAG jobs evaluated a round",
                   c.opt.max_graph_tasks);
@@ -474,7 +500,8 @@ int main(int argc, char **argv)
     rc = 0;
 out:
     atomic_store(&c.stop, true);
-    ctl_writer_stop(&c.writer); /* before the leader: its thread asks whether it may write */
+    ctl_writer_stop(&c.writer);     /* before the leader: its thread asks whether it may write */
+    ctl_releaser_stop(&c.releaser); /* the same */
     if (c.leader != NULL) {
         kube_leader_stop(c.leader); /* releases the Lease for a fast takeover */
         kube_leader_free(c.leader);

@@ -2,8 +2,10 @@
  * change, when this process leads and every watch is synced and recent, one round takes a
  * snapshot and carries out, in this order: releases of held-back tasks whose upstream tasks
  * succeeded, nudges of rejected pods, the preemption plan, then the DSP annotations users see.
- * Releases, nudges, evictions and nominations are made in the round; the waiting reasons and
- * DSP annotations are only queued (writer.h), so that no decision waits behind them.
+ * Nudges, evictions and nominations are made in the round; releases are sent by the release
+ * window (releaser.h), many at once, while the round goes on, and the round ends when they are
+ * made; the waiting reasons and DSP annotations are only queued (writer.h), so that no decision
+ * waits behind them.
  * Nothing is done on a cache that is not synced or has been out of contact with the API server
  * for longer than --cache-max-age (see controller.h). */
 #include <math.h>
@@ -937,6 +939,9 @@ void ctl_round(ctl_controller *c)
     do_publish(c, &s, &pol, c->opt.max_annotation_updates - used);
     record_outcomes(c, &s);
     save_runtimes(c, &s);
+    /* The round's releases, sent by the release window meanwhile, are made before the next
+     * round's snapshot: it sees them released. */
+    ctl_releaser_wait(&c->releaser);
     ctl_memo_prune(&c->memo, s.now - (pol.cooldown_s > 3600 ? pol.cooldown_s : 3600));
     ctl_snapshot_free(&s);
     ctl_work_round_free(&work);

@@ -142,6 +142,7 @@ static void build_namespaces(ctl_snapshot *s, size_t *kv_used)
         for (size_t k = 0; k < m->n_labels; k++)
             s->kv[(*kv_used)++] = (ctl_kv){m->labels[k].key, or_empty(m->labels[k].value)};
         ns->n_labels = m->n_labels;
+        ns->terminating = m->deleting;
     }
     s->n_ns = n;
     qsort(s->ns, n, sizeof *s->ns, cmp_namespace);
@@ -311,7 +312,8 @@ static void fill_pod(ctl_snapshot *s, size_t i, size_t *kv_used, size_t *tol_use
     p->state = pod_state(kp);
     p->other_gates = kp->n_gates > (has_gate(kp, DS_GATE_DEPENDENCIES) ? 1u : 0u);
     p->scheduler_name = or_empty(kp->scheduler_name);
-    p->terminating = m->deleting;
+    /* A pod of a namespace being deleted is deleted by the namespace controller: leaving too. */
+    p->terminating = m->deleting || (ns != NULL && ns->terminating);
     p->created_at = opt_time(m->creation_ts);
     p->started_at = opt_time(kp->start_time);
     p->unschedulable_since = kp->unschedulable ? opt_time(kp->unschedulable_since) : NAN;

@@ -124,7 +124,9 @@ typedef struct ctl_pod {
     bool mirror; /* a static pod's mirror (kubernetes.io/config.mirror) */
     ctl_pod_state state;
     bool other_gates;           /* scheduling gates other than dagsched.io/dependencies */
-    bool terminating;           /* metadata.deletionTimestamp is set */
+    bool terminating;           /* metadata.deletionTimestamp is set, on the pod or on its
+                                 * namespace (whose controller deletes every pod of it): the pod
+                                 * is leaving; it is not released, ungated, annotated or evicted */
     double created_at;          /* metadata.creationTimestamp */
     double started_at;          /* status.startTime, NAN when not started */
     double unschedulable_since; /* PodScheduled=False lastTransitionTime, NAN otherwise */
@@ -163,6 +165,7 @@ typedef struct ctl_namespace {
     const char *name;
     const ctl_kv *labels;
     size_t n_labels;
+    bool terminating; /* metadata.deletionTimestamp is set: its pods are being deleted */
 } ctl_namespace;
 
 /* A batch/v1 Job that is a DAG task (labels dagsched.io/job and dagsched.io/task). */

@@ -18,7 +18,9 @@
 #include "readfile.h"
 #include "log.h"
 
-#define POOL_MAX        8
+/* Idle connections kept: one per thread that may send at once (the controller's release window,
+ * its write queue, its round, leader election). */
+#define POOL_MAX        32
 #define TOKEN_MAX_BYTES (64u << 10)
 /* Re-read a token file at least this often, even when it looks unchanged. */
 #define TOKEN_RECHECK_S 60.0
@@ -42,6 +44,8 @@ struct kube_client {
     double token_read_at;
     struct stat token_stat;
     atomic_uint_fast64_t requests[KUBE_METHOD_N]; /* sent, by method (kube_client_requests) */
+    double tokens, tokens_at;                     /* rate limit (opts.qps; under lock) */
+    atomic_uint_fast64_t throttled;               /* requests that waited for a token */
 };
 
 static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
@@ -138,12 +142,21 @@ int kube_client_new(const kube_config *cfg, const kube_client_opts *opts, kube_c
             d.max_body_bytes = opts->max_body_bytes;
         if (opts->user_agent != NULL)
             d.user_agent = opts->user_agent;
+        if (opts->qps > 0) {
+            d.qps = opts->qps;
+            d.burst = opts->burst > 0 ? opts->burst : 2 * opts->qps;
+            if (d.burst < 1)
+                d.burst = 1;
+        }
     }
     c->opts = d;
     c->opts.user_agent = NULL; /* set below from our own copy */
     pthread_mutex_init(&c->lock, NULL);
     pthread_mutex_init(&c->token_lock, NULL);
     atomic_init(&c->shutdown, false);
+    atomic_init(&c->throttled, 0);
+    c->tokens = c->opts.burst; /* the bucket starts full */
+    c->tokens_at = rt_mono_now();
     for (int m = 0; m < KUBE_METHOD_N; m++)
         atomic_init(&c->requests[m], 0);
     c->rng = (uint64_t)(rt_wall_now() * 1e6) ^ (uint64_t)(uintptr_t)c;
@@ -279,6 +292,35 @@ int kube_client_sleep(kube_client *c, double seconds, const atomic_bool *cancel)
     }
     pthread_mutex_unlock(&c->lock);
     return rc;
+}
+
+uint64_t kube_client_throttled(kube_client *c)
+{
+    return atomic_load(&c->throttled);
+}
+
+/* Take a token of the rate limit, waiting for it when there is none: each caller reserves the
+ * next token (the bucket may go below zero) and sleeps until its time, so that waiting requests
+ * go in turn. Non-zero when the wait was cut short (shutdown, cancel). */
+static int throttle(kube_client *c, const atomic_bool *cancel)
+{
+    if (!(c->opts.qps > 0))
+        return 0;
+    pthread_mutex_lock(&c->lock);
+    double now = rt_mono_now();
+    if (now > c->tokens_at) {
+        c->tokens += (now - c->tokens_at) * c->opts.qps;
+        if (c->tokens > c->opts.burst)
+            c->tokens = c->opts.burst;
+        c->tokens_at = now;
+    }
+    c->tokens -= 1;
+    double wait = c->tokens < 0 ? -c->tokens / c->opts.qps : 0;
+    pthread_mutex_unlock(&c->lock);
+    if (!(wait > 0))
+        return 0;
+    atomic_fetch_add(&c->throttled, 1);
+    return kube_client_sleep(c, wait, cancel);
 }
 
 double kube_client_backoff(kube_client *c, int attempt)
@@ -692,6 +734,12 @@ int kube_request_ex(kube_client *c, const kube_request_opts *ro, const char *met
         long status = 0;
         bool reusable;
         ds_err e = {{0}};
+        if (throttle(c, ro->cancel) != 0) {
+            ds_bytebuf_free(&x.body);
+            resp->status = 0;
+            ds_err_set(err, "%s %s: cancelled", method, p);
+            break;
+        }
         CURLcode rc =
             perform(c, &x, method, url, body, content_type, timeout, 0, &status, &e, &reusable);
         resp->attempts = attempt + 1;

@@ -15,6 +15,8 @@
  *    minute), so rotated service account tokens keep working.
  *  - It counts the requests it sends by HTTP method (every attempt, retries and watches
  *    included): kube_client_requests.
+ *  - With opts.qps, requests wait for a token of the client's rate limit (kube_client_throttled
+ *    counts those that waited).
  * The client is thread-safe: any number of threads may issue requests at once. */
 #ifndef DAGSCHED_KUBE_CLIENT_H
 #define DAGSCHED_KUBE_CLIENT_H
@@ -40,6 +42,11 @@ typedef struct kube_client_opts {
     double retry_after_max_s; /* cap on a server-requested delay; default 60 */
     size_t max_body_bytes;    /* non-watch response bodies; default 64 MiB */
     const char *user_agent;   /* default "dagsched" */
+    /* Rate limit of the requests (every attempt of kube_request*, not the streams): a token
+     * bucket of qps tokens a second holding at most burst (at least 1; default qps * 2). A
+     * request that finds no token waits for its turn. qps <= 0: no limit (the default). */
+    double qps;
+    double burst;
 } kube_client_opts;
 
 typedef struct kube_response {
@@ -114,6 +121,9 @@ const char *kube_method_name(kube_method m);
 /* Requests sent with method m since the client was created: every attempt that reached the
  * transfer (a retry counts again; a watch is a GET). */
 uint64_t kube_client_requests(kube_client *c, kube_method m);
+
+/* Requests that waited for the rate limit (opts.qps) since the client was created. */
+uint64_t kube_client_throttled(kube_client *c);
 
 /* Sleep up to seconds; returns early (non-zero) on client shutdown or when *cancel becomes true. */
 int kube_client_sleep(kube_client *c, double seconds, const atomic_bool *cancel);

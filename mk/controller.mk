@@ -4,9 +4,14 @@
 #   $(BUILD)/<variant>/libdsctl.a               the controller's pure decision modules
 #   make controller-unit-test / -asan           tests/controller/test_*.c (cmocka, no cluster)
 #   make controller-integration-test            tests/controller/integration.sh on a local control
-#                                               plane, with the ASan+UBSan build of the binary
+#                                               plane, with the ASan+UBSan build of the binary and
+#                                               of tests/controller/prog_releaser_itest.c
 #   make bench-scale                            the controller and the extender at 1,000 nodes
 #                                               and 20,000 pods
+#   make bench-release                          the controller's release rate at 1,000 nodes:
+#                                               2,000 gated ready tasks a run, one release at a
+#                                               time and 16 at once, against the API server's own
+#                                               PATCH ceiling
 #
 # The decision modules (view, ledger, guards, preempt, release, publish, tracker, workset, memo) are pure
 # and linked into the unit tests; the rest (actions, round, ledger_store, main...) talks to the API
@@ -47,6 +52,14 @@ $(BUILD)/$(1)/tests/controller/%: tests/controller/%.c $(wildcard tests/controll
 # suite's uninstall scenario.
 $(BUILD)/$(1)/tests/controller/test_uninstall: $(BUILD)/$(1)/controller/uninstall.o
 $(BUILD)/$(1)/tests/controller/test_uninstall: CTL_TEST_LIBS = $$(KUBE_LIBS) $$(RUNTIME_LIBS)
+# test_releaser checks the release window (an I/O module) where it sends nothing; what it sends
+# is prog_releaser_itest's, a program of the integration suite (scenario releaser) that releases
+# real pods through the real kube-apiserver behind the fault proxy of tests/kube.
+$(BUILD)/$(1)/tests/controller/test_releaser: $(BUILD)/$(1)/controller/releaser.o
+$(BUILD)/$(1)/tests/controller/test_releaser: CTL_TEST_LIBS = $$(KUBE_LIBS) $$(RUNTIME_LIBS)
+$(BUILD)/$(1)/tests/controller/prog_releaser_itest: $(BUILD)/$(1)/controller/releaser.o \
+		tests/kube/itest_util.h tests/kube/fault_proxy.h
+$(BUILD)/$(1)/tests/controller/prog_releaser_itest: CTL_TEST_LIBS = $$(KUBE_LIBS) $$(RUNTIME_LIBS)
 endef
 
 $(eval $(call ctl_variant,rel,$(OPT_FLAGS)))
@@ -87,10 +100,13 @@ $(BUILD)/asan/bin/dagsched-controller: $(patsubst controller/%.c,$(BUILD)/asan/c
 		$(KUBE_LIBS) $(RUNTIME_LIBS) $(CTL_CORE_LIBS)
 
 # The suite runs the sanitizer build: a memory error, undefined behaviour or a leak at a graceful
-# exit fails it (tests/controller/integration.sh checks every controller's log).
-controller-integration-test: $(BUILD)/asan/bin/dagsched-controller
+# exit fails it (tests/controller/integration.sh checks every controller's log), and the release
+# window's program (tests/controller/prog_releaser_itest.c), built the same way.
+controller-integration-test: $(BUILD)/asan/bin/dagsched-controller \
+		$(BUILD)/asan/tests/controller/prog_releaser_itest
 	@DAGSCHED_EXTRA_PACKAGES="jq" hack/install-deps.sh
-	@tests/controller/integration.sh $(BUILD)/asan/bin/dagsched-controller
+	@tests/controller/integration.sh $(BUILD)/asan/bin/dagsched-controller \
+		$(BUILD)/asan/tests/controller/prog_releaser_itest
 
 INTEGRATION_TESTS += controller-integration-test
 
@@ -103,6 +119,21 @@ INTEGRATION_TESTS += controller-integration-test
 .PHONY: bench-scale
 bench-scale: $(BIN)/dagsched-controller $(BIN)/dagsched-extender
 	@tests/controller/bench_scale.sh $(BIN)/dagsched-controller $(BIN)/dagsched-extender
+
+# Release throughput (issue 33's target: >= 100 releases/s sustained), on NODES kwok nodes (default
+# 1000): for each --release-concurrency of RELEASE_CONCURRENCY (default "1 16"), PODS gated ready DAG
+# task pods (default 2000) with room for all, then the controller (release build) started: the
+# sustained release rate from the pods' dagsched.io/released-at, the rounds' duration and CPU time,
+# each release's PATCH and Event as the controller waited for them and the PATCH at the API server;
+# then, as a baseline, the same number of plain PATCHes sent by curl WINDOW at a time (default 16)
+# and SERIAL_N (300) one at a time (bench/release/run.sh; CTL_ARGS adds controller flags,
+# CTL_BEFORE=BINARY a first run of another build). A benchmark that prints figures, not part of
+# `make test`; about 6 minutes. It starts a cluster:
+# `flock /tmp/dagsched-cluster.lock make bench-release` when other clusters may start.
+.PHONY: bench-release
+bench-release: $(BIN)/dagsched-controller
+	@DAGSCHED_EXTRA_PACKAGES="python3" hack/install-deps.sh
+	@bench/release/run.sh $(BIN)/dagsched-controller
 
 # The bound on graph work per round (controller/workset.h): the CPU time of the controller's
 # snapshot with JobGraphs of 41,000 tasks, without a bound and with --max-graph-tasks-per-round's

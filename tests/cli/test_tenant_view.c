@@ -152,7 +152,8 @@ static void test_tenant_label(void **state)
     (void)state;
     make_nodes();
     const ctl_kv team_a[] = {{"example.com/team", "a"}};
-    const ctl_namespace ns[] = {{"a1", team_a, 1}, {"a2", team_a, 1}, {"b", NULL, 0}};
+    const ctl_namespace ns[] = {
+        {"a1", team_a, 1, false}, {"a2", team_a, 1, false}, {"b", NULL, 0, false}};
     ctl_pod pods[] = {
         pod("a1", 0, DS_TASK_RUNNING, CTL_POD_BOUND, 8000, 0, ""),
         pod("a1", 0, DS_TASK_RUNNING, CTL_POD_BOUND, 4000, 0, ""),

@@ -622,7 +622,7 @@ static void test_capacity_fair_share(void **state)
 
     /* One tenant "x" for both namespaces (their label example.com/team). */
     ctl_kv team = {"example.com/team", "x"};
-    ctl_namespace nss[2] = {{"flood", &team, 1}, {"light", &team, 1}};
+    ctl_namespace nss[2] = {{"flood", &team, 1, false}, {"light", &team, 1, false}};
     fair.tenant_label = "example.com/team";
     in.namespaces = nss;
     in.n_namespaces = 2;

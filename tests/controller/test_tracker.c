@@ -414,6 +414,68 @@ static void test_any_creation_order(void **state)
     ctl_snapshot_free(&s);
 }
 
+/* A namespace being deleted (metadata.deletionTimestamp): the namespace controller deletes each of
+ * its pods, so they are leaving as a pod being deleted is. Its gated pods are neither ungated
+ * (outside any DAG job) nor released (a ready DAG task): no PATCH for a pod about to go, and
+ * kube-scheduler is not handed it. The same pods in a namespace that stays are. */
+static void test_namespace_being_deleted(void **state)
+{
+    (void)state;
+    kube_obj_list pods = {0}, nodes = {0}, pdbs = {0}, jobs = {0}, graphs = {0}, nss = {0};
+    const char *gate = ",\"schedulingGates\":[{\"name\":\"dagsched.io/dependencies\"}]";
+    for (int k = 0; k < 2; k++) {
+        const char *ns = k == 0 ? "gone" : "kept";
+        char text[1024];
+        snprintf(text, sizeof text,
+                 "{\"metadata\":{\"name\":\"plain\",\"namespace\":\"%s\",\"uid\":\"u-p%d\","
+                 "\"resourceVersion\":\"1\"},\"spec\":{\"containers\":[{\"name\":\"c\"}]%s},"
+                 "\"status\":{\"phase\":\"Pending\"}}",
+                 ns, k, gate);
+        add(&pods, obj(KUBE_KIND_POD, text));
+        snprintf(text, sizeof text,
+                 "{\"metadata\":{\"name\":\"root\",\"namespace\":\"%s\",\"uid\":\"u-r%d\","
+                 "\"resourceVersion\":\"1\",\"labels\":{\"dagsched.io/job\":\"j\","
+                 "\"dagsched.io/task\":\"root\"},\"annotations\":{\"dagsched.io/runtime\":"
+                 "\"5s\"}},\"spec\":{\"containers\":[{\"name\":\"c\"}]%s},"
+                 "\"status\":{\"phase\":\"Pending\"}}",
+                 ns, k, gate);
+        add(&pods, obj(KUBE_KIND_POD, text));
+    }
+    add(&nss, obj(KUBE_KIND_NAMESPACE,
+                  "{\"metadata\":{\"name\":\"gone\",\"resourceVersion\":\"2\","
+                  "\"deletionTimestamp\":\"2026-11-22T10:00:00Z\"},\"status\":{\"phase\":"
+                  "\"Terminating\"}}"));
+    add(&nss, obj(KUBE_KIND_NAMESPACE, "{\"metadata\":{\"name\":\"kept\",\"resourceVersion\":"
+                                       "\"1\"}}"));
+    ds_policy pol;
+    ds_policy_defaults(&pol);
+    ctl_snapshot s;
+    ds_err err = {{0}};
+    assert_int_equal(
+        ctl_snapshot_build(&pods, &nodes, &pdbs, &jobs, &graphs, &nss, &pol, 1e9, &s, &err), 0);
+    assert_int_equal(s.n_pod, 4);
+    for (size_t i = 0; i < s.n_pod; i++) {
+        assert_int_equal(s.pod[i].state, CTL_POD_GATED);
+        assert_int_equal(s.pod[i].terminating, strcmp(s.pod[i].ns, "gone") == 0);
+    }
+    ctl_release_in in = {.pods = s.pod,
+                         .n_pods = s.n_pod,
+                         .model = s.js.jobs,
+                         .n_model = s.js.n_jobs,
+                         .admission = DS_ADMIT_ALL};
+    ctl_release_out out;
+    assert_int_equal(ctl_release_plan(&in, &out, &err), 0);
+    assert_int_equal(out.n_ungate, 1);
+    assert_string_equal(s.pod[out.ungate[0]].ns, "kept");
+    assert_string_equal(s.pod[out.ungate[0]].name, "plain");
+    assert_int_equal(out.n_rel, 1);
+    assert_string_equal(s.pod[out.rel[0].idx].ns, "kept");
+    assert_string_equal(s.pod[out.rel[0].idx].name, "root");
+    assert_int_equal(out.n_wait, 0);
+    ctl_release_out_free(&out);
+    ctl_snapshot_free(&s);
+}
+
 /* A running DAG pod of a Job, decoded with the Job: what the Job does with an eviction. */
 static const ctl_pod *owned_pod(kube_obj_list *pods, const char *job_spec, ctl_snapshot *s)
 {
@@ -517,6 +579,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_snapshot),
         cmocka_unit_test(test_unknown_namespace),
+        cmocka_unit_test(test_namespace_being_deleted),
         cmocka_unit_test(test_fair_queue_order),
         cmocka_unit_test(test_pod_over_bounds),
         cmocka_unit_test(test_any_creation_order),

@@ -3,8 +3,9 @@
  * invents an HTTP message) and injects transport faults on request: refuse connections (no
  * listener), drop the next connections as soon as the client sends a byte, cut a connection after
  * N bytes from the server, delay every piece the server sends, cut every open connection at once.
- * It counts connections and the bytes forwarded each way, so that a test sees whether a client
- * reused a connection or sent anything at all. */
+ * It counts connections (accepted, and the most open at once) and the bytes forwarded each way, so
+ * that a test sees whether a client reused a connection, how many requests it had in flight at
+ * once (each holds a connection of its own), or sent anything at all. */
 #ifndef DAGSCHED_KUBE_FAULT_PROXY_H
 #define DAGSCHED_KUBE_FAULT_PROXY_H
 
@@ -38,6 +39,7 @@ typedef struct fproxy {
     double delay_s; /* every piece from the server waits this long */
     /* Counters. */
     int connections;     /* accepted */
+    int open, most_open; /* open now, and the most open at once */
     uint64_t up_bytes;   /* client -> server, forwarded */
     uint64_t down_bytes; /* server -> client, forwarded */
     /* Open connections (client fd, server fd), for fproxy_cut_all. */
@@ -127,6 +129,7 @@ static inline void *fproxy_conn_main(void *arg)
     }
     pthread_mutex_lock(&p->lock);
     p->conn_fds[k->slot][0] = p->conn_fds[k->slot][1] = -1;
+    p->open--;
     pthread_mutex_unlock(&p->lock);
     close(k->cfd);
     close(k->sfd);
@@ -202,9 +205,11 @@ static inline void fproxy_accept_one(fproxy *p, int lfd)
     }
     p->conn_fds[slot][0] = cfd;
     p->conn_fds[slot][1] = sfd;
-    if (pthread_create(&p->conn_threads[p->n_conn_threads], NULL, fproxy_conn_main, k) == 0)
+    if (pthread_create(&p->conn_threads[p->n_conn_threads], NULL, fproxy_conn_main, k) == 0) {
         p->n_conn_threads++;
-    else {
+        if (++p->open > p->most_open)
+            p->most_open = p->open;
+    } else {
         p->conn_fds[slot][0] = p->conn_fds[slot][1] = -1;
         close(cfd);
         close(sfd);
@@ -295,14 +300,14 @@ static inline void fproxy_set(fproxy *p, int drop_next, int cut_next, long cut_a
 }
 
 typedef struct fproxy_counts {
-    int connections;
+    int connections, open, most_open;
     uint64_t up_bytes, down_bytes;
 } fproxy_counts;
 
 static inline fproxy_counts fproxy_get(fproxy *p)
 {
     pthread_mutex_lock(&p->lock);
-    fproxy_counts c = {p->connections, p->up_bytes, p->down_bytes};
+    fproxy_counts c = {p->connections, p->open, p->most_open, p->up_bytes, p->down_bytes};
     pthread_mutex_unlock(&p->lock);
     return c;
 }

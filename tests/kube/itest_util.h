@@ -142,6 +142,30 @@ static inline void itest_delete_namespace(kube_client *c, const char *ns)
         printf("note  cannot delete namespace %s: %s\n", ns, err.msg);
 }
 
+/* Delete namespace ns and wait, up to timeout_s, until the API server no longer has it (the
+ * namespace controller of kube-controller-manager has deleted its pods): a program whose pods
+ * keep dagsched's gate leaves nothing for the controller that the next scenario of its suite
+ * starts. True when it is gone. */
+static inline bool itest_delete_namespace_wait(kube_client *c, const char *ns, double timeout_s)
+{
+    itest_delete_namespace(c, ns);
+    char path[512];
+    snprintf(path, sizeof path, "/api/v1/namespaces/%s", ns);
+    double end = rt_mono_now() + timeout_s;
+    for (;;) {
+        kube_response resp;
+        ds_err err = {{0}};
+        int rc = kube_request(c, "GET", path, NULL, NULL, &resp, &err);
+        long status = resp.status;
+        kube_response_free(&resp);
+        if (rc != 0 && status == 404)
+            return true;
+        if (rt_mono_now() > end)
+            return false;
+        usleep(250000);
+    }
+}
+
 /* POST obj (a JSON text) to path; exits on failure. The object is returned when out != NULL. */
 static inline void itest_create(kube_client *c, const char *path, const char *text, json_t **out)
 {

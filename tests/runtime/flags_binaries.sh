@@ -38,6 +38,10 @@ expect 2 "dagsched-controller: --log-level: expected debug, info, warn, error or
 
 expect 2 "dagsched-controller: --write-queue-size: expected an integer in 1..1000000 (got \"0\")" \
   "$ctl" --write-queue-size 0
+expect 2 "dagsched-controller: --release-concurrency: expected an integer in 1..256 (got \"0\")" \
+  "$ctl" --release-concurrency 0
+expect 2 "dagsched-controller: --kube-api-qps: expected a number in 0..100000 (got \"-1\")" \
+  "$ctl" --kube-api-qps -1
 expect 2 "dagsched-extender: --max-nodes: expected an integer in 1..1000000 (got \"many\")" \
   "$ext" --max-nodes many
 expect 2 "dagsched-controller uninstall: --wait-timeout: expected a duration in 0s..24h0m0s, such as 30s or 1m30s (got \"soon\")" \
