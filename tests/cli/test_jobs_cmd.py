@@ -158,7 +158,7 @@ class TestJobs(unittest.TestCase):
                               "FAILED", "DEADLINE", "SLACK", "ETA", "EVICTIONS"])
             self.assertEqual(len(lines), 2, out)  # the namespace's job only
             self.assertRegex(lines[1], r"^hello\s+Running\s+3\s+1\s+0\s+1\s+1\s+0\s+in \d+m\d\ds"
-                                       r"\s+\d+m\d\ds\s+\d\d:\d\d:\d\d\s+0$")
+                                       r"\s+\d+m\d\ds\s+(?:\d{4}-\d\d-\d\d )?\d\d:\d\d:\d\d\s+0$")
             self.assertIn("built-in defaults", err)
 
     def test_get_jobs_all_namespaces(self):
@@ -199,7 +199,7 @@ class TestJobs(unittest.TestCase):
             self.assertEqual(rc, 0, err)
             self.assertRegex(out, r"Name:\s+hello\n")
             self.assertRegex(out, r"Tasks:\s+3 \(1 succeeded, 0 running, 1 waiting, 1 blocked")
-            self.assertRegex(out, r"\nETA:\s+in 10s, at \d\d:\d\d:\d\d \(remaining critical path "
+            self.assertRegex(out, r"\nETA:\s+in 10s, at (?:\d{4}-\d\d-\d\d )?\d\d:\d\d:\d\d \(remaining critical path "
                                   r"10s; room free now for its 1 ready task\(s\)\); deadline met "
                                   r"with \S+ to spare at that pace\n")
             rows = {ln.split()[0]: ln for ln in out.splitlines()
@@ -235,14 +235,14 @@ class TestJobs(unittest.TestCase):
             self.assertGreater(doc["deadlineMarginSeconds"], 0)  # 40 minutes
         for b, rc, out, err in self.each("describe", "job", "wide", "-n", ROOM_NS):
             self.assertEqual(rc, 0, err)
-            self.assertRegex(out, r"\nETA:\s+in \d+m\d\ds, at \d\d:\d\d:\d\d \(remaining critical "
+            self.assertRegex(out, r"\nETA:\s+in \d+m\d\ds, at (?:\d{4}-\d\d-\d\d )?\d\d:\d\d:\d\d \(remaining critical "
                                   r"path 1m00s \+ wait for room \d+m\d\ds \(big, \d task\(s\) before "
                                   r"it in the release order\)\); deadline met with \S+ to spare at "
                                   r"that pace\n")
         for b, rc, out, err in self.each("get", "jobs", "-n", ROOM_NS):
             self.assertEqual(rc, 0, err)
             self.assertRegex(out, r"\nwide\s+Running\s+1\s+0\s+0\s+1\s+0\s+0\s+in \S+\s+\S+\s+"
-                                  r"\d\d:\d\d:\d\d\s+0\n")
+                                  r"(?:\d{4}-\d\d-\d\d )?\d\d:\d\d:\d\d\s+0\n")
 
     def test_describe_json(self):
         for b, rc, out, err in self.each("describe", "job", "hello", "-n", NS, "-o", "json"):
