@@ -731,6 +731,7 @@ static int place(engine *e, uint32_t h)
 static bool fits_some_node(engine *e, uint32_t job, const ds_res *req, bool *held)
 {
     *held = false;
+    sim_holds_prune(e);
     /* A request above the largest free room of some kind fits no node: with back-off disabled,
      * every pod end retries every parked pod, and in a full cluster most fail here. */
     if (e->free_max_stale) {

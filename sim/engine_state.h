@@ -220,6 +220,8 @@ bool sim_hold_upcoming(const engine *e, uint32_t job, uint32_t task);
  * req, because it fits there only in room held for another job's task? */
 bool sim_hold_refuses(engine *e, uint32_t node, uint32_t job, const ds_res *req,
                       const ds_res *free_);
+/* Drop the holds that will apply to no one any more (once per scheduling attempt and round). */
+void sim_holds_prune(engine *e);
 void sim_holds_free(engine *e);
 
 /* jobview.c: the DAG of a job as the controller and the extender know it */

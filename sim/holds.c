@@ -43,8 +43,7 @@ static bool live(const engine *e, const sim_hold *h)
     return kept(e, h) && e->jobs[h->job]->t[h->task].state != T_DELAYED;
 }
 
-/* Drop the holds that will apply to no one any more. */
-static void prune(engine *e)
+void sim_holds_prune(engine *e)
 {
     size_t k = 0;
     for (size_t i = 0; i < e->n_holds; i++)
@@ -58,7 +57,7 @@ int sim_hold_add(engine *e, uint32_t job, uint32_t task, uint32_t from, uint32_t
     const ejob *j = e->jobs[job];
     if (!e->p->gated || !e->c->room_holds || j == NULL || !isfinite(j->deadline))
         return 0;
-    prune(e);
+    sim_holds_prune(e);
     /* The room `from` freed, less the shares of its next tasks held before this one. */
     ds_res left = j->t[from].req;
     for (size_t i = 0; i < e->n_holds; i++)
@@ -112,7 +111,6 @@ bool sim_hold_refuses(engine *e, uint32_t node, uint32_t job, const ds_res *req,
 {
     if (e->n_holds == 0)
         return false;
-    prune(e);
     ds_res room = *free_;
     bool held = false;
     for (size_t i = 0; i < e->n_holds; i++) {

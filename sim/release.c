@@ -332,6 +332,7 @@ static int admit_round(engine *e)
      * still be released (rest_stays_gated). The decisions are those of one call with every ready
      * task. Not with fairness: the fair queue picks from the whole order; nor while room is held
      * for upcoming tasks (holds.c): the rule decides them first, wherever they are in the order. */
+    sim_holds_prune(e);
     size_t n =
         ap.fair != NULL || e->has_gangs || e->n_holds > 0 || ng < ROUND_PREFIX ? ng : ROUND_PREFIX;
     for (;;) {
