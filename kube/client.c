@@ -745,7 +745,11 @@ int kube_request_ex(kube_client *c, const kube_request_opts *ro, const char *met
         resp->attempts = attempt + 1;
         bool retry = false;
         double delay = 0;
-        if (rc != CURLE_OK) {
+        /* A final status read before the transport failed (an answer cut after its head) is
+         * the server's decision: kept as the answer, not retried (tests/kube/test_cut_answer.c). */
+        bool final_cut = rc != CURLE_OK && status >= 400 && !kube_status_retryable(status) &&
+                         !x.body.overflow && !cancelled(c, ro->cancel);
+        if (rc != CURLE_OK && !final_cut) {
             status = 0;
             if (e.msg[0] == '\0') {
                 if (x.body.overflow)
