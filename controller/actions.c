@@ -263,7 +263,8 @@ bool ctl_release_may_write(void *ud)
     return ctl_may_write(ud);
 }
 
-void ctl_act_release_pod(ctl_controller *c, const ctl_snapshot *s, size_t i, const char *how)
+void ctl_act_release_pod(ctl_controller *c, const ctl_snapshot *s, size_t i, const char *how,
+                         const char *hold_node, double hold_s)
 {
     if (!ctl_may_write(c))
         return;
@@ -273,8 +274,16 @@ void ctl_act_release_pod(ctl_controller *c, const ctl_snapshot *s, size_t i, con
     /* One request: the gate goes, the release time is recorded and the waiting reason cleared;
      * sent by the release window (releaser.h), the round going on meanwhile. */
     /* dagsched.io/released-at: set by the window when it sends the request. */
-    const char *kv[] = {DS_ANN_WAITING_REASON, NULL};
+    const char *kv[4] = {DS_ANN_WAITING_REASON, NULL};
     size_t n_kv = p->waiting_reason[0] != '\0' ? 1 : 0;
+    char hold[320];
+    if (hold_node != NULL) {
+        /* A gang member: the room planned for it is held until it binds (lib/gang.h). */
+        ds_room_hold_format(hold_node, rt_wall_now() + hold_s, hold, sizeof hold);
+        kv[2 * n_kv] = DS_ANN_RESERVED_NODE;
+        kv[2 * n_kv + 1] = hold;
+        n_kv++;
+    }
     kube_object_ref ref = pod_ref(p);
     release_note *n = note_new(s, &p->task, &ref, "pod", "released", how, p->created_at);
     if (n == NULL || ctl_releaser_submit(&c->releaser, p->ns, p->name, kv, n_kv, n) != 0) {
@@ -580,7 +589,7 @@ int ctl_act_evict(ctl_controller *c, const ctl_snapshot *s, const ds_policy *p,
             char how[600];
             snprintf(how, sizeof how, "room made on node %s by evicting %s/%s", node, victim->ns,
                      victim->name);
-            ctl_act_release_pod(c, s, e->preemptor, how);
+            ctl_act_release_pod(c, s, e->preemptor, how, NULL, 0);
         }
         ctl_victim_message(e, pre, victim, node, p, false, vmsg, sizeof vmsg);
         ctl_preemptor_message(e, pre, victim, node, p, false, pmsg, sizeof pmsg);

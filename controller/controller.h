@@ -174,7 +174,10 @@ void ctl_loop(ctl_controller *c);
  * (look-ahead): ...", "" under admission all), added to the Event and the log line. A released
  * pod gets dagsched.io/released-at and loses dagsched.io/waiting-reason in one patch, sent by the
  * release window (releaser.h; ctl_round waits for it before it ends), which then reports it. */
-void ctl_act_release_pod(ctl_controller *c, const ctl_snapshot *s, size_t pod, const char *how);
+/* hold_node: a gang member's planned node, whose room the release holds for it for hold_s
+ * seconds (dagsched.io/reserved-node, lib/gang.h); NULL: no hold. */
+void ctl_act_release_pod(ctl_controller *c, const ctl_snapshot *s, size_t pod, const char *how,
+                         const char *hold_node, double hold_s);
 void ctl_act_release_job(ctl_controller *c, const ctl_snapshot *s, size_t job, const char *how);
 /* A held pod's reason: queue (writer.h) dagsched.io/waiting-reason = msg and, when changed (the
  * reason, not only its details), the Normal Event Waiting after it. 0 when queued. */

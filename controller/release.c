@@ -525,6 +525,12 @@ static int gangs_of_round(const ctl_release_in *in, ctl_release_out *out, size_t
     return rc;
 }
 
+/* The name of admission node index `node`; NULL when none. */
+static const char *node_name(const ctl_release_in *in, size_t node)
+{
+    return node < in->n_nodes && in->nodes[node].name != NULL ? in->nodes[node].name : NULL;
+}
+
 int ctl_release_plan(const ctl_release_in *in, ctl_release_out *out, ds_err *err)
 {
     memset(out, 0, sizeof *out);
@@ -697,7 +703,11 @@ int ctl_release_plan(const ctl_release_in *in, ctl_release_out *out, ds_err *err
         }
         ctl_gang *g = c[i].gang != SIZE_MAX ? &out->gangs[c[i].gang] : NULL;
         if (ds_admit_verdict_releases(res[i].verdict)) {
-            out->rel[out->n_rel++] = (ctl_release){c[i].kind, c[i].idx, c[i].priority, res[i]};
+            const char *hold = g != NULL && res[i].verdict == DS_ADMIT_RELEASED
+                                   ? node_name(in, res[i].node)
+                                   : NULL;
+            out->rel[out->n_rel++] =
+                (ctl_release){c[i].kind, c[i].idx, c[i].priority, res[i], hold};
             if (g != NULL)
                 g->waiting = false; /* all its members are released with it */
             continue;
@@ -756,11 +766,6 @@ static const ds_res *request_of(const ctl_release_in *in, ctl_release_kind kind,
     if (kind == CTL_RELEASE_POD)
         return idx < in->n_pods ? &in->pods[idx].request : &zero;
     return idx < in->n_jobs ? &in->jobs[idx].request : &zero;
-}
-
-static const char *node_name(const ctl_release_in *in, size_t node)
-{
-    return node < in->n_nodes && in->nodes[node].name != NULL ? in->nodes[node].name : NULL;
 }
 
 /* "waiting for upstream tasks: a, b (+2 more)": the upstream tasks that have not succeeded. */

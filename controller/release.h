@@ -80,6 +80,9 @@ typedef struct ctl_release {
     size_t idx; /* into pods or jobs */
     double priority;
     ds_admit_result r;
+    /* A gang member released on a planned node: that node's name (borrowed from the input), the
+     * room to hold for it (DS_GANG_HOLD_S); NULL otherwise. */
+    const char *hold_node;
 } ctl_release;
 
 /* Why a held task waits. */

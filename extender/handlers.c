@@ -489,6 +489,11 @@ static void refuse_held_room(const ext_snapshot *s, const pod_ctx *pc, const ds_
                        "dagsched: the room on this node is held for task %s of job %s (its "
                        "upstream task just freed it)",
                        last->name != NULL ? last->name : "?", last->job);
+        else if (last->gang)
+            kutil_sfmt(msgs[*m], sizeof msgs[*m],
+                       "dagsched: the room on this node is held for %s/%s (released with its "
+                       "gang into it)",
+                       last->ns, last->name != NULL ? last->name : "?");
         else
             kutil_sfmt(msgs[*m], sizeof msgs[*m],
                        "dagsched: the room on this node is held for %s/%s (an eviction made it)",

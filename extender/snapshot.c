@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "evictor.h"
+#include "gang.h"
 #include "model_input.h"
 #include "node_speed.h"
 #include "room.h"
@@ -314,12 +315,14 @@ static int build_holds(ext_snapshot *s, ds_err *err)
         if (ds_room_hold_parse(v, node, sizeof node, &until, &e) != 0 ||
             ds_strmap_get(&s->node_index, node, strlen(node), &idx) != 0)
             continue;
-        s->holds[s->n_holds++] = (ds_room_hold){.ns = p->meta.ns,
-                                                .uid = p->meta.uid,
-                                                .name = p->meta.name,
-                                                .node = idx,
-                                                .request = p->requests,
-                                                .until = until};
+        s->holds[s->n_holds++] =
+            (ds_room_hold){.ns = p->meta.ns,
+                           .uid = p->meta.uid,
+                           .name = p->meta.name,
+                           .node = idx,
+                           .request = p->requests,
+                           .until = until,
+                           .gang = kube_meta_label(&p->meta, DS_LABEL_GANG) != NULL};
     }
     n_up = ds_jobset_upcoming(&s->jobs, NULL, s->now, up, n_up);
     for (size_t i = 0; i < n_up; i++) {

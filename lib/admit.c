@@ -154,9 +154,10 @@ typedef struct plan {
     size_t pos;        /* the next ready task in the order given */
     bool starving_done;
     /* Gangs: the first member of task i's gang (head) and the next member after i (link),
-     * SIZE_MAX: none; NULL without gangs. backup: free_ while a gang is tried. */
+     * SIZE_MAX: none; NULL without gangs. backup: free_ while a gang is tried; cap: the
+     * allocatable left per node while the room of a gang held is planned. */
     size_t *gang_head, *gang_link;
-    ds_res *backup;
+    ds_res *backup, *cap;
     bool limit_held; /* a gang is held for max_concurrent: so are the tasks behind it */
 } plan;
 
@@ -315,6 +316,53 @@ static void gang_verdict(plan *x, size_t head, ds_admit_verdict v, size_t n, siz
     }
 }
 
+/* The node where the room for gang member t is held: among the nodes it may use, not reserved
+ * by a starving task, whose allocatable left (cap) holds it, the one whose free room comes
+ * closest to holding it, then the most free room; SIZE_MAX when none. */
+static size_t hold_node(const plan *x, const ds_admit_task *t)
+{
+    size_t best = SIZE_MAX;
+    double best_short = 0, best_free = 0;
+    for (size_t k = 0; k < x->n_nodes; k++) {
+        if (!may_use(t, k) || x->reserved[k] != SIZE_MAX || !ds_res_fits(&t->request, &x->cap[k]))
+            continue;
+        double s = shortfall(&t->request, &x->free_[k], &x->nodes[k].allocatable);
+        double f = free_sum(&x->free_[k], &x->nodes[k].allocatable);
+        if (best == SIZE_MAX || s < best_short || (s == best_short && f > best_free)) {
+            best = k;
+            best_short = s;
+            best_free = f;
+        }
+    }
+    return best;
+}
+
+/* A gang whose members are all ready but do not all fit: the room of each member is held on
+ * the node that comes closest to holding it (hold_node), its request taken from that node's
+ * free room even where the room is not free yet, so that the room which frees there goes to the
+ * gang and not to the tasks behind it. True when the room of every member is held; otherwise
+ * nothing is (the free room as before: a gang that cannot fit the nodes' allocatable holds
+ * nothing). */
+static bool hold_gang_room(plan *x, size_t head)
+{
+    for (size_t k = 0; k < x->n_nodes; k++)
+        x->cap[k] = x->nodes[k].allocatable;
+    for (size_t m = head; m != SIZE_MAX; m = x->gang_link[m]) {
+        const ds_admit_task *t = &x->ready[m];
+        size_t k = hold_node(x, t);
+        if (k == SIZE_MAX) {
+            memcpy(x->free_, x->backup, x->n_nodes * sizeof *x->free_);
+            return false;
+        }
+        set_node(&x->out[m], k, x->free_);
+        ds_res_sub(&x->cap[k], &t->request);
+        ds_res_sub(&x->free_[k], &t->request);
+    }
+    for (size_t m = head; m != SIZE_MAX; m = x->gang_link[m])
+        x->kept[x->out[m].node] = true;
+    return true;
+}
+
 /* Step 2 for the gang of ready task i: all its members at once, or none. */
 static void decide_gang(plan *x, size_t i)
 {
@@ -371,7 +419,10 @@ static void decide_gang(plan *x, size_t i)
     }
     if (room < n) {
         memcpy(x->free_, x->backup, x->n_nodes * sizeof *x->free_);
+        bool held = hold_gang_room(x, head);
         gang_verdict(x, head, DS_ADMIT_HELD_GANG, n, room);
+        for (size_t m = head; m != SIZE_MAX; m = x->gang_link[m])
+            x->out[m].gang_holds = held;
         return;
     }
     for (size_t m = head; m != SIZE_MAX; m = x->gang_link[m]) {
@@ -444,7 +495,7 @@ static int gang_init(plan *x, ds_err *err)
     if (n == 0)
         return 0;
     size_t nn = x->n_nodes ? x->n_nodes : 1;
-    char *block = calloc(2 * x->n_ready * sizeof(size_t) + nn * sizeof(ds_res), 1);
+    char *block = calloc(2 * x->n_ready * sizeof(size_t) + 2 * nn * sizeof(ds_res), 1);
     gang_key *keys = calloc(n, sizeof *keys);
     if (block == NULL || keys == NULL) {
         free(block);
@@ -454,6 +505,7 @@ static int gang_init(plan *x, ds_err *err)
     x->gang_head = (size_t *)block;
     x->gang_link = x->gang_head + x->n_ready;
     x->backup = (ds_res *)(x->gang_link + x->n_ready);
+    x->cap = x->backup + nn;
     size_t k = 0;
     for (size_t i = 0; i < x->n_ready; i++) {
         x->gang_head[i] = x->gang_link[i] = SIZE_MAX;
@@ -609,8 +661,8 @@ void ds_admit_describe(const ds_admit_result *r, const ds_res *request, const ch
             snprintf(buf, bufsize, "gang %.64s: %zu of %zu members ready", gn, r->gang_ready,
                      r->gang_size);
         else
-            snprintf(buf, bufsize, "gang %.64s: room for %zu of %zu members", gn, r->gang_room,
-                     r->gang_ready);
+            snprintf(buf, bufsize, "gang %.64s: room for %zu of %zu members%s", gn, r->gang_room,
+                     r->gang_ready, r->gang_holds ? "; the room that frees is held for it" : "");
         return;
     }
     case DS_ADMIT_HELD_FAIR_SHARE: {

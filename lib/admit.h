@@ -65,13 +65,23 @@
  * all (see below) and each of them, in the order given, fits the free room left by the members
  * before it (best fit, the nodes reserved by a starving task ahead skipped); otherwise none of
  * them is: every member is HELD_GANG, with gang_ready < gang_size (members missing) or the
- * members the room was found for (gang_room). The room of a gang held is left to the tasks behind
- * it. Members are never released as look-ahead (their room must be planned), and a starving
- * member reserves no node. max_concurrent: the members count together; a gang is held for the
- * limit (HELD_LIMIT, every member) when the tasks in flight and its members would pass it, unless
- * nothing is in flight (a gang larger than the limit starts alone); while it is held for the
- * limit, the tasks behind it are too, so that the tasks in flight drain for it. Under the tenant
- * cap, the gang's summed request counts (HELD_FAIR_SHARE, every member; the caller gives the
+ * members the room was found for (gang_room). A gang whose members are all ready but do not all
+ * fit holds room (gang_holds): each member, in the order given, on the node it may use (not
+ * reserved by a starving task ahead) whose allocatable, less the members held there before it,
+ * holds it and whose free room comes closest to holding it (least shortfall, then most free
+ * room); its request is taken from that node's free room, below zero where the room is not free
+ * yet, so that the room which frees there goes to the gang, not to the tasks behind it (Volcano's
+ * and Kueue's all-or-nothing waits for room the same way; without it, a gang behind work of
+ * tasks its members' size never finds its room free at once). The tasks behind it use the room
+ * beyond the gang's, and those that could use a node where its room is held are not released as
+ * look-ahead (HELD_NO_ROOM, as beside room kept in step 0). A gang whose members cannot all be
+ * placed on the nodes' allocatable holds nothing (its room is left to the tasks behind it; the
+ * gang timeout reports it). Members are never released as look-ahead (their room must be planned),
+ * and a starving member reserves no node. max_concurrent: the members count together; a gang is
+ * held for the limit (HELD_LIMIT, every member) when the tasks in flight and its members would pass
+ * it, unless nothing is in flight (a gang larger than the limit starts alone); while it is held for
+ * the limit, the tasks behind it are too, so that the tasks in flight drain for it. Under the
+ * tenant cap, the gang's summed request counts (HELD_FAIR_SHARE, every member; the caller gives the
  * members of a gang one tenant: they are one job's). Under
  * admission all, a gang needs its members and the limit only.
  *
@@ -175,8 +185,10 @@ typedef struct ds_admit_result {
     bool over_cap;
     double share, fair_share;
     /* Members of a gang: its ready members, its size, and (HELD_GANG with all members ready) the
-     * members the room was found for. */
+     * members the room was found for, and whether the room of every member is held (node: where
+     * this member's is). */
     size_t gang_ready, gang_size, gang_room;
+    bool gang_holds;
 } ds_admit_result;
 
 typedef struct ds_admit_summary {
@@ -207,7 +219,8 @@ int ds_admit_plan(const ds_admit_params *p, const ds_admit_node *nodes, size_t n
  *   HELD_LIMIT      "maxConcurrentReleases (<max_concurrent>) tasks released and not yet
  *                    running"
  *   HELD_GANG       "gang <other_name>: 5 of 8 members ready" or "gang <other_name>: room for
- *                    3 of 8 members"
+ *                    3 of 8 members" (with "; the room that frees is held for it" when
+ *                    gang_holds)
  *   HELD_FAIR_SHARE "tenant <other_name> is above its fair share (dominant share 0.75, fair
  *                    share 0.50): needs cpu 2; most free room on node n3: cpu 0" (or "...
  *                    (dominant share 0.30 with this task, cap 0.25)")

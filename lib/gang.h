@@ -36,6 +36,10 @@
 #define DS_LABEL_GANG_SIZE "dagsched.io/gang-size"
 #define DS_GANG_SIZE_MAX   1000 /* members of one gang */
 #define DS_GANG_NAME_MAX   64   /* a label value: 63 + NUL */
+/* A member released with its gang holds the room planned for it (dagsched.io/reserved-node, "<node>
+ * <until>", lib/room_hold.h) for this long, or the policy's preemption cooldown when shorter, so
+ * that a pod already in kube-scheduler's queue does not take it before the member binds. */
+#define DS_GANG_HOLD_S 15.0
 /* A Warning Event of the controller: a gang waited longer than spec.gang.timeout. */
 #define DS_EV_GANG_TIMEOUT "GangTimeout"
 

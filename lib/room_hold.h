@@ -41,6 +41,7 @@ typedef struct ds_room_hold {
     size_t node;
     ds_res request;
     double until;
+    bool gang; /* a preemptor's kind of hold written for a gang member (lib/gang.h): for messages */
 } ds_room_hold;
 
 /* Parse an annotation value "<node> <until>" (a node name of at most 253 characters, one space, an

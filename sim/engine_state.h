@@ -214,6 +214,9 @@ int sim_kq_unsched_timeout(engine *e, const sim_event *ev); /* SIM_EV_UNSCHED_TI
  * deadline (and a gated policy), its share of the room `from` freed there is held for it (the
  * next tasks of `from`, in the order they are added, share it). 0, or -1 when out of memory. */
 int sim_hold_add(engine *e, uint32_t job, uint32_t task, uint32_t from, uint32_t node);
+/* A member of a gang released on `node` (its planned node) holds its request's room there for
+ * for_s seconds, until it binds. 0, or -1 when out of memory. */
+int sim_hold_gang(engine *e, uint32_t job, uint32_t task, uint32_t node, double for_s);
 /* Does the task hold room now (its pod exists, is not bound, its hold has not run out)? */
 bool sim_hold_upcoming(const engine *e, uint32_t job, uint32_t task);
 /* Does the extender refuse `node`, whose free room is free_, to a pod of job `job` requesting

@@ -12,7 +12,10 @@
  *
  * As on the cluster, a task whose pod does not exist yet (a workflow engine creates it
  * create_latency_s after the upstream task ends) holds nothing: a batch/v1 Job's request is not
- * known before its pod. Holds for preemptors (dagsched.io/reserved-node) are not modelled: DSP
+ * known before its pod. A gang member released with its gang holds the room planned for it the
+ * same way (dagsched.io/reserved-node, DS_GANG_HOLD_S or the cooldown when shorter, lib/gang.h):
+ * other jobs' pods are kept off it until the member binds (the extender exempts only the holder
+ * itself; here its job, as for upcoming tasks). Holds for preemptors are not modelled: DSP
  * preemption binds its preemptor at once. The extender recomputes the shares from its snapshot
  * (a sibling bound elsewhere leaves its share to the next one); here each share is fixed when the
  * task becomes ready. */
@@ -78,6 +81,27 @@ int sim_hold_add(engine *e, uint32_t job, uint32_t task, uint32_t from, uint32_t
                                         .node = node,
                                         .held = share,
                                         .until = e->now + DS_UPCOMING_HOLD_S};
+    return 0;
+}
+
+int sim_hold_gang(engine *e, uint32_t job, uint32_t task, uint32_t node, double for_s)
+{
+    const ejob *j = e->jobs[job];
+    if (!e->p->gated || !e->c->room_holds || j == NULL || !(for_s > 0))
+        return 0;
+    sim_holds_prune(e);
+    if (e->n_holds == e->cap_holds) {
+        sim_hold *g = ds_grow(e->holds, &e->cap_holds, sizeof *g, 64);
+        if (g == NULL)
+            return sim_eng_oom(e, "room holds");
+        e->holds = g;
+    }
+    e->holds[e->n_holds++] = (sim_hold){.job = job,
+                                        .task = task,
+                                        .from = UINT32_MAX,
+                                        .node = node,
+                                        .held = j->t[task].req,
+                                        .until = e->now + for_s};
     return 0;
 }
 

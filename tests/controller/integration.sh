@@ -68,8 +68,10 @@
 #                 share, and the metrics show both
 #   gang          a gang of three gated 2-cpu pods (dagsched.io/gang, dagsched.io/gang-size: 3)
 #                 while the free room holds two of them: none is released, every member keeps its
-#                 gate and says "gang workers: room for 2 of 3 members"; once a running pod ends
-#                 and the room holds three, the three are released in one round and start
+#                 gate and says "gang workers: room for 2 of 3 members; the room that frees is
+#                 held for it"; once a running pod ends and the room holds three, the three are
+#                 released in one round, each holding the room planned for it
+#                 (dagsched.io/reserved-node), and start
 # The binary under test is normally the sanitizer build (make controller-integration-test): every
 # controller runs with AddressSanitizer (leaks checked at its graceful exit) and
 # UndefinedBehaviorSanitizer, and a sanitizer report in any controller's log fails the suite.
@@ -1215,7 +1217,10 @@ EOF
 }
 gang_gated() { K -n gg get pods -l dagsched.io/gang=workers -o jsonpath='{range .items[?(@.spec.schedulingGates)]}{.metadata.name}{"\n"}{end}' 2>/dev/null | grep -c . || true; }
 gang_reasons() { K -n gg get pods -l dagsched.io/gang=workers -o jsonpath='{range .items[*]}{.metadata.annotations.dagsched\.io/waiting-reason}{"\n"}{end}' 2>/dev/null; }
-gang_held_for_room() { [[ "$(gang_reasons | grep -c '^gang workers: room for 2 of 3 members$')" == 3 ]]; }
+gang_held_for_room() { [[ "$(gang_reasons | grep -c '^gang workers: room for 2 of 3 members; the room that frees is held for it$')" == 3 ]]; }
+gang_holds() { # the members' dagsched.io/reserved-node annotations: "<node> <until>", one per member
+  K -n gg get pods -l dagsched.io/gang=workers -o jsonpath='{range .items[*]}{.metadata.annotations.dagsched\.io/reserved-node}{"\n"}{end}' 2>/dev/null | grep -cE '^[a-z0-9.-]+ [0-9]{4}-[0-9]{2}-[0-9]{2}T' || true
+}
 gang_released_at() { K -n gg get pods -l dagsched.io/gang=workers -o jsonpath='{range .items[*]}{.metadata.annotations.dagsched\.io/released-at}{"\n"}{end}' 2>/dev/null; }
 gang_all_released() { [[ "$(gang_released_at | grep -c .)" == 3 ]]; }
 gang_all_started() { [[ "$(K -n gg get pods -l dagsched.io/gang=workers --field-selector=status.phase!=Pending -o name 2>/dev/null | grep -c .)" == 3 ]]; }
@@ -1239,7 +1244,7 @@ scenario_gang() {
     [[ "$n" == 3 ]] || partial+=" $n"
     sleep 0.5
   done
-  check "every member says the gang lacks room for all of them" wait_until 30 gang_held_for_room
+  check "every member says the gang lacks room for all of them, and that the room which frees is held for it" wait_until 30 gang_held_for_room
   check "... counted under the reason gang" \
     test "$(metric 18120 'dagsched_controller_release_queue_length{reason="gang"}')" = 3
   check "one gang waits in the metrics" test "$(metric 18120 dagsched_controller_gangs_waiting)" = 1
@@ -1264,6 +1269,7 @@ print(sum(1 for l in sys.stdin if l.strip() and t(l) < end))' "$ended")"
   spread="$(gang_released_at | python3 -c 'import sys, datetime as d; t = [d.datetime.fromisoformat(l.strip().replace("Z", "+00:00")).timestamp() for l in sys.stdin if l.strip()]; print(f"{max(t) - min(t):.3f}")')"
   check "... together (released-at within ${spread} s of each other)" awk -v v="$spread" 'BEGIN { exit !(v < 1) }'
 
+  check "... each holding the room planned for it (dagsched.io/reserved-node: $(gang_holds) of 3)" test "$(gang_holds)" = 3
   check "... and they start together" wait_until 60 gang_all_started
   check "no gang waits any more" wait_until 20 gang_none_waiting
   cleanup gg

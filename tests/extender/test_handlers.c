@@ -431,6 +431,42 @@ static void test_filter_held_room(void **state)
     }
 }
 
+/* Room held for a gang member released into it (the same annotation, on a pod labelled
+ * dagsched.io/gang): refused the same way, and the message says why the room is held. */
+static void test_filter_gang_hold(void **state)
+{
+    (void)state;
+    world w;
+    world_init(&w, "Running");
+    add_pod(&w, &(fx_pod_spec){.ns = "default",
+                               .name = "worker-0",
+                               .uid = "uid-worker-0",
+                               .phase = "Pending",
+                               .cpu = "7500m",
+                               .mem = "1Gi",
+                               .created = "2026-11-22T10:30:00Z",
+                               .extra_label_key = "dagsched.io/gang",
+                               .extra_label_value = "workers",
+                               .reserved_node = "kwok-node-0 2026-11-22T10:31:10Z"});
+    double now = at("2026-11-22T10:31:00Z");
+    ext_snapshot *s = snap(&w, now);
+    assert_int_equal(s->n_holds, 1);
+    assert_true(s->holds[0].gang);
+    const char *pod = "{\"metadata\":{\"name\":\"web\",\"namespace\":\"default\",\"uid\":\"u-web\","
+                      "\"resourceVersion\":\"9\"},\"spec\":{\"containers\":[{\"name\":\"c\","
+                      "\"image\":\"x\",\"resources\":{\"requests\":{\"cpu\":\"1\"}}}]}}";
+    char *body = body_for(pod, "\"kwok-node-0\"");
+    ext_outcome o;
+    char *out = run(ext_handle_filter, s, body, strlen(body), now, 200, &o);
+    assert_non_null(strstr(out, "dagsched: the room on this node is held for default/worker-0 "
+                                "(released with its gang into it)"));
+    assert_int_equal(o.n_passed, 0);
+    free(out);
+    free(body);
+    ext_snapshot_unref(s);
+    world_free(&w);
+}
+
 /* Upcoming tasks that share an upstream task share the room it freed: job fan (deadline) ran split
  * (2 cpu) on kwok-node-0, which a 4-cpu pod of another namespace also runs on; a, b and c (2 cpu
  * each) depend on split and wait, unbound. Split freed 2 cpu, so the holds keep 2 cpu there, not
@@ -1558,6 +1594,7 @@ int main(void)
         cmocka_unit_test(test_preempt),
         cmocka_unit_test(test_preempt_owner),
         cmocka_unit_test(test_filter_held_room),
+        cmocka_unit_test(test_filter_gang_hold),
         cmocka_unit_test(test_filter_upcoming_room),
         cmocka_unit_test(test_filter_upcoming_siblings_share_the_freed_room),
         cmocka_unit_test(test_other_scheduler_outside_dag),

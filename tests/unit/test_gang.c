@@ -249,6 +249,82 @@ static void test_all_or_nothing(void **state)
     assert_int_equal(out[3].node, 1);
 }
 
+/* A gang whose members are all ready but do not all fit holds their room: each member's request
+ * is taken from the node that comes closest to holding it, so that the task behind the gang
+ * neither takes the room there nor is released ahead of it (look-ahead) to take the room that
+ * frees; a gang the nodes' allocatable cannot hold holds nothing (test_all_or_nothing). */
+static void test_room_held(void **state)
+{
+    (void)state;
+    ds_admit_params p = {.mode = DS_ADMIT_CAPACITY, .lookahead = 4};
+    ds_admit_node nodes[3] = {node(2000, 8 * GI), node(2000, 8 * GI), node(4000, 8 * GI)};
+    nodes[1].free_ = res(1000, 8 * GI); /* a running pod holds 1 cpu */
+    nodes[2].free_ = res(0, 8 * GI);    /* full */
+    bool not_third[3] = {true, true, false};
+    ds_admit_task ready[5] = {member(1000, 7, 4),
+                              member(1000, 7, 4),
+                              member(1000, 7, 4),
+                              member(1000, 7, 4),
+                              {.request = res(500, GI)}};
+    for (size_t i = 0; i < 4; i++)
+        ready[i].eligible = not_third;
+    ds_admit_result out[5];
+    ds_admit_summary sum;
+    plan_ok(&p, nodes, 3, NULL, 0, ready, 5, out, &sum);
+    size_t on[3] = {0};
+    for (size_t i = 0; i < 4; i++) {
+        assert_int_equal(out[i].verdict, DS_ADMIT_HELD_GANG);
+        assert_int_equal(out[i].gang_room, 3);
+        assert_true(out[i].gang_holds);
+        assert_true(out[i].node < 2);
+        on[out[i].node]++;
+    }
+    assert_int_equal(on[0], 2); /* the free room first, then the node closest to holding one */
+    assert_int_equal(on[1], 2);
+    /* The task behind could use the third node, full: it would take the room that frees on the
+     * first two as a look-ahead release, so it is held. */
+    assert_int_equal(out[4].verdict, DS_ADMIT_HELD_NO_ROOM);
+    assert_int_equal(sum.count[DS_ADMIT_LOOKAHEAD], 0);
+    char buf[256];
+    ds_admit_describe(&out[0], &ready[0].request, NULL, "w", 0, buf, sizeof buf);
+    assert_string_equal(buf, "gang w: room for 3 of 4 members; the room that frees is held for it");
+    /* Room beyond the gang's is the others': with 1.5 cpu more on the third node the task behind
+     * takes it. */
+    nodes[2].free_ = res(1500, 8 * GI);
+    plan_ok(&p, nodes, 3, NULL, 0, ready, 5, out, &sum);
+    assert_true(out[0].gang_holds);
+    assert_int_equal(out[4].verdict, DS_ADMIT_RELEASED);
+    assert_int_equal(out[4].node, 2);
+    /* Once the room frees, the gang is released on it. */
+    nodes[1].free_ = nodes[1].allocatable;
+    plan_ok(&p, nodes, 3, NULL, 0, ready, 4, out, &sum);
+    for (size_t i = 0; i < 4; i++) {
+        assert_int_equal(out[i].verdict, DS_ADMIT_RELEASED);
+        assert_false(out[i].gang_holds);
+    }
+    /* A node reserved by a starving task ahead holds none of the gang's room: only the second
+     * node is left for it, too small for four members, so it holds nothing. */
+    nodes[0].free_ = res(2000, 7 * GI); /* a running pod holds 1 GiB */
+    nodes[1].free_ = res(1000, 8 * GI);
+    bool only_first[3] = {true, false, false};
+    ds_admit_task with_starving[6] = {
+        {.request = res(1000, 8 * GI), .starving = true, .eligible = only_first},
+        ready[0],
+        ready[1],
+        ready[2],
+        ready[3],
+        ready[4]};
+    ds_admit_result out6[6];
+    plan_ok(&p, nodes, 3, NULL, 0, with_starving, 6, out6, &sum);
+    assert_int_equal(out6[0].verdict, DS_ADMIT_LOOKAHEAD);
+    for (size_t i = 1; i < 5; i++) {
+        assert_int_equal(out6[i].verdict, DS_ADMIT_HELD_GANG);
+        assert_false(out6[i].gang_holds);
+    }
+    assert_int_equal(out6[5].verdict, DS_ADMIT_RELEASED);
+    assert_true(out6[5].node != 0); /* not on the starving task's node */
+}
+
 /* Members missing: none released, with the count; two gangs with one name in two jobs (two ids)
  * are two gangs. */
 static void test_members_missing_and_scope(void **state)
@@ -365,7 +441,7 @@ static void test_property_never_partly(void **state)
 {
     (void)state;
     rng r = {0x9e3779b97f4a7c15ULL};
-    size_t gangs_released = 0, gangs_held = 0;
+    size_t gangs_released = 0, gangs_held = 0, gangs_holding = 0;
     for (int iter = 0; iter < 3000; iter++) {
         size_t nn = (size_t)between(&r, 1, P_NODES);
         ds_admit_node nodes[P_NODES];
@@ -425,6 +501,19 @@ static void test_property_never_partly(void **state)
                 }
             }
             assert_true(rel == 0 || rel == members);
+            /* A gang that holds room holds it within the allocatable of nodes it may use. */
+            ds_res held[P_NODES] = {{{0}}};
+            for (size_t i = 0; i < nr; i++) {
+                if (ready[i].gang_size == 0 || ready[i].gang != g || !out[i].gang_holds)
+                    continue;
+                assert_int_equal(out[i].verdict, DS_ADMIT_HELD_GANG);
+                assert_true(out[i].node < nn);
+                assert_true(ready[i].eligible == NULL || ready[i].eligible[out[i].node]);
+                ds_res_add(&held[out[i].node], &ready[i].request);
+                gangs_holding++;
+            }
+            for (size_t k = 0; k < nn; k++)
+                assert_true(ds_res_fits(&held[k], &nodes[k].allocatable));
             if (members < gang_size[g])
                 assert_int_equal(rel, 0);
             if (members > 0)
@@ -449,6 +538,7 @@ static void test_property_never_partly(void **state)
     /* The instances exercise both outcomes. */
     assert_true(gangs_released > 100);
     assert_true(gangs_held > 100);
+    assert_true(gangs_holding > 100);
 }
 
 int main(void)
@@ -459,6 +549,7 @@ int main(void)
         cmocka_unit_test(test_tally),
         cmocka_unit_test(test_timeout),
         cmocka_unit_test(test_all_or_nothing),
+        cmocka_unit_test(test_room_held),
         cmocka_unit_test(test_members_missing_and_scope),
         cmocka_unit_test(test_limit),
         cmocka_unit_test(test_fair_cap),
