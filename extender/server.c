@@ -29,6 +29,7 @@ struct ext_server {
     httpd *http, *adm_http;
     verb_route routes[VERB_N];
     adm_route adm_routes[2]; /* /mutate-pods, /mutate-pods/set-scheduler-name */
+    metrics_family *m_bytes;
     metrics_family *m_requests, *m_duration, *m_errors, *m_filter_nodes, *m_pods, *m_victims,
         *m_preempt_nodes, *m_admission;
 };
@@ -211,6 +212,8 @@ static void serve_verb(void *ctx, const httpd_request *req, httpd_response *resp
         resp->body_len = r.len;
     }
     record(s, vr->v, &o, secs);
+    add2(s->m_bytes, verb_names[vr->v], "request", (double)req->body_len);
+    add2(s->m_bytes, verb_names[vr->v], "response", (double)resp->body_len);
     log_outcome(s, vr->v, &o, secs);
     ext_outcome_clear(&o);
 }
@@ -262,6 +265,11 @@ static int register_metrics(ext_server *s, ds_err *err)
         metrics_family_new(r, METRICS_HISTOGRAM, "dagsched_extender_request_duration_seconds",
                            "Time to parse, decide and write one extender answer, by verb.", v, 1,
                            metrics_latency_buckets, metrics_latency_buckets_n);
+    const char *vd[] = {"verb", "direction"};
+    s->m_bytes = metrics_family_new(r, METRICS_COUNTER, "dagsched_extender_bytes_total",
+                                    "Bytes of the extender verbs' request and response bodies, by "
+                                    "verb and direction (request, response).",
+                                    vd, 2, NULL, 0);
     s->m_errors =
         metrics_family_new(r, METRICS_COUNTER, "dagsched_extender_errors_total",
                            "Extender requests that failed, by verb and reason.", vr, 2, NULL, 0);
@@ -285,8 +293,8 @@ static int register_metrics(ext_server *s, ds_err *err)
         "or already there), ignored (allowed unchanged), error (malformed review, HTTP 400).",
         res, 1, NULL, 0);
     if (s->m_requests == NULL || s->m_duration == NULL || s->m_errors == NULL ||
-        s->m_filter_nodes == NULL || s->m_pods == NULL || s->m_victims == NULL ||
-        s->m_preempt_nodes == NULL || s->m_admission == NULL)
+        s->m_bytes == NULL || s->m_filter_nodes == NULL || s->m_pods == NULL ||
+        s->m_victims == NULL || s->m_preempt_nodes == NULL || s->m_admission == NULL)
         return ds_err_set(err, "extender metrics: cannot register (out of memory or duplicate)");
     return 0;
 }

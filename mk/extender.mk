@@ -151,8 +151,9 @@ admission-integration-test: $(BUILD)/asan/bin/dagsched-extender $(BIN)/dagsched-
 INTEGRATION_TESTS += admission-integration-test
 
 # kube-scheduler's throughput with the extender against its default profile on a local cluster of
-# kwok nodes (tests/extender/bench_e2e.sh; NODES, PODS, ROUNDS adjust it; about 10 minutes at the
-# defaults 1000, 2000, 4). Starts a local control plane: run it under
+# kwok nodes, the extender as the chart configures it over HTTPS and, for comparison, over plain
+# HTTP (tests/extender/bench_e2e.sh; NODES, PODS, ROUNDS adjust it; about 12 minutes at the
+# defaults 1000, 2000, 6). Starts a local control plane: run it under
 # `flock /tmp/dagsched-cluster.lock make bench-e2e` when other clusters may start.
 .PHONY: bench-e2e
 bench-e2e: $(BIN)/dagsched-extender

@@ -164,6 +164,18 @@ static void test_endpoints(void **state)
         strstr(out, "dagsched_extender_http_requests_total{path=\"/filter\",code=\"413\"} 1\n"));
     assert_non_null(strstr(out, "dagsched_extender_request_duration_seconds_count{verb="
                                 "\"prioritize\"} 1\n"));
+    /* Body bytes per verb: the two filter requests answered (503 and 200) and the 400 preempt. */
+    char want[160];
+    snprintf(want, sizeof want,
+             "dagsched_extender_bytes_total{verb=\"filter\",direction=\"request\"} %zu\n", 2 * len);
+    assert_non_null(strstr(out, want));
+    snprintf(want, sizeof want,
+             "dagsched_extender_bytes_total{verb=\"preempt\",direction=\"request\"} 9\n");
+    assert_non_null(strstr(out, want));
+    snprintf(want, sizeof want,
+             "dagsched_extender_bytes_total{verb=\"preempt\",direction=\"response\"} %zu\n",
+             strlen("{\"Error\":\"Pod: expected an object (got number)\"}"));
+    assert_non_null(strstr(out, want));
     free(out);
 
     ext_server_stop(srv);
