@@ -28,7 +28,11 @@
 #      decoding. Then the scheduler and extender are stopped and the pods deleted in chunks
 #      (hack/cluster/delete-pods.sh).
 # Prints each round, the mean rate of each kind, the ratios S/A (against the goal 0.9) and P/A,
-# and the decomposition. No pass/fail: a benchmark.
+# and the decomposition. With PROFILE_SECONDS > 0 (default 8; 0: off) the first round of each
+# kind also takes a CPU profile of kube-scheduler (its /debug/pprof/profile, PROFILE_SECONDS long,
+# from the first bind) and prints, from `go tool pprof -top -cum`, the share of its samples in the
+# scheduling cycle and in its extender calls (send, JSON, TLS); the profiles stay in the cluster's
+# run directory. No pass/fail: a benchmark.
 #
 # Usage: tests/extender/bench_e2e.sh EXTENDER_BINARY   (NODES=1000 PODS=2000 ROUNDS=6)
 set -euo pipefail
@@ -77,7 +81,9 @@ for kind, https in (("s", True), ("p", False)):
     with open(f"{tmp}/{kind}.yaml", "w") as f:
         yaml.safe_dump(conf, f, sort_keys=False)
 PY
-  export EXT_BIN EXTENDER_PORT="$port" TMPD="$tmp" NODES PODS ROUNDS
+  PROFILE_SECONDS="${PROFILE_SECONDS:-8}"
+  [[ "$PROFILE_SECONDS" =~ ^[0-9]+$ ]] || die "PROFILE_SECONDS must be an integer"
+  export EXT_BIN EXTENDER_PORT="$port" TMPD="$tmp" NODES PODS ROUNDS PROFILE_SECONDS
   NODE_PROFILE="$tmp/nodes.tsv" "$ROOT/hack/cluster/with-cluster.sh" -- "$0" --inside
   exit $?
 fi
@@ -138,6 +144,34 @@ ext_figures() {
     END { printf "%d %.6f %.3f %d\n", calls, secs, cpu, bytes }'
 }
 now() { date +%s.%N; }
+# A CPU profile of kube-scheduler, $1 seconds, into $2 (in the background: the caller waits).
+sched_profile() {
+  curl -sk --max-time $(($1 + 20)) --cert "$CLUSTER_DIR/pki/admin.crt" --key "$CLUSTER_DIR/pki/admin.key" \
+    -o "$2" "https://127.0.0.1:$SCHEDULER_PORT/debug/pprof/profile?seconds=$1"
+}
+# What a profile shows: the share of samples under the scheduling cycle and the extender calls.
+profile_summary() {
+  local go
+  go="$(command -v go || echo /usr/local/go/bin/go)"
+  [[ -s "$1" && -x "$go" ]] || {
+    echo "  profile: none (no profile taken, or no go toolchain to read it)"
+    return 0
+  }
+  "$go" tool pprof -top -cum -nodecount=400 "$1" 2>/dev/null | awk '
+    /^Duration:/ { total = $0 }
+    $6 ~ /\(\*Scheduler\)\.schedulingCycle$/ { cyc = $5 }
+    $6 ~ /\(\*HTTPExtender\)\.Filter$/ { flt = $5 }
+    $6 ~ /\(\*HTTPExtender\)\.Prioritize$/ { pri = $5 }
+    $6 ~ /\(\*HTTPExtender\)\.send$/ { snd = $5 }
+    $6 ~ /^encoding\/json\.Marshal$/ { enc = $5 }
+    $6 ~ /^encoding\/json\.\(\*Decoder\)\.Decode$/ { dec = $5 }
+    $6 ~ /^crypto\/tls\.\(\*Conn\)\.(Write|Read)$/ { tls = tls " " $6 " " $5 }
+    END {
+      printf "  profile: %s\n", total
+      printf "  cumulative share of samples: scheduling cycle %s; extender calls: Filter %s, Prioritize %s (send %s: JSON encoding %s, decoding %s; TLS%s)\n", \
+        cyc ? cyc : "-", flt ? flt : "-", pri ? pri : "-", snd ? snd : "-", enc ? enc : "-", dec ? dec : "-", tls ? tls : " -"
+    }'
+}
 
 # Creates PODS pods in namespace $1, 500 per kubectl call.
 create_backlog() {
@@ -171,11 +205,22 @@ run_round() {
     die "kube-scheduler did not start with $conf"
   t0="$(now)"
   deadline=$((SECONDS + 900))
+  local prof="" prof_pid=""
+  if ((PROFILE_SECONDS > 0)) && [[ " $PROFILED " != *" $kind "* ]]; then
+    prof="$CLUSTER_DIR/scheduler-profile-$kind.pb.gz"
+    PROFILED+=" $kind"
+  fi
   while ((n < PODS)); do
     ((SECONDS < deadline)) || die "round $i ($kind): $n of $PODS pods bound after 900 s"
     n="$(scheduled)"
     [[ "$n" =~ ^[0-9]+$ ]] || n=0
-    if [[ -z "$t_first" ]] && ((n > 0)); then t_first="$(now)"; fi
+    if [[ -z "$t_first" ]] && ((n > 0)); then
+      t_first="$(now)"
+      if [[ -n "$prof" ]]; then
+        sched_profile "$PROFILE_SECONDS" "$prof" &
+        prof_pid=$!
+      fi
+    fi
     ((n >= PODS)) && t_last="$(now)" && break
     sleep 0.2
   done
@@ -204,6 +249,10 @@ run_round() {
     printf '  extender per pod: %s calls, %s ms handling them, %s ms of CPU, %s bytes of bodies\n' \
       "$calls" "$ems" "$ecpu" "$ebytes"
   fi
+  if [[ -n "$prof_pid" ]]; then
+    wait "$prof_pid" || true
+    profile_summary "$prof"
+  fi
   "$ROOT/hack/cluster/restart-component.sh" --stop kube-scheduler >/dev/null 2>&1
   stop_extender
   # The runtime scaler (hack/cluster/runtime-scaler.sh) annotates every bound pod; counted after
@@ -226,6 +275,7 @@ run_round() {
 "$K" create namespace dagsched-system >/dev/null
 echo "bench-e2e: $NODES kwok nodes, backlog of $PODS pods, $ROUNDS rounds (A: default profile, S: with the extender as the chart configures it, over HTTPS; P: the same over plain HTTP), load $(cut -d' ' -f1-3 /proc/loadavg)"
 kinds=(A S P P S A)
+PROFILED=""
 for ((r = 0; r < ROUNDS; r++)); do
   run_round "${kinds[r % 6]}" "$r"
 done
