@@ -10,6 +10,8 @@
 #
 # usage: sim/bench-preemption.sh SIM_BINARY POLICY_YAML OUT_DIR [SEEDS]
 # With SKIP_RUNS=1 only the table is printed again from the CSV files of an earlier run.
+# SIM_MODEL_ARGS: more flags for every run (make bench-preemption gives the model's: mk/sim.mk).
+# PARALLEL (default 2): shapes run at once.
 set -eu
 
 SIM=$1
@@ -60,13 +62,35 @@ upfront|--jobs 150 --task-scale 0.2 --nodes 8x12:48Gi:1,2x24:96Gi:1.5 --release 
 trace|--jobs 200 --mix 16:3:1 --batch-large --small 2:40 --medium 200 --large 2000 --runtime lognormal:40,1.6,1,7200 --cpu lognormal:0.5,1,0.05,16 --deadline-factor 1.5:4 --nodes 12x16:64Gi:1,4x32:128Gi:1.5
 long-batch|--jobs 90 --mix 8:0:1 --batch-large --large-runtime lognormal:1200,0.7,120,7200 --small 20:80 --large 2000 --task-scale 0.2 --nodes 4x12:48Gi:1,1x24:96Gi:1.5'
 
-[ "${SKIP_RUNS:-0}" = 1 ] || echo "$SHAPES" | while IFS='|' read -r shape args; do
+run_shape() { # SHAPE ARGS
     for v in $VARIANTS; do
-        # shellcheck disable=SC2086 # args is a list of flags
-        "$SIM" --policy dagsched $args --seeds "$SEEDS" --policy-file "$OUT/preempt-$v.yaml" \
-            --quiet --csv "$OUT/preempt-$shape-$v.csv"
+        # shellcheck disable=SC2086 # args are lists of flags
+        "$SIM" --policy dagsched $2 ${SIM_MODEL_ARGS:-} --seeds "$SEEDS" \
+            --policy-file "$OUT/preempt-$v.yaml" --quiet --csv "$OUT/preempt-$1-$v.csv" || return 1
     done
-done
+}
+if [ "${SKIP_RUNS:-0}" != 1 ]; then
+    echo "bench-preemption: model flags: ${SIM_MODEL_ARGS:-(the simulator's defaults)}"
+    # Shapes in parallel, PARALLEL at a time; any failed run fails the benchmark.
+    echo "$SHAPES" | while IFS='|' read -r shape args; do
+        printf '%s\n' "$shape|$args"
+    done >"$OUT/preempt-shapes.txt"
+    : >"$OUT/preempt-failed.txt"
+    running=0
+    while IFS='|' read -r shape args; do
+        (run_shape "$shape" "$args" || echo "$shape" >>"$OUT/preempt-failed.txt") &
+        running=$((running + 1))
+        if [ "$running" -ge "${PARALLEL:-2}" ]; then
+            wait
+            running=0
+        fi
+    done <"$OUT/preempt-shapes.txt"
+    wait
+    if [ -s "$OUT/preempt-failed.txt" ]; then
+        echo "bench-preemption: runs failed for: $(tr '\n' ' ' <"$OUT/preempt-failed.txt")" >&2
+        exit 1
+    fi
+fi
 
 echo "Does preemption pay? policy dagsched, seeds $SEEDS; means per run over the seeds."
 echo "met: jobs that met their deadline (of jobs with one); ratios are to the 'off' variant."
