@@ -7,6 +7,9 @@
 #   make bench-sim-scale      DSP's largest setting (2,500 jobs, up to 2,000 tasks each)
 #   make bench-preemption     does preemption pay? dagsched with preemption as shipped, off, the
 #                             paper's rule and one rule changed at a time, on six shapes
+#   make bench-gain           where dagsched's gain comes from: one part of the release changed
+#                             at a time (order, rounds, latency, look-ahead, starvation guard)
+#   (the three benchmarks above run on SIM_MODEL_ARGS, the model parity was shown with)
 #   make bench-sim-nobackoff  the medium workload with kube-scheduler's back-off and without: run
 #                             time and event heap of both, and their ratios
 
@@ -112,6 +115,15 @@ BENCH_PREEMPT_SEEDS ?= 1,2,3,4,5,6,7,8
 bench-preemption: $(BIN)/dagsched-sim
 	SIM_MODEL_ARGS="$(SIM_MODEL_ARGS)" sh sim/bench-preemption.sh $(BIN)/dagsched-sim \
 		policies/default.yaml $(BENCH_DIR) $(BENCH_PREEMPT_SEEDS)
+
+# Where dagsched's gain comes from: the release order, rounds, latency, look-ahead and the
+# starvation guard, one at a time, on the medium workload at a fifth of its size, eight seeds
+# (sim/bench-gain.sh; docs/simulator.md). A few minutes on two cores.
+BENCH_GAIN_SEEDS ?= 1,2,3,4,5,6,7,8
+.PHONY: bench-gain
+bench-gain: $(BIN)/dagsched-sim
+	SIM_MODEL_ARGS="$(SIM_MODEL_ARGS)" sh sim/bench-gain.sh $(BIN)/dagsched-sim \
+		policies/default.yaml $(BENCH_DIR) $(BENCH_GAIN_SEEDS)
 
 # The medium workload's default policy, seed 1, with kube-scheduler's back-off and with back-off
 # disabled (every pod end then retries every parked pod: the heap stays bounded, the work does
