@@ -85,6 +85,6 @@ printf '%s\n' "$VARIANTS" | while IFS='|' read -r name policy flags what; do
         END {
             if (n == 0 || dn == 0) { print "bench-gain: no runs" > "/dev/stderr"; exit 1 }
             printf "%-90s %9.2f %9.2f %9.2f %9s\n", what, (m / n) / (dm / dn), (j / n) / (dj / dn),
-                (p / n) / (dp / dn), dd > 0 ? sprintf("%.2f", (d / n) / (dd / dn)) : "n/a"
+                (p / n) / (dp / dn), (dd > 0 ? sprintf("%.2f", (d / n) / (dd / dn)) : "n/a")
         }' "$OUT/gain-default.csv" "$OUT/gain-$name.csv"
 done
