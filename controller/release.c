@@ -223,8 +223,10 @@ static bool job_in_flight(const ctl_batch_job *j)
 static int decide(const ctl_release_in *in, const cand *c, size_t nc, ds_admit_result *res,
                   ctl_tenants *ts, const ctl_gang *gangs, ds_err *err)
 {
-    ds_admit_params ap = {
-        .mode = in->admission, .lookahead = in->lookahead, .max_concurrent = in->max_concurrent};
+    ds_admit_params ap = {.mode = in->admission,
+                          .lookahead = in->lookahead,
+                          .max_concurrent = in->max_concurrent,
+                          .hold_room = in->hold_room};
     ds_admit_fair fair = {0};
     if (ts != NULL) {
         fair = (ds_admit_fair){.tenants = ts->fair, .n_tenants = ts->n, .capacity = ts->capacity};
@@ -302,6 +304,8 @@ static int decide(const ctl_release_in *in, const cand *c, size_t nc, ds_admit_r
         ready[i].eligible = mask_of(&x, p);
         ready[i].starving =
             in->starvation_s > 0 && t->evaluated && t->eval.t_wait_s >= in->starvation_s;
+        /* Its job can still meet its deadline: it may hold room (spec.release.holdRoom). */
+        ready[i].may_hold = isfinite(t->job_slack_s) && t->job_slack_s >= 0;
     }
     int rc = ds_admit_plan(&ap, x.nodes, in->n_nodes, inflight, nq, ready, nc, res, NULL, err);
     for (size_t i = 0; rc == 0 && i < nc; i++)

@@ -148,6 +148,7 @@ typedef struct ctl_release_in {
     size_t n_model;
     ds_admit_mode admission;
     size_t lookahead;
+    size_t hold_room;      /* spec.release.holdRoom (lib/admit.h) */
     size_t max_concurrent; /* 0: unlimited */
     double starvation_s;   /* spec.order.starvationThreshold; 0: no task is starving */
     /* Room held for preemptors on each node (reserve.h, ctl_reserved_room; n_nodes entries in

@@ -532,6 +532,7 @@ static int do_release(ctl_controller *c, const ctl_snapshot *s, const ds_policy 
                          .n_model = s->js.n_jobs,
                          .admission = pol->release_admission,
                          .lookahead = pol->release_lookahead,
+                         .hold_room = pol->release_hold_room,
                          .max_concurrent = pol->max_concurrent_releases,
                          .starvation_s = pol->order.starvation_s,
                          .namespaces = s->ns,

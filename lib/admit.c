@@ -154,10 +154,13 @@ typedef struct plan {
     size_t pos;        /* the next ready task in the order given */
     bool starving_done;
     /* Gangs: the first member of task i's gang (head) and the next member after i (link),
-     * SIZE_MAX: none; NULL without gangs. backup: free_ while a gang is tried; cap: the
-     * allocatable left per node while the room of a gang held is planned. */
+     * SIZE_MAX: none; NULL without gangs. backup: free_ while a gang is tried. */
     size_t *gang_head, *gang_link;
-    ds_res *backup, *cap;
+    ds_res *backup;
+    /* Held room (gangs, and tasks that may hold: hold_room): cap[k], node k's allocatable less
+     * the room held there; holds_left, the tasks that may still hold. */
+    ds_res *cap;
+    size_t holds_left;
     bool limit_held; /* a gang is held for max_concurrent: so are the tasks behind it */
 } plan;
 
@@ -249,6 +252,45 @@ static void decide_early(plan *x)
     }
 }
 
+/* The node where the room for task t (a gang member, or a task that may hold) is held: among
+ * the nodes it may use, not reserved by a starving task, whose allocatable left (cap) holds it,
+ * the one whose free room comes closest to holding it, then the most free room; SIZE_MAX when
+ * none. */
+static size_t hold_node(const plan *x, const ds_admit_task *t)
+{
+    size_t best = SIZE_MAX;
+    double best_short = 0, best_free = 0;
+    for (size_t k = 0; k < x->n_nodes; k++) {
+        if (!may_use(t, k) || x->reserved[k] != SIZE_MAX || !ds_res_fits(&t->request, &x->cap[k]))
+            continue;
+        double s = shortfall(&t->request, &x->free_[k], &x->nodes[k].allocatable);
+        double f = free_sum(&x->free_[k], &x->nodes[k].allocatable);
+        if (best == SIZE_MAX || s < best_short || (s == best_short && f > best_free)) {
+            best = k;
+            best_short = s;
+            best_free = f;
+        }
+    }
+    return best;
+}
+
+/* Ready task i fits no free room and may hold (ds_admit_task.may_hold): its request is taken from
+ * the free room of the node closest to holding it (hold_node), below zero where the room is not
+ * free yet, so that the room which frees there goes to it, not to the tasks behind it. True when
+ * held (result.node is that node). */
+static bool hold_task_room(plan *x, size_t i)
+{
+    const ds_admit_task *t = &x->ready[i];
+    size_t k = hold_node(x, t);
+    if (k == SIZE_MAX)
+        return false;
+    set_node(&x->out[i], k, x->free_);
+    ds_res_sub(&x->cap[k], &t->request);
+    ds_res_sub(&x->free_[k], &t->request);
+    x->kept[k] = true;
+    return true;
+}
+
 /* Step 2 for ready task i, fitting no free node it may take: which nodes could ever hold it, and
  * is one of them reserved by a starving task ahead? Sets the verdict. */
 static void decide_unfit(plan *x, size_t i)
@@ -275,15 +317,20 @@ static void decide_unfit(plan *x, size_t i)
         r->blocker = x->reserved[on];
     } else {
         set_node(r, closest(t, x->nodes, x->free_, x->n_nodes), x->free_);
+        bool fair_above = x->fq != NULL && ds_fair_queue_above(x->fq, t->tenant);
         if (could == 0) {
             r->verdict = DS_ADMIT_HELD_NO_ROOM;
             r->never_fits = true;
+        } else if (t->may_hold && x->holds_left > 0 && !fair_above && hold_task_room(x, i)) {
+            r->verdict = DS_ADMIT_HELD_NO_ROOM;
+            r->room_held = true;
+            x->holds_left--;
         } else if (on_kept != SIZE_MAX) {
             /* Released ahead of room, it would take the room kept for the upcoming task the
              * moment it frees (kube-scheduler binds what is in its queue). */
             r->verdict = DS_ADMIT_HELD_NO_ROOM;
             set_node(r, on_kept, x->free_);
-        } else if (x->fq != NULL && ds_fair_queue_above(x->fq, t->tenant)) {
+        } else if (fair_above) {
             r->verdict = DS_ADMIT_HELD_FAIR_SHARE;
             r->share = ds_fair_queue_share(x->fq, t->tenant);
             r->fair_share = ds_fair_queue_fair_share(x->fq, t->tenant);
@@ -316,27 +363,6 @@ static void gang_verdict(plan *x, size_t head, ds_admit_verdict v, size_t n, siz
     }
 }
 
-/* The node where the room for gang member t is held: among the nodes it may use, not reserved
- * by a starving task, whose allocatable left (cap) holds it, the one whose free room comes
- * closest to holding it, then the most free room; SIZE_MAX when none. */
-static size_t hold_node(const plan *x, const ds_admit_task *t)
-{
-    size_t best = SIZE_MAX;
-    double best_short = 0, best_free = 0;
-    for (size_t k = 0; k < x->n_nodes; k++) {
-        if (!may_use(t, k) || x->reserved[k] != SIZE_MAX || !ds_res_fits(&t->request, &x->cap[k]))
-            continue;
-        double s = shortfall(&t->request, &x->free_[k], &x->nodes[k].allocatable);
-        double f = free_sum(&x->free_[k], &x->nodes[k].allocatable);
-        if (best == SIZE_MAX || s < best_short || (s == best_short && f > best_free)) {
-            best = k;
-            best_short = s;
-            best_free = f;
-        }
-    }
-    return best;
-}
-
 /* A gang whose members are all ready but do not all fit: the room of each member is held on
  * the node that comes closest to holding it (hold_node), its request taken from that node's
  * free room even where the room is not free yet, so that the room which frees there goes to the
@@ -345,13 +371,13 @@ static size_t hold_node(const plan *x, const ds_admit_task *t)
  * nothing). */
 static bool hold_gang_room(plan *x, size_t head)
 {
-    for (size_t k = 0; k < x->n_nodes; k++)
-        x->cap[k] = x->nodes[k].allocatable;
     for (size_t m = head; m != SIZE_MAX; m = x->gang_link[m]) {
         const ds_admit_task *t = &x->ready[m];
         size_t k = hold_node(x, t);
         if (k == SIZE_MAX) {
             memcpy(x->free_, x->backup, x->n_nodes * sizeof *x->free_);
+            for (size_t u = head; u != m; u = x->gang_link[u])
+                ds_res_add(&x->cap[x->out[u].node], &x->ready[u].request);
             return false;
         }
         set_node(&x->out[m], k, x->free_);
@@ -495,7 +521,7 @@ static int gang_init(plan *x, ds_err *err)
     if (n == 0)
         return 0;
     size_t nn = x->n_nodes ? x->n_nodes : 1;
-    char *block = calloc(2 * x->n_ready * sizeof(size_t) + 2 * nn * sizeof(ds_res), 1);
+    char *block = calloc(2 * x->n_ready * sizeof(size_t) + nn * sizeof(ds_res), 1);
     gang_key *keys = calloc(n, sizeof *keys);
     if (block == NULL || keys == NULL) {
         free(block);
@@ -505,7 +531,6 @@ static int gang_init(plan *x, ds_err *err)
     x->gang_head = (size_t *)block;
     x->gang_link = x->gang_head + x->n_ready;
     x->backup = (ds_res *)(x->gang_link + x->n_ready);
-    x->cap = x->backup + nn;
     size_t k = 0;
     for (size_t i = 0; i < x->n_ready; i++) {
         x->gang_head[i] = x->gang_link[i] = SIZE_MAX;
@@ -573,12 +598,13 @@ int ds_admit_plan(const ds_admit_params *p, const ds_admit_node *nodes, size_t n
     size_t nn = n_nodes ? n_nodes : 1, nr = n_ready ? n_ready : 1;
     if (nn > SIZE_MAX / 64 || nr > SIZE_MAX / 64)
         return ds_err_set(err, "admission: too many nodes or tasks (%zu, %zu)", n_nodes, n_ready);
-    size_t words = nn * sizeof(ds_res) + (nn + nr) * sizeof(size_t);
+    size_t words = 2 * nn * sizeof(ds_res) + (nn + nr) * sizeof(size_t);
     char *scratch = calloc(words + nn + nr, 1);
     if (scratch == NULL)
         return ds_err_set(err, "admission: out of memory for %zu nodes", n_nodes);
     x.free_ = (ds_res *)scratch;
-    x.reserved = (size_t *)(scratch + nn * sizeof(ds_res));
+    x.cap = (ds_res *)scratch + nn;
+    x.reserved = (size_t *)(scratch + 2 * nn * sizeof(ds_res));
     size_t *tenant_of = x.reserved + nn;
     x.kept = (bool *)(scratch + words);
     x.done = x.kept + nn;
@@ -590,8 +616,10 @@ int ds_admit_plan(const ds_admit_params *p, const ds_admit_node *nodes, size_t n
     }
     for (size_t k = 0; k < n_nodes; k++) {
         x.free_[k] = nodes[k].free_;
+        x.cap[k] = nodes[k].allocatable;
         x.reserved[k] = SIZE_MAX;
     }
+    x.holds_left = p->hold_room;
     if (p->mode != DS_ADMIT_ALL) {
         decide_early(&x);
         for (size_t i = 0; i < n_inflight; i++) {
@@ -642,6 +670,10 @@ void ds_admit_describe(const ds_admit_result *r, const ds_res *request, const ch
             snprintf(buf, bufsize,
                      "%s: needs %s; larger than the allocatable of every node it may run on", head,
                      req);
+        else if (r->room_held)
+            snprintf(buf, bufsize,
+                     "%s: needs %s; the room that frees on node %s is held for it (free now: %s)",
+                     head, req, nn, room);
         else
             snprintf(buf, bufsize, "%s: needs %s; most free room on node %s: %s", head, req, nn,
                      room);

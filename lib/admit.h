@@ -32,6 +32,17 @@
  *     fits no free room but could use (within allocatable) a node where room went to an
  *     upcoming or first task in step 0 is HELD_NO_ROOM rather than LOOKAHEAD: released ahead of
  *     room, it would take that room the moment it frees.
+ *     Held room (params.hold_room = H > 0): of the ready tasks marked may_hold that fit no free
+ *     room and could fit a node's allocatable, the first H decided (and not held for fair share)
+ *     are HELD_NO_ROOM with room_held: each takes its request from the free room of the node it
+ *     may use (not reserved by a starving task ahead) whose allocatable, less the room held
+ *     there before, holds it and whose free room comes closest to holding it (least shortfall,
+ *     then most free room), below zero where the room is not free yet. The room that frees
+ *     there then goes to it (it is released the round it fits) and not to smaller tasks behind
+ *     it, which see only the room beyond; those that could use that node are not released as
+ *     look-ahead. EASY backfilling's reservation for the head of the queue, for the tasks whose
+ *     job can still meet its deadline (the caller marks them): behind a backlog of small tasks,
+ *     a larger task otherwise never finds its room free at once.
  *  3. Starvation guard: a task marked starving (the order's starvation threshold, joborder.h)
  *     that is not RELEASED reserves every node it may use whose allocatable could hold it: no
  *     task behind it takes room there, so freed room goes to it. Tasks behind it still start on
@@ -152,6 +163,10 @@ typedef struct ds_admit_task {
      * ids are the caller's (one per gang, scoped to the job). */
     size_t gang_size;
     size_t gang;
+    /* Ready only: when it fits no free room, it may hold the room that frees on the node closest
+     * to holding it (ds_admit_params.hold_room; the caller marks the tasks of jobs whose deadline
+     * can still be met). */
+    bool may_hold;
 } ds_admit_task;
 
 /* Fair share across tenants (spec.fairness): the tenants and the cluster's capacity. */
@@ -165,6 +180,7 @@ typedef struct ds_admit_params {
     ds_admit_mode mode;
     size_t lookahead;          /* tasks released beyond what fits (in flight ones included) */
     size_t max_concurrent;     /* tasks in flight at once, 0: no limit */
+    size_t hold_room;          /* ready tasks marked may_hold that may hold room; 0: none */
     const ds_admit_fair *fair; /* NULL: the order given (fairness off) */
 } ds_admit_params;
 
@@ -189,6 +205,8 @@ typedef struct ds_admit_result {
      * this member's is). */
     size_t gang_ready, gang_size, gang_room;
     bool gang_holds;
+    /* HELD_NO_ROOM of a task that may hold: the room that frees on `node` is held for it. */
+    bool room_held;
 } ds_admit_result;
 
 typedef struct ds_admit_summary {
@@ -214,7 +232,8 @@ int ds_admit_plan(const ds_admit_params *p, const ds_admit_node *nodes, size_t n
  *                    requested, zeros included)
  *   HELD_NO_ROOM    "no room: needs ...; most free room on node n3: ..." (or "no node it may
  *                    run on", or "needs ...; larger than the allocatable of every node it may
- *                    run on")
+ *                    run on"; with room_held "no room: needs ...; the room that frees on node
+ *                    n3 is held for it (free now: ...)")
  *   HELD_STARVING   "behind starving task <blocker_name>, which waits for room on node n3"
  *   HELD_LIMIT      "maxConcurrentReleases (<max_concurrent>) tasks released and not yet
  *                    running"

@@ -89,6 +89,7 @@ void ds_policy_defaults(ds_policy *p)
     p->max_concurrent_releases = 0; /* unlimited */
     p->release_admission = DS_ADMIT_CAPACITY;
     p->release_lookahead = 2;
+    p->release_hold_room = 100;
     /* spec.fairness: off; a tenant is a namespace, every weight 1, no cap (the zero values). */
 }
 

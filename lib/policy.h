@@ -84,6 +84,7 @@ typedef struct ds_policy {
     size_t max_concurrent_releases;  /* 0 = unlimited (default) */
     ds_admit_mode release_admission; /* default capacity (admit.h) */
     size_t release_lookahead;        /* default 2 */
+    size_t release_hold_room;        /* tasks that may hold room (lib/admit.h), default 100 */
 
     /* spec.fairness: fair share across tenants in the release order (lib/fairshare.h) */
     bool fairness_enabled;               /* default false */

@@ -191,6 +191,7 @@ static const ds_pfield release_fields[] = {
     COUNT("maxConcurrentReleases", max_concurrent_releases, 0, 100000),
     {.name = "admission", .type = DS_PF_ADMIT_MODE, .offset = OFF(release_admission)},
     COUNT("lookahead", release_lookahead, 0, 10000),
+    COUNT("holdRoom", release_hold_room, 0, 10000),
     END,
 };
 

@@ -320,7 +320,8 @@ static int admit_round(engine *e)
     const ds_policy *pol = &e->c->pol;
     ds_admit_params ap = {.mode = pol->release_admission,
                           .lookahead = pol->release_lookahead,
-                          .max_concurrent = pol->max_concurrent_releases};
+                          .max_concurrent = pol->max_concurrent_releases,
+                          .hold_room = pol->release_hold_room};
     ds_admit_fair fair = {.n_tenants = e->n_tenants, .capacity = e->r->capacity};
     if (pol->fairness_enabled) {
         b.tenants = malloc((e->n_tenants ? e->n_tenants : 1) * sizeof *b.tenants);
@@ -343,7 +344,9 @@ static int admit_round(engine *e)
      * for upcoming tasks (holds.c): the rule decides them first, wherever they are in the order. */
     sim_holds_prune(e);
     size_t n =
-        ap.fair != NULL || e->has_gangs || e->n_holds > 0 || ng < ROUND_PREFIX ? ng : ROUND_PREFIX;
+        ap.fair != NULL || e->has_gangs || e->n_holds > 0 || ap.hold_room > 0 || ng < ROUND_PREFIX
+            ? ng
+            : ROUND_PREFIX;
     for (;;) {
         size_t got = sim_wq_collect_first(&e->gq, b.gated, n);
         for (size_t i = 0; i < got; i++) {
@@ -353,6 +356,9 @@ static int admit_round(engine *e)
                                          .starving = g->key.k[0] == 0,
                                          .first = sim_hold_upcoming(e, g->job, g->task),
                                          .tenant = e->jobs[g->job]->tenant};
+            const ejob *jb = e->jobs[g->job];
+            /* Its job can still meet its deadline: it may hold room (spec.release.holdRoom). */
+            b.ready[i].may_hold = isfinite(jb->deadline) && jb->sum.slack_s >= 0;
             const etask *t = &e->jobs[g->job]->t[g->task];
             if (t->gang != NONE32 && !gang_started(e->jobs[g->job], t->gang)) {
                 b.ready[i].gang = ((size_t)g->job << 20) | t->gang; /* tasks < 2^20 a job */

@@ -49,6 +49,7 @@ static void run(const sim_workload *w, bool holds, sim_result *r)
     c.release_latency_s = 0.2;
     c.round_interval_s = 1.0;
     c.pol.release_lookahead = 2;
+    c.pol.release_hold_room = 0; /* held room of upcoming tasks only (not spec.release.holdRoom) */
     c.room_holds = holds;
     c.record_segments = true;
     ds_err err = {{0}};

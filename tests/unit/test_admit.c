@@ -320,6 +320,81 @@ static void test_starving_head_stops_backfill(void **state)
     assert_int_equal(out[2].verdict, DS_ADMIT_HELD_NO_ROOM);
 }
 
+/* Held room (hold_room): a task that may hold and fits no free room takes its request from the
+ * node closest to holding it, so the room that frees there is not given to the small tasks behind
+ * it (the backlog's maps), nor to look-ahead; room beyond it is theirs; only hold_room tasks hold;
+ * tasks not marked may_hold, or larger than every node, hold nothing. */
+static void test_hold_room(void **state)
+{
+    (void)state;
+    ds_admit_node nodes[] = {
+        node(8000, 8 * GI, 6000, 0), /* 2 cores free */
+        node(8000, 8 * GI, 7000, 0), /* 1 core free */
+    };
+    /* A 4-core deadline task, then two 1-core maps and a 2-core one. */
+    ds_admit_task ready[] = {task(4000, GI), task(1000, GI), task(1000, GI), task(2000, GI)};
+    ready[0].may_hold = true;
+    ds_admit_result out[4];
+    ds_admit_summary sum;
+    ds_admit_params p = {.mode = DS_ADMIT_CAPACITY, .lookahead = 2};
+    /* Without holds: the maps take the free room, the task goes ahead of room. */
+    plan_ok(&p, nodes, 2, NULL, 0, ready, 4, out, &sum);
+    assert_int_equal(out[0].verdict, DS_ADMIT_LOOKAHEAD);
+    assert_int_equal(out[1].verdict, DS_ADMIT_RELEASED);
+    assert_int_equal(out[2].verdict, DS_ADMIT_RELEASED);
+    assert_false(out[0].room_held);
+    /* With holds: the room of node 0 (closest: 2 of 4 cores free) is the task's; the maps get
+     * node 1's core only, the 2-core task nothing, and none of them goes ahead of room. */
+    p.hold_room = 1;
+    plan_ok(&p, nodes, 2, NULL, 0, ready, 4, out, &sum);
+    assert_int_equal(out[0].verdict, DS_ADMIT_HELD_NO_ROOM);
+    assert_true(out[0].room_held);
+    assert_int_equal(out[0].node, 0);
+    assert_int_equal(out[1].verdict, DS_ADMIT_RELEASED);
+    assert_int_equal(out[1].node, 1);
+    assert_int_equal(out[2].verdict, DS_ADMIT_HELD_NO_ROOM); /* could use node 0: no look-ahead */
+    assert_int_equal(out[3].verdict, DS_ADMIT_HELD_NO_ROOM);
+    assert_int_equal(sum.count[DS_ADMIT_LOOKAHEAD], 0);
+    char buf[256];
+    ds_admit_describe(&out[0], &ready[0].request, "n0", NULL, 0, buf, sizeof buf);
+    assert_string_equal(buf, "no room: needs cpu 4, memory 1Gi; the room that frees on node n0 is "
+                             "held for it (free now: cpu 2, memory 8Gi)");
+    /* Room beyond the held room is the others': with 6 cores free on node 0 the maps fit there. */
+    nodes[0] = node(8000, 8 * GI, 2000, 0);
+    nodes[1] = node(8000, 8 * GI, 8000, 0);
+    ready[0] = task(8000, GI); /* needs the whole node */
+    ready[0].may_hold = true;
+    plan_ok(&p, nodes, 2, NULL, 0, ready, 4, out, &sum);
+    assert_true(out[0].room_held);
+    assert_int_equal(out[0].node, 0);
+    for (size_t i = 1; i < 4; i++)
+        assert_int_equal(out[i].verdict, DS_ADMIT_HELD_NO_ROOM);
+    /* Only hold_room tasks hold: a second one goes ahead of room as before. */
+    ds_admit_task two[] = {task(8000, GI), task(8000, GI), task(1000, GI)};
+    two[0].may_hold = two[1].may_hold = true;
+    nodes[0] = node(8000, 8 * GI, 6000, 0);
+    nodes[1] = node(8000, 8 * GI, 7000, 0);
+    plan_ok(&p, nodes, 2, NULL, 0, two, 3, out, &sum);
+    assert_true(out[0].room_held);
+    assert_false(out[1].room_held);
+    assert_int_equal(out[2].verdict, DS_ADMIT_RELEASED); /* node 1's core */
+    assert_int_equal(out[2].node, 1);
+    /* hold_room 2: the second holds the other node; nothing is left for the map. */
+    p.hold_room = 2;
+    plan_ok(&p, nodes, 2, NULL, 0, two, 3, out, &sum);
+    assert_true(out[0].room_held && out[1].room_held);
+    assert_int_not_equal(out[0].node, out[1].node);
+    assert_int_equal(out[2].verdict, DS_ADMIT_HELD_NO_ROOM);
+    /* Not marked, or larger than every node: no hold. */
+    two[0].may_hold = false;
+    two[1] = task(9000, GI);
+    two[1].may_hold = true;
+    plan_ok(&p, nodes, 2, NULL, 0, two, 3, out, &sum);
+    assert_false(out[0].room_held);
+    assert_false(out[1].room_held);
+    assert_true(out[1].never_fits);
+}
+
 /* Look-ahead does not go to a task behind a starving one on the nodes it reserves; a starving
  * task larger than every node reserves nothing. */
 static void test_starving_and_lookahead(void **state)
@@ -495,6 +570,7 @@ int main(void)
         cmocka_unit_test(test_upcoming),
         cmocka_unit_test(test_max_concurrent),
         cmocka_unit_test(test_starving_head_stops_backfill),
+        cmocka_unit_test(test_hold_room),
         cmocka_unit_test(test_starving_and_lookahead),
         cmocka_unit_test(test_eligibility),
         cmocka_unit_test(test_edges),
