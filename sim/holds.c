@@ -55,6 +55,19 @@ void sim_holds_prune(engine *e)
     e->n_holds = k;
 }
 
+/* Append a hold. 0, or -1 when out of memory. */
+static int push_hold(engine *e, sim_hold h)
+{
+    if (e->n_holds == e->cap_holds) {
+        sim_hold *g = ds_grow(e->holds, &e->cap_holds, sizeof *g, 64);
+        if (g == NULL)
+            return sim_eng_oom(e, "room holds");
+        e->holds = g;
+    }
+    e->holds[e->n_holds++] = h;
+    return 0;
+}
+
 int sim_hold_add(engine *e, uint32_t job, uint32_t task, uint32_t from, uint32_t node)
 {
     const ejob *j = e->jobs[job];
@@ -69,19 +82,12 @@ int sim_hold_add(engine *e, uint32_t job, uint32_t task, uint32_t from, uint32_t
     ds_res share = ds_upcoming_share(&left, &j->t[task].req);
     if (ds_res_is_zero(&share))
         return 0; /* its siblings hold what `from` freed */
-    if (e->n_holds == e->cap_holds) {
-        sim_hold *g = ds_grow(e->holds, &e->cap_holds, sizeof *g, 64);
-        if (g == NULL)
-            return sim_eng_oom(e, "room holds");
-        e->holds = g;
-    }
-    e->holds[e->n_holds++] = (sim_hold){.job = job,
-                                        .task = task,
-                                        .from = from,
-                                        .node = node,
-                                        .held = share,
-                                        .until = e->now + DS_UPCOMING_HOLD_S};
-    return 0;
+    return push_hold(e, (sim_hold){.job = job,
+                                   .task = task,
+                                   .from = from,
+                                   .node = node,
+                                   .held = share,
+                                   .until = e->now + DS_UPCOMING_HOLD_S});
 }
 
 int sim_hold_gang(engine *e, uint32_t job, uint32_t task, uint32_t node, double for_s)
@@ -90,19 +96,12 @@ int sim_hold_gang(engine *e, uint32_t job, uint32_t task, uint32_t node, double 
     if (!e->p->gated || !e->c->room_holds || j == NULL || !(for_s > 0))
         return 0;
     sim_holds_prune(e);
-    if (e->n_holds == e->cap_holds) {
-        sim_hold *g = ds_grow(e->holds, &e->cap_holds, sizeof *g, 64);
-        if (g == NULL)
-            return sim_eng_oom(e, "room holds");
-        e->holds = g;
-    }
-    e->holds[e->n_holds++] = (sim_hold){.job = job,
-                                        .task = task,
-                                        .from = UINT32_MAX,
-                                        .node = node,
-                                        .held = j->t[task].req,
-                                        .until = e->now + for_s};
-    return 0;
+    return push_hold(e, (sim_hold){.job = job,
+                                   .task = task,
+                                   .from = UINT32_MAX,
+                                   .node = node,
+                                   .held = j->t[task].req,
+                                   .until = e->now + for_s});
 }
 
 bool sim_hold_upcoming(const engine *e, uint32_t job, uint32_t task)
