@@ -555,9 +555,7 @@ static int do_release(ctl_controller *c, const ctl_snapshot *s, const ds_policy 
         *slots_left =
             taken < pol->max_concurrent_releases ? pol->max_concurrent_releases - taken : 0;
     }
-    /* A gang member's hold lasts DS_GANG_HOLD_S, within the cooldown that bounds every hold. */
-    double gang_hold_s =
-        pol->cooldown_s > 0 && pol->cooldown_s < DS_GANG_HOLD_S ? pol->cooldown_s : DS_GANG_HOLD_S;
+    double gang_hold_s = ds_gang_hold_s(pol->cooldown_s);
     for (size_t i = 0; i < out.n_rel; i++) {
         char how[CTL_MSG_MAX];
         ctl_release_message(&in, &out.rel[i], how, sizeof how);

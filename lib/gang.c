@@ -200,3 +200,8 @@ bool ds_gang_timed_out(double ready_since, double now, double timeout_s)
         return false;
     return now - ready_since >= timeout_s;
 }
+
+double ds_gang_hold_s(double cooldown_s)
+{
+    return cooldown_s > 0 && cooldown_s < DS_GANG_HOLD_S ? cooldown_s : DS_GANG_HOLD_S;
+}

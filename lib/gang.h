@@ -122,6 +122,10 @@ typedef struct ds_gang {
 int ds_gang_tally(const ds_gang_obs *obs, size_t n, ds_gang *gangs, size_t *n_gangs,
                   size_t *gang_of, ds_err *err);
 
+/* How long a member released with its gang holds its planned room: DS_GANG_HOLD_S, or the
+ * policy's preemption cooldown when shorter (a hold never outlasts it, lib/room_hold.h). */
+double ds_gang_hold_s(double cooldown_s);
+
 /* Has a gang waited past its timeout: timeout_s > 0, the times finite and
  * now - ready_since >= timeout_s? */
 bool ds_gang_timed_out(double ready_since, double now, double timeout_s);

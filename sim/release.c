@@ -225,14 +225,6 @@ static bool rest_stays_gated(engine *e, const ds_admit_params *ap, const ds_admi
 }
 
 /* The write of the k-th release of a round (k from 1) is done this long after the round. */
-/* How long a gang member released on its planned node holds the room there (the controller's
- * rule, controller/round.c): DS_GANG_HOLD_S, or the policy's cooldown when shorter. */
-static double gang_hold_s(const engine *e)
-{
-    double c = e->c->pol.cooldown_s;
-    return c > 0 && c < DS_GANG_HOLD_S ? c : DS_GANG_HOLD_S;
-}
-
 static double write_delay(const engine *e, size_t k)
 {
     if (!(e->c->release_cost_s > 0) || k == 0)
@@ -386,7 +378,8 @@ static int admit_round(engine *e)
         rc = release_task(e, job, task, write_delay(e, ++written));
         if (rc == 0 && b.ready[i].gang_size > 0 && b.out[i].verdict == DS_ADMIT_RELEASED &&
             b.out[i].node < e->n_nodes)
-            rc = sim_hold_gang(e, job, task, (uint32_t)b.out[i].node, gang_hold_s(e));
+            rc = sim_hold_gang(e, job, task, (uint32_t)b.out[i].node,
+                               ds_gang_hold_s(e->c->pol.cooldown_s));
     }
     if (written > 0)
         e->writes_done = e->now + write_delay(e, written);

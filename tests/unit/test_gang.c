@@ -210,6 +210,10 @@ static void test_timeout(void **state)
     assert_false(ds_gang_timed_out(100, 1e9, 0)); /* no timeout */
     assert_false(ds_gang_timed_out(NAN, 400, 300));
     assert_false(ds_gang_timed_out(100, INFINITY, 300));
+    /* A member's hold: 15 s, or the cooldown when shorter (0: no cooldown set). */
+    assert_double_near(ds_gang_hold_s(300), DS_GANG_HOLD_S, 0);
+    assert_double_near(ds_gang_hold_s(10), 10, 0);
+    assert_double_near(ds_gang_hold_s(0), DS_GANG_HOLD_S, 0);
     assert_false(ds_gang_timed_out(100, 400, NAN));
     assert_false(ds_gang_timed_out(100, 400, INFINITY));
 }
