@@ -42,30 +42,27 @@ rounds5|shipped|--round-interval 5|rounds at most every 5 s
 nolookahead|nolookahead||lookahead: 0
 nostarve|nostarve||starvationThreshold: 0s (no starvation guard)'
 
-run_variant() { # NAME POLICY FLAGS
+# shellcheck source=sim/bench-parallel.sh
+. "$(dirname "$0")/bench-parallel.sh"
+run_variant() { # "NAME|POLICY|FLAGS|WHAT"
+    IFS='|' read -r name policy flags what <<VARIANT
+$1
+VARIANT
     # shellcheck disable=SC2086 # lists of flags
-    "$SIM" --policy dagsched $ARGS ${SIM_MODEL_ARGS:-} $3 --seeds "$SEEDS" \
-        --policy-file "$OUT/gain-$2.yaml" --quiet --csv "$OUT/gain-$1.csv"
+    "$SIM" --policy dagsched $ARGS ${SIM_MODEL_ARGS:-} $flags --seeds "$SEEDS" \
+        --policy-file "$OUT/gain-$policy.yaml" --quiet --csv "$OUT/gain-$name.csv"
 }
 
 if [ "${SKIP_RUNS:-0}" != 1 ]; then
     echo "bench-gain: model flags: ${SIM_MODEL_ARGS:-(the simulator's defaults)}"
-    : >"$OUT/gain-failed.txt"
     # shellcheck disable=SC2086
     "$SIM" --policy default $ARGS ${SIM_MODEL_ARGS:-} --seeds "$SEEDS" --policy-file "$BASE" \
-        --quiet --csv "$OUT/gain-default.csv" || echo default >>"$OUT/gain-failed.txt"
+        --quiet --csv "$OUT/gain-default.csv" || {
+        echo "bench-gain: the default policy's runs failed" >&2
+        exit 1
+    }
     printf '%s\n' "$VARIANTS" >"$OUT/gain-variants.txt"
-    running=0
-    while IFS='|' read -r name policy flags what; do
-        (run_variant "$name" "$policy" "$flags" || echo "$name" >>"$OUT/gain-failed.txt") &
-        running=$((running + 1))
-        if [ "$running" -ge "${PARALLEL:-2}" ]; then
-            wait
-            running=0
-        fi
-    done <"$OUT/gain-variants.txt"
-    wait
-    if [ -s "$OUT/gain-failed.txt" ]; then
+    if ! parallel_lines "$OUT/gain-variants.txt" "$OUT/gain-failed.txt" run_variant; then
         echo "bench-gain: runs failed: $(tr '\n' ' ' <"$OUT/gain-failed.txt")" >&2
         exit 1
     fi

@@ -62,11 +62,15 @@ upfront|--jobs 150 --task-scale 0.2 --nodes 8x12:48Gi:1,2x24:96Gi:1.5 --release 
 trace|--jobs 200 --mix 16:3:1 --batch-large --small 2:40 --medium 200 --large 2000 --runtime lognormal:40,1.6,1,7200 --cpu lognormal:0.5,1,0.05,16 --deadline-factor 1.5:4 --nodes 12x16:64Gi:1,4x32:128Gi:1.5
 long-batch|--jobs 90 --mix 8:0:1 --batch-large --large-runtime lognormal:1200,0.7,120,7200 --small 20:80 --large 2000 --task-scale 0.2 --nodes 4x12:48Gi:1,1x24:96Gi:1.5'
 
-run_shape() { # SHAPE ARGS
+# shellcheck source=sim/bench-parallel.sh
+. "$(dirname "$0")/bench-parallel.sh"
+run_shape() { # "SHAPE|ARGS"
+    shape=${1%%|*}
     for v in $VARIANTS; do
         # shellcheck disable=SC2086 # args are lists of flags
-        "$SIM" --policy dagsched $2 ${SIM_MODEL_ARGS:-} --seeds "$SEEDS" \
-            --policy-file "$OUT/preempt-$v.yaml" --quiet --csv "$OUT/preempt-$1-$v.csv" || return 1
+        "$SIM" --policy dagsched ${1#*|} ${SIM_MODEL_ARGS:-} --seeds "$SEEDS" \
+            --policy-file "$OUT/preempt-$v.yaml" --quiet --csv "$OUT/preempt-$shape-$v.csv" ||
+            return 1
     done
 }
 if [ "${SKIP_RUNS:-0}" != 1 ]; then
@@ -75,18 +79,7 @@ if [ "${SKIP_RUNS:-0}" != 1 ]; then
     echo "$SHAPES" | while IFS='|' read -r shape args; do
         printf '%s\n' "$shape|$args"
     done >"$OUT/preempt-shapes.txt"
-    : >"$OUT/preempt-failed.txt"
-    running=0
-    while IFS='|' read -r shape args; do
-        (run_shape "$shape" "$args" || echo "$shape" >>"$OUT/preempt-failed.txt") &
-        running=$((running + 1))
-        if [ "$running" -ge "${PARALLEL:-2}" ]; then
-            wait
-            running=0
-        fi
-    done <"$OUT/preempt-shapes.txt"
-    wait
-    if [ -s "$OUT/preempt-failed.txt" ]; then
+    if ! parallel_lines "$OUT/preempt-shapes.txt" "$OUT/preempt-failed.txt" run_shape; then
         echo "bench-preemption: runs failed for: $(tr '\n' ' ' <"$OUT/preempt-failed.txt")" >&2
         exit 1
     fi
